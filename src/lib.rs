@@ -1,0 +1,7 @@
+//! mnemo: a symbolic executor for LLVM bitcode that remembers what it learned.
+//!
+//! The modules follow the architecture of DESIGN.md; each depends only on
+//! those listed before it: `ir`, `expr` -> `solver` -> `exec` -> `search` ->
+//! `testgen`, `stats`.
+
+pub mod ir;
