@@ -2,6 +2,13 @@
 //!
 //! The modules follow the architecture of DESIGN.md; each depends only on
 //! those listed before it: `ir`, `expr` -> `solver` -> `exec` -> `search` ->
-//! `testgen`, `stats`.
+//! `testgen`, `stats` -> `run`.
 
+pub mod exec;
+pub mod expr;
 pub mod ir;
+pub mod run;
+pub mod search;
+pub mod solver;
+pub mod stats;
+pub mod testgen;

@@ -13,6 +13,7 @@
 
 mod error;
 mod load;
+pub mod semantics;
 
 pub use error::LoadError;
 pub use load::{load_module, load_module_from_memory};
@@ -435,5 +436,32 @@ impl Body {
 
     pub fn block(&self, id: BlockId) -> &Block {
         &self.blocks[id.index()]
+    }
+}
+
+impl Inst {
+    /// The blocks control may go to after this instruction (terminators only).
+    pub fn successors(&self) -> Vec<BlockId> {
+        match self {
+            Inst::Br { target } => vec![*target],
+            Inst::CondBr { then_bb, else_bb, .. } => vec![*then_bb, *else_bb],
+            Inst::Switch { cases, default, .. } => {
+                let mut v: Vec<BlockId> = cases.iter().map(|(_, b)| *b).collect();
+                v.push(*default);
+                v
+            }
+            _ => Vec::new(),
+        }
+    }
+}
+
+impl Body {
+    /// The successors of a block, from its terminator.
+    pub fn successors(&self, b: BlockId) -> Vec<BlockId> {
+        let block = self.block(b);
+        if block.end.0 == block.first.0 {
+            return Vec::new();
+        }
+        self.insts[block.end.index() - 1].successors()
     }
 }

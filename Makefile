@@ -1,0 +1,57 @@
+# mnemo: the two commands of the quick start are `make demo` and `make test`.
+
+CARGO      ?= cargo
+MNEMO      := target/release/mnemo
+DEMO       ?= testsuite/paper_compute.c
+DEMO_OUT   := mnemo-out-demo
+APT_PKGS   := clang-14 llvm-14-dev libz3-dev libclang-rt-14-dev
+SUDO       := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
+.PHONY: all setup build runtime test demo bench clean
+
+all: build runtime
+
+# Installs what is missing; a no-op when everything is there.
+setup:
+	@missing=""; \
+	for p in $(APT_PKGS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  echo "setup: installing$$missing"; \
+	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
+	fi
+	@command -v cargo-nextest >/dev/null 2>&1 || command -v cargo >/dev/null 2>&1 || \
+	  { echo "setup: cargo is missing (install Rust from rustup)"; exit 1; }
+
+build: setup
+	$(CARGO) build --release
+
+runtime: setup
+	$(MAKE) -C runtime
+
+test: setup runtime
+	@if $(CARGO) nextest --version >/dev/null 2>&1; then \
+	  $(CARGO) nextest run --workspace --no-fail-fast; \
+	else \
+	  $(CARGO) test --workspace --no-fail-fast; \
+	fi
+
+# Builds everything, runs mnemo on an example and shows the tests it wrote.
+demo: build runtime
+	@echo "== mnemo cc $(DEMO)"
+	$(MNEMO) cc $(DEMO) -o $(DEMO_OUT).bc
+	@echo "== mnemo run"
+	rm -rf $(DEMO_OUT)
+	$(MNEMO) run --output-dir $(DEMO_OUT) $$(sed -n 's/.*mnemo-args: *//p' $(DEMO)) $(DEMO_OUT).bc
+	@echo "== the tests it wrote"
+	@for t in $(DEMO_OUT)/*.ktest; do $(MNEMO) ktest $$t; echo; done
+	@for e in $(DEMO_OUT)/*.err; do [ -e "$$e" ] && { echo "== $$e"; cat $$e; }; done; true
+	@echo "== native replay of every test"
+	$(MNEMO) replay $(DEMO) $(DEMO_OUT)
+
+bench: build runtime
+	$(CARGO) bench --bench engine
+
+clean:
+	$(CARGO) clean
+	$(MAKE) -C runtime clean
+	rm -rf mnemo-out* $(DEMO_OUT).bc

@@ -1,0 +1,32 @@
+//! What the executor needs to know from the command line.
+
+/// Options of the executor proper (limits of the run are the explorer's).
+#[derive(Clone, Debug)]
+pub struct ExecConfig {
+    /// A path taking more choice points than this ends early (`max-depth`).
+    pub max_depth: Option<u32>,
+    /// The program's argv, the program name first.
+    pub argv: Vec<String>,
+    /// The function to start in.
+    pub entry: String,
+    /// Forward the program's writes to stdout/stderr.
+    pub show_output: bool,
+    /// Per-query solver timeout.
+    pub solver_timeout_ms: u64,
+    /// Source files whose lines count for coverage are those outside this
+    /// directory (the runtime's own C code).
+    pub runtime_dir: Option<String>,
+}
+
+impl Default for ExecConfig {
+    fn default() -> Self {
+        ExecConfig {
+            max_depth: None,
+            argv: vec!["prog".to_string()],
+            entry: "main".to_string(),
+            show_output: false,
+            solver_timeout_ms: 10_000,
+            runtime_dir: None,
+        }
+    }
+}

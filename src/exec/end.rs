@@ -1,0 +1,108 @@
+//! How a path ends: completed, an error of some kind, or stopped early.
+
+use std::fmt;
+
+use super::value::Value;
+use crate::ir::SourceLoc;
+
+/// The kinds of error a path can end with. The names are the `<kind>` of
+/// `testNNNNNN.<kind>.err`, of `stats.json` and of `tests.json`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum ErrorKind {
+    Null,
+    Ptr,
+    UseAfterFree,
+    DoubleFree,
+    InvalidFree,
+    ReadOnly,
+    Assert,
+    Abort,
+    DivByZero,
+    Overshift,
+    User,
+    Reach,
+    Unreachable,
+    BadCall,
+    Unsupported,
+    External,
+    Solver,
+}
+
+impl ErrorKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorKind::Null => "null",
+            ErrorKind::Ptr => "ptr",
+            ErrorKind::UseAfterFree => "use-after-free",
+            ErrorKind::DoubleFree => "double-free",
+            ErrorKind::InvalidFree => "invalid-free",
+            ErrorKind::ReadOnly => "readonly",
+            ErrorKind::Assert => "assert",
+            ErrorKind::Abort => "abort",
+            ErrorKind::DivByZero => "div-by-zero",
+            ErrorKind::Overshift => "overshift",
+            ErrorKind::User => "user",
+            ErrorKind::Reach => "reach",
+            ErrorKind::Unreachable => "unreachable",
+            ErrorKind::BadCall => "bad-call",
+            ErrorKind::Unsupported => "unsupported",
+            ErrorKind::External => "external",
+            ErrorKind::Solver => "solver",
+        }
+    }
+}
+
+impl fmt::Display for ErrorKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Why a path stopped before finishing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum EarlyReason {
+    MaxDepth,
+    MaxInstructions,
+    MaxTime,
+    MaxMemory,
+}
+
+impl EarlyReason {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EarlyReason::MaxDepth => "max-depth",
+            EarlyReason::MaxInstructions => "max-instructions",
+            EarlyReason::MaxTime => "max-time",
+            EarlyReason::MaxMemory => "max-memory",
+        }
+    }
+}
+
+/// A frame of an error's call stack.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StackEntry {
+    pub function: String,
+    pub loc: Option<SourceLoc>,
+}
+
+/// An error found on a path, with where it happened.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PathError {
+    pub kind: ErrorKind,
+    pub message: String,
+    /// Location of the faulting instruction.
+    pub loc: Option<SourceLoc>,
+    /// Innermost frame first.
+    pub stack: Vec<StackEntry>,
+}
+
+/// The end of a path.
+#[derive(Clone, Debug)]
+pub enum PathEnd {
+    /// `main` returned or `exit` was called with this status.
+    Completed { status: Value },
+    Error(PathError),
+    Early(EarlyReason),
+    /// Ended without a test: `klee_silent_exit`, an infeasible assumption.
+    Silent,
+}

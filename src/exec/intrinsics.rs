@@ -1,0 +1,276 @@
+//! The LLVM intrinsics clang -O0 emits for C.
+
+use super::end::ErrorKind;
+use super::executor::{Exec, Executor};
+use super::state::State;
+use super::value::{Byte, Value};
+use crate::expr::{self, ExprRef};
+use crate::ir::semantics::{self, mask, to_signed};
+use crate::ir::{BinOp, IntPredicate, Intrinsic};
+
+/// x86-64's `va_list`: gp_offset and fp_offset say every register slot is
+/// used, so clang's inline `va_arg` reads all arguments from the overflow area.
+const GP_OFFSET_EXHAUSTED: u128 = 48;
+const FP_OFFSET_EXHAUSTED: u128 = 304;
+
+impl Executor {
+    pub(crate) fn intrinsic(&mut self, state: &mut State, kind: Intrinsic, width: u32, args: &[Value]) -> Exec<Option<Value>> {
+        let arg = |i: usize| args.get(i).cloned().unwrap_or(Value::concrete(0, width.max(1)));
+        Ok(match kind {
+            Intrinsic::Memcpy | Intrinsic::Memmove => {
+                let n = self.concretize(state, &arg(2))? as u64;
+                self.copy_memory(state, &arg(0), &arg(1), n)?;
+                None
+            }
+            Intrinsic::Memset => {
+                let n = self.concretize(state, &arg(2))? as u64;
+                if n > 0 {
+                    let byte = self.resize(&arg(1), 8, false);
+                    let (base, off) = self.resolve_concrete(state, &arg(0), n)?;
+                    let obj = state.memory.state_mut(base).expect("resolved objects are live");
+                    for i in 0..n {
+                        obj.write(off + i, 1, &byte);
+                    }
+                }
+                None
+            }
+            Intrinsic::AddOverflow { signed } => Some(self.overflow(BinOp::Add, signed, width, &arg(0), &arg(1))),
+            Intrinsic::SubOverflow { signed } => Some(self.overflow(BinOp::Sub, signed, width, &arg(0), &arg(1))),
+            Intrinsic::MulOverflow { signed } => Some(self.overflow(BinOp::Mul, signed, width, &arg(0), &arg(1))),
+            Intrinsic::Abs => {
+                let x = arg(0);
+                Some(match x {
+                    Value::Concrete { bits, width: w } => {
+                        Value::concrete(to_signed(bits, w).unsigned_abs() & mask(w), w)
+                    }
+                    Value::Symbolic(e) => {
+                        let zero = expr::constant(0, e.width());
+                        Value::from_expr(expr::select(&expr::slt(&e, &zero), &expr::neg(&e), &e))
+                    }
+                })
+            }
+            Intrinsic::SMin | Intrinsic::SMax | Intrinsic::UMin | Intrinsic::UMax => {
+                let (a, b) = (arg(0), arg(1));
+                let pred = match kind {
+                    Intrinsic::SMin => IntPredicate::Slt,
+                    Intrinsic::SMax => IntPredicate::Sgt,
+                    Intrinsic::UMin => IntPredicate::Ult,
+                    _ => IntPredicate::Ugt,
+                };
+                Some(match (&a, &b) {
+                    (Value::Concrete { bits: x, width: w }, Value::Concrete { bits: y, .. }) => {
+                        if semantics::icmp(pred, *w, *x, *y) {
+                            a.clone()
+                        } else {
+                            b.clone()
+                        }
+                    }
+                    _ => {
+                        let (x, y) = (a.to_expr(), b.to_expr());
+                        Value::from_expr(expr::select(&expr::icmp(pred, &x, &y), &x, &y))
+                    }
+                })
+            }
+            Intrinsic::Bswap => Some(match arg(0) {
+                Value::Concrete { bits, width: w } => {
+                    let mut out = 0u128;
+                    for i in 0..w / 8 {
+                        out |= ((bits >> (8 * i)) & 0xff) << (w - 8 - 8 * i);
+                    }
+                    Value::concrete(out, w)
+                }
+                Value::Symbolic(e) => {
+                    let w = e.width();
+                    let mut acc = expr::extract(&e, 0, 8);
+                    for i in 1..w / 8 {
+                        acc = expr::concat(&acc, &expr::extract(&e, 8 * i, 8));
+                    }
+                    Value::from_expr(acc)
+                }
+            }),
+            Intrinsic::Ctpop => Some(match arg(0) {
+                Value::Concrete { bits, width: w } => Value::concrete(bits.count_ones() as u128, w),
+                Value::Symbolic(e) => {
+                    let w = e.width();
+                    let mut acc = expr::constant(0, w);
+                    for i in 0..w {
+                        acc = expr::add(&acc, &expr::zext(&expr::extract(&e, i, 1), w));
+                    }
+                    Value::from_expr(acc)
+                }
+            }),
+            Intrinsic::Ctlz | Intrinsic::Cttz => {
+                let leading = kind == Intrinsic::Ctlz;
+                Some(match arg(0) {
+                    Value::Concrete { bits, width: w } => {
+                        let n = if bits == 0 {
+                            w
+                        } else if leading {
+                            bits.leading_zeros() - (128 - w)
+                        } else {
+                            bits.trailing_zeros()
+                        };
+                        Value::concrete(n as u128, w)
+                    }
+                    Value::Symbolic(e) => {
+                        // The position of the first set bit, scanning from the far end.
+                        let w = e.width();
+                        let mut acc = expr::constant(w as u128, w);
+                        for k in 0..w {
+                            let (bit, count) = if leading { (k, w - 1 - k) } else { (w - 1 - k, w - 1 - k) };
+                            let set = expr::eq(&expr::extract(&e, bit, 1), &expr::constant(1, 1));
+                            acc = expr::select(&set, &expr::constant(count as u128, w), &acc);
+                        }
+                        Value::from_expr(acc)
+                    }
+                })
+            }
+            Intrinsic::Fshl | Intrinsic::Fshr => {
+                let left = kind == Intrinsic::Fshl;
+                let (a, b, s) = (arg(0), arg(1), arg(2));
+                Some(match (&a, &b, &s) {
+                    (
+                        Value::Concrete { bits: x, width: w },
+                        Value::Concrete { bits: y, .. },
+                        Value::Concrete { bits: z, .. },
+                    ) => {
+                        let w = *w;
+                        let s = (*z % w as u128) as u32;
+                        let r = if s == 0 {
+                            if left {
+                                *x
+                            } else {
+                                *y
+                            }
+                        } else if left {
+                            (x << s) | (y >> (w - s))
+                        } else {
+                            (x << (w - s)) | (y >> s)
+                        };
+                        Value::concrete(r & mask(w), w)
+                    }
+                    _ => {
+                        // The concatenation a:b shifted, then the relevant half.
+                        let w = a.width();
+                        let cat = expr::concat(&a.to_expr(), &b.to_expr());
+                        let s = expr::urem(&s.to_expr(), &expr::constant(w as u128, w));
+                        let s2 = expr::zext(&s, 2 * w);
+                        let r = if left {
+                            expr::extract(&expr::binary(BinOp::Shl, &cat, &s2), w, w)
+                        } else {
+                            expr::extract(&expr::binary(BinOp::LShr, &cat, &s2), 0, w)
+                        };
+                        Value::from_expr(r)
+                    }
+                })
+            }
+            Intrinsic::VaStart => {
+                let Some(area) = state.frame().varargs else {
+                    return Err(self.error(state, ErrorKind::BadCall, "va_start in a function that takes no variadic arguments"));
+                };
+                let (base, off) = self.resolve_concrete(state, &arg(0), 24)?;
+                let obj = state.memory.state_mut(base).expect("resolved objects are live");
+                obj.write(off, 4, &Value::concrete(GP_OFFSET_EXHAUSTED, 32));
+                obj.write(off + 4, 4, &Value::concrete(FP_OFFSET_EXHAUSTED, 32));
+                obj.write(off + 8, 8, &Value::concrete(area as u128, 64));
+                obj.write(off + 16, 8, &Value::concrete(0, 64));
+                None
+            }
+            Intrinsic::VaCopy => {
+                self.copy_memory(state, &arg(0), &arg(1), 24)?;
+                None
+            }
+            Intrinsic::VaEnd | Intrinsic::StackRestore => None,
+            Intrinsic::StackSave => Some(Value::concrete(0, 64)),
+            Intrinsic::Trap => return Err(self.error(state, ErrorKind::Abort, "llvm.trap reached")),
+            Intrinsic::FAbs => {
+                let Some(bits) = arg(0).as_concrete() else {
+                    return Err(self.error(state, ErrorKind::Unsupported, "unsupported: symbolic floating point"));
+                };
+                Some(Value::concrete(bits & (mask(width) >> 1), width))
+            }
+            Intrinsic::ObjectSize => {
+                let min = arg(1).as_concrete().unwrap_or(0) != 0;
+                Some(Value::concrete(if min { 0 } else { mask(width) }, width))
+            }
+        })
+    }
+
+    /// `{ result, overflowed }` flattened: the result in bits `0..w`, the flag at bit `w`.
+    fn overflow(&self, op: BinOp, signed: bool, agg_width: u32, a: &Value, b: &Value) -> Value {
+        let w = a.width();
+        if let (Value::Concrete { bits: x, .. }, Value::Concrete { bits: y, .. }) = (a, b) {
+            let r = semantics::binary(op, w, *x, *y);
+            let over = if signed {
+                let (sx, sy) = (to_signed(*x, w), to_signed(*y, w));
+                let exact = match op {
+                    BinOp::Add => sx.checked_add(sy),
+                    BinOp::Sub => sx.checked_sub(sy),
+                    _ => sx.checked_mul(sy),
+                };
+                exact != Some(to_signed(r, w))
+            } else {
+                let exact = match op {
+                    BinOp::Add => x.checked_add(*y),
+                    BinOp::Sub => x.checked_sub(*y),
+                    _ => x.checked_mul(*y),
+                };
+                exact != Some(r)
+            };
+            return Value::concrete(r | ((over as u128) << w), agg_width);
+        }
+        let (x, y) = (a.to_expr(), b.to_expr());
+        let r = expr::binary(op, &x, &y);
+        let over: ExprRef = match (op, signed) {
+            (BinOp::Add, false) => expr::ult(&r, &x),
+            (BinOp::Sub, false) => expr::ult(&x, &y),
+            (BinOp::Add, true) | (BinOp::Sub, true) => {
+                // Overflow iff the operands' signs make it possible and the result's sign differs.
+                let sign = |e: &ExprRef| expr::extract(e, w - 1, 1);
+                let same = if op == BinOp::Add {
+                    expr::eq(&sign(&x), &sign(&y))
+                } else {
+                    expr::ne(&sign(&x), &sign(&y))
+                };
+                expr::and(&same, &expr::ne(&sign(&r), &sign(&x)))
+            }
+            (_, false) => {
+                let wide = expr::mul(&expr::zext(&x, 2 * w), &expr::zext(&y, 2 * w));
+                expr::ne(&expr::extract(&wide, w, w), &expr::constant(0, w))
+            }
+            (_, true) => {
+                let wide = expr::mul(&expr::sext(&x, 2 * w), &expr::sext(&y, 2 * w));
+                expr::ne(&wide, &expr::sext(&r, 2 * w))
+            }
+        };
+        let v = expr::concat(&over, &r);
+        Value::from_expr(if agg_width > w + 1 { expr::zext(&v, agg_width) } else { v })
+    }
+
+    /// Resolves a pointer (concretized if symbolic) to an object and offset,
+    /// checking `n` bytes are in bounds.
+    pub(crate) fn resolve_concrete(&mut self, state: &mut State, p: &Value, n: u64) -> Exec<(u64, u64)> {
+        let a = self.concretize(state, p)?;
+        let (base, off) = self.resolve(state, &Value::concrete(a, 64), n, None)?;
+        Ok((base, off.as_concrete().unwrap_or(0) as u64))
+    }
+
+    fn copy_memory(&mut self, state: &mut State, dst: &Value, src: &Value, n: u64) -> Exec<()> {
+        if n == 0 {
+            return Ok(());
+        }
+        let (sbase, soff) = self.resolve_concrete(state, src, n)?;
+        let (dbase, doff) = self.resolve_concrete(state, dst, n)?;
+        let src_state = state.memory.get(sbase).expect("resolved objects are live").state.clone();
+        if state.memory.get(dbase).is_some_and(|e| e.object.read_only) {
+            return Err(self.error(state, ErrorKind::ReadOnly, "memcpy into a read-only object"));
+        }
+        let bytes: Vec<Byte> = (0..n).map(|i| src_state.byte(soff + i)).collect();
+        let obj = state.memory.state_mut(dbase).expect("resolved objects are live");
+        for (i, b) in bytes.into_iter().enumerate() {
+            obj.set_byte(doff + i as u64, b);
+        }
+        Ok(())
+    }
+}
+

@@ -1,0 +1,263 @@
+//! KLEE's object memory model: every allocation is an object at a concrete
+//! address, and the address space maps addresses to objects.
+//!
+//! An object's contents keep concrete bytes flat; symbolic bytes are stored
+//! only where they exist, and once the object is written at a symbolic
+//! offset its contents become an update list over an array, so later reads
+//! at symbolic offsets see every write.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+use imbl::OrdMap;
+
+use super::value::{Byte, Value};
+use crate::expr::{self, Array, ExprRef, UpdateList};
+use crate::ir::{FuncId, InstId};
+
+/// Where an object lives; decides which frees and accesses are legal.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum AllocKind {
+    Stack,
+    Heap,
+    Global,
+    /// Objects the engine creates for the program: argv strings, varargs.
+    Runtime,
+}
+
+/// An allocation's identity: where it is and what it is. Immutable.
+#[derive(Debug)]
+pub struct MemoryObject {
+    pub address: u64,
+    pub size: u64,
+    pub kind: AllocKind,
+    /// A name for messages (the global's or variable's name, or "malloc").
+    pub name: String,
+    /// The instruction that allocated it, if any.
+    pub site: Option<(FuncId, InstId)>,
+    /// Writes are errors (constant globals such as string literals).
+    pub read_only: bool,
+}
+
+impl MemoryObject {
+    #[inline]
+    pub fn contains(&self, addr: u64) -> bool {
+        addr >= self.address && addr - self.address < self.size.max(1)
+    }
+}
+
+/// Unique names for the arrays that back objects read at symbolic offsets.
+static NEXT_ARRAY: AtomicU64 = AtomicU64::new(0);
+
+fn fresh_array_name(prefix: &str) -> String {
+    format!("{}#{}", prefix, NEXT_ARRAY.fetch_add(1, Ordering::Relaxed))
+}
+
+/// The contents of one object.
+#[derive(Clone, Debug)]
+pub struct ObjectState {
+    concrete: Vec<u8>,
+    /// Symbolic bytes by offset; empty while every byte is concrete.
+    symbolic: Vec<Option<ExprRef>>,
+    /// Set once the object has been written at a symbolic offset: from then
+    /// on it is the whole truth about the contents.
+    updates: Option<UpdateList>,
+}
+
+impl ObjectState {
+    pub fn zeroed(size: u64) -> ObjectState {
+        ObjectState { concrete: vec![0; size as usize], symbolic: Vec::new(), updates: None }
+    }
+
+    pub fn from_bytes(bytes: Vec<u8>) -> ObjectState {
+        ObjectState { concrete: bytes, symbolic: Vec::new(), updates: None }
+    }
+
+    pub fn size(&self) -> u64 {
+        self.concrete.len() as u64
+    }
+
+    /// The byte at a concrete offset (in bounds).
+    pub fn byte(&self, offset: u64) -> Byte {
+        if let Some(updates) = &self.updates {
+            return Byte::from_expr(expr::read(updates, &expr::constant(offset as u128, 64)));
+        }
+        match self.symbolic.get(offset as usize) {
+            Some(Some(e)) => Byte::Symbolic(e.clone()),
+            _ => Byte::Concrete(self.concrete[offset as usize]),
+        }
+    }
+
+    pub fn set_byte(&mut self, offset: u64, byte: Byte) {
+        if let Some(updates) = &self.updates {
+            self.updates = Some(updates.write(expr::constant(offset as u128, 64), byte.to_expr()));
+            return;
+        }
+        let i = offset as usize;
+        match byte {
+            Byte::Concrete(v) => {
+                self.concrete[i] = v;
+                if let Some(slot) = self.symbolic.get_mut(i) {
+                    *slot = None;
+                }
+            }
+            Byte::Symbolic(e) => {
+                if self.symbolic.is_empty() {
+                    self.symbolic = vec![None; self.concrete.len()];
+                }
+                self.symbolic[i] = Some(e);
+            }
+        }
+    }
+
+    /// Reads `bytes` bytes at a concrete offset as a `width`-bit value.
+    pub fn read(&self, offset: u64, bytes: u32, width: u32) -> Value {
+        if self.updates.is_none() && self.symbolic.is_empty() {
+            let start = offset as usize;
+            let mut bits = 0u128;
+            for (i, b) in self.concrete[start..start + bytes as usize].iter().enumerate().take(16) {
+                bits |= (*b as u128) << (8 * i);
+            }
+            return Value::concrete(bits, width);
+        }
+        let bs: Vec<Byte> = (0..bytes as u64).map(|i| self.byte(offset + i)).collect();
+        Value::from_bytes(&bs, width)
+    }
+
+    pub fn write(&mut self, offset: u64, bytes: u32, value: &Value) {
+        if let (Value::Concrete { bits, .. }, None, true) =
+            (value, &self.updates, self.symbolic.is_empty())
+        {
+            let start = offset as usize;
+            for i in 0..bytes as usize {
+                self.concrete[start + i] = (bits >> (8 * (i % 16))) as u8;
+            }
+            return;
+        }
+        for i in 0..bytes {
+            self.set_byte(offset + i as u64, value.byte(i));
+        }
+    }
+
+    /// The contents as an update list, switching to that representation.
+    fn flush(&mut self) -> UpdateList {
+        if let Some(u) = &self.updates {
+            return u.clone();
+        }
+        let root = Array::constant(&fresh_array_name("mem"), self.concrete.clone());
+        let mut list = UpdateList::new(root);
+        for (i, b) in self.symbolic.iter().enumerate() {
+            if let Some(e) = b {
+                list = list.write(expr::constant(i as u128, 64), e.clone());
+            }
+        }
+        self.updates = Some(list.clone());
+        self.symbolic = Vec::new();
+        list
+    }
+
+    /// Reads at a symbolic offset (known to be in bounds under the path).
+    pub fn read_symbolic(&self, offset: &ExprRef, bytes: u32, width: u32) -> Value {
+        let list = match &self.updates {
+            Some(u) => u.clone(),
+            None => self.clone().flush(),
+        };
+        let bs: Vec<Byte> = (0..bytes as u128)
+            .map(|i| {
+                let idx = expr::add(offset, &expr::constant(i, 64));
+                Byte::from_expr(expr::read(&list, &idx))
+            })
+            .collect();
+        Value::from_bytes(&bs, width)
+    }
+
+    /// Writes at a symbolic offset (known to be in bounds under the path).
+    pub fn write_symbolic(&mut self, offset: &ExprRef, bytes: u32, value: &Value) {
+        let mut list = self.flush();
+        for i in 0..bytes {
+            let idx = expr::add(offset, &expr::constant(i as u128, 64));
+            list = list.write(idx, value.byte(i).to_expr());
+        }
+        self.updates = Some(list);
+    }
+
+    /// Makes a byte range symbolic with the given array's bytes.
+    pub fn make_symbolic(&mut self, offset: u64, array: &crate::expr::ArrayRef) {
+        let list = UpdateList::new(array.clone());
+        for i in 0..array.size as u64 {
+            let byte = expr::read(&list, &expr::constant(i as u128, 64));
+            self.set_byte(offset + i, Byte::from_expr(byte));
+        }
+    }
+}
+
+/// A live object and its contents, shared copy-on-write between states.
+#[derive(Clone, Debug)]
+pub struct ObjectEntry {
+    pub object: Arc<MemoryObject>,
+    pub state: Arc<ObjectState>,
+}
+
+/// The objects of one state, by base address. Cloning is O(1); a write
+/// copies only the object it touches.
+#[derive(Clone, Debug, Default)]
+pub struct AddressSpace {
+    objects: OrdMap<u64, ObjectEntry>,
+    /// Heap objects already freed, to tell use-after-free from a wild pointer.
+    freed: OrdMap<u64, Arc<MemoryObject>>,
+}
+
+impl AddressSpace {
+    pub fn insert(&mut self, object: MemoryObject, state: ObjectState) -> Arc<MemoryObject> {
+        let object = Arc::new(object);
+        self.objects.insert(object.address, ObjectEntry { object: object.clone(), state: Arc::new(state) });
+        object
+    }
+
+    /// The live object containing `addr`.
+    pub fn find(&self, addr: u64) -> Option<&ObjectEntry> {
+        let (_, entry) = self.objects.range(..=addr).next_back()?;
+        entry.object.contains(addr).then_some(entry)
+    }
+
+    /// The freed object that contained `addr`, if any.
+    pub fn find_freed(&self, addr: u64) -> Option<&Arc<MemoryObject>> {
+        let (_, obj) = self.freed.range(..=addr).next_back()?;
+        obj.contains(addr).then_some(obj)
+    }
+
+    pub fn get(&self, base: u64) -> Option<&ObjectEntry> {
+        self.objects.get(&base)
+    }
+
+    /// Mutable contents of the object at `base` (copied if shared).
+    pub fn state_mut(&mut self, base: u64) -> Option<&mut ObjectState> {
+        self.objects.get_mut(&base).map(|e| Arc::make_mut(&mut e.state))
+    }
+
+    /// Removes a live object; heap objects are remembered as freed.
+    pub fn remove(&mut self, base: u64) -> Option<ObjectEntry> {
+        let entry = self.objects.remove(&base)?;
+        if entry.object.kind == AllocKind::Heap {
+            self.freed.insert(base, entry.object.clone());
+        }
+        Some(entry)
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = &ObjectEntry> {
+        self.objects.values()
+    }
+
+    pub fn len(&self) -> usize {
+        self.objects.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.objects.is_empty()
+    }
+
+    /// Bytes held by live objects, for `--max-memory`.
+    pub fn bytes(&self) -> u64 {
+        self.objects.values().map(|e| e.object.size).sum()
+    }
+}

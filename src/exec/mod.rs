@@ -1,0 +1,20 @@
+//! Execution: states, memory, the interpreter, path ends, and the functions
+//! the engine implements natively.
+
+mod config;
+mod end;
+mod executor;
+mod float;
+mod intrinsics;
+mod memory;
+mod natives;
+mod state;
+mod value;
+
+pub use config::ExecConfig;
+pub use end::{EarlyReason, ErrorKind, PathEnd, PathError, StackEntry};
+pub use executor::{Executor, Step, NO_TARGET};
+pub use memory::{AddressSpace, AllocKind, MemoryObject, ObjectState};
+pub use natives::Native;
+pub use state::{Choice, Forced, Frame, State, Symbolic};
+pub use value::{Byte, Value};

@@ -1,0 +1,279 @@
+//! Functions the engine implements itself: what must touch the engine's
+//! own state (memory allocation, symbolic inputs, path termination, output).
+//! Everything else of the C library is C code in `runtime/`.
+
+use std::io::Write;
+
+use super::end::{ErrorKind, PathEnd};
+use super::executor::{Exec, Executor, Flow};
+use super::memory::AllocKind;
+use super::state::State;
+use super::value::{Byte, Value};
+use crate::expr;
+
+/// A native function, chosen once per declared function when the executor
+/// is created, so calls never look names up.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Native {
+    Malloc,
+    Calloc,
+    Realloc,
+    Free,
+    Exit,
+    Abort,
+    AssertFail,
+    Write,
+    MakeSymbolic,
+    Assume,
+    Range,
+    Int,
+    ReportError,
+    SilentExit,
+    Warning,
+    IsSymbolic,
+    /// `__VERIFIER_nondet_*`: a fresh symbolic value of the return width;
+    /// `boolean` ones are constrained to 0 or 1.
+    Nondet { boolean: bool },
+    ReachError,
+}
+
+impl Native {
+    pub fn by_name(name: &str) -> Option<Native> {
+        Some(match name {
+            "malloc" => Native::Malloc,
+            "calloc" => Native::Calloc,
+            "realloc" => Native::Realloc,
+            "free" => Native::Free,
+            "exit" | "_exit" | "_Exit" => Native::Exit,
+            "abort" => Native::Abort,
+            "__assert_fail" => Native::AssertFail,
+            "write" => Native::Write,
+            "klee_make_symbolic" => Native::MakeSymbolic,
+            "klee_assume" | "__VERIFIER_assume" => Native::Assume,
+            "klee_range" => Native::Range,
+            "klee_int" => Native::Int,
+            "klee_report_error" => Native::ReportError,
+            "klee_silent_exit" => Native::SilentExit,
+            "klee_warning" | "klee_warning_once" => Native::Warning,
+            "klee_is_symbolic" => Native::IsSymbolic,
+            "reach_error" | "__VERIFIER_error" => Native::ReachError,
+            n if n.starts_with("__VERIFIER_nondet_") => {
+                Native::Nondet { boolean: n.ends_with("bool") || n.ends_with("_Bool") }
+            }
+            _ => return None,
+        })
+    }
+}
+
+impl Executor {
+    pub(crate) fn call_native(
+        &mut self,
+        state: &mut State,
+        native: Native,
+        name: &str,
+        args: &[Value],
+        ret_width: Option<u32>,
+    ) -> Exec<Option<Value>> {
+        let arg = |i: usize| args.get(i).cloned().unwrap_or(Value::concrete(0, 64));
+        let ptr = |v: u64| Some(Value::concrete(v as u128, 64));
+        match native {
+            Native::Malloc => {
+                let size = self.concretize(state, &arg(0))? as u64;
+                Ok(ptr(self.heap_alloc(state, size, "malloc")?))
+            }
+            Native::Calloc => {
+                let n = self.concretize(state, &arg(0))? as u64;
+                let size = self.concretize(state, &arg(1))? as u64;
+                Ok(ptr(self.heap_alloc(state, n.saturating_mul(size), "calloc")?))
+            }
+            Native::Realloc => {
+                let old = self.concretize(state, &arg(0))? as u64;
+                let size = self.concretize(state, &arg(1))? as u64;
+                if old == 0 {
+                    return Ok(ptr(self.heap_alloc(state, size, "realloc")?));
+                }
+                let (old_size, contents) = match state.memory.get(old) {
+                    Some(e) if e.object.kind == AllocKind::Heap => (e.object.size, e.state.clone()),
+                    _ => return Err(self.bad_free(state, old, "realloc")),
+                };
+                let new = self.heap_alloc(state, size, "realloc")?;
+                let dst = state.memory.state_mut(new).expect("just allocated");
+                for i in 0..old_size.min(size) {
+                    dst.set_byte(i, contents.byte(i));
+                }
+                state.memory.remove(old);
+                Ok(ptr(new))
+            }
+            Native::Free => {
+                let p = self.concretize(state, &arg(0))? as u64;
+                if p == 0 {
+                    return Ok(None);
+                }
+                match state.memory.get(p) {
+                    Some(e) if e.object.kind == AllocKind::Heap => {
+                        state.memory.remove(p);
+                        Ok(None)
+                    }
+                    _ => Err(self.bad_free(state, p, "free")),
+                }
+            }
+            Native::Exit => Err(Flow::End(PathEnd::Completed { status: arg(0) })),
+            Native::Abort => Err(self.error(state, ErrorKind::Abort, "abort() called")),
+            Native::AssertFail => {
+                let what = self.read_c_string(state, &arg(0))?;
+                Err(self.error(state, ErrorKind::Assert, format!("ASSERTION FAIL: {what}")))
+            }
+            Native::Write => {
+                let fd = self.concretize(state, &arg(0))? as u64;
+                let buf = self.concretize(state, &arg(1))? as u64;
+                let n = self.concretize(state, &arg(2))? as u64;
+                let bytes = self.read_bytes(state, buf, n)?;
+                if self.config.show_output {
+                    let _ = match fd {
+                        2 => std::io::stderr().write_all(&bytes),
+                        _ => std::io::stdout().write_all(&bytes),
+                    };
+                }
+                Ok(Some(Value::concrete(n as u128, ret_width.unwrap_or(64))))
+            }
+            Native::MakeSymbolic => {
+                let addr = self.concretize(state, &arg(0))? as u64;
+                let size = self.concretize(state, &arg(1))? as u64;
+                let label = self.read_c_string(state, &arg(2))?;
+                let Some(e) = state.memory.find(addr) else {
+                    return Err(self.error(
+                        state,
+                        ErrorKind::User,
+                        format!("klee_make_symbolic on {addr:#x}, which is in no object"),
+                    ));
+                };
+                let (base, obj_size) = (e.object.address, e.object.size);
+                if addr - base + size > obj_size || size > u32::MAX as u64 {
+                    return Err(self.error(
+                        state,
+                        ErrorKind::User,
+                        format!("klee_make_symbolic of {size} bytes at offset {} of a {obj_size}-byte object", addr - base),
+                    ));
+                }
+                let array = self.new_symbolic(state, &label, size as u32);
+                state.memory.state_mut(base).expect("live").make_symbolic(addr - base, &array);
+                Ok(None)
+            }
+            Native::Assume => {
+                let c = arg(0);
+                let cond = match &c {
+                    Value::Concrete { bits, .. } => {
+                        return if *bits != 0 { Ok(None) } else { Err(Flow::End(PathEnd::Silent)) };
+                    }
+                    Value::Symbolic(e) => expr::ne(e, &expr::constant(0, e.width())),
+                };
+                match self.solver.may_be_true(&state.constraints, &cond) {
+                    Ok(true) => {
+                        state.add_constraint(cond);
+                        Ok(None)
+                    }
+                    Ok(false) => Err(Flow::End(PathEnd::Silent)),
+                    Err(e) => Err(self.solver_error(state, e)),
+                }
+            }
+            Native::Range => {
+                let lo = self.concretize(state, &arg(0))? as u32 as i32;
+                let hi = self.concretize(state, &arg(1))? as u32 as i32;
+                let name = self.read_c_string(state, &arg(2))?;
+                if hi <= lo {
+                    return Err(self.error(state, ErrorKind::User, format!("klee_range({lo}, {hi}): empty range")));
+                }
+                let v = self.symbolic_int(state, &name, 32);
+                let e = v.to_expr();
+                let lo_e = expr::constant(lo as u32 as u128, 32);
+                let hi_e = expr::constant(hi as u32 as u128, 32);
+                state.add_constraint(expr::and(&expr::sle(&lo_e, &e), &expr::slt(&e, &hi_e)));
+                Ok(Some(v))
+            }
+            Native::Int => {
+                let name = self.read_c_string(state, &arg(0))?;
+                Ok(Some(self.symbolic_int(state, &name, 32)))
+            }
+            Native::ReportError => {
+                let msg = self.read_c_string(state, &arg(2))?;
+                Err(self.error(state, ErrorKind::User, msg))
+            }
+            Native::SilentExit => Err(Flow::End(PathEnd::Silent)),
+            Native::Warning => {
+                let msg = self.read_c_string(state, &arg(0))?;
+                eprintln!("mnemo: warning: {msg}");
+                Ok(None)
+            }
+            Native::IsSymbolic => {
+                let w = ret_width.unwrap_or(32);
+                Ok(Some(Value::concrete(matches!(arg(0), Value::Symbolic(_)) as u128, w)))
+            }
+            Native::Nondet { boolean } => {
+                let Some(w) = ret_width else {
+                    return Err(self.error(state, ErrorKind::External, format!("{name} returns nothing")));
+                };
+                let v = self.symbolic_int(state, name, w.div_ceil(8) * 8);
+                let v = if boolean {
+                    let e = v.to_expr();
+                    state.add_constraint(expr::ule(&e, &expr::constant(1, e.width())));
+                    v
+                } else {
+                    v
+                };
+                Ok(Some(self.resize(&v, w, false)))
+            }
+            Native::ReachError => Err(self.error(state, ErrorKind::Reach, format!("{name}() reached"))),
+        }
+    }
+
+    fn heap_alloc(&mut self, state: &mut State, size: u64, what: &str) -> Exec<u64> {
+        if size > 1 << 32 {
+            return Err(self.error(state, ErrorKind::User, format!("{what} of {size} bytes is too large")));
+        }
+        Ok(self.allocate(state, size, AllocKind::Heap, what))
+    }
+
+    fn bad_free(&self, state: &State, p: u64, what: &str) -> Flow {
+        if state.memory.find_freed(p).is_some_and(|o| o.address == p) {
+            return self.error(state, ErrorKind::DoubleFree, format!("{what} of {p:#x}, already freed"));
+        }
+        let desc = match state.memory.find(p) {
+            Some(e) => format!("{what} of {p:#x}, inside `{}`, which is not a heap block", e.object.name),
+            None => format!("{what} of {p:#x}, which is not a heap block"),
+        };
+        self.error(state, ErrorKind::InvalidFree, desc)
+    }
+
+    /// A fresh symbolic integer of `width` bits (a multiple of 8), one input.
+    fn symbolic_int(&mut self, state: &mut State, name: &str, width: u32) -> Value {
+        let bytes = width / 8;
+        let array = self.new_symbolic(state, name, bytes);
+        let list = expr::UpdateList::new(array);
+        let mut acc: Option<expr::ExprRef> = None;
+        for i in 0..bytes {
+            let b = expr::read(&list, &expr::constant(i as u128, 64));
+            acc = Some(match acc {
+                None => b,
+                Some(lo) => expr::concat(&b, &lo),
+            });
+        }
+        Value::from_expr(acc.expect("at least one byte"))
+    }
+
+    /// Concrete bytes of memory (symbolic ones take a value from a model).
+    fn read_bytes(&mut self, state: &mut State, addr: u64, n: u64) -> Exec<Vec<u8>> {
+        let mut out = Vec::with_capacity(n as usize);
+        for i in 0..n {
+            let a = addr + i;
+            let Some(e) = state.memory.find(a) else {
+                return Err(self.error(state, ErrorKind::Ptr, format!("write() reads {a:#x}, which is in no object")));
+            };
+            let b = e.state.byte(a - e.object.address);
+            out.push(match b {
+                Byte::Concrete(v) => v,
+                Byte::Symbolic(x) => self.example(state, &Value::Symbolic(x))? as u8,
+            });
+        }
+        Ok(out)
+    }
+}

@@ -1,0 +1,134 @@
+//! Execution states: everything one path needs to continue on its own.
+//!
+//! States are cheap to fork and `Send` (DESIGN.md, invariant 3): memory is a
+//! persistent map of copy-on-write objects, constraints are shared until a
+//! fork appends to them, and no solver object lives here.
+
+use std::sync::Arc;
+
+use super::memory::AddressSpace;
+use super::value::Value;
+use crate::expr::{ArrayRef, ExprRef};
+use crate::ir::{BlockId, FuncId, InstId, Reg, SiteId};
+
+/// Where the engine's stack and heap objects are placed. Addresses are
+/// handed out by a per-state bump allocator, so a path gets the same
+/// addresses whatever else the run does.
+pub const GLOBAL_BASE: u64 = 0x0000_1000_0000;
+pub const FUNCTION_BASE: u64 = 0x0000_0800_0000;
+pub const HEAP_BASE: u64 = 0x5000_0000_0000;
+pub const STACK_BASE: u64 = 0x7000_0000_0000;
+/// Gap left after every object so a small overrun lands nowhere.
+pub const RED_ZONE: u64 = 16;
+/// Addresses below this are null plus a small offset.
+pub const NULL_PAGE: u64 = 4096;
+
+/// The address of a function, for function pointers.
+pub fn function_address(f: FuncId) -> u64 {
+    FUNCTION_BASE + 16 * f.0 as u64
+}
+
+/// The function at an address, if it is one.
+pub fn function_at(addr: u64, num_functions: usize) -> Option<FuncId> {
+    if addr < FUNCTION_BASE || (addr - FUNCTION_BASE) % 16 != 0 {
+        return None;
+    }
+    let i = (addr - FUNCTION_BASE) / 16;
+    (i < num_functions as u64).then_some(FuncId(i as u32))
+}
+
+/// One activation of a function.
+#[derive(Clone, Debug)]
+pub struct Frame {
+    pub func: FuncId,
+    pub regs: Vec<Value>,
+    /// The next instruction to execute.
+    pub pc: InstId,
+    /// The block control came from, for phis.
+    pub prev_block: Option<BlockId>,
+    /// Stack objects to release when the frame returns.
+    pub allocas: Vec<u64>,
+    /// Where in the caller the return value goes.
+    pub ret_dst: Option<Reg>,
+    /// The caller's call instruction, for stack traces.
+    pub call_site: Option<InstId>,
+    /// The object holding the variadic arguments, if any.
+    pub varargs: Option<u64>,
+}
+
+/// A symbolic input of the path, in creation order (the ktest's objects).
+#[derive(Clone, Debug)]
+pub struct Symbolic {
+    pub name: String,
+    pub array: ArrayRef,
+}
+
+/// One decision the path took at a choice point (DESIGN.md, invariant 2).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+pub struct Choice {
+    pub func: FuncId,
+    pub site: SiteId,
+    pub alternative: u32,
+}
+
+/// A path being explored.
+#[derive(Clone, Debug)]
+pub struct State {
+    pub id: u64,
+    pub stack: Vec<Frame>,
+    pub memory: AddressSpace,
+    pub constraints: Arc<Vec<ExprRef>>,
+    pub symbolics: Vec<Symbolic>,
+    /// The choices taken so far, at points that had more than one feasible
+    /// alternative; its length is the depth `--max-depth` bounds.
+    pub choices: Vec<Choice>,
+    pub next_heap: u64,
+    pub next_stack: u64,
+    /// Instructions this path executed.
+    pub instructions: u64,
+    /// Counter for naming `__VERIFIER_nondet_*` inputs uniquely.
+    pub nondet_count: u32,
+    /// Instructions executed since the path last covered a new one (covnew).
+    pub since_new_cover: u64,
+    /// The alternative this state must take at its next choice point: set on
+    /// the children of a fork, and by trie-guided replay.
+    pub forced: Option<Forced>,
+}
+
+/// A recorded alternative a state must take at its next choice point.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Forced {
+    pub alternative: u32,
+    /// What the alternative stands for at a memory or call fork (an object's
+    /// base address, a function address, or `NO_TARGET` for the error side).
+    pub payload: u64,
+}
+
+impl State {
+    pub fn depth(&self) -> u32 {
+        self.choices.len() as u32
+    }
+
+    pub fn frame(&self) -> &Frame {
+        self.stack.last().expect("a running state has a frame")
+    }
+
+    pub fn frame_mut(&mut self) -> &mut Frame {
+        self.stack.last_mut().expect("a running state has a frame")
+    }
+
+    pub fn add_constraint(&mut self, c: ExprRef) {
+        if c.is_true() {
+            return;
+        }
+        Arc::make_mut(&mut self.constraints).push(c);
+    }
+
+    /// Reserves `size` bytes of addresses on the heap or the stack.
+    pub fn reserve(&mut self, size: u64, stack: bool) -> u64 {
+        let next = if stack { &mut self.next_stack } else { &mut self.next_heap };
+        let addr = *next;
+        *next += (size.max(1) + RED_ZONE + 15) & !15;
+        addr
+    }
+}

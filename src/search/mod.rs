@@ -1,0 +1,54 @@
+//! Searchers decide which pending state runs next; the explorer drives the
+//! executor with one of them until every path is done or a limit is hit.
+
+mod bfs;
+mod covnew;
+mod dfs;
+mod explore;
+mod random_path;
+
+pub use bfs::Bfs;
+pub use covnew::CovNew;
+pub use dfs::Dfs;
+pub use explore::{explore, ExploreConfig, FinishedPath, PathObserver, RunOutcome};
+pub use random_path::RandomPath;
+
+use std::collections::BTreeMap;
+
+use crate::exec::{Executor, State};
+
+/// The pending states, by id (ordered, so every walk over them is deterministic).
+pub type States = BTreeMap<u64, State>;
+
+/// A strategy for picking the next state to run.
+pub trait Searcher {
+    /// The state to run next, if any is pending.
+    fn select(&mut self, states: &States, executor: &Executor) -> Option<u64>;
+    /// `parent` forked into `children` (in alternative order); `parent`
+    /// continues with the first alternative.
+    fn forked(&mut self, parent: u64, children: &[u64]);
+    /// New states with no parent (the initial state).
+    fn add(&mut self, id: u64);
+    /// A state ended.
+    fn remove(&mut self, id: u64);
+}
+
+/// The searchers the command line can name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum SearcherKind {
+    Dfs,
+    Bfs,
+    RandomPath,
+    Covnew,
+}
+
+impl SearcherKind {
+    pub fn build(self, seed: u64) -> Box<dyn Searcher> {
+        match self {
+            SearcherKind::Dfs => Box::new(Dfs::default()),
+            SearcherKind::Bfs => Box::new(Bfs::default()),
+            SearcherKind::RandomPath => Box::new(RandomPath::new(seed)),
+            SearcherKind::Covnew => Box::new(CovNew::new(seed)),
+        }
+    }
+}

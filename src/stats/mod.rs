@@ -1,0 +1,151 @@
+//! Run statistics: the counters of `stats.json` (a stable interface scripts
+//! rely on; README documents it), and the progress display.
+
+mod progress;
+
+pub use progress::Progress;
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+/// The contents of `stats.json`.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct RunStats {
+    /// LLVM instructions executed, over all paths.
+    pub instructions: u64,
+    pub wall_s: f64,
+    pub paths: PathStats,
+    /// Test files written.
+    pub tests: u64,
+    pub solver: SolverStats,
+    pub coverage: CoverageStats,
+}
+
+/// How paths ended.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct PathStats {
+    pub completed: u64,
+    /// Error kind -> paths.
+    pub errors: BTreeMap<String, u64>,
+    /// Early reason -> paths.
+    pub early: BTreeMap<String, u64>,
+}
+
+/// What the solver did.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct SolverStats {
+    /// Queries entering the solver's entry point.
+    pub queries: u64,
+    /// Queries that reached Z3.
+    pub z3_calls: u64,
+    pub time_s: f64,
+}
+
+/// Coverage of the program's own code (the runtime's excluded).
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct CoverageStats {
+    pub instructions_pct: f64,
+    pub lines_pct: f64,
+}
+
+impl RunStats {
+    pub fn errors(&self) -> u64 {
+        self.paths.errors.values().sum()
+    }
+
+    pub fn early(&self) -> u64 {
+        self.paths.early.values().sum()
+    }
+
+    /// Writes `stats.json` atomically.
+    pub fn write(&self, path: &Path) -> std::io::Result<()> {
+        let text = serde_json::to_string_pretty(self).map_err(std::io::Error::other)?;
+        write_atomic(path, text.as_bytes())
+    }
+
+    /// The summary printed at the end of a run.
+    pub fn summary(&self) -> String {
+        let mut s = format!(
+            "mnemo: done: {} paths completed, {} with errors, {} ended early; {} tests\n",
+            self.paths.completed,
+            self.errors(),
+            self.early(),
+            self.tests
+        );
+        for (k, n) in &self.paths.errors {
+            s += &format!("mnemo:   error {k}: {n}\n");
+        }
+        for (k, n) in &self.paths.early {
+            s += &format!("mnemo:   early {k}: {n}\n");
+        }
+        s += &format!(
+            "mnemo: {} instructions in {:.2}s; solver: {} queries, {} Z3 calls, {:.2}s; coverage: {:.1}% instructions, {:.1}% lines\n",
+            self.instructions,
+            self.wall_s,
+            self.solver.queries,
+            self.solver.z3_calls,
+            self.solver.time_s,
+            self.coverage.instructions_pct,
+            self.coverage.lines_pct
+        );
+        s
+    }
+}
+
+/// Writes a file so that a reader sees the old or the new contents, never a
+/// mix: a temporary file in the same directory, synced, then renamed.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    use std::io::Write;
+    let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let tmp = dir.join(format!(".{name}.tmp{}", std::process::id()));
+    let result = (|| {
+        let mut f = std::fs::File::create(&tmp)?;
+        f.write_all(bytes)?;
+        f.sync_all()?;
+        std::fs::rename(&tmp, path)
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result
+}
+
+/// The process's resident memory in MiB (Linux), for `--max-memory`.
+pub fn resident_mb() -> Option<u64> {
+    let statm = std::fs::read_to_string("/proc/self/statm").ok()?;
+    let pages: u64 = statm.split_whitespace().nth(1)?.parse().ok()?;
+    Some(pages * 4096 / (1024 * 1024))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stats_json_has_the_documented_keys() {
+        let mut s = RunStats::default();
+        s.paths.errors.insert("assert".into(), 2);
+        let v: serde_json::Value = serde_json::to_value(&s).expect("serializes");
+        for key in ["instructions", "wall_s", "tests"] {
+            assert!(v.get(key).is_some(), "{key}");
+        }
+        assert_eq!(v["paths"]["errors"]["assert"], 2);
+        assert!(v["paths"]["completed"].is_u64());
+        assert!(v["paths"]["early"].is_object());
+        assert!(v["solver"]["queries"].is_u64() && v["solver"]["z3_calls"].is_u64() && v["solver"]["time_s"].is_f64());
+        assert!(v["coverage"]["instructions_pct"].is_f64() && v["coverage"]["lines_pct"].is_f64());
+    }
+
+    #[test]
+    fn atomic_write_replaces_the_file() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let p = dir.path().join("x.json");
+        write_atomic(&p, b"one").expect("write");
+        write_atomic(&p, b"two").expect("write");
+        assert_eq!(std::fs::read(&p).expect("read"), b"two");
+        assert_eq!(std::fs::read_dir(dir.path()).expect("dir").count(), 1);
+    }
+}
