@@ -5,3 +5,4 @@
 //! `testgen`, `stats`.
 
 pub mod ir;
+pub mod testgen;

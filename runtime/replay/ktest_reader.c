@@ -84,10 +84,8 @@ int ktest_parse(unsigned char *data, size_t size, struct ktest *out,
   /* Each object needs at least 8 bytes, which bounds the allocation by the
    * file's size even when the count field is garbage. */
   if (nobjs > c.left / 8) {
-    snprintf(err, err_size,
-             "truncated ktest file (%u objects announced, room for at most "
-             "%zu)",
-             nobjs, c.left / 8);
+    snprintf(err, err_size, "truncated ktest file (in object %zu of %u)",
+             c.left / 8, nobjs);
     return -1;
   }
   out->objects = calloc(nobjs == 0 ? 1 : nobjs, sizeof *out->objects);

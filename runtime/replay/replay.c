@@ -76,7 +76,7 @@ static const struct ktest_object *take_object(size_t size, const char *what) {
   if (!test_loaded)
     load_test();
   if (next_object >= test.num_objects)
-    fail("%s asks for input %u but the test has only %u objects", what,
+    fail("%s asks for input %u but the test has only %u object(s)", what,
          next_object + 1, test.num_objects);
   o = &test.objects[next_object];
   if (o->size != size)
