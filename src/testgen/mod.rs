@@ -8,7 +8,7 @@ pub mod ktest;
 pub mod replay;
 pub mod toolchain;
 
-pub use ktest::{KTest, KTestError, KTestObject, TruncatedAt, KTEST_VERSION};
+pub use ktest::{write_file_atomic, KTest, KTestError, KTestObject, TruncatedAt, KTEST_VERSION};
 pub use replay::{
     classify_native, replay_dir, replay_dir_with, verdict, NativeOutcome, Outcome, ReplayError,
     ReplayOptions, ReplayReport, ReplayResult, Termination, TestRecord, TestsJson, Verdict,
