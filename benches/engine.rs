@@ -113,7 +113,7 @@ fn main() -> anyhow::Result<()> {
     let out = root.join("bench-results");
     std::fs::create_dir_all(&out)?;
     let file = out.join("engine.json");
-    mnemo::stats::write_atomic(&file, serde_json::to_string_pretty(&results)?.as_bytes())?;
+    mnemo::files::write_atomic(&file, serde_json::to_string_pretty(&results)?.as_bytes())?;
     println!("\nwritten to {}", file.display());
     Ok(())
 }

@@ -6,6 +6,7 @@
 
 pub mod exec;
 pub mod expr;
+pub mod files;
 pub mod ir;
 pub mod run;
 pub mod search;

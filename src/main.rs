@@ -132,8 +132,7 @@ fn real_main() -> anyhow::Result<ExitCode> {
         Command::Ktest { files } => {
             for f in files {
                 let k = KTest::read(&f).with_context(|| format!("cannot read {}", f.display()))?;
-                println!("ktest file : {}", f.display());
-                print!("{}", k.to_text());
+                print!("{}", k.to_text(&f.display().to_string()));
             }
             Ok(ExitCode::SUCCESS)
         }

@@ -62,7 +62,7 @@ impl RunStats {
     /// Writes `stats.json` atomically.
     pub fn write(&self, path: &Path) -> std::io::Result<()> {
         let text = serde_json::to_string_pretty(self).map_err(std::io::Error::other)?;
-        write_atomic(path, text.as_bytes())
+        crate::files::write_atomic(path, text.as_bytes())
     }
 
     /// The summary printed at the end of a run.
@@ -94,25 +94,6 @@ impl RunStats {
     }
 }
 
-/// Writes a file so that a reader sees the old or the new contents, never a
-/// mix: a temporary file in the same directory, synced, then renamed.
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    use std::io::Write;
-    let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    let tmp = dir.join(format!(".{name}.tmp{}", std::process::id()));
-    let result = (|| {
-        let mut f = std::fs::File::create(&tmp)?;
-        f.write_all(bytes)?;
-        f.sync_all()?;
-        std::fs::rename(&tmp, path)
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    result
-}
-
 /// The process's resident memory in MiB (Linux), for `--max-memory`.
 pub fn resident_mb() -> Option<u64> {
     let statm = std::fs::read_to_string("/proc/self/statm").ok()?;
@@ -137,15 +118,5 @@ mod tests {
         assert!(v["paths"]["early"].is_object());
         assert!(v["solver"]["queries"].is_u64() && v["solver"]["z3_calls"].is_u64() && v["solver"]["time_s"].is_f64());
         assert!(v["coverage"]["instructions_pct"].is_f64() && v["coverage"]["lines_pct"].is_f64());
-    }
-
-    #[test]
-    fn atomic_write_replaces_the_file() {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let p = dir.path().join("x.json");
-        write_atomic(&p, b"one").expect("write");
-        write_atomic(&p, b"two").expect("write");
-        assert_eq!(std::fs::read(&p).expect("read"), b"two");
-        assert_eq!(std::fs::read_dir(dir.path()).expect("dir").count(), 1);
     }
 }

@@ -76,7 +76,7 @@ impl TestWriter {
             let _ = writeln!(text, "  #{i} {} at {}", f.function, module.describe_loc(f.loc));
         }
         let path = self.dir.join(format!("test{id:06}.{}.err", e.kind));
-        crate::stats::write_atomic(&path, text.as_bytes()).with_context(|| format!("cannot write {}", path.display()))
+        crate::files::write_atomic(&path, text.as_bytes()).with_context(|| format!("cannot write {}", path.display()))
     }
 }
 

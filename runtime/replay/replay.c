@@ -1,0 +1,187 @@
+/*
+ * libmnemo-replay: the klee.h and SV-COMP input functions for a natively
+ * compiled program, taking each input from the next object of the .ktest
+ * file named by $KTEST_FILE. A problem with the test itself (missing file,
+ * wrong object size, failed assumption) exits with status 77 after a
+ * "MNEMO-REPLAY:" line on stderr, so it cannot be mistaken for a behaviour
+ * of the program; errors the program reports through klee.h print a marker
+ * line that mnemo's replay classifier recognizes.
+ */
+#include "klee/klee.h"
+#include "ktest_reader.h"
+#include "mnemo/verifier.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define REPLAY_FAILED 77
+
+static struct ktest test;
+static int test_loaded;
+static uint32_t next_object;
+
+static void fail(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
+
+static void fail(const char *fmt, ...) {
+  va_list ap;
+  fflush(stdout);
+  fputs("MNEMO-REPLAY: ", stderr);
+  va_start(ap, fmt);
+  vfprintf(stderr, fmt, ap);
+  va_end(ap);
+  fputc('\n', stderr);
+  exit(REPLAY_FAILED);
+}
+
+static void load_test(void) {
+  const char *path = getenv("KTEST_FILE");
+  FILE *f;
+  unsigned char *data = NULL;
+  size_t size = 0, cap = 0;
+  char err[160];
+
+  if (path == NULL || *path == '\0')
+    fail("KTEST_FILE is not set; it must name the .ktest file to replay");
+  f = fopen(path, "rb");
+  if (f == NULL)
+    fail("cannot open %s", path);
+  for (;;) {
+    size_t n;
+    if (size == cap) {
+      unsigned char *grown;
+      cap = cap == 0 ? 4096 : cap * 2;
+      grown = realloc(data, cap);
+      if (grown == NULL)
+        fail("out of memory reading %s", path);
+      data = grown;
+    }
+    n = fread(data + size, 1, cap - size, f);
+    size += n;
+    if (n == 0)
+      break;
+  }
+  if (ferror(f))
+    fail("cannot read %s", path);
+  fclose(f);
+  if (ktest_parse(data, size, &test, err, sizeof err) != 0)
+    fail("%s: %s", path, err);
+  test_loaded = 1;
+}
+
+/* The next object, which must have exactly `size` bytes. */
+static const struct ktest_object *take_object(size_t size, const char *what) {
+  const struct ktest_object *o;
+  if (!test_loaded)
+    load_test();
+  if (next_object >= test.num_objects)
+    fail("%s asks for input %u but the test has only %u object(s)", what,
+         next_object + 1, test.num_objects);
+  o = &test.objects[next_object];
+  if (o->size != size)
+    fail("%s asks for %zu bytes but object %u ('%.*s') has %u", what, size,
+         next_object, (int)o->name_len, o->name, o->size);
+  next_object++;
+  return o;
+}
+
+void klee_make_symbolic(void *addr, size_t nbytes, const char *name) {
+  char what[128];
+  snprintf(what, sizeof what, "klee_make_symbolic(\"%s\")",
+           name != NULL ? name : "");
+  memcpy(addr, take_object(nbytes, what)->bytes, nbytes);
+}
+
+int klee_int(const char *name) {
+  int v;
+  klee_make_symbolic(&v, sizeof v, name);
+  return v;
+}
+
+int klee_range(int begin, int end, const char *name) {
+  int v;
+  if (begin >= end)
+    klee_report_error(__FILE__, __LINE__, "invalid range", "user");
+  klee_make_symbolic(&v, sizeof v, name);
+  if (v < begin || v >= end)
+    fail("klee_range(%d, %d, \"%s\") got %d from the test", begin, end,
+         name != NULL ? name : "", v);
+  return v;
+}
+
+void klee_assume(uintptr_t condition) {
+  if (!condition)
+    fail("assumption failed");
+}
+
+void __VERIFIER_assume(int cond) {
+  if (!cond)
+    fail("assumption failed");
+}
+
+void klee_report_error(const char *file, int line, const char *message,
+                       const char *suffix) {
+  (void)file;
+  (void)line;
+  (void)suffix;
+  fflush(stdout);
+  fprintf(stderr, "MNEMO-REPLAY: error user: %s\n",
+          message != NULL ? message : "");
+  exit(1);
+}
+
+void klee_silent_exit(int status) { exit(status); }
+
+void klee_warning(const char *message) {
+  fprintf(stderr, "MNEMO-REPLAY: warning: %s\n",
+          message != NULL ? message : "");
+}
+
+unsigned klee_is_symbolic(uintptr_t n) {
+  (void)n;
+  return 0;
+}
+
+static void report_reach(void) __attribute__((noreturn));
+
+static void report_reach(void) {
+  fflush(stdout);
+  fputs("MNEMO-REPLAY: error reach\n", stderr);
+  exit(1);
+}
+
+/* Weak: an SV-COMP program usually defines reach_error itself, and then its
+ * definition (typically an assert) is what runs, in the engine too. */
+__attribute__((weak)) void reach_error(void) { report_reach(); }
+__attribute__((weak)) void __VERIFIER_error(void) { report_reach(); }
+
+#define NONDET(suffix, type)                                                 \
+  type __VERIFIER_nondet_##suffix(void) {                                    \
+    type v;                                                                  \
+    memcpy(&v,                                                               \
+           take_object(sizeof v, "__VERIFIER_nondet_" #suffix)->bytes,       \
+           sizeof v);                                                        \
+    return v;                                                                \
+  }
+
+NONDET(int, int)
+NONDET(uint, unsigned int)
+NONDET(unsigned, unsigned int)
+NONDET(long, long)
+NONDET(ulong, unsigned long)
+NONDET(longlong, long long)
+NONDET(ulonglong, unsigned long long)
+NONDET(char, char)
+NONDET(uchar, unsigned char)
+NONDET(short, short)
+NONDET(ushort, unsigned short)
+NONDET(bool, _Bool)
+NONDET(_Bool, _Bool)
+NONDET(size_t, size_t)
+NONDET(u32, unsigned int)
+NONDET(u16, unsigned short)
+NONDET(u8, unsigned char)
+NONDET(pointer, void *)
+NONDET(float, float)
+NONDET(double, double)

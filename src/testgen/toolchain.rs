@@ -1,0 +1,276 @@
+//! The external tools mnemo drives: clang-14 to build bitcode and the native
+//! replay binaries, llvm-link-14, and the runtime directory (klee.h, the
+//! runtime's bitcode C library, the native replay library).
+
+use std::env;
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use thiserror::Error;
+
+/// Flags of every bitcode build: unoptimized but analyzable (no `optnone`),
+/// with debug locations for error reports.
+pub const BITCODE_FLAGS: &[&str] = &[
+    "-O0",
+    "-Xclang",
+    "-disable-O0-optnone",
+    "-g",
+    "-emit-llvm",
+    "-c",
+];
+
+/// Flags of the native replay build: the sanitizers turn the errors mnemo
+/// reports into reports on stderr that replay can classify.
+pub const NATIVE_FLAGS: &[&str] = &[
+    "-g",
+    "-O0",
+    "-fsanitize=address,integer-divide-by-zero,shift-exponent,unreachable",
+    "-fno-sanitize-recover=all",
+];
+
+/// Why a tool could not be found or did not do its job.
+#[derive(Debug, Error)]
+pub enum ToolchainError {
+    #[error(
+        "{tool} not found: set {env} to its path or put it on PATH (`make setup` installs it)"
+    )]
+    ToolNotFound {
+        tool: &'static str,
+        env: &'static str,
+    },
+    #[error(
+        "mnemo's runtime directory {0} is missing or incomplete (no include/klee/klee.h): \
+         set MNEMO_RUNTIME to the runtime/ directory of mnemo's sources"
+    )]
+    RuntimeMissing(PathBuf),
+    #[error("{0} is missing: run `make runtime` to build it")]
+    RuntimeNotBuilt(PathBuf),
+    #[error("cannot run {tool}: {source}")]
+    Spawn {
+        tool: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{what} of {src} failed:\n{stderr}{hint}")]
+    CompileFailed {
+        what: &'static str,
+        src: PathBuf,
+        stderr: String,
+        hint: &'static str,
+    },
+}
+
+/// The tools and runtime one run of mnemo uses, found once.
+#[derive(Clone, Debug)]
+pub struct Toolchain {
+    pub clang: PathBuf,
+    pub llvm_link: PathBuf,
+    pub runtime_dir: PathBuf,
+}
+
+/// `name` on PATH, as the shell would find it.
+fn which(name: &str) -> Option<PathBuf> {
+    let path = env::var_os("PATH")?;
+    env::split_paths(&path)
+        .map(|dir| dir.join(name))
+        .find(|candidate| is_executable(candidate))
+}
+
+fn is_executable(path: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    path.metadata()
+        .map(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+        .unwrap_or(false)
+}
+
+/// The tool named by environment variable `env`, else `default` on PATH.
+fn find_tool(env_var: &'static str, default: &'static str) -> Result<PathBuf, ToolchainError> {
+    let not_found = ToolchainError::ToolNotFound {
+        tool: default,
+        env: env_var,
+    };
+    match env::var_os(env_var).filter(|v| !v.is_empty()) {
+        Some(value) => {
+            let p = PathBuf::from(&value);
+            if p.components().count() > 1 {
+                if is_executable(&p) {
+                    Ok(p)
+                } else {
+                    Err(not_found)
+                }
+            } else {
+                which(&p.to_string_lossy()).ok_or(not_found)
+            }
+        }
+        None => which(default).ok_or(not_found),
+    }
+}
+
+impl Toolchain {
+    /// Finds clang-14 (or `$MNEMO_CLANG`), llvm-link-14 (or
+    /// `$MNEMO_LLVM_LINK`) and the runtime directory (`$MNEMO_RUNTIME`, else
+    /// the `runtime/` directory of the sources mnemo was built from).
+    pub fn find() -> Result<Toolchain, ToolchainError> {
+        let clang = find_tool("MNEMO_CLANG", "clang-14")?;
+        let llvm_link = find_tool("MNEMO_LLVM_LINK", "llvm-link-14")?;
+        let runtime_dir = match env::var_os("MNEMO_RUNTIME").filter(|v| !v.is_empty()) {
+            Some(dir) => PathBuf::from(dir),
+            None => PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/runtime")),
+        };
+        if !runtime_dir.join("include/klee/klee.h").is_file() {
+            return Err(ToolchainError::RuntimeMissing(runtime_dir));
+        }
+        Ok(Toolchain {
+            clang,
+            llvm_link,
+            runtime_dir,
+        })
+    }
+
+    /// The directory to pass as `-I` so programs find `klee/klee.h`.
+    pub fn include_dir(&self) -> PathBuf {
+        self.runtime_dir.join("include")
+    }
+
+    /// The runtime C library as bitcode, linked into every program.
+    pub fn runtime_bitcode(&self) -> Result<PathBuf, ToolchainError> {
+        self.built_file("build/libc.bc")
+    }
+
+    /// The native replay library linked into replay binaries.
+    pub fn replay_library(&self) -> Result<PathBuf, ToolchainError> {
+        self.built_file("build/libmnemo-replay.a")
+    }
+
+    fn built_file(&self, rel: &str) -> Result<PathBuf, ToolchainError> {
+        let p = self.runtime_dir.join(rel);
+        if p.is_file() {
+            Ok(p)
+        } else {
+            Err(ToolchainError::RuntimeNotBuilt(p))
+        }
+    }
+
+    /// Compiles one C file to bitcode the engine can run.
+    pub fn compile_bitcode(
+        &self,
+        src: &Path,
+        out: &Path,
+        extra: &[String],
+    ) -> Result<(), ToolchainError> {
+        let mut args: Vec<OsString> = BITCODE_FLAGS.iter().map(OsString::from).collect();
+        args.push("-I".into());
+        args.push(self.include_dir().into());
+        args.extend(extra.iter().map(OsString::from));
+        args.push(src.into());
+        args.push("-o".into());
+        args.push(out.into());
+        self.run_clang("bitcode compilation", src, &args)
+    }
+
+    /// Builds `src` natively, under sanitizers and linked with the replay
+    /// library, into the executable `out`.
+    pub fn compile_native(&self, src: &Path, out: &Path) -> Result<(), ToolchainError> {
+        let lib = self.replay_library()?;
+        let mut args: Vec<OsString> = NATIVE_FLAGS.iter().map(OsString::from).collect();
+        args.push("-I".into());
+        args.push(self.include_dir().into());
+        args.push(src.into());
+        args.push(lib.into());
+        args.push("-lm".into());
+        args.push("-o".into());
+        args.push(out.into());
+        self.run_clang("native replay build", src, &args)
+    }
+
+    fn run_clang(
+        &self,
+        what: &'static str,
+        src: &Path,
+        args: &[OsString],
+    ) -> Result<(), ToolchainError> {
+        let output = Command::new(&self.clang)
+            .args(args)
+            .output()
+            .map_err(|source| ToolchainError::Spawn {
+                tool: self.clang.clone(),
+                source,
+            })?;
+        if output.status.success() {
+            return Ok(());
+        }
+        let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+        let hint = if stderr.contains("libclang_rt") {
+            "\n(the sanitizer runtime is missing: install Debian's libclang-rt-14-dev, e.g. with `make setup`)"
+        } else {
+            ""
+        };
+        Err(ToolchainError::CompileFailed {
+            what,
+            src: src.to_path_buf(),
+            stderr,
+            hint,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fake(runtime_dir: &Path) -> Toolchain {
+        Toolchain {
+            clang: which("clang-14").unwrap_or_else(|| PathBuf::from("clang-14")),
+            llvm_link: PathBuf::from("llvm-link-14"),
+            runtime_dir: runtime_dir.to_path_buf(),
+        }
+    }
+
+    #[test]
+    fn missing_runtime_files_say_how_to_build_them() {
+        let dir = tempfile::tempdir().unwrap();
+        let tc = fake(dir.path());
+        let err = tc.runtime_bitcode().unwrap_err().to_string();
+        assert!(
+            err.contains("libc.bc") && err.contains("make runtime"),
+            "{err}"
+        );
+        let err = tc.replay_library().unwrap_err().to_string();
+        assert!(err.contains("libmnemo-replay.a"), "{err}");
+        assert_eq!(tc.include_dir(), dir.path().join("include"));
+    }
+
+    #[test]
+    fn which_finds_only_executables() {
+        assert!(which("sh").is_some());
+        assert!(which("surely-no-such-tool-for-mnemo").is_none());
+    }
+
+    #[test]
+    fn compile_errors_carry_clang_output() {
+        let Some(clang) = which("clang-14") else {
+            // Without clang-14 there is nothing to run; `find` reports it.
+            return;
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let src = dir.path().join("bad.c");
+        std::fs::write(&src, "int main(void) { return undefined_name; }\n").unwrap();
+        let tc = Toolchain {
+            clang,
+            ..fake(dir.path())
+        };
+        let err = tc
+            .compile_bitcode(&src, &dir.path().join("bad.bc"), &[])
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("undefined_name"), "{err}");
+
+        let good = dir.path().join("good.c");
+        std::fs::write(&good, "int main(void) { return 0; }\n").unwrap();
+        let out = dir.path().join("good.bc");
+        tc.compile_bitcode(&good, &out, &["-DX=1".to_string()])
+            .unwrap();
+        assert!(out.is_file());
+    }
+}
