@@ -11,9 +11,16 @@
 //! that can make the engine fork carries a [`SiteId`], its choice-site index
 //! within the function (DESIGN.md, invariant 2).
 
+mod consts;
 mod error;
+mod ffi;
+mod hash;
+mod layout;
 mod load;
+mod lower;
 pub mod semantics;
+#[cfg(test)]
+mod testutil;
 
 pub use error::LoadError;
 pub use load::{load_module, load_module_from_memory};
@@ -258,6 +265,13 @@ pub enum Intrinsic {
     FAbs,
     /// `llvm.objectsize.*`: mnemo answers "unknown" (-1 or 0 by the `min` flag).
     ObjectSize,
+}
+
+/// Bit offset of the overflow flag in the flattened result `{ iN, i1 }` of an
+/// overflow intrinsic whose value has `value_width` bits: the flag is the
+/// byte after the value's store size, as the data layout places it.
+pub fn overflow_flag_offset(value_width: u32) -> u32 {
+    value_width.div_ceil(8) * 8
 }
 
 /// A pre-decoded instruction.
