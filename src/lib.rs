@@ -4,4 +4,5 @@
 //! those listed before it: `ir`, `expr` -> `solver` -> `exec` -> `search` ->
 //! `testgen`, `stats`.
 
+pub mod expr;
 pub mod ir;
