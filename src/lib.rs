@@ -2,7 +2,7 @@
 //!
 //! The modules follow the architecture of DESIGN.md; each depends only on
 //! those listed before it: `ir`, `expr` -> `solver` -> `exec` -> `search` ->
-//! `testgen`, `stats` -> `run`.
+//! `testgen`, `stats` -> `run`. `files` (atomic writes) serves them all.
 
 pub mod exec;
 pub mod expr;

@@ -1,0 +1,247 @@
+//! Symbolic and constant byte arrays and persistent lists of writes to them.
+
+use super::ExprRef;
+use rustc_hash::FxHasher;
+use std::cmp::Ordering;
+use std::hash::{Hash, Hasher};
+use std::sync::Arc;
+
+/// A byte array the solver reasons about: a symbolic input (`init: None`)
+/// or an object whose bytes are known (`init: Some`), used when such an
+/// object is read at a symbolic offset. Indices are 64-bit; reading past
+/// `size` yields 0.
+///
+/// Arrays are compared by identity (the `Arc`); the caller keeps names
+/// unique within a run, and the names are what the solver and stable hashes
+/// see.
+#[derive(Debug)]
+pub struct Array {
+    pub name: String,
+    /// Size in bytes.
+    pub size: u32,
+    pub init: Option<Arc<[u8]>>,
+}
+
+/// Shared handle to an [`Array`].
+pub type ArrayRef = Arc<Array>;
+
+impl Array {
+    /// A fresh symbolic array of `size` bytes.
+    pub fn symbolic(name: &str, size: u32) -> ArrayRef {
+        Arc::new(Array {
+            name: name.to_string(),
+            size,
+            init: None,
+        })
+    }
+
+    /// A constant array holding `bytes`. Objects larger than 4 GiB do not
+    /// exist in mnemo; larger inputs are cut to `u32::MAX` bytes.
+    pub fn constant(name: &str, mut bytes: Vec<u8>) -> ArrayRef {
+        bytes.truncate(u32::MAX as usize);
+        Arc::new(Array {
+            name: name.to_string(),
+            size: bytes.len() as u32,
+            init: Some(bytes.into()),
+        })
+    }
+
+    /// Whether the bytes are known.
+    pub fn is_constant(&self) -> bool {
+        self.init.is_some()
+    }
+
+    /// The known byte at `index` (0 past the end) of a constant array.
+    pub fn init_byte(&self, index: u128) -> Option<u8> {
+        let init = self.init.as_ref()?;
+        Some(
+            usize::try_from(index)
+                .ok()
+                .and_then(|i| init.get(i).copied())
+                .unwrap_or(0),
+        )
+    }
+
+    /// A hash that is the same on every run (name, size and kind only: the
+    /// name identifies the array within a run).
+    pub fn stable_hash(&self) -> u64 {
+        let mut h = FxHasher::default();
+        self.name.hash(&mut h);
+        h.write_u32(self.size);
+        h.write_u8(self.init.is_some() as u8);
+        h.finish()
+    }
+}
+
+/// One write of a byte `value` at a 64-bit `index`, in a persistent list.
+pub struct UpdateNode {
+    pub index: ExprRef,
+    pub value: ExprRef,
+    /// The previous (older) write.
+    pub next: Option<Arc<UpdateNode>>,
+    hash: u64,
+    len: usize,
+}
+
+impl UpdateNode {
+    /// A structural hash of this write and all older ones.
+    pub fn structural_hash(&self) -> u64 {
+        self.hash
+    }
+}
+
+impl Drop for UpdateNode {
+    fn drop(&mut self) {
+        // Unlink the tail iteratively: a list of a hundred thousand writes
+        // must not recurse a hundred thousand times when it dies.
+        let mut next = self.next.take();
+        while let Some(node) = next {
+            match Arc::try_unwrap(node) {
+                Ok(mut node) => next = node.next.take(),
+                Err(_) => break,
+            }
+        }
+    }
+}
+
+/// The writes made to an array at symbolic positions (or on top of such
+/// writes), newest first. Cloning shares the list.
+#[derive(Clone)]
+pub struct UpdateList {
+    pub root: ArrayRef,
+    pub head: Option<Arc<UpdateNode>>,
+}
+
+impl UpdateList {
+    /// The array with no writes.
+    pub fn new(root: ArrayRef) -> Self {
+        UpdateList { root, head: None }
+    }
+
+    /// This list with one more write on top. `index` has width 64 and
+    /// `value` width 8.
+    pub fn write(&self, index: ExprRef, value: ExprRef) -> UpdateList {
+        assert_eq!(index.width(), 64, "array index must be 64 bits wide");
+        assert_eq!(value.width(), 8, "array value must be one byte");
+        let mut h = FxHasher::default();
+        h.write_u64(index.structural_hash());
+        h.write_u64(value.structural_hash());
+        h.write_u64(self.head.as_ref().map_or(0, |n| n.hash));
+        let len = self.len() + 1;
+        UpdateList {
+            root: self.root.clone(),
+            head: Some(Arc::new(UpdateNode {
+                index,
+                value,
+                next: self.head.clone(),
+                hash: h.finish(),
+                len,
+            })),
+        }
+    }
+
+    /// The number of writes.
+    pub fn len(&self) -> usize {
+        self.head.as_ref().map_or(0, |n| n.len)
+    }
+
+    /// Whether there are no writes.
+    pub fn is_empty(&self) -> bool {
+        self.head.is_none()
+    }
+
+    /// The writes, newest first.
+    pub fn iter(&self) -> UpdateIter<'_> {
+        UpdateIter {
+            next: self.head.as_deref(),
+        }
+    }
+
+    /// A hash that is the same on every run.
+    pub fn structural_hash(&self) -> u64 {
+        let mut h = FxHasher::default();
+        h.write_u64(self.root.stable_hash());
+        h.write_u64(self.head.as_ref().map_or(0, |n| n.hash));
+        h.finish()
+    }
+
+    /// A stable order, used by `ExprRef`'s `Ord` on hash collisions.
+    pub(super) fn cmp_structural(&self, other: &Self) -> Ordering {
+        if self == other {
+            return Ordering::Equal;
+        }
+        let by_root = self
+            .root
+            .name
+            .cmp(&other.root.name)
+            .then(self.root.size.cmp(&other.root.size))
+            .then(self.len().cmp(&other.len()));
+        if by_root != Ordering::Equal {
+            return by_root;
+        }
+        for (a, b) in self.iter().zip(other.iter()) {
+            let o = a.index.cmp(&b.index).then_with(|| a.value.cmp(&b.value));
+            if o != Ordering::Equal {
+                return o;
+            }
+        }
+        Ordering::Equal
+    }
+}
+
+/// Iterator over the writes of an [`UpdateList`], newest first.
+pub struct UpdateIter<'a> {
+    next: Option<&'a UpdateNode>,
+}
+
+impl<'a> Iterator for UpdateIter<'a> {
+    type Item = &'a UpdateNode;
+
+    fn next(&mut self) -> Option<&'a UpdateNode> {
+        let node = self.next?;
+        self.next = node.next.as_deref();
+        Some(node)
+    }
+}
+
+/// Same root array (by identity) and the same writes: equal nodes are found
+/// by pointer; lists built separately with the same writes compare equal
+/// too (their index and value expressions are interned).
+impl PartialEq for UpdateList {
+    fn eq(&self, other: &Self) -> bool {
+        if !Arc::ptr_eq(&self.root, &other.root) || self.len() != other.len() {
+            return false;
+        }
+        let (mut a, mut b) = (self.head.as_ref(), other.head.as_ref());
+        loop {
+            match (a, b) {
+                (None, None) => return true,
+                (Some(x), Some(y)) => {
+                    if Arc::ptr_eq(x, y) {
+                        return true;
+                    }
+                    if x.hash != y.hash || x.index != y.index || x.value != y.value {
+                        return false;
+                    }
+                    a = x.next.as_ref();
+                    b = y.next.as_ref();
+                }
+                _ => return false,
+            }
+        }
+    }
+}
+
+impl Eq for UpdateList {}
+
+impl Hash for UpdateList {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        state.write_u64(self.structural_hash());
+    }
+}
+
+impl std::fmt::Debug for UpdateList {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        super::print::fmt_updates(self, f)
+    }
+}

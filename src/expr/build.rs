@@ -1,0 +1,1036 @@
+//! The only way to make expressions: builders that simplify at construction.
+//!
+//! Every rewrite here holds for fixed-width bit vectors with wrapping
+//! arithmetic (never only over the integers); `proptests.rs` checks them
+//! against an unsimplified reference evaluator. Builders panic on
+//! ill-formed requests (mismatched widths, widths outside 1..=128): those
+//! are bugs in the engine, never consequences of the program under test.
+//!
+//! Canonical forms the rules rely on: a constant operand of a commutative
+//! operation or of `eq` is on the left; otherwise commutative operands are
+//! ordered by [`ExprRef`]'s stable order; `x - c` becomes `(-c) + x`; shifts
+//! by constants become extracts, concats and extensions; a concat with a
+//! zero high part is a zero extension.
+
+use super::intern::intern;
+use super::{mask, to_signed, CmpOp, ExprKind as K, ExprRef, UpdateList};
+use crate::ir::{BinOp, IntPredicate};
+use std::sync::OnceLock;
+
+#[inline]
+fn check_width(width: u32) {
+    assert!(
+        (1..=128).contains(&width),
+        "expression width {width} is outside 1..=128"
+    );
+}
+
+#[inline]
+fn same_width(a: &ExprRef, b: &ExprRef, what: &str) {
+    assert_eq!(
+        a.width(),
+        b.width(),
+        "{what}: operand widths differ ({:?} vs {:?})",
+        a,
+        b
+    );
+}
+
+/// The constant `bits` (masked to `width` bits).
+pub fn constant(bits: u128, width: u32) -> ExprRef {
+    check_width(width);
+    if width == 1 {
+        return bool_const(bits & 1 == 1);
+    }
+    intern(K::Const(bits & mask(width)), width)
+}
+
+/// The width-1 constant `b`.
+pub fn bool_const(b: bool) -> ExprRef {
+    static CONSTS: OnceLock<[ExprRef; 2]> = OnceLock::new();
+    let [f, t] = CONSTS.get_or_init(|| [intern(K::Const(0), 1), intern(K::Const(1), 1)]);
+    if b {
+        t.clone()
+    } else {
+        f.clone()
+    }
+}
+
+/// The value of `op` on constants of `width` bits, with LLVM's wrapping
+/// semantics and the engine's conventions for the undefined cases: division
+/// and remainder by zero give 0, shifts by `width` or more give 0 (`shl`,
+/// `lshr`) or the sign fill (`ashr`).
+pub fn fold_binary(op: BinOp, a: u128, b: u128, width: u32) -> u128 {
+    let m = mask(width);
+    let r = match op {
+        BinOp::Add => a.wrapping_add(b),
+        BinOp::Sub => a.wrapping_sub(b),
+        BinOp::Mul => a.wrapping_mul(b),
+        BinOp::UDiv => a.checked_div(b).unwrap_or(0),
+        BinOp::URem => a.checked_rem(b).unwrap_or(0),
+        BinOp::SDiv | BinOp::SRem => {
+            let (x, y) = (to_signed(a, width), to_signed(b, width));
+            if y == 0 {
+                0
+            } else if op == BinOp::SDiv {
+                x.wrapping_div(y) as u128
+            } else {
+                x.wrapping_rem(y) as u128
+            }
+        }
+        BinOp::And => a & b,
+        BinOp::Or => a | b,
+        BinOp::Xor => a ^ b,
+        BinOp::Shl => {
+            if b >= width as u128 {
+                0
+            } else {
+                a << b
+            }
+        }
+        BinOp::LShr => {
+            if b >= width as u128 {
+                0
+            } else {
+                a >> b
+            }
+        }
+        BinOp::AShr => {
+            let x = to_signed(a, width);
+            if b >= width as u128 {
+                (x >> 127) as u128
+            } else {
+                (x >> b) as u128
+            }
+        }
+    };
+    r & m
+}
+
+/// The value of a comparison of constants of `width` bits.
+pub fn fold_cmp(op: CmpOp, a: u128, b: u128, width: u32) -> bool {
+    match op {
+        CmpOp::Eq => a == b,
+        CmpOp::Ult => a < b,
+        CmpOp::Ule => a <= b,
+        CmpOp::Slt => to_signed(a, width) < to_signed(b, width),
+        CmpOp::Sle => to_signed(a, width) <= to_signed(b, width),
+    }
+}
+
+fn is_commutative(op: BinOp) -> bool {
+    matches!(
+        op,
+        BinOp::Add | BinOp::Mul | BinOp::And | BinOp::Or | BinOp::Xor
+    )
+}
+
+/// If `e` is `op(c, x)` with a constant `c`, returns `(c, x)`.
+fn const_operand(e: &ExprRef, want: BinOp) -> Option<(u128, &ExprRef)> {
+    match e.kind() {
+        K::Binary { op, lhs, rhs } if *op == want => lhs.as_const().map(|c| (c, rhs)),
+        _ => None,
+    }
+}
+
+fn is_complement(a: &ExprRef, b: &ExprRef) -> bool {
+    matches!(a.kind(), K::Not(x) if x == b) || matches!(b.kind(), K::Not(x) if x == a)
+}
+
+fn is_power_of_two(c: u128) -> bool {
+    c != 0 && c & (c - 1) == 0
+}
+
+/// `op(a, b)`; both operands have the same width.
+pub fn binary(op: BinOp, a: &ExprRef, b: &ExprRef) -> ExprRef {
+    same_width(a, b, "binary");
+    let w = a.width();
+    if let (Some(x), Some(y)) = (a.as_const(), b.as_const()) {
+        return constant(fold_binary(op, x, y, w), w);
+    }
+    // Canonical order of commutative operands: constant first, otherwise
+    // the stable expression order.
+    let (a, b) = if is_commutative(op) && (b.is_const() || (!a.is_const() && b < a)) {
+        (b, a)
+    } else {
+        (a, b)
+    };
+    if w == 1 {
+        // Over one bit, addition and subtraction are xor, multiplication and.
+        match op {
+            BinOp::Add | BinOp::Sub => return binary(BinOp::Xor, a, b),
+            BinOp::Mul => return binary(BinOp::And, a, b),
+            _ => {}
+        }
+    }
+    let ones = mask(w);
+    let ca = a.as_const();
+    let cb = b.as_const();
+    match op {
+        BinOp::Add => {
+            if let Some(c) = ca {
+                if c == 0 {
+                    return b.clone();
+                }
+                if let Some((c2, x)) = const_operand(b, BinOp::Add) {
+                    return binary(BinOp::Add, &constant(c.wrapping_add(c2), w), x);
+                }
+                if let Some((c2, x)) = const_operand(b, BinOp::Sub) {
+                    return binary(BinOp::Sub, &constant(c.wrapping_add(c2), w), x);
+                }
+            }
+        }
+        BinOp::Sub => {
+            if a == b {
+                return constant(0, w);
+            }
+            if let Some(c) = cb {
+                return binary(BinOp::Add, &constant(c.wrapping_neg(), w), a);
+            }
+            if let Some(c) = ca {
+                if let Some((c2, x)) = const_operand(b, BinOp::Add) {
+                    return binary(BinOp::Sub, &constant(c.wrapping_sub(c2), w), x);
+                }
+            }
+        }
+        BinOp::Mul => {
+            if let Some(c) = ca {
+                if c == 0 {
+                    return constant(0, w);
+                }
+                if c == 1 {
+                    return b.clone();
+                }
+                if let Some((c2, x)) = const_operand(b, BinOp::Mul) {
+                    return binary(BinOp::Mul, &constant(c.wrapping_mul(c2), w), x);
+                }
+            }
+        }
+        BinOp::UDiv => {
+            if ca == Some(0) {
+                return constant(0, w);
+            }
+            if let Some(c) = cb {
+                if c == 1 {
+                    return a.clone();
+                }
+                if is_power_of_two(c) {
+                    return binary(BinOp::LShr, a, &constant(c.trailing_zeros() as u128, w));
+                }
+            }
+        }
+        BinOp::URem => {
+            if ca == Some(0) || cb == Some(1) {
+                return constant(0, w);
+            }
+            if let Some(c) = cb {
+                if is_power_of_two(c) {
+                    return binary(BinOp::And, &constant(c - 1, w), a);
+                }
+            }
+        }
+        BinOp::SDiv => {
+            if ca == Some(0) {
+                return constant(0, w);
+            }
+            if cb == Some(1) {
+                return a.clone();
+            }
+        }
+        BinOp::SRem => {
+            if ca == Some(0) || cb == Some(1) {
+                return constant(0, w);
+            }
+        }
+        BinOp::And => {
+            if let Some(c) = ca {
+                if c == 0 {
+                    return constant(0, w);
+                }
+                if c == ones {
+                    return b.clone();
+                }
+                if let Some((c2, x)) = const_operand(b, BinOp::And) {
+                    return binary(BinOp::And, &constant(c & c2, w), x);
+                }
+            }
+            if a == b {
+                return a.clone();
+            }
+            if is_complement(a, b) {
+                return constant(0, w);
+            }
+        }
+        BinOp::Or => {
+            if let Some(c) = ca {
+                if c == 0 {
+                    return b.clone();
+                }
+                if c == ones {
+                    return constant(ones, w);
+                }
+                if let Some((c2, x)) = const_operand(b, BinOp::Or) {
+                    return binary(BinOp::Or, &constant(c | c2, w), x);
+                }
+            }
+            if a == b {
+                return a.clone();
+            }
+            if is_complement(a, b) {
+                return constant(ones, w);
+            }
+        }
+        BinOp::Xor => {
+            if let Some(c) = ca {
+                if c == 0 {
+                    return b.clone();
+                }
+                if c == ones {
+                    return not(b);
+                }
+                if let Some((c2, x)) = const_operand(b, BinOp::Xor) {
+                    return binary(BinOp::Xor, &constant(c ^ c2, w), x);
+                }
+            }
+            if a == b {
+                return constant(0, w);
+            }
+            if is_complement(a, b) {
+                return constant(ones, w);
+            }
+        }
+        BinOp::Shl | BinOp::LShr | BinOp::AShr => {
+            if ca == Some(0) || (op == BinOp::AShr && ca == Some(ones)) {
+                return a.clone();
+            }
+            if let Some(c) = cb {
+                return shift_by_constant(op, a, c, w);
+            }
+        }
+    }
+    intern(
+        K::Binary {
+            op,
+            lhs: a.clone(),
+            rhs: b.clone(),
+        },
+        w,
+    )
+}
+
+/// Shifts by a constant amount, expressed with extracts so that later
+/// extracts and comparisons see through them.
+fn shift_by_constant(op: BinOp, a: &ExprRef, c: u128, w: u32) -> ExprRef {
+    if c == 0 {
+        return a.clone();
+    }
+    if c >= w as u128 {
+        return match op {
+            BinOp::AShr => sext(&extract(a, w - 1, 1), w),
+            _ => constant(0, w),
+        };
+    }
+    let c = c as u32;
+    match op {
+        BinOp::Shl => concat(&extract(a, 0, w - c), &constant(0, c)),
+        BinOp::LShr => zext(&extract(a, c, w - c), w),
+        _ => sext(&extract(a, c, w - c), w),
+    }
+}
+
+/// Bitwise complement; logical negation at width 1.
+pub fn not(a: &ExprRef) -> ExprRef {
+    let w = a.width();
+    match a.kind() {
+        K::Const(c) => constant(!c, w),
+        K::Not(x) => x.clone(),
+        K::Cmp { op, lhs, rhs } => match op {
+            CmpOp::Eq => intern(K::Not(a.clone()), 1),
+            CmpOp::Ult => cmp(CmpOp::Ule, rhs, lhs),
+            CmpOp::Ule => cmp(CmpOp::Ult, rhs, lhs),
+            CmpOp::Slt => cmp(CmpOp::Sle, rhs, lhs),
+            CmpOp::Sle => cmp(CmpOp::Slt, rhs, lhs),
+        },
+        _ => intern(K::Not(a.clone()), w),
+    }
+}
+
+/// Two's complement negation.
+pub fn neg(a: &ExprRef) -> ExprRef {
+    binary(BinOp::Sub, &constant(0, a.width()), a)
+}
+
+/// A comparison; the result has width 1.
+pub fn cmp(op: CmpOp, a: &ExprRef, b: &ExprRef) -> ExprRef {
+    same_width(a, b, "cmp");
+    let w = a.width();
+    if let (Some(x), Some(y)) = (a.as_const(), b.as_const()) {
+        return bool_const(fold_cmp(op, x, y, w));
+    }
+    if a == b {
+        return bool_const(matches!(op, CmpOp::Eq | CmpOp::Ule | CmpOp::Sle));
+    }
+    // Comparisons of two extensions of equal-width values compare the values.
+    match (a.kind(), b.kind()) {
+        (K::ZExt(x), K::ZExt(y))
+            if x.width() == y.width() && !matches!(op, CmpOp::Slt | CmpOp::Sle) =>
+        {
+            return cmp(op, x, y);
+        }
+        (K::SExt(x), K::SExt(y)) if x.width() == y.width() => return cmp(op, x, y),
+        _ => {}
+    }
+    let ones = mask(w);
+    let smin = 1u128 << (w - 1);
+    let smax = smin - 1;
+    let (ca, cb) = (a.as_const(), b.as_const());
+    match op {
+        CmpOp::Eq => return eq_simplified(a, b),
+        CmpOp::Ult => {
+            if cb == Some(0) || ca == Some(ones) {
+                return bool_const(false);
+            }
+            if ca == Some(0) {
+                return not(&eq(a, b));
+            }
+            if cb == Some(1) {
+                return eq(&constant(0, w), a);
+            }
+            if w == 1 {
+                return and(&not(a), b);
+            }
+        }
+        CmpOp::Ule => {
+            if ca == Some(0) || cb == Some(ones) {
+                return bool_const(true);
+            }
+            if cb == Some(0) || ca == Some(ones) {
+                return eq(a, b);
+            }
+        }
+        CmpOp::Slt => {
+            if cb == Some(smin) || ca == Some(smax) {
+                return bool_const(false);
+            }
+        }
+        CmpOp::Sle => {
+            if ca == Some(smin) || cb == Some(smax) {
+                return bool_const(true);
+            }
+        }
+    }
+    intern(
+        K::Cmp {
+            op,
+            lhs: a.clone(),
+            rhs: b.clone(),
+        },
+        1,
+    )
+}
+
+fn eq_simplified(a: &ExprRef, b: &ExprRef) -> ExprRef {
+    let (a, b) = if b.is_const() || (!a.is_const() && b < a) {
+        (b, a)
+    } else {
+        (a, b)
+    };
+    let w = a.width();
+    if let Some(c) = a.as_const() {
+        if w == 1 {
+            return if c == 1 { b.clone() } else { not(b) };
+        }
+        match b.kind() {
+            K::Not(x) => return eq(&constant(!c, w), x),
+            K::Binary { op, lhs, rhs } => {
+                if let Some(c2) = lhs.as_const() {
+                    match op {
+                        BinOp::Add => return eq(&constant(c.wrapping_sub(c2), w), rhs),
+                        BinOp::Sub => return eq(&constant(c2.wrapping_sub(c), w), rhs),
+                        BinOp::Xor => return eq(&constant(c ^ c2, w), rhs),
+                        _ => {}
+                    }
+                }
+            }
+            K::ZExt(x) => {
+                return if c > mask(x.width()) {
+                    bool_const(false)
+                } else {
+                    eq(&constant(c, x.width()), x)
+                };
+            }
+            K::SExt(x) => {
+                let xw = x.width();
+                let low = c & mask(xw);
+                return if to_signed(low, xw) as u128 & mask(w) == c {
+                    eq(&constant(low, xw), x)
+                } else {
+                    bool_const(false)
+                };
+            }
+            K::Concat { hi, lo } => {
+                let lw = lo.width();
+                return and(
+                    &eq(&constant(c >> lw, hi.width()), hi),
+                    &eq(&constant(c, lw), lo),
+                );
+            }
+            K::Select {
+                cond,
+                then_e,
+                else_e,
+            } => {
+                if let (Some(t), Some(e)) = (then_e.as_const(), else_e.as_const()) {
+                    return match (c == t, c == e) {
+                        (true, true) => bool_const(true),
+                        (true, false) => cond.clone(),
+                        (false, true) => not(cond),
+                        (false, false) => bool_const(false),
+                    };
+                }
+            }
+            _ => {}
+        }
+    }
+    intern(
+        K::Cmp {
+            op: CmpOp::Eq,
+            lhs: a.clone(),
+            rhs: b.clone(),
+        },
+        1,
+    )
+}
+
+/// LLVM's `icmp` with any of its ten predicates.
+pub fn icmp(pred: IntPredicate, a: &ExprRef, b: &ExprRef) -> ExprRef {
+    match pred {
+        IntPredicate::Eq => eq(a, b),
+        IntPredicate::Ne => ne(a, b),
+        IntPredicate::Ult => ult(a, b),
+        IntPredicate::Ule => ule(a, b),
+        IntPredicate::Ugt => ugt(a, b),
+        IntPredicate::Uge => uge(a, b),
+        IntPredicate::Slt => slt(a, b),
+        IntPredicate::Sle => sle(a, b),
+        IntPredicate::Sgt => sgt(a, b),
+        IntPredicate::Sge => sge(a, b),
+    }
+}
+
+/// `a == b`.
+pub fn eq(a: &ExprRef, b: &ExprRef) -> ExprRef {
+    cmp(CmpOp::Eq, a, b)
+}
+
+/// `a != b`.
+pub fn ne(a: &ExprRef, b: &ExprRef) -> ExprRef {
+    not(&eq(a, b))
+}
+
+/// Unsigned `a < b`.
+pub fn ult(a: &ExprRef, b: &ExprRef) -> ExprRef {
+    cmp(CmpOp::Ult, a, b)
+}
+
+/// Unsigned `a <= b`.
+pub fn ule(a: &ExprRef, b: &ExprRef) -> ExprRef {
+    cmp(CmpOp::Ule, a, b)
+}
+
+/// Unsigned `a > b`.
+pub fn ugt(a: &ExprRef, b: &ExprRef) -> ExprRef {
+    cmp(CmpOp::Ult, b, a)
+}
+
+/// Unsigned `a >= b`.
+pub fn uge(a: &ExprRef, b: &ExprRef) -> ExprRef {
+    cmp(CmpOp::Ule, b, a)
+}
+
+/// Signed `a < b`.
+pub fn slt(a: &ExprRef, b: &ExprRef) -> ExprRef {
+    cmp(CmpOp::Slt, a, b)
+}
+
+/// Signed `a <= b`.
+pub fn sle(a: &ExprRef, b: &ExprRef) -> ExprRef {
+    cmp(CmpOp::Sle, a, b)
+}
+
+/// Signed `a > b`.
+pub fn sgt(a: &ExprRef, b: &ExprRef) -> ExprRef {
+    cmp(CmpOp::Slt, b, a)
+}
+
+/// Signed `a >= b`.
+pub fn sge(a: &ExprRef, b: &ExprRef) -> ExprRef {
+    cmp(CmpOp::Sle, b, a)
+}
+
+/// Bitwise and (logical and at width 1).
+pub fn and(a: &ExprRef, b: &ExprRef) -> ExprRef {
+    binary(BinOp::And, a, b)
+}
+
+/// Bitwise or (logical or at width 1).
+pub fn or(a: &ExprRef, b: &ExprRef) -> ExprRef {
+    binary(BinOp::Or, a, b)
+}
+
+/// Bitwise exclusive or.
+pub fn xor(a: &ExprRef, b: &ExprRef) -> ExprRef {
+    binary(BinOp::Xor, a, b)
+}
+
+/// Wrapping addition.
+pub fn add(a: &ExprRef, b: &ExprRef) -> ExprRef {
+    binary(BinOp::Add, a, b)
+}
+
+/// Wrapping subtraction.
+pub fn sub(a: &ExprRef, b: &ExprRef) -> ExprRef {
+    binary(BinOp::Sub, a, b)
+}
+
+/// Wrapping multiplication.
+pub fn mul(a: &ExprRef, b: &ExprRef) -> ExprRef {
+    binary(BinOp::Mul, a, b)
+}
+
+/// `a` implies `b` (both width 1).
+pub fn implies(a: &ExprRef, b: &ExprRef) -> ExprRef {
+    or(&not(a), b)
+}
+
+/// `c ? t : e`; `c` has width 1, `t` and `e` the same width.
+pub fn select(c: &ExprRef, t: &ExprRef, e: &ExprRef) -> ExprRef {
+    assert_eq!(c.width(), 1, "select: condition must have width 1");
+    same_width(t, e, "select");
+    if let Some(v) = c.as_const() {
+        return if v == 1 { t.clone() } else { e.clone() };
+    }
+    if t == e {
+        return t.clone();
+    }
+    if let K::Not(x) = c.kind() {
+        return select(x, e, t);
+    }
+    if t.width() == 1 {
+        match (t.as_const(), e.as_const()) {
+            (Some(1), Some(0)) => return c.clone(),
+            (Some(0), Some(1)) => return not(c),
+            (Some(1), _) => return or(c, e),
+            (Some(0), _) => return and(&not(c), e),
+            (_, Some(0)) => return and(c, t),
+            (_, Some(1)) => return or(&not(c), t),
+            _ => {}
+        }
+    }
+    intern(
+        K::Select {
+            cond: c.clone(),
+            then_e: t.clone(),
+            else_e: e.clone(),
+        },
+        t.width(),
+    )
+}
+
+/// If `hi` and `lo` are adjacent extracts of one expression, the single
+/// extract covering both.
+fn merge_extracts(hi: &ExprRef, lo: &ExprRef) -> Option<ExprRef> {
+    match (hi.kind(), lo.kind()) {
+        (
+            K::Extract {
+                expr: x,
+                offset: oh,
+            },
+            K::Extract {
+                expr: y,
+                offset: ol,
+            },
+        ) if x == y && *oh == *ol + lo.width() => Some(extract(x, *ol, hi.width() + lo.width())),
+        _ => None,
+    }
+}
+
+/// `hi` in the high bits above `lo`; the total width is at most 128.
+pub fn concat(hi: &ExprRef, lo: &ExprRef) -> ExprRef {
+    let w = hi.width() + lo.width();
+    check_width(w);
+    if let (Some(h), Some(l)) = (hi.as_const(), lo.as_const()) {
+        return constant((h << lo.width()) | l, w);
+    }
+    if hi.as_const() == Some(0) {
+        return zext(lo, w);
+    }
+    if let Some(m) = merge_extracts(hi, lo) {
+        return m;
+    }
+    // Multi-byte loads are built as chains of concats in either
+    // association; merge across one level of nesting too.
+    if let K::Concat { hi: lh, lo: ll } = lo.kind() {
+        if let Some(m) = merge_extracts(hi, lh) {
+            return concat(&m, ll);
+        }
+    }
+    if let K::Concat { hi: hh, lo: hl } = hi.kind() {
+        if let Some(m) = merge_extracts(hl, lo) {
+            return concat(hh, &m);
+        }
+    }
+    intern(
+        K::Concat {
+            hi: hi.clone(),
+            lo: lo.clone(),
+        },
+        w,
+    )
+}
+
+/// `width` bits of `e` starting at bit `offset`.
+pub fn extract(e: &ExprRef, offset: u32, width: u32) -> ExprRef {
+    check_width(width);
+    let ew = e.width();
+    assert!(
+        offset.checked_add(width).is_some_and(|end| end <= ew),
+        "extract: bits {offset}..+{width} out of a {ew}-bit expression"
+    );
+    if offset == 0 && width == ew {
+        return e.clone();
+    }
+    match e.kind() {
+        K::Const(c) => return constant(c >> offset, width),
+        K::Extract { expr, offset: o } => return extract(expr, o + offset, width),
+        K::Concat { hi, lo } => {
+            let lw = lo.width();
+            return if offset + width <= lw {
+                extract(lo, offset, width)
+            } else if offset >= lw {
+                extract(hi, offset - lw, width)
+            } else {
+                concat(
+                    &extract(hi, 0, offset + width - lw),
+                    &extract(lo, offset, lw - offset),
+                )
+            };
+        }
+        K::ZExt(x) => {
+            let xw = x.width();
+            return if offset + width <= xw {
+                extract(x, offset, width)
+            } else if offset >= xw {
+                constant(0, width)
+            } else {
+                zext(&extract(x, offset, xw - offset), width)
+            };
+        }
+        K::SExt(x) => {
+            let xw = x.width();
+            return if offset + width <= xw {
+                extract(x, offset, width)
+            } else if offset >= xw {
+                sext(&extract(x, xw - 1, 1), width)
+            } else {
+                sext(&extract(x, offset, xw - offset), width)
+            };
+        }
+        K::Not(x) => return not(&extract(x, offset, width)),
+        K::Binary { op, lhs, rhs } if lhs.is_const() => {
+            // Bitwise operations work bit by bit; the low bits of a sum or
+            // product depend on the low bits of the operands only.
+            let pointwise = matches!(op, BinOp::And | BinOp::Or | BinOp::Xor);
+            let low = offset == 0 && matches!(op, BinOp::Add | BinOp::Sub | BinOp::Mul);
+            if pointwise || low {
+                return binary(
+                    *op,
+                    &extract(lhs, offset, width),
+                    &extract(rhs, offset, width),
+                );
+            }
+        }
+        K::Select {
+            cond,
+            then_e,
+            else_e,
+        } if then_e.is_const() && else_e.is_const() => {
+            return select(
+                cond,
+                &extract(then_e, offset, width),
+                &extract(else_e, offset, width),
+            );
+        }
+        _ => {}
+    }
+    intern(
+        K::Extract {
+            expr: e.clone(),
+            offset,
+        },
+        width,
+    )
+}
+
+/// The low `width` bits of `e` (LLVM's `trunc`).
+pub fn trunc(e: &ExprRef, width: u32) -> ExprRef {
+    extract(e, 0, width)
+}
+
+/// Zero extension of `e` to `width >= e.width()` bits.
+pub fn zext(e: &ExprRef, width: u32) -> ExprRef {
+    check_width(width);
+    let ew = e.width();
+    assert!(width >= ew, "zext: {ew} bits to {width} bits");
+    if width == ew {
+        return e.clone();
+    }
+    match e.kind() {
+        K::Const(c) => constant(*c, width),
+        K::ZExt(x) => zext(x, width),
+        _ => intern(K::ZExt(e.clone()), width),
+    }
+}
+
+/// Sign extension of `e` to `width >= e.width()` bits.
+pub fn sext(e: &ExprRef, width: u32) -> ExprRef {
+    check_width(width);
+    let ew = e.width();
+    assert!(width >= ew, "sext: {ew} bits to {width} bits");
+    if width == ew {
+        return e.clone();
+    }
+    match e.kind() {
+        K::Const(c) => constant(to_signed(*c, ew) as u128, width),
+        K::SExt(x) => sext(x, width),
+        // The sign bit of a proper zero extension is 0.
+        K::ZExt(x) => zext(x, width),
+        _ => intern(K::SExt(e.clone()), width),
+    }
+}
+
+/// The byte at the 64-bit `index` of the array of `updates` after its writes.
+///
+/// Writes at a constant index different from a constant `index` are skipped
+/// (and dropped from the resulting node); a write at an equal index gives
+/// its value directly.
+pub fn read(updates: &UpdateList, index: &ExprRef) -> ExprRef {
+    assert_eq!(index.width(), 64, "read: index must be 64 bits wide");
+    let mut cur = updates.head.as_ref();
+    while let Some(node) = cur {
+        if node.index == *index {
+            return node.value.clone();
+        }
+        match (node.index.as_const(), index.as_const()) {
+            (Some(a), Some(b)) if a != b => cur = node.next.as_ref(),
+            _ => break,
+        }
+    }
+    if cur.is_none() {
+        if let Some(i) = index.as_const() {
+            let root = &updates.root;
+            if let Some(byte) = root.init_byte(i) {
+                return constant(byte as u128, 8);
+            }
+            if i >= root.size as u128 {
+                return constant(0, 8);
+            }
+        }
+    }
+    intern(
+        K::Read {
+            updates: UpdateList {
+                root: updates.root.clone(),
+                head: cur.cloned(),
+            },
+            index: index.clone(),
+        },
+        8,
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::expr::{Array, ExprKind};
+
+    fn byte(name: &str) -> ExprRef {
+        let a = Array::symbolic(name, 4);
+        read(&UpdateList::new(a), &constant(0, 64))
+    }
+
+    #[test]
+    fn interning_gives_pointer_equality() {
+        let x = byte("intern_x");
+        let a = add(&zext(&x, 32), &constant(3, 32));
+        let b = add(&constant(3, 32), &zext(&x, 32));
+        assert_eq!(a, b);
+        assert_eq!(a.as_ptr(), b.as_ptr());
+        assert_ne!(a, add(&zext(&x, 32), &constant(4, 32)));
+    }
+
+    #[test]
+    fn constants_fold_with_llvm_semantics() {
+        let c = |v, w| constant(v, w);
+        assert_eq!(add(&c(0xff, 8), &c(1, 8)).as_const(), Some(0));
+        assert_eq!(
+            binary(BinOp::SDiv, &c(0x80, 8), &c(0xff, 8)).as_const(),
+            Some(0x80)
+        );
+        assert_eq!(
+            binary(BinOp::SRem, &c(0x80, 8), &c(0xff, 8)).as_const(),
+            Some(0)
+        );
+        assert_eq!(binary(BinOp::UDiv, &c(7, 8), &c(0, 8)).as_const(), Some(0));
+        assert_eq!(binary(BinOp::Shl, &c(1, 8), &c(8, 8)).as_const(), Some(0));
+        assert_eq!(
+            binary(BinOp::AShr, &c(0x80, 8), &c(9, 8)).as_const(),
+            Some(0xff)
+        );
+        assert_eq!(
+            binary(BinOp::AShr, &c(0x80, 8), &c(3, 8)).as_const(),
+            Some(0xf0)
+        );
+        let min128 = 1u128 << 127;
+        assert_eq!(
+            binary(BinOp::SDiv, &c(min128, 128), &c(u128::MAX, 128)).as_const(),
+            Some(min128)
+        );
+        assert!(slt(&c(0x80, 8), &c(1, 8)).is_true());
+        assert!(ult(&c(1, 8), &c(0x80, 8)).is_true());
+        assert_eq!(sext(&c(0x80, 8), 16).as_const(), Some(0xff80));
+        assert_eq!(constant(0x1ff, 8).as_const(), Some(0xff));
+    }
+
+    #[test]
+    fn identities() {
+        let x = zext(&byte("id_x"), 32);
+        let zero = constant(0, 32);
+        let one = constant(1, 32);
+        assert_eq!(add(&x, &zero), x);
+        assert_eq!(mul(&x, &one), x);
+        assert_eq!(mul(&x, &zero), zero);
+        assert_eq!(and(&x, &zero), zero);
+        assert_eq!(
+            or(&x, &constant(u32::MAX as u128, 32)).as_const(),
+            Some(u32::MAX as u128)
+        );
+        assert_eq!(xor(&x, &x), zero);
+        assert_eq!(sub(&x, &x), zero);
+        assert_eq!(not(&not(&x)), x);
+        assert!(eq(&x, &x).is_true());
+        let b = eq(&x, &one);
+        assert_eq!(select(&bool_const(true), &x, &one), x);
+        assert_eq!(select(&b, &x, &x), x);
+        assert_eq!(and(&b, &bool_const(true)), b);
+        assert!(and(&b, &bool_const(false)).is_false());
+        assert!(or(&b, &bool_const(true)).is_true());
+        assert_eq!(eq(&b, &bool_const(true)), b);
+        assert_eq!(eq(&b, &bool_const(false)), not(&b));
+        // (x + 3) - 3 == x through constant reassociation.
+        assert_eq!(sub(&add(&x, &constant(3, 32)), &constant(3, 32)), x);
+    }
+
+    #[test]
+    fn booleans_from_c_comparisons_collapse() {
+        // C's `if ((int)(a < b) != 0)` must become `a < b` again.
+        let a = byte("cb_a");
+        let b = byte("cb_b");
+        let lt = ult(&a, &b);
+        let widened = zext(&lt, 32);
+        assert_eq!(ne(&widened, &constant(0, 32)), lt);
+        assert_eq!(eq(&widened, &constant(0, 32)), not(&lt));
+        assert_eq!(not(&lt), ule(&b, &a));
+    }
+
+    #[test]
+    fn extract_and_concat_see_through_each_other() {
+        let x = zext(&byte("ec_x"), 32);
+        let y = byte("ec_y");
+        let bytes: Vec<ExprRef> = (0..4).map(|i| extract(&x, 8 * i, 8)).collect();
+        // Reassemble in both associations.
+        let right = concat(&bytes[3], &concat(&bytes[2], &concat(&bytes[1], &bytes[0])));
+        assert_eq!(right, x);
+        let left = concat(&concat(&concat(&bytes[3], &bytes[2]), &bytes[1]), &bytes[0]);
+        assert_eq!(left, x);
+        let c = concat(&y, &constant(0xab, 8));
+        assert_eq!(extract(&c, 8, 8), y);
+        assert_eq!(extract(&c, 0, 8).as_const(), Some(0xab));
+        assert_eq!(extract(&zext(&y, 32), 16, 8).as_const(), Some(0));
+        assert_eq!(extract(&extract(&x, 8, 16), 8, 8), extract(&x, 16, 8));
+        assert_eq!(zext(&zext(&y, 16), 32), zext(&y, 32));
+        assert_eq!(sext(&constant(0x7f, 8), 32).as_const(), Some(0x7f));
+    }
+
+    #[test]
+    fn reads_through_updates() {
+        let arr = Array::symbolic("rt_a", 8);
+        let i = zext(&byte("rt_i"), 64);
+        let v = byte("rt_v");
+        let l1 = UpdateList::new(arr.clone())
+            .write(constant(1, 64), constant(11, 8))
+            .write(i.clone(), v.clone());
+        assert_eq!(read(&l1, &i), v);
+        let l = l1.write(constant(2, 64), constant(22, 8));
+        assert_eq!(l.len(), 3);
+        assert_eq!(read(&l, &constant(2, 64)).as_const(), Some(22));
+        // The newest write may be at `i`: the read stays symbolic.
+        assert!(matches!(read(&l, &i).kind(), ExprKind::Read { .. }));
+        // Index 1 hits the symbolic write first: the read stays, without the
+        // newest write that cannot match.
+        let r = read(&l, &constant(1, 64));
+        match r.kind() {
+            ExprKind::Read { updates, .. } => assert_eq!(updates.len(), 2),
+            other => panic!("expected a read, got {other:?}"),
+        }
+        let k = Array::constant("rt_k", vec![5, 6, 7]);
+        assert_eq!(
+            read(&UpdateList::new(k.clone()), &constant(1, 64)).as_const(),
+            Some(6)
+        );
+        assert_eq!(
+            read(&UpdateList::new(k), &constant(9, 64)).as_const(),
+            Some(0)
+        );
+        // Lists built separately with the same writes give the same read.
+        let l2 = UpdateList::new(arr).write(i.clone(), v.clone());
+        let l3 = UpdateList {
+            root: l2.root.clone(),
+            head: None,
+        }
+        .write(i.clone(), v);
+        let j = zext(&byte("rt_j"), 64);
+        assert_eq!(read(&l2, &j), read(&l3, &j));
+    }
+
+    #[test]
+    fn stable_order_and_debug() {
+        let x = byte("ord_x");
+        let y = byte("ord_y");
+        let s = add(&zext(&x, 16), &zext(&y, 16));
+        assert_eq!(s, add(&zext(&y, 16), &zext(&x, 16)));
+        assert!(zext(&x, 16).cmp(&zext(&y, 16)) != std::cmp::Ordering::Equal);
+        let text = format!("{:?}", ult(&s, &constant(7, 16)));
+        assert!(text.contains("(ult (add"), "{text}");
+        assert!(text.contains("7:w16"), "{text}");
+        assert!(text.contains("(read ord_x 0:w64)"), "{text}");
+    }
+
+    #[test]
+    fn deep_chains_drop_without_overflowing_the_stack() {
+        let x = zext(&byte("deep_x"), 64);
+        let mut e = x.clone();
+        for i in 0..200_000u128 {
+            e = binary(BinOp::Xor, &mul(&e, &x), &constant(i | 1, 64));
+        }
+        assert_eq!(e.width(), 64);
+        drop(e);
+        let arr = Array::symbolic("deep_a", 4);
+        let mut l = UpdateList::new(arr);
+        for _ in 0..200_000 {
+            l = l.write(x.clone(), constant(1, 8));
+        }
+        assert_eq!(l.len(), 200_000);
+        drop(l);
+    }
+}

@@ -1,0 +1,281 @@
+//! Concrete evaluation of expressions under an assignment of the symbolic
+//! arrays, and the arrays an expression depends on.
+
+use super::build::{fold_binary, fold_cmp};
+use super::{mask, to_signed, ArrayRef, ExprKind, ExprRef};
+use rustc_hash::{FxHashMap, FxHashSet};
+use std::sync::Arc;
+
+/// Values for symbolic arrays: a model. Arrays are keyed by identity;
+/// iteration follows insertion order, so output built from a model is
+/// deterministic.
+#[derive(Clone, Default, Debug)]
+pub struct Assignment {
+    entries: Vec<(ArrayRef, Vec<u8>)>,
+    index: FxHashMap<usize, usize>,
+}
+
+fn key(array: &ArrayRef) -> usize {
+    Arc::as_ptr(array) as usize
+}
+
+impl Assignment {
+    /// An empty assignment (every byte reads as 0).
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Sets the bytes of `array`, replacing earlier ones.
+    pub fn set(&mut self, array: &ArrayRef, bytes: Vec<u8>) {
+        match self.index.get(&key(array)) {
+            Some(&i) => self.entries[i].1 = bytes,
+            None => {
+                self.index.insert(key(array), self.entries.len());
+                self.entries.push((array.clone(), bytes));
+            }
+        }
+    }
+
+    /// The bytes of `array`, if set.
+    pub fn get(&self, array: &ArrayRef) -> Option<&[u8]> {
+        self.index
+            .get(&key(array))
+            .map(|&i| self.entries[i].1.as_slice())
+    }
+
+    /// Whether `array` has bytes.
+    pub fn contains(&self, array: &ArrayRef) -> bool {
+        self.index.contains_key(&key(array))
+    }
+
+    /// The assigned arrays and their bytes, in insertion order.
+    pub fn iter(&self) -> impl Iterator<Item = (&ArrayRef, &[u8])> {
+        self.entries.iter().map(|(a, b)| (a, b.as_slice()))
+    }
+
+    /// Number of assigned arrays.
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// Whether no array is assigned.
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    fn byte(&self, array: &ArrayRef, index: u128) -> u8 {
+        if let Some(b) = array.init_byte(index) {
+            return b;
+        }
+        match (self.get(array), usize::try_from(index)) {
+            (Some(bytes), Ok(i)) if index < array.size as u128 => {
+                bytes.get(i).copied().unwrap_or(0)
+            }
+            _ => 0,
+        }
+    }
+}
+
+/// Evaluates expressions under one assignment, remembering the value of
+/// every subexpression across calls (so checking many constraints that share
+/// subterms costs their total size once).
+pub struct Evaluator<'a> {
+    assignment: &'a Assignment,
+    memo: FxHashMap<ExprRef, u128>,
+}
+
+impl<'a> Evaluator<'a> {
+    /// An evaluator for `assignment`.
+    pub fn new(assignment: &'a Assignment) -> Self {
+        Evaluator {
+            assignment,
+            memo: FxHashMap::default(),
+        }
+    }
+
+    /// The value of `e` (masked to its width). Unassigned symbolic bytes and
+    /// bytes past the end of an array read as 0.
+    pub fn eval(&mut self, e: &ExprRef) -> u128 {
+        if let Some(c) = e.as_const() {
+            return c;
+        }
+        if let Some(&v) = self.memo.get(e) {
+            return v;
+        }
+        // Iterative post-order walk: expressions can be far deeper than the
+        // call stack allows.
+        let mut stack: Vec<(ExprRef, bool)> = vec![(e.clone(), false)];
+        while let Some((node, expanded)) = stack.pop() {
+            if self.memo.contains_key(&node) {
+                continue;
+            }
+            if expanded {
+                let v = self.compute(&node);
+                self.memo.insert(node, v);
+            } else {
+                stack.push((node.clone(), true));
+                node.for_each_child(|c| {
+                    if !c.is_const() && !self.memo.contains_key(c) {
+                        stack.push((c.clone(), false));
+                    }
+                });
+            }
+        }
+        self.value(e)
+    }
+
+    fn value(&self, e: &ExprRef) -> u128 {
+        match e.as_const() {
+            Some(c) => c,
+            None => self.memo.get(e).copied().unwrap_or(0),
+        }
+    }
+
+    /// The value of `e` once all its children have values.
+    fn compute(&self, e: &ExprRef) -> u128 {
+        let w = e.width();
+        match e.kind() {
+            ExprKind::Const(c) => *c,
+            ExprKind::Read { updates, index } => {
+                let i = self.value(index);
+                for node in updates.iter() {
+                    if self.value(&node.index) == i {
+                        return self.value(&node.value);
+                    }
+                }
+                self.assignment.byte(&updates.root, i) as u128
+            }
+            ExprKind::Select {
+                cond,
+                then_e,
+                else_e,
+            } => {
+                if self.value(cond) == 1 {
+                    self.value(then_e)
+                } else {
+                    self.value(else_e)
+                }
+            }
+            ExprKind::Concat { hi, lo } => (self.value(hi) << lo.width()) | self.value(lo),
+            ExprKind::Extract { expr, offset } => (self.value(expr) >> offset) & mask(w),
+            ExprKind::ZExt(x) => self.value(x),
+            ExprKind::SExt(x) => to_signed(self.value(x), x.width()) as u128 & mask(w),
+            ExprKind::Not(x) => !self.value(x) & mask(w),
+            ExprKind::Binary { op, lhs, rhs } => {
+                fold_binary(*op, self.value(lhs), self.value(rhs), w)
+            }
+            ExprKind::Cmp { op, lhs, rhs } => {
+                fold_cmp(*op, self.value(lhs), self.value(rhs), lhs.width()) as u128
+            }
+        }
+    }
+}
+
+/// The value of `e` under `a` (see [`Evaluator::eval`]).
+pub fn eval(e: &ExprRef, a: &Assignment) -> u128 {
+    Evaluator::new(a).eval(e)
+}
+
+/// Appends to `out` the symbolic arrays (not the constant ones) that `e`
+/// reads and that `out` does not hold yet, in order of first occurrence in a
+/// left-to-right walk.
+pub fn arrays_in(e: &ExprRef, out: &mut Vec<ArrayRef>) {
+    arrays_in_all(std::slice::from_ref(e), out)
+}
+
+/// [`arrays_in`] for several expressions, sharing the walk over common
+/// subexpressions.
+pub fn arrays_in_all(exprs: &[ExprRef], out: &mut Vec<ArrayRef>) {
+    let mut seen: FxHashSet<ExprRef> = FxHashSet::default();
+    let mut known: FxHashSet<usize> = out.iter().map(key).collect();
+    let mut stack: Vec<ExprRef> = exprs.iter().rev().cloned().collect();
+    let mut children = Vec::new();
+    while let Some(e) = stack.pop() {
+        if e.is_const() || !seen.insert(e.clone()) {
+            continue;
+        }
+        if let ExprKind::Read { updates, .. } = e.kind() {
+            let root = &updates.root;
+            if !root.is_constant() && known.insert(key(root)) {
+                out.push(root.clone());
+            }
+        }
+        children.clear();
+        e.for_each_child(|c| children.push(c.clone()));
+        stack.extend(children.drain(..).rev());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::expr::{add, concat, constant, read, sext, ult, zext, Array, UpdateList};
+
+    #[test]
+    fn eval_reads_assignment_and_updates() {
+        let a = Array::symbolic("ev_a", 2);
+        let k = Array::constant("ev_k", vec![9, 8, 7]);
+        let x = read(&UpdateList::new(a.clone()), &constant(0, 64));
+        let y = read(&UpdateList::new(a.clone()), &constant(1, 64));
+        let ix = zext(&x, 64);
+        let from_k = read(&UpdateList::new(k.clone()), &ix);
+        let written = UpdateList::new(a.clone()).write(zext(&y, 64), constant(42, 8));
+        let via_update = read(&written, &ix);
+        let mut asg = Assignment::new();
+        asg.set(&a, vec![2, 2]);
+        assert_eq!(eval(&from_k, &asg), 7);
+        assert_eq!(eval(&via_update, &asg), 42);
+        asg.set(&a, vec![1, 0]);
+        assert_eq!(eval(&from_k, &asg), 8);
+        // Index 1 is not written (the write went to index 0): reads a[1] = 0.
+        assert_eq!(eval(&via_update, &asg), 0);
+        let wide = concat(&x, &y);
+        assert_eq!(eval(&wide, &asg), 0x0100);
+        assert_eq!(eval(&sext(&x, 16), &asg), 1);
+        assert_eq!(eval(&ult(&y, &x), &asg), 1);
+        // Unassigned arrays read as zero.
+        assert_eq!(eval(&add(&x, &y), &Assignment::new()), 0);
+        assert_eq!(asg.get(&a), Some(&[1u8, 0][..]));
+        assert!(asg.get(&k).is_none());
+    }
+
+    #[test]
+    fn arrays_in_lists_symbolic_arrays_in_order() {
+        let a = Array::symbolic("ai_a", 1);
+        let b = Array::symbolic("ai_b", 1);
+        let k = Array::constant("ai_k", vec![1]);
+        let xa = read(&UpdateList::new(a.clone()), &constant(0, 64));
+        let xb = read(&UpdateList::new(b.clone()), &constant(0, 64));
+        let xk = read(&UpdateList::new(k), &zext(&xa, 64));
+        let e = add(&add(&xb, &xk), &xa);
+        let mut out = Vec::new();
+        arrays_in(&e, &mut out);
+        let names: Vec<&str> = out.iter().map(|a| a.name.as_str()).collect();
+        // `add` orders its operands canonically; both arrays appear once.
+        assert_eq!(names.len(), 2);
+        assert!(names.contains(&"ai_a") && names.contains(&"ai_b"));
+        arrays_in(&xb, &mut out);
+        assert_eq!(out.len(), 2);
+    }
+
+    #[test]
+    fn eval_handles_deep_shared_dags() {
+        let a = Array::symbolic("deep_ev", 1);
+        let x = zext(&read(&UpdateList::new(a.clone()), &constant(0, 64)), 64);
+        // e_{n+1} = e_n + e_n: a DAG of 100 levels with 2^100 paths.
+        let mut e = x.clone();
+        for _ in 0..100 {
+            e = crate::expr::binary(crate::ir::BinOp::Add, &e, &crate::expr::mul(&e, &x));
+        }
+        let mut asg = Assignment::new();
+        asg.set(&a, vec![1]);
+        // Each level doubles the value (x = 1): e = 2^100 mod 2^64 = 0.
+        assert_eq!(eval(&e, &asg), 0);
+        let mut deep = x.clone();
+        for i in 0..100_000u128 {
+            deep = crate::expr::xor(&crate::expr::mul(&deep, &x), &constant(i, 64));
+        }
+        let expected = (0..100_000u128).fold(1u128, |acc, i| acc ^ i);
+        assert_eq!(eval(&deep, &asg), expected & u64::MAX as u128);
+    }
+}

@@ -1,0 +1,365 @@
+//! Hash-consed bit-vector expressions over symbolic byte arrays.
+//!
+//! Every expression is interned in a global, sharded table (DESIGN.md,
+//! invariant 4): structurally equal expressions are the same [`ExprRef`], so
+//! equality is a pointer comparison and an expression built on one thread is
+//! valid on every other. Expressions are only built through the functions of
+//! [`build`], which simplify at construction time.
+//!
+//! Widths are 1 to 128 bits; width 1 is the boolean type. Arrays are byte
+//! arrays indexed by 64-bit expressions; writes at symbolic positions form
+//! persistent [`UpdateList`]s.
+
+mod array;
+pub mod build;
+mod eval;
+mod intern;
+mod print;
+
+#[cfg(test)]
+mod proptests;
+
+pub use array::{Array, ArrayRef, UpdateList, UpdateNode};
+pub use build::*;
+pub use eval::{arrays_in, arrays_in_all, eval, Assignment, Evaluator};
+pub use intern::live_expressions;
+
+use crate::ir::BinOp;
+use std::cmp::Ordering;
+use std::hash::{Hash, Hasher};
+use std::mem::ManuallyDrop;
+use std::sync::Arc;
+
+/// The comparisons expressions are built from; `Ne`, `Ugt`, `Sge`, ... are
+/// expressed with these (see [`build::icmp`]).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Debug)]
+pub enum CmpOp {
+    Eq,
+    Ult,
+    Ule,
+    Slt,
+    Sle,
+}
+
+/// The shape of one expression node. Children are interned [`ExprRef`]s.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub enum ExprKind {
+    /// A constant, already masked to the node's width.
+    Const(u128),
+    /// One byte (width 8) of an array after the writes of `updates`.
+    Read { updates: UpdateList, index: ExprRef },
+    /// `cond ? then_e : else_e` with a width-1 condition.
+    Select {
+        cond: ExprRef,
+        then_e: ExprRef,
+        else_e: ExprRef,
+    },
+    /// `hi` in the high bits, `lo` in the low bits.
+    Concat { hi: ExprRef, lo: ExprRef },
+    /// The node's width in bits of `expr`, starting at bit `offset`.
+    Extract { expr: ExprRef, offset: u32 },
+    /// Zero extension to the node's width.
+    ZExt(ExprRef),
+    /// Sign extension to the node's width.
+    SExt(ExprRef),
+    /// Bitwise complement (logical negation at width 1).
+    Not(ExprRef),
+    /// An integer operation with LLVM's wrapping semantics; both operands
+    /// have the node's width. Division and remainder by zero give 0, shifts
+    /// by the width or more give 0 (`shl`, `lshr`) or the sign (`ashr`).
+    Binary {
+        op: BinOp,
+        lhs: ExprRef,
+        rhs: ExprRef,
+    },
+    /// A comparison of two operands of equal width; the node has width 1.
+    Cmp {
+        op: CmpOp,
+        lhs: ExprRef,
+        rhs: ExprRef,
+    },
+}
+
+/// The interned payload behind an [`ExprRef`].
+///
+/// The kind sits in a `ManuallyDrop` so that dropping a long chain of
+/// expressions can be done iteratively (see `intern::drop_kind`) instead of
+/// recursing once per level.
+pub struct ExprNode {
+    kind: ManuallyDrop<ExprKind>,
+    width: u32,
+    /// Structural hash, stable across runs and machines: it depends on the
+    /// shape, constants and array names only, never on addresses.
+    hash: u64,
+}
+
+impl Drop for ExprNode {
+    fn drop(&mut self) {
+        // SAFETY: `kind` is never used again after this point; the node is
+        // being destroyed.
+        let kind = unsafe { ManuallyDrop::take(&mut self.kind) };
+        intern::drop_kind(kind);
+    }
+}
+
+/// A shared, interned expression. Cloning is an `Arc` clone; equality is
+/// pointer equality; hashing uses the stored structural hash (so hash maps
+/// keyed by expressions iterate in the same order on every run).
+#[derive(Clone)]
+pub struct ExprRef(Arc<ExprNode>);
+
+impl ExprRef {
+    /// The width in bits (1..=128).
+    #[inline]
+    pub fn width(&self) -> u32 {
+        self.0.width
+    }
+
+    /// The node's shape.
+    #[inline]
+    pub fn kind(&self) -> &ExprKind {
+        &self.0.kind
+    }
+
+    /// The value if this is a constant.
+    #[inline]
+    pub fn as_const(&self) -> Option<u128> {
+        match *self.kind() {
+            ExprKind::Const(v) => Some(v),
+            _ => None,
+        }
+    }
+
+    /// Whether this is the width-1 constant `true`.
+    #[inline]
+    pub fn is_true(&self) -> bool {
+        self.width() == 1 && self.as_const() == Some(1)
+    }
+
+    /// Whether this is the width-1 constant `false`.
+    #[inline]
+    pub fn is_false(&self) -> bool {
+        self.width() == 1 && self.as_const() == Some(0)
+    }
+
+    /// Whether this is a constant.
+    #[inline]
+    pub fn is_const(&self) -> bool {
+        self.as_const().is_some()
+    }
+
+    /// The structural hash: equal for equal expressions in every run.
+    #[inline]
+    pub fn structural_hash(&self) -> u64 {
+        self.0.hash
+    }
+
+    /// The node's address, usable as a map key while the expression lives.
+    #[inline]
+    pub fn as_ptr(&self) -> *const ExprNode {
+        Arc::as_ptr(&self.0)
+    }
+
+    /// The direct subexpressions, in a fixed order (for `Read`: the index,
+    /// then each update's index and value, newest first).
+    pub fn children(&self) -> Vec<ExprRef> {
+        let mut out = Vec::new();
+        self.for_each_child(|c| out.push(c.clone()));
+        out
+    }
+
+    /// Calls `f` on every direct subexpression, in the order of [`Self::children`].
+    pub fn for_each_child(&self, mut f: impl FnMut(&ExprRef)) {
+        match self.kind() {
+            ExprKind::Const(_) => {}
+            ExprKind::Read { updates, index } => {
+                f(index);
+                for node in updates.iter() {
+                    f(&node.index);
+                    f(&node.value);
+                }
+            }
+            ExprKind::Select {
+                cond,
+                then_e,
+                else_e,
+            } => {
+                f(cond);
+                f(then_e);
+                f(else_e);
+            }
+            ExprKind::Concat { hi, lo } => {
+                f(hi);
+                f(lo);
+            }
+            ExprKind::Extract { expr, .. } => f(expr),
+            ExprKind::ZExt(e) | ExprKind::SExt(e) | ExprKind::Not(e) => f(e),
+            ExprKind::Binary { lhs, rhs, .. } | ExprKind::Cmp { lhs, rhs, .. } => {
+                f(lhs);
+                f(rhs);
+            }
+        }
+    }
+}
+
+impl PartialEq for ExprRef {
+    #[inline]
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl Eq for ExprRef {}
+
+impl Hash for ExprRef {
+    #[inline]
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        state.write_u64(self.0.hash);
+    }
+}
+
+impl PartialOrd for ExprRef {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+/// A total order that is the same on every run: by structural hash first,
+/// and only on a hash collision by structure.
+impl Ord for ExprRef {
+    fn cmp(&self, other: &Self) -> Ordering {
+        if self == other {
+            return Ordering::Equal;
+        }
+        self.0
+            .hash
+            .cmp(&other.0.hash)
+            .then(self.width().cmp(&other.width()))
+            .then_with(|| cmp_kind(self.kind(), other.kind()))
+    }
+}
+
+fn kind_tag(k: &ExprKind) -> u8 {
+    match k {
+        ExprKind::Const(_) => 0,
+        ExprKind::Read { .. } => 1,
+        ExprKind::Select { .. } => 2,
+        ExprKind::Concat { .. } => 3,
+        ExprKind::Extract { .. } => 4,
+        ExprKind::ZExt(_) => 5,
+        ExprKind::SExt(_) => 6,
+        ExprKind::Not(_) => 7,
+        ExprKind::Binary { .. } => 8,
+        ExprKind::Cmp { .. } => 9,
+    }
+}
+
+fn binop_tag(op: BinOp) -> u8 {
+    match op {
+        BinOp::Add => 0,
+        BinOp::Sub => 1,
+        BinOp::Mul => 2,
+        BinOp::UDiv => 3,
+        BinOp::SDiv => 4,
+        BinOp::URem => 5,
+        BinOp::SRem => 6,
+        BinOp::And => 7,
+        BinOp::Or => 8,
+        BinOp::Xor => 9,
+        BinOp::Shl => 10,
+        BinOp::LShr => 11,
+        BinOp::AShr => 12,
+    }
+}
+
+fn cmp_kind(a: &ExprKind, b: &ExprKind) -> Ordering {
+    use ExprKind as K;
+    let tag = kind_tag(a).cmp(&kind_tag(b));
+    if tag != Ordering::Equal {
+        return tag;
+    }
+    match (a, b) {
+        (K::Const(x), K::Const(y)) => x.cmp(y),
+        (
+            K::Read {
+                updates: u1,
+                index: i1,
+            },
+            K::Read {
+                updates: u2,
+                index: i2,
+            },
+        ) => u1.cmp_structural(u2).then_with(|| i1.cmp(i2)),
+        (
+            K::Select {
+                cond: c1,
+                then_e: t1,
+                else_e: e1,
+            },
+            K::Select {
+                cond: c2,
+                then_e: t2,
+                else_e: e2,
+            },
+        ) => c1.cmp(c2).then_with(|| t1.cmp(t2)).then_with(|| e1.cmp(e2)),
+        (K::Concat { hi: h1, lo: l1 }, K::Concat { hi: h2, lo: l2 }) => {
+            h1.cmp(h2).then_with(|| l1.cmp(l2))
+        }
+        (
+            K::Extract {
+                expr: e1,
+                offset: o1,
+            },
+            K::Extract {
+                expr: e2,
+                offset: o2,
+            },
+        ) => o1.cmp(o2).then_with(|| e1.cmp(e2)),
+        (K::ZExt(x), K::ZExt(y)) | (K::SExt(x), K::SExt(y)) | (K::Not(x), K::Not(y)) => x.cmp(y),
+        (
+            K::Binary {
+                op: o1,
+                lhs: l1,
+                rhs: r1,
+            },
+            K::Binary {
+                op: o2,
+                lhs: l2,
+                rhs: r2,
+            },
+        ) => binop_tag(*o1)
+            .cmp(&binop_tag(*o2))
+            .then_with(|| l1.cmp(l2))
+            .then_with(|| r1.cmp(r2)),
+        (
+            K::Cmp {
+                op: o1,
+                lhs: l1,
+                rhs: r1,
+            },
+            K::Cmp {
+                op: o2,
+                lhs: l2,
+                rhs: r2,
+            },
+        ) => o1.cmp(o2).then_with(|| l1.cmp(l2)).then_with(|| r1.cmp(r2)),
+        _ => Ordering::Equal,
+    }
+}
+
+/// All-ones of `width` bits.
+#[inline]
+pub(crate) fn mask(width: u32) -> u128 {
+    if width >= 128 {
+        u128::MAX
+    } else {
+        (1u128 << width) - 1
+    }
+}
+
+/// `v` (of `width` bits) read as a signed number.
+#[inline]
+pub(crate) fn to_signed(v: u128, width: u32) -> i128 {
+    let shift = 128 - width;
+    ((v << shift) as i128) >> shift
+}
