@@ -24,4 +24,10 @@
  * native self-test supplies its own). Never defined by the runtime. */
 ssize_t write(int fd, const void *buf, size_t count);
 
+/* Also native: v itself when it is concrete, otherwise one value v can take
+ * on the current path, without constraining the path. Output formatting
+ * uses it so that printing a symbolic value shows an example instead of
+ * forking the path once per digit. */
+unsigned long long mnemo_example(unsigned long long v);
+
 #endif /* MNEMO_LIBC_H */

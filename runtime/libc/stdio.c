@@ -460,12 +460,22 @@ static void format_double(struct sink *s, const struct spec *sp, double x) {
   emit_padded(s, sp, prefix, plen, 0, body, blen, trailing, tail, tlen, 1);
 }
 
+/* The length of a string that may hold symbolic bytes, taking each byte's
+ * example value so the scan does not fork; `max` < 0 means no bound. */
+static size_t example_strnlen(const char *str, long max) {
+  size_t n = 0;
+  while ((max < 0 || n < (size_t)max) &&
+         mnemo_example((unsigned char)str[n]) != 0)
+    n++;
+  return n;
+}
+
 static void format_string(struct sink *s, const struct spec *sp,
                           const char *str) {
   size_t n;
   if (str == NULL)
     str = (sp->prec < 0 || sp->prec >= 6) ? "(null)" : "";
-  n = sp->prec < 0 ? strlen(str) : strnlen(str, (size_t)sp->prec);
+  n = example_strnlen(str, sp->prec);
   emit_padded(s, sp, "", 0, 0, str, n, 0, "", 0, 0);
 }
 
@@ -577,6 +587,7 @@ static void format(struct sink *s, const char *fmt, va_list ap) {
       case LEN_T: v = (long long)va_arg(ap, ptrdiff_t); break;
       default: v = va_arg(ap, int); break;
       }
+      v = (long long)mnemo_example((unsigned long long)v);
       format_integer(s, &sp,
                      v < 0 ? 0ull - (unsigned long long)v
                            : (unsigned long long)v,
@@ -599,6 +610,7 @@ static void format(struct sink *s, const char *fmt, va_list ap) {
       case LEN_T: v = (unsigned long long)va_arg(ap, ptrdiff_t); break;
       default: v = va_arg(ap, unsigned); break;
       }
+      v = mnemo_example(v);
       format_integer(s, &sp, v, 0, 0, 0);
       break;
     }
@@ -734,11 +746,11 @@ static int write_all(int fd, const char *p, size_t n) {
 }
 
 MNEMO_WEAK int fputs(const char *restrict str, FILE *restrict f) {
-  return write_all(f->_fileno, str, strlen(str)) == 0 ? 1 : EOF;
+  return write_all(f->_fileno, str, example_strnlen(str, -1)) == 0 ? 1 : EOF;
 }
 
 MNEMO_WEAK int puts(const char *str) {
-  size_t n = strlen(str);
+  size_t n = example_strnlen(str, -1);
   if (write_all(stdout->_fileno, str, n) != 0 ||
       write_all(stdout->_fileno, "\n", 1) != 0)
     return EOF;

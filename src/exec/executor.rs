@@ -267,7 +267,9 @@ impl Executor {
                 _ => Value::concrete(0, *w),
             });
         }
-        self.push_frame(&mut state, entry, args, None, None)?;
+        if self.push_frame(&mut state, entry, args, None, None).is_err() {
+            anyhow::bail!("cannot start in `{}`", self.config.entry);
+        }
         Ok(state)
     }
 
@@ -546,10 +548,6 @@ impl Executor {
             Operand::Reg(r) => frame.regs[r.index()].clone(),
             Operand::Const(c) => self.consts[c.index()].clone(),
         }
-    }
-
-    pub(crate) fn value_of(&self, state: &State, op: Operand) -> Value {
-        self.operand(state.frame(), op)
     }
 
     /// Truncates or extends a value to `width` bits.

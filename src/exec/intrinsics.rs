@@ -153,7 +153,7 @@ impl Executor {
                         // The concatenation a:b shifted, then the relevant half.
                         let w = a.width();
                         let cat = expr::concat(&a.to_expr(), &b.to_expr());
-                        let s = expr::urem(&s.to_expr(), &expr::constant(w as u128, w));
+                        let s = expr::binary(BinOp::URem, &s.to_expr(), &expr::constant(w as u128, w));
                         let s2 = expr::zext(&s, 2 * w);
                         let r = if left {
                             expr::extract(&expr::binary(BinOp::Shl, &cat, &s2), w, w)

@@ -31,6 +31,8 @@ pub enum Native {
     SilentExit,
     Warning,
     IsSymbolic,
+    /// `mnemo_example`: a value without constraining the path (runtime output).
+    Example,
     /// `__VERIFIER_nondet_*`: a fresh symbolic value of the return width;
     /// `boolean` ones are constrained to 0 or 1.
     Nondet { boolean: bool },
@@ -56,6 +58,7 @@ impl Native {
             "klee_silent_exit" => Native::SilentExit,
             "klee_warning" | "klee_warning_once" => Native::Warning,
             "klee_is_symbolic" => Native::IsSymbolic,
+            "mnemo_example" => Native::Example,
             "reach_error" | "__VERIFIER_error" => Native::ReachError,
             n if n.starts_with("__VERIFIER_nondet_") => {
                 Native::Nondet { boolean: n.ends_with("bool") || n.ends_with("_Bool") }
@@ -207,6 +210,11 @@ impl Executor {
             Native::IsSymbolic => {
                 let w = ret_width.unwrap_or(32);
                 Ok(Some(Value::concrete(matches!(arg(0), Value::Symbolic(_)) as u128, w)))
+            }
+            Native::Example => {
+                let v = arg(0);
+                let w = v.width();
+                Ok(Some(Value::concrete(self.example(state, &v)?, w)))
             }
             Native::Nondet { boolean } => {
                 let Some(w) = ret_width else {
