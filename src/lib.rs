@@ -6,3 +6,4 @@
 
 pub mod expr;
 pub mod ir;
+pub mod solver;

@@ -17,7 +17,7 @@ mod intern;
 mod print;
 
 #[cfg(test)]
-mod proptests;
+pub(crate) mod proptests;
 
 pub use array::{Array, ArrayRef, UpdateList, UpdateNode};
 pub use build::*;
