@@ -363,3 +363,27 @@ pub(crate) fn to_signed(v: u128, width: u32) -> i128 {
     let shift = 128 - width;
     ((v << shift) as i128) >> shift
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn shareable<T: Send + Sync>() {}
+
+    #[test]
+    fn expressions_move_between_threads() {
+        shareable::<ExprRef>();
+        shareable::<UpdateList>();
+        shareable::<Assignment>();
+        let a = Array::symbolic("thread_a", 1);
+        let x = read(&UpdateList::new(a), &constant(0, 64));
+        let e = add(&zext(&x, 32), &constant(1, 32));
+        let e2 = e.clone();
+        // Built on another thread, the same expression is the same node.
+        let other = std::thread::spawn(move || add(&constant(1, 32), &zext(&x, 32)))
+            .join()
+            .expect("thread panicked");
+        assert_eq!(other, e2);
+        assert_eq!(e.structural_hash(), other.structural_hash());
+    }
+}
