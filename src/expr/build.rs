@@ -56,55 +56,11 @@ pub fn bool_const(b: bool) -> ExprRef {
     }
 }
 
-/// The value of `op` on constants of `width` bits, with LLVM's wrapping
-/// semantics and the engine's conventions for the undefined cases: division
-/// and remainder by zero give 0, shifts by `width` or more give 0 (`shl`,
-/// `lshr`) or the sign fill (`ashr`).
+/// The value of `op` on constants: one definition, shared with the
+/// interpreter's concrete path (`ir::semantics`).
+#[inline]
 pub fn fold_binary(op: BinOp, a: u128, b: u128, width: u32) -> u128 {
-    let m = mask(width);
-    let r = match op {
-        BinOp::Add => a.wrapping_add(b),
-        BinOp::Sub => a.wrapping_sub(b),
-        BinOp::Mul => a.wrapping_mul(b),
-        BinOp::UDiv => a.checked_div(b).unwrap_or(0),
-        BinOp::URem => a.checked_rem(b).unwrap_or(0),
-        BinOp::SDiv | BinOp::SRem => {
-            let (x, y) = (to_signed(a, width), to_signed(b, width));
-            if y == 0 {
-                0
-            } else if op == BinOp::SDiv {
-                x.wrapping_div(y) as u128
-            } else {
-                x.wrapping_rem(y) as u128
-            }
-        }
-        BinOp::And => a & b,
-        BinOp::Or => a | b,
-        BinOp::Xor => a ^ b,
-        BinOp::Shl => {
-            if b >= width as u128 {
-                0
-            } else {
-                a << b
-            }
-        }
-        BinOp::LShr => {
-            if b >= width as u128 {
-                0
-            } else {
-                a >> b
-            }
-        }
-        BinOp::AShr => {
-            let x = to_signed(a, width);
-            if b >= width as u128 {
-                (x >> 127) as u128
-            } else {
-                (x >> b) as u128
-            }
-        }
-    };
-    r & m
+    crate::ir::semantics::binary(op, width, a, b)
 }
 
 /// The value of a comparison of constants of `width` bits.

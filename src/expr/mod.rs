@@ -17,7 +17,7 @@ mod intern;
 mod print;
 
 #[cfg(test)]
-mod proptests;
+pub(crate) mod proptests;
 
 pub use array::{Array, ArrayRef, UpdateList, UpdateNode};
 pub use build::*;
@@ -347,19 +347,28 @@ fn cmp_kind(a: &ExprKind, b: &ExprKind) -> Ordering {
     }
 }
 
-/// All-ones of `width` bits.
-#[inline]
-pub(crate) fn mask(width: u32) -> u128 {
-    if width >= 128 {
-        u128::MAX
-    } else {
-        (1u128 << width) - 1
-    }
-}
+pub(crate) use crate::ir::semantics::{mask, to_signed};
 
-/// `v` (of `width` bits) read as a signed number.
-#[inline]
-pub(crate) fn to_signed(v: u128, width: u32) -> i128 {
-    let shift = 128 - width;
-    ((v << shift) as i128) >> shift
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn shareable<T: Send + Sync>() {}
+
+    #[test]
+    fn expressions_move_between_threads() {
+        shareable::<ExprRef>();
+        shareable::<UpdateList>();
+        shareable::<Assignment>();
+        let a = Array::symbolic("thread_a", 1);
+        let x = read(&UpdateList::new(a), &constant(0, 64));
+        let e = add(&zext(&x, 32), &constant(1, 32));
+        let e2 = e.clone();
+        // Built on another thread, the same expression is the same node.
+        let other = std::thread::spawn(move || add(&constant(1, 32), &zext(&x, 32)))
+            .join()
+            .expect("thread panicked");
+        assert_eq!(other, e2);
+        assert_eq!(e.structural_hash(), other.structural_hash());
+    }
 }

@@ -1,0 +1,229 @@
+//! The single entry point for every solver question (DESIGN.md, invariant
+//! 5).
+//!
+//! A [`Solver`] runs each [`Query`] through a chain of [`Layer`]s, each a
+//! small type in its own file, composed in one place ([`default_layers`]):
+//! - [`ConstantLayer`]: conditions and constraints that are constants;
+//! - [`CacheLayer`]: answers already computed in this run;
+//! - [`Z3Layer`]: a fresh Z3 solver per query (always last).
+//!
+//! Every model a layer returns is checked by evaluating the query under it
+//! before anybody uses it; a model that fails the check is reported on
+//! stderr and the query goes to Z3 directly.
+//!
+//! One `Solver` per worker thread: Z3 contexts are per thread.
+
+mod cache;
+mod constant;
+mod query;
+mod z3;
+
+pub use self::cache::CacheLayer;
+pub use self::constant::ConstantLayer;
+pub use self::query::{Answer, Chain, Layer, Query};
+pub use self::z3::Z3Layer;
+
+use crate::expr::{arrays_in, bool_const, not, ArrayRef, Assignment, Evaluator, ExprRef};
+use std::time::{Duration, Instant};
+
+/// Settings of the solver pipeline.
+#[derive(Clone, Debug)]
+pub struct SolverConfig {
+    /// Time limit of one Z3 call, in milliseconds.
+    pub timeout_ms: u64,
+}
+
+impl Default for SolverConfig {
+    fn default() -> Self {
+        SolverConfig { timeout_ms: 10_000 }
+    }
+}
+
+/// Counters of one solver; per-thread counters are summed with [`Self::add`].
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SolverStats {
+    /// Queries entering the entry point.
+    pub queries: u64,
+    /// Queries that reached Z3.
+    pub z3_calls: u64,
+    /// Queries answered by the cache.
+    pub cache_hits: u64,
+    /// Models that failed the evaluation check (each one is a bug in a layer).
+    pub bad_models: u64,
+    /// Total time spent in the entry point.
+    pub time: Duration,
+}
+
+impl SolverStats {
+    /// Adds `other`'s counters to these.
+    pub fn add(&mut self, other: &SolverStats) {
+        self.queries += other.queries;
+        self.z3_calls += other.z3_calls;
+        self.cache_hits += other.cache_hits;
+        self.bad_models += other.bad_models;
+        self.time += other.time;
+    }
+
+    /// Same as [`Self::add`]: sums another worker's counters into these.
+    pub fn merge(&mut self, other: &SolverStats) {
+        self.add(other)
+    }
+}
+
+/// Why the solver could not answer.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum SolverError {
+    #[error("the solver timed out")]
+    Timeout,
+    #[error("the solver could not decide the query: {0}")]
+    Unknown(String),
+}
+
+/// The layers before Z3 in the standard pipeline, in order.
+pub fn default_layers(_config: &SolverConfig) -> Vec<Box<dyn Layer>> {
+    vec![Box::new(ConstantLayer), Box::new(CacheLayer::default())]
+}
+
+/// The solver entry point of one worker thread.
+///
+/// Queries assume their constraints are satisfiable (they are path
+/// conditions the engine keeps feasible), as KLEE does; see [`Query`].
+pub struct Solver {
+    /// The chain; the last layer is always the Z3 layer.
+    layers: Vec<Box<dyn Layer>>,
+    stats: SolverStats,
+}
+
+impl Solver {
+    /// The standard pipeline.
+    pub fn new(config: SolverConfig) -> Self {
+        let layers = default_layers(&config);
+        Self::with_layers(config, layers)
+    }
+
+    /// A pipeline running `layers` in order, then Z3.
+    pub fn with_layers(config: SolverConfig, mut layers: Vec<Box<dyn Layer>>) -> Self {
+        layers.push(Box::new(Z3Layer::new(config.timeout_ms)));
+        Solver {
+            layers,
+            stats: SolverStats::default(),
+        }
+    }
+
+    /// The entry point: answers `q` through the chain, with every model
+    /// checked.
+    pub fn check(&mut self, q: &Query<'_>) -> Result<Answer, SolverError> {
+        let start = Instant::now();
+        self.stats.queries += 1;
+        let result = self.check_checked(q);
+        self.stats.time += start.elapsed();
+        result
+    }
+
+    fn check_checked(&mut self, q: &Query<'_>) -> Result<Answer, SolverError> {
+        let answer = Chain::new(&mut self.layers, &mut self.stats).check(q)?;
+        if answer_is_valid(q, &answer) {
+            return Ok(answer);
+        }
+        self.stats.bad_models += 1;
+        eprintln!(
+            "mnemo: warning: a solver layer answered with a model that does not satisfy \
+             the query; asking Z3 directly"
+        );
+        let last = self.layers.len() - 1;
+        let (_, z3) = self.layers.split_at_mut(last);
+        let answer = Chain::new(z3, &mut self.stats).check(q)?;
+        if answer_is_valid(q, &answer) {
+            Ok(answer)
+        } else {
+            self.stats.bad_models += 1;
+            Err(SolverError::Unknown(
+                "Z3's model does not satisfy the query (translation bug)".to_string(),
+            ))
+        }
+    }
+
+    /// Whether `constraints ∧ e` can hold.
+    pub fn may_be_true(
+        &mut self,
+        constraints: &[ExprRef],
+        e: &ExprRef,
+    ) -> Result<bool, SolverError> {
+        Ok(self.check(&Query::new(constraints, e.clone()))?.is_sat())
+    }
+
+    /// Whether `e` holds under every solution of `constraints`.
+    pub fn must_be_true(
+        &mut self,
+        constraints: &[ExprRef],
+        e: &ExprRef,
+    ) -> Result<bool, SolverError> {
+        Ok(!self.may_be_true(constraints, &not(e))?)
+    }
+
+    /// A value `e` can take under (satisfiable) `constraints`.
+    pub fn get_value(&mut self, constraints: &[ExprRef], e: &ExprRef) -> Result<u128, SolverError> {
+        if let Some(v) = e.as_const() {
+            self.stats.queries += 1;
+            return Ok(v);
+        }
+        let mut arrays = Vec::new();
+        arrays_in(e, &mut arrays);
+        let query = Query::new(constraints, bool_const(true)).with_model(&arrays);
+        match self.check(&query)? {
+            Answer::Sat(Some(model)) => Ok(Evaluator::new(&model).eval(e)),
+            Answer::Sat(None) => Err(SolverError::Unknown(
+                "get_value: no model was returned".to_string(),
+            )),
+            Answer::Unsat => Err(SolverError::Unknown(
+                "get_value: the constraints are unsatisfiable".to_string(),
+            )),
+        }
+    }
+
+    /// A solution of `constraints` giving the bytes of every array in
+    /// `arrays`, or `None` if there is none.
+    pub fn get_model(
+        &mut self,
+        constraints: &[ExprRef],
+        arrays: &[ArrayRef],
+    ) -> Result<Option<Assignment>, SolverError> {
+        let query = Query::new(constraints, bool_const(true)).with_model(arrays);
+        match self.check(&query)? {
+            Answer::Sat(Some(model)) => Ok(Some(model)),
+            Answer::Sat(None) => Err(SolverError::Unknown(
+                "get_model: no model was returned".to_string(),
+            )),
+            Answer::Unsat => Ok(None),
+        }
+    }
+
+    /// The counters so far.
+    pub fn stats(&self) -> SolverStats {
+        self.stats.clone()
+    }
+}
+
+/// Whether `answer` is acceptable for `q`: a requested model must exist,
+/// cover the requested arrays and make every constraint and the condition
+/// evaluate to true.
+fn answer_is_valid(q: &Query<'_>, answer: &Answer) -> bool {
+    let model = match (answer, q.model) {
+        (Answer::Unsat, _) | (Answer::Sat(None), None) => return true,
+        (Answer::Sat(None), Some(_)) => return false,
+        (Answer::Sat(Some(model)), _) => model,
+    };
+    if let Some(wanted) = q.model {
+        if !wanted.iter().all(|a| model.contains(a)) {
+            return false;
+        }
+    }
+    let mut ev = Evaluator::new(model);
+    q.constraints
+        .iter()
+        .chain(std::iter::once(&q.expr))
+        .all(|c| ev.eval(c) == 1)
+}
+
+#[cfg(test)]
+mod tests;

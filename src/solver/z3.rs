@@ -1,0 +1,465 @@
+//! The last layer: a fresh Z3 solver per query, on this thread's Z3 context.
+//!
+//! Expressions become Z3 bit-vectors (width-1 expressions become Z3
+//! booleans where that is their natural reading). The translation keeps the
+//! exact semantics `expr::eval` has, including the conventions for the cases
+//! LLVM leaves undefined, so that every model Z3 returns evaluates to true:
+//! - division and remainder by a possibly-zero divisor are guarded to give
+//!   0 (Z3's own results differ);
+//! - reading a symbolic array past its end gives 0, asserted per read as a
+//!   side condition on the root array;
+//! - a byte of a symbolic array read at a constant index without writes is a
+//!   plain 8-bit constant `name!i`; if the same array is also read in the
+//!   general way in this query, both forms are linked.
+
+use super::query::{Answer, Chain, Layer, Query};
+use super::SolverError;
+use crate::expr::{arrays_in_all, ArrayRef, Assignment, CmpOp, ExprKind, ExprRef, UpdateList};
+use crate::ir::BinOp;
+use rustc_hash::{FxHashMap, FxHashSet};
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use z3::ast::{Array as ZArray, Bool, BV};
+use z3::{Model, Params, SatResult, Solver as ZSolver, Sort};
+
+/// Decides queries with Z3, one fresh solver per query.
+pub struct Z3Layer {
+    timeout_ms: u64,
+}
+
+impl Z3Layer {
+    /// A layer giving each query at most `timeout_ms` milliseconds.
+    pub fn new(timeout_ms: u64) -> Self {
+        Z3Layer { timeout_ms }
+    }
+}
+
+impl Layer for Z3Layer {
+    fn name(&self) -> &'static str {
+        "z3"
+    }
+
+    fn check(&mut self, q: &Query<'_>, next: &mut Chain<'_>) -> Result<Answer, SolverError> {
+        next.stats().z3_calls += 1;
+        solve(q, self.timeout_ms)
+    }
+}
+
+/// A translated expression: width-1 expressions may be Z3 booleans.
+#[derive(Clone)]
+enum Term {
+    Bv(BV),
+    Bool(Bool),
+}
+
+/// What the translation knows about one array of the query.
+struct ArrayInfo {
+    array: ArrayRef,
+    /// The Z3 name, unique within the query.
+    name: String,
+    /// The whole array as a Z3 array (BV64 -> BV8), once needed.
+    whole: Option<ZArray>,
+    /// Bytes read at constant indices without writes, as plain constants.
+    bytes: BTreeMap<u32, BV>,
+}
+
+#[derive(Default)]
+struct Translator {
+    memo: FxHashMap<ExprRef, Term>,
+    arrays: Vec<ArrayInfo>,
+    array_index: FxHashMap<usize, usize>,
+    names: FxHashSet<String>,
+    /// Store chains per update node (its address; the query keeps it alive).
+    stores: FxHashMap<usize, ZArray>,
+    /// Side conditions to assert with the query.
+    side: Vec<Bool>,
+}
+
+fn bv_const(v: u128, w: u32) -> BV {
+    if w <= 64 {
+        BV::from_u64(v as u64, w)
+    } else {
+        BV::from_u64((v >> 64) as u64, w - 64).concat(BV::from_u64(v as u64, 64))
+    }
+}
+
+fn bit(b: bool) -> BV {
+    BV::from_u64(b as u64, 1)
+}
+
+fn as_bv(t: &Term) -> BV {
+    match t {
+        Term::Bv(b) => b.clone(),
+        Term::Bool(b) => b.ite(&bit(true), &bit(false)),
+    }
+}
+
+fn as_bool(t: &Term) -> Bool {
+    match t {
+        Term::Bool(b) => b.clone(),
+        Term::Bv(b) => b.eq(bit(true)),
+    }
+}
+
+fn internal(what: &str) -> SolverError {
+    SolverError::Unknown(format!("internal error translating for Z3: {what}"))
+}
+
+impl Translator {
+    fn term(&self, e: &ExprRef) -> Result<&Term, SolverError> {
+        self.memo
+            .get(e)
+            .ok_or_else(|| internal("subexpression translated out of order"))
+    }
+
+    fn bv(&self, e: &ExprRef) -> Result<BV, SolverError> {
+        self.term(e).map(as_bv)
+    }
+
+    fn boolean(&self, e: &ExprRef) -> Result<Bool, SolverError> {
+        self.term(e).map(as_bool)
+    }
+
+    fn info(&mut self, array: &ArrayRef) -> usize {
+        let key = Arc::as_ptr(array) as usize;
+        if let Some(&i) = self.array_index.get(&key) {
+            return i;
+        }
+        let mut name = array.name.clone();
+        let mut k = 1;
+        while !self.names.insert(name.clone()) {
+            name = format!("{}#{k}", array.name);
+            k += 1;
+        }
+        self.arrays.push(ArrayInfo {
+            array: array.clone(),
+            name,
+            whole: None,
+            bytes: BTreeMap::new(),
+        });
+        self.array_index.insert(key, self.arrays.len() - 1);
+        self.arrays.len() - 1
+    }
+
+    fn byte_var(&mut self, array: &ArrayRef, i: u32) -> BV {
+        let slot = self.info(array);
+        let info = &mut self.arrays[slot];
+        let name = &info.name;
+        info.bytes
+            .entry(i)
+            .or_insert_with(|| BV::new_const(format!("{name}!{i}"), 8))
+            .clone()
+    }
+
+    /// The Z3 array for the root of an update list: a free array for a
+    /// symbolic one, the known bytes over zeros for a constant one.
+    fn root(&mut self, array: &ArrayRef) -> ZArray {
+        let slot = self.info(array);
+        if let Some(a) = &self.arrays[slot].whole {
+            return a.clone();
+        }
+        let (d, r) = (Sort::bitvector(64), Sort::bitvector(8));
+        let a = match &array.init {
+            None => ZArray::new_const(self.arrays[slot].name.as_str(), &d, &r),
+            Some(init) => {
+                let mut a = ZArray::const_array(&d, &BV::from_u64(0, 8));
+                for (i, &b) in init.iter().enumerate() {
+                    if b != 0 {
+                        a = a.store(&BV::from_u64(i as u64, 64), &BV::from_u64(b as u64, 8));
+                    }
+                }
+                a
+            }
+        };
+        self.arrays[slot].whole = Some(a.clone());
+        a
+    }
+
+    /// The update nodes of `updates` whose store chain is not built yet,
+    /// newest first.
+    fn missing_updates<'u>(&self, updates: &'u UpdateList) -> Vec<&'u crate::expr::UpdateNode> {
+        updates
+            .iter()
+            .take_while(|n| !self.stores.contains_key(&(*n as *const _ as usize)))
+            .collect()
+    }
+
+    fn array_term(&mut self, updates: &UpdateList) -> Result<ZArray, SolverError> {
+        let missing = self.missing_updates(updates);
+        let mut arr = match missing
+            .last()
+            .map_or(updates.head.as_deref(), |n| n.next.as_deref())
+        {
+            Some(built) => self
+                .stores
+                .get(&(built as *const _ as usize))
+                .cloned()
+                .ok_or_else(|| internal("store chain missing"))?,
+            None => self.root(&updates.root),
+        };
+        for node in missing.iter().rev() {
+            arr = arr.store(&self.bv(&node.index)?, &self.bv(&node.value)?);
+            self.stores.insert(*node as *const _ as usize, arr.clone());
+        }
+        Ok(arr)
+    }
+
+    /// Translates `root` and everything below it, children first, without
+    /// recursion (expressions can be very deep).
+    fn translate(&mut self, root: &ExprRef) -> Result<(), SolverError> {
+        let mut stack = vec![(root.clone(), false)];
+        while let Some((e, expanded)) = stack.pop() {
+            if self.memo.contains_key(&e) {
+                continue;
+            }
+            if expanded {
+                let t = self.compute(&e)?;
+                self.memo.insert(e, t);
+                continue;
+            }
+            stack.push((e.clone(), true));
+            let mut push = |c: &ExprRef| {
+                if !self.memo.contains_key(c) {
+                    stack.push((c.clone(), false));
+                }
+            };
+            match e.kind() {
+                // Only the writes whose store chain is missing need their
+                // operands; the rest of the list was translated before.
+                ExprKind::Read { updates, index } => {
+                    push(index);
+                    for node in self.missing_updates(updates) {
+                        push(&node.index);
+                        push(&node.value);
+                    }
+                }
+                _ => e.for_each_child(push),
+            }
+        }
+        Ok(())
+    }
+
+    fn compute(&mut self, e: &ExprRef) -> Result<Term, SolverError> {
+        let w = e.width();
+        Ok(match e.kind() {
+            ExprKind::Const(c) => {
+                if w == 1 {
+                    Term::Bool(Bool::from_bool(*c == 1))
+                } else {
+                    Term::Bv(bv_const(*c, w))
+                }
+            }
+            ExprKind::Read { updates, index } => Term::Bv(self.read(updates, index)?),
+            ExprKind::Select {
+                cond,
+                then_e,
+                else_e,
+            } => {
+                let c = self.boolean(cond)?;
+                match (self.term(then_e)?, self.term(else_e)?) {
+                    (Term::Bool(t), Term::Bool(f)) => Term::Bool(c.ite(t, f)),
+                    (t, f) => Term::Bv(c.ite(&as_bv(t), &as_bv(f))),
+                }
+            }
+            ExprKind::Concat { hi, lo } => Term::Bv(self.bv(hi)?.concat(self.bv(lo)?)),
+            ExprKind::Extract { expr, offset } => {
+                Term::Bv(self.bv(expr)?.extract(offset + w - 1, *offset))
+            }
+            ExprKind::ZExt(x) => Term::Bv(self.bv(x)?.zero_ext(w - x.width())),
+            ExprKind::SExt(x) => Term::Bv(self.bv(x)?.sign_ext(w - x.width())),
+            ExprKind::Not(x) => match self.term(x)? {
+                Term::Bool(b) => Term::Bool(b.not()),
+                Term::Bv(b) => Term::Bv(b.bvnot()),
+            },
+            ExprKind::Binary { op, lhs, rhs } => self.binary(*op, lhs, rhs, w)?,
+            ExprKind::Cmp { op, lhs, rhs } => {
+                if lhs.width() == 1 && *op == CmpOp::Eq {
+                    Term::Bool(self.boolean(lhs)?.eq(self.boolean(rhs)?))
+                } else {
+                    let (a, b) = (self.bv(lhs)?, self.bv(rhs)?);
+                    Term::Bool(match op {
+                        CmpOp::Eq => a.eq(&b),
+                        CmpOp::Ult => a.bvult(&b),
+                        CmpOp::Ule => a.bvule(&b),
+                        CmpOp::Slt => a.bvslt(&b),
+                        CmpOp::Sle => a.bvsle(&b),
+                    })
+                }
+            }
+        })
+    }
+
+    fn binary(&self, op: BinOp, lhs: &ExprRef, rhs: &ExprRef, w: u32) -> Result<Term, SolverError> {
+        if w == 1 && matches!(op, BinOp::And | BinOp::Or | BinOp::Xor) {
+            let (a, b) = (self.boolean(lhs)?, self.boolean(rhs)?);
+            return Ok(Term::Bool(match op {
+                BinOp::And => Bool::and(&[&a, &b]),
+                BinOp::Or => Bool::or(&[&a, &b]),
+                _ => a.xor(&b),
+            }));
+        }
+        let (a, b) = (self.bv(lhs)?, self.bv(rhs)?);
+        let r = match op {
+            BinOp::Add => a.bvadd(&b),
+            BinOp::Sub => a.bvsub(&b),
+            BinOp::Mul => a.bvmul(&b),
+            BinOp::And => a.bvand(&b),
+            BinOp::Or => a.bvor(&b),
+            BinOp::Xor => a.bvxor(&b),
+            BinOp::Shl => a.bvshl(&b),
+            BinOp::LShr => a.bvlshr(&b),
+            BinOp::AShr => a.bvashr(&b),
+            BinOp::UDiv | BinOp::SDiv | BinOp::URem | BinOp::SRem => {
+                let q = match op {
+                    BinOp::UDiv => a.bvudiv(&b),
+                    BinOp::SDiv => a.bvsdiv(&b),
+                    BinOp::URem => a.bvurem(&b),
+                    _ => a.bvsrem(&b),
+                };
+                // Z3 defines division by zero differently from the engine.
+                if rhs.as_const().is_some_and(|c| c != 0) {
+                    q
+                } else {
+                    b.eq(bv_const(0, w)).ite(&bv_const(0, w), &q)
+                }
+            }
+        };
+        Ok(Term::Bv(r))
+    }
+
+    fn read(&mut self, updates: &UpdateList, index: &ExprRef) -> Result<BV, SolverError> {
+        let root = &updates.root;
+        let size = root.size as u128;
+        let const_index = index.as_const();
+        if updates.is_empty() {
+            if let Some(i) = const_index {
+                if i >= size {
+                    return Ok(BV::from_u64(0, 8));
+                }
+                if let Some(b) = root.init_byte(i) {
+                    return Ok(BV::from_u64(b as u64, 8));
+                }
+                return Ok(self.byte_var(root, i as u32));
+            }
+        }
+        let idx = self.bv(index)?;
+        let arr = self.array_term(updates)?;
+        let value = arr
+            .select(&idx)
+            .as_bv()
+            .ok_or_else(|| internal("array read is not a bit-vector"))?;
+        if !root.is_constant() && const_index.is_none_or(|i| i >= size) {
+            // Past the end of a symbolic array reads 0, as in `expr::eval`.
+            let root_term = self.root(root);
+            let beyond = idx.bvuge(BV::from_u64(root.size as u64, 64));
+            let at_root = root_term
+                .select(&idx)
+                .as_bv()
+                .ok_or_else(|| internal("array read is not a bit-vector"))?;
+            self.side
+                .push(beyond.implies(at_root.eq(BV::from_u64(0, 8))));
+        }
+        Ok(value)
+    }
+
+    /// Links plain byte constants with the whole-array form of the same
+    /// array, when a query uses both.
+    fn link_arrays(&mut self) {
+        for info in &self.arrays {
+            if let (Some(whole), false) = (&info.whole, info.array.is_constant()) {
+                for (&i, var) in &info.bytes {
+                    if let Some(sel) = whole.select(&BV::from_u64(i as u64, 64)).as_bv() {
+                        self.side.push(sel.eq(var));
+                    }
+                }
+            }
+        }
+    }
+
+    fn model_bytes(&self, model: &Model, array: &ArrayRef) -> Result<Vec<u8>, SolverError> {
+        if let Some(init) = &array.init {
+            return Ok(init.to_vec());
+        }
+        let Some(&slot) = self.array_index.get(&(Arc::as_ptr(array) as usize)) else {
+            // The query does not constrain this array.
+            return Ok(vec![0; array.size as usize]);
+        };
+        let info = &self.arrays[slot];
+        let mut out = Vec::with_capacity(array.size as usize);
+        for i in 0..array.size {
+            let term = match (info.bytes.get(&i), &info.whole) {
+                (Some(var), _) => Some(var.clone()),
+                (None, Some(whole)) => whole.select(&BV::from_u64(i as u64, 64)).as_bv(),
+                (None, None) => None,
+            };
+            let value = match term {
+                Some(t) => model
+                    .eval(&t, true)
+                    .and_then(|v| v.as_u64())
+                    .ok_or_else(|| internal("Z3 model has no value for an array byte"))?,
+                None => 0,
+            };
+            out.push(value as u8);
+        }
+        Ok(out)
+    }
+}
+
+fn unknown(reason: Option<String>) -> SolverError {
+    let reason = reason.unwrap_or_else(|| "no reason given".to_string());
+    let r = reason.to_ascii_lowercase();
+    if r.contains("timeout") || r.contains("canceled") || r.contains("cancelled") {
+        SolverError::Timeout
+    } else {
+        SolverError::Unknown(reason)
+    }
+}
+
+/// Decides `q` with a fresh Z3 solver.
+pub(super) fn solve(q: &Query<'_>, timeout_ms: u64) -> Result<Answer, SolverError> {
+    let mut t = Translator::default();
+    let mut assertions = Vec::with_capacity(q.constraints.len() + 1);
+    for c in q.constraints.iter().chain(std::iter::once(&q.expr)) {
+        t.translate(c)?;
+        assertions.push(t.boolean(c)?);
+    }
+    t.link_arrays();
+    let solver = ZSolver::new();
+    let mut params = Params::new();
+    params.set_u32("timeout", u32::try_from(timeout_ms).unwrap_or(u32::MAX));
+    solver.set_params(&params);
+    for a in assertions.iter().chain(t.side.iter()) {
+        solver.assert(a);
+    }
+    match solver.check() {
+        SatResult::Unsat => Ok(Answer::Unsat),
+        SatResult::Unknown => Err(unknown(solver.get_reason_unknown())),
+        SatResult::Sat => {
+            let Some(wanted) = q.model else {
+                return Ok(Answer::Sat(None));
+            };
+            let model = solver
+                .get_model()
+                .ok_or_else(|| SolverError::Unknown("Z3 said sat but gave no model".into()))?;
+            // The requested arrays, then every other array the query reads,
+            // so that the model can be checked by evaluation.
+            let mut arrays: Vec<ArrayRef> = wanted.to_vec();
+            let mut seen: FxHashSet<usize> =
+                arrays.iter().map(|a| Arc::as_ptr(a) as usize).collect();
+            let mut read = Vec::new();
+            arrays_in_all(q.constraints, &mut read);
+            crate::expr::arrays_in(&q.expr, &mut read);
+            for a in read {
+                if seen.insert(Arc::as_ptr(&a) as usize) {
+                    arrays.push(a);
+                }
+            }
+            let mut assignment = Assignment::new();
+            for a in &arrays {
+                let bytes = t.model_bytes(&model, a)?;
+                assignment.set(a, bytes);
+            }
+            Ok(Answer::Sat(Some(assignment)))
+        }
+    }
+}
