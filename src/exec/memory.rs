@@ -261,3 +261,77 @@ impl AddressSpace {
         self.objects.values().map(|e| e.object.size).sum()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::expr::{eval, Assignment};
+
+    fn object(addr: u64, size: u64) -> MemoryObject {
+        MemoryObject { address: addr, size, kind: AllocKind::Heap, name: "o".into(), site: None, read_only: false }
+    }
+
+    #[test]
+    fn concrete_bytes_stay_concrete_little_endian() {
+        let mut o = ObjectState::zeroed(8);
+        o.write(2, 4, &Value::concrete(0x1122_3344, 32));
+        assert_eq!(o.read(2, 4, 32), Value::concrete(0x1122_3344, 32));
+        assert_eq!(o.read(2, 1, 8), Value::concrete(0x44, 8));
+        assert_eq!(o.read(0, 8, 64), Value::concrete(0x0000_1122_3344_0000, 64));
+    }
+
+    #[test]
+    fn symbolic_bytes_mix_with_concrete_ones() {
+        let arr = Array::symbolic("x", 2);
+        let mut o = ObjectState::zeroed(4);
+        o.write(0, 4, &Value::concrete(0xaabb_ccdd, 32));
+        o.make_symbolic(1, &arr);
+        let v = o.read(0, 4, 32);
+        assert!(matches!(v, Value::Symbolic(_)));
+        let mut a = Assignment::new();
+        a.set(&arr, vec![0x01, 0x02]);
+        assert_eq!(eval(&v.to_expr(), &a), 0xaa02_01dd);
+        // Overwriting with a concrete value makes the byte concrete again.
+        o.write(1, 2, &Value::concrete(0x7777, 16));
+        assert_eq!(o.read(0, 4, 32), Value::concrete(0xaa77_77dd, 32));
+    }
+
+    #[test]
+    fn a_write_at_a_symbolic_offset_is_seen_by_every_later_read() {
+        let idx = Array::symbolic("i", 8);
+        let list = UpdateList::new(idx.clone());
+        let mut off = expr::read(&list, &expr::constant(0, 64));
+        for k in 1..8 {
+            off = expr::concat(&expr::read(&list, &expr::constant(k, 64)), &off);
+        }
+        let mut o = ObjectState::from_bytes(vec![10, 20, 30, 40]);
+        o.write_symbolic(&off, 1, &Value::concrete(99, 8));
+        let mut a = Assignment::new();
+        for (i, expect) in [[99, 20, 30, 40], [10, 20, 99, 40]].iter().enumerate() {
+            a.set(&idx, (2 * i as u64).to_le_bytes().to_vec());
+            for (k, e) in expect.iter().enumerate() {
+                let b = o.read(k as u64, 1, 8);
+                assert_eq!(eval(&b.to_expr(), &a), *e as u128, "byte {k} with index {}", 2 * i);
+            }
+            let r = o.read_symbolic(&off, 1, 8);
+            assert_eq!(eval(&r.to_expr(), &a), 99);
+        }
+    }
+
+    #[test]
+    fn address_space_finds_objects_and_remembers_freed_ones() {
+        let mut m = AddressSpace::default();
+        m.insert(object(0x1000, 16), ObjectState::zeroed(16));
+        m.insert(object(0x2000, 4), ObjectState::zeroed(4));
+        assert_eq!(m.find(0x100f).map(|e| e.object.address), Some(0x1000));
+        assert!(m.find(0x1010).is_none());
+        assert!(m.find(0x0fff).is_none());
+        let copy = m.clone();
+        m.state_mut(0x2000).expect("live").write(0, 4, &Value::concrete(5, 32));
+        assert_eq!(copy.get(0x2000).expect("live").state.read(0, 4, 32), Value::concrete(0, 32));
+        m.remove(0x2000);
+        assert!(m.find(0x2001).is_none());
+        assert_eq!(m.find_freed(0x2001).map(|o| o.address), Some(0x2000));
+        assert_eq!(copy.len(), 2);
+    }
+}
