@@ -5,6 +5,7 @@
 //! small type in its own file, composed in one place ([`default_layers`]):
 //! - [`ConstantLayer`]: conditions and constraints that are constants;
 //! - [`CacheLayer`]: answers already computed in this run;
+//! - [`RecentModels`]: the last few models, tried by evaluation;
 //! - [`Z3Layer`]: a fresh Z3 solver per query (always last).
 //!
 //! Every model a layer returns is checked by evaluating the query under it
@@ -16,11 +17,13 @@
 mod cache;
 mod constant;
 mod query;
+mod recent;
 mod z3;
 
 pub use self::cache::CacheLayer;
 pub use self::constant::ConstantLayer;
 pub use self::query::{Answer, Chain, Layer, Query};
+pub use self::recent::RecentModels;
 pub use self::z3::Z3Layer;
 
 use crate::expr::{arrays_in, bool_const, not, ArrayRef, Assignment, Evaluator, ExprRef};
@@ -46,7 +49,7 @@ pub struct SolverStats {
     pub queries: u64,
     /// Queries that reached Z3.
     pub z3_calls: u64,
-    /// Queries answered by the cache.
+    /// Queries answered by the cache or by a recent model.
     pub cache_hits: u64,
     /// Models that failed the evaluation check (each one is a bug in a layer).
     pub bad_models: u64,
@@ -81,7 +84,7 @@ pub enum SolverError {
 
 /// The layers before Z3 in the standard pipeline, in order.
 pub fn default_layers(_config: &SolverConfig) -> Vec<Box<dyn Layer>> {
-    vec![Box::new(ConstantLayer), Box::new(CacheLayer::default())]
+    vec![Box::new(ConstantLayer), Box::new(CacheLayer::default()), Box::new(RecentModels::default())]
 }
 
 /// The solver entry point of one worker thread.
