@@ -35,24 +35,42 @@ struct Measure {
     z3_calls: u64,
 }
 
-fn measure(toolchain: &Toolchain, source: &Path, max_depth: Option<u32>) -> anyhow::Result<Measure> {
+fn measure(
+    toolchain: &Toolchain,
+    source: &Path,
+    max_depth: Option<u32>,
+) -> anyhow::Result<Measure> {
     let dir = tempfile::tempdir()?;
     let bc = dir.path().join("prog.bc");
     toolchain.compile_bitcode(source, &bc, &[])?;
     let runtime = toolchain.runtime_bitcode()?;
     let module = Arc::new(mnemo::ir::load_module(&bc, &[runtime.as_path()])?);
-    let config = ExecConfig { max_depth, ..ExecConfig::default() };
+    let config = ExecConfig {
+        max_depth,
+        ..ExecConfig::default()
+    };
     let mut executor = Executor::new(module, config);
     let initial = executor.initial_state()?;
     let mut searcher = SearcherKind::Dfs.build(1);
     let mut count = Count::default();
     let stop = AtomicBool::new(false);
     let start = Instant::now();
-    explore(&mut executor, searcher.as_mut(), initial, &ExploreConfig::default(), &mut count, &stop, |_, _| {})?;
+    explore(
+        &mut executor,
+        searcher.as_mut(),
+        initial,
+        &ExploreConfig::default(),
+        &mut count,
+        &stop,
+        |_, _| {},
+    )?;
     let seconds = start.elapsed().as_secs_f64();
     let s = executor.solver().stats();
     Ok(Measure {
-        name: source.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default(),
+        name: source
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default(),
         instructions: executor.instructions,
         paths: count.paths,
         seconds,
@@ -67,7 +85,11 @@ fn main() -> anyhow::Result<()> {
     let toolchain = Toolchain::find()?;
     let mut results = Vec::new();
 
-    let m = measure(&toolchain, &root.join("benches/programs/concrete_loop.c"), None)?;
+    let m = measure(
+        &toolchain,
+        &root.join("benches/programs/concrete_loop.c"),
+        None,
+    )?;
     println!(
         "interpreter throughput: {} instructions in {:.3}s = {:.2} M instructions/s",
         m.instructions,
@@ -79,7 +101,10 @@ fn main() -> anyhow::Result<()> {
         "seconds": m.seconds, "instructions_per_s": m.instructions as f64 / m.seconds,
     }));
 
-    println!("\n{:<28} {:>7} {:>9} {:>10} {:>9} {:>9} {:>8}", "exploration", "paths", "seconds", "paths/s", "queries", "z3 calls", "solver%");
+    println!(
+        "\n{:<28} {:>7} {:>9} {:>10} {:>9} {:>9} {:>8}",
+        "exploration", "paths", "seconds", "paths/s", "queries", "z3 calls", "solver%"
+    );
     for (prog, depth) in [
         ("paper_green_m.c", None),
         ("paper_triangle.c", None),
@@ -93,7 +118,11 @@ fn main() -> anyhow::Result<()> {
             continue;
         }
         let m = measure(&toolchain, &path, depth)?;
-        let share = if m.seconds > 0.0 { 100.0 * m.solver_seconds / m.seconds } else { 0.0 };
+        let share = if m.seconds > 0.0 {
+            100.0 * m.solver_seconds / m.seconds
+        } else {
+            0.0
+        };
         println!(
             "{:<28} {:>7} {:>9.3} {:>10.1} {:>9} {:>9} {:>7.1}%",
             m.name,

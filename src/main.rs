@@ -14,7 +14,11 @@ use mnemo::search::SearcherKind;
 use mnemo::testgen::{replay_dir, KTest, Toolchain};
 
 #[derive(Parser)]
-#[command(name = "mnemo", version, about = "Symbolic execution of LLVM bitcode that remembers what it learned")]
+#[command(
+    name = "mnemo",
+    version,
+    about = "Symbolic execution of LLVM bitcode that remembers what it learned"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -36,7 +40,10 @@ enum Command {
     /// Print a ktest file.
     Ktest { files: Vec<PathBuf> },
     /// Compile the program natively and replay every test of an output directory.
-    Replay { source: PathBuf, output_dir: PathBuf },
+    Replay {
+        source: PathBuf,
+        output_dir: PathBuf,
+    },
 }
 
 #[derive(clap::Args)]
@@ -97,7 +104,11 @@ fn main() -> ExitCode {
 fn real_main() -> anyhow::Result<ExitCode> {
     let cli = Cli::parse();
     match cli.command {
-        Command::Cc { source, output, clang_args } => {
+        Command::Cc {
+            source,
+            output,
+            clang_args,
+        } => {
             let toolchain = Toolchain::find()?;
             let output = output.unwrap_or_else(|| source.with_extension("bc"));
             toolchain.compile_bitcode(&source, &output, &clang_args)?;
@@ -123,7 +134,8 @@ fn real_main() -> anyhow::Result<ExitCode> {
             let interrupted = Arc::new(AtomicBool::new(false));
             let flag = interrupted.clone();
             // Ctrl-C stops the run as a time limit would: everything found is written.
-            ctrlc::set_handler(move || flag.store(true, Ordering::Relaxed)).context("cannot install the Ctrl-C handler")?;
+            ctrlc::set_handler(move || flag.store(true, Ordering::Relaxed))
+                .context("cannot install the Ctrl-C handler")?;
             let stats = mnemo::run::run(&config, &interrupted)?;
             eprint!("{}", stats.summary());
             eprintln!("mnemo: output in {}", config.output_dir.display());
@@ -140,7 +152,11 @@ fn real_main() -> anyhow::Result<ExitCode> {
             let toolchain = Toolchain::find()?;
             let report = replay_dir(&toolchain, &source, &output_dir)?;
             print!("{report}");
-            Ok(if report.all_match() { ExitCode::SUCCESS } else { ExitCode::from(1) })
+            Ok(if report.all_match() {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::from(1)
+            })
         }
     }
 }

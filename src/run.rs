@@ -37,7 +37,11 @@ pub struct RunConfig {
 
 /// Runs the program and writes everything into the output directory.
 pub fn run(config: &RunConfig, interrupted: &AtomicBool) -> anyhow::Result<RunStats> {
-    let toolchain = if config.link_runtime { Some(Toolchain::find()?) } else { None };
+    let toolchain = if config.link_runtime {
+        Some(Toolchain::find()?)
+    } else {
+        None
+    };
     let runtime = match &toolchain {
         Some(t) => vec![t.runtime_bitcode()?],
         None => Vec::new(),
@@ -56,9 +60,15 @@ pub fn run(config: &RunConfig, interrupted: &AtomicBool) -> anyhow::Result<RunSt
         entry: config.entry.clone(),
         show_output: config.show_output,
         solver_timeout_ms: config.solver_timeout_ms,
-        runtime_dir: toolchain.as_ref().map(|t| t.runtime_dir.join("libc").display().to_string()),
+        runtime_dir: toolchain
+            .as_ref()
+            .map(|t| t.runtime_dir.join("libc").display().to_string()),
     };
-    let mut writer = TestWriter::create(&config.output_dir, &program_name, config.program_args.clone())?;
+    let mut writer = TestWriter::create(
+        &config.output_dir,
+        &program_name,
+        config.program_args.clone(),
+    )?;
     let mut executor = Executor::new(module, exec_config);
     let initial = executor.initial_state()?;
     let mut searcher = config.searcher.build(config.seed);
@@ -69,10 +79,18 @@ pub fn run(config: &RunConfig, interrupted: &AtomicBool) -> anyhow::Result<RunSt
     };
     let progress = Progress::new(config.quiet);
     let mut done = 0u64;
-    let outcome = explore(&mut executor, searcher.as_mut(), initial, &limits, &mut writer, interrupted, |ex, pending| {
-        done += 1;
-        progress.update(done, pending, ex.instructions, 0);
-    });
+    let outcome = explore(
+        &mut executor,
+        searcher.as_mut(),
+        initial,
+        &limits,
+        &mut writer,
+        interrupted,
+        |ex, pending| {
+            done += 1;
+            progress.update(done, pending, ex.instructions, 0);
+        },
+    );
     progress.finish();
     // Whatever happened, keep what was found.
     let finish = writer.finish();
@@ -81,24 +99,42 @@ pub fn run(config: &RunConfig, interrupted: &AtomicBool) -> anyhow::Result<RunSt
 
     let solver = executor.solver().stats();
     let (hit, total, lines_hit, lines) = executor.coverage();
-    let pct = |a: u64, b: u64| if b == 0 { 0.0 } else { 100.0 * a as f64 / b as f64 };
+    let pct = |a: u64, b: u64| {
+        if b == 0 {
+            0.0
+        } else {
+            100.0 * a as f64 / b as f64
+        }
+    };
     let stats = RunStats {
         instructions: executor.instructions,
         wall_s: outcome.elapsed.as_secs_f64(),
         paths: writer.paths.clone(),
         tests: writer.tests(),
-        solver: SolverStats { queries: solver.queries, z3_calls: solver.z3_calls, time_s: solver.time.as_secs_f64() },
-        coverage: CoverageStats { instructions_pct: pct(hit, total), lines_pct: pct(lines_hit, lines) },
+        solver: SolverStats {
+            queries: solver.queries,
+            z3_calls: solver.z3_calls,
+            time_s: solver.time.as_secs_f64(),
+        },
+        coverage: CoverageStats {
+            instructions_pct: pct(hit, total),
+            lines_pct: pct(lines_hit, lines),
+        },
     };
     let path = config.output_dir.join("stats.json");
-    stats.write(&path).with_context(|| format!("cannot write {}", path.display()))?;
+    stats
+        .write(&path)
+        .with_context(|| format!("cannot write {}", path.display()))?;
     if !executor.unsupported_externals.is_empty() {
         let mut names: Vec<_> = executor.unsupported_externals.iter().cloned().collect();
         names.sort();
         eprintln!("mnemo: unsupported external calls: {}", names.join(", "));
     }
     if let Some(reason) = outcome.stopped_by {
-        eprintln!("mnemo: stopped at a limit ({}); pending paths got tests", reason.as_str());
+        eprintln!(
+            "mnemo: stopped at a limit ({}); pending paths got tests",
+            reason.as_str()
+        );
     }
     Ok(stats)
 }

@@ -129,9 +129,21 @@ MNEMO_WEAK int atoi(const char *s) { return (int)strtol(s, NULL, 10); }
 MNEMO_WEAK long atol(const char *s) { return strtol(s, NULL, 10); }
 MNEMO_WEAK long long atoll(const char *s) { return strtoll(s, NULL, 10); }
 
-MNEMO_WEAK int abs(int x) { return x < 0 ? -x : x; }
-MNEMO_WEAK long labs(long x) { return x < 0 ? -x : x; }
-MNEMO_WEAK long long llabs(long long x) { return x < 0 ? -x : x; }
+/* Branch-free, so taking an absolute value never splits a path: the sign
+ * mask is all ones for a negative x, and (x ^ m) - m negates it. The
+ * arithmetic is done unsigned so INT_MIN wraps as it does natively. */
+MNEMO_WEAK int abs(int x) {
+  unsigned m = (unsigned)(x >> 31);
+  return (int)(((unsigned)x ^ m) - m);
+}
+MNEMO_WEAK long labs(long x) {
+  unsigned long m = (unsigned long)(x >> 63);
+  return (long)(((unsigned long)x ^ m) - m);
+}
+MNEMO_WEAK long long llabs(long long x) {
+  unsigned long long m = (unsigned long long)(x >> 63);
+  return (long long)(((unsigned long long)x ^ m) - m);
+}
 
 MNEMO_WEAK div_t div(int num, int den) {
   div_t r;

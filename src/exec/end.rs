@@ -100,7 +100,9 @@ pub struct PathError {
 #[derive(Clone, Debug)]
 pub enum PathEnd {
     /// `main` returned or `exit` was called with this status.
-    Completed { status: Value },
+    Completed {
+        status: Value,
+    },
     Error(PathError),
     Early(EarlyReason),
     /// Ended without a test: `klee_silent_exit`, an infeasible assumption.

@@ -17,15 +17,15 @@ use super::end::{EarlyReason, ErrorKind, PathEnd, PathError, StackEntry};
 use super::memory::{AllocKind, MemoryObject, ObjectState};
 use super::natives::Native;
 use super::state::{
-    function_address, function_at, Choice, Forced, Frame, State, GLOBAL_BASE, HEAP_BASE, NULL_PAGE, RED_ZONE,
-    STACK_BASE,
+    function_address, function_at, Choice, Forced, Frame, State, GLOBAL_BASE, HEAP_BASE, NULL_PAGE,
+    RED_ZONE, STACK_BASE,
 };
 use super::value::Value;
 use crate::expr::{self, Assignment, ExprRef};
 use crate::ir::semantics::{self, mask};
 use crate::ir::{
-    Arg, BinOp, BlockId, Callee, CastOp, Const, ConstId, FuncId, Inst, InstId, Module, Operand, Reg, SiteId,
-    SourceLoc,
+    Arg, BinOp, BlockId, Callee, CastOp, Const, ConstId, FuncId, Inst, InstId, Module, Operand,
+    Reg, SiteId, SourceLoc,
 };
 use crate::solver::{Solver, SolverConfig, SolverError};
 
@@ -57,6 +57,9 @@ const SLICE: u32 = 10_000;
 /// Candidates a symbolic pointer is resolved to before the rest counts as an error.
 const MAX_POINTER_TARGETS: usize = 16;
 
+/// Models asked for while looking for a symbolic pointer's targets.
+const MAX_POINTER_SEARCH: usize = 48;
+
 /// The interpreter for one worker: the shared module, the constants
 /// evaluated for this run, the natives, a solver, and coverage.
 pub struct Executor {
@@ -79,7 +82,9 @@ pub struct Executor {
 
 impl Executor {
     pub fn new(module: Arc<Module>, config: ExecConfig) -> Executor {
-        let solver = Solver::new(SolverConfig { timeout_ms: config.solver_timeout_ms });
+        let solver = Solver::new(SolverConfig {
+            timeout_ms: config.solver_timeout_ms,
+        });
         let mut global_addrs = Vec::with_capacity(module.globals.len());
         let mut next = GLOBAL_BASE;
         for g in &module.globals {
@@ -91,7 +96,13 @@ impl Executor {
         let natives = module
             .functions
             .iter()
-            .map(|f| if f.body.is_some() { None } else { Native::by_name(&f.name) })
+            .map(|f| {
+                if f.body.is_some() {
+                    None
+                } else {
+                    Native::by_name(&f.name)
+                }
+            })
             .collect();
         let covered = module
             .functions
@@ -112,7 +123,9 @@ impl Executor {
             instructions: 0,
             unsupported_externals: FxHashSet::default(),
         };
-        ex.consts = (0..ex.module.consts.len()).map(|i| ex.eval_const(ConstId(i as u32))).collect();
+        ex.consts = (0..ex.module.consts.len())
+            .map(|i| ex.eval_const(ConstId(i as u32)))
+            .collect();
         ex
     }
 
@@ -129,16 +142,25 @@ impl Executor {
             Const::Int { width, bits } => Value::concrete(*bits, *width),
             Const::Undef { width } => Value::concrete(0, *width),
             Const::Null => Value::concrete(0, 64),
-            Const::GlobalAddr { global, offset } => {
-                Value::concrete(self.global_addrs[global.index()].wrapping_add(*offset as u64) as u128, 64)
-            }
+            Const::GlobalAddr { global, offset } => Value::concrete(
+                self.global_addrs[global.index()].wrapping_add(*offset as u64) as u128,
+                64,
+            ),
             Const::FuncAddr(f) => Value::concrete(function_address(*f) as u128, 64),
             Const::Cast { op, to, value } => {
                 let v = self.eval_const(*value);
                 let from = v.width();
-                Value::concrete(semantics::cast(*op, from, *to, v.as_concrete().unwrap_or(0)), *to)
+                Value::concrete(
+                    semantics::cast(*op, from, *to, v.as_concrete().unwrap_or(0)),
+                    *to,
+                )
             }
-            Const::Binary { op, width, lhs, rhs } => {
+            Const::Binary {
+                op,
+                width,
+                lhs,
+                rhs,
+            } => {
                 let a = self.eval_const(*lhs).as_concrete().unwrap_or(0);
                 let b = self.eval_const(*rhs).as_concrete().unwrap_or(0);
                 Value::concrete(semantics::binary(*op, *width, a, b), *width)
@@ -146,9 +168,18 @@ impl Executor {
             Const::ICmp { pred, lhs, rhs } => {
                 let a = self.eval_const(*lhs);
                 let b = self.eval_const(*rhs).as_concrete().unwrap_or(0);
-                Value::bool(semantics::icmp(*pred, a.width(), a.as_concrete().unwrap_or(0), b))
+                Value::bool(semantics::icmp(
+                    *pred,
+                    a.width(),
+                    a.as_concrete().unwrap_or(0),
+                    b,
+                ))
             }
-            Const::Select { cond, then_val, else_val } => {
+            Const::Select {
+                cond,
+                then_val,
+                else_val,
+            } => {
                 if self.eval_const(*cond).as_concrete().unwrap_or(0) != 0 {
                     self.eval_const(*then_val)
                 } else {
@@ -180,7 +211,12 @@ impl Executor {
         let entry = module
             .func_by_name(&self.config.entry)
             .filter(|f| module.func(*f).body.is_some())
-            .ok_or_else(|| anyhow::anyhow!("the program has no function `{}` to start in", self.config.entry))?;
+            .ok_or_else(|| {
+                anyhow::anyhow!(
+                    "the program has no function `{}` to start in",
+                    self.config.entry
+                )
+            })?;
         let mut state = State {
             id: self.next_id(),
             stack: Vec::new(),
@@ -267,7 +303,10 @@ impl Executor {
                 _ => Value::concrete(0, *w),
             });
         }
-        if self.push_frame(&mut state, entry, args, None, None).is_err() {
+        if self
+            .push_frame(&mut state, entry, args, None, None)
+            .is_err()
+        {
             anyhow::bail!("cannot start in `{}`", self.config.entry);
         }
         Ok(state)
@@ -295,7 +334,10 @@ impl Executor {
     /// A concrete model of the state's inputs, for its test.
     pub fn model(&mut self, state: &State) -> Result<Assignment, SolverError> {
         let arrays: Vec<_> = state.symbolics.iter().map(|s| s.array.clone()).collect();
-        Ok(self.solver.get_model(&state.constraints, &arrays)?.unwrap_or_default())
+        Ok(self
+            .solver
+            .get_model(&state.constraints, &arrays)?
+            .unwrap_or_default())
     }
 
     /// Coverage of the program's own code: (instructions covered, instructions,
@@ -338,7 +380,10 @@ impl Executor {
 
     /// Whether an instruction has been covered (for the coverage searcher).
     pub fn is_covered(&self, f: FuncId, i: InstId) -> bool {
-        self.covered[f.index()].get(i.index()).copied().unwrap_or(true)
+        self.covered[f.index()]
+            .get(i.index())
+            .copied()
+            .unwrap_or(true)
     }
 
     // ---- errors -------------------------------------------------------------
@@ -363,8 +408,15 @@ impl Executor {
         let mut pc = state.stack.last().map(|f| f.pc);
         for fr in state.stack.iter().rev() {
             let f = self.module.func(fr.func);
-            let loc = pc.and_then(|p| f.body.as_ref().and_then(|b| b.locs.get(p.index()).copied().flatten()));
-            out.push(StackEntry { function: f.name.clone(), loc });
+            let loc = pc.and_then(|p| {
+                f.body
+                    .as_ref()
+                    .and_then(|b| b.locs.get(p.index()).copied().flatten())
+            });
+            out.push(StackEntry {
+                function: f.name.clone(),
+                loc,
+            });
             pc = fr.call_site;
         }
         out
@@ -419,13 +471,24 @@ impl Executor {
                     let mut child = state.clone();
                     child.id = self.next_id();
                     child.add_constraint(conds[i].clone());
-                    child.choices.push(Choice { func, site, alternative: i as u32 });
-                    child.forced = Some(Forced { alternative: i as u32, payload: payloads[i] });
+                    child.choices.push(Choice {
+                        func,
+                        site,
+                        alternative: i as u32,
+                    });
+                    child.forced = Some(Forced {
+                        alternative: i as u32,
+                        payload: payloads[i],
+                    });
                     self.forked.push(child);
                 }
                 let i0 = feasible[0];
                 state.add_constraint(conds[i0].clone());
-                state.choices.push(Choice { func, site, alternative: i0 as u32 });
+                state.choices.push(Choice {
+                    func,
+                    site,
+                    alternative: i0 as u32,
+                });
                 Ok((i0, payloads[i0]))
             }
         }
@@ -450,9 +513,10 @@ impl Executor {
     pub(crate) fn example(&mut self, state: &State, v: &Value) -> Exec<u128> {
         match v {
             Value::Concrete { bits, .. } => Ok(*bits),
-            Value::Symbolic(e) => {
-                self.solver.get_value(&state.constraints, e).map_err(|err| self.solver_error(state, err))
-            }
+            Value::Symbolic(e) => self
+                .solver
+                .get_value(&state.constraints, e)
+                .map_err(|err| self.solver_error(state, err)),
         }
     }
 
@@ -469,9 +533,17 @@ impl Executor {
         let module = self.module.clone();
         let f = module.func(func);
         let Some(body) = &f.body else {
-            return Err(self.error(state, ErrorKind::External, format!("no body for `{}`", f.name)));
+            return Err(self.error(
+                state,
+                ErrorKind::External,
+                format!("no body for `{}`", f.name),
+            ));
         };
-        let mut regs: Vec<Value> = body.reg_widths.iter().map(|w| Value::concrete(0, (*w).max(1))).collect();
+        let mut regs: Vec<Value> = body
+            .reg_widths
+            .iter()
+            .map(|w| Value::concrete(0, (*w).max(1)))
+            .collect();
         let nparams = f.params.len();
         for (i, a) in args.iter().take(nparams).enumerate() {
             regs[i] = a.clone();
@@ -489,7 +561,11 @@ impl Executor {
             for a in extra {
                 let slot = if a.width() > 64 { 16 } else { 8 };
                 let bytes = a.width().div_ceil(8);
-                let v = if a.width() % 8 != 0 { self.resize(a, bytes * 8, false) } else { a.clone() };
+                let v = if a.width() % 8 != 0 {
+                    self.resize(a, bytes * 8, false)
+                } else {
+                    a.clone()
+                };
                 obj.write(off, bytes, &v);
                 off += slot;
             }
@@ -572,7 +648,11 @@ impl Executor {
         let frame = state.stack.last().expect("a running state has a frame");
         let func = frame.func;
         let pc = frame.pc;
-        let body = module.func(func).body.as_ref().expect("frames run defined functions");
+        let body = module
+            .func(func)
+            .body
+            .as_ref()
+            .expect("frames run defined functions");
         let inst = &body.insts[pc.index()];
         self.instructions += 1;
         state.instructions += 1;
@@ -584,13 +664,26 @@ impl Executor {
             state.since_new_cover = 0;
         }
         match inst {
-            Inst::Binary { op, width, lhs, rhs, dst, site } => {
+            Inst::Binary {
+                op,
+                width,
+                lhs,
+                rhs,
+                dst,
+                site,
+            } => {
                 let a = self.operand(state.frame(), *lhs);
                 let b = self.operand(state.frame(), *rhs);
                 let v = self.binary(state, *op, *width, a, b, *site)?;
                 self.set_and_advance(state, *dst, v);
             }
-            Inst::ICmp { pred, width, lhs, rhs, dst } => {
+            Inst::ICmp {
+                pred,
+                width,
+                lhs,
+                rhs,
+                dst,
+            } => {
                 let a = self.operand(state.frame(), *lhs);
                 let b = self.operand(state.frame(), *rhs);
                 let v = match (&a, &b) {
@@ -601,7 +694,13 @@ impl Executor {
                 };
                 self.set_and_advance(state, *dst, v);
             }
-            Inst::FBinary { op, ty, lhs, rhs, dst } => {
+            Inst::FBinary {
+                op,
+                ty,
+                lhs,
+                rhs,
+                dst,
+            } => {
                 let a = self.operand(state.frame(), *lhs);
                 let b = self.operand(state.frame(), *rhs);
                 let (Some(x), Some(y)) = (a.as_concrete(), b.as_concrete()) else {
@@ -617,7 +716,13 @@ impl Executor {
                 let v = super::float::neg(*ty, x);
                 self.set_and_advance(state, *dst, v);
             }
-            Inst::FCmp { pred, ty, lhs, rhs, dst } => {
+            Inst::FCmp {
+                pred,
+                ty,
+                lhs,
+                rhs,
+                dst,
+            } => {
                 let a = self.operand(state.frame(), *lhs);
                 let b = self.operand(state.frame(), *rhs);
                 let (Some(x), Some(y)) = (a.as_concrete(), b.as_concrete()) else {
@@ -626,26 +731,43 @@ impl Executor {
                 let v = Value::bool(super::float::compare(*pred, *ty, x, y));
                 self.set_and_advance(state, *dst, v);
             }
-            Inst::Cast { op, to, src, dst, .. } => {
+            Inst::Cast {
+                op, to, src, dst, ..
+            } => {
                 let v = self.operand(state.frame(), *src);
                 let v = cast_value(*op, *to, &v);
                 self.set_and_advance(state, *dst, v);
             }
-            Inst::FCast { op, float, to_float, int_width, src, dst } => {
+            Inst::FCast {
+                op,
+                float,
+                to_float,
+                int_width,
+                src,
+                dst,
+            } => {
                 let Some(x) = self.operand(state.frame(), *src).as_concrete() else {
                     return Err(self.symbolic_float(state));
                 };
                 let v = super::float::convert(*op, *float, *to_float, *int_width, x);
                 self.set_and_advance(state, *dst, v);
             }
-            Inst::Select { cond, then_val, else_val, dst, .. } => {
+            Inst::Select {
+                cond,
+                then_val,
+                else_val,
+                dst,
+                ..
+            } => {
                 let c = self.operand(state.frame(), *cond);
                 let t = self.operand(state.frame(), *then_val);
                 let e = self.operand(state.frame(), *else_val);
                 let v = match c.as_concrete() {
                     Some(1) => t,
                     Some(_) => e,
-                    None => Value::from_expr(expr::select(&c.to_expr(), &t.to_expr(), &e.to_expr())),
+                    None => {
+                        Value::from_expr(expr::select(&c.to_expr(), &t.to_expr(), &e.to_expr()))
+                    }
                 };
                 self.set_and_advance(state, *dst, v);
             }
@@ -654,7 +776,13 @@ impl Executor {
                 // the block was entered at its first instruction.
                 state.frame_mut().pc = InstId(pc.0 + 1);
             }
-            Inst::Alloca { dst, elem_size, count, count_width: _, align: _ } => {
+            Inst::Alloca {
+                dst,
+                elem_size,
+                count,
+                count_width: _,
+                align: _,
+            } => {
                 let n = self.operand(state.frame(), *count);
                 let n = self.concretize(state, &n)? as u64;
                 let size = elem_size.saturating_mul(n);
@@ -673,21 +801,40 @@ impl Executor {
                 state.frame_mut().allocas.push(addr);
                 self.set_and_advance(state, *dst, Value::concrete(addr as u128, 64));
             }
-            Inst::Load { dst, addr, width, bytes, site } => {
+            Inst::Load {
+                dst,
+                addr,
+                width,
+                bytes,
+                site,
+            } => {
                 let a = self.operand(state.frame(), *addr);
                 let v = self.load(state, &a, *bytes, *width, Some(*site))?;
                 self.set_and_advance(state, *dst, v);
             }
-            Inst::Store { value, addr, bytes, site, .. } => {
+            Inst::Store {
+                value,
+                addr,
+                bytes,
+                site,
+                ..
+            } => {
                 let a = self.operand(state.frame(), *addr);
                 let v = self.operand(state.frame(), *value);
                 self.store(state, &a, *bytes, &v, Some(*site))?;
                 state.frame_mut().pc = InstId(pc.0 + 1);
             }
-            Inst::Gep { dst, base, offset, indices } => {
+            Inst::Gep {
+                dst,
+                base,
+                offset,
+                indices,
+            } => {
                 let b = self.operand(state.frame(), *base);
                 let mut acc = match b {
-                    Value::Concrete { bits, .. } => Value::concrete((bits as u64).wrapping_add(*offset as u64) as u128, 64),
+                    Value::Concrete { bits, .. } => {
+                        Value::concrete((bits as u64).wrapping_add(*offset as u64) as u128, 64)
+                    }
                     v => add_values(&v, &Value::concrete(*offset as u64 as u128, 64)),
                 };
                 for ix in indices {
@@ -698,7 +845,12 @@ impl Executor {
                 }
                 self.set_and_advance(state, *dst, acc);
             }
-            Inst::ExtractValue { dst, agg, offset, width } => {
+            Inst::ExtractValue {
+                dst,
+                agg,
+                offset,
+                width,
+            } => {
                 let a = self.operand(state.frame(), *agg);
                 let v = match a {
                     Value::Concrete { bits, .. } => Value::concrete(bits >> offset, *width),
@@ -706,7 +858,14 @@ impl Executor {
                 };
                 self.set_and_advance(state, *dst, v);
             }
-            Inst::InsertValue { dst, agg, agg_width, elem, offset, width } => {
+            Inst::InsertValue {
+                dst,
+                agg,
+                agg_width,
+                elem,
+                offset,
+                width,
+            } => {
                 let a = self.operand(state.frame(), *agg);
                 let e = self.operand(state.frame(), *elem);
                 let v = insert_bits(&a, *agg_width, &e, *offset, *width);
@@ -715,7 +874,12 @@ impl Executor {
             Inst::Br { target } => {
                 self.jump(module, state, *target);
             }
-            Inst::CondBr { cond, then_bb, else_bb, site } => {
+            Inst::CondBr {
+                cond,
+                then_bb,
+                else_bb,
+                site,
+            } => {
                 let c = self.operand(state.frame(), *cond);
                 let target = match c {
                     Value::Concrete { bits, .. } => {
@@ -726,7 +890,8 @@ impl Executor {
                         }
                     }
                     Value::Symbolic(e) => {
-                        let (alt, _) = self.fork(state, *site, &[e.clone(), expr::not(&e)], &[0, 0])?;
+                        let (alt, _) =
+                            self.fork(state, *site, &[e.clone(), expr::not(&e)], &[0, 0])?;
                         if alt == 0 {
                             *then_bb
                         } else {
@@ -736,12 +901,20 @@ impl Executor {
                 };
                 self.jump(module, state, target);
             }
-            Inst::Switch { cond, width, cases, default, site } => {
+            Inst::Switch {
+                cond,
+                width,
+                cases,
+                default,
+                site,
+            } => {
                 let c = self.operand(state.frame(), *cond);
                 let target = match c {
-                    Value::Concrete { bits, .. } => {
-                        cases.iter().find(|(v, _)| *v == bits).map(|(_, b)| *b).unwrap_or(*default)
-                    }
+                    Value::Concrete { bits, .. } => cases
+                        .iter()
+                        .find(|(v, _)| *v == bits)
+                        .map(|(_, b)| *b)
+                        .unwrap_or(*default),
                     Value::Symbolic(e) => {
                         // One alternative per distinct target, in case order, then the default.
                         let mut targets: Vec<BlockId> = Vec::new();
@@ -772,13 +945,31 @@ impl Executor {
                 self.return_from(state, v)?;
             }
             Inst::Unreachable => {
-                return Err(self.error(state, ErrorKind::Unreachable, "reached an `unreachable` instruction"));
+                return Err(self.error(
+                    state,
+                    ErrorKind::Unreachable,
+                    "reached an `unreachable` instruction",
+                ));
             }
-            Inst::Call { dst, ret_width, callee, args, site } => {
+            Inst::Call {
+                dst,
+                ret_width,
+                callee,
+                args,
+                site,
+            } => {
                 self.call(module, state, *dst, *ret_width, *callee, args, *site)?;
             }
-            Inst::Intrinsic { kind, dst, width, args } => {
-                let args: Vec<Value> = args.iter().map(|a| self.operand(state.frame(), *a)).collect();
+            Inst::Intrinsic {
+                kind,
+                dst,
+                width,
+                args,
+            } => {
+                let args: Vec<Value> = args
+                    .iter()
+                    .map(|a| self.operand(state.frame(), *a))
+                    .collect();
                 let v = self.intrinsic(state, *kind, *width, &args)?;
                 let fr = state.frame_mut();
                 if let (Some(d), Some(v)) = (dst, v) {
@@ -794,7 +985,11 @@ impl Executor {
     }
 
     fn symbolic_float(&self, state: &State) -> Flow {
-        self.error(state, ErrorKind::Unsupported, "unsupported: symbolic floating point")
+        self.error(
+            state,
+            ErrorKind::Unsupported,
+            "unsupported: symbolic floating point",
+        )
     }
 
     #[inline]
@@ -807,13 +1002,22 @@ impl Executor {
     /// Enters `target`, evaluating its phis together from the incoming block.
     fn jump(&self, module: &Module, state: &mut State, target: BlockId) {
         let fr = state.stack.last_mut().expect("a running state has a frame");
-        let body = module.func(fr.func).body.as_ref().expect("frames run defined functions");
+        let body = module
+            .func(fr.func)
+            .body
+            .as_ref()
+            .expect("frames run defined functions");
         let from = body.block_of[fr.pc.index()];
         let block = body.block(target);
         if block.first != block.body_start {
             let mut values = Vec::with_capacity((block.body_start.0 - block.first.0) as usize);
             for i in block.first.0..block.body_start.0 {
-                if let Inst::Phi { dst, incoming, width } = &body.insts[i as usize] {
+                if let Inst::Phi {
+                    dst,
+                    incoming,
+                    width,
+                } = &body.insts[i as usize]
+                {
                     let v = incoming
                         .iter()
                         .find(|(b, _)| *b == from)
@@ -830,14 +1034,26 @@ impl Executor {
         fr.pc = block.body_start;
     }
 
-    fn binary(&mut self, state: &mut State, op: BinOp, width: u32, a: Value, b: Value, site: Option<SiteId>) -> Exec<Value> {
+    fn binary(
+        &mut self,
+        state: &mut State,
+        op: BinOp,
+        width: u32,
+        a: Value,
+        b: Value,
+        site: Option<SiteId>,
+    ) -> Exec<Value> {
         if let (Value::Concrete { bits: x, .. }, Value::Concrete { bits: y, .. }) = (&a, &b) {
             if semantics::is_checked(op) {
                 if matches!(op, BinOp::UDiv | BinOp::SDiv | BinOp::URem | BinOp::SRem) && *y == 0 {
                     return Err(self.error(state, ErrorKind::DivByZero, "division by zero"));
                 }
                 if matches!(op, BinOp::Shl | BinOp::LShr | BinOp::AShr) && *y >= width as u128 {
-                    return Err(self.error(state, ErrorKind::Overshift, format!("shift by {y} of a {width}-bit value")));
+                    return Err(self.error(
+                        state,
+                        ErrorKind::Overshift,
+                        format!("shift by {y} of a {width}-bit value"),
+                    ));
                 }
             }
             return Ok(Value::concrete(semantics::binary(op, width, *x, *y), width));
@@ -845,9 +1061,11 @@ impl Executor {
         let (ea, eb) = (a.to_expr(), b.to_expr());
         if semantics::is_checked(op) {
             let (bad, kind, msg) = match op {
-                BinOp::UDiv | BinOp::SDiv | BinOp::URem | BinOp::SRem => {
-                    (expr::eq(&eb, &expr::constant(0, width)), ErrorKind::DivByZero, "division by zero".to_string())
-                }
+                BinOp::UDiv | BinOp::SDiv | BinOp::URem | BinOp::SRem => (
+                    expr::eq(&eb, &expr::constant(0, width)),
+                    ErrorKind::DivByZero,
+                    "division by zero".to_string(),
+                ),
                 _ => (
                     expr::uge(&eb, &expr::constant(width as u128, width)),
                     ErrorKind::Overshift,
@@ -870,14 +1088,21 @@ impl Executor {
     /// Resolves an access of `bytes` bytes at `addr` to an object's base and
     /// the offset within it, forking when a symbolic pointer may reach
     /// several objects or none.
-    pub(crate) fn resolve(&mut self, state: &mut State, addr: &Value, bytes: u64, site: Option<SiteId>) -> Exec<(u64, Value)> {
+    pub(crate) fn resolve(
+        &mut self,
+        state: &mut State,
+        addr: &Value,
+        bytes: u64,
+        site: Option<SiteId>,
+    ) -> Exec<(u64, Value)> {
         match addr {
             Value::Concrete { bits, .. } => {
                 let a = *bits as u64;
                 match state.memory.find(a) {
-                    Some(e) if a - e.object.address + bytes <= e.object.size => {
-                        Ok((e.object.address, Value::concrete((a - e.object.address) as u128, 64)))
-                    }
+                    Some(e) if a - e.object.address + bytes <= e.object.size => Ok((
+                        e.object.address,
+                        Value::concrete((a - e.object.address) as u128, 64),
+                    )),
                     Some(e) => {
                         let msg = format!(
                             "out-of-bounds access: {} bytes at offset {} of `{}` ({} bytes)",
@@ -893,81 +1118,127 @@ impl Executor {
             }
             Value::Symbolic(p) => {
                 let p = p.clone();
-                // Objects the pointer may point into, found one model at a time.
-                let mut targets: Vec<(u64, u64)> = Vec::new();
-                let mut conds: Vec<ExprRef> = Vec::new();
-                let mut outside = expr::bool_const(true);
-                let mut error_possible = false;
-                let forced = state.forced;
-                if forced.is_none() {
-                    loop {
-                        let mut cs = (*state.constraints).clone();
-                        cs.push(outside.clone());
-                        match self.solver.may_be_true(&state.constraints, &outside) {
-                            Ok(true) => {}
-                            Ok(false) => break,
-                            Err(e) => return Err(self.solver_error(state, e)),
-                        }
-                        let v = match self.solver.get_value(&cs, &p) {
-                            Ok(v) => v as u64,
-                            Err(e) => return Err(self.solver_error(state, e)),
-                        };
-                        let Some(e) = state.memory.find(v) else {
-                            error_possible = true;
-                            break;
-                        };
-                        let (base, size) = (e.object.address, e.object.size);
-                        if targets.len() >= MAX_POINTER_TARGETS {
-                            error_possible = true;
-                            break;
-                        }
-                        let inside = in_bounds(&p, base, size, bytes);
-                        if inside.is_false() {
-                            // An access that starts in the object but runs past its end.
-                            error_possible = true;
-                            let start_in = in_bounds(&p, base, size, 1);
-                            outside = expr::and(&outside, &expr::not(&start_in));
-                            continue;
-                        }
-                        outside = expr::and(&outside, &expr::not(&inside));
-                        targets.push((base, size));
-                        conds.push(inside);
-                    }
-                }
-                let mut payloads: Vec<u64> = targets.iter().map(|t| t.0).collect();
-                if forced.is_none() && (error_possible || targets.is_empty()) {
-                    conds.push(outside.clone());
-                    payloads.push(NO_TARGET);
-                }
-                let (_, payload) = if forced.is_some() {
-                    self.fork(state, site.unwrap_or(SiteId(u32::MAX)), &[], &[])?
-                } else if conds.len() == 1 {
-                    (0, payloads[0])
+                let site = site.unwrap_or(SiteId(u32::MAX));
+                let (_, payload) = if state.forced.is_some() {
+                    self.fork(state, site, &[], &[])?
                 } else {
-                    self.fork(state, site.unwrap_or(SiteId(u32::MAX)), &conds, &payloads)?
+                    let (conds, payloads) = self.pointer_targets(state, &p, bytes)?;
+                    if conds.len() == 1 {
+                        (0, payloads[0])
+                    } else {
+                        self.fork(state, site, &conds, &payloads)?
+                    }
                 };
                 if payload == NO_TARGET {
                     let v = self.example(state, &Value::Symbolic(p.clone()))? as u64;
                     return Err(self.bad_address(state, v, bytes));
                 }
-                let base = payload;
-                let offset = expr::sub(&p, &expr::constant(base as u128, 64));
-                Ok((base, Value::from_expr(offset)))
+                let offset = expr::sub(&p, &expr::constant(payload as u128, 64));
+                Ok((payload, Value::from_expr(offset)))
             }
         }
     }
 
-    fn bad_address(&self, state: &State, a: u64, bytes: u64) -> Flow {
-        if a < NULL_PAGE {
-            return self.error(state, ErrorKind::Null, format!("null pointer access ({bytes} bytes at {a:#x})"));
+    /// The objects an access of `bytes` bytes at `p` may fall into, one
+    /// alternative each, found one model at a time; then, if the access may
+    /// also fall outside all of them, the error alternative (`NO_TARGET`).
+    ///
+    /// Each model excludes a region from the next search: the object it hit
+    /// or the gap between objects it fell into, so every object the pointer
+    /// can reach is found even when wild values come first.
+    fn pointer_targets(
+        &mut self,
+        state: &State,
+        p: &ExprRef,
+        bytes: u64,
+    ) -> Exec<(Vec<ExprRef>, Vec<u64>)> {
+        let mut conds: Vec<ExprRef> = Vec::new();
+        let mut payloads: Vec<u64> = Vec::new();
+        let mut unexplored = expr::bool_const(true);
+        let mut outside = expr::bool_const(true);
+        let mut error_possible = false;
+        // Set when the search ends with regions left unexplored: they count
+        // as the error side.
+        let mut exhausted = true;
+        for _ in 0..MAX_POINTER_SEARCH {
+            match self.solver.may_be_true(&state.constraints, &unexplored) {
+                Ok(true) => {}
+                Ok(false) => {
+                    exhausted = false;
+                    break;
+                }
+                Err(e) => return Err(self.solver_error(state, e)),
+            }
+            let mut cs = (*state.constraints).clone();
+            cs.push(unexplored.clone());
+            let v = match self.solver.get_value(&cs, p) {
+                Ok(v) => v as u64,
+                Err(e) => return Err(self.solver_error(state, e)),
+            };
+            let region = match state.memory.find(v) {
+                Some(e) => {
+                    let (base, size) = (e.object.address, e.object.size);
+                    let inside = in_bounds(p, base, size, bytes);
+                    if !inside.is_false() && payloads.len() < MAX_POINTER_TARGETS {
+                        outside = expr::and(&outside, &expr::not(&inside));
+                        conds.push(inside.clone());
+                        payloads.push(base);
+                    } else {
+                        error_possible = true;
+                    }
+                    let starts_in = in_bounds(p, base, size, 1);
+                    if starts_in != inside {
+                        // It may also start inside and run past the end.
+                        error_possible = true;
+                    }
+                    starts_in
+                }
+                None => {
+                    error_possible = true;
+                    let (lo, hi) = state.memory.gap_around(v);
+                    let off = expr::sub(p, &expr::constant(lo as u128, 64));
+                    expr::ult(&off, &expr::constant((hi - lo) as u128, 64))
+                }
+            };
+            unexplored = expr::and(&unexplored, &expr::not(&region));
         }
-        if let Some(o) = state.memory.find_freed(a) {
-            return self.error(state, ErrorKind::UseAfterFree, format!("use after free of `{}` at {a:#x}", o.name));
+        if error_possible || exhausted || conds.is_empty() {
+            conds.push(outside);
+            payloads.push(NO_TARGET);
         }
-        self.error(state, ErrorKind::Ptr, format!("access to {bytes} bytes at {a:#x}, which is in no object"))
+        Ok((conds, payloads))
     }
 
-    pub(crate) fn load(&mut self, state: &mut State, addr: &Value, bytes: u32, width: u32, site: Option<SiteId>) -> Exec<Value> {
+    fn bad_address(&self, state: &State, a: u64, bytes: u64) -> Flow {
+        if a < NULL_PAGE {
+            return self.error(
+                state,
+                ErrorKind::Null,
+                format!("null pointer access ({bytes} bytes at {a:#x})"),
+            );
+        }
+        if let Some(o) = state.memory.find_freed(a) {
+            return self.error(
+                state,
+                ErrorKind::UseAfterFree,
+                format!("use after free of `{}` at {a:#x}", o.name),
+            );
+        }
+        self.error(
+            state,
+            ErrorKind::Ptr,
+            format!("access to {bytes} bytes at {a:#x}, which is in no object"),
+        )
+    }
+
+    pub(crate) fn load(
+        &mut self,
+        state: &mut State,
+        addr: &Value,
+        bytes: u32,
+        width: u32,
+        site: Option<SiteId>,
+    ) -> Exec<Value> {
         let (base, offset) = self.resolve(state, addr, bytes as u64, site)?;
         let entry = state.memory.get(base).expect("resolved objects are live");
         Ok(match offset {
@@ -976,15 +1247,33 @@ impl Executor {
         })
     }
 
-    pub(crate) fn store(&mut self, state: &mut State, addr: &Value, bytes: u32, value: &Value, site: Option<SiteId>) -> Exec<()> {
+    pub(crate) fn store(
+        &mut self,
+        state: &mut State,
+        addr: &Value,
+        bytes: u32,
+        value: &Value,
+        site: Option<SiteId>,
+    ) -> Exec<()> {
         let (base, offset) = self.resolve(state, addr, bytes as u64, site)?;
         let entry = state.memory.get(base).expect("resolved objects are live");
         if entry.object.read_only {
             let name = entry.object.name.clone();
-            return Err(self.error(state, ErrorKind::ReadOnly, format!("write into read-only `{name}`")));
+            return Err(self.error(
+                state,
+                ErrorKind::ReadOnly,
+                format!("write into read-only `{name}`"),
+            ));
         }
-        let value = if value.width() < bytes * 8 { self.resize(value, bytes * 8, false) } else { value.clone() };
-        let obj = state.memory.state_mut(base).expect("resolved objects are live");
+        let value = if value.width() < bytes * 8 {
+            self.resize(value, bytes * 8, false)
+        } else {
+            value.clone()
+        };
+        let obj = state
+            .memory
+            .state_mut(base)
+            .expect("resolved objects are live");
         match offset {
             Value::Concrete { bits, .. } => obj.write(bits as u64, bytes, &value),
             Value::Symbolic(off) => obj.write_symbolic(&off, bytes, &value),
@@ -1034,14 +1323,22 @@ impl Executor {
             }
         };
         let f = module.func(target);
-        let values: Vec<Value> = args.iter().map(|a| self.operand(state.frame(), a.value)).collect();
+        let values: Vec<Value> = args
+            .iter()
+            .map(|a| self.operand(state.frame(), a.value))
+            .collect();
         let pc = state.frame().pc;
         if f.body.is_some() {
             if values.len() < f.params.len() || (!f.is_vararg && values.len() != f.params.len()) {
                 return Err(self.error(
                     state,
                     ErrorKind::BadCall,
-                    format!("call of `{}` with {} arguments; it takes {}", f.name, values.len(), f.params.len()),
+                    format!(
+                        "call of `{}` with {} arguments; it takes {}",
+                        f.name,
+                        values.len(),
+                        f.params.len()
+                    ),
                 ));
             }
             state.frame_mut().pc = InstId(pc.0 + 1);
@@ -1049,7 +1346,11 @@ impl Executor {
         }
         let Some(native) = self.natives[target.index()] else {
             self.unsupported_externals.insert(f.name.clone());
-            return Err(self.error(state, ErrorKind::External, format!("unsupported external call {}", f.name)));
+            return Err(self.error(
+                state,
+                ErrorKind::External,
+                format!("unsupported external call {}", f.name),
+            ));
         };
         let result = self.call_native(state, native, &f.name, &values, ret_width)?;
         let fr = state.frame_mut();
@@ -1068,34 +1369,16 @@ impl Executor {
             Value::Concrete { bits, .. } => *bits as u64,
             Value::Symbolic(e) => {
                 let e = e.clone();
-                let mut conds = Vec::new();
-                let mut payloads = Vec::new();
-                let mut outside = expr::bool_const(true);
-                if state.forced.is_none() {
-                    loop {
-                        let mut cs = (*state.constraints).clone();
-                        cs.push(outside.clone());
-                        match self.solver.may_be_true(&state.constraints, &outside) {
-                            Ok(true) => {}
-                            Ok(false) => break,
-                            Err(err) => return Err(self.solver_error(state, err)),
-                        }
-                        let v = match self.solver.get_value(&cs, &e) {
-                            Ok(v) => v as u64,
-                            Err(err) => return Err(self.solver_error(state, err)),
-                        };
-                        if function_at(v, nfuncs).is_none() || conds.len() >= MAX_POINTER_TARGETS {
-                            conds.push(outside.clone());
-                            payloads.push(NO_TARGET);
-                            break;
-                        }
-                        let is = expr::eq(&e, &expr::constant(v as u128, 64));
-                        outside = expr::and(&outside, &expr::not(&is));
-                        conds.push(is);
-                        payloads.push(v);
+                let (_, payload) = if state.forced.is_some() {
+                    self.fork(state, site, &[], &[])?
+                } else {
+                    let (conds, payloads) = self.function_targets(state, &e, nfuncs)?;
+                    if conds.len() == 1 {
+                        (0, payloads[0])
+                    } else {
+                        self.fork(state, site, &conds, &payloads)?
                     }
-                }
-                let (_, payload) = if conds.len() == 1 { (0, payloads[0]) } else { self.fork(state, site, &conds, &payloads)? };
+                };
                 if payload == NO_TARGET {
                     self.example(state, p)? as u64
                 } else {
@@ -1105,25 +1388,96 @@ impl Executor {
         };
         match function_at(addr, nfuncs) {
             Some(f) => Ok(f),
-            None if addr < NULL_PAGE => Err(self.error(state, ErrorKind::Null, "call through a null function pointer")),
-            None => Err(self.error(state, ErrorKind::BadCall, format!("call through {addr:#x}, which is not a function"))),
+            None if addr < NULL_PAGE => Err(self.error(
+                state,
+                ErrorKind::Null,
+                "call through a null function pointer",
+            )),
+            None => Err(self.error(
+                state,
+                ErrorKind::BadCall,
+                format!("call through {addr:#x}, which is not a function"),
+            )),
         }
     }
 
+    /// The functions a symbolic pointer may name, one alternative each, then
+    /// the error alternative if it may also be anything else.
+    fn function_targets(
+        &mut self,
+        state: &State,
+        e: &ExprRef,
+        nfuncs: usize,
+    ) -> Exec<(Vec<ExprRef>, Vec<u64>)> {
+        let span = expr::constant(16 * nfuncs as u128, 64);
+        let off = expr::sub(e, &expr::constant(function_address(FuncId(0)) as u128, 64));
+        let aligned = expr::eq(
+            &expr::binary(BinOp::And, &off, &expr::constant(15, 64)),
+            &expr::constant(0, 64),
+        );
+        let is_function = expr::and(&expr::ult(&off, &span), &aligned);
+        let mut conds = Vec::new();
+        let mut payloads = Vec::new();
+        let mut outside = expr::bool_const(true);
+        while conds.len() < MAX_POINTER_TARGETS {
+            let candidate = expr::and(&outside, &is_function);
+            match self.solver.may_be_true(&state.constraints, &candidate) {
+                Ok(true) => {}
+                Ok(false) => break,
+                Err(err) => return Err(self.solver_error(state, err)),
+            }
+            let mut cs = (*state.constraints).clone();
+            cs.push(candidate);
+            let v = match self.solver.get_value(&cs, e) {
+                Ok(v) => v as u64,
+                Err(err) => return Err(self.solver_error(state, err)),
+            };
+            let is = expr::eq(e, &expr::constant(v as u128, 64));
+            outside = expr::and(&outside, &expr::not(&is));
+            conds.push(is);
+            payloads.push(v);
+        }
+        // Anything else: a null or non-function pointer (the fork checks it is feasible).
+        conds.push(outside);
+        payloads.push(NO_TARGET);
+        Ok((conds, payloads))
+    }
+
     /// Creates a fresh symbolic input of `size` bytes and records it for the test.
-    pub(crate) fn new_symbolic(&mut self, state: &mut State, name: &str, size: u32) -> crate::expr::ArrayRef {
+    pub(crate) fn new_symbolic(
+        &mut self,
+        state: &mut State,
+        name: &str,
+        size: u32,
+    ) -> crate::expr::ArrayRef {
         let unique = format!("{}#{}", name, state.symbolics.len());
         let array = expr::Array::symbolic(&unique, size);
-        state.symbolics.push(super::state::Symbolic { name: name.to_string(), array: array.clone() });
+        state.symbolics.push(super::state::Symbolic {
+            name: name.to_string(),
+            array: array.clone(),
+        });
         array
     }
 
     /// The bytes of a freshly allocated heap object.
-    pub(crate) fn allocate(&mut self, state: &mut State, size: u64, kind: AllocKind, name: &str) -> u64 {
+    pub(crate) fn allocate(
+        &mut self,
+        state: &mut State,
+        size: u64,
+        kind: AllocKind,
+        name: &str,
+    ) -> u64 {
         let addr = state.reserve(size, kind == AllocKind::Stack);
         let (func, pc) = (state.frame().func, state.frame().pc);
         state.memory.insert(
-            MemoryObject { address: addr, size, kind, name: name.to_string(), site: Some((func, pc)), read_only: false },
+            MemoryObject {
+                address: addr,
+                size,
+                kind,
+                name: name.to_string(),
+                site: Some((func, pc)),
+                read_only: false,
+            },
             ObjectState::zeroed(size),
         );
         addr
@@ -1141,7 +1495,9 @@ fn in_bounds(p: &ExprRef, base: u64, size: u64, bytes: u64) -> ExprRef {
 
 pub(crate) fn cast_value(op: CastOp, to: u32, v: &Value) -> Value {
     match v {
-        Value::Concrete { bits, width } => Value::concrete(semantics::cast(op, *width, to, *bits), to),
+        Value::Concrete { bits, width } => {
+            Value::concrete(semantics::cast(op, *width, to, *bits), to)
+        }
         Value::Symbolic(e) => {
             let from = e.width();
             Value::from_expr(match op {
@@ -1184,7 +1540,10 @@ fn insert_bits(agg: &Value, agg_width: u32, elem: &Value, offset: u32, width: u3
         acc = expr::concat(&acc, &expr::extract(&a, 0, offset));
     }
     if offset + width < agg_width {
-        acc = expr::concat(&expr::extract(&a, offset + width, agg_width - offset - width), &acc);
+        acc = expr::concat(
+            &expr::extract(&a, offset + width, agg_width - offset - width),
+            &acc,
+        );
     }
     Value::from_expr(acc)
 }

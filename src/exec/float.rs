@@ -76,7 +76,13 @@ pub fn compare(pred: FloatPredicate, ty: FloatTy, a: u128, b: u128) -> bool {
     }
 }
 
-pub fn convert(op: FCastOp, float: FloatTy, to_float: FloatTy, int_width: u32, bits: u128) -> Value {
+pub fn convert(
+    op: FCastOp,
+    float: FloatTy,
+    to_float: FloatTy,
+    int_width: u32,
+    bits: u128,
+) -> Value {
     match op {
         FCastOp::ToSigned => {
             let v = get(float, bits);
@@ -100,12 +106,21 @@ mod tests {
     fn arithmetic_and_conversions() {
         let two = 2.0f64.to_bits() as u128;
         let three = 3.0f64.to_bits() as u128;
-        assert_eq!(binary(FBinOp::Mul, FloatTy::F64, two, three).as_concrete(), Some(6.0f64.to_bits() as u128));
+        assert_eq!(
+            binary(FBinOp::Mul, FloatTy::F64, two, three).as_concrete(),
+            Some(6.0f64.to_bits() as u128)
+        );
         assert!(compare(FloatPredicate::Olt, FloatTy::F64, two, three));
         let nan = f64::NAN.to_bits() as u128;
         assert!(!compare(FloatPredicate::Oeq, FloatTy::F64, nan, nan));
         assert!(compare(FloatPredicate::Une, FloatTy::F64, nan, nan));
-        let m = convert(FCastOp::ToSigned, FloatTy::F64, FloatTy::F64, 32, (-7.9f64).to_bits() as u128);
+        let m = convert(
+            FCastOp::ToSigned,
+            FloatTy::F64,
+            FloatTy::F64,
+            32,
+            (-7.9f64).to_bits() as u128,
+        );
         assert_eq!(m.as_concrete(), Some((-7i32) as u32 as u128));
         let f = convert(FCastOp::FromSigned, FloatTy::F64, FloatTy::F32, 8, 0xff);
         assert_eq!(f.as_concrete(), Some((-1.0f32).to_bits() as u128));

@@ -14,8 +14,18 @@ const GP_OFFSET_EXHAUSTED: u128 = 48;
 const FP_OFFSET_EXHAUSTED: u128 = 304;
 
 impl Executor {
-    pub(crate) fn intrinsic(&mut self, state: &mut State, kind: Intrinsic, width: u32, args: &[Value]) -> Exec<Option<Value>> {
-        let arg = |i: usize| args.get(i).cloned().unwrap_or(Value::concrete(0, width.max(1)));
+    pub(crate) fn intrinsic(
+        &mut self,
+        state: &mut State,
+        kind: Intrinsic,
+        width: u32,
+        args: &[Value],
+    ) -> Exec<Option<Value>> {
+        let arg = |i: usize| {
+            args.get(i)
+                .cloned()
+                .unwrap_or(Value::concrete(0, width.max(1)))
+        };
         Ok(match kind {
             Intrinsic::Memcpy | Intrinsic::Memmove => {
                 let n = self.concretize(state, &arg(2))? as u64;
@@ -27,16 +37,25 @@ impl Executor {
                 if n > 0 {
                     let byte = self.resize(&arg(1), 8, false);
                     let (base, off) = self.resolve_concrete(state, &arg(0), n)?;
-                    let obj = state.memory.state_mut(base).expect("resolved objects are live");
+                    let obj = state
+                        .memory
+                        .state_mut(base)
+                        .expect("resolved objects are live");
                     for i in 0..n {
                         obj.write(off + i, 1, &byte);
                     }
                 }
                 None
             }
-            Intrinsic::AddOverflow { signed } => Some(self.overflow(BinOp::Add, signed, width, &arg(0), &arg(1))),
-            Intrinsic::SubOverflow { signed } => Some(self.overflow(BinOp::Sub, signed, width, &arg(0), &arg(1))),
-            Intrinsic::MulOverflow { signed } => Some(self.overflow(BinOp::Mul, signed, width, &arg(0), &arg(1))),
+            Intrinsic::AddOverflow { signed } => {
+                Some(self.overflow(BinOp::Add, signed, width, &arg(0), &arg(1)))
+            }
+            Intrinsic::SubOverflow { signed } => {
+                Some(self.overflow(BinOp::Sub, signed, width, &arg(0), &arg(1)))
+            }
+            Intrinsic::MulOverflow { signed } => {
+                Some(self.overflow(BinOp::Mul, signed, width, &arg(0), &arg(1)))
+            }
             Intrinsic::Abs => {
                 let x = arg(0);
                 Some(match x {
@@ -117,7 +136,11 @@ impl Executor {
                         let w = e.width();
                         let mut acc = expr::constant(w as u128, w);
                         for k in 0..w {
-                            let (bit, count) = if leading { (k, w - 1 - k) } else { (w - 1 - k, w - 1 - k) };
+                            let (bit, count) = if leading {
+                                (k, w - 1 - k)
+                            } else {
+                                (w - 1 - k, w - 1 - k)
+                            };
                             let set = expr::eq(&expr::extract(&e, bit, 1), &expr::constant(1, 1));
                             acc = expr::select(&set, &expr::constant(count as u128, w), &acc);
                         }
@@ -153,7 +176,8 @@ impl Executor {
                         // The concatenation a:b shifted, then the relevant half.
                         let w = a.width();
                         let cat = expr::concat(&a.to_expr(), &b.to_expr());
-                        let s = expr::binary(BinOp::URem, &s.to_expr(), &expr::constant(w as u128, w));
+                        let s =
+                            expr::binary(BinOp::URem, &s.to_expr(), &expr::constant(w as u128, w));
                         let s2 = expr::zext(&s, 2 * w);
                         let r = if left {
                             expr::extract(&expr::binary(BinOp::Shl, &cat, &s2), w, w)
@@ -166,10 +190,17 @@ impl Executor {
             }
             Intrinsic::VaStart => {
                 let Some(area) = state.frame().varargs else {
-                    return Err(self.error(state, ErrorKind::BadCall, "va_start in a function that takes no variadic arguments"));
+                    return Err(self.error(
+                        state,
+                        ErrorKind::BadCall,
+                        "va_start in a function that takes no variadic arguments",
+                    ));
                 };
                 let (base, off) = self.resolve_concrete(state, &arg(0), 24)?;
-                let obj = state.memory.state_mut(base).expect("resolved objects are live");
+                let obj = state
+                    .memory
+                    .state_mut(base)
+                    .expect("resolved objects are live");
                 obj.write(off, 4, &Value::concrete(GP_OFFSET_EXHAUSTED, 32));
                 obj.write(off + 4, 4, &Value::concrete(FP_OFFSET_EXHAUSTED, 32));
                 obj.write(off + 8, 8, &Value::concrete(area as u128, 64));
@@ -182,10 +213,16 @@ impl Executor {
             }
             Intrinsic::VaEnd | Intrinsic::StackRestore => None,
             Intrinsic::StackSave => Some(Value::concrete(0, 64)),
-            Intrinsic::Trap => return Err(self.error(state, ErrorKind::Abort, "llvm.trap reached")),
+            Intrinsic::Trap => {
+                return Err(self.error(state, ErrorKind::Abort, "llvm.trap reached"))
+            }
             Intrinsic::FAbs => {
                 let Some(bits) = arg(0).as_concrete() else {
-                    return Err(self.error(state, ErrorKind::Unsupported, "unsupported: symbolic floating point"));
+                    return Err(self.error(
+                        state,
+                        ErrorKind::Unsupported,
+                        "unsupported: symbolic floating point",
+                    ));
                 };
                 Some(Value::concrete(bits & (mask(width) >> 1), width))
             }
@@ -244,12 +281,21 @@ impl Executor {
             }
         };
         let v = expr::concat(&over, &r);
-        Value::from_expr(if agg_width > w + 1 { expr::zext(&v, agg_width) } else { v })
+        Value::from_expr(if agg_width > w + 1 {
+            expr::zext(&v, agg_width)
+        } else {
+            v
+        })
     }
 
     /// Resolves a pointer (concretized if symbolic) to an object and offset,
     /// checking `n` bytes are in bounds.
-    pub(crate) fn resolve_concrete(&mut self, state: &mut State, p: &Value, n: u64) -> Exec<(u64, u64)> {
+    pub(crate) fn resolve_concrete(
+        &mut self,
+        state: &mut State,
+        p: &Value,
+        n: u64,
+    ) -> Exec<(u64, u64)> {
         let a = self.concretize(state, p)?;
         let (base, off) = self.resolve(state, &Value::concrete(a, 64), n, None)?;
         Ok((base, off.as_concrete().unwrap_or(0) as u64))
@@ -261,16 +307,23 @@ impl Executor {
         }
         let (sbase, soff) = self.resolve_concrete(state, src, n)?;
         let (dbase, doff) = self.resolve_concrete(state, dst, n)?;
-        let src_state = state.memory.get(sbase).expect("resolved objects are live").state.clone();
+        let src_state = state
+            .memory
+            .get(sbase)
+            .expect("resolved objects are live")
+            .state
+            .clone();
         if state.memory.get(dbase).is_some_and(|e| e.object.read_only) {
             return Err(self.error(state, ErrorKind::ReadOnly, "memcpy into a read-only object"));
         }
         let bytes: Vec<Byte> = (0..n).map(|i| src_state.byte(soff + i)).collect();
-        let obj = state.memory.state_mut(dbase).expect("resolved objects are live");
+        let obj = state
+            .memory
+            .state_mut(dbase)
+            .expect("resolved objects are live");
         for (i, b) in bytes.into_iter().enumerate() {
             obj.set_byte(doff + i as u64, b);
         }
         Ok(())
     }
 }
-

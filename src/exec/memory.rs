@@ -66,11 +66,19 @@ pub struct ObjectState {
 
 impl ObjectState {
     pub fn zeroed(size: u64) -> ObjectState {
-        ObjectState { concrete: vec![0; size as usize], symbolic: Vec::new(), updates: None }
+        ObjectState {
+            concrete: vec![0; size as usize],
+            symbolic: Vec::new(),
+            updates: None,
+        }
     }
 
     pub fn from_bytes(bytes: Vec<u8>) -> ObjectState {
-        ObjectState { concrete: bytes, symbolic: Vec::new(), updates: None }
+        ObjectState {
+            concrete: bytes,
+            symbolic: Vec::new(),
+            updates: None,
+        }
     }
 
     pub fn size(&self) -> u64 {
@@ -115,7 +123,11 @@ impl ObjectState {
         if self.updates.is_none() && self.symbolic.is_empty() {
             let start = offset as usize;
             let mut bits = 0u128;
-            for (i, b) in self.concrete[start..start + bytes as usize].iter().enumerate().take(16) {
+            for (i, b) in self.concrete[start..start + bytes as usize]
+                .iter()
+                .enumerate()
+                .take(16)
+            {
                 bits |= (*b as u128) << (8 * i);
             }
             return Value::concrete(bits, width);
@@ -210,7 +222,13 @@ pub struct AddressSpace {
 impl AddressSpace {
     pub fn insert(&mut self, object: MemoryObject, state: ObjectState) -> Arc<MemoryObject> {
         let object = Arc::new(object);
-        self.objects.insert(object.address, ObjectEntry { object: object.clone(), state: Arc::new(state) });
+        self.objects.insert(
+            object.address,
+            ObjectEntry {
+                object: object.clone(),
+                state: Arc::new(state),
+            },
+        );
         object
     }
 
@@ -226,13 +244,31 @@ impl AddressSpace {
         obj.contains(addr).then_some(obj)
     }
 
+    /// The addresses around `addr`, which is in no object, that no object
+    /// covers: from the end of the object below to the start of the one above.
+    pub fn gap_around(&self, addr: u64) -> (u64, u64) {
+        let lo = self
+            .objects
+            .range(..=addr)
+            .next_back()
+            .map_or(0, |(_, e)| e.object.address + e.object.size);
+        let hi = self
+            .objects
+            .range(addr..)
+            .next()
+            .map_or(u64::MAX, |(b, _)| *b);
+        (lo.min(addr), hi)
+    }
+
     pub fn get(&self, base: u64) -> Option<&ObjectEntry> {
         self.objects.get(&base)
     }
 
     /// Mutable contents of the object at `base` (copied if shared).
     pub fn state_mut(&mut self, base: u64) -> Option<&mut ObjectState> {
-        self.objects.get_mut(&base).map(|e| Arc::make_mut(&mut e.state))
+        self.objects
+            .get_mut(&base)
+            .map(|e| Arc::make_mut(&mut e.state))
     }
 
     /// Removes a live object; heap objects are remembered as freed.
@@ -268,7 +304,14 @@ mod tests {
     use crate::expr::{eval, Assignment};
 
     fn object(addr: u64, size: u64) -> MemoryObject {
-        MemoryObject { address: addr, size, kind: AllocKind::Heap, name: "o".into(), site: None, read_only: false }
+        MemoryObject {
+            address: addr,
+            size,
+            kind: AllocKind::Heap,
+            name: "o".into(),
+            site: None,
+            read_only: false,
+        }
     }
 
     #[test]
@@ -311,7 +354,12 @@ mod tests {
             a.set(&idx, (2 * i as u64).to_le_bytes().to_vec());
             for (k, e) in expect.iter().enumerate() {
                 let b = o.read(k as u64, 1, 8);
-                assert_eq!(eval(&b.to_expr(), &a), *e as u128, "byte {k} with index {}", 2 * i);
+                assert_eq!(
+                    eval(&b.to_expr(), &a),
+                    *e as u128,
+                    "byte {k} with index {}",
+                    2 * i
+                );
             }
             let r = o.read_symbolic(&off, 1, 8);
             assert_eq!(eval(&r.to_expr(), &a), 99);
@@ -327,8 +375,13 @@ mod tests {
         assert!(m.find(0x1010).is_none());
         assert!(m.find(0x0fff).is_none());
         let copy = m.clone();
-        m.state_mut(0x2000).expect("live").write(0, 4, &Value::concrete(5, 32));
-        assert_eq!(copy.get(0x2000).expect("live").state.read(0, 4, 32), Value::concrete(0, 32));
+        m.state_mut(0x2000)
+            .expect("live")
+            .write(0, 4, &Value::concrete(5, 32));
+        assert_eq!(
+            copy.get(0x2000).expect("live").state.read(0, 4, 32),
+            Value::concrete(0, 32)
+        );
         m.remove(0x2000);
         assert!(m.find(0x2001).is_none());
         assert_eq!(m.find_freed(0x2001).map(|o| o.address), Some(0x2000));

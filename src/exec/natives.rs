@@ -35,7 +35,9 @@ pub enum Native {
     Example,
     /// `__VERIFIER_nondet_*`: a fresh symbolic value of the return width;
     /// `boolean` ones are constrained to 0 or 1.
-    Nondet { boolean: bool },
+    Nondet {
+        boolean: bool,
+    },
     ReachError,
 }
 
@@ -60,9 +62,9 @@ impl Native {
             "klee_is_symbolic" => Native::IsSymbolic,
             "mnemo_example" => Native::Example,
             "reach_error" | "__VERIFIER_error" => Native::ReachError,
-            n if n.starts_with("__VERIFIER_nondet_") => {
-                Native::Nondet { boolean: n.ends_with("bool") || n.ends_with("_Bool") }
-            }
+            n if n.starts_with("__VERIFIER_nondet_") => Native::Nondet {
+                boolean: n.ends_with("bool") || n.ends_with("_Bool"),
+            },
             _ => return None,
         })
     }
@@ -87,7 +89,11 @@ impl Executor {
             Native::Calloc => {
                 let n = self.concretize(state, &arg(0))? as u64;
                 let size = self.concretize(state, &arg(1))? as u64;
-                Ok(ptr(self.heap_alloc(state, n.saturating_mul(size), "calloc")?))
+                Ok(ptr(self.heap_alloc(
+                    state,
+                    n.saturating_mul(size),
+                    "calloc",
+                )?))
             }
             Native::Realloc => {
                 let old = self.concretize(state, &arg(0))? as u64;
@@ -159,14 +165,22 @@ impl Executor {
                     ));
                 }
                 let array = self.new_symbolic(state, &label, size as u32);
-                state.memory.state_mut(base).expect("live").make_symbolic(addr - base, &array);
+                state
+                    .memory
+                    .state_mut(base)
+                    .expect("live")
+                    .make_symbolic(addr - base, &array);
                 Ok(None)
             }
             Native::Assume => {
                 let c = arg(0);
                 let cond = match &c {
                     Value::Concrete { bits, .. } => {
-                        return if *bits != 0 { Ok(None) } else { Err(Flow::End(PathEnd::Silent)) };
+                        return if *bits != 0 {
+                            Ok(None)
+                        } else {
+                            Err(Flow::End(PathEnd::Silent))
+                        };
                     }
                     Value::Symbolic(e) => expr::ne(e, &expr::constant(0, e.width())),
                 };
@@ -184,7 +198,11 @@ impl Executor {
                 let hi = self.concretize(state, &arg(1))? as u32 as i32;
                 let name = self.read_c_string(state, &arg(2))?;
                 if hi <= lo {
-                    return Err(self.error(state, ErrorKind::User, format!("klee_range({lo}, {hi}): empty range")));
+                    return Err(self.error(
+                        state,
+                        ErrorKind::User,
+                        format!("klee_range({lo}, {hi}): empty range"),
+                    ));
                 }
                 let v = self.symbolic_int(state, &name, 32);
                 let e = v.to_expr();
@@ -209,7 +227,10 @@ impl Executor {
             }
             Native::IsSymbolic => {
                 let w = ret_width.unwrap_or(32);
-                Ok(Some(Value::concrete(matches!(arg(0), Value::Symbolic(_)) as u128, w)))
+                Ok(Some(Value::concrete(
+                    matches!(arg(0), Value::Symbolic(_)) as u128,
+                    w,
+                )))
             }
             Native::Example => {
                 let v = arg(0);
@@ -218,7 +239,11 @@ impl Executor {
             }
             Native::Nondet { boolean } => {
                 let Some(w) = ret_width else {
-                    return Err(self.error(state, ErrorKind::External, format!("{name} returns nothing")));
+                    return Err(self.error(
+                        state,
+                        ErrorKind::External,
+                        format!("{name} returns nothing"),
+                    ));
                 };
                 let v = self.symbolic_int(state, name, w.div_ceil(8) * 8);
                 let v = if boolean {
@@ -230,23 +255,36 @@ impl Executor {
                 };
                 Ok(Some(self.resize(&v, w, false)))
             }
-            Native::ReachError => Err(self.error(state, ErrorKind::Reach, format!("{name}() reached"))),
+            Native::ReachError => {
+                Err(self.error(state, ErrorKind::Reach, format!("{name}() reached")))
+            }
         }
     }
 
     fn heap_alloc(&mut self, state: &mut State, size: u64, what: &str) -> Exec<u64> {
         if size > 1 << 32 {
-            return Err(self.error(state, ErrorKind::User, format!("{what} of {size} bytes is too large")));
+            return Err(self.error(
+                state,
+                ErrorKind::User,
+                format!("{what} of {size} bytes is too large"),
+            ));
         }
         Ok(self.allocate(state, size, AllocKind::Heap, what))
     }
 
     fn bad_free(&self, state: &State, p: u64, what: &str) -> Flow {
         if state.memory.find_freed(p).is_some_and(|o| o.address == p) {
-            return self.error(state, ErrorKind::DoubleFree, format!("{what} of {p:#x}, already freed"));
+            return self.error(
+                state,
+                ErrorKind::DoubleFree,
+                format!("{what} of {p:#x}, already freed"),
+            );
         }
         let desc = match state.memory.find(p) {
-            Some(e) => format!("{what} of {p:#x}, inside `{}`, which is not a heap block", e.object.name),
+            Some(e) => format!(
+                "{what} of {p:#x}, inside `{}`, which is not a heap block",
+                e.object.name
+            ),
             None => format!("{what} of {p:#x}, which is not a heap block"),
         };
         self.error(state, ErrorKind::InvalidFree, desc)
@@ -274,7 +312,11 @@ impl Executor {
         for i in 0..n {
             let a = addr + i;
             let Some(e) = state.memory.find(a) else {
-                return Err(self.error(state, ErrorKind::Ptr, format!("write() reads {a:#x}, which is in no object")));
+                return Err(self.error(
+                    state,
+                    ErrorKind::Ptr,
+                    format!("write() reads {a:#x}, which is in no object"),
+                ));
             };
             let b = e.state.byte(a - e.object.address);
             out.push(match b {

@@ -126,7 +126,11 @@ impl State {
 
     /// Reserves `size` bytes of addresses on the heap or the stack.
     pub fn reserve(&mut self, size: u64, stack: bool) -> u64 {
-        let next = if stack { &mut self.next_stack } else { &mut self.next_heap };
+        let next = if stack {
+            &mut self.next_stack
+        } else {
+            &mut self.next_heap
+        };
         let addr = *next;
         *next += (size.max(1) + RED_ZONE + 15) & !15;
         addr

@@ -15,19 +15,28 @@ pub enum Value {
 impl Value {
     #[inline]
     pub fn concrete(bits: u128, width: u32) -> Value {
-        Value::Concrete { bits: bits & mask(width), width }
+        Value::Concrete {
+            bits: bits & mask(width),
+            width,
+        }
     }
 
     #[inline]
     pub fn bool(b: bool) -> Value {
-        Value::Concrete { bits: b as u128, width: 1 }
+        Value::Concrete {
+            bits: b as u128,
+            width: 1,
+        }
     }
 
     /// Wraps an expression, unwrapping constants so they stay on the fast path.
     #[inline]
     pub fn from_expr(e: ExprRef) -> Value {
         match e.as_const() {
-            Some(bits) => Value::Concrete { bits, width: e.width() },
+            Some(bits) => Value::Concrete {
+                bits,
+                width: e.width(),
+            },
             None => Value::Symbolic(e),
         }
     }
@@ -88,7 +97,11 @@ impl Value {
         for b in &bytes[1..] {
             acc = expr::concat(&b.to_expr(), &acc);
         }
-        let acc = if acc.width() > width { expr::extract(&acc, 0, width) } else { acc };
+        let acc = if acc.width() > width {
+            expr::extract(&acc, 0, width)
+        } else {
+            acc
+        };
         Value::from_expr(acc)
     }
 }

@@ -14,7 +14,11 @@ pub enum LoadError {
     #[error("cannot link {path} into the program: {message}")]
     Link { path: PathBuf, message: String },
     #[error("in function {function}, {location}: {message}")]
-    Function { function: String, location: String, message: String },
+    Function {
+        function: String,
+        location: String,
+        message: String,
+    },
     #[error("in global {global}: {message}")]
     Global { global: String, message: String },
 }

@@ -110,15 +110,31 @@ pub enum Const {
     /// A cast of another constant (`ptrtoint`, `inttoptr`, `bitcast`, `trunc`, ...).
     Cast { op: CastOp, to: u32, value: ConstId },
     /// An integer operation on two constants.
-    Binary { op: BinOp, width: u32, lhs: ConstId, rhs: ConstId },
+    Binary {
+        op: BinOp,
+        width: u32,
+        lhs: ConstId,
+        rhs: ConstId,
+    },
     /// An integer comparison of two constants (a 1-bit result).
-    ICmp { pred: IntPredicate, lhs: ConstId, rhs: ConstId },
+    ICmp {
+        pred: IntPredicate,
+        lhs: ConstId,
+        rhs: ConstId,
+    },
     /// A `select` on constants.
-    Select { cond: ConstId, then_val: ConstId, else_val: ConstId },
+    Select {
+        cond: ConstId,
+        then_val: ConstId,
+        else_val: ConstId,
+    },
     /// A first-class aggregate (struct or array) flattened into one bit
     /// vector of `width` bits: each part sits at its bit offset from the
     /// data layout (`offset` 0 is the lowest-addressed byte).
-    Aggregate { width: u32, parts: Vec<(u32, ConstId)> },
+    Aggregate {
+        width: u32,
+        parts: Vec<(u32, ConstId)>,
+    },
 }
 
 /// Integer binary operations, shared by the IR and expressions.
@@ -232,9 +248,15 @@ pub enum Intrinsic {
     /// `llvm.{s,u}{add,sub,mul}.with.overflow.iN`: args a, b; result is the
     /// aggregate `{ iN, i1 }` flattened: value in bits `0..N`, flag at bit `N`
     /// (the data layout puts the flag in the next byte: see `overflow_flag_offset`).
-    AddOverflow { signed: bool },
-    SubOverflow { signed: bool },
-    MulOverflow { signed: bool },
+    AddOverflow {
+        signed: bool,
+    },
+    SubOverflow {
+        signed: bool,
+    },
+    MulOverflow {
+        signed: bool,
+    },
     /// args: value, is_int_min_poison
     Abs,
     SMin,
@@ -279,41 +301,156 @@ pub fn overflow_flag_offset(value_width: u32) -> u32 {
 pub enum Inst {
     /// Integer arithmetic; division, remainder and shifts carry a choice site
     /// because their check (zero divisor, oversized shift) may fail.
-    Binary { op: BinOp, width: u32, lhs: Operand, rhs: Operand, dst: Reg, site: Option<SiteId> },
-    ICmp { pred: IntPredicate, width: u32, lhs: Operand, rhs: Operand, dst: Reg },
-    FBinary { op: FBinOp, ty: FloatTy, lhs: Operand, rhs: Operand, dst: Reg },
-    FNeg { ty: FloatTy, src: Operand, dst: Reg },
-    FCmp { pred: FloatPredicate, ty: FloatTy, lhs: Operand, rhs: Operand, dst: Reg },
-    Cast { op: CastOp, from: u32, to: u32, src: Operand, dst: Reg },
+    Binary {
+        op: BinOp,
+        width: u32,
+        lhs: Operand,
+        rhs: Operand,
+        dst: Reg,
+        site: Option<SiteId>,
+    },
+    ICmp {
+        pred: IntPredicate,
+        width: u32,
+        lhs: Operand,
+        rhs: Operand,
+        dst: Reg,
+    },
+    FBinary {
+        op: FBinOp,
+        ty: FloatTy,
+        lhs: Operand,
+        rhs: Operand,
+        dst: Reg,
+    },
+    FNeg {
+        ty: FloatTy,
+        src: Operand,
+        dst: Reg,
+    },
+    FCmp {
+        pred: FloatPredicate,
+        ty: FloatTy,
+        lhs: Operand,
+        rhs: Operand,
+        dst: Reg,
+    },
+    Cast {
+        op: CastOp,
+        from: u32,
+        to: u32,
+        src: Operand,
+        dst: Reg,
+    },
     /// `from`/`to`: the integer width on the integer side; `float` the float side
     /// (for `Resize`, `float` is the source type and `to_float` the target).
-    FCast { op: FCastOp, float: FloatTy, to_float: FloatTy, int_width: u32, src: Operand, dst: Reg },
-    Select { width: u32, cond: Operand, then_val: Operand, else_val: Operand, dst: Reg },
+    FCast {
+        op: FCastOp,
+        float: FloatTy,
+        to_float: FloatTy,
+        int_width: u32,
+        src: Operand,
+        dst: Reg,
+    },
+    Select {
+        width: u32,
+        cond: Operand,
+        then_val: Operand,
+        else_val: Operand,
+        dst: Reg,
+    },
     /// Phis sit at the start of their block and are evaluated together when
     /// control enters the block.
-    Phi { width: u32, dst: Reg, incoming: Vec<(BlockId, Operand)> },
+    Phi {
+        width: u32,
+        dst: Reg,
+        incoming: Vec<(BlockId, Operand)>,
+    },
     /// Allocates `elem_size * count` bytes on the stack.
-    Alloca { dst: Reg, elem_size: u64, count: Operand, count_width: u32, align: u32 },
+    Alloca {
+        dst: Reg,
+        elem_size: u64,
+        count: Operand,
+        count_width: u32,
+        align: u32,
+    },
     /// Loads `width` bits (`bytes` in memory; an `i1` is one byte).
-    Load { dst: Reg, addr: Operand, width: u32, bytes: u32, site: SiteId },
-    Store { value: Operand, addr: Operand, width: u32, bytes: u32, site: SiteId },
+    Load {
+        dst: Reg,
+        addr: Operand,
+        width: u32,
+        bytes: u32,
+        site: SiteId,
+    },
+    Store {
+        value: Operand,
+        addr: Operand,
+        width: u32,
+        bytes: u32,
+        site: SiteId,
+    },
     /// `base + offset + sum(index_i * scale_i)`, each index sign-extended to 64 bits.
-    Gep { dst: Reg, base: Operand, offset: i64, indices: Vec<GepIndex> },
+    Gep {
+        dst: Reg,
+        base: Operand,
+        offset: i64,
+        indices: Vec<GepIndex>,
+    },
     /// Reads `width` bits at bit `offset` of a flattened aggregate.
-    ExtractValue { dst: Reg, agg: Operand, offset: u32, width: u32 },
+    ExtractValue {
+        dst: Reg,
+        agg: Operand,
+        offset: u32,
+        width: u32,
+    },
     /// Writes `elem` (`width` bits) at bit `offset` of an aggregate of `agg_width` bits.
-    InsertValue { dst: Reg, agg: Operand, agg_width: u32, elem: Operand, offset: u32, width: u32 },
-    Br { target: BlockId },
-    CondBr { cond: Operand, then_bb: BlockId, else_bb: BlockId, site: SiteId },
-    Switch { cond: Operand, width: u32, cases: Vec<(u128, BlockId)>, default: BlockId, site: SiteId },
-    Ret { value: Option<Operand> },
+    InsertValue {
+        dst: Reg,
+        agg: Operand,
+        agg_width: u32,
+        elem: Operand,
+        offset: u32,
+        width: u32,
+    },
+    Br {
+        target: BlockId,
+    },
+    CondBr {
+        cond: Operand,
+        then_bb: BlockId,
+        else_bb: BlockId,
+        site: SiteId,
+    },
+    Switch {
+        cond: Operand,
+        width: u32,
+        cases: Vec<(u128, BlockId)>,
+        default: BlockId,
+        site: SiteId,
+    },
+    Ret {
+        value: Option<Operand>,
+    },
     Unreachable,
     /// A call; the site is used when a symbolic function pointer forks.
-    Call { dst: Option<Reg>, ret_width: Option<u32>, callee: Callee, args: Vec<Arg>, site: SiteId },
-    Intrinsic { kind: Intrinsic, dst: Option<Reg>, width: u32, args: Vec<Operand> },
+    Call {
+        dst: Option<Reg>,
+        ret_width: Option<u32>,
+        callee: Callee,
+        args: Vec<Arg>,
+        site: SiteId,
+    },
+    Intrinsic {
+        kind: Intrinsic,
+        dst: Option<Reg>,
+        width: u32,
+        args: Vec<Operand>,
+    },
     /// An instruction mnemo cannot execute. Loading succeeds; a path that
     /// reaches it ends with an "unsupported" error naming `what`.
-    Unsupported { what: String },
+    Unsupported {
+        what: String,
+    },
 }
 
 /// One variable index of a `getelementptr`.
@@ -458,7 +595,9 @@ impl Inst {
     pub fn successors(&self) -> Vec<BlockId> {
         match self {
             Inst::Br { target } => vec![*target],
-            Inst::CondBr { then_bb, else_bb, .. } => vec![*then_bb, *else_bb],
+            Inst::CondBr {
+                then_bb, else_bb, ..
+            } => vec![*then_bb, *else_bb],
             Inst::Switch { cases, default, .. } => {
                 let mut v: Vec<BlockId> = cases.iter().map(|(_, b)| *b).collect();
                 v.push(*default);

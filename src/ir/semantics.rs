@@ -82,7 +82,11 @@ pub fn binary(op: BinOp, width: u32, a: u128, b: u128) -> u128 {
         }
         BinOp::AShr => {
             let x = to_signed(a, width);
-            let s = if b >= width as u128 { width - 1 } else { b as u32 };
+            let s = if b >= width as u128 {
+                width - 1
+            } else {
+                b as u32
+            };
             (x >> s) as u128
         }
     };
@@ -121,7 +125,13 @@ pub fn cast(op: CastOp, from: u32, to: u32, bits: u128) -> u128 {
 pub fn is_checked(op: BinOp) -> bool {
     matches!(
         op,
-        BinOp::UDiv | BinOp::SDiv | BinOp::URem | BinOp::SRem | BinOp::Shl | BinOp::LShr | BinOp::AShr
+        BinOp::UDiv
+            | BinOp::SDiv
+            | BinOp::URem
+            | BinOp::SRem
+            | BinOp::Shl
+            | BinOp::LShr
+            | BinOp::AShr
     )
 }
 
@@ -137,7 +147,10 @@ mod tests {
         assert_eq!(binary(BinOp::SDiv, 8, 0xf9, 2), 0xfd);
         assert_eq!(binary(BinOp::SRem, 8, 0xf9, 2), 0xff);
         // INT_MIN / -1 wraps.
-        assert_eq!(binary(BinOp::SDiv, 32, 0x8000_0000, 0xffff_ffff), 0x8000_0000);
+        assert_eq!(
+            binary(BinOp::SDiv, 32, 0x8000_0000, 0xffff_ffff),
+            0x8000_0000
+        );
         assert_eq!(binary(BinOp::UDiv, 16, 7, 0), 0);
     }
 

@@ -21,12 +21,22 @@ pub struct CovNew {
 
 impl CovNew {
     pub fn new(seed: u64) -> CovNew {
-        CovNew { ids: Vec::new(), rng: SmallRng::seed_from_u64(seed), distances: FxHashMap::default(), cache_at: u64::MAX }
+        CovNew {
+            ids: Vec::new(),
+            rng: SmallRng::seed_from_u64(seed),
+            distances: FxHashMap::default(),
+            cache_at: u64::MAX,
+        }
     }
 
     fn distances(&mut self, f: FuncId, ex: &Executor) -> &Vec<u32> {
         self.distances.entry(f).or_insert_with(|| {
-            let body = ex.module().func(f).body.as_ref().expect("frames run defined functions");
+            let body = ex
+                .module()
+                .func(f)
+                .body
+                .as_ref()
+                .expect("frames run defined functions");
             let n = body.blocks.len();
             let mut preds: Vec<Vec<usize>> = vec![Vec::new(); n];
             for b in 0..n {
@@ -68,10 +78,19 @@ impl Searcher for CovNew {
         for id in self.ids.clone() {
             let s = &states[&id];
             let fr = s.frame();
-            let body = ex.module().func(fr.func).body.as_ref().expect("frames run defined functions");
+            let body = ex
+                .module()
+                .func(fr.func)
+                .body
+                .as_ref()
+                .expect("frames run defined functions");
             let block = body.block_of[fr.pc.index()];
             let d = self.distances(fr.func, ex)[block.index()];
-            let near = if d == u32::MAX { 1e-3 } else { 1.0 / (1.0 + d as f64).powi(2) };
+            let near = if d == u32::MAX {
+                1e-3
+            } else {
+                1.0 / (1.0 + d as f64).powi(2)
+            };
             let fresh = 1.0 / (1.0 + s.since_new_cover as f64 / 1000.0);
             weights.push(near * fresh);
         }

@@ -95,7 +95,10 @@ pub fn explore(
         }
     }
     progress(executor, 0);
-    Ok(RunOutcome { stopped_by, elapsed: start.elapsed() })
+    Ok(RunOutcome {
+        stopped_by,
+        elapsed: start.elapsed(),
+    })
 }
 
 fn check_limits(
@@ -108,7 +111,10 @@ fn check_limits(
     if interrupted.load(Ordering::Relaxed) {
         return Some(EarlyReason::MaxTime);
     }
-    if limits.max_instructions.is_some_and(|m| executor.instructions >= m) {
+    if limits
+        .max_instructions
+        .is_some_and(|m| executor.instructions >= m)
+    {
         return Some(EarlyReason::MaxInstructions);
     }
     if limits.max_time.is_some_and(|m| start.elapsed() >= m) {
@@ -125,9 +131,22 @@ fn check_limits(
 }
 
 /// Reports an ended path with the inputs that reproduce it.
-fn finish(executor: &mut Executor, state: &State, end: PathEnd, observer: &mut dyn PathObserver) -> anyhow::Result<()> {
+fn finish(
+    executor: &mut Executor,
+    state: &State,
+    end: PathEnd,
+    observer: &mut dyn PathObserver,
+) -> anyhow::Result<()> {
     if matches!(end, PathEnd::Silent) {
-        return observer.path_ended(executor, &FinishedPath { state, end: &end, inputs: Vec::new(), exit_code: None });
+        return observer.path_ended(
+            executor,
+            &FinishedPath {
+                state,
+                end: &end,
+                inputs: Vec::new(),
+                exit_code: None,
+            },
+        );
     }
     let (model, end) = match executor.model(state) {
         Ok(m) => (m, end),
@@ -146,7 +165,10 @@ fn finish(executor: &mut Executor, state: &State, end: PathEnd, observer: &mut d
         .symbolics
         .iter()
         .map(|s| {
-            let bytes = model.get(&s.array).map(|b| b.to_vec()).unwrap_or_else(|| vec![0; s.array.size as usize]);
+            let bytes = model
+                .get(&s.array)
+                .map(|b| b.to_vec())
+                .unwrap_or_else(|| vec![0; s.array.size as usize]);
             (s.name.clone(), bytes)
         })
         .collect();
@@ -157,5 +179,13 @@ fn finish(executor: &mut Executor, state: &State, end: PathEnd, observer: &mut d
         }),
         _ => None,
     };
-    observer.path_ended(executor, &FinishedPath { state, end: &end, inputs, exit_code })
+    observer.path_ended(
+        executor,
+        &FinishedPath {
+            state,
+            end: &end,
+            inputs,
+            exit_code,
+        },
+    )
 }

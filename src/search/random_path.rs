@@ -27,12 +27,22 @@ pub struct RandomPath {
 
 impl RandomPath {
     pub fn new(seed: u64) -> RandomPath {
-        RandomPath { nodes: Vec::new(), leaf_of: FxHashMap::default(), roots: Vec::new(), rng: SmallRng::seed_from_u64(seed) }
+        RandomPath {
+            nodes: Vec::new(),
+            leaf_of: FxHashMap::default(),
+            roots: Vec::new(),
+            rng: SmallRng::seed_from_u64(seed),
+        }
     }
 
     fn leaf(&mut self, parent: Option<u32>, state: u64) -> u32 {
         let id = self.nodes.len() as u32;
-        self.nodes.push(Node { parent, children: Vec::new(), live: 1, state: Some(state) });
+        self.nodes.push(Node {
+            parent,
+            children: Vec::new(),
+            live: 1,
+            state: Some(state),
+        });
         self.leaf_of.insert(state, id);
         id
     }
@@ -46,7 +56,11 @@ impl RandomPath {
     }
 
     fn pick(&mut self, options: &[u32]) -> Option<u32> {
-        let live: Vec<u32> = options.iter().copied().filter(|n| self.nodes[*n as usize].live > 0).collect();
+        let live: Vec<u32> = options
+            .iter()
+            .copied()
+            .filter(|n| self.nodes[*n as usize].live > 0)
+            .collect();
         if live.is_empty() {
             return None;
         }
@@ -69,7 +83,9 @@ impl Searcher for RandomPath {
     }
 
     fn forked(&mut self, parent: u64, children: &[u64]) {
-        let Some(leaf) = self.leaf_of.remove(&parent) else { return };
+        let Some(leaf) = self.leaf_of.remove(&parent) else {
+            return;
+        };
         self.nodes[leaf as usize].state = None;
         let mut kids = vec![self.leaf(Some(leaf), parent)];
         for c in children {

@@ -84,7 +84,11 @@ pub enum SolverError {
 
 /// The layers before Z3 in the standard pipeline, in order.
 pub fn default_layers(_config: &SolverConfig) -> Vec<Box<dyn Layer>> {
-    vec![Box::new(ConstantLayer), Box::new(CacheLayer::default()), Box::new(RecentModels::default())]
+    vec![
+        Box::new(ConstantLayer),
+        Box::new(CacheLayer::default()),
+        Box::new(RecentModels::default()),
+    ]
 }
 
 /// The solver entry point of one worker thread.

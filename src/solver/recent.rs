@@ -21,7 +21,10 @@ pub struct RecentModels {
 impl RecentModels {
     /// Keeps the `capacity` most recent models.
     pub fn new(capacity: usize) -> Self {
-        RecentModels { models: VecDeque::with_capacity(capacity), capacity }
+        RecentModels {
+            models: VecDeque::with_capacity(capacity),
+            capacity,
+        }
     }
 
     fn satisfying(&self, q: &Query<'_>) -> Option<&Assignment> {
@@ -53,7 +56,11 @@ impl Layer for RecentModels {
         arrays_in_all(q.constraints, &mut arrays);
         arrays_in_all(std::slice::from_ref(&q.expr), &mut arrays);
         arrays.dedup_by(|a, b| std::sync::Arc::ptr_eq(a, b));
-        let answer = next.check(&Query { constraints: q.constraints, expr: q.expr.clone(), model: Some(&arrays) })?;
+        let answer = next.check(&Query {
+            constraints: q.constraints,
+            expr: q.expr.clone(),
+            model: Some(&arrays),
+        })?;
         if let Answer::Sat(Some(m)) = &answer {
             if self.models.len() == self.capacity {
                 self.models.pop_back();
@@ -99,9 +106,15 @@ mod tests {
         assert!(s.may_be_true(&path, &c).unwrap());
         assert!(s.may_be_true(&path, &expr::not(&c)).unwrap());
         let st = s.stats();
-        assert_eq!((st.queries, st.z3_calls, st.cache_hits), (3, 2, 1), "{st:?}");
+        assert_eq!(
+            (st.queries, st.z3_calls, st.cache_hits),
+            (3, 2, 1),
+            "{st:?}"
+        );
         // An unsatisfiable side still reaches Z3 and is answered correctly.
-        assert!(!s.may_be_true(&path, &expr::ugt(&x, &expr::constant(200, 8))).unwrap());
+        assert!(!s
+            .may_be_true(&path, &expr::ugt(&x, &expr::constant(200, 8)))
+            .unwrap());
         let m = s.get_model(&path, &[arr.clone()]).unwrap().expect("sat");
         assert!(m.get(&arr).expect("assigned")[0] < 100);
         assert_eq!(s.stats().bad_models, 0);

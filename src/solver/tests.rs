@@ -217,7 +217,10 @@ fn cache_reuses_models_only_when_they_cover_the_request() {
     let cs = vec![eq(&byte(&a, 0), &constant(1, 8))];
     // The exact cache alone: the recent-models layer would answer the wider
     // request below from the first model.
-    let mut s = Solver::with_layers(SolverConfig::default(), vec![Box::new(CacheLayer::default())]);
+    let mut s = Solver::with_layers(
+        SolverConfig::default(),
+        vec![Box::new(CacheLayer::default())],
+    );
     s.get_model(&cs, std::slice::from_ref(&a)).unwrap().unwrap();
     s.get_model(&cs, std::slice::from_ref(&a)).unwrap().unwrap();
     assert_eq!((s.stats().z3_calls, s.stats().cache_hits), (1, 1));

@@ -116,7 +116,11 @@ mod tests {
         assert_eq!(v["paths"]["errors"]["assert"], 2);
         assert!(v["paths"]["completed"].is_u64());
         assert!(v["paths"]["early"].is_object());
-        assert!(v["solver"]["queries"].is_u64() && v["solver"]["z3_calls"].is_u64() && v["solver"]["time_s"].is_f64());
+        assert!(
+            v["solver"]["queries"].is_u64()
+                && v["solver"]["z3_calls"].is_u64()
+                && v["solver"]["time_s"].is_f64()
+        );
         assert!(v["coverage"]["instructions_pct"].is_f64() && v["coverage"]["lines_pct"].is_f64());
     }
 }

@@ -120,8 +120,6 @@ fn push_blob(out: &mut Vec<u8>, bytes: &[u8]) {
     out.extend_from_slice(&bytes[..len as usize]);
 }
 
-
-
 impl KTest {
     /// Reads a ktest file.
     pub fn read(path: &Path) -> Result<KTest, KTestError> {

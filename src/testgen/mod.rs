@@ -15,5 +15,5 @@ pub use replay::{
     ReplayOptions, ReplayReport, ReplayResult, Termination, TestRecord, TestsJson, Verdict,
     TESTS_JSON, TESTS_JSON_VERSION,
 };
-pub use writer::TestWriter;
 pub use toolchain::{Toolchain, ToolchainError, BITCODE_FLAGS, NATIVE_FLAGS};
+pub use writer::TestWriter;

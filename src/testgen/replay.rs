@@ -18,8 +18,8 @@ use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
 use super::ktest::KTest;
-use crate::files::write_atomic;
 use super::toolchain::{Toolchain, ToolchainError};
+use crate::files::write_atomic;
 
 /// The `version` field of the `tests.json` files mnemo writes.
 pub const TESTS_JSON_VERSION: u32 = 1;

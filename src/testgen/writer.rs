@@ -41,7 +41,8 @@ impl TestWriter {
                 );
             }
         }
-        std::fs::create_dir_all(dir).with_context(|| format!("cannot create output directory {}", dir.display()))?;
+        std::fs::create_dir_all(dir)
+            .with_context(|| format!("cannot create output directory {}", dir.display()))?;
         Ok(TestWriter {
             dir: dir.to_path_buf(),
             program: program.to_string(),
@@ -58,9 +59,14 @@ impl TestWriter {
 
     /// Writes `tests.json`; called at the end of the run.
     pub fn finish(&self) -> anyhow::Result<()> {
-        let json = TestsJson { version: 1, program: self.program.clone(), tests: self.records.clone() };
+        let json = TestsJson {
+            version: 1,
+            program: self.program.clone(),
+            tests: self.records.clone(),
+        };
         let path = self.dir.join("tests.json");
-        json.write_atomic(&path).with_context(|| format!("cannot write {}", path.display()))
+        json.write_atomic(&path)
+            .with_context(|| format!("cannot write {}", path.display()))
     }
 
     fn write_err(&self, module: &Module, id: usize, e: &PathError) -> anyhow::Result<()> {
@@ -73,10 +79,16 @@ impl TestWriter {
         }
         let _ = writeln!(text, "Stack:");
         for (i, f) in e.stack.iter().enumerate() {
-            let _ = writeln!(text, "  #{i} {} at {}", f.function, module.describe_loc(f.loc));
+            let _ = writeln!(
+                text,
+                "  #{i} {} at {}",
+                f.function,
+                module.describe_loc(f.loc)
+            );
         }
         let path = self.dir.join(format!("test{id:06}.{}.err", e.kind));
-        crate::files::write_atomic(&path, text.as_bytes()).with_context(|| format!("cannot write {}", path.display()))
+        crate::files::write_atomic(&path, text.as_bytes())
+            .with_context(|| format!("cannot write {}", path.display()))
     }
 }
 
@@ -90,7 +102,9 @@ impl PathObserver for TestWriter {
             }
             PathEnd::Completed { .. } => {
                 self.paths.completed += 1;
-                Outcome::Exit { exit_code: path.exit_code.unwrap_or(0) }
+                Outcome::Exit {
+                    exit_code: path.exit_code.unwrap_or(0),
+                }
             }
             PathEnd::Error(e) => {
                 *self.paths.errors.entry(e.kind.to_string()).or_default() += 1;
@@ -98,11 +112,22 @@ impl PathObserver for TestWriter {
                     Some(l) => (module.files[l.file.index()].clone(), l.line),
                     None => (String::new(), 0),
                 };
-                Outcome::Error { kind: e.kind.to_string(), file, line, message: e.message.clone() }
+                Outcome::Error {
+                    kind: e.kind.to_string(),
+                    file,
+                    line,
+                    message: e.message.clone(),
+                }
             }
             PathEnd::Early(reason) => {
-                *self.paths.early.entry(reason.as_str().to_string()).or_default() += 1;
-                Outcome::Early { reason: reason.as_str().to_string() }
+                *self
+                    .paths
+                    .early
+                    .entry(reason.as_str().to_string())
+                    .or_default() += 1;
+                Outcome::Early {
+                    reason: reason.as_str().to_string(),
+                }
             }
         };
         let id = self.records.len() + 1;
@@ -110,15 +135,28 @@ impl PathObserver for TestWriter {
             args: self.args.clone(),
             sym_argvs: 0,
             sym_argv_len: 0,
-            objects: path.inputs.iter().map(|(name, bytes)| KTestObject { name: name.clone(), bytes: bytes.clone() }).collect(),
+            objects: path
+                .inputs
+                .iter()
+                .map(|(name, bytes)| KTestObject {
+                    name: name.clone(),
+                    bytes: bytes.clone(),
+                })
+                .collect(),
         };
         let name = format!("test{id:06}.ktest");
         let kpath = self.dir.join(&name);
-        ktest.write_atomic(&kpath).with_context(|| format!("cannot write {}", kpath.display()))?;
+        ktest
+            .write_atomic(&kpath)
+            .with_context(|| format!("cannot write {}", kpath.display()))?;
         if let PathEnd::Error(e) = path.end {
             self.write_err(module, id, e)?;
         }
-        self.records.push(TestRecord { id: id as u32, ktest: name, outcome });
+        self.records.push(TestRecord {
+            id: id as u32,
+            ktest: name,
+            outcome,
+        });
         Ok(())
     }
 }
