@@ -53,11 +53,33 @@ struct Diagnostics {
     errors: Vec<String>,
 }
 
+/// Owns the `Diagnostics` the handler writes into. Only the raw pointer is
+/// kept, so LLVM's writes never alias a Rust reference held across a call.
+struct DiagnosticSink(*mut Diagnostics);
+
+impl DiagnosticSink {
+    fn new() -> DiagnosticSink {
+        DiagnosticSink(Box::into_raw(Box::default()))
+    }
+
+    fn take_errors(&self) -> Vec<String> {
+        // SAFETY: the pointer is live until drop; LLVM is not running now.
+        unsafe { std::mem::take(&mut (*self.0).errors) }
+    }
+}
+
+impl Drop for DiagnosticSink {
+    fn drop(&mut self) {
+        // SAFETY: created by `Box::into_raw` in `new` and freed exactly once.
+        unsafe { drop(Box::from_raw(self.0)) }
+    }
+}
+
 extern "C" fn collect_diagnostic(info: LLVMDiagnosticInfoRef, sink: *mut c_void) {
     if info.is_null() || sink.is_null() {
         return;
     }
-    // SAFETY: `sink` is the `Diagnostics` registered in `load`, which outlives
+    // SAFETY: `sink` is the `DiagnosticSink` pointer registered in `load`, which outlives
     // the context; `info` is valid for the duration of this call.
     unsafe {
         let diags = &mut *sink.cast::<Diagnostics>();
@@ -139,29 +161,30 @@ fn parse<'ctx>(
 fn load(path: &Path, main: &[u8], runtime: &[(PathBuf, Vec<u8>)]) -> Result<Module, LoadError> {
     install_fatal_error_handler();
     // Declared before the context so it outlives it (drop order is reversed).
-    let mut diags = Box::new(Diagnostics::default());
+    let diags = DiagnosticSink::new();
     let ctx = Context::create();
     // SAFETY: the handler only writes into `diags`, which outlives `ctx`.
     unsafe {
         LLVMContextSetDiagnosticHandler(
             ctx.raw(),
             Some(collect_diagnostic),
-            (&mut *diags as *mut Diagnostics).cast::<c_void>(),
+            diags.0.cast::<c_void>(),
         );
     }
     let module = parse(&ctx, path, main)?;
     for (lib_path, bytes) in runtime {
         let lib = parse(&ctx, lib_path, bytes)?;
-        diags.errors.clear();
+        diags.take_errors();
         // SAFETY: both modules belong to `ctx`; LLVMLinkModules2 consumes the
         // source module, so inkwell must not dispose of it again.
         let failed = unsafe { LLVMLinkModules2(module.as_mut_ptr(), lib.as_mut_ptr()) } != 0;
         std::mem::forget(lib);
         if failed {
-            let message = if diags.errors.is_empty() {
+            let errors = diags.take_errors();
+            let message = if errors.is_empty() {
                 "linking failed".to_string()
             } else {
-                diags.errors.join("; ")
+                errors.join("; ")
             };
             return Err(LoadError::Link {
                 path: lib_path.clone(),
