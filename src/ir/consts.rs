@@ -528,7 +528,7 @@ impl Cx {
         let ety = ety.ok_or_else(|| format!("constant `{}` of non-sequence type", describe(v)))?;
         let stride = if ty.kind() == K::LLVMVectorTypeKind {
             let bits = self.layout.bits(ety).unwrap_or(0);
-            if bits % 8 != 0 {
+            if !bits.is_multiple_of(8) {
                 return Err(format!("vector of sub-byte elements `{}`", ty.print()));
             }
             bits / 8

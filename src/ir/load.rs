@@ -14,6 +14,7 @@ use inkwell::llvm_sys::core::{
     LLVMContextSetDiagnosticHandler, LLVMDisposeMessage, LLVMGetDiagInfoDescription,
     LLVMGetDiagInfoSeverity,
 };
+use inkwell::llvm_sys::error_handling::LLVMInstallFatalErrorHandler;
 use inkwell::llvm_sys::linker::LLVMLinkModules2;
 use inkwell::llvm_sys::prelude::LLVMDiagnosticInfoRef;
 use inkwell::llvm_sys::{LLVMDiagnosticSeverity, LLVMLinkage, LLVMTypeKind, LLVMValueKind};
@@ -52,11 +53,33 @@ struct Diagnostics {
     errors: Vec<String>,
 }
 
+/// Owns the `Diagnostics` the handler writes into. Only the raw pointer is
+/// kept, so LLVM's writes never alias a Rust reference held across a call.
+struct DiagnosticSink(*mut Diagnostics);
+
+impl DiagnosticSink {
+    fn new() -> DiagnosticSink {
+        DiagnosticSink(Box::into_raw(Box::default()))
+    }
+
+    fn take_errors(&self) -> Vec<String> {
+        // SAFETY: the pointer is live until drop; LLVM is not running now.
+        unsafe { std::mem::take(&mut (*self.0).errors) }
+    }
+}
+
+impl Drop for DiagnosticSink {
+    fn drop(&mut self) {
+        // SAFETY: created by `Box::into_raw` in `new` and freed exactly once.
+        unsafe { drop(Box::from_raw(self.0)) }
+    }
+}
+
 extern "C" fn collect_diagnostic(info: LLVMDiagnosticInfoRef, sink: *mut c_void) {
     if info.is_null() || sink.is_null() {
         return;
     }
-    // SAFETY: `sink` is the `Diagnostics` registered in `load`, which outlives
+    // SAFETY: `sink` is the `DiagnosticSink` pointer registered in `load`, which outlives
     // the context; `info` is valid for the duration of this call.
     unsafe {
         let diags = &mut *sink.cast::<Diagnostics>();
@@ -72,6 +95,36 @@ extern "C" fn collect_diagnostic(info: LLVMDiagnosticInfoRef, sink: *mut c_void)
             .push(CStr::from_ptr(p).to_string_lossy().into_owned());
         LLVMDisposeMessage(p);
     }
+}
+
+thread_local! {
+    /// The file this thread is loading, for the fatal-error message.
+    static LOADING: std::cell::RefCell<String> = const { std::cell::RefCell::new(String::new()) };
+}
+
+/// LLVM ends the process on a few kinds of corrupt bitcode (`report_fatal_error`)
+/// instead of returning an error; this at least says which file caused it.
+extern "C" fn fatal_error(reason: *const std::ffi::c_char) {
+    use std::io::Write;
+    let reason = if reason.is_null() {
+        String::new()
+    } else {
+        // SAFETY: LLVM passes a NUL-terminated message valid for this call.
+        unsafe { CStr::from_ptr(reason) }
+            .to_string_lossy()
+            .into_owned()
+    };
+    let file = LOADING.try_with(|f| f.borrow().clone()).unwrap_or_default();
+    let _ = writeln!(
+        std::io::stderr(),
+        "mnemo: LLVM failed fatally while loading {file}: {reason}"
+    );
+}
+
+fn install_fatal_error_handler() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    // SAFETY: the handler only formats a message; installing it is process-wide and idempotent.
+    ONCE.call_once(|| unsafe { LLVMInstallFatalErrorHandler(Some(fatal_error)) });
 }
 
 fn is_bitcode(bytes: &[u8]) -> bool {
@@ -91,6 +144,7 @@ fn parse<'ctx>(
         return Err(parse_err("the file is empty".into()));
     }
     let name = path.to_string_lossy();
+    let _ = LOADING.try_with(|f| *f.borrow_mut() = name.to_string());
     let buf = MemoryBuffer::create_from_memory_range_copy(bytes, &name);
     let module = if is_bitcode(bytes) {
         inkwell::module::Module::parse_bitcode_from_buffer(&buf, ctx)
@@ -105,30 +159,32 @@ fn parse<'ctx>(
 }
 
 fn load(path: &Path, main: &[u8], runtime: &[(PathBuf, Vec<u8>)]) -> Result<Module, LoadError> {
+    install_fatal_error_handler();
     // Declared before the context so it outlives it (drop order is reversed).
-    let mut diags = Box::new(Diagnostics::default());
+    let diags = DiagnosticSink::new();
     let ctx = Context::create();
     // SAFETY: the handler only writes into `diags`, which outlives `ctx`.
     unsafe {
         LLVMContextSetDiagnosticHandler(
             ctx.raw(),
             Some(collect_diagnostic),
-            (&mut *diags as *mut Diagnostics).cast::<c_void>(),
+            diags.0.cast::<c_void>(),
         );
     }
     let module = parse(&ctx, path, main)?;
     for (lib_path, bytes) in runtime {
         let lib = parse(&ctx, lib_path, bytes)?;
-        diags.errors.clear();
+        diags.take_errors();
         // SAFETY: both modules belong to `ctx`; LLVMLinkModules2 consumes the
         // source module, so inkwell must not dispose of it again.
         let failed = unsafe { LLVMLinkModules2(module.as_mut_ptr(), lib.as_mut_ptr()) } != 0;
         std::mem::forget(lib);
         if failed {
-            let message = if diags.errors.is_empty() {
+            let errors = diags.take_errors();
+            let message = if errors.is_empty() {
                 "linking failed".to_string()
             } else {
-                diags.errors.join("; ")
+                errors.join("; ")
             };
             return Err(LoadError::Link {
                 path: lib_path.clone(),
@@ -290,4 +346,333 @@ fn lower_global(cx: &mut Cx, g: Val, index: usize) -> Result<Global, LoadError> 
         init,
         loc,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{load_module, load_module_from_memory};
+    use crate::ir::testutil::{body, compile, func, load_c, load_ll};
+    use crate::ir::{Callee, Const, Inst, LoadError, Module};
+
+    fn reloc_targets(m: &Module, name: &str) -> Vec<(u64, Const)> {
+        let g = m.global(m.global_index[name]);
+        let init = g.init.as_ref().expect("initializer");
+        init.relocs
+            .iter()
+            .map(|(o, c)| (*o, m.constant(*c).clone()))
+            .collect()
+    }
+
+    #[test]
+    fn missing_file_is_a_read_error() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let err = load_module(&dir.path().join("nope.bc"), &[]).expect_err("missing file");
+        assert!(matches!(err, LoadError::Read { .. }), "{err}");
+    }
+
+    #[test]
+    fn textual_ir_files_load_and_link() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let prog = dir.path().join("prog.ll");
+        let lib = dir.path().join("lib.ll");
+        std::fs::write(&prog, "declare i32 @lib(i32)\ndefine i32 @main() {\n  %r = call i32 @lib(i32 2)\n  ret i32 %r\n}\n")
+            .expect("write");
+        std::fs::write(&lib, "define weak i32 @lib(i32 %x) {\n  ret i32 %x\n}\n").expect("write");
+        let m = load_module(&prog, &[lib.as_path()]).expect("load .ll");
+        assert!(func(&m, "lib").body.is_some());
+        assert_eq!(m.source, prog.to_string_lossy());
+        let m = load_module(&prog, &[]).expect("load .ll alone");
+        assert!(func(&m, "lib").body.is_none());
+    }
+
+    #[test]
+    fn bad_inputs_are_parse_errors() {
+        for (name, bytes) in [
+            ("empty.bc", &b""[..]),
+            ("garbage.bc", &b"\x00\x01\x02garbage\xff\xfe"[..]),
+            (
+                "bad-magic.bc",
+                &b"BC\xC0\xDE\x35\x14\x00\x00\x05\x00\x00\x00\x62\x0C\x30\x24"[..],
+            ),
+        ] {
+            let err = load_module_from_memory(name, bytes).expect_err(name);
+            assert!(matches!(err, LoadError::Parse { .. }), "{name}: {err}");
+            assert!(
+                !err.to_string().ends_with(": "),
+                "{name}: message missing: {err}"
+            );
+        }
+        let err = load_module_from_memory("syntax.ll", b"define i32 @f( {\n ret i32 0\n}\n")
+            .expect_err("syntax");
+        let LoadError::Parse { message, .. } = &err else {
+            panic!("{err}")
+        };
+        assert!(message.contains("error"), "{message}");
+        // Parses, but is not valid IR (use before definition): the verifier's message.
+        let err = load_module_from_memory(
+            "invalid.ll",
+            b"define i32 @f() {\n %a = add i32 %b, 1\n %b = add i32 %a, 1\n ret i32 %a\n}\n",
+        )
+        .expect_err("invalid");
+        assert!(matches!(err, LoadError::Parse { .. }), "{err}");
+    }
+
+    #[test]
+    fn truncated_bitcode_is_a_parse_error() {
+        let Some(c) = compile("t", "int g = 3; int main(void) { return g; }") else {
+            return;
+        };
+        let bytes = std::fs::read(&c.bc).expect("read bitcode");
+        assert!(load_module_from_memory("whole.bc", &bytes).is_ok());
+        for len in [4, 20, bytes.len() / 2, bytes.len() - 7] {
+            let err = load_module_from_memory("cut.bc", &bytes[..len]).expect_err("truncated");
+            assert!(matches!(err, LoadError::Parse { .. }), "{len}: {err}");
+        }
+    }
+
+    #[test]
+    fn runtime_is_linked_and_program_definitions_win() {
+        let Some(prog) = compile(
+            "prog",
+            "int helper(int x) { return x + 1; }\nint rt_only(int);\nint main(void) { return helper(1) + rt_only(2); }",
+        ) else {
+            return;
+        };
+        let rt = compile(
+            "rt",
+            "__attribute__((weak)) int helper(int x) { return x - 1; }\n__attribute__((weak)) int rt_only(int x) { return x * 5; }",
+        )
+        .expect("clang is present");
+        let m = load_module(&prog.bc, &[rt.bc.as_path()]).expect("link");
+        assert!(
+            func(&m, "rt_only").body.is_some(),
+            "runtime definition linked in"
+        );
+        let helper = body(&m, "helper");
+        assert!(
+            helper.insts.iter().any(|i| matches!(
+                i,
+                Inst::Binary {
+                    op: crate::ir::BinOp::Add,
+                    ..
+                }
+            )),
+            "the program's helper (x + 1) wins over the runtime's weak one"
+        );
+        let calls: Vec<String> = body(&m, "main")
+            .insts
+            .iter()
+            .filter_map(|i| match i {
+                Inst::Call {
+                    callee: Callee::Direct(f),
+                    ..
+                } => Some(m.func(*f).name.clone()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(calls, vec!["helper", "rt_only"]);
+
+        let missing = prog.bc.with_file_name("missing-runtime.bc");
+        let err = load_module(&prog.bc, &[missing.as_path()]).expect_err("missing runtime");
+        assert!(matches!(err, LoadError::Read { .. }), "{err}");
+
+        let clash = compile("clash", "int helper(int x) { return x; }").expect("clang is present");
+        let err =
+            load_module(&prog.bc, &[clash.bc.as_path()]).expect_err("duplicate strong symbol");
+        let LoadError::Link { message, .. } = &err else {
+            panic!("{err}")
+        };
+        assert!(message.contains("helper"), "{message}");
+    }
+
+    #[test]
+    fn globals_images_and_relocations() {
+        let src = r#"
+struct S { char c; int x; long arr[2]; double d; };
+struct S gs = { 'a', 5, { 1, -2 }, 1.5 };
+int *gp = &gs.x;
+const char *msg = "hello";
+static int twice(int v) { return v * 2; }
+int (*table[3])(int) = { twice, 0, twice };
+extern int ext;
+int zeros[100];
+int use(void) { return ext + table[0](1) + zeros[3]; }
+"#;
+        let Some(m) = load_c(src) else { return };
+        let gs_id = m.global_index["gs"];
+        let gs = m.global(gs_id);
+        assert_eq!((gs.size, gs.align, gs.is_constant), (32, 8, false));
+        let mut want = vec![0u8; 32];
+        want[0] = b'a';
+        want[4] = 5;
+        want[8] = 1;
+        want[16..24].copy_from_slice(&(-2i64).to_le_bytes());
+        want[24..32].copy_from_slice(&1.5f64.to_bits().to_le_bytes());
+        let init = gs.init.as_ref().expect("initialized");
+        assert_eq!(init.bytes, want);
+        assert!(init.relocs.is_empty());
+        assert_eq!(gs.loc.map(|l| l.line), Some(3));
+
+        assert_eq!(
+            reloc_targets(&m, "gp"),
+            vec![(
+                0,
+                Const::GlobalAddr {
+                    global: gs_id,
+                    offset: 4
+                }
+            )]
+        );
+        let relocs = reloc_targets(&m, "msg");
+        let [(
+            0,
+            Const::GlobalAddr {
+                global: s,
+                offset: 0,
+            },
+        )] = relocs.as_slice()
+        else {
+            panic!("{relocs:?}")
+        };
+        let s = m.global(*s);
+        assert!(s.is_constant);
+        assert_eq!(
+            s.init.as_ref().map(|i| i.bytes.as_slice()),
+            Some(&b"hello\0"[..])
+        );
+
+        let twice = m.func_by_name("twice").expect("twice");
+        assert_eq!(
+            reloc_targets(&m, "table"),
+            vec![(0, Const::FuncAddr(twice)), (16, Const::FuncAddr(twice))]
+        );
+        assert_eq!(m.global(m.global_index["table"]).size, 24);
+
+        let ext = m.global(m.global_index["ext"]);
+        assert!(ext.init.is_none());
+        assert_eq!(ext.size, 4);
+        let zeros = m.global(m.global_index["zeros"]);
+        assert_eq!(zeros.init.as_ref().map(|i| i.bytes.len()), Some(400));
+        assert!(zeros
+            .init
+            .as_ref()
+            .is_some_and(|i| i.bytes.iter().all(|&b| b == 0)));
+    }
+
+    #[test]
+    fn aliases_are_indexed() {
+        let m = load_ll(
+            r#"
+@real = global i32 4
+@other = alias i32, i32* @real
+define i32 @impl() {
+  ret i32 0
+}
+@name = weak alias i32 (), i32 ()* @impl
+define i32 @caller() {
+  %r = call i32 @name()
+  ret i32 %r
+}
+"#,
+        );
+        assert_eq!(m.func_by_name("name"), m.func_by_name("impl"));
+        assert_eq!(m.global_index.get("other"), m.global_index.get("real"));
+        let Inst::Call {
+            callee: Callee::Direct(f),
+            ..
+        } = &body(&m, "caller").insts[0]
+        else {
+            panic!()
+        };
+        assert_eq!(m.func(*f).name, "impl");
+    }
+
+    fn hash_of(src: &str, name: &str) -> Option<u64> {
+        load_c(src).map(|m| func(&m, name).hash)
+    }
+
+    #[test]
+    fn function_hashes_are_structural() {
+        let f = "int f(int x) { puts(\"in f\"); return x * 3 + g; }\n";
+        let base = format!("int puts(const char *);\nint g;\n{f}");
+        let Some(h1) = hash_of(&base, "f") else {
+            return;
+        };
+        // Same function, different neighbours (one with a string literal that
+        // shifts clang's `.str.N` numbering, and another global before `g`).
+        let other = format!(
+            "int puts(const char *);\nint before;\nint g;\nvoid h(void) {{ puts(\"first\"); before++; }}\n{f}int k(int y) {{ return y; }}\n"
+        );
+        assert_eq!(hash_of(&other, "f"), Some(h1));
+        assert_eq!(hash_of(&base, "f"), Some(h1), "deterministic across loads");
+        let changed = base.replace("x * 3", "x * 4");
+        assert_ne!(hash_of(&changed, "f"), Some(h1));
+        let renamed_callee = base.replace("puts", "puts2");
+        assert_ne!(hash_of(&renamed_callee, "f"), Some(h1));
+        let other_literal = base.replace("in f", "in F");
+        assert_ne!(hash_of(&other_literal, "f"), Some(h1));
+    }
+
+    /// Runs one load of `MNEMO_LOADER_CHILD` (for the corruption test below,
+    /// which needs a separate process because LLVM may abort on corrupt input).
+    #[test]
+    fn corrupt_bitcode_child() {
+        if let Ok(p) = std::env::var("MNEMO_LOADER_CHILD") {
+            let _ = load_module(std::path::Path::new(&p), &[]);
+        }
+    }
+
+    /// Whatever LLVM accepts from corrupt bitcode, the lowering must handle
+    /// without a Rust panic (exit code 101 in the child).
+    #[test]
+    fn corrupt_bitcode_never_panics_the_lowering() {
+        if std::env::var("MNEMO_LOADER_CHILD").is_ok() {
+            return;
+        }
+        let src = "struct S { int a; long b; } s = { 1, 2 }; int *p = &s.a;\n\
+                   int main(int argc, char **argv) { int x = argc; switch (x) { case 1: return s.b; case 5: return *p; }\n\
+                   for (int i = 0; i < x; i++) x += i / (argc + 1); return x; }";
+        let Some(c) = compile("t", src) else { return };
+        let bytes = std::fs::read(&c.bc).expect("read bitcode");
+        let exe = std::env::current_exe().expect("test binary");
+        let mutated = c.bc.with_file_name("mutated.bc");
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut loaded = 0;
+        for _ in 0..40 {
+            let mut b = bytes.clone();
+            for _ in 0..2 {
+                seed = seed
+                    .wrapping_mul(6_364_136_223_846_793_005)
+                    .wrapping_add(1_442_695_040_888_963_407);
+                let i = 4 + (seed >> 33) as usize % (b.len() - 4);
+                b[i] ^= 1 << ((seed >> 20) % 8);
+            }
+            std::fs::write(&mutated, &b).expect("write mutated bitcode");
+            let out = std::process::Command::new(&exe)
+                .args([
+                    "ir::load::tests::corrupt_bitcode_child",
+                    "--exact",
+                    "--test-threads=1",
+                ])
+                .env("MNEMO_LOADER_CHILD", &mutated)
+                .output()
+                .expect("run child");
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            match out.status.code() {
+                Some(0) => loaded += 1,
+                // Killed by LLVM's abort: our handler must have named the file.
+                // Killed by a signal: LLVM 14's bitcode reader aborts (or even
+                // crashes) on some corrupt records before returning to us.
+                None => {}
+                Some(code) => panic!(
+                    "child exited with {code}: {}{stderr}",
+                    String::from_utf8_lossy(&out.stdout)
+                ),
+            }
+        }
+        assert!(
+            loaded > 0,
+            "some mutations are harmless or cleanly rejected"
+        );
+    }
 }

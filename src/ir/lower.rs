@@ -161,13 +161,62 @@ fn is_dropped(inst: Val) -> bool {
 
 fn opcode_name(op: O) -> &'static str {
     match op {
+        O::LLVMRet => "ret",
+        O::LLVMBr => "br",
+        O::LLVMSwitch => "switch",
         O::LLVMIndirectBr => "indirectbr",
         O::LLVMInvoke => "invoke",
+        O::LLVMUnreachable => "unreachable",
         O::LLVMCallBr => "callbr",
+        O::LLVMFNeg => "fneg",
+        O::LLVMAdd => "add",
+        O::LLVMFAdd => "fadd",
+        O::LLVMSub => "sub",
+        O::LLVMFSub => "fsub",
+        O::LLVMMul => "mul",
+        O::LLVMFMul => "fmul",
+        O::LLVMUDiv => "udiv",
+        O::LLVMSDiv => "sdiv",
+        O::LLVMFDiv => "fdiv",
+        O::LLVMURem => "urem",
+        O::LLVMSRem => "srem",
+        O::LLVMFRem => "frem",
+        O::LLVMShl => "shl",
+        O::LLVMLShr => "lshr",
+        O::LLVMAShr => "ashr",
+        O::LLVMAnd => "and",
+        O::LLVMOr => "or",
+        O::LLVMXor => "xor",
+        O::LLVMAlloca => "alloca",
+        O::LLVMLoad => "load",
+        O::LLVMStore => "store",
+        O::LLVMGetElementPtr => "getelementptr",
+        O::LLVMTrunc => "trunc",
+        O::LLVMZExt => "zext",
+        O::LLVMSExt => "sext",
+        O::LLVMFPToUI => "fptoui",
+        O::LLVMFPToSI => "fptosi",
+        O::LLVMUIToFP => "uitofp",
+        O::LLVMSIToFP => "sitofp",
+        O::LLVMFPTrunc => "fptrunc",
+        O::LLVMFPExt => "fpext",
+        O::LLVMPtrToInt => "ptrtoint",
+        O::LLVMIntToPtr => "inttoptr",
+        O::LLVMBitCast => "bitcast",
+        O::LLVMAddrSpaceCast => "addrspacecast",
+        O::LLVMICmp => "icmp",
+        O::LLVMFCmp => "fcmp",
+        O::LLVMPHI => "phi",
+        O::LLVMCall => "call",
+        O::LLVMSelect => "select",
+        O::LLVMUserOp1 | O::LLVMUserOp2 => "user-defined operation",
         O::LLVMVAArg => "va_arg",
         O::LLVMExtractElement => "extractelement",
         O::LLVMInsertElement => "insertelement",
         O::LLVMShuffleVector => "shufflevector",
+        O::LLVMExtractValue => "extractvalue",
+        O::LLVMInsertValue => "insertvalue",
+        O::LLVMFreeze => "freeze",
         O::LLVMFence => "fence",
         O::LLVMAtomicCmpXchg => "cmpxchg",
         O::LLVMAtomicRMW => "atomicrmw",
@@ -178,8 +227,15 @@ fn opcode_name(op: O) -> &'static str {
         O::LLVMCatchPad => "catchpad",
         O::LLVMCleanupPad => "cleanuppad",
         O::LLVMCatchSwitch => "catchswitch",
-        O::LLVMUserOp1 | O::LLVMUserOp2 => "user-defined operation",
-        _ => "instruction",
+    }
+}
+
+/// The message of an `Inst::Unsupported` for an instruction `reason` says mnemo cannot run.
+fn unsupported_message(opcode: O, reason: &str) -> String {
+    if reason.starts_with("instruction `") || reason.starts_with("intrinsic `") {
+        format!("unsupported {reason}")
+    } else {
+        format!("unsupported {reason} in `{}`", opcode_name(opcode))
     }
 }
 
@@ -271,12 +327,14 @@ impl FnLower<'_> {
                 let loc = self.cx.inst_loc(inst);
                 let (sites, regs) = (self.num_sites, self.reg_widths.len());
                 self.out.clear();
-                if let Err(what) = self.lower(inst) {
+                if let Err(reason) = self.lower(inst) {
                     // Undo what the failed attempt numbered, so sites stay dense.
                     self.num_sites = sites;
                     self.reg_widths.truncate(regs);
                     self.out.clear();
-                    self.out.push(Inst::Unsupported { what });
+                    self.out.push(Inst::Unsupported {
+                        what: unsupported_message(inst.opcode(), &reason),
+                    });
                 }
                 for i in self.out.drain(..) {
                     self.insts.push(i);
@@ -344,28 +402,21 @@ impl FnLower<'_> {
                 Err(format!("use of `{}`, which has no value", describe(v)))
             }
             VK::LLVMInlineAsmValueKind => Err("inline assembly".to_string()),
-            _ if v.is_constant() => self
-                .cx
-                .constant(v)
-                .map(Operand::Const)
-                .map_err(|e| format!("unsupported {e}")),
+            _ if v.is_constant() => self.cx.constant(v).map(Operand::Const),
             _ => Err(format!("operand `{}`", describe(v))),
         }
     }
 
     fn width(&self, v: Val) -> Result<u32, String> {
-        self.cx
-            .layout
-            .value_width(v.ty())
-            .map_err(|e| format!("unsupported {e}"))
+        self.cx.layout.value_width(v.ty())
     }
 
-    fn float(&self, v: Val, what: &str) -> Result<FloatTy, String> {
+    fn float(&self, v: Val) -> Result<FloatTy, String> {
         let ty = v.ty();
-        self.cx
-            .layout
-            .float_ty(ty)
-            .ok_or_else(|| format!("unsupported type `{}` in `{what}`", ty.print()))
+        self.cx.layout.float_ty(ty).ok_or_else(|| {
+            (self.cx.layout.value_width(ty).err())
+                .unwrap_or_else(|| format!("type `{}`", ty.print()))
+        })
     }
 
     /// Translates one instruction into `self.out`; `Err` says why mnemo cannot execute it.
@@ -373,7 +424,7 @@ impl FnLower<'_> {
         let opcode = inst.opcode();
         if let Some(op) = bin_op(opcode) {
             if inst.ty().kind() != K::LLVMIntegerTypeKind {
-                return Err(format!("unsupported vector operation `{}`", describe(inst)));
+                return Err(format!("vector operation `{}`", describe(inst)));
             }
             let width = self.width(inst)?;
             let lhs = self.operand(self.op(inst, 0)?)?;
@@ -409,7 +460,7 @@ impl FnLower<'_> {
                     O::LLVMFDiv => FBinOp::Div,
                     _ => FBinOp::Rem,
                 };
-                let ty = self.float(inst, "floating point arithmetic")?;
+                let ty = self.float(inst)?;
                 let lhs = self.operand(self.op(inst, 0)?)?;
                 let rhs = self.operand(self.op(inst, 1)?)?;
                 let dst = self.dst(inst)?;
@@ -422,7 +473,7 @@ impl FnLower<'_> {
                 });
             }
             O::LLVMFNeg => {
-                let ty = self.float(inst, "fneg")?;
+                let ty = self.float(inst)?;
                 let src = self.operand(self.op(inst, 0)?)?;
                 let dst = self.dst(inst)?;
                 self.out.push(Inst::FNeg { ty, src, dst });
@@ -430,7 +481,7 @@ impl FnLower<'_> {
             O::LLVMICmp => {
                 let l = self.op(inst, 0)?;
                 if inst.ty().kind() != K::LLVMIntegerTypeKind {
-                    return Err("unsupported vector comparison".to_string());
+                    return Err("vector comparison".to_string());
                 }
                 let width = self.width(l)?;
                 let lhs = self.operand(l)?;
@@ -447,7 +498,7 @@ impl FnLower<'_> {
             }
             O::LLVMFCmp => {
                 let l = self.op(inst, 0)?;
-                let ty = self.float(l, "fcmp")?;
+                let ty = self.float(l)?;
                 let lhs = self.operand(l)?;
                 let rhs = self.operand(self.op(inst, 1)?)?;
                 let dst = self.dst(inst)?;
@@ -477,7 +528,7 @@ impl FnLower<'_> {
             }
             O::LLVMFPToSI | O::LLVMFPToUI => {
                 let s = self.op(inst, 0)?;
-                let float = self.float(s, "fptosi/fptoui")?;
+                let float = self.float(s)?;
                 let int_width = self.width(inst)?;
                 let src = self.operand(s)?;
                 let dst = self.dst(inst)?;
@@ -497,7 +548,7 @@ impl FnLower<'_> {
             }
             O::LLVMSIToFP | O::LLVMUIToFP => {
                 let s = self.op(inst, 0)?;
-                let float = self.float(inst, "sitofp/uitofp")?;
+                let float = self.float(inst)?;
                 let int_width = self.width(s)?;
                 let src = self.operand(s)?;
                 let dst = self.dst(inst)?;
@@ -517,8 +568,8 @@ impl FnLower<'_> {
             }
             O::LLVMFPTrunc | O::LLVMFPExt => {
                 let s = self.op(inst, 0)?;
-                let float = self.float(s, "fptrunc/fpext")?;
-                let to_float = self.float(inst, "fptrunc/fpext")?;
+                let float = self.float(s)?;
+                let to_float = self.float(inst)?;
                 let src = self.operand(s)?;
                 let dst = self.dst(inst)?;
                 self.out.push(Inst::FCast {
@@ -533,7 +584,7 @@ impl FnLower<'_> {
             O::LLVMSelect => {
                 let c = self.op(inst, 0)?;
                 if c.ty().kind() != K::LLVMIntegerTypeKind {
-                    return Err("unsupported vector select".to_string());
+                    return Err("vector select".to_string());
                 }
                 let width = self.width(inst)?;
                 let cond = self.operand(c)?;
@@ -564,9 +615,11 @@ impl FnLower<'_> {
             }
             O::LLVMAlloca => {
                 let ty = inst.alloca_type();
-                let elem_size = self.cx.layout.alloc_size(ty).ok_or_else(|| {
-                    format!("unsupported alloca of unsized type `{}`", ty.print())
-                })?;
+                let elem_size = self
+                    .cx
+                    .layout
+                    .alloc_size(ty)
+                    .ok_or_else(|| format!("alloca of unsized type `{}`", ty.print()))?;
                 let c = self.op(inst, 0)?;
                 let count_width = self.width(c)?;
                 let count = self.operand(c)?;
@@ -620,11 +673,7 @@ impl FnLower<'_> {
                 let idx: Vec<Val> = (1..inst.num_operands())
                     .filter_map(|i| inst.operand(i))
                     .collect();
-                let plan = self
-                    .cx
-                    .layout
-                    .gep_plan(inst.gep_source_type(), &idx)
-                    .map_err(|e| format!("unsupported {e}"))?;
+                let plan = self.cx.layout.gep_plan(inst.gep_source_type(), &idx)?;
                 let base = self.operand(b)?;
                 let mut indices = Vec::with_capacity(plan.vars.len());
                 for (v, scale) in plan.vars {
@@ -646,11 +695,7 @@ impl FnLower<'_> {
             O::LLVMExtractValue => {
                 let a = self.op(inst, 0)?;
                 self.width(a)?;
-                let (offset, _) = self
-                    .cx
-                    .layout
-                    .aggregate_offset(a.ty(), &inst.indices())
-                    .map_err(|e| format!("unsupported {e}"))?;
+                let (offset, _) = self.cx.layout.aggregate_offset(a.ty(), &inst.indices())?;
                 let width = self.width(inst)?;
                 let agg = self.operand(a)?;
                 let dst = self.dst(inst)?;
@@ -668,8 +713,7 @@ impl FnLower<'_> {
                 let (offset, _) = self
                     .cx
                     .layout
-                    .aggregate_offset(inst.ty(), &inst.indices())
-                    .map_err(|e| format!("unsupported {e}"))?;
+                    .aggregate_offset(inst.ty(), &inst.indices())?;
                 let width = self.width(e)?;
                 let agg = self.operand(a)?;
                 let elem = self.operand(e)?;
@@ -710,7 +754,7 @@ impl FnLower<'_> {
                 let mut i = 2;
                 while i + 1 < inst.num_operands() {
                     let v = self.op(inst, i)?;
-                    let bits = v.const_int_bits().ok_or("unsupported switch case value")?;
+                    let bits = v.const_int_bits().ok_or("switch case value")?;
                     cases.push((bits, self.block(inst.operand_block(i + 1))?));
                     i += 2;
                 }
@@ -735,7 +779,7 @@ impl FnLower<'_> {
             }
             O::LLVMUnreachable => self.out.push(Inst::Unreachable),
             O::LLVMCall => self.call(inst)?,
-            other => return Err(format!("unsupported instruction `{}`", opcode_name(other))),
+            other => return Err(format!("instruction `{}`", opcode_name(other))),
         }
         Ok(())
     }
@@ -744,7 +788,7 @@ impl FnLower<'_> {
         if v.ty().kind() == K::LLVMPointerTypeKind {
             Ok(())
         } else {
-            Err(format!("unsupported address of type `{}`", v.ty().print()))
+            Err(format!("address of type `{}`", v.ty().print()))
         }
     }
 
@@ -753,8 +797,8 @@ impl FnLower<'_> {
             .cx
             .layout
             .store_size(v.ty())
-            .ok_or("unsupported access to an unsized type")?;
-        u32::try_from(n).map_err(|_| "unsupported access size".to_string())
+            .ok_or("access to an unsized type")?;
+        u32::try_from(n).map_err(|_| "access size".to_string())
     }
 
     fn cast(&mut self, inst: Val, op: CastOp) -> Result<(), String> {
@@ -776,7 +820,7 @@ impl FnLower<'_> {
     fn call(&mut self, inst: Val) -> Result<(), String> {
         let callee_v = inst.called_value().ok_or("call without callee")?;
         if callee_v.kind() == VK::LLVMInlineAsmValueKind {
-            return Err("unsupported inline assembly".to_string());
+            return Err("inline assembly".to_string());
         }
         let nargs = inst.num_arg_operands();
         let arg_vals: Vec<Val> = (0..nargs)
@@ -817,9 +861,7 @@ impl FnLower<'_> {
     fn intrinsic(&mut self, inst: Val, name: &str, args: &[Val], void: bool) -> Result<(), String> {
         let dst = if void { None } else { Some(self.dst(inst)?) };
         match classify_intrinsic(name) {
-            IntrinsicUse::Drop | IntrinsicUse::Unknown => {
-                Err(format!("unsupported intrinsic `{name}`"))
-            }
+            IntrinsicUse::Drop | IntrinsicUse::Unknown => Err(format!("intrinsic `{name}`")),
             IntrinsicUse::Copy => {
                 let s = *args.first().ok_or("intrinsic without argument")?;
                 let from = self.width(s)?;
@@ -836,7 +878,7 @@ impl FnLower<'_> {
                 Ok(())
             }
             IntrinsicUse::FMulAdd => {
-                let ty = self.float(inst, name)?;
+                let ty = self.float(inst)?;
                 let [a, b, c] = args else {
                     return Err(format!("malformed call to `{name}`"));
                 };
@@ -861,7 +903,7 @@ impl FnLower<'_> {
             }
             IntrinsicUse::Exec(kind, max_args) => {
                 if kind == Intrinsic::FAbs {
-                    self.float(inst, name)?;
+                    self.float(inst)?;
                 }
                 let width = if void { 0 } else { self.width(inst)? };
                 let mut ops = Vec::with_capacity(max_args);
