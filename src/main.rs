@@ -44,6 +44,10 @@ enum Command {
         source: PathBuf,
         output_dir: PathBuf,
     },
+    /// Read a program's bitcode and nothing else (run in a child process by
+    /// `run`: LLVM's reader aborts the process on some corrupt bitcode).
+    #[command(hide = true)]
+    CheckLoad { program: PathBuf },
 }
 
 #[derive(clap::Args)]
@@ -115,6 +119,7 @@ fn real_main() -> anyhow::Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Run(a) => {
+            check_loadable(&a.program)?;
             let config = RunConfig {
                 program: a.program,
                 output_dir: a.output_dir,
@@ -141,6 +146,10 @@ fn real_main() -> anyhow::Result<ExitCode> {
             eprintln!("mnemo: output in {}", config.output_dir.display());
             Ok(ExitCode::SUCCESS)
         }
+        Command::CheckLoad { program } => {
+            mnemo::ir::load_module(&program, &[])?;
+            Ok(ExitCode::SUCCESS)
+        }
         Command::Ktest { files } => {
             for f in files {
                 let k = KTest::read(&f).with_context(|| format!("cannot read {}", f.display()))?;
@@ -159,4 +168,36 @@ fn real_main() -> anyhow::Result<ExitCode> {
             })
         }
     }
+}
+
+/// Reads the program once in a child process, so that bitcode LLVM's reader
+/// cannot survive gives an error message here instead of ending mnemo.
+/// A load error the reader reports normally is left to the real load.
+fn check_loadable(program: &std::path::Path) -> anyhow::Result<()> {
+    let exe = std::env::current_exe().context("cannot find mnemo's own executable")?;
+    let out = std::process::Command::new(exe)
+        .arg("check-load")
+        .arg(program)
+        .output()
+        .context("cannot start a child process to check the program")?;
+    if let Some(signal) = std::os::unix::process::ExitStatusExt::signal(&out.status) {
+        let detail = String::from_utf8_lossy(&out.stderr);
+        let last = detail
+            .lines()
+            .rev()
+            .find(|l| !l.trim().is_empty())
+            .unwrap_or("")
+            .trim()
+            .to_string();
+        let what = if last.is_empty() {
+            format!("signal {signal}")
+        } else {
+            last
+        };
+        anyhow::bail!(
+            "{} is malformed: LLVM's bitcode reader crashed on it ({what})",
+            program.display()
+        );
+    }
+    Ok(())
 }

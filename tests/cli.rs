@@ -1,0 +1,242 @@
+//! The command line on bad input: a clear message and a normal exit, never
+//! a crash; problems inside the program end only the paths they concern.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn mnemo(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_mnemo"))
+        .args(args)
+        .output()
+        .expect("mnemo runs")
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn tests_json(dir: &Path) -> serde_json::Value {
+    let text = std::fs::read_to_string(dir.join("tests.json")).expect("tests.json written");
+    serde_json::from_str(&text).expect("tests.json parses")
+}
+
+#[test]
+fn garbage_is_not_bitcode() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let bc = dir.path().join("garbage.bc");
+    std::fs::write(&bc, b"this is not bitcode at all").expect("write");
+    let out = dir.path().join("out");
+    let o = mnemo(&[
+        "run",
+        "-q",
+        "--no-runtime",
+        "--output-dir",
+        out.to_str().unwrap(),
+        bc.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("not valid LLVM bitcode"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn missing_program_is_named() {
+    let o = mnemo(&["run", "-q", "--no-runtime", "/no/such/prog.bc"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("/no/such/prog.bc"), "{}", stderr(&o));
+}
+
+/// Bit flips in real bitcode: LLVM's reader rejects some and aborts on
+/// others; either way mnemo must end with a message, not a signal.
+#[test]
+fn corrupt_bitcode_never_crashes_mnemo() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let ll = dir.path().join("p.ll");
+    std::fs::write(
+        &ll,
+        "define i32 @main() {\nentry:\n  %a = add i32 1, 2\n  %c = icmp eq i32 %a, 3\n  br i1 %c, label %t, label %f\nt:\n  ret i32 0\nf:\n  ret i32 1\n}\n",
+    )
+    .expect("write");
+    let bc = dir.path().join("p.bc");
+    let status = Command::new("llvm-as-14")
+        .arg(&ll)
+        .arg("-o")
+        .arg(&bc)
+        .status();
+    if !status.is_ok_and(|s| s.success()) {
+        eprintln!("llvm-as-14 is missing; skipped");
+        return;
+    }
+    let good = std::fs::read(&bc).expect("read");
+    let mut seed = 0x9e3779b97f4a7c15u64;
+    for trial in 0..24 {
+        let mut bytes = good.clone();
+        for _ in 0..6 {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            let i = 8 + (seed as usize) % (bytes.len() - 8);
+            bytes[i] ^= 1 << (seed >> 61);
+        }
+        let bad = dir.path().join(format!("bad{trial}.bc"));
+        std::fs::write(&bad, &bytes).expect("write");
+        let out = dir.path().join(format!("out{trial}"));
+        let o = mnemo(&[
+            "run",
+            "-q",
+            "--no-runtime",
+            "--output-dir",
+            out.to_str().unwrap(),
+            bad.to_str().unwrap(),
+        ]);
+        assert!(
+            o.status.code().is_some(),
+            "trial {trial}: mnemo died by a signal: {}",
+            stderr(&o)
+        );
+        if o.status.code() != Some(0) {
+            assert!(
+                stderr(&o).contains("mnemo: error:"),
+                "trial {trial}: {}",
+                stderr(&o)
+            );
+        }
+    }
+}
+
+#[test]
+fn an_unsupported_instruction_ends_only_its_path() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let ll = dir.path().join("atomic.ll");
+    std::fs::write(
+        &ll,
+        r#"declare void @klee_make_symbolic(i8*, i64, i8*)
+@.name = private constant [2 x i8] c"x\00"
+define i32 @main() {
+entry:
+  %x = alloca i32
+  %p = bitcast i32* %x to i8*
+  call void @klee_make_symbolic(i8* %p, i64 4, i8* getelementptr ([2 x i8], [2 x i8]* @.name, i64 0, i64 0))
+  %v = load i32, i32* %x
+  %c = icmp sgt i32 %v, 5
+  br i1 %c, label %odd, label %plain
+odd:
+  %old = atomicrmw add i32* %x, i32 1 seq_cst
+  ret i32 1
+plain:
+  ret i32 0
+}
+"#,
+    )
+    .expect("write");
+    let out = dir.path().join("out");
+    let o = mnemo(&[
+        "run",
+        "-q",
+        "--no-runtime",
+        "--output-dir",
+        out.to_str().unwrap(),
+        ll.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let tests = tests_json(&out);
+    let outcomes: Vec<&str> = tests["tests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["outcome"].as_str().unwrap())
+        .collect();
+    assert_eq!(outcomes.len(), 2, "{tests}");
+    assert!(outcomes.contains(&"exit"), "{tests}");
+    let err = tests["tests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["outcome"] == "error")
+        .expect("an error path");
+    assert_eq!(err["kind"], "unsupported");
+    assert!(
+        err["message"].as_str().unwrap().contains("atomicrmw"),
+        "{err}"
+    );
+}
+
+#[test]
+fn an_unknown_external_function_ends_only_its_path() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let ll = dir.path().join("ext.ll");
+    std::fs::write(
+        &ll,
+        r#"declare i32 @mystery(i32)
+declare i32 @klee_int(i8*)
+@.name = private constant [2 x i8] c"n\00"
+define i32 @main() {
+entry:
+  %n = call i32 @klee_int(i8* getelementptr ([2 x i8], [2 x i8]* @.name, i64 0, i64 0))
+  %c = icmp eq i32 %n, 7
+  br i1 %c, label %call, label %done
+call:
+  %r = call i32 @mystery(i32 %n)
+  ret i32 %r
+done:
+  ret i32 0
+}
+"#,
+    )
+    .expect("write");
+    let out = dir.path().join("out");
+    let o = mnemo(&[
+        "run",
+        "-q",
+        "--no-runtime",
+        "--output-dir",
+        out.to_str().unwrap(),
+        ll.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("unsupported external calls: mystery"),
+        "{}",
+        stderr(&o)
+    );
+    let stats: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("stats.json")).expect("stats"))
+            .expect("json");
+    assert_eq!(stats["paths"]["completed"], 1);
+    assert_eq!(stats["paths"]["errors"]["external"], 1);
+    let tests = tests_json(&out);
+    let err = tests["tests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["outcome"] == "error")
+        .expect("an error path");
+    assert_eq!(err["message"], "unsupported external call mystery");
+}
+
+#[test]
+fn an_existing_output_directory_is_not_overwritten() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("out");
+    std::fs::create_dir_all(&out).expect("mkdir");
+    std::fs::write(out.join("keep.txt"), b"earlier results").expect("write");
+    let ll = dir.path().join("p.ll");
+    std::fs::write(&ll, "define i32 @main() {\n  ret i32 0\n}\n").expect("write");
+    let o = mnemo(&[
+        "run",
+        "-q",
+        "--no-runtime",
+        "--output-dir",
+        out.to_str().unwrap(),
+        ll.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("already holds files"), "{}", stderr(&o));
+    assert_eq!(
+        std::fs::read(out.join("keep.txt")).expect("kept"),
+        b"earlier results"
+    );
+}
