@@ -65,6 +65,8 @@ pub enum EarlyReason {
     MaxInstructions,
     MaxTime,
     MaxMemory,
+    /// The user pressed Ctrl-C.
+    Interrupted,
 }
 
 impl EarlyReason {
@@ -74,6 +76,7 @@ impl EarlyReason {
             EarlyReason::MaxInstructions => "max-instructions",
             EarlyReason::MaxTime => "max-time",
             EarlyReason::MaxMemory => "max-memory",
+            EarlyReason::Interrupted => "interrupted",
         }
     }
 }

@@ -41,7 +41,7 @@ pub struct RunOutcome {
 }
 
 /// Explores from `initial` until no state is left or a limit is reached.
-/// `interrupted` stops the run as a time limit would (Ctrl-C).
+/// `interrupted` (set by Ctrl-C) stops the run as a limit would.
 pub fn explore(
     executor: &mut Executor,
     searcher: &mut dyn Searcher,
@@ -109,7 +109,7 @@ fn check_limits(
     steps: u64,
 ) -> Option<EarlyReason> {
     if interrupted.load(Ordering::Relaxed) {
-        return Some(EarlyReason::MaxTime);
+        return Some(EarlyReason::Interrupted);
     }
     if limits
         .max_instructions

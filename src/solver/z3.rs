@@ -440,6 +440,9 @@ pub(super) fn solve(q: &Query<'_>, timeout_ms: u64) -> Result<Answer, SolverErro
     };
     let mut params = Params::new();
     params.set_u32("timeout", u32::try_from(timeout_ms).unwrap_or(u32::MAX));
+    // Z3 would otherwise catch Ctrl-C during a check, cancel the query and
+    // swallow the signal: mnemo's own handler must see it to stop the run.
+    params.set_bool("ctrl_c", false);
     solver.set_params(&params);
     for a in assertions.iter().chain(t.side.iter()) {
         solver.assert(a);

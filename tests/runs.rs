@@ -1,0 +1,231 @@
+//! Whole runs: limits stop cleanly and keep everything, Ctrl-C does the
+//! same, runs are deterministic, and every searcher finds the same paths.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::time::Duration;
+
+fn mnemo() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_mnemo"))
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// Compiles C source to bitcode with `mnemo cc`, or `None` without clang-14.
+fn compile(dir: &Path, name: &str, source: &str) -> Option<PathBuf> {
+    let c = dir.join(format!("{name}.c"));
+    std::fs::write(&c, source).expect("write source");
+    let bc = dir.join(format!("{name}.bc"));
+    let o = mnemo()
+        .arg("cc")
+        .arg(&c)
+        .arg("-o")
+        .arg(&bc)
+        .output()
+        .expect("mnemo cc runs");
+    if !o.status.success() {
+        let msg = stderr(&o);
+        assert!(msg.contains("clang"), "mnemo cc failed: {msg}");
+        eprintln!("skipped: {msg}");
+        return None;
+    }
+    Some(bc)
+}
+
+fn run(bc: &Path, out: &Path, extra: &[&str]) -> Output {
+    mnemo()
+        .arg("run")
+        .arg("-q")
+        .arg("--no-runtime")
+        .arg("--output-dir")
+        .arg(out)
+        .args(extra)
+        .arg(bc)
+        .output()
+        .expect("mnemo run")
+}
+
+fn json(path: &Path) -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(path).expect("file written")).expect("valid json")
+}
+
+/// A loop on a symbolic bound: unbounded without a limit.
+const SPIN: &str = r#"
+#include <klee/klee.h>
+int main(void) {
+  unsigned n = (unsigned)klee_int("n");
+  unsigned s = 0;
+  for (unsigned i = 0; i < n; i++) s += i;
+  return (int)(s & 1);
+}
+"#;
+
+#[test]
+fn max_instructions_stops_cleanly_and_keeps_every_path() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let Some(bc) = compile(dir.path(), "spin", SPIN) else {
+        return;
+    };
+    let out = dir.path().join("out");
+    let o = run(&bc, &out, &["--max-instructions", "3000"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let stats = json(&out.join("stats.json"));
+    let early = stats["paths"]["early"]["max-instructions"]
+        .as_u64()
+        .unwrap_or(0);
+    assert!(early >= 1, "{stats}");
+    let tests = stats["tests"].as_u64().unwrap();
+    assert_eq!(tests, stats["paths"]["completed"].as_u64().unwrap() + early);
+    let ktests = std::fs::read_dir(&out)
+        .unwrap()
+        .filter(|e| {
+            e.as_ref()
+                .unwrap()
+                .path()
+                .extension()
+                .is_some_and(|x| x == "ktest")
+        })
+        .count();
+    assert_eq!(ktests as u64, tests);
+}
+
+#[test]
+fn max_depth_bounds_the_choices_on_a_path() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let Some(bc) = compile(dir.path(), "spin", SPIN) else {
+        return;
+    };
+    let out = dir.path().join("out");
+    let o = run(&bc, &out, &["--max-depth", "5"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let stats = json(&out.join("stats.json"));
+    // n = 0..4 complete; the path still looping at its sixth choice ends early.
+    assert_eq!(stats["paths"]["completed"], 5, "{stats}");
+    assert_eq!(stats["paths"]["early"]["max-depth"], 1, "{stats}");
+}
+
+#[test]
+fn ctrl_c_stops_the_run_and_writes_what_was_found() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let Some(bc) = compile(dir.path(), "spin", SPIN) else {
+        return;
+    };
+    let out = dir.path().join("out");
+    let child = mnemo()
+        .arg("run")
+        .arg("-q")
+        .arg("--no-runtime")
+        .arg("--output-dir")
+        .arg(&out)
+        .arg(&bc)
+        .spawn()
+        .expect("spawn");
+    std::thread::sleep(Duration::from_millis(1500));
+    let pid = child.id().to_string();
+    Command::new("kill")
+        .args(["-INT", &pid])
+        .status()
+        .expect("kill");
+    let o = child.wait_with_output().expect("wait");
+    assert!(o.status.success(), "{:?}", o.status);
+    let stats = json(&out.join("stats.json"));
+    // Depth-first on an unbounded loop: every pending path ends here, with a test.
+    let early = stats["paths"]["early"]["interrupted"].as_u64().unwrap_or(0);
+    assert!(early >= 1, "{stats}");
+    assert_eq!(
+        stats["tests"].as_u64().unwrap(),
+        stats["paths"]["completed"].as_u64().unwrap() + early,
+        "{stats}"
+    );
+    assert_eq!(
+        json(&out.join("tests.json"))["tests"]
+            .as_array()
+            .unwrap()
+            .len() as u64,
+        stats["tests"].as_u64().unwrap()
+    );
+}
+
+/// Several kinds of choice point: branches, a switch, a checked division,
+/// a symbolic index into an array.
+const BRANCHY: &str = r#"
+#include <klee/klee.h>
+int table[4] = {3, 1, 4, 1};
+int main(void) {
+  int a = klee_range(0, 8, "a");
+  int b = klee_range(-2, 3, "b");
+  int r = 0;
+  switch (a) { case 1: r = 10; break; case 2: case 3: r = 20; break; default: r = 1; }
+  if (a < 4 && table[a] > 2) r += 100 / b;
+  if (b > 0) r++;
+  return r & 0x7f;
+}
+"#;
+
+fn outcome_multiset(out: &Path) -> BTreeMap<String, usize> {
+    let mut m = BTreeMap::new();
+    for t in json(&out.join("tests.json"))["tests"].as_array().unwrap() {
+        let key = match t["outcome"].as_str().unwrap() {
+            "exit" => format!("exit {}", t["exit_code"]),
+            "error" => format!("error {} {}", t["kind"], t["line"]),
+            other => other.to_string(),
+        };
+        *m.entry(key).or_default() += 1;
+    }
+    m
+}
+
+#[test]
+fn every_searcher_finds_the_same_paths() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let Some(bc) = compile(dir.path(), "branchy", BRANCHY) else {
+        return;
+    };
+    let mut results = Vec::new();
+    for search in ["dfs", "bfs", "random-path", "covnew"] {
+        let out = dir.path().join(search);
+        let o = run(&bc, &out, &["--search", search]);
+        assert!(o.status.success(), "{search}: {}", stderr(&o));
+        results.push((search, outcome_multiset(&out)));
+    }
+    let (_, first) = &results[0];
+    assert!(
+        first.keys().any(|k| k.starts_with("error \"div-by-zero\"")),
+        "{first:?}"
+    );
+    for (search, m) in &results[1..] {
+        assert_eq!(m, first, "{search} differs from dfs");
+    }
+}
+
+#[test]
+fn runs_are_deterministic() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let Some(bc) = compile(dir.path(), "branchy", BRANCHY) else {
+        return;
+    };
+    for search in ["dfs", "random-path"] {
+        let (a, b) = (
+            dir.path().join(format!("{search}-a")),
+            dir.path().join(format!("{search}-b")),
+        );
+        for out in [&a, &b] {
+            let o = run(&bc, out, &["--search", search, "--seed", "7"]);
+            assert!(o.status.success(), "{}", stderr(&o));
+        }
+        let ta = std::fs::read(a.join("tests.json")).unwrap();
+        let tb = std::fs::read(b.join("tests.json")).unwrap();
+        assert_eq!(ta, tb, "{search}: tests.json differs between two runs");
+        for t in json(&a.join("tests.json"))["tests"].as_array().unwrap() {
+            let name = t["ktest"].as_str().unwrap();
+            assert_eq!(
+                std::fs::read(a.join(name)).unwrap(),
+                std::fs::read(b.join(name)).unwrap(),
+                "{search}: {name}"
+            );
+        }
+    }
+}
