@@ -107,9 +107,10 @@ fn main() -> anyhow::Result<()> {
     );
     for (prog, depth) in [
         ("paper_green_m.c", None),
-        ("paper_triangle.c", None),
-        ("paper_testloop1.c", Some(20)),
-        ("paper_bank_account.c", None),
+        ("paper_tritype.c", None),
+        ("paper_memoise_testloop1.c", None),
+        ("paper_bankaccount.c", None),
+        ("paper_wbs.c", None),
         ("ptr_symbolic_index.c", None),
     ] {
         let path = root.join("testsuite").join(prog);
