@@ -27,6 +27,12 @@ pub const NATIVE_FLAGS: &[&str] = &[
     "-O0",
     "-fsanitize=address,integer-divide-by-zero,shift-exponent,unreachable",
     "-fno-sanitize-recover=all",
+    // A program may call functions that exist nowhere (mnemo ends those
+    // paths as `external`); its other paths must still replay, and a call
+    // to a missing function crashes at the call, natively too. Without PIE
+    // the missing symbol is 0 at link time instead of a load-time error.
+    "-Wl,--unresolved-symbols=ignore-all",
+    "-no-pie",
 ];
 
 /// Why a tool could not be found or did not do its job.
