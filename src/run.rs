@@ -78,7 +78,6 @@ pub fn run(config: &RunConfig, interrupted: &AtomicBool) -> anyhow::Result<RunSt
         max_memory_mb: config.max_memory_mb,
     };
     let progress = Progress::new(config.quiet);
-    let mut done = 0u64;
     let outcome = explore(
         &mut executor,
         searcher.as_mut(),
@@ -86,9 +85,13 @@ pub fn run(config: &RunConfig, interrupted: &AtomicBool) -> anyhow::Result<RunSt
         &limits,
         &mut writer,
         interrupted,
-        |ex, pending| {
-            done += 1;
-            progress.update(done, pending, ex.instructions, 0);
+        |ex, p| {
+            progress.update(
+                p.ended,
+                p.pending,
+                ex.instructions,
+                ex.solver_stats().queries,
+            )
         },
     );
     progress.finish();

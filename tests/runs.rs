@@ -93,6 +93,24 @@ fn max_instructions_stops_cleanly_and_keeps_every_path() {
 }
 
 #[test]
+fn max_memory_stops_cleanly() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let Some(bc) = compile(dir.path(), "spin", SPIN) else {
+        return;
+    };
+    let out = dir.path().join("out");
+    // Any process uses more than 1 MiB: the run stops at its first check.
+    let o = run(&bc, &out, &["--max-memory", "1"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let stats = json(&out.join("stats.json"));
+    assert!(
+        stats["paths"]["early"]["max-memory"].as_u64().unwrap_or(0) >= 1,
+        "{stats}"
+    );
+    assert!(stderr(&o).contains("max-memory"), "{}", stderr(&o));
+}
+
+#[test]
 fn max_depth_bounds_the_choices_on_a_path() {
     let dir = tempfile::tempdir().expect("tempdir");
     let Some(bc) = compile(dir.path(), "spin", SPIN) else {

@@ -137,6 +137,10 @@ impl Executor {
         &mut self.solver
     }
 
+    pub fn solver_stats(&self) -> crate::solver::SolverStats {
+        self.solver.stats()
+    }
+
     fn eval_const(&self, id: ConstId) -> Value {
         match self.module.constant(id) {
             Const::Int { width, bits } => Value::concrete(*bits, *width),

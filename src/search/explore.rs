@@ -32,6 +32,15 @@ pub trait PathObserver {
     fn path_ended(&mut self, executor: &Executor, path: &FinishedPath<'_>) -> anyhow::Result<()>;
 }
 
+/// What the progress display shows.
+#[derive(Clone, Copy, Debug)]
+pub struct Progress {
+    /// Paths ended so far.
+    pub ended: u64,
+    /// States still pending.
+    pub pending: usize,
+}
+
 /// How the exploration went.
 #[derive(Clone, Debug, Default)]
 pub struct RunOutcome {
@@ -49,7 +58,7 @@ pub fn explore(
     limits: &ExploreConfig,
     observer: &mut dyn PathObserver,
     interrupted: &AtomicBool,
-    mut progress: impl FnMut(&Executor, usize),
+    mut progress: impl FnMut(&Executor, Progress),
 ) -> anyhow::Result<RunOutcome> {
     let start = Instant::now();
     let mut states = States::new();
@@ -57,6 +66,7 @@ pub fn explore(
     states.insert(initial.id, initial);
     let mut stopped_by = None;
     let mut steps = 0u64;
+    let mut ended = 0u64;
     while let Some(id) = searcher.select(&states, executor) {
         let Some(mut state) = states.remove(&id) else {
             searcher.remove(id);
@@ -76,25 +86,39 @@ pub fn explore(
             }
             Step::Ended(end) => {
                 searcher.remove(id);
+                ended += 1;
                 finish(executor, &state, end, observer)?;
             }
         }
         steps += 1;
         if steps % 64 == 0 {
-            progress(executor, states.len());
+            progress(
+                executor,
+                Progress {
+                    ended,
+                    pending: states.len(),
+                },
+            );
         }
         stopped_by = check_limits(limits, executor, start, interrupted, steps);
         if stopped_by.is_some() {
             break;
         }
     }
+    let states_left = states.len() as u64;
     if let Some(reason) = stopped_by {
         // Every state still pending ends here, and gets its test.
         for (_, state) in std::mem::take(&mut states) {
             finish(executor, &state, PathEnd::Early(reason), observer)?;
         }
     }
-    progress(executor, 0);
+    progress(
+        executor,
+        Progress {
+            ended: ended + states_left,
+            pending: 0,
+        },
+    );
     Ok(RunOutcome {
         stopped_by,
         elapsed: start.elapsed(),

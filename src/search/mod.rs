@@ -10,7 +10,7 @@ mod random_path;
 pub use bfs::Bfs;
 pub use covnew::CovNew;
 pub use dfs::Dfs;
-pub use explore::{explore, ExploreConfig, FinishedPath, PathObserver, RunOutcome};
+pub use explore::{explore, ExploreConfig, FinishedPath, PathObserver, Progress, RunOutcome};
 pub use random_path::RandomPath;
 
 use std::collections::BTreeMap;
