@@ -1123,16 +1123,8 @@ impl Executor {
             Value::Symbolic(p) => {
                 let p = p.clone();
                 let site = site.unwrap_or(SiteId(u32::MAX));
-                let (_, payload) = if state.forced.is_some() {
-                    self.fork(state, site, &[], &[])?
-                } else {
-                    let (conds, payloads) = self.pointer_targets(state, &p, bytes)?;
-                    if conds.len() == 1 {
-                        (0, payloads[0])
-                    } else {
-                        self.fork(state, site, &conds, &payloads)?
-                    }
-                };
+                let payload =
+                    self.choose_target(state, site, |ex, st| ex.pointer_targets(st, &p, bytes))?;
                 if payload == NO_TARGET {
                     let v = self.example(state, &Value::Symbolic(p.clone()))? as u64;
                     return Err(self.bad_address(state, v, bytes));
@@ -1141,6 +1133,25 @@ impl Executor {
                 Ok((payload, Value::from_expr(offset)))
             }
         }
+    }
+
+    /// Picks the target of a symbolic pointer: the forced one when the state
+    /// replays a fork, else one of the alternatives `targets` finds, forking
+    /// when there are several.
+    fn choose_target(
+        &mut self,
+        state: &mut State,
+        site: SiteId,
+        targets: impl FnOnce(&mut Self, &State) -> Exec<(Vec<ExprRef>, Vec<u64>)>,
+    ) -> Exec<u64> {
+        if state.forced.is_some() {
+            return Ok(self.fork(state, site, &[], &[])?.1);
+        }
+        let (conds, payloads) = targets(self, state)?;
+        if conds.len() == 1 {
+            return Ok(payloads[0]);
+        }
+        Ok(self.fork(state, site, &conds, &payloads)?.1)
     }
 
     /// The objects an access of `bytes` bytes at `p` may fall into, one
@@ -1373,16 +1384,8 @@ impl Executor {
             Value::Concrete { bits, .. } => *bits as u64,
             Value::Symbolic(e) => {
                 let e = e.clone();
-                let (_, payload) = if state.forced.is_some() {
-                    self.fork(state, site, &[], &[])?
-                } else {
-                    let (conds, payloads) = self.function_targets(state, &e, nfuncs)?;
-                    if conds.len() == 1 {
-                        (0, payloads[0])
-                    } else {
-                        self.fork(state, site, &conds, &payloads)?
-                    }
-                };
+                let payload =
+                    self.choose_target(state, site, |ex, st| ex.function_targets(st, &e, nfuncs))?;
                 if payload == NO_TARGET {
                     self.example(state, p)? as u64
                 } else {

@@ -8,8 +8,8 @@
 use super::consts::{bin_op, describe, int_predicate, Cx};
 use super::ffi::{Bb, Val};
 use super::{
-    Arg, BinOp, Block, BlockId, Body, Callee, CastOp, Const, FBinOp, FCastOp, FloatPredicate,
-    FloatTy, GepIndex, Inst, InstId, Intrinsic, Operand, Reg, SiteId, SourceLoc,
+    Arg, Block, BlockId, Body, Callee, CastOp, Const, FBinOp, FCastOp, FloatPredicate, FloatTy,
+    GepIndex, Inst, InstId, Intrinsic, Operand, Reg, SiteId, SourceLoc,
 };
 use inkwell::llvm_sys::{
     LLVMOpcode as O, LLVMRealPredicate, LLVMTypeKind as K, LLVMValueKind as VK,
@@ -430,17 +430,7 @@ impl FnLower<'_> {
             let lhs = self.operand(self.op(inst, 0)?)?;
             let rhs = self.operand(self.op(inst, 1)?)?;
             let dst = self.dst(inst)?;
-            let checked = matches!(
-                op,
-                BinOp::UDiv
-                    | BinOp::SDiv
-                    | BinOp::URem
-                    | BinOp::SRem
-                    | BinOp::Shl
-                    | BinOp::LShr
-                    | BinOp::AShr
-            );
-            let site = checked.then(|| self.site());
+            let site = super::semantics::is_checked(op).then(|| self.site());
             self.out.push(Inst::Binary {
                 op,
                 width,
