@@ -1,0 +1,28 @@
+/* <ctype.h> classification of a symbolic byte (glibc expands isalpha & co.
+ * to table lookups, so only the program's branches fork): digit, upper,
+ * lower, space, printable punctuation, other.
+ * expect-completed: 6
+ * expect-tests: 6
+ */
+#include <assert.h>
+#include <ctype.h>
+#include <klee/klee.h>
+
+int main(void) {
+  unsigned char c;
+  klee_make_symbolic(&c, sizeof c, "c");
+  if (isdigit(c)) {
+    assert(isxdigit(c) && isalnum(c));
+    return 1;
+  }
+  if (isalpha(c)) {
+    if (isupper(c))
+      return 2;
+    return 3;
+  }
+  if (isspace(c))
+    return 4;
+  if (isprint(c))
+    return 5;
+  return 6;
+}

@@ -1,0 +1,26 @@
+/* printf/sprintf/snprintf with concrete values of every common conversion
+ * (varargs through the libc), on both sides of one symbolic branch.
+ * expect-completed: 2
+ * expect-tests: 2
+ */
+#include <assert.h>
+#include <stdio.h>
+#include <string.h>
+#include <klee/klee.h>
+
+int main(void) {
+  int x = klee_range(0, 10, "x");
+  char buf[64];
+  int n = sprintf(buf, "%d|%s|%c|%x|%5.2f|%-3u|%ld", -42, "ab", 'z', 255, 3.5,
+                  7u, 1234567890123L);
+  assert(n == (int)strlen(buf));
+  assert(strcmp(buf, "-42|ab|z|ff| 3.50|7  |1234567890123") == 0);
+  char small[6];
+  int m = snprintf(small, sizeof small, "%s", "truncated");
+  assert(m == 9 && strcmp(small, "trunc") == 0);
+  if (x > 4)
+    printf("big: %s %d%%\n", buf, 100);
+  else
+    printf("small: %p %o\n", (void *)0, 8);
+  return 0;
+}
