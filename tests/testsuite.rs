@@ -1,289 +1,708 @@
-//! The end-to-end testsuite: every C program in `testsuite/` states in its
-//! header comment what mnemo must find, and every test mnemo writes must
-//! replay natively with the outcome mnemo predicted.
+//! The end-to-end test suite: every C program in `testsuite/` is compiled
+//! with `mnemo cc`, explored with `mnemo run` and replayed natively with
+//! `mnemo replay`, and the outcome must match the expectations written in
+//! the program's header comment exactly.
 //!
-//! Header lines (inside the first comment):
+//! A header looks like this (keys are case-sensitive, one per line):
 //!
 //! ```text
-//!  * mnemo-args: --max-depth 6        extra arguments of `mnemo run`
-//!  * expect-completed: 7              paths that returned from main or exited
-//!  * expect-error: assert 24 2        error kind, source line, number of paths
-//!  * expect-early: max-depth 1        early reason, number of paths
-//!  * expect-tests: 8                  ktest files written
+//! /* what the program exercises
+//!  * mnemo-args: --max-depth 12
+//!  * expect-completed: 12
+//!  * expect-error: assert 23 1
+//!  * expect-early: max-depth 3
+//!  * expect-tests: 16
+//!  */
 //! ```
 //!
-//! Everything is exact: an error kind or early reason not listed must not
-//! occur. One trial per program (libtest-mimic), so `cargo nextest` runs
-//! them in parallel and a filter picks some: `cargo test --test testsuite paper_`.
+//! `expect-completed` and `expect-tests` are required; a missing
+//! `expect-error` or `expect-early` means "none". Any other `expect-` or
+//! `mnemo-` key is rejected, so that a typo cannot silently drop a check.
+//!
+//! Run it with `cargo test --test testsuite` (or `cargo nextest run --test
+//! testsuite`); a filter such as `cargo test --test testsuite paper_` runs
+//! the matching programs only. `MNEMO_SUITE_TIMEOUT` (seconds, default 300)
+//! bounds each mnemo command.
 
 use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, ExitStatus, Stdio};
+use std::time::{Duration, Instant};
 
 use libtest_mimic::{Arguments, Failed, Trial};
+use serde_json::Value;
 
-/// What a program's header says mnemo must find.
-#[derive(Debug, Default, PartialEq)]
-struct Expect {
-    args: Vec<String>,
-    completed: u64,
-    /// (kind, line) -> paths
-    errors: BTreeMap<(String, u32), u64>,
-    /// reason -> paths
-    early: BTreeMap<String, u64>,
-    tests: u64,
-}
+/// Parsing of the expectation header at the top of each program.
+mod header {
+    use std::collections::BTreeMap;
 
-fn parse_count(what: &str, v: &str) -> Result<u64, String> {
-    v.trim()
-        .parse()
-        .map_err(|_| format!("{what}: `{v}` is not a number"))
-}
+    /// What a program's header says `mnemo run` must produce.
+    #[derive(Debug, Clone, PartialEq, Eq, Default)]
+    pub struct Expectation {
+        /// Extra arguments for `mnemo run`, placed before the bitcode path.
+        pub args: Vec<String>,
+        /// Paths that ended by returning from main or calling exit().
+        pub completed: u64,
+        /// Error paths per (kind, source line of the faulting instruction).
+        pub errors: BTreeMap<(String, u32), u64>,
+        /// Early-ended paths per reason (max-depth, ...).
+        pub early: BTreeMap<String, u64>,
+        /// Number of .ktest files the run writes.
+        pub tests: u64,
+    }
 
-/// Reads the header; unknown `expect-`/`mnemo-` keys are errors, so a typo
-/// cannot silently skip a check.
-fn parse_header(text: &str) -> Result<Expect, String> {
-    let start = text.find("/*").ok_or("no header comment")?;
-    let end = text[start..]
-        .find("*/")
-        .ok_or("the header comment is not closed")?
-        + start;
-    let mut e = Expect::default();
-    let (mut saw_completed, mut saw_tests) = (false, false);
-    for raw in text[start + 2..end].lines() {
-        let line = raw.trim().trim_start_matches('*').trim();
-        let Some((key, value)) = line.split_once(':') else {
-            continue;
-        };
-        let key = key.trim();
-        if !(key.starts_with("expect-") || key.starts_with("mnemo-")) {
-            continue;
+    impl Expectation {
+        /// Error paths per kind, as stats.json reports them.
+        pub fn errors_by_kind(&self) -> BTreeMap<String, u64> {
+            let mut by_kind = BTreeMap::new();
+            for ((kind, _), n) in &self.errors {
+                *by_kind.entry(kind.clone()).or_insert(0) += n;
+            }
+            by_kind
         }
-        match key {
-            "mnemo-args" => e.args = value.split_whitespace().map(String::from).collect(),
-            "expect-completed" => {
-                e.completed = parse_count(key, value)?;
-                saw_completed = true;
-            }
-            "expect-tests" => {
-                e.tests = parse_count(key, value)?;
-                saw_tests = true;
-            }
-            "expect-error" => {
-                let f: Vec<&str> = value.split_whitespace().collect();
-                let [kind, line, count] = f[..] else {
-                    return Err(format!(
-                        "expect-error wants `kind line count`, got `{}`",
-                        value.trim()
-                    ));
-                };
-                let line: u32 = line
-                    .parse()
-                    .map_err(|_| format!("expect-error: bad line `{line}`"))?;
-                *e.errors.entry((kind.to_string(), line)).or_default() += parse_count(key, count)?;
-            }
-            "expect-early" => {
-                let f: Vec<&str> = value.split_whitespace().collect();
-                let [reason, count] = f[..] else {
-                    return Err(format!(
-                        "expect-early wants `reason count`, got `{}`",
-                        value.trim()
-                    ));
-                };
-                *e.early.entry(reason.to_string()).or_default() += parse_count(key, count)?;
-            }
-            other => return Err(format!("unknown header key `{other}`")),
+
+        /// Total number of error paths.
+        pub fn error_total(&self) -> u64 {
+            self.errors.values().sum()
         }
     }
-    if !saw_completed || !saw_tests {
-        return Err("the header must state expect-completed and expect-tests".into());
-    }
-    Ok(e)
-}
 
-fn mnemo() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_mnemo"))
-}
-
-fn read_json(path: &Path) -> Result<serde_json::Value, String> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    serde_json::from_str(&text).map_err(|e| format!("{} is not JSON: {e}", path.display()))
-}
-
-fn check_program(source: &Path) -> Result<(), Failed> {
-    let text = std::fs::read_to_string(source)
-        .map_err(|e| format!("cannot read {}: {e}", source.display()))?;
-    let expect = parse_header(&text).map_err(|e| format!("{}: {e}", source.display()))?;
-    let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
-    let bc = dir.path().join("prog.bc");
-    let out = dir.path().join("out");
-
-    let cc = mnemo()
-        .arg("cc")
-        .arg(source)
-        .arg("-o")
-        .arg(&bc)
-        .output()
-        .map_err(|e| e.to_string())?;
-    if !cc.status.success() {
-        return Err(format!("mnemo cc failed:\n{}", String::from_utf8_lossy(&cc.stderr)).into());
-    }
-    let run = mnemo()
-        .arg("run")
-        .arg("-q")
-        .arg("--output-dir")
-        .arg(&out)
-        .args(&expect.args)
-        .arg(&bc)
-        .output()
-        .map_err(|e| e.to_string())?;
-    let run_log = String::from_utf8_lossy(&run.stderr).into_owned();
-    if !run.status.success() {
-        return Err(format!("mnemo run failed ({}):\n{run_log}", run.status).into());
+    fn parse_count(key: &str, text: &str) -> Result<u64, String> {
+        text.parse::<u64>()
+            .map_err(|_| format!("`{key}`: `{text}` is not a non-negative integer"))
     }
 
-    let stats = read_json(&out.join("stats.json"))?;
-    let tests = read_json(&out.join("tests.json"))?;
-    let records = tests["tests"]
-        .as_array()
-        .ok_or("tests.json has no tests array")?;
-    let mut actual = Expect {
-        args: expect.args.clone(),
-        ..Expect::default()
+    /// Parses the leading `/* ... */` comment of a program into its
+    /// expectations, rejecting unknown keys, duplicates and totals that do
+    /// not add up (every completed, error and early path gets one test).
+    pub fn parse(source: &str) -> Result<Expectation, String> {
+        let trimmed = source.trim_start();
+        if !trimmed.starts_with("/*") {
+            return Err("the program has no header comment (it must start with `/*`)".into());
+        }
+        let end = trimmed
+            .find("*/")
+            .ok_or_else(|| "the header comment is not closed".to_string())?;
+        let body = &trimmed[2..end];
+
+        let mut exp = Expectation::default();
+        let mut seen_completed = false;
+        let mut seen_tests = false;
+        let mut seen_args = false;
+        for raw in body.lines() {
+            let line = raw.trim().trim_start_matches('*').trim();
+            let Some((key, value)) = line.split_once(':') else {
+                continue;
+            };
+            let key = key.trim();
+            if !(key.starts_with("expect-") || key.starts_with("mnemo-")) {
+                continue;
+            }
+            let fields: Vec<&str> = value.split_whitespace().collect();
+            match key {
+                "mnemo-args" => {
+                    if seen_args {
+                        return Err("`mnemo-args` given twice".into());
+                    }
+                    seen_args = true;
+                    exp.args = fields.iter().map(|s| s.to_string()).collect();
+                }
+                "expect-completed" | "expect-tests" => {
+                    let [n] = fields[..] else {
+                        return Err(format!("`{key}` takes one count, got `{}`", value.trim()));
+                    };
+                    let n = parse_count(key, n)?;
+                    let seen = if key == "expect-completed" {
+                        exp.completed = n;
+                        &mut seen_completed
+                    } else {
+                        exp.tests = n;
+                        &mut seen_tests
+                    };
+                    if *seen {
+                        return Err(format!("`{key}` given twice"));
+                    }
+                    *seen = true;
+                }
+                "expect-error" => {
+                    let [kind, line, n] = fields[..] else {
+                        return Err(format!(
+                            "`expect-error` takes `<kind> <line> <count>`, got `{}`",
+                            value.trim()
+                        ));
+                    };
+                    let line_no = line
+                        .parse::<u32>()
+                        .map_err(|_| format!("`expect-error`: `{line}` is not a line number"))?;
+                    let n = parse_count(key, n)?;
+                    if exp.errors.insert((kind.to_string(), line_no), n).is_some() {
+                        return Err(format!("`expect-error: {kind} {line_no}` given twice"));
+                    }
+                }
+                "expect-early" => {
+                    let [reason, n] = fields[..] else {
+                        return Err(format!(
+                            "`expect-early` takes `<reason> <count>`, got `{}`",
+                            value.trim()
+                        ));
+                    };
+                    let n = parse_count(key, n)?;
+                    if exp.early.insert(reason.to_string(), n).is_some() {
+                        return Err(format!("`expect-early: {reason}` given twice"));
+                    }
+                }
+                other => return Err(format!("unknown header key `{other}`")),
+            }
+        }
+        if !seen_completed {
+            return Err("the header has no `expect-completed` line".into());
+        }
+        if !seen_tests {
+            return Err("the header has no `expect-tests` line".into());
+        }
+        let sum = exp.completed + exp.error_total() + exp.early.values().sum::<u64>();
+        if sum != exp.tests {
+            return Err(format!(
+                "`expect-tests: {}` but completed + errors + early = {sum}",
+                exp.tests
+            ));
+        }
+        Ok(exp)
+    }
+}
+
+/// The root of the crate, where `testsuite/` lives.
+fn crate_root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The suite's programs, sorted by name.
+fn programs() -> Result<Vec<PathBuf>, String> {
+    let dir = crate_root().join("testsuite");
+    let entries = fs::read_dir(&dir).map_err(|e| format!("cannot list {}: {e}", dir.display()))?;
+    let mut progs = Vec::new();
+    for entry in entries {
+        let path = entry
+            .map_err(|e| format!("cannot list {}: {e}", dir.display()))?
+            .path();
+        if path.extension().is_some_and(|ext| ext == "c") {
+            progs.push(path);
+        }
+    }
+    progs.sort();
+    Ok(progs)
+}
+
+fn timeout() -> Duration {
+    let secs = std::env::var("MNEMO_SUITE_TIMEOUT")
+        .ok()
+        .and_then(|s| s.parse::<u64>().ok())
+        .unwrap_or(300);
+    Duration::from_secs(secs)
+}
+
+/// What one finished command printed and how it ended.
+struct Output {
+    status: ExitStatus,
+    text: String,
+}
+
+/// Runs a command with its output sent to files in `dir` (so a chatty
+/// command cannot block on a full pipe) and kills it past the time limit.
+fn run(mut cmd: Command, dir: &Path, label: &str) -> Result<Output, String> {
+    let out_path = dir.join(format!("{label}.stdout"));
+    let err_path = dir.join(format!("{label}.stderr"));
+    let stdout = fs::File::create(&out_path).map_err(|e| format!("{label}: {e}"))?;
+    let stderr = fs::File::create(&err_path).map_err(|e| format!("{label}: {e}"))?;
+    let shown = format!("{cmd:?}");
+    let mut child = cmd
+        .stdin(Stdio::null())
+        .stdout(stdout)
+        .stderr(stderr)
+        .spawn()
+        .map_err(|e| format!("cannot start {shown}: {e}"))?;
+    let limit = timeout();
+    let start = Instant::now();
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break status,
+            Ok(None) if start.elapsed() > limit => {
+                // Best effort: the process may have exited in between.
+                let _ = child.kill();
+                let _ = child.wait();
+                return Err(format!("{shown} did not finish within {limit:?}"));
+            }
+            Ok(None) => std::thread::sleep(Duration::from_millis(20)),
+            Err(e) => return Err(format!("waiting for {shown}: {e}")),
+        }
     };
-    actual.completed = stats["paths"]["completed"].as_u64().unwrap_or(u64::MAX);
-    actual.tests = stats["tests"].as_u64().unwrap_or(u64::MAX);
-    for r in records {
-        match r["outcome"].as_str() {
-            Some("error") => {
-                let key = (
-                    r["kind"].as_str().unwrap_or("?").to_string(),
-                    r["line"].as_u64().unwrap_or(0) as u32,
-                );
-                *actual.errors.entry(key).or_default() += 1;
-            }
-            Some("early") => {
-                *actual
-                    .early
-                    .entry(r["reason"].as_str().unwrap_or("?").to_string())
-                    .or_default() += 1
-            }
-            _ => {}
+    let mut text = String::new();
+    for (name, path) in [("stdout", &out_path), ("stderr", &err_path)] {
+        let content = fs::read_to_string(path).unwrap_or_default();
+        if !content.is_empty() {
+            let _ = writeln!(text, "--- {name} ---\n{}", content.trim_end());
         }
     }
-    let mut problems = Vec::new();
-    if actual.completed != expect.completed {
-        problems.push(format!(
-            "completed paths: expected {}, got {}",
-            expect.completed, actual.completed
-        ));
-    }
-    if actual.errors != expect.errors {
-        problems.push(format!(
-            "errors (kind, line) -> paths: expected {:?}, got {:?}",
-            expect.errors, actual.errors
-        ));
-    }
-    if actual.early != expect.early {
-        problems.push(format!(
-            "early paths: expected {:?}, got {:?}",
-            expect.early, actual.early
-        ));
-    }
-    if actual.tests != expect.tests {
-        problems.push(format!(
-            "tests: expected {}, got {}",
-            expect.tests, actual.tests
-        ));
-    }
-    // stats.json, tests.json and the files on disk must agree with each other.
-    let mut by_kind: BTreeMap<String, u64> = BTreeMap::new();
-    for ((kind, _), n) in &actual.errors {
-        *by_kind.entry(kind.clone()).or_default() += n;
-    }
-    let stats_errors: BTreeMap<String, u64> = stats["paths"]["errors"]
-        .as_object()
-        .map(|m| {
-            m.iter()
-                .map(|(k, v)| (k.clone(), v.as_u64().unwrap_or(0)))
-                .collect()
-        })
-        .unwrap_or_default();
-    if stats_errors != by_kind {
-        problems.push(format!(
-            "stats.json errors {stats_errors:?} disagree with tests.json {by_kind:?}"
-        ));
-    }
-    let ktests = std::fs::read_dir(&out)
-        .map_err(|e| e.to_string())?
-        .filter_map(|e| e.ok())
-        .filter(|e| e.path().extension().is_some_and(|x| x == "ktest"))
-        .count() as u64;
-    if ktests != records.len() as u64 || ktests != actual.tests {
-        problems.push(format!(
-            "{ktests} ktest files, {} records in tests.json, stats says {}",
-            records.len(),
-            actual.tests
-        ));
-    }
-    if !problems.is_empty() {
-        return Err(format!(
-            "{}:\n  {}\nmnemo run said:\n{run_log}",
-            source.display(),
-            problems.join("\n  ")
-        )
-        .into());
-    }
-
-    let replay = mnemo()
-        .arg("replay")
-        .arg(source)
-        .arg(&out)
-        .output()
-        .map_err(|e| e.to_string())?;
-    if !replay.status.success() {
-        return Err(format!(
-            "{}: native replay does not match mnemo's predictions:\n{}{}",
-            source.display(),
-            String::from_utf8_lossy(&replay.stdout),
-            String::from_utf8_lossy(&replay.stderr)
-        )
-        .into());
-    }
-    Ok(())
+    Ok(Output { status, text })
 }
 
-/// The header parser's own checks, run as trials of this harness.
+fn read_json(path: &Path) -> Result<Value, String> {
+    let text =
+        fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    serde_json::from_str(&text).map_err(|e| format!("{} is not valid JSON: {e}", path.display()))
+}
+
+fn count_map(value: Option<&Value>, what: &str) -> Result<BTreeMap<String, u64>, String> {
+    let mut map = BTreeMap::new();
+    let Some(value) = value else {
+        return Err(format!("stats.json has no `{what}`"));
+    };
+    let obj = value
+        .as_object()
+        .ok_or_else(|| format!("stats.json `{what}` is not an object"))?;
+    for (k, v) in obj {
+        let n = v
+            .as_u64()
+            .ok_or_else(|| format!("stats.json `{what}.{k}` is not a count"))?;
+        if n > 0 {
+            map.insert(k.clone(), n);
+        }
+    }
+    Ok(map)
+}
+
+/// What the run's output directory says happened.
+#[derive(Debug, Default)]
+struct Actual {
+    stats_completed: u64,
+    stats_errors: BTreeMap<String, u64>,
+    stats_early: BTreeMap<String, u64>,
+    stats_tests: u64,
+    json_completed: u64,
+    /// (kind, file name, line) -> test ids
+    json_errors: BTreeMap<(String, String, u32), Vec<u64>>,
+    json_early: BTreeMap<String, u64>,
+    json_tests: u64,
+    missing_ktests: Vec<String>,
+    ktest_files: u64,
+    err_files: u64,
+}
+
+fn collect(out: &Path) -> Result<Actual, String> {
+    let mut act = Actual::default();
+    let stats = read_json(&out.join("stats.json"))?;
+    let paths = stats
+        .get("paths")
+        .ok_or_else(|| "stats.json has no `paths`".to_string())?;
+    act.stats_completed = paths
+        .get("completed")
+        .and_then(Value::as_u64)
+        .ok_or_else(|| "stats.json has no count `paths.completed`".to_string())?;
+    act.stats_errors = count_map(paths.get("errors"), "paths.errors")?;
+    act.stats_early = count_map(paths.get("early"), "paths.early")?;
+    act.stats_tests = stats
+        .get("tests")
+        .and_then(Value::as_u64)
+        .ok_or_else(|| "stats.json has no count `tests`".to_string())?;
+
+    let tests = read_json(&out.join("tests.json"))?;
+    let list = tests
+        .get("tests")
+        .and_then(Value::as_array)
+        .ok_or_else(|| "tests.json has no array `tests`".to_string())?;
+    act.json_tests = list.len() as u64;
+    for t in list {
+        let id = t.get("id").and_then(Value::as_u64).unwrap_or(0);
+        let field = |name: &str| t.get(name).and_then(Value::as_str).unwrap_or("");
+        let ktest = field("ktest");
+        if ktest.is_empty() || !out.join(ktest).is_file() {
+            act.missing_ktests
+                .push(format!("test {id}: ktest `{ktest}`"));
+        }
+        match field("outcome") {
+            "exit" => act.json_completed += 1,
+            "error" => {
+                let file = Path::new(field("file"))
+                    .file_name()
+                    .map(|f| f.to_string_lossy().into_owned())
+                    .unwrap_or_default();
+                let line = t.get("line").and_then(Value::as_u64).unwrap_or(0) as u32;
+                act.json_errors
+                    .entry((field("kind").to_string(), file, line))
+                    .or_default()
+                    .push(id);
+            }
+            "early" => {
+                *act.json_early
+                    .entry(field("reason").to_string())
+                    .or_insert(0) += 1
+            }
+            other => return Err(format!("tests.json: test {id} has outcome `{other}`")),
+        }
+    }
+
+    let entries = fs::read_dir(out).map_err(|e| format!("cannot list {}: {e}", out.display()))?;
+    for entry in entries.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if name.starts_with("test") && name.ends_with(".ktest") {
+            act.ktest_files += 1;
+        } else if name.starts_with("test") && name.ends_with(".err") {
+            act.err_files += 1;
+        }
+    }
+    Ok(act)
+}
+
+fn fmt_map<K: std::fmt::Debug, V: std::fmt::Debug>(m: &BTreeMap<K, V>) -> String {
+    if m.is_empty() {
+        "{}".into()
+    } else {
+        format!("{m:?}")
+    }
+}
+
+/// Lists every way the run differs from the header; empty when it matches.
+fn compare(exp: &header::Expectation, act: &Actual, prog_name: &str) -> Vec<String> {
+    let mut diffs = Vec::new();
+    fn check(diffs: &mut Vec<String>, what: &str, expected: String, actual: String) {
+        if expected != actual {
+            diffs.push(format!("{what}: expected {expected}, actual {actual}"));
+        }
+    }
+    check(
+        &mut diffs,
+        "completed paths (stats.json paths.completed)",
+        exp.completed.to_string(),
+        act.stats_completed.to_string(),
+    );
+    check(
+        &mut diffs,
+        "completed paths (tests.json outcome exit)",
+        exp.completed.to_string(),
+        act.json_completed.to_string(),
+    );
+    let expected_errors: BTreeMap<(String, String, u32), u64> = exp
+        .errors
+        .iter()
+        .map(|((k, l), n)| ((k.clone(), prog_name.to_string(), *l), *n))
+        .collect();
+    let actual_errors: BTreeMap<(String, String, u32), u64> = act
+        .json_errors
+        .iter()
+        .map(|(k, ids)| (k.clone(), ids.len() as u64))
+        .collect();
+    if expected_errors != actual_errors {
+        let mut text = String::from("error paths (kind, file, line) -> count in tests.json:");
+        let _ = write!(text, "\n    expected {}", fmt_map(&expected_errors));
+        let _ = write!(text, "\n    actual   {}", fmt_map(&actual_errors));
+        for (key, ids) in &act.json_errors {
+            if expected_errors.get(key) != Some(&(ids.len() as u64)) {
+                let _ = write!(text, "\n    {key:?} came from tests {ids:?}");
+            }
+        }
+        diffs.push(text);
+    }
+    check(
+        &mut diffs,
+        "error paths per kind (stats.json paths.errors)",
+        fmt_map(&exp.errors_by_kind()),
+        fmt_map(&act.stats_errors),
+    );
+    check(
+        &mut diffs,
+        "early paths per reason (stats.json paths.early)",
+        fmt_map(&exp.early),
+        fmt_map(&act.stats_early),
+    );
+    check(
+        &mut diffs,
+        "early paths per reason (tests.json)",
+        fmt_map(&exp.early),
+        fmt_map(&act.json_early),
+    );
+    check(
+        &mut diffs,
+        "tests (stats.json tests)",
+        exp.tests.to_string(),
+        act.stats_tests.to_string(),
+    );
+    check(
+        &mut diffs,
+        "tests (entries in tests.json)",
+        exp.tests.to_string(),
+        act.json_tests.to_string(),
+    );
+    check(
+        &mut diffs,
+        "tests (.ktest files on disk)",
+        exp.tests.to_string(),
+        act.ktest_files.to_string(),
+    );
+    check(
+        &mut diffs,
+        ".err files on disk (one per error path)",
+        exp.error_total().to_string(),
+        act.err_files.to_string(),
+    );
+    if !act.missing_ktests.is_empty() {
+        diffs.push(format!(
+            "tests.json names ktest files that do not exist: {}",
+            act.missing_ktests.join(", ")
+        ));
+    }
+    diffs
+}
+
+/// Compiles, runs and replays one program and checks it against its header.
+fn check_program(prog: &Path) -> Result<(), Failed> {
+    let source =
+        fs::read_to_string(prog).map_err(|e| format!("cannot read {}: {e}", prog.display()))?;
+    let exp = header::parse(&source).map_err(|e| format!("{}: {e}", prog.display()))?;
+    let prog_name = prog
+        .file_name()
+        .map(|f| f.to_string_lossy().into_owned())
+        .unwrap_or_default();
+
+    let mut tmp = tempfile::Builder::new()
+        .prefix("mnemo-suite-")
+        .tempdir()
+        .map_err(|e| format!("cannot create a temporary directory: {e}"))?;
+    let dir = tmp.path().to_path_buf();
+    let bc = dir.join("prog.bc");
+    let out = dir.join("out");
+    let mnemo = env!("CARGO_BIN_EXE_mnemo");
+
+    let result = (|| -> Result<(), String> {
+        let mut cc = Command::new(mnemo);
+        cc.current_dir(crate_root())
+            .arg("cc")
+            .arg(prog)
+            .arg("-o")
+            .arg(&bc);
+        let o = run(cc, &dir, "cc")?;
+        if !o.status.success() {
+            return Err(format!("`mnemo cc` failed ({}):\n{}", o.status, o.text));
+        }
+
+        let mut cmd = Command::new(mnemo);
+        cmd.current_dir(crate_root())
+            .arg("run")
+            .arg("--output-dir")
+            .arg(&out)
+            .args(&exp.args)
+            .arg(&bc);
+        let o = run(cmd, &dir, "run")?;
+        if !o.status.success() {
+            return Err(format!(
+                "`mnemo run {}` exited with {} (it must exit 0 even when the program has errors):\n{}",
+                exp.args.join(" "),
+                o.status,
+                o.text
+            ));
+        }
+        let act = collect(&out).map_err(|e| format!("{e}\n`mnemo run` output:\n{}", o.text))?;
+        let diffs = compare(&exp, &act, &prog_name);
+        if !diffs.is_empty() {
+            let mut msg = format!("{} differs from its header:\n", prog.display());
+            for d in diffs {
+                let _ = writeln!(msg, "  - {d}");
+            }
+            let _ = write!(msg, "`mnemo run` output:\n{}", o.text);
+            return Err(msg);
+        }
+
+        let mut replay = Command::new(mnemo);
+        replay
+            .current_dir(crate_root())
+            .arg("replay")
+            .arg(prog)
+            .arg(&out);
+        let o = run(replay, &dir, "replay")?;
+        if !o.status.success() {
+            return Err(format!(
+                "`mnemo replay` exited with {}: a native outcome differs from the prediction:\n{}",
+                o.status, o.text
+            ));
+        }
+        Ok(())
+    })();
+
+    match result {
+        Ok(()) => Ok(()),
+        Err(msg) => {
+            // Keep the evidence for whoever reads the failure.
+            tmp.disable_cleanup(true);
+            Err(format!("{msg}\n(kept the run in {})", dir.display()).into())
+        }
+    }
+}
+
+/// Checks of the header parser itself, registered as `header::...` trials.
 fn header_trials() -> Vec<Trial> {
+    fn expect_err(src: &str, needle: &str) -> Result<(), Failed> {
+        match header::parse(src) {
+            Ok(e) => Err(format!("accepted a bad header as {e:?}").into()),
+            Err(msg) if msg.contains(needle) => Ok(()),
+            Err(msg) => {
+                Err(format!("wrong error `{msg}`, wanted one mentioning `{needle}`").into())
+            }
+        }
+    }
     vec![
-        Trial::test("header::full", || {
-            let e = parse_header(
-                "/* what\n * mnemo-args: --max-depth 3\n * expect-completed: 2\n * expect-error: assert 9 1\n * expect-error: assert 9 1\n * expect-early: max-depth 4\n * expect-tests: 8\n */",
-            )?;
-            let want = Expect {
-                args: vec!["--max-depth".into(), "3".into()],
-                completed: 2,
-                errors: [(("assert".to_string(), 9), 2)].into_iter().collect(),
-                early: [("max-depth".to_string(), 4)].into_iter().collect(),
-                tests: 8,
+        Trial::test("header::parses_every_key", || {
+            let src = "/* what it does\n * mnemo-args: --max-depth 12 --seed 3\n \
+                       * expect-completed: 12\n * expect-error: assert 23 1\n \
+                       * expect-error: null 30 2\n * expect-early: max-depth 3\n \
+                       * expect-tests: 18\n */\nint main(void) { return 0; }\n";
+            let e = header::parse(src)?;
+            let mut errors = std::collections::BTreeMap::new();
+            errors.insert(("assert".to_string(), 23), 1);
+            errors.insert(("null".to_string(), 30), 2);
+            let mut early = std::collections::BTreeMap::new();
+            early.insert("max-depth".to_string(), 3);
+            let want = header::Expectation {
+                args: vec![
+                    "--max-depth".into(),
+                    "12".into(),
+                    "--seed".into(),
+                    "3".into(),
+                ],
+                completed: 12,
+                errors,
+                early,
+                tests: 18,
             };
             if e != want {
-                return Err(format!("{e:?}").into());
+                return Err(format!("parsed {e:?}, wanted {want:?}").into());
+            }
+            let by_kind = e.errors_by_kind();
+            if by_kind.get("null") != Some(&2) || by_kind.len() != 2 {
+                return Err(format!("errors_by_kind gave {by_kind:?}").into());
             }
             Ok(())
         }),
-        Trial::test("header::rejects_typos_and_gaps", || {
-            for bad in [
-                "/* expect-completd: 1\n expect-tests: 1 */",
-                "/* expect-completed: 1 */",
-                "/* expect-completed: x\n expect-tests: 1 */",
-                "/* expect-completed: 1\n expect-tests: 1\n expect-error: assert 9 */",
-                "int main() { return 0; }",
-            ] {
-                if parse_header(bad).is_ok() {
-                    return Err(format!("accepted: {bad}").into());
+        Trial::test("header::rejects_unknown_key", || {
+            expect_err(
+                "/* x\n * expect-complete: 1\n * expect-completed: 1\n * expect-tests: 1\n */",
+                "unknown header key `expect-complete`",
+            )?;
+            expect_err(
+                "/* x\n * mnemo-arg: --max-depth 2\n * expect-completed: 1\n * expect-tests: 1\n */",
+                "unknown header key `mnemo-arg`",
+            )
+        }),
+        Trial::test("header::rejects_missing_or_malformed", || {
+            expect_err("int main(void) { return 0; }\n", "no header comment")?;
+            expect_err("/* only words */\n", "no `expect-completed`")?;
+            expect_err("/* x\n * expect-completed: 1\n */", "no `expect-tests`")?;
+            expect_err(
+                "/* x\n * expect-completed: 1\n * expect-error: assert 1\n * expect-tests: 2\n */",
+                "takes `<kind> <line> <count>`",
+            )?;
+            expect_err(
+                "/* x\n * expect-completed: one\n * expect-tests: 1\n */",
+                "not a non-negative integer",
+            )?;
+            expect_err(
+                "/* x\n * expect-completed: 1\n * expect-completed: 1\n * expect-tests: 1\n */",
+                "given twice",
+            )
+        }),
+        Trial::test("header::rejects_totals_that_do_not_add_up", || {
+            expect_err(
+                "/* x\n * expect-completed: 2\n * expect-error: abort 4 1\n * expect-tests: 2\n */",
+                "completed + errors + early = 3",
+            )
+        }),
+        Trial::test("header::every_program_has_a_valid_header", || {
+            let mut bad = Vec::new();
+            for prog in programs()? {
+                let src = fs::read_to_string(&prog)
+                    .map_err(|e| format!("cannot read {}: {e}", prog.display()))?;
+                if let Err(e) = header::parse(&src) {
+                    bad.push(format!("{}: {e}", prog.display()));
                 }
+            }
+            if bad.is_empty() {
+                Ok(())
+            } else {
+                Err(bad.join("\n").into())
+            }
+        }),
+    ]
+}
+
+/// Checks of the comparison against a hand-written output directory, so the
+/// harness is known to catch differences before mnemo ever runs.
+fn harness_trials() -> Vec<Trial> {
+    fn fake_run() -> Result<tempfile::TempDir, String> {
+        let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
+        let write = |name: &str, text: &str| {
+            fs::write(dir.path().join(name), text).map_err(|e| format!("{name}: {e}"))
+        };
+        write(
+            "stats.json",
+            r#"{"instructions": 10, "paths": {"completed": 1, "errors": {"assert": 1},
+               "early": {"max-depth": 1}}, "tests": 3}"#,
+        )?;
+        write(
+            "tests.json",
+            r#"{"version": 1, "program": "prog.bc", "tests": [
+                {"id": 1, "ktest": "test000001.ktest", "outcome": "exit", "exit_code": 0},
+                {"id": 2, "ktest": "test000002.ktest", "outcome": "error", "kind": "assert",
+                 "file": "/somewhere/prog.c", "line": 7, "message": "m"},
+                {"id": 3, "ktest": "test000003.ktest", "outcome": "early", "reason": "max-depth"}]}"#,
+        )?;
+        for n in 1..=3 {
+            write(&format!("test00000{n}.ktest"), "KTEST")?;
+        }
+        write("test000002.assert.err", "Error: m")?;
+        Ok(dir)
+    }
+    fn expectation(src: &str) -> Result<header::Expectation, Failed> {
+        Ok(header::parse(src)?)
+    }
+    vec![
+        Trial::test("harness::matching_run_has_no_differences", || {
+            let dir = fake_run()?;
+            let exp = expectation(
+                "/* x\n * mnemo-args: --max-depth 1\n * expect-completed: 1\n \
+                 * expect-error: assert 7 1\n * expect-early: max-depth 1\n \
+                 * expect-tests: 3\n */",
+            )?;
+            let diffs = compare(&exp, &collect(dir.path())?, "prog.c");
+            if diffs.is_empty() {
+                Ok(())
+            } else {
+                Err(diffs.join("\n").into())
+            }
+        }),
+        Trial::test("harness::differences_are_named", || {
+            let dir = fake_run()?;
+            let exp = expectation(
+                "/* x\n * expect-completed: 2\n * expect-error: assert 8 1\n \
+                 * expect-tests: 3\n */",
+            )?;
+            let diffs = compare(&exp, &collect(dir.path())?, "prog.c").join("\n");
+            for needle in [
+                "completed paths (stats.json paths.completed): expected 2, actual 1",
+                "(\"assert\", \"prog.c\", 8): 1",
+                "(\"assert\", \"prog.c\", 7) came from tests [2]",
+                "early paths per reason (tests.json): expected {}, actual {\"max-depth\": 1}",
+            ] {
+                if !diffs.contains(needle) {
+                    return Err(format!("`{needle}` missing from:\n{diffs}").into());
+                }
+            }
+            // A ktest file that disappeared is reported too.
+            fs::remove_file(dir.path().join("test000003.ktest")).map_err(|e| e.to_string())?;
+            let diffs = compare(&exp, &collect(dir.path())?, "prog.c").join("\n");
+            if !diffs.contains("tests (.ktest files on disk): expected 3, actual 2")
+                || !diffs.contains("test 3: ktest `test000003.ktest`")
+            {
+                return Err(format!("missing ktest not reported:\n{diffs}").into());
             }
             Ok(())
         }),
@@ -292,23 +711,21 @@ fn header_trials() -> Vec<Trial> {
 
 fn main() {
     let args = Arguments::from_args();
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("testsuite");
-    let mut sources: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .map(|rd| {
-            rd.filter_map(|e| e.ok())
-                .map(|e| e.path())
-                .filter(|p| p.extension().is_some_and(|x| x == "c"))
-                .collect()
-        })
-        .unwrap_or_default();
-    sources.sort();
     let mut trials = header_trials();
-    for source in sources {
-        let name = source
-            .file_stem()
-            .map(|s| s.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        trials.push(Trial::test(name, move || check_program(&source)));
+    trials.extend(harness_trials());
+    match programs() {
+        Ok(progs) => {
+            for prog in progs {
+                let name = prog
+                    .file_stem()
+                    .map(|s| s.to_string_lossy().into_owned())
+                    .unwrap_or_default();
+                trials.push(Trial::test(name, move || check_program(&prog)));
+            }
+        }
+        Err(e) => trials.push(Trial::test("testsuite::list_programs", move || {
+            Err(e.into())
+        })),
     }
     libtest_mimic::run(&args, trials).exit();
 }

@@ -1,8 +1,10 @@
 /* Memoise Fig. 10: BankAccount (opening balance 6) driven by a symbolic
  * sequence of six deposit/withdraw calls with symbolic amounts in {1, 2};
  * a sixth successful withdrawal hits the assert on withdrawals >= 5.
+ * Counted by enumerating all 4^6 op/amount sequences: one path per distinct
+ * outcome sequence.
  * expect-completed: 92
- * expect-error: assert 30 1
+ * expect-error: assert 32 1
  * expect-tests: 93
  */
 #include <assert.h>

@@ -1,6 +1,8 @@
 /* A TCAS-like altitude-separation advisory (after the Siemens tcas program):
  * symbolic sensor readings from small ranges, a symbolic index into the
  * threshold table (always in bounds), and the upward/downward RA logic.
+ * Counted by enumerating all input combinations; most end UNRESOLVED at the
+ * first test.
  * expect-completed: 14
  * expect-tests: 14
  */

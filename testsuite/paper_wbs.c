@@ -2,8 +2,9 @@
  * three steps over symbolic pedal, auto-brake and skid inputs; the monitor
  * switches to the alternate hydraulic system after two skids in a row, and
  * an assert checks the commanded pressure stays within the valve's range.
+ * Counted by enumerating all input combinations (2 x (4 x 2)^2 x 4).
  * expect-completed: 164
- * expect-error: assert 52 13
+ * expect-error: assert 53 13
  * expect-tests: 177
  */
 #include <assert.h>

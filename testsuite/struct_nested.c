@@ -1,6 +1,8 @@
 /* Nested structs, an array of structs, structs passed by value and by
  * pointer and returned by value (sret and coerced returns), with branches on
  * symbolic fields that survive all the copies.
+ * Counted by enumerating px, py: 5 outcomes of box 0 refined by box 1 and
+ * w.p.x > 6.
  * expect-completed: 14
  * expect-tests: 14
  */

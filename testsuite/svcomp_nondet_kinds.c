@@ -1,5 +1,6 @@
 /* Nondet inputs of several SV-COMP types (uint, char, uchar, bool), each a
  * separate symbolic object; one branch per input.
+ * Four independent two-way branches: 2^4 paths.
  * expect-completed: 16
  * expect-tests: 16
  */
