@@ -516,37 +516,18 @@ impl FnLower<'_> {
             | O::LLVMFreeze => {
                 self.cast(inst, CastOp::Bits)?;
             }
-            O::LLVMFPToSI | O::LLVMFPToUI => {
+            O::LLVMFPToSI | O::LLVMFPToUI | O::LLVMSIToFP | O::LLVMUIToFP => {
                 let s = self.op(inst, 0)?;
-                let float = self.float(s)?;
-                let int_width = self.width(inst)?;
+                // The float side is the source of a float-to-int conversion
+                // and the result of an int-to-float one.
+                let (op, float, int_width) = match opcode {
+                    O::LLVMFPToSI => (FCastOp::ToSigned, self.float(s)?, self.width(inst)?),
+                    O::LLVMFPToUI => (FCastOp::ToUnsigned, self.float(s)?, self.width(inst)?),
+                    O::LLVMSIToFP => (FCastOp::FromSigned, self.float(inst)?, self.width(s)?),
+                    _ => (FCastOp::FromUnsigned, self.float(inst)?, self.width(s)?),
+                };
                 let src = self.operand(s)?;
                 let dst = self.dst(inst)?;
-                let op = if opcode == O::LLVMFPToSI {
-                    FCastOp::ToSigned
-                } else {
-                    FCastOp::ToUnsigned
-                };
-                self.out.push(Inst::FCast {
-                    op,
-                    float,
-                    to_float: float,
-                    int_width,
-                    src,
-                    dst,
-                });
-            }
-            O::LLVMSIToFP | O::LLVMUIToFP => {
-                let s = self.op(inst, 0)?;
-                let float = self.float(inst)?;
-                let int_width = self.width(s)?;
-                let src = self.operand(s)?;
-                let dst = self.dst(inst)?;
-                let op = if opcode == O::LLVMSIToFP {
-                    FCastOp::FromSigned
-                } else {
-                    FCastOp::FromUnsigned
-                };
                 self.out.push(Inst::FCast {
                     op,
                     float,

@@ -23,6 +23,17 @@ pub mod semantics;
 mod testutil;
 
 pub use error::LoadError;
+
+/// How C is compiled for the loader (`mnemo cc` uses them): unoptimized but
+/// analyzable (no `optnone`), with debug locations for error reports.
+pub const BITCODE_FLAGS: &[&str] = &[
+    "-O0",
+    "-Xclang",
+    "-disable-O0-optnone",
+    "-g",
+    "-emit-llvm",
+    "-c",
+];
 pub use load::{load_module, load_module_from_memory};
 
 use rustc_hash::FxHashMap;

@@ -34,15 +34,8 @@ pub fn compile(name: &str, src: &str) -> Option<Compiled> {
     let bc = dir.path().join(format!("{name}.bc"));
     std::fs::write(&c, src).expect("write C source");
     let out = Command::new("clang-14")
-        .args([
-            "-O0",
-            "-Xclang",
-            "-disable-O0-optnone",
-            "-g",
-            "-emit-llvm",
-            "-c",
-            "-o",
-        ])
+        .args(super::BITCODE_FLAGS)
+        .arg("-o")
         .arg(&bc)
         .arg(&c)
         .output()

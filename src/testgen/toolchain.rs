@@ -9,16 +9,7 @@ use std::process::Command;
 
 use thiserror::Error;
 
-/// Flags of every bitcode build: unoptimized but analyzable (no `optnone`),
-/// with debug locations for error reports.
-pub const BITCODE_FLAGS: &[&str] = &[
-    "-O0",
-    "-Xclang",
-    "-disable-O0-optnone",
-    "-g",
-    "-emit-llvm",
-    "-c",
-];
+pub use crate::ir::BITCODE_FLAGS;
 
 /// Flags of the native replay build: the sanitizers turn the errors mnemo
 /// reports into reports on stderr that replay can classify.
