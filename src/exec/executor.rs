@@ -705,18 +705,12 @@ impl Executor {
                 rhs,
                 dst,
             } => {
-                let a = self.operand(state.frame(), *lhs);
-                let b = self.operand(state.frame(), *rhs);
-                let (Some(x), Some(y)) = (a.as_concrete(), b.as_concrete()) else {
-                    return Err(self.symbolic_float(state));
-                };
+                let [x, y] = self.float_operands(state, [*lhs, *rhs])?;
                 let v = super::float::binary(*op, *ty, x, y);
                 self.set_and_advance(state, *dst, v);
             }
             Inst::FNeg { ty, src, dst } => {
-                let Some(x) = self.operand(state.frame(), *src).as_concrete() else {
-                    return Err(self.symbolic_float(state));
-                };
+                let [x] = self.float_operands(state, [*src])?;
                 let v = super::float::neg(*ty, x);
                 self.set_and_advance(state, *dst, v);
             }
@@ -727,11 +721,7 @@ impl Executor {
                 rhs,
                 dst,
             } => {
-                let a = self.operand(state.frame(), *lhs);
-                let b = self.operand(state.frame(), *rhs);
-                let (Some(x), Some(y)) = (a.as_concrete(), b.as_concrete()) else {
-                    return Err(self.symbolic_float(state));
-                };
+                let [x, y] = self.float_operands(state, [*lhs, *rhs])?;
                 let v = Value::bool(super::float::compare(*pred, *ty, x, y));
                 self.set_and_advance(state, *dst, v);
             }
@@ -750,9 +740,7 @@ impl Executor {
                 src,
                 dst,
             } => {
-                let Some(x) = self.operand(state.frame(), *src).as_concrete() else {
-                    return Err(self.symbolic_float(state));
-                };
+                let [x] = self.float_operands(state, [*src])?;
                 let v = super::float::convert(*op, *float, *to_float, *int_width, x);
                 self.set_and_advance(state, *dst, v);
             }
@@ -988,12 +976,23 @@ impl Executor {
         Ok(())
     }
 
-    fn symbolic_float(&self, state: &State) -> Flow {
-        self.error(
-            state,
-            ErrorKind::Unsupported,
-            "unsupported: symbolic floating point",
-        )
+    /// The operands of a float operation, which mnemo computes concretely
+    /// only: a symbolic one ends the path.
+    fn float_operands<const N: usize>(&self, state: &State, ops: [Operand; N]) -> Exec<[u128; N]> {
+        let mut out = [0u128; N];
+        for (slot, op) in out.iter_mut().zip(ops) {
+            match self.operand(state.frame(), op) {
+                Value::Concrete { bits, .. } => *slot = bits,
+                Value::Symbolic(_) => {
+                    return Err(self.error(
+                        state,
+                        ErrorKind::Unsupported,
+                        "unsupported: symbolic floating point",
+                    ));
+                }
+            }
+        }
+        Ok(out)
     }
 
     #[inline]

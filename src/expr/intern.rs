@@ -6,7 +6,7 @@
 //! twice the number of live entries it held after its last purge, which
 //! bounds its size by a constant factor of the live expressions.
 
-use super::{binop_tag, kind_tag, ExprKind, ExprNode, ExprRef};
+use super::{kind_tag, ExprKind, ExprNode, ExprRef};
 use parking_lot::Mutex;
 use rustc_hash::{FxHashMap, FxHasher};
 use std::cell::{Cell, RefCell};
@@ -94,7 +94,7 @@ pub(super) fn hash_kind(kind: &ExprKind, width: u32) -> u64 {
             h.write_u64(e.structural_hash())
         }
         ExprKind::Binary { op, lhs, rhs } => {
-            h.write_u8(binop_tag(*op));
+            h.write_u8(op.code());
             h.write_u64(lhs.structural_hash());
             h.write_u64(rhs.structural_hash());
         }

@@ -254,24 +254,6 @@ fn kind_tag(k: &ExprKind) -> u8 {
     }
 }
 
-fn binop_tag(op: BinOp) -> u8 {
-    match op {
-        BinOp::Add => 0,
-        BinOp::Sub => 1,
-        BinOp::Mul => 2,
-        BinOp::UDiv => 3,
-        BinOp::SDiv => 4,
-        BinOp::URem => 5,
-        BinOp::SRem => 6,
-        BinOp::And => 7,
-        BinOp::Or => 8,
-        BinOp::Xor => 9,
-        BinOp::Shl => 10,
-        BinOp::LShr => 11,
-        BinOp::AShr => 12,
-    }
-}
-
 fn cmp_kind(a: &ExprKind, b: &ExprKind) -> Ordering {
     use ExprKind as K;
     let tag = kind_tag(a).cmp(&kind_tag(b));
@@ -327,8 +309,9 @@ fn cmp_kind(a: &ExprKind, b: &ExprKind) -> Ordering {
                 lhs: l2,
                 rhs: r2,
             },
-        ) => binop_tag(*o1)
-            .cmp(&binop_tag(*o2))
+        ) => o1
+            .code()
+            .cmp(&o2.code())
             .then_with(|| l1.cmp(l2))
             .then_with(|| r1.cmp(r2)),
         (

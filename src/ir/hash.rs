@@ -6,8 +6,8 @@
 //! them module-wide), so a function keeps its hash when others change.
 
 use super::{
-    BinOp, Body, Callee, CastOp, Const, FBinOp, FCastOp, FloatPredicate, FloatTy, Function, Global,
-    Inst, IntPredicate, Intrinsic, Operand,
+    Body, Callee, CastOp, Const, FBinOp, FCastOp, FloatPredicate, FloatTy, Function, Global, Inst,
+    IntPredicate, Intrinsic, Operand,
 };
 
 /// A fixed-seed byte-stream hasher (64-bit FNV-1a plus a final mix).
@@ -165,7 +165,7 @@ impl<'a> Hashing<'a> {
                 rhs,
             } => {
                 s.u8(6);
-                s.u8(bin_code(*op));
+                s.u8(op.code());
                 s.u32(*width);
                 s.u64(self.child(*lhs));
                 s.u64(self.child(*rhs));
@@ -264,7 +264,7 @@ impl<'a> Hashing<'a> {
                 site,
             } => {
                 s.u8(0);
-                s.u8(bin_code(*op));
+                s.u8(op.code());
                 s.u32(*width);
                 self.operand(s, lhs);
                 self.operand(s, rhs);
@@ -556,24 +556,6 @@ impl<'a> Hashing<'a> {
                 s.str(what);
             }
         }
-    }
-}
-
-fn bin_code(op: BinOp) -> u8 {
-    match op {
-        BinOp::Add => 0,
-        BinOp::Sub => 1,
-        BinOp::Mul => 2,
-        BinOp::UDiv => 3,
-        BinOp::SDiv => 4,
-        BinOp::URem => 5,
-        BinOp::SRem => 6,
-        BinOp::And => 7,
-        BinOp::Or => 8,
-        BinOp::Xor => 9,
-        BinOp::Shl => 10,
-        BinOp::LShr => 11,
-        BinOp::AShr => 12,
     }
 }
 

@@ -166,6 +166,28 @@ pub enum BinOp {
     AShr,
 }
 
+impl BinOp {
+    /// A code that never changes between versions of mnemo, for hashes that
+    /// are kept on disk (function hashes, expression hashes).
+    pub fn code(self) -> u8 {
+        match self {
+            BinOp::Add => 0,
+            BinOp::Sub => 1,
+            BinOp::Mul => 2,
+            BinOp::UDiv => 3,
+            BinOp::SDiv => 4,
+            BinOp::URem => 5,
+            BinOp::SRem => 6,
+            BinOp::And => 7,
+            BinOp::Or => 8,
+            BinOp::Xor => 9,
+            BinOp::Shl => 10,
+            BinOp::LShr => 11,
+            BinOp::AShr => 12,
+        }
+    }
+}
+
 /// Integer comparison predicates, as LLVM's `icmp` has them.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
 pub enum IntPredicate {
