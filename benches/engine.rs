@@ -65,7 +65,7 @@ fn measure(
         |_, _| {},
     )?;
     let seconds = start.elapsed().as_secs_f64();
-    let s = executor.solver().stats();
+    let s = executor.solver_stats();
     Ok(Measure {
         name: source
             .file_stem()

@@ -100,7 +100,7 @@ pub fn run(config: &RunConfig, interrupted: &AtomicBool) -> anyhow::Result<RunSt
     let outcome = outcome?;
     finish?;
 
-    let solver = executor.solver().stats();
+    let solver = executor.solver_stats();
     let (hit, total, lines_hit, lines) = executor.coverage();
     let pct = |a: u64, b: u64| {
         if b == 0 {

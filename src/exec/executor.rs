@@ -133,10 +133,6 @@ impl Executor {
         &self.module
     }
 
-    pub fn solver(&mut self) -> &mut Solver {
-        &mut self.solver
-    }
-
     pub fn solver_stats(&self) -> crate::solver::SolverStats {
         self.solver.stats()
     }
@@ -579,7 +575,7 @@ impl Executor {
                     size,
                     kind: AllocKind::Stack,
                     name: format!("varargs of {}", f.name),
-                    site: call_site.map(|_| (func, InstId(0))),
+                    site: None,
                     read_only: false,
                 },
                 obj,
@@ -591,7 +587,6 @@ impl Executor {
             func,
             regs,
             pc: entry,
-            prev_block: None,
             allocas: varargs.into_iter().collect(),
             ret_dst,
             call_site,
@@ -1033,7 +1028,6 @@ impl Executor {
                 fr.regs[dst.index()] = v;
             }
         }
-        fr.prev_block = Some(from);
         fr.pc = block.body_start;
     }
 

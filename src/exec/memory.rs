@@ -280,21 +280,12 @@ impl AddressSpace {
         Some(entry)
     }
 
-    pub fn iter(&self) -> impl Iterator<Item = &ObjectEntry> {
-        self.objects.values()
-    }
-
     pub fn len(&self) -> usize {
         self.objects.len()
     }
 
     pub fn is_empty(&self) -> bool {
         self.objects.is_empty()
-    }
-
-    /// Bytes held by live objects, for `--max-memory`.
-    pub fn bytes(&self) -> u64 {
-        self.objects.values().map(|e| e.object.size).sum()
     }
 }
 

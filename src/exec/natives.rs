@@ -246,13 +246,10 @@ impl Executor {
                     ));
                 };
                 let v = self.symbolic_int(state, name, w.div_ceil(8) * 8);
-                let v = if boolean {
+                if boolean {
                     let e = v.to_expr();
                     state.add_constraint(expr::ule(&e, &expr::constant(1, e.width())));
-                    v
-                } else {
-                    v
-                };
+                }
                 Ok(Some(self.resize(&v, w, false)))
             }
             Native::ReachError => {

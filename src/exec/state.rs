@@ -9,7 +9,7 @@ use std::sync::Arc;
 use super::memory::AddressSpace;
 use super::value::Value;
 use crate::expr::{ArrayRef, ExprRef};
-use crate::ir::{BlockId, FuncId, InstId, Reg, SiteId};
+use crate::ir::{FuncId, InstId, Reg, SiteId};
 
 /// Where the engine's stack and heap objects are placed. Addresses are
 /// handed out by a per-state bump allocator, so a path gets the same
@@ -44,8 +44,6 @@ pub struct Frame {
     pub regs: Vec<Value>,
     /// The next instruction to execute.
     pub pc: InstId,
-    /// The block control came from, for phis.
-    pub prev_block: Option<BlockId>,
     /// Stack objects to release when the frame returns.
     pub allocas: Vec<u64>,
     /// Where in the caller the return value goes.

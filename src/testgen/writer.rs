@@ -21,8 +21,6 @@ pub struct TestWriter {
     args: Vec<String>,
     records: Vec<TestRecord>,
     pub paths: PathStats,
-    /// Paths that ended without a test (silent exits, infeasible assumptions).
-    pub silent: u64,
 }
 
 impl TestWriter {
@@ -49,7 +47,6 @@ impl TestWriter {
             args,
             records: Vec::new(),
             paths: PathStats::default(),
-            silent: 0,
         })
     }
 
@@ -96,10 +93,7 @@ impl PathObserver for TestWriter {
     fn path_ended(&mut self, executor: &Executor, path: &FinishedPath<'_>) -> anyhow::Result<()> {
         let module = executor.module();
         let outcome = match path.end {
-            PathEnd::Silent => {
-                self.silent += 1;
-                return Ok(());
-            }
+            PathEnd::Silent => return Ok(()),
             PathEnd::Completed { .. } => {
                 self.paths.completed += 1;
                 Outcome::Exit {
