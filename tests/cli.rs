@@ -11,6 +11,16 @@ fn mnemo(args: &[&str]) -> Output {
         .expect("mnemo runs")
 }
 
+/// `mnemo run` of a program that needs no runtime, into `out`.
+fn run_no_runtime(out: &Path, program: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_mnemo"))
+        .args(["run", "-q", "--no-runtime", "--output-dir"])
+        .arg(out)
+        .arg(program)
+        .output()
+        .expect("mnemo runs")
+}
+
 fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
@@ -26,14 +36,7 @@ fn garbage_is_not_bitcode() {
     let bc = dir.path().join("garbage.bc");
     std::fs::write(&bc, b"this is not bitcode at all").expect("write");
     let out = dir.path().join("out");
-    let o = mnemo(&[
-        "run",
-        "-q",
-        "--no-runtime",
-        "--output-dir",
-        out.to_str().unwrap(),
-        bc.to_str().unwrap(),
-    ]);
+    let o = run_no_runtime(&out, &bc);
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
     assert!(
         stderr(&o).contains("not valid LLVM bitcode"),
@@ -84,14 +87,7 @@ fn corrupt_bitcode_never_crashes_mnemo() {
         let bad = dir.path().join(format!("bad{trial}.bc"));
         std::fs::write(&bad, &bytes).expect("write");
         let out = dir.path().join(format!("out{trial}"));
-        let o = mnemo(&[
-            "run",
-            "-q",
-            "--no-runtime",
-            "--output-dir",
-            out.to_str().unwrap(),
-            bad.to_str().unwrap(),
-        ]);
+        let o = run_no_runtime(&out, &bad);
         assert!(
             o.status.code().is_some(),
             "trial {trial}: mnemo died by a signal: {}",
@@ -133,14 +129,7 @@ plain:
     )
     .expect("write");
     let out = dir.path().join("out");
-    let o = mnemo(&[
-        "run",
-        "-q",
-        "--no-runtime",
-        "--output-dir",
-        out.to_str().unwrap(),
-        ll.to_str().unwrap(),
-    ]);
+    let o = run_no_runtime(&out, &ll);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let tests = tests_json(&out);
     let outcomes: Vec<&str> = tests["tests"]
@@ -188,14 +177,7 @@ done:
     )
     .expect("write");
     let out = dir.path().join("out");
-    let o = mnemo(&[
-        "run",
-        "-q",
-        "--no-runtime",
-        "--output-dir",
-        out.to_str().unwrap(),
-        ll.to_str().unwrap(),
-    ]);
+    let o = run_no_runtime(&out, &ll);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert!(
         stderr(&o).contains("unsupported external calls: mystery"),
@@ -225,14 +207,7 @@ fn an_existing_output_directory_is_not_overwritten() {
     std::fs::write(out.join("keep.txt"), b"earlier results").expect("write");
     let ll = dir.path().join("p.ll");
     std::fs::write(&ll, "define i32 @main() {\n  ret i32 0\n}\n").expect("write");
-    let o = mnemo(&[
-        "run",
-        "-q",
-        "--no-runtime",
-        "--output-dir",
-        out.to_str().unwrap(),
-        ll.to_str().unwrap(),
-    ]);
+    let o = run_no_runtime(&out, &ll);
     assert_eq!(o.status.code(), Some(1));
     assert!(stderr(&o).contains("already holds files"), "{}", stderr(&o));
     assert_eq!(
