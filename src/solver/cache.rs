@@ -78,6 +78,7 @@ impl Layer for CacheLayer {
     fn check(&mut self, q: &Query<'_>, next: &mut Chain<'_>) -> Result<Answer, SolverError> {
         if let Some(answer) = self.lookup(q) {
             next.stats().cache_hits += 1;
+            next.stats().hit(self.name());
             return Ok(answer);
         }
         let answer = next.check(q)?;

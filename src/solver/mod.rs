@@ -27,6 +27,7 @@ pub use self::recent::RecentModels;
 pub use self::z3::Z3Layer;
 
 use crate::expr::{arrays_in, bool_const, not, ArrayRef, Assignment, Evaluator, ExprRef};
+use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
 /// Settings of the solver pipeline.
@@ -53,6 +54,8 @@ pub struct SolverStats {
     pub cache_hits: u64,
     /// Models that failed the evaluation check (each one is a bug in a layer).
     pub bad_models: u64,
+    /// Queries each layer answered by itself, by layer name.
+    pub hits: BTreeMap<&'static str, u64>,
     /// Total time spent in the entry point.
     pub time: Duration,
 }
@@ -65,6 +68,14 @@ impl SolverStats {
         self.cache_hits += other.cache_hits;
         self.bad_models += other.bad_models;
         self.time += other.time;
+        for (layer, n) in &other.hits {
+            *self.hits.entry(layer).or_default() += n;
+        }
+    }
+
+    /// Counts one query that `layer` answered without the layers after it.
+    pub fn hit(&mut self, layer: &'static str) {
+        *self.hits.entry(layer).or_default() += 1;
     }
 
     /// Same as [`Self::add`]: sums another worker's counters into these.

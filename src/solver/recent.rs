@@ -49,6 +49,7 @@ impl Layer for RecentModels {
     fn check(&mut self, q: &Query<'_>, next: &mut Chain<'_>) -> Result<Answer, SolverError> {
         if let Some(m) = self.satisfying(q) {
             next.stats().cache_hits += 1;
+            next.stats().hit(self.name());
             let model = q.model.map(|wanted| complete(m, wanted));
             return Ok(Answer::Sat(model));
         }
