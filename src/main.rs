@@ -76,6 +76,10 @@ struct RunArgs {
     /// Solver timeout per query, in milliseconds.
     #[arg(long, default_value_t = 10_000)]
     solver_timeout: u64,
+    /// The solver layers queries pass through, in order, ending with a Z3
+    /// layer (see README).
+    #[arg(long, default_value = mnemo::solver::DEFAULT_CHAIN)]
+    solver_chain: mnemo::solver::ChainSpec,
     /// Show what the program writes to stdout and stderr.
     #[arg(long)]
     show_output: bool,
@@ -130,7 +134,10 @@ fn real_main() -> anyhow::Result<ExitCode> {
                 max_memory_mb: a.max_memory,
                 searcher: a.search,
                 seed: a.seed,
-                solver_timeout_ms: a.solver_timeout,
+                solver: mnemo::solver::SolverConfig {
+                    timeout_ms: a.solver_timeout,
+                    chain: a.solver_chain,
+                },
                 show_output: a.show_output,
                 entry: a.entry,
                 link_runtime: !a.no_runtime,

@@ -11,6 +11,7 @@ use anyhow::Context;
 use crate::exec::{ExecConfig, Executor};
 use crate::ir;
 use crate::search::{explore, ExploreConfig, SearcherKind};
+use crate::solver::SolverConfig;
 use crate::stats::{CoverageStats, Progress, RunStats, SolverStats};
 use crate::testgen::{TestWriter, Toolchain};
 
@@ -27,7 +28,7 @@ pub struct RunConfig {
     pub max_memory_mb: Option<u64>,
     pub searcher: SearcherKind,
     pub seed: u64,
-    pub solver_timeout_ms: u64,
+    pub solver: SolverConfig,
     pub show_output: bool,
     pub entry: String,
     /// Link the runtime's C library into the program.
@@ -59,7 +60,7 @@ pub fn run(config: &RunConfig, interrupted: &AtomicBool) -> anyhow::Result<RunSt
         argv,
         entry: config.entry.clone(),
         show_output: config.show_output,
-        solver_timeout_ms: config.solver_timeout_ms,
+        solver: config.solver.clone(),
         runtime_dir: toolchain
             .as_ref()
             .map(|t| t.runtime_dir.join("libc").display().to_string()),
@@ -118,6 +119,17 @@ pub fn run(config: &RunConfig, interrupted: &AtomicBool) -> anyhow::Result<RunSt
             queries: solver.queries,
             z3_calls: solver.z3_calls,
             time_s: solver.time.as_secs_f64(),
+            chain: config.solver.chain.to_string(),
+            hits: solver
+                .hits
+                .iter()
+                .map(|(k, v)| (k.to_string(), *v))
+                .collect(),
+            layer_time_s: solver
+                .layer_time
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.as_secs_f64()))
+                .collect(),
         },
         coverage: CoverageStats {
             instructions_pct: pct(hit, total),

@@ -215,3 +215,22 @@ fn an_existing_output_directory_is_not_overwritten() {
         b"earlier results"
     );
 }
+
+#[test]
+fn a_bad_solver_chain_is_refused_with_the_known_layers() {
+    let o = mnemo(&["run", "-q", "--solver-chain", "cache,oracle,z3", "prog.bc"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("unknown solver layer `oracle`"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(stderr(&o).contains("known: "), "{}", stderr(&o));
+    let o = mnemo(&["run", "-q", "--solver-chain", "z3,cache", "prog.bc"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("ends with exactly one Z3 layer"),
+        "{}",
+        stderr(&o)
+    );
+}

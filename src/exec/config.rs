@@ -1,5 +1,7 @@
 //! What the executor needs to know from the command line.
 
+use crate::solver::SolverConfig;
+
 /// Options of the executor proper (limits of the run are the explorer's).
 #[derive(Clone, Debug)]
 pub struct ExecConfig {
@@ -11,8 +13,8 @@ pub struct ExecConfig {
     pub entry: String,
     /// Forward the program's writes to stdout/stderr.
     pub show_output: bool,
-    /// Per-query solver timeout.
-    pub solver_timeout_ms: u64,
+    /// The solver chain and its settings.
+    pub solver: SolverConfig,
     /// Source files whose lines count for coverage are those outside this
     /// directory (the runtime's own C code).
     pub runtime_dir: Option<String>,
@@ -25,7 +27,7 @@ impl Default for ExecConfig {
             argv: vec!["prog".to_string()],
             entry: "main".to_string(),
             show_output: false,
-            solver_timeout_ms: 10_000,
+            solver: SolverConfig::default(),
             runtime_dir: None,
         }
     }

@@ -27,7 +27,7 @@ use crate::ir::{
     Arg, BinOp, BlockId, Callee, CastOp, Const, ConstId, FuncId, Inst, InstId, Module, Operand,
     Reg, SiteId, SourceLoc,
 };
-use crate::solver::{Solver, SolverConfig, SolverError};
+use crate::solver::{Solver, SolverError};
 
 /// Why an instruction did not simply complete.
 pub(crate) enum Flow {
@@ -82,9 +82,7 @@ pub struct Executor {
 
 impl Executor {
     pub fn new(module: Arc<Module>, config: ExecConfig) -> Executor {
-        let solver = Solver::new(SolverConfig {
-            timeout_ms: config.solver_timeout_ms,
-        });
+        let solver = Solver::new(config.solver.clone());
         let mut global_addrs = Vec::with_capacity(module.globals.len());
         let mut next = GLOBAL_BASE;
         for g in &module.globals {

@@ -2,11 +2,9 @@
 //! 5).
 //!
 //! A [`Solver`] runs each [`Query`] through a chain of [`Layer`]s, each a
-//! small type in its own file, composed in one place ([`default_layers`]):
-//! - [`ConstantLayer`]: conditions and constraints that are constants;
-//! - [`CacheLayer`]: answers already computed in this run;
-//! - [`RecentModels`]: the last few models, tried by evaluation;
-//! - [`Z3Layer`]: a fresh Z3 solver per query (always last).
+//! small type in its own file, composed in one place ([`build_layers`]) from
+//! the [`ChainSpec`] of `--solver-chain`. The constant layer always comes
+//! first, a Z3 layer always last.
 //!
 //! Every model a layer returns is checked by evaluating the query under it
 //! before anybody uses it; a model that fails the check is reported on
@@ -15,12 +13,14 @@
 //! One `Solver` per worker thread: Z3 contexts are per thread.
 
 mod cache;
+mod chain;
 mod constant;
 mod query;
 mod recent;
 mod z3;
 
 pub use self::cache::CacheLayer;
+pub use self::chain::{ChainError, ChainSpec, LayerKind, DEFAULT_CHAIN};
 pub use self::constant::ConstantLayer;
 pub use self::query::{Answer, Chain, Layer, Query};
 pub use self::recent::RecentModels;
@@ -35,11 +35,16 @@ use std::time::{Duration, Instant};
 pub struct SolverConfig {
     /// Time limit of one Z3 call, in milliseconds.
     pub timeout_ms: u64,
+    /// The layers queries pass through.
+    pub chain: ChainSpec,
 }
 
 impl Default for SolverConfig {
     fn default() -> Self {
-        SolverConfig { timeout_ms: 10_000 }
+        SolverConfig {
+            timeout_ms: 10_000,
+            chain: ChainSpec::default(),
+        }
     }
 }
 
@@ -58,6 +63,9 @@ pub struct SolverStats {
     pub hits: BTreeMap<&'static str, u64>,
     /// Total time spent in the entry point.
     pub time: Duration,
+    /// Time spent in each layer itself (not in the layers after it), by
+    /// layer name.
+    pub layer_time: BTreeMap<&'static str, Duration>,
 }
 
 impl SolverStats {
@@ -70,6 +78,9 @@ impl SolverStats {
         self.time += other.time;
         for (layer, n) in &other.hits {
             *self.hits.entry(layer).or_default() += n;
+        }
+        for (layer, t) in &other.layer_time {
+            *self.layer_time.entry(layer).or_default() += *t;
         }
     }
 
@@ -93,13 +104,18 @@ pub enum SolverError {
     Unknown(String),
 }
 
-/// The layers before Z3 in the standard pipeline, in order.
-pub fn default_layers(_config: &SolverConfig) -> Vec<Box<dyn Layer>> {
-    vec![
-        Box::new(ConstantLayer),
-        Box::new(CacheLayer::default()),
-        Box::new(RecentModels::default()),
-    ]
+/// The one place chains are composed: the layers `config.chain` names, in
+/// its order, after the constant layer.
+pub fn build_layers(config: &SolverConfig) -> Vec<Box<dyn Layer>> {
+    let mut layers: Vec<Box<dyn Layer>> = vec![Box::new(ConstantLayer)];
+    for kind in config.chain.layers() {
+        layers.push(match kind {
+            LayerKind::Cache => Box::new(CacheLayer::default()),
+            LayerKind::Cex => Box::new(RecentModels::default()),
+            LayerKind::Z3 => Box::new(Z3Layer::new(config.timeout_ms)),
+        });
+    }
+    layers
 }
 
 /// The solver entry point of one worker thread.
@@ -107,23 +123,31 @@ pub fn default_layers(_config: &SolverConfig) -> Vec<Box<dyn Layer>> {
 /// Queries assume their constraints are satisfiable (they are path
 /// conditions the engine keeps feasible), as KLEE does; see [`Query`].
 pub struct Solver {
-    /// The chain; the last layer is always the Z3 layer.
+    /// The chain; the last layer is always a Z3 layer.
     layers: Vec<Box<dyn Layer>>,
+    /// A fresh Z3 layer, asked directly when a layer returns a bad model.
+    fallback: Z3Layer,
     stats: SolverStats,
 }
 
 impl Solver {
-    /// The standard pipeline.
+    /// The pipeline `config.chain` describes.
     pub fn new(config: SolverConfig) -> Self {
-        let layers = default_layers(&config);
-        Self::with_layers(config, layers)
+        let layers = build_layers(&config);
+        Solver {
+            layers,
+            fallback: Z3Layer::new(config.timeout_ms),
+            stats: SolverStats::default(),
+        }
     }
 
-    /// A pipeline running `layers` in order, then Z3.
+    /// A pipeline running `layers` in order, then a fresh Z3 (for testing
+    /// layers one at a time).
     pub fn with_layers(config: SolverConfig, mut layers: Vec<Box<dyn Layer>>) -> Self {
         layers.push(Box::new(Z3Layer::new(config.timeout_ms)));
         Solver {
             layers,
+            fallback: Z3Layer::new(config.timeout_ms),
             stats: SolverStats::default(),
         }
     }
@@ -148,9 +172,9 @@ impl Solver {
             "mnemo: warning: a solver layer answered with a model that does not satisfy \
              the query; asking Z3 directly"
         );
-        let last = self.layers.len() - 1;
-        let (_, z3) = self.layers.split_at_mut(last);
-        let answer = Chain::new(z3, &mut self.stats).check(q)?;
+        let answer = self
+            .fallback
+            .check(q, &mut Chain::new(&mut [], &mut self.stats))?;
         if answer_is_valid(q, &answer) {
             Ok(answer)
         } else {

@@ -3,6 +3,7 @@
 
 use super::{SolverError, SolverStats};
 use crate::expr::{ArrayRef, Assignment, ExprRef};
+use std::time::{Duration, Instant};
 
 /// "Is `constraints ∧ expr` satisfiable?", optionally asking for a model.
 ///
@@ -74,24 +75,34 @@ pub trait Layer {
 pub struct Chain<'a> {
     layers: &'a mut [Box<dyn Layer>],
     stats: &'a mut SolverStats,
+    /// Time spent in calls made through this chain, so that the layer that
+    /// made them is charged only its own time.
+    spent: Duration,
 }
 
 impl<'a> Chain<'a> {
     /// A chain running `layers` in order.
     pub fn new(layers: &'a mut [Box<dyn Layer>], stats: &'a mut SolverStats) -> Self {
-        Chain { layers, stats }
+        Chain {
+            layers,
+            stats,
+            spent: Duration::ZERO,
+        }
     }
 
     /// Passes `query` to the next layer.
     pub fn check(&mut self, query: &Query<'_>) -> Result<Answer, SolverError> {
         match self.layers.split_first_mut() {
-            Some((first, rest)) => first.check(
-                query,
-                &mut Chain {
-                    layers: rest,
-                    stats: self.stats,
-                },
-            ),
+            Some((first, rest)) => {
+                let start = Instant::now();
+                let mut next = Chain::new(rest, self.stats);
+                let answer = first.check(query, &mut next);
+                let total = start.elapsed();
+                let own = total.saturating_sub(next.spent);
+                *self.stats.layer_time.entry(first.name()).or_default() += own;
+                self.spent += total;
+                answer
+            }
             None => Err(SolverError::Unknown(
                 "the solver chain ended without an answer".to_string(),
             )),

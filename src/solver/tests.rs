@@ -244,7 +244,10 @@ fn hard_queries_time_out_cleanly() {
         ult(&x, &limit),
         ult(&y, &limit),
     ];
-    let mut s = Solver::new(SolverConfig { timeout_ms: 1 });
+    let mut s = Solver::new(SolverConfig {
+        timeout_ms: 1,
+        ..SolverConfig::default()
+    });
     let r = s.may_be_true(&cs, &eq(&mul(&x, &y), &constant(p * q, 64)));
     assert_eq!(r, Err(SolverError::Timeout));
     assert_eq!(s.stats().z3_calls, 1);

@@ -41,6 +41,15 @@ pub struct SolverStats {
     /// Queries that reached Z3.
     pub z3_calls: u64,
     pub time_s: f64,
+    /// The layers of the solver chain, in order (`--solver-chain`).
+    #[serde(default)]
+    pub chain: String,
+    /// Layer name -> queries that layer answered without the layers after it.
+    #[serde(default)]
+    pub hits: BTreeMap<String, u64>,
+    /// Layer name -> seconds spent in that layer itself.
+    #[serde(default)]
+    pub layer_time_s: BTreeMap<String, f64>,
 }
 
 /// Coverage of the program's own code (the runtime's excluded).

@@ -1,0 +1,149 @@
+//! Which layers a solver chain is built from: the `--solver-chain` option.
+//!
+//! A chain is written as the layers' names separated by commas, in the
+//! order queries pass through them, ending with exactly one Z3 layer:
+//! `reduce,slice,canon,store,cex,z3-stack`. The constant layer always runs
+//! first and is not named.
+
+use std::fmt;
+use std::str::FromStr;
+
+/// One layer of a chain, by its `--solver-chain` name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum LayerKind {
+    /// The per-run cache of exact queries.
+    Cache,
+    /// The counterexample cache (subset, superset and recent models).
+    Cex,
+    /// Z3, a fresh solver per query.
+    Z3,
+}
+
+impl LayerKind {
+    /// Every kind, in the order a chain lists them when it uses them all.
+    pub const ALL: &'static [LayerKind] = &[LayerKind::Cache, LayerKind::Cex, LayerKind::Z3];
+
+    /// The name used on the command line and in statistics.
+    pub fn name(self) -> &'static str {
+        match self {
+            LayerKind::Cache => "cache",
+            LayerKind::Cex => "cex",
+            LayerKind::Z3 => "z3",
+        }
+    }
+
+    /// Whether this is one of the Z3 layers a chain must end with.
+    pub fn is_z3(self) -> bool {
+        matches!(self, LayerKind::Z3)
+    }
+}
+
+/// The layers of a chain, in order, Z3 last.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ChainSpec {
+    layers: Vec<LayerKind>,
+}
+
+/// The chain used when none is given: the fastest combination measured
+/// (see the solver benchmark).
+pub const DEFAULT_CHAIN: &str = "cache,cex,z3";
+
+/// Why a `--solver-chain` value was refused.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ChainError {
+    #[error("unknown solver layer `{name}` (known: {known})")]
+    Unknown { name: String, known: String },
+    #[error("solver layer `{0}` is listed twice")]
+    Twice(&'static str),
+    #[error("a solver chain ends with exactly one Z3 layer (z3), as its last element")]
+    Z3NotLast,
+}
+
+impl ChainSpec {
+    /// The layers, in the order queries pass through them.
+    pub fn layers(&self) -> &[LayerKind] {
+        &self.layers
+    }
+
+    /// Whether the chain uses `kind`.
+    pub fn has(&self, kind: LayerKind) -> bool {
+        self.layers.contains(&kind)
+    }
+}
+
+impl Default for ChainSpec {
+    fn default() -> Self {
+        DEFAULT_CHAIN
+            .parse()
+            .expect("the default solver chain is well formed")
+    }
+}
+
+impl FromStr for ChainSpec {
+    type Err = ChainError;
+
+    fn from_str(s: &str) -> Result<Self, ChainError> {
+        let mut layers = Vec::new();
+        for name in s.split(',').map(str::trim).filter(|n| !n.is_empty()) {
+            let kind = LayerKind::ALL
+                .iter()
+                .copied()
+                .find(|k| k.name() == name)
+                .ok_or_else(|| ChainError::Unknown {
+                    name: name.to_string(),
+                    known: LayerKind::ALL
+                        .iter()
+                        .map(|k| k.name())
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                })?;
+            if layers.contains(&kind) {
+                return Err(ChainError::Twice(kind.name()));
+            }
+            layers.push(kind);
+        }
+        let z3s = layers.iter().filter(|k| k.is_z3()).count();
+        if z3s != 1 || !layers.last().is_some_and(|k| k.is_z3()) {
+            return Err(ChainError::Z3NotLast);
+        }
+        Ok(ChainSpec { layers })
+    }
+}
+
+impl fmt::Display for ChainSpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let names: Vec<&str> = self.layers.iter().map(|k| k.name()).collect();
+        f.write_str(&names.join(","))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_and_prints_chains() {
+        let c: ChainSpec = "cache, cex,z3".parse().unwrap();
+        assert_eq!(
+            c.layers(),
+            &[LayerKind::Cache, LayerKind::Cex, LayerKind::Z3]
+        );
+        assert_eq!(c.to_string(), "cache,cex,z3");
+        assert_eq!(ChainSpec::default().to_string(), DEFAULT_CHAIN);
+    }
+
+    #[test]
+    fn refuses_bad_chains() {
+        assert!(matches!(
+            "cache,magic,z3".parse::<ChainSpec>(),
+            Err(ChainError::Unknown { .. })
+        ));
+        assert_eq!(
+            "cache,cache,z3".parse::<ChainSpec>(),
+            Err(ChainError::Twice("cache"))
+        );
+        assert_eq!("cache".parse::<ChainSpec>(), Err(ChainError::Z3NotLast));
+        assert_eq!("z3,cache".parse::<ChainSpec>(), Err(ChainError::Z3NotLast));
+        assert_eq!("".parse::<ChainSpec>(), Err(ChainError::Z3NotLast));
+    }
+}
