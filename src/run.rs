@@ -120,6 +120,11 @@ pub fn run(config: &RunConfig, interrupted: &AtomicBool) -> anyhow::Result<RunSt
             z3_calls: solver.z3_calls,
             time_s: solver.time.as_secs_f64(),
             chain: config.solver.chain.to_string(),
+            reached: solver
+                .reached
+                .iter()
+                .map(|(k, v)| (k.to_string(), *v))
+                .collect(),
             hits: solver
                 .hits
                 .iter()

@@ -61,6 +61,9 @@ pub struct SolverStats {
     pub bad_models: u64,
     /// Queries each layer answered by itself, by layer name.
     pub hits: BTreeMap<&'static str, u64>,
+    /// Queries that reached each layer, by layer name (a layer that splits
+    /// a query counts each part).
+    pub reached: BTreeMap<&'static str, u64>,
     /// Total time spent in the entry point.
     pub time: Duration,
     /// Time spent in each layer itself (not in the layers after it), by
@@ -78,6 +81,9 @@ impl SolverStats {
         self.time += other.time;
         for (layer, n) in &other.hits {
             *self.hits.entry(layer).or_default() += n;
+        }
+        for (layer, n) in &other.reached {
+            *self.reached.entry(layer).or_default() += n;
         }
         for (layer, t) in &other.layer_time {
             *self.layer_time.entry(layer).or_default() += *t;

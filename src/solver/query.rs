@@ -94,6 +94,7 @@ impl<'a> Chain<'a> {
     pub fn check(&mut self, query: &Query<'_>) -> Result<Answer, SolverError> {
         match self.layers.split_first_mut() {
             Some((first, rest)) => {
+                *self.stats.reached.entry(first.name()).or_default() += 1;
                 let start = Instant::now();
                 let mut next = Chain::new(rest, self.stats);
                 let answer = first.check(query, &mut next);

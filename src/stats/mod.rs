@@ -44,6 +44,9 @@ pub struct SolverStats {
     /// The layers of the solver chain, in order (`--solver-chain`).
     #[serde(default)]
     pub chain: String,
+    /// Layer name -> queries that reached that layer.
+    #[serde(default)]
+    pub reached: BTreeMap<String, u64>,
     /// Layer name -> queries that layer answered without the layers after it.
     #[serde(default)]
     pub hits: BTreeMap<String, u64>,
