@@ -15,6 +15,7 @@ pub mod build;
 mod eval;
 mod intern;
 mod print;
+pub mod serial;
 
 #[cfg(test)]
 pub(crate) mod proptests;
