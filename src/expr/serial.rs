@@ -321,6 +321,9 @@ fn put_bytes(out: &mut Vec<u8>, bytes: &[u8]) {
     out.extend_from_slice(bytes);
 }
 
+/// What makes two decoded arrays the same: name, size and contents.
+type ArrayKey = (String, u32, Option<Arc<[u8]>>);
+
 /// Rebuilds expressions from [`encode`]'s bytes.
 ///
 /// Arrays are shared across the calls of one decoder: two encodings that
@@ -328,7 +331,7 @@ fn put_bytes(out: &mut Vec<u8>, bytes: &[u8]) {
 /// [`ArrayRef`], as the queries of one run did.
 #[derive(Default)]
 pub struct Decoder {
-    arrays: FxHashMap<(String, u32, Option<Arc<[u8]>>), ArrayRef>,
+    arrays: FxHashMap<ArrayKey, ArrayRef>,
 }
 
 impl Decoder {
@@ -409,7 +412,7 @@ impl Decoder {
                 .ok()
                 .filter(|w| (1..=128).contains(w))
                 .ok_or(SerialError::Malformed("a width outside 1..=128"))?;
-            let mut child = |r: &mut Reader| -> Result<ExprRef, SerialError> {
+            let child = |r: &mut Reader| -> Result<ExprRef, SerialError> {
                 Ok(exprs[r.index(exprs.len(), "expression")?].clone())
             };
             let kind = match tag {
