@@ -17,6 +17,7 @@ mod chain;
 mod constant;
 mod query;
 mod recent;
+pub mod store;
 mod z3;
 
 pub use self::cache::CacheLayer;
