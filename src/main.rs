@@ -80,6 +80,15 @@ struct RunArgs {
     /// layer (see README).
     #[arg(long, default_value = mnemo::solver::DEFAULT_CHAIN)]
     solver_chain: mnemo::solver::ChainSpec,
+    /// Where the store layers keep solver answers across runs: a file (the
+    /// embedded store), `redis://HOST:PORT`, `memory` or `none`; repeat to
+    /// list several, looked up in order. Default: `$MNEMO_STORE`, else
+    /// `solver.db` in the user's cache directory.
+    #[arg(long = "store", value_name = "SPEC")]
+    stores: Vec<String>,
+    /// Append every solver query to this corpus file (for mnemo's tests).
+    #[arg(long, hide = true)]
+    record_queries: Option<PathBuf>,
     /// Show what the program writes to stdout and stderr.
     #[arg(long)]
     show_output: bool,
@@ -137,7 +146,10 @@ fn real_main() -> anyhow::Result<ExitCode> {
                 solver: mnemo::solver::SolverConfig {
                     timeout_ms: a.solver_timeout,
                     chain: a.solver_chain,
+                    store: None,
+                    record: a.record_queries,
                 },
+                stores: a.stores,
                 show_output: a.show_output,
                 entry: a.entry,
                 link_runtime: !a.no_runtime,

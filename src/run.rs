@@ -11,6 +11,7 @@ use anyhow::Context;
 use crate::exec::{ExecConfig, Executor};
 use crate::ir;
 use crate::search::{explore, ExploreConfig, SearcherKind};
+use crate::solver::store::{self, SharedStore};
 use crate::solver::SolverConfig;
 use crate::stats::{CoverageStats, Progress, RunStats, SolverStats};
 use crate::testgen::{TestWriter, Toolchain};
@@ -29,11 +30,38 @@ pub struct RunConfig {
     pub searcher: SearcherKind,
     pub seed: u64,
     pub solver: SolverConfig,
+    /// `--store` specs; empty means the default embedded store, `none`
+    /// means no store beyond the run.
+    pub stores: Vec<String>,
     pub show_output: bool,
     pub entry: String,
     /// Link the runtime's C library into the program.
     pub link_runtime: bool,
     pub quiet: bool,
+}
+
+/// The stores the chain's store layers use, or `None` when the chain has
+/// none or `--store none` was given. A store that cannot be opened is a
+/// warning: the run goes on without it (and never touches its file).
+fn open_stores(config: &RunConfig) -> Option<SharedStore> {
+    if !config.solver.chain.uses_stores() {
+        return None;
+    }
+    let specs: Vec<String> = if config.stores.is_empty() {
+        store::default_path()
+            .map(|p| vec![p.display().to_string()])
+            .unwrap_or_default()
+    } else {
+        config.stores.clone()
+    };
+    if specs.iter().any(|s| s == "none") {
+        return None;
+    }
+    let (multi, errors) = store::open_all(&specs);
+    for e in errors {
+        eprintln!("mnemo: warning: {e}; going on without it");
+    }
+    (!multi.is_empty()).then(|| SharedStore(Arc::new(multi)))
 }
 
 /// Runs the program and writes everything into the output directory.
@@ -60,7 +88,10 @@ pub fn run(config: &RunConfig, interrupted: &AtomicBool) -> anyhow::Result<RunSt
         argv,
         entry: config.entry.clone(),
         show_output: config.show_output,
-        solver: config.solver.clone(),
+        solver: SolverConfig {
+            store: open_stores(config),
+            ..config.solver.clone()
+        },
         runtime_dir: toolchain
             .as_ref()
             .map(|t| t.runtime_dir.join("libc").display().to_string()),
@@ -70,6 +101,12 @@ pub fn run(config: &RunConfig, interrupted: &AtomicBool) -> anyhow::Result<RunSt
         &program_name,
         config.program_args.clone(),
     )?;
+    let exec_stores = exec_config
+        .solver
+        .store
+        .as_ref()
+        .map(|s| s.0.describe())
+        .unwrap_or_default();
     let mut executor = Executor::new(module, exec_config);
     let initial = executor.initial_state()?;
     let mut searcher = config.searcher.build(config.seed);
@@ -120,6 +157,7 @@ pub fn run(config: &RunConfig, interrupted: &AtomicBool) -> anyhow::Result<RunSt
             z3_calls: solver.z3_calls,
             time_s: solver.time.as_secs_f64(),
             chain: config.solver.chain.to_string(),
+            stores: exec_stores,
             reached: solver
                 .reached
                 .iter()

@@ -247,3 +247,53 @@ fn runs_are_deterministic() {
         }
     }
 }
+
+#[test]
+fn a_solver_store_answers_the_next_run_and_a_bad_one_is_left_alone() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let Some(bc) = compile(dir.path(), "branchy", BRANCHY) else {
+        return;
+    };
+    let store = dir.path().join("cache").join("solver.db");
+    let store_arg = store.display().to_string();
+    let chain = ["--solver-chain", "store,z3", "--store", &store_arg];
+    let first = dir.path().join("first");
+    let o = run(&bc, &first, &chain);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let second = dir.path().join("second");
+    let o = run(&bc, &second, &chain);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let s1 = json(&first.join("stats.json"))["solver"].clone();
+    let s2 = json(&second.join("stats.json"))["solver"].clone();
+    assert!(s1["z3_calls"].as_u64().unwrap() > 0);
+    assert_eq!(s2["z3_calls"].as_u64(), Some(0), "{s2}");
+    assert_eq!(s2["hits"]["store"], s2["reached"]["store"], "{s2}");
+    assert_eq!(outcome_multiset(&first), outcome_multiset(&second));
+
+    // A file that is not a store: a warning, a run without it, the file kept.
+    let bad = dir.path().join("bad.db");
+    std::fs::write(&bad, vec![0x5a; 4096]).expect("write");
+    let bad_arg = bad.display().to_string();
+    let third = dir.path().join("third");
+    let o = run(
+        &bc,
+        &third,
+        &[
+            "--solver-chain",
+            "store,z3",
+            "--store",
+            &bad_arg,
+            "--store",
+            "redis://127.0.0.1:1",
+        ],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(
+        err.contains("bad.db") && err.contains("not a mnemo store"),
+        "{err}"
+    );
+    assert!(err.contains("redis://127.0.0.1:1 is unreachable"), "{err}");
+    assert_eq!(std::fs::read(&bad).expect("read"), vec![0x5a; 4096]);
+    assert_eq!(outcome_multiset(&first), outcome_multiset(&third));
+}

@@ -15,19 +15,28 @@ pub enum LayerKind {
     Cache,
     /// The counterexample cache (subset, superset and recent models).
     Cex,
+    /// Green's equivalence store: answers by exact query, kept in the
+    /// solver stores (`--store`).
+    Store,
     /// Z3, a fresh solver per query.
     Z3,
 }
 
 impl LayerKind {
     /// Every kind, in the order a chain lists them when it uses them all.
-    pub const ALL: &'static [LayerKind] = &[LayerKind::Cache, LayerKind::Cex, LayerKind::Z3];
+    pub const ALL: &'static [LayerKind] = &[
+        LayerKind::Store,
+        LayerKind::Cache,
+        LayerKind::Cex,
+        LayerKind::Z3,
+    ];
 
     /// The name used on the command line and in statistics.
     pub fn name(self) -> &'static str {
         match self {
             LayerKind::Cache => "cache",
             LayerKind::Cex => "cex",
+            LayerKind::Store => "store",
             LayerKind::Z3 => "z3",
         }
     }
@@ -63,6 +72,11 @@ impl ChainSpec {
     /// The layers, in the order queries pass through them.
     pub fn layers(&self) -> &[LayerKind] {
         &self.layers
+    }
+
+    /// Whether a layer of the chain keeps answers in the solver stores.
+    pub fn uses_stores(&self) -> bool {
+        self.has(LayerKind::Store)
     }
 
     /// Whether the chain uses `kind`.

@@ -15,6 +15,8 @@
 mod cache;
 mod chain;
 mod constant;
+pub mod corpus;
+mod equiv;
 mod query;
 mod recent;
 pub mod store;
@@ -23,13 +25,16 @@ mod z3;
 pub use self::cache::CacheLayer;
 pub use self::chain::{ChainError, ChainSpec, LayerKind, DEFAULT_CHAIN};
 pub use self::constant::ConstantLayer;
+pub use self::equiv::EquivalenceStore;
 pub use self::query::{Answer, Chain, Layer, Query};
 pub use self::recent::RecentModels;
 pub use self::z3::Z3Layer;
 
 use crate::expr::{arrays_in, bool_const, not, ArrayRef, Assignment, Evaluator, ExprRef};
 use std::collections::BTreeMap;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
+use store::SharedStore;
 
 /// Settings of the solver pipeline.
 #[derive(Clone, Debug)]
@@ -38,6 +43,12 @@ pub struct SolverConfig {
     pub timeout_ms: u64,
     /// The layers queries pass through.
     pub chain: ChainSpec,
+    /// Where the store layers keep answers for later runs; `None` keeps
+    /// them in memory for this solver only.
+    pub store: Option<SharedStore>,
+    /// Appends every query that reaches the chain to this corpus file
+    /// (`--record-queries`, used to build the test corpus).
+    pub record: Option<std::path::PathBuf>,
 }
 
 impl Default for SolverConfig {
@@ -45,6 +56,8 @@ impl Default for SolverConfig {
         SolverConfig {
             timeout_ms: 10_000,
             chain: ChainSpec::default(),
+            store: None,
+            record: None,
         }
     }
 }
@@ -115,8 +128,24 @@ pub enum SolverError {
 /// its order, after the constant layer.
 pub fn build_layers(config: &SolverConfig) -> Vec<Box<dyn Layer>> {
     let mut layers: Vec<Box<dyn Layer>> = vec![Box::new(ConstantLayer)];
+    if let Some(path) = &config.record {
+        match corpus::Recorder::append(path) {
+            Ok(r) => layers.push(Box::new(r)),
+            Err(e) => eprintln!(
+                "mnemo: warning: cannot record queries into {}: {e}",
+                path.display()
+            ),
+        }
+    }
+    let backend = || -> Arc<dyn store::Backend> {
+        match &config.store {
+            Some(s) => s.0.clone(),
+            None => Arc::new(store::MemoryStore::default()),
+        }
+    };
     for kind in config.chain.layers() {
         layers.push(match kind {
+            LayerKind::Store => Box::new(EquivalenceStore::new(backend())),
             LayerKind::Cache => Box::new(CacheLayer::default()),
             LayerKind::Cex => Box::new(RecentModels::default()),
             LayerKind::Z3 => Box::new(Z3Layer::new(config.timeout_ms)),

@@ -44,6 +44,9 @@ pub struct SolverStats {
     /// The layers of the solver chain, in order (`--solver-chain`).
     #[serde(default)]
     pub chain: String,
+    /// The solver stores in use, in lookup order (empty: none).
+    #[serde(default)]
+    pub stores: String,
     /// Layer name -> queries that reached that layer.
     #[serde(default)]
     pub reached: BTreeMap<String, u64>,
