@@ -15,6 +15,8 @@ pub enum LayerKind {
     Cache,
     /// The counterexample cache (subset, superset and recent models).
     Cex,
+    /// Keeps only the constraints that share arrays with the condition.
+    Slice,
     /// Green's equivalence store: answers by exact query, kept in the
     /// solver stores (`--store`).
     Store,
@@ -25,6 +27,7 @@ pub enum LayerKind {
 impl LayerKind {
     /// Every kind, in the order a chain lists them when it uses them all.
     pub const ALL: &'static [LayerKind] = &[
+        LayerKind::Slice,
         LayerKind::Store,
         LayerKind::Cache,
         LayerKind::Cex,
@@ -37,6 +40,7 @@ impl LayerKind {
             LayerKind::Cache => "cache",
             LayerKind::Cex => "cex",
             LayerKind::Store => "store",
+            LayerKind::Slice => "slice",
             LayerKind::Z3 => "z3",
         }
     }

@@ -19,6 +19,7 @@ pub mod corpus;
 mod equiv;
 mod query;
 mod recent;
+mod slice;
 pub mod store;
 mod z3;
 
@@ -28,6 +29,7 @@ pub use self::constant::ConstantLayer;
 pub use self::equiv::EquivalenceStore;
 pub use self::query::{Answer, Chain, Layer, Query};
 pub use self::recent::RecentModels;
+pub use self::slice::SliceLayer;
 pub use self::z3::Z3Layer;
 
 use crate::expr::{arrays_in, bool_const, not, ArrayRef, Assignment, Evaluator, ExprRef};
@@ -146,6 +148,7 @@ pub fn build_layers(config: &SolverConfig) -> Vec<Box<dyn Layer>> {
     for kind in config.chain.layers() {
         layers.push(match kind {
             LayerKind::Store => Box::new(EquivalenceStore::new(backend())),
+            LayerKind::Slice => Box::new(SliceLayer::new()),
             LayerKind::Cache => Box::new(CacheLayer::default()),
             LayerKind::Cex => Box::new(RecentModels::default()),
             LayerKind::Z3 => Box::new(Z3Layer::new(config.timeout_ms)),

@@ -1,0 +1,285 @@
+//! Slicing (Green; KLEE's independent solver): a query only needs the
+//! constraints that share symbolic arrays with it, transitively.
+//!
+//! The path condition is assumed satisfiable (see [`Query`]), so the
+//! constraints unrelated to the condition cannot change a sat/unsat
+//! answer. A model, though, must satisfy every constraint: then the query
+//! is split into its independent factors, each solved on its own (and each
+//! a likely hit for the caches after this layer), and their models joined.
+
+use std::sync::Arc;
+
+use rustc_hash::FxHashMap;
+
+use super::query::{Answer, Chain, Layer, Query};
+use super::SolverError;
+use crate::expr::{arrays_in, bool_const, Array, ArrayRef, Assignment, ExprRef};
+
+/// Cached array lists are dropped once this many expressions are known.
+const MEMO_LIMIT: usize = 1 << 16;
+
+/// Keeps only the part of each query its answer depends on.
+#[derive(Default)]
+pub struct SliceLayer {
+    /// The symbolic arrays of each expression seen: path conditions repeat
+    /// from query to query, their walks need not.
+    arrays: FxHashMap<ExprRef, Arc<[ArrayRef]>>,
+}
+
+impl SliceLayer {
+    /// A layer with nothing cached.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    fn arrays_of(&mut self, e: &ExprRef) -> Arc<[ArrayRef]> {
+        if let Some(a) = self.arrays.get(e) {
+            return a.clone();
+        }
+        if self.arrays.len() >= MEMO_LIMIT {
+            self.arrays.clear();
+        }
+        let mut out = Vec::new();
+        arrays_in(e, &mut out);
+        let out: Arc<[ArrayRef]> = out.into();
+        self.arrays.insert(e.clone(), out.clone());
+        out
+    }
+}
+
+/// Union-find over arrays, by address.
+#[derive(Default)]
+struct Factors {
+    parent: FxHashMap<*const Array, *const Array>,
+}
+
+impl Factors {
+    fn find(&mut self, a: *const Array) -> *const Array {
+        let mut root = a;
+        while let Some(&p) = self.parent.get(&root) {
+            if p == root {
+                break;
+            }
+            root = p;
+        }
+        // Path compression keeps later finds short.
+        let mut x = a;
+        while x != root {
+            let next = self.parent.insert(x, root).unwrap_or(root);
+            x = next;
+        }
+        self.parent.entry(root).or_insert(root);
+        root
+    }
+
+    fn union(&mut self, arrays: &[ArrayRef]) {
+        let Some(first) = arrays.first() else {
+            return;
+        };
+        let r = self.find(Arc::as_ptr(first));
+        for a in &arrays[1..] {
+            let s = self.find(Arc::as_ptr(a));
+            if s != r {
+                self.parent.insert(s, r);
+            }
+        }
+    }
+}
+
+impl Layer for SliceLayer {
+    fn name(&self) -> &'static str {
+        "slice"
+    }
+
+    fn check(&mut self, q: &Query<'_>, next: &mut Chain<'_>) -> Result<Answer, SolverError> {
+        let per_constraint: Vec<Arc<[ArrayRef]>> =
+            q.constraints.iter().map(|c| self.arrays_of(c)).collect();
+        let expr_arrays = self.arrays_of(&q.expr);
+        let mut factors = Factors::default();
+        for arrays in per_constraint.iter().chain(std::iter::once(&expr_arrays)) {
+            factors.union(arrays);
+        }
+        let expr_root = expr_arrays.first().map(|a| factors.find(Arc::as_ptr(a)));
+
+        // Constraints by factor, in their original order.
+        let mut groups: Vec<(*const Array, Vec<ExprRef>, Vec<ArrayRef>)> = Vec::new();
+        let mut group_of: FxHashMap<*const Array, usize> = FxHashMap::default();
+        for (c, arrays) in q.constraints.iter().zip(&per_constraint) {
+            let Some(first) = arrays.first() else {
+                // No symbolic array: a fact about constants that the
+                // builders did not fold; it belongs to every factor's
+                // truth, so keep it with the condition.
+                continue;
+            };
+            let root = factors.find(Arc::as_ptr(first));
+            let g = *group_of.entry(root).or_insert_with(|| {
+                groups.push((root, Vec::new(), Vec::new()));
+                groups.len() - 1
+            });
+            groups[g].1.push(c.clone());
+            for a in arrays.iter() {
+                if !groups[g].2.iter().any(|b| Arc::ptr_eq(a, b)) {
+                    groups[g].2.push(a.clone());
+                }
+            }
+        }
+        let ground: Vec<ExprRef> = q
+            .constraints
+            .iter()
+            .zip(&per_constraint)
+            .filter(|(_, a)| a.is_empty())
+            .map(|(c, _)| c.clone())
+            .collect();
+
+        // The condition's own factor decides sat/unsat.
+        let mut own: Vec<ExprRef> = ground;
+        let mut own_arrays: Vec<ArrayRef> = expr_arrays.to_vec();
+        if let Some(root) = expr_root {
+            if let Some(&g) = group_of.get(&root) {
+                own.extend(groups[g].1.iter().cloned());
+                for a in &groups[g].2 {
+                    if !own_arrays.iter().any(|b| Arc::ptr_eq(a, b)) {
+                        own_arrays.push(a.clone());
+                    }
+                }
+            }
+        }
+        let Some(wanted) = q.model else {
+            return next.check(&Query::new(&own, q.expr.clone()));
+        };
+        let mut model = Assignment::new();
+        let trivial = own.is_empty() && q.expr.is_true();
+        match if trivial {
+            Answer::Sat(Some(Assignment::new()))
+        } else {
+            next.check(&Query::new(&own, q.expr.clone()).with_model(&own_arrays))?
+        } {
+            Answer::Unsat => return Ok(Answer::Unsat),
+            Answer::Sat(Some(m)) => merge(&mut model, &m),
+            Answer::Sat(None) => {
+                return Err(SolverError::Unknown(
+                    "a layer answered sat without the model asked for".to_string(),
+                ))
+            }
+        }
+        let truth = bool_const(true);
+        for (root, constraints, arrays) in &groups {
+            if Some(*root) == expr_root {
+                continue;
+            }
+            match next.check(&Query::new(constraints, truth.clone()).with_model(arrays))? {
+                Answer::Unsat => return Ok(Answer::Unsat),
+                Answer::Sat(Some(m)) => merge(&mut model, &m),
+                Answer::Sat(None) => {
+                    return Err(SolverError::Unknown(
+                        "a layer answered sat without the model asked for".to_string(),
+                    ))
+                }
+            }
+        }
+        for a in wanted {
+            if !model.contains(a) {
+                model.set(a, vec![0; a.size as usize]);
+            }
+        }
+        Ok(Answer::Sat(Some(model)))
+    }
+}
+
+fn merge(into: &mut Assignment, from: &Assignment) {
+    for (a, bytes) in from.iter() {
+        if !into.contains(a) {
+            into.set(a, bytes.to_vec());
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::expr::proptests::{build, Env, Gen};
+    use crate::expr::{self, Evaluator, UpdateList};
+    use crate::solver::{Solver, SolverConfig};
+
+    fn byte(a: &ArrayRef, i: u128) -> ExprRef {
+        expr::read(&UpdateList::new(a.clone()), &expr::constant(i, 64))
+    }
+
+    /// Records the queries that reach it.
+    struct Spy(std::rc::Rc<std::cell::RefCell<Vec<usize>>>);
+    impl Layer for Spy {
+        fn name(&self) -> &'static str {
+            "spy"
+        }
+        fn check(&mut self, q: &Query<'_>, next: &mut Chain<'_>) -> Result<Answer, SolverError> {
+            self.0.borrow_mut().push(q.constraints.len());
+            next.check(q)
+        }
+    }
+
+    #[test]
+    fn unrelated_constraints_are_dropped_and_models_cover_every_factor() {
+        let x = Array::symbolic("sl_x", 1);
+        let y = Array::symbolic("sl_y", 1);
+        let z = Array::symbolic("sl_z", 2);
+        let cs = vec![
+            expr::ult(&byte(&x, 0), &expr::constant(10, 8)),
+            expr::ugt(&byte(&y, 0), &expr::constant(200, 8)),
+            expr::eq(&byte(&z, 0), &byte(&z, 1)),
+            expr::ult(&byte(&z, 1), &byte(&x, 0)),
+        ];
+        let seen = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
+        let mut s = Solver::with_layers(
+            SolverConfig::default(),
+            vec![Box::new(SliceLayer::new()), Box::new(Spy(seen.clone()))],
+        );
+        assert!(s
+            .may_be_true(&cs, &expr::eq(&byte(&y, 0), &expr::constant(201, 8)))
+            .unwrap());
+        assert_eq!(*seen.borrow(), vec![1], "only y's constraint goes on");
+        seen.borrow_mut().clear();
+        let m = s
+            .get_model(&cs, &[x.clone(), y.clone(), z.clone()])
+            .unwrap()
+            .unwrap();
+        let mut ev = Evaluator::new(&m);
+        assert!(cs.iter().all(|c| ev.eval(c) == 1));
+        // Two factors: {x, z} and {y}.
+        let mut sizes = seen.borrow().clone();
+        sizes.sort();
+        assert_eq!(sizes, vec![1, 3]);
+        assert_eq!(s.stats().bad_models, 0);
+    }
+
+    #[test]
+    fn random_queries_agree_with_z3() {
+        let env = Env::new("slice");
+        let mut g = Gen::new(11);
+        let mut sliced =
+            Solver::with_layers(SolverConfig::default(), vec![Box::new(SliceLayer::new())]);
+        let mut plain = Solver::with_layers(SolverConfig::default(), vec![]);
+        let mut checked = 0;
+        for round in 0..150 {
+            let cs: Vec<ExprRef> = (0..3).map(|_| build(&g.gen(1, 2), &env)).collect();
+            // Slicing assumes a feasible path condition, as the engine keeps.
+            if !plain.may_be_true(&cs, &expr::bool_const(true)).unwrap() {
+                continue;
+            }
+            let e = build(&g.gen(1, 2), &env);
+            assert_eq!(
+                sliced.may_be_true(&cs, &e).unwrap(),
+                plain.may_be_true(&cs, &e).unwrap(),
+                "round {round}"
+            );
+            let mut all = cs.clone();
+            all.push(e);
+            let wanted = env.sym.clone();
+            let a = sliced.get_model(&all, &wanted).unwrap();
+            let b = plain.get_model(&all, &wanted).unwrap();
+            assert_eq!(a.is_some(), b.is_some(), "round {round}");
+            checked += 1;
+        }
+        assert!(checked > 30, "{checked}");
+        assert_eq!(sliced.stats().bad_models, 0);
+    }
+}
