@@ -17,6 +17,8 @@ pub enum LayerKind {
     Cex,
     /// Keeps only the constraints that share arrays with the condition.
     Slice,
+    /// Green's canonical form: renames arrays, orders conjuncts.
+    Canon,
     /// Green's equivalence store: answers by exact query, kept in the
     /// solver stores (`--store`).
     Store,
@@ -28,6 +30,7 @@ impl LayerKind {
     /// Every kind, in the order a chain lists them when it uses them all.
     pub const ALL: &'static [LayerKind] = &[
         LayerKind::Slice,
+        LayerKind::Canon,
         LayerKind::Store,
         LayerKind::Cache,
         LayerKind::Cex,
@@ -41,6 +44,7 @@ impl LayerKind {
             LayerKind::Cex => "cex",
             LayerKind::Store => "store",
             LayerKind::Slice => "slice",
+            LayerKind::Canon => "canon",
             LayerKind::Z3 => "z3",
         }
     }

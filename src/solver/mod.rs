@@ -13,6 +13,7 @@
 //! One `Solver` per worker thread: Z3 contexts are per thread.
 
 mod cache;
+mod canon;
 mod chain;
 mod constant;
 pub mod corpus;
@@ -24,6 +25,7 @@ pub mod store;
 mod z3;
 
 pub use self::cache::CacheLayer;
+pub use self::canon::{canonical_form, canonical_key, CanonLayer, Canonical, CanonicalArrays};
 pub use self::chain::{ChainError, ChainSpec, LayerKind, DEFAULT_CHAIN};
 pub use self::constant::ConstantLayer;
 pub use self::equiv::EquivalenceStore;
@@ -149,6 +151,7 @@ pub fn build_layers(config: &SolverConfig) -> Vec<Box<dyn Layer>> {
         layers.push(match kind {
             LayerKind::Store => Box::new(EquivalenceStore::new(backend())),
             LayerKind::Slice => Box::new(SliceLayer::new()),
+            LayerKind::Canon => Box::new(CanonLayer::new()),
             LayerKind::Cache => Box::new(CacheLayer::default()),
             LayerKind::Cex => Box::new(RecentModels::default()),
             LayerKind::Z3 => Box::new(Z3Layer::new(config.timeout_ms)),
