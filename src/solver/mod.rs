@@ -14,23 +14,23 @@
 
 mod cache;
 mod canon;
+mod cex;
 mod chain;
 mod constant;
 pub mod corpus;
 mod equiv;
 mod query;
-mod recent;
 mod slice;
 pub mod store;
 mod z3;
 
 pub use self::cache::CacheLayer;
 pub use self::canon::{canonical_form, canonical_key, CanonLayer, Canonical, CanonicalArrays};
+pub use self::cex::CexCache;
 pub use self::chain::{ChainError, ChainSpec, LayerKind, DEFAULT_CHAIN};
 pub use self::constant::ConstantLayer;
 pub use self::equiv::EquivalenceStore;
 pub use self::query::{Answer, Chain, Layer, Query};
-pub use self::recent::RecentModels;
 pub use self::slice::SliceLayer;
 pub use self::z3::Z3Layer;
 
@@ -153,7 +153,7 @@ pub fn build_layers(config: &SolverConfig) -> Vec<Box<dyn Layer>> {
             LayerKind::Slice => Box::new(SliceLayer::new()),
             LayerKind::Canon => Box::new(CanonLayer::new()),
             LayerKind::Cache => Box::new(CacheLayer::default()),
-            LayerKind::Cex => Box::new(RecentModels::default()),
+            LayerKind::Cex => Box::new(CexCache::default()),
             LayerKind::Z3 => Box::new(Z3Layer::new(config.timeout_ms)),
         });
     }
