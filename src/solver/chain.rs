@@ -24,6 +24,10 @@ pub enum LayerKind {
     Store,
     /// Z3, a fresh solver per query.
     Z3,
+    /// Z3 with an assertion stack that follows the path (Liu et al.).
+    Z3Stack,
+    /// The stack, with shared subexpressions named once ("stackOpt").
+    Z3StackOpt,
 }
 
 impl LayerKind {
@@ -35,6 +39,8 @@ impl LayerKind {
         LayerKind::Cache,
         LayerKind::Cex,
         LayerKind::Z3,
+        LayerKind::Z3Stack,
+        LayerKind::Z3StackOpt,
     ];
 
     /// The name used on the command line and in statistics.
@@ -46,12 +52,17 @@ impl LayerKind {
             LayerKind::Slice => "slice",
             LayerKind::Canon => "canon",
             LayerKind::Z3 => "z3",
+            LayerKind::Z3Stack => "z3-stack",
+            LayerKind::Z3StackOpt => "z3-stackopt",
         }
     }
 
     /// Whether this is one of the Z3 layers a chain must end with.
     pub fn is_z3(self) -> bool {
-        matches!(self, LayerKind::Z3)
+        matches!(
+            self,
+            LayerKind::Z3 | LayerKind::Z3Stack | LayerKind::Z3StackOpt
+        )
     }
 }
 
@@ -72,7 +83,9 @@ pub enum ChainError {
     Unknown { name: String, known: String },
     #[error("solver layer `{0}` is listed twice")]
     Twice(&'static str),
-    #[error("a solver chain ends with exactly one Z3 layer (z3), as its last element")]
+    #[error(
+        "a solver chain ends with exactly one Z3 layer (z3, z3-stack or z3-stackopt), as its last element"
+    )]
     Z3NotLast,
 }
 

@@ -23,6 +23,7 @@ mod query;
 mod slice;
 pub mod store;
 mod z3;
+mod z3stack;
 
 pub use self::cache::CacheLayer;
 pub use self::canon::{canonical_form, canonical_key, CanonLayer, Canonical, CanonicalArrays};
@@ -33,6 +34,7 @@ pub use self::equiv::EquivalenceStore;
 pub use self::query::{Answer, Chain, Layer, Query};
 pub use self::slice::SliceLayer;
 pub use self::z3::Z3Layer;
+pub use self::z3stack::Z3StackLayer;
 
 use crate::expr::{arrays_in, bool_const, not, ArrayRef, Assignment, Evaluator, ExprRef};
 use std::collections::BTreeMap;
@@ -155,6 +157,8 @@ pub fn build_layers(config: &SolverConfig) -> Vec<Box<dyn Layer>> {
             LayerKind::Cache => Box::new(CacheLayer::default()),
             LayerKind::Cex => Box::new(CexCache::default()),
             LayerKind::Z3 => Box::new(Z3Layer::new(config.timeout_ms)),
+            LayerKind::Z3Stack => Box::new(Z3StackLayer::new(config.timeout_ms, false)),
+            LayerKind::Z3StackOpt => Box::new(Z3StackLayer::new(config.timeout_ms, true)),
         });
     }
     layers

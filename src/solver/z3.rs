@@ -63,16 +63,26 @@ struct ArrayInfo {
     bytes: BTreeMap<u32, BV>,
 }
 
+/// Expressions to Z3 terms, remembering what it translated (the stack
+/// layer keeps one across queries).
 #[derive(Default)]
-struct Translator {
+pub(super) struct Translator {
     memo: FxHashMap<ExprRef, Term>,
     arrays: Vec<ArrayInfo>,
     array_index: FxHashMap<usize, usize>,
     names: FxHashSet<String>,
     /// Store chains per update node (its address; the query keeps it alive).
     stores: FxHashMap<usize, ZArray>,
-    /// Side conditions to assert with the query.
-    side: Vec<Bool>,
+    /// Side conditions to assert with the query. Each is valid in every
+    /// query (it defines a name or states the semantics of reads), so the
+    /// stack layer may assert it at any level.
+    pub(super) side: Vec<Bool>,
+    /// Bytes already linked to their array's whole form (array slot, index).
+    linked: FxHashSet<(usize, u32)>,
+    /// StackOpt: name each arithmetic subexpression once, by a fresh
+    /// constant defined by a side condition.
+    pub(super) name_shared: bool,
+    named: u64,
 }
 
 fn bv_const(v: u128, w: u32) -> BV {
@@ -106,6 +116,11 @@ fn internal(what: &str) -> SolverError {
 }
 
 impl Translator {
+    /// The number of expressions translated so far.
+    pub(super) fn len(&self) -> usize {
+        self.memo.len()
+    }
+
     fn term(&self, e: &ExprRef) -> Result<&Term, SolverError> {
         self.memo
             .get(e)
@@ -116,7 +131,7 @@ impl Translator {
         self.term(e).map(as_bv)
     }
 
-    fn boolean(&self, e: &ExprRef) -> Result<Bool, SolverError> {
+    pub(super) fn boolean(&self, e: &ExprRef) -> Result<Bool, SolverError> {
         self.term(e).map(as_bool)
     }
 
@@ -206,7 +221,7 @@ impl Translator {
 
     /// Translates `root` and everything below it, children first, without
     /// recursion (expressions can be very deep).
-    fn translate(&mut self, root: &ExprRef) -> Result<(), SolverError> {
+    pub(super) fn translate(&mut self, root: &ExprRef) -> Result<(), SolverError> {
         let mut stack = vec![(root.clone(), false)];
         while let Some((e, expanded)) = stack.pop() {
             if self.memo.contains_key(&e) {
@@ -271,7 +286,18 @@ impl Translator {
                 Term::Bool(b) => Term::Bool(b.not()),
                 Term::Bv(b) => Term::Bv(b.bvnot()),
             },
-            ExprKind::Binary { op, lhs, rhs } => self.binary(*op, lhs, rhs, w)?,
+            ExprKind::Binary { op, lhs, rhs } => {
+                let t = self.binary(*op, lhs, rhs, w)?;
+                match t {
+                    Term::Bv(value) if self.name_shared => {
+                        self.named += 1;
+                        let name = BV::new_const(format!("s!{}", self.named), w);
+                        self.side.push(name.eq(&value));
+                        Term::Bv(name)
+                    }
+                    t => t,
+                }
+            }
             ExprKind::Cmp { op, lhs, rhs } => {
                 if lhs.width() == 1 && *op == CmpOp::Eq {
                     Term::Bool(self.boolean(lhs)?.eq(self.boolean(rhs)?))
@@ -364,10 +390,13 @@ impl Translator {
 
     /// Links plain byte constants with the whole-array form of the same
     /// array, when a query uses both.
-    fn link_arrays(&mut self) {
-        for info in &self.arrays {
+    pub(super) fn link_arrays(&mut self) {
+        for (slot, info) in self.arrays.iter().enumerate() {
             if let (Some(whole), false) = (&info.whole, info.array.is_constant()) {
                 for (&i, var) in &info.bytes {
+                    if !self.linked.insert((slot, i)) {
+                        continue;
+                    }
                     if let Some(sel) = whole.select(&BV::from_u64(i as u64, 64)).as_bv() {
                         self.side.push(sel.eq(var));
                     }
@@ -378,11 +407,15 @@ impl Translator {
 
     /// Whether the query needed the theory of arrays (a read at a symbolic
     /// index or through writes), or is plain bit-vectors.
-    fn uses_arrays(&self) -> bool {
+    pub(super) fn uses_arrays(&self) -> bool {
         self.arrays.iter().any(|info| info.whole.is_some()) || !self.stores.is_empty()
     }
 
-    fn model_bytes(&self, model: &Model, array: &ArrayRef) -> Result<Vec<u8>, SolverError> {
+    pub(super) fn model_bytes(
+        &self,
+        model: &Model,
+        array: &ArrayRef,
+    ) -> Result<Vec<u8>, SolverError> {
         if let Some(init) = &array.init {
             return Ok(init.to_vec());
         }
@@ -411,7 +444,7 @@ impl Translator {
     }
 }
 
-fn unknown(reason: Option<String>) -> SolverError {
+pub(super) fn unknown(reason: Option<String>) -> SolverError {
     let reason = reason.unwrap_or_else(|| "no reason given".to_string());
     let r = reason.to_ascii_lowercase();
     if r.contains("timeout") || r.contains("canceled") || r.contains("cancelled") {
@@ -438,16 +471,32 @@ pub(super) fn solve(q: &Query<'_>, timeout_ms: u64) -> Result<Answer, SolverErro
     } else {
         ZSolver::new_for_logic("QF_BV").unwrap_or_else(ZSolver::new)
     };
+    configure(&solver, timeout_ms);
+    for a in assertions.iter().chain(t.side.iter()) {
+        solver.assert(a);
+    }
+    answer(&solver, solver.check(), q, &t)
+}
+
+/// Sets the time limit of `solver`.
+pub(super) fn configure(solver: &ZSolver, timeout_ms: u64) {
     let mut params = Params::new();
     params.set_u32("timeout", u32::try_from(timeout_ms).unwrap_or(u32::MAX));
     // Z3 would otherwise catch Ctrl-C during a check, cancel the query and
     // swallow the signal: mnemo's own handler must see it to stop the run.
     params.set_bool("ctrl_c", false);
     solver.set_params(&params);
-    for a in assertions.iter().chain(t.side.iter()) {
-        solver.assert(a);
-    }
-    match solver.check() {
+}
+
+/// The answer to `q` after `solver` said `result`, with the model `q` asks
+/// for.
+pub(super) fn answer(
+    solver: &ZSolver,
+    result: SatResult,
+    q: &Query<'_>,
+    t: &Translator,
+) -> Result<Answer, SolverError> {
+    match result {
         SatResult::Unsat => Ok(Answer::Unsat),
         SatResult::Unknown => Err(unknown(solver.get_reason_unknown())),
         SatResult::Sat => {
