@@ -15,6 +15,8 @@ pub enum LayerKind {
     Cache,
     /// The counterexample cache (subset, superset and recent models).
     Cex,
+    /// GreenTrie's reduction: merges comparisons of a term with constants.
+    Reduce,
     /// Keeps only the constraints that share arrays with the condition.
     Slice,
     /// Green's canonical form: renames arrays, orders conjuncts.
@@ -33,6 +35,7 @@ pub enum LayerKind {
 impl LayerKind {
     /// Every kind, in the order a chain lists them when it uses them all.
     pub const ALL: &'static [LayerKind] = &[
+        LayerKind::Reduce,
         LayerKind::Slice,
         LayerKind::Canon,
         LayerKind::Store,
@@ -50,6 +53,7 @@ impl LayerKind {
             LayerKind::Cex => "cex",
             LayerKind::Store => "store",
             LayerKind::Slice => "slice",
+            LayerKind::Reduce => "reduce",
             LayerKind::Canon => "canon",
             LayerKind::Z3 => "z3",
             LayerKind::Z3Stack => "z3-stack",

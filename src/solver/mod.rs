@@ -19,7 +19,9 @@ mod chain;
 mod constant;
 pub mod corpus;
 mod equiv;
+pub mod interval;
 mod query;
+mod reduce;
 mod slice;
 pub mod store;
 mod z3;
@@ -32,6 +34,7 @@ pub use self::chain::{ChainError, ChainSpec, LayerKind, DEFAULT_CHAIN};
 pub use self::constant::ConstantLayer;
 pub use self::equiv::EquivalenceStore;
 pub use self::query::{Answer, Chain, Layer, Query};
+pub use self::reduce::ReductionLayer;
 pub use self::slice::SliceLayer;
 pub use self::z3::Z3Layer;
 pub use self::z3stack::Z3StackLayer;
@@ -153,6 +156,7 @@ pub fn build_layers(config: &SolverConfig) -> Vec<Box<dyn Layer>> {
         layers.push(match kind {
             LayerKind::Store => Box::new(EquivalenceStore::new(backend())),
             LayerKind::Slice => Box::new(SliceLayer::new()),
+            LayerKind::Reduce => Box::new(ReductionLayer::new()),
             LayerKind::Canon => Box::new(CanonLayer::new()),
             LayerKind::Cache => Box::new(CacheLayer::default()),
             LayerKind::Cex => Box::new(CexCache::default()),

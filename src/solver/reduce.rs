@@ -1,0 +1,251 @@
+//! GreenTrie's constraint reduction: the atoms of a query about one term
+//! are merged into one set of values; atoms implied by the others go,
+//! conflicts are "unsat" at once, and a condition the constraints already
+//! imply is "sat" at once.
+
+use std::collections::BTreeMap;
+
+use super::interval::{atom_of, Atom, ValueSet};
+use super::query::{Answer, Chain, Layer, Query};
+use super::SolverError;
+use crate::expr::{ExprKind, ExprRef};
+use crate::ir::BinOp;
+
+/// Merges the comparisons of each term with constants before a query goes
+/// on.
+#[derive(Default)]
+pub struct ReductionLayer;
+
+impl ReductionLayer {
+    /// The (stateless) layer.
+    pub fn new() -> Self {
+        ReductionLayer
+    }
+}
+
+/// The conjuncts of `exprs`, with conjunctions split.
+fn conjuncts(exprs: &[ExprRef]) -> Vec<ExprRef> {
+    let mut out = Vec::new();
+    let mut stack: Vec<ExprRef> = exprs.iter().rev().cloned().collect();
+    while let Some(e) = stack.pop() {
+        match e.kind() {
+            ExprKind::Binary {
+                op: BinOp::And,
+                lhs,
+                rhs,
+            } if e.width() == 1 => {
+                stack.push(rhs.clone());
+                stack.push(lhs.clone());
+            }
+            _ if e.is_true() => {}
+            _ => out.push(e),
+        }
+    }
+    out
+}
+
+/// The reduced constraints, or `None` when they conflict.
+struct Reduced {
+    constraints: Vec<ExprRef>,
+    /// Term -> what the constraints allow it.
+    allowed: BTreeMap<ExprRef, ValueSet>,
+}
+
+fn reduce(constraints: &[ExprRef]) -> Option<Reduced> {
+    // Each term's atoms, in order of first appearance.
+    let mut groups: BTreeMap<ExprRef, (usize, Vec<(ExprRef, Atom)>)> = BTreeMap::new();
+    let mut others = Vec::new();
+    let all = conjuncts(constraints);
+    for (i, c) in all.iter().enumerate() {
+        if c.is_false() {
+            return None;
+        }
+        match atom_of(c) {
+            Some(a) => groups
+                .entry(a.term.clone())
+                .or_insert_with(|| (i, Vec::new()))
+                .1
+                .push((c.clone(), a)),
+            None => others.push((i, c.clone())),
+        }
+    }
+    let mut placed: Vec<(usize, ExprRef)> = others;
+    let mut allowed = BTreeMap::new();
+    for (term, (first, atoms)) in groups {
+        let set = atoms
+            .iter()
+            .skip(1)
+            .fold(atoms[0].1.set.clone(), |s, (_, a)| s.intersect(&a.set));
+        if set.is_empty() {
+            return None;
+        }
+        // Keep an original conjunct when it alone says it all (the others
+        // are implied); otherwise the merged atom.
+        let exprs = match atoms.iter().find(|(_, a)| a.set == set) {
+            Some((c, _)) => vec![c.clone()],
+            None => Atom {
+                term: term.clone(),
+                set: set.clone(),
+            }
+            .to_exprs(),
+        };
+        placed.extend(exprs.into_iter().map(|e| (first, e)));
+        allowed.insert(term, set);
+    }
+    placed.sort_by_key(|(i, _)| *i);
+    Some(Reduced {
+        constraints: placed.into_iter().map(|(_, e)| e).collect(),
+        allowed,
+    })
+}
+
+impl Layer for ReductionLayer {
+    fn name(&self) -> &'static str {
+        "reduce"
+    }
+
+    fn check(&mut self, q: &Query<'_>, next: &mut Chain<'_>) -> Result<Answer, SolverError> {
+        let Some(reduced) = reduce(q.constraints) else {
+            next.stats().hit(self.name());
+            return Ok(Answer::Unsat);
+        };
+        // The condition against what the constraints allow its terms.
+        let cond = conjuncts(std::slice::from_ref(&q.expr));
+        let mut implied = true;
+        for c in &cond {
+            match atom_of(c) {
+                Some(a) => match reduced.allowed.get(&a.term) {
+                    Some(allowed) => {
+                        let both = allowed.intersect(&a.set);
+                        if both.is_empty() {
+                            next.stats().hit(self.name());
+                            return Ok(Answer::Unsat);
+                        }
+                        implied &= allowed.is_subset(&a.set);
+                    }
+                    None => implied = false,
+                },
+                None => implied = false,
+            }
+        }
+        if q.expr.is_false() {
+            next.stats().hit(self.name());
+            return Ok(Answer::Unsat);
+        }
+        // The constraints are feasible (a path condition) and imply the
+        // condition: satisfiable, no solver needed unless a model is.
+        if implied && q.model.is_none() {
+            next.stats().hit(self.name());
+            return Ok(Answer::Sat(None));
+        }
+        next.check(&Query {
+            constraints: &reduced.constraints,
+            expr: q.expr.clone(),
+            model: q.model,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::expr::proptests::{build, Env, Gen};
+    use crate::expr::{self, constant, read, Array, ArrayRef, Evaluator, UpdateList};
+    use crate::solver::{Solver, SolverConfig};
+
+    fn byte(a: &ArrayRef) -> ExprRef {
+        read(&UpdateList::new(a.clone()), &constant(0, 64))
+    }
+
+    fn solver() -> Solver {
+        Solver::with_layers(
+            SolverConfig::default(),
+            vec![Box::new(ReductionLayer::new())],
+        )
+    }
+
+    #[test]
+    fn conflicts_and_implications_need_no_solver() {
+        let x = byte(&Array::symbolic("rd_x", 1));
+        let k = |c| constant(c, 8);
+        let mut s = solver();
+        // x < 5 and x > 7: no solver call.
+        assert!(!s
+            .may_be_true(&[expr::ult(&x, &k(5))], &expr::ugt(&x, &k(7)))
+            .unwrap());
+        // x <= 3 implies x != 200 and x < 10.
+        assert!(s
+            .may_be_true(&[expr::ule(&x, &k(3))], &expr::ult(&x, &k(10)))
+            .unwrap());
+        // x in [0, 5], x != 3, x != 4, x >= 3: x = 5 only.
+        let cs = vec![
+            expr::ule(&x, &k(5)),
+            expr::ne(&x, &k(3)),
+            expr::ne(&x, &k(4)),
+        ];
+        assert!(!s.may_be_true(&cs, &expr::ult(&k(5), &x)).unwrap());
+        assert_eq!(s.stats().z3_calls, 0, "{:?}", s.stats());
+        let m = s
+            .get_model(&[cs.clone(), vec![expr::uge(&x, &k(3))]].concat(), &[])
+            .unwrap()
+            .unwrap();
+        assert_eq!(Evaluator::new(&m).eval(&x), 5);
+    }
+
+    #[test]
+    fn signed_and_unsigned_mix_and_wrap_around() {
+        let x = byte(&Array::symbolic("rd_s", 1));
+        let k = |c| constant(c, 8);
+        let mut s = solver();
+        // x <s 0 means x >=u 128: with x <u 100 there is no value.
+        assert!(!s
+            .may_be_true(&[expr::slt(&x, &k(0))], &expr::ult(&x, &k(100)))
+            .unwrap());
+        // x >s -3 and x <s 2 and x >u 250: x in {253, 254, 255}.
+        let cs = vec![expr::sgt(&x, &k(0xfd)), expr::slt(&x, &k(2))];
+        assert!(s.may_be_true(&cs, &expr::ugt(&x, &k(250))).unwrap());
+        assert!(!s.may_be_true(&cs, &expr::eq(&x, &k(0xfd))).unwrap());
+        assert_eq!(s.stats().z3_calls, 1);
+    }
+
+    #[test]
+    fn reduced_queries_agree_with_z3() {
+        let env = Env::new("reduce");
+        let mut g = Gen::new(17);
+        let mut reduced = solver();
+        let mut plain = Solver::with_layers(SolverConfig::default(), vec![]);
+        let x = byte(&env.sym[0]);
+        let mut checked = 0;
+        for round in 0..200 {
+            // Comparisons of one term with constants, plus random noise.
+            let mut cs: Vec<ExprRef> = (0..3)
+                .map(|i| {
+                    let c = constant((round * 37 + i * 91) as u128 % 256, 8);
+                    let f = [expr::ult, expr::sge, expr::ne, expr::ule, expr::sgt][(round + i) % 5];
+                    f(&x, &c)
+                })
+                .collect();
+            cs.push(build(&g.gen(1, 2), &env));
+            // Layers may assume the path condition is feasible, as the
+            // engine keeps it: an infeasible one goes in as the condition.
+            let last = cs.pop().unwrap();
+            if !plain.may_be_true(&cs, &last).unwrap() {
+                assert!(!reduced.may_be_true(&cs, &last).unwrap(), "round {round}");
+                continue;
+            }
+            cs.push(last);
+            let e = expr::ugt(&x, &constant((round * 13) as u128 % 256, 8));
+            assert_eq!(
+                reduced.may_be_true(&cs, &e).unwrap(),
+                plain.may_be_true(&cs, &e).unwrap(),
+                "round {round}"
+            );
+            let m = reduced.get_model(&cs, &env.sym).unwrap();
+            assert!(m.is_some());
+            checked += 1;
+        }
+        assert!(checked > 40, "{checked}");
+        assert_eq!(reduced.stats().bad_models, 0);
+        assert!(reduced.stats().hits.get("reduce").copied().unwrap_or(0) > 10);
+    }
+}
