@@ -1,10 +1,10 @@
 //! Symbolic and constant byte arrays and persistent lists of writes to them.
 
 use super::ExprRef;
-use rustc_hash::FxHasher;
+use rustc_hash::{FxHashMap, FxHasher};
 use std::cmp::Ordering;
 use std::hash::{Hash, Hasher};
-use std::sync::Arc;
+use std::sync::{Arc, Weak};
 
 /// A byte array the solver reasons about: a symbolic input (`init: None`)
 /// or an object whose bytes are known (`init: Some`), used when such an
@@ -44,6 +44,31 @@ impl Array {
             size: bytes.len() as u32,
             init: Some(bytes.into()),
         })
+    }
+
+    /// The one live array with this name, size and contents, created if
+    /// there is none: arrays read back from files (stores, corpora) and the
+    /// solver's canonical arrays are shared this way, so that expressions
+    /// over them intern to the same nodes wherever they were built.
+    pub fn shared(name: &str, size: u32, init: Option<Arc<[u8]>>) -> ArrayRef {
+        type Key = (String, u32, Option<Arc<[u8]>>);
+        static TABLE: std::sync::OnceLock<parking_lot::Mutex<FxHashMap<Key, Weak<Array>>>> =
+            std::sync::OnceLock::new();
+        let mut table = TABLE.get_or_init(Default::default).lock();
+        let key = (name.to_string(), size, init);
+        if let Some(a) = table.get(&key).and_then(Weak::upgrade) {
+            return a;
+        }
+        if table.len() >= 1024 && table.len().is_power_of_two() {
+            table.retain(|_, w| w.strong_count() > 0);
+        }
+        let a = Arc::new(Array {
+            name: key.0.clone(),
+            size,
+            init: key.2.clone(),
+        });
+        table.insert(key, Arc::downgrade(&a));
+        a
     }
 
     /// Whether the bytes are known.

@@ -321,17 +321,14 @@ fn put_bytes(out: &mut Vec<u8>, bytes: &[u8]) {
     out.extend_from_slice(bytes);
 }
 
-/// What makes two decoded arrays the same: name, size and contents.
-type ArrayKey = (String, u32, Option<Arc<[u8]>>);
-
 /// Rebuilds expressions from [`encode`]'s bytes.
 ///
-/// Arrays are shared across the calls of one decoder: two encodings that
-/// mention an array of the same name, size and contents get the same
-/// [`ArrayRef`], as the queries of one run did.
+/// Arrays are shared ([`Array::shared`]): two encodings that mention an
+/// array of the same name, size and contents get the same [`ArrayRef`], as
+/// the queries of one run did.
 #[derive(Default)]
 pub struct Decoder {
-    arrays: FxHashMap<ArrayKey, ArrayRef>,
+    _private: (),
 }
 
 impl Decoder {
@@ -361,18 +358,7 @@ impl Decoder {
                 1 => Some(r.take(size as usize)?.into()),
                 _ => return Err(SerialError::Malformed("bad array kind")),
             };
-            let array = self
-                .arrays
-                .entry((name.clone(), size, init.clone()))
-                .or_insert_with(|| {
-                    Arc::new(Array {
-                        name: name.clone(),
-                        size,
-                        init,
-                    })
-                })
-                .clone();
-            arrays.push(array);
+            arrays.push(Array::shared(&name, size, init));
         }
         let n_items = r.count()?;
         let mut exprs: Vec<ExprRef> = Vec::with_capacity(n_items.min(1 << 16));
@@ -660,7 +646,8 @@ mod tests {
         let other = Decoder::new()
             .decode(&encode(std::slice::from_ref(&e1)))
             .unwrap();
-        assert_ne!(x[0], other[0], "another decoder has its own arrays");
+        assert_eq!(x[0], other[0], "arrays are shared by every decoder");
+        assert_ne!(x[0], e1, "but not with arrays made otherwise");
     }
 
     #[test]

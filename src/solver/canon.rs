@@ -47,13 +47,7 @@ impl CanonicalArrays {
     fn get(&mut self, position: usize, like: &Array) -> ArrayRef {
         self.table
             .entry((position, like.size, like.init.clone()))
-            .or_insert_with(|| {
-                Arc::new(Array {
-                    name: format!("c{position}"),
-                    size: like.size,
-                    init: like.init.clone(),
-                })
-            })
+            .or_insert_with(|| Array::shared(&format!("c{position}"), like.size, like.init.clone()))
             .clone()
     }
 }
