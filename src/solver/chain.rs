@@ -11,6 +11,9 @@ use std::str::FromStr;
 /// One layer of a chain, by its `--solver-chain` name.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum LayerKind {
+    /// GreenTrie's implication store: reuse by logical subset and superset,
+    /// kept in the solver stores.
+    Implication,
     /// The per-run cache of exact queries.
     Cache,
     /// The counterexample cache (subset, superset and recent models).
@@ -39,6 +42,7 @@ impl LayerKind {
         LayerKind::Slice,
         LayerKind::Canon,
         LayerKind::Store,
+        LayerKind::Implication,
         LayerKind::Cache,
         LayerKind::Cex,
         LayerKind::Z3,
@@ -52,6 +56,7 @@ impl LayerKind {
             LayerKind::Cache => "cache",
             LayerKind::Cex => "cex",
             LayerKind::Store => "store",
+            LayerKind::Implication => "implication",
             LayerKind::Slice => "slice",
             LayerKind::Reduce => "reduce",
             LayerKind::Canon => "canon",
@@ -101,7 +106,7 @@ impl ChainSpec {
 
     /// Whether a layer of the chain keeps answers in the solver stores.
     pub fn uses_stores(&self) -> bool {
-        self.has(LayerKind::Store)
+        self.has(LayerKind::Store) || self.has(LayerKind::Implication)
     }
 
     /// Whether the chain uses `kind`.

@@ -19,6 +19,7 @@ mod chain;
 mod constant;
 pub mod corpus;
 mod equiv;
+mod implication;
 pub mod interval;
 mod query;
 mod reduce;
@@ -33,6 +34,7 @@ pub use self::cex::CexCache;
 pub use self::chain::{ChainError, ChainSpec, LayerKind, DEFAULT_CHAIN};
 pub use self::constant::ConstantLayer;
 pub use self::equiv::EquivalenceStore;
+pub use self::implication::{ImplicationEntry, ImplicationLayer};
 pub use self::query::{Answer, Chain, Layer, Query};
 pub use self::reduce::ReductionLayer;
 pub use self::slice::SliceLayer;
@@ -155,6 +157,10 @@ pub fn build_layers(config: &SolverConfig) -> Vec<Box<dyn Layer>> {
     for kind in config.chain.layers() {
         layers.push(match kind {
             LayerKind::Store => Box::new(EquivalenceStore::new(backend())),
+            LayerKind::Implication => match &config.store {
+                Some(s) => Box::new(ImplicationLayer::with_store(s.0.clone())),
+                None => Box::new(ImplicationLayer::new()),
+            },
             LayerKind::Slice => Box::new(SliceLayer::new()),
             LayerKind::Reduce => Box::new(ReductionLayer::new()),
             LayerKind::Canon => Box::new(CanonLayer::new()),
