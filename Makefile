@@ -7,7 +7,7 @@ DEMO_OUT   := mnemo-out-demo
 APT_PKGS   := clang-14 llvm-14-dev libz3-dev libclang-rt-14-dev redis-server
 SUDO       := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all setup build runtime test demo bench clean
+.PHONY: all setup build runtime test demo bench corpus clean
 
 all: build runtime
 
@@ -50,6 +50,22 @@ demo: build runtime
 
 bench: build runtime
 	$(CARGO) bench --bench engine
+	$(CARGO) bench --bench solver
+
+# The recorded queries tests/solver_chains.rs runs through every solver chain:
+# those of a few testsuite programs (small enough to keep in the repository).
+CORPUS_PROGRAMS := paper_green_m paper_tritype paper_tcas paper_incremental_step \
+  paper_compose_pq ptr_symbolic_index arith_div_rem arith_signedness mem_oob_heap \
+  libc_strcmp ctrl_switch paper_memoise_compute
+corpus: build runtime
+	rm -f tests/data/queries.corpus
+	mkdir -p tests/data
+	@set -e; tmp=$$(mktemp -d); for p in $(CORPUS_PROGRAMS); do \
+	  $(MNEMO) cc testsuite/$$p.c -o $$tmp/$$p.bc; \
+	  $(MNEMO) run -q --solver-chain z3 --record-queries tests/data/queries.corpus \
+	    --output-dir $$tmp/$$p $$(sed -n 's/.*mnemo-args: *//p' testsuite/$$p.c) $$tmp/$$p.bc; \
+	done; rm -rf $$tmp
+	@ls -l tests/data/queries.corpus
 
 clean:
 	$(CARGO) clean

@@ -40,8 +40,11 @@ pub struct Canonical {
 /// queries are the same interned expressions.
 #[derive(Default)]
 pub struct CanonicalArrays {
-    table: FxHashMap<(usize, u32, Option<Arc<[u8]>>), ArrayRef>,
+    /// (position, size, contents) -> the canonical array.
+    table: FxHashMap<CanonicalSlot, ArrayRef>,
 }
+
+type CanonicalSlot = (usize, u32, Option<Arc<[u8]>>);
 
 impl CanonicalArrays {
     fn get(&mut self, position: usize, like: &Array) -> ArrayRef {

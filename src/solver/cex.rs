@@ -223,7 +223,10 @@ mod tests {
         assert!(!s
             .may_be_true(&path, &expr::ugt(&x, &expr::constant(200, 8)))
             .unwrap());
-        let m = s.get_model(&path, &[arr.clone()]).unwrap().expect("sat");
+        let m = s
+            .get_model(&path, std::slice::from_ref(&arr))
+            .unwrap()
+            .expect("sat");
         assert!(m.get(&arr).expect("assigned")[0] < 100);
         assert_eq!(s.stats().bad_models, 0);
     }

@@ -217,7 +217,10 @@ mod tests {
         let mut second = solver(&backend);
         assert!(second.may_be_true(&cs, &sat).unwrap());
         assert!(!second.may_be_true(&cs, &unsat).unwrap());
-        let model = second.get_model(&cs, &[x.clone()]).unwrap().unwrap();
+        let model = second
+            .get_model(&cs, std::slice::from_ref(&x))
+            .unwrap()
+            .unwrap();
         assert!(model.get(&x).unwrap()[0] < 9);
         let st = second.stats();
         assert_eq!(st.hits.get("store"), Some(&2), "{st:?}");

@@ -180,7 +180,7 @@ mod tests {
                 .unwrap()
                 .is_sat()
         };
-        assert!(ask(&mut layer, &[c1.clone()], c2.clone()));
+        assert!(ask(&mut layer, std::slice::from_ref(&c1), c2.clone()));
         assert_eq!(layer.depth(), 1);
         assert!(ask(&mut layer, &[c1.clone(), c2.clone()], c3.clone()));
         assert_eq!(layer.depth(), 2);

@@ -1,0 +1,580 @@
+//! `make bench`, solver part: the seed papers' solver experiments on the
+//! testsuite's subjects and their mutants.
+//!
+//! 1. Incremental solving (Liu et al.): baseline (fresh Z3), caching, stack
+//!    and stackOpt, time and per-layer breakdown.
+//! 2. Reuse (Green): the reuse ratio RS and time ratio TS within a run and
+//!    across runs of one-operator mutants, and what slicing, canonical form
+//!    and the store each contribute.
+//! 3. Equivalence store vs implication store vs KLEE's cache (GreenTrie):
+//!    Z3 calls and time over an original and its mutants.
+//! 4. Two mnemo processes sharing one Redis store, the second on a mutant.
+//!
+//! Every run is a real `mnemo run` process, so stores are shared the way
+//! users share them. Prints tables and writes `bench-results/solver.json`.
+//! Figures, not assertions.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, Context};
+use serde_json::{json, Value};
+
+use mnemo::testgen::Toolchain;
+
+/// The figures of one run, from its stats.json.
+#[derive(Clone, Debug, Default)]
+struct Run {
+    wall_s: f64,
+    paths: u64,
+    queries: u64,
+    z3_calls: u64,
+    solver_s: f64,
+    reached: BTreeMap<String, u64>,
+    hits: BTreeMap<String, u64>,
+    layer_time_s: BTreeMap<String, f64>,
+}
+
+impl Run {
+    fn from_stats(v: &Value) -> Run {
+        let map_u = |v: &Value| -> BTreeMap<String, u64> {
+            v.as_object()
+                .map(|m| {
+                    m.iter()
+                        .map(|(k, v)| (k.clone(), v.as_u64().unwrap_or(0)))
+                        .collect()
+                })
+                .unwrap_or_default()
+        };
+        let map_f = |v: &Value| -> BTreeMap<String, f64> {
+            v.as_object()
+                .map(|m| {
+                    m.iter()
+                        .map(|(k, v)| (k.clone(), v.as_f64().unwrap_or(0.0)))
+                        .collect()
+                })
+                .unwrap_or_default()
+        };
+        let paths = v["paths"]["completed"].as_u64().unwrap_or(0)
+            + map_u(&v["paths"]["errors"]).values().sum::<u64>()
+            + map_u(&v["paths"]["early"]).values().sum::<u64>();
+        let s = &v["solver"];
+        Run {
+            wall_s: v["wall_s"].as_f64().unwrap_or(0.0),
+            paths,
+            queries: s["queries"].as_u64().unwrap_or(0),
+            z3_calls: s["z3_calls"].as_u64().unwrap_or(0),
+            solver_s: s["time_s"].as_f64().unwrap_or(0.0),
+            reached: map_u(&s["reached"]),
+            hits: map_u(&s["hits"]),
+            layer_time_s: map_f(&s["layer_time_s"]),
+        }
+    }
+
+    /// Green's reuse ratio: of the queries reaching the store, the share it
+    /// answered.
+    fn reuse(&self, layer: &str) -> f64 {
+        let reached = self.reached.get(layer).copied().unwrap_or(0);
+        if reached == 0 {
+            return 0.0;
+        }
+        self.hits.get(layer).copied().unwrap_or(0) as f64 / reached as f64
+    }
+
+    fn json(&self) -> Value {
+        json!({
+            "wall_s": self.wall_s, "paths": self.paths, "queries": self.queries,
+            "z3_calls": self.z3_calls, "solver_s": self.solver_s, "reached": self.reached,
+            "hits": self.hits, "layer_time_s": self.layer_time_s,
+        })
+    }
+}
+
+/// Runs `mnemo` and the programs it explores, in a scratch directory.
+struct Bench {
+    mnemo: PathBuf,
+    toolchain: Toolchain,
+    scratch: tempfile::TempDir,
+    next: u32,
+    /// The `mnemo-args:` of each compiled program's header.
+    args: BTreeMap<PathBuf, Vec<String>>,
+}
+
+/// At most this long per run: a mutant may loop where the original did not.
+const MAX_TIME_S: &str = "60";
+
+impl Bench {
+    fn new() -> anyhow::Result<Bench> {
+        let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+        let mnemo = root.join("target/release/mnemo");
+        if !mnemo.exists() {
+            bail!("{} is missing: run `make build` first", mnemo.display());
+        }
+        Ok(Bench {
+            mnemo,
+            toolchain: Toolchain::find()?,
+            scratch: tempfile::tempdir()?,
+            next: 0,
+            args: BTreeMap::new(),
+        })
+    }
+
+    fn fresh(&mut self, what: &str) -> PathBuf {
+        self.next += 1;
+        self.scratch.path().join(format!("{what}-{}", self.next))
+    }
+
+    /// Compiles `source` to bitcode; `None` if clang refuses it (a mutant
+    /// may not compile).
+    fn compile(&mut self, name: &str, source: &str) -> anyhow::Result<Option<PathBuf>> {
+        let c = self.fresh(name).with_extension("c");
+        std::fs::write(&c, source)?;
+        let bc = c.with_extension("bc");
+        if self.toolchain.compile_bitcode(&c, &bc, &[]).is_err() {
+            return Ok(None);
+        }
+        let args = source
+            .lines()
+            .find_map(|l| l.split_once("mnemo-args:"))
+            .map(|(_, a)| a.split_whitespace().map(str::to_string).collect())
+            .unwrap_or_default();
+        self.args.insert(bc.clone(), args);
+        Ok(Some(bc))
+    }
+
+    fn command(&mut self, bc: &Path, chain: &str, stores: &[&str]) -> (Command, PathBuf) {
+        let out = self.fresh("out");
+        let mut cmd = Command::new(&self.mnemo);
+        cmd.args([
+            "run",
+            "-q",
+            "--max-time",
+            MAX_TIME_S,
+            "--solver-chain",
+            chain,
+        ])
+        .arg("--output-dir")
+        .arg(&out);
+        if stores.is_empty() {
+            cmd.args(["--store", "none"]);
+        }
+        for s in stores {
+            cmd.args(["--store", s]);
+        }
+        cmd.args(self.args.get(bc).map_or(&[][..], |a| a.as_slice()));
+        cmd.arg(bc).stdout(Stdio::null()).stderr(Stdio::piped());
+        (cmd, out)
+    }
+
+    fn run(&mut self, bc: &Path, chain: &str, stores: &[&str]) -> anyhow::Result<Run> {
+        let (mut cmd, out) = self.command(bc, chain, stores);
+        let o = cmd.output().context("cannot start mnemo")?;
+        finish(o.status.success(), &o.stderr, &out)
+    }
+
+    fn spawn(
+        &mut self,
+        bc: &Path,
+        chain: &str,
+        stores: &[&str],
+    ) -> anyhow::Result<(Child, PathBuf)> {
+        let (mut cmd, out) = self.command(bc, chain, stores);
+        Ok((cmd.spawn().context("cannot start mnemo")?, out))
+    }
+}
+
+fn finish(ok: bool, stderr: &[u8], out: &Path) -> anyhow::Result<Run> {
+    if !ok {
+        bail!("mnemo failed: {}", String::from_utf8_lossy(stderr));
+    }
+    let text = std::fs::read_to_string(out.join("stats.json"))?;
+    Ok(Run::from_stats(&serde_json::from_str(&text)?))
+}
+
+/// The operator swaps a mutant is made of (Green's mutants change one
+/// operator each).
+const SWAPS: &[(&str, &str)] = &[
+    (" <= ", " < "),
+    (" >= ", " > "),
+    (" < ", " <= "),
+    (" > ", " >= "),
+    (" == ", " != "),
+    (" != ", " == "),
+    (" + ", " - "),
+    (" - ", " + "),
+];
+
+/// Up to `most` mutants of `source`, each with one operator of the code
+/// (not of the header comment or a preprocessor line) swapped, spread over
+/// the program.
+fn mutants(source: &str, most: usize) -> Vec<(String, String)> {
+    let body_start = source.find("*/").map_or(0, |i| i + 2);
+    let mut sites = Vec::new();
+    let mut offset = 0;
+    for line in source.split_inclusive('\n') {
+        let code_line = offset >= body_start
+            && !line.trim_start().starts_with('#')
+            && !line.trim_start().starts_with("//")
+            && !line.trim_start().starts_with('*');
+        if code_line {
+            for (from, to) in SWAPS {
+                let mut at = 0;
+                while let Some(i) = line[at..].find(from) {
+                    let pos = offset + at + i;
+                    // "<=" also contains " <": keep only exact operators.
+                    if !sites.iter().any(|&(p, _, _)| p == pos) {
+                        sites.push((pos, *from, *to));
+                    }
+                    at += i + from.len();
+                }
+            }
+        }
+        offset += line.len();
+    }
+    sites.sort();
+    let step = (sites.len() / most.max(1)).max(1);
+    sites
+        .iter()
+        .step_by(step)
+        .take(most)
+        .map(|&(pos, from, to)| {
+            let line = source[..pos].matches('\n').count() + 1;
+            let mut m = source.to_string();
+            m.replace_range(pos..pos + from.len(), to);
+            (format!("line {line}:{}->{}", from.trim(), to.trim()), m)
+        })
+        .collect()
+}
+
+fn subject(name: &str) -> anyhow::Result<String> {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let path = root.join("testsuite").join(name);
+    std::fs::read_to_string(&path).with_context(|| format!("cannot read {}", path.display()))
+}
+
+/// Liu et al.: the four approaches on the deep-path subjects.
+fn incremental(b: &mut Bench, results: &mut Vec<Value>) -> anyhow::Result<()> {
+    let approaches = [
+        ("baseline", "z3"),
+        ("caching", "cache,cex,z3"),
+        ("stack", "z3-stack"),
+        ("stackOpt", "z3-stackopt"),
+    ];
+    println!("\n== incremental solving (Liu et al.): seconds of the whole run, Z3 calls");
+    print!("{:<28}", "subject");
+    for (name, _) in approaches {
+        print!(" {name:>18}");
+    }
+    println!(" {:>10}", "base/stack");
+    for prog in [
+        "paper_memoise_testloop1.c",
+        "paper_memoise_testloop2.c",
+        "paper_bankaccount.c",
+        "paper_wbs.c",
+        "paper_gcd.c",
+    ] {
+        let Some(bc) = b.compile(prog, &subject(prog)?)? else {
+            continue;
+        };
+        print!("{prog:<28}");
+        let mut runs = Vec::new();
+        for (name, chain) in approaches {
+            let r = b.run(&bc, chain, &[])?;
+            print!(" {:>9.2}s {:>7}", r.wall_s, r.z3_calls);
+            results.push(
+                json!({"bench": "incremental", "subject": prog, "approach": name,
+                                "chain": chain, "run": r.json()}),
+            );
+            runs.push(r);
+        }
+        println!(" {:>9.1}x", runs[0].wall_s / runs[2].wall_s.max(1e-9));
+        let phases: Vec<String> = runs[3]
+            .layer_time_s
+            .iter()
+            .map(|(k, v)| format!("{k} {v:.2}s"))
+            .collect();
+        println!("{:<28} stackOpt phases: {}", "", phases.join(", "));
+    }
+    Ok(())
+}
+
+/// Green: reuse within a run and across mutants, layer by layer.
+fn reuse(b: &mut Bench, results: &mut Vec<Value>) -> anyhow::Result<()> {
+    let variants = [
+        ("store", "store,z3"),
+        ("slice+store", "slice,store,z3"),
+        ("canon+store", "canon,store,z3"),
+        ("slice+canon+store", "slice,canon,store,z3"),
+    ];
+    println!("\n== reuse (Green): RS = store hits / queries reaching the store; TS = time / time without reuse");
+    println!(
+        "{:<24} {:<20} {:>9} {:>9} {:>12} {:>9} {:>9}",
+        "subject", "layers", "RS orig", "TS orig", "RS mutants", "min RS", "TS mut."
+    );
+    for prog in [
+        "paper_tritype.c",
+        "paper_tcas.c",
+        "paper_green_m.c",
+        "paper_wbs.c",
+        "paper_bankaccount.c",
+    ] {
+        let source = subject(prog)?;
+        let Some(orig) = b.compile(prog, &source)? else {
+            continue;
+        };
+        let mut muts = Vec::new();
+        for (what, m) in mutants(&source, 4) {
+            if let Some(bc) = b.compile(prog, &m)? {
+                muts.push((what, bc));
+            }
+        }
+        let plain_orig = b.run(&orig, "z3", &[])?;
+        let mut plain_muts = Vec::new();
+        for (_, bc) in &muts {
+            plain_muts.push(b.run(bc, "z3", &[])?);
+        }
+        for (name, chain) in variants {
+            let store = b.fresh("store").with_extension("db");
+            let store = store.to_string_lossy().into_owned();
+            let r0 = b.run(&orig, chain, &[&store])?;
+            let (mut hits, mut reached, mut t, mut t_plain) = (0, 0, 0.0, 0.0);
+            let mut per_mutant = Vec::new();
+            let mut rs_min: f64 = 1.0;
+            for ((what, bc), plain) in muts.iter().zip(&plain_muts) {
+                let r = b.run(bc, chain, &[&store])?;
+                rs_min = rs_min.min(r.reuse("store"));
+                hits += r.hits.get("store").copied().unwrap_or(0);
+                reached += r.reached.get("store").copied().unwrap_or(0);
+                t += r.wall_s;
+                t_plain += plain.wall_s;
+                per_mutant.push(json!({"mutant": what, "run": r.json(), "plain": plain.json()}));
+            }
+            let rs_mut = if reached > 0 {
+                hits as f64 / reached as f64
+            } else {
+                0.0
+            };
+            println!(
+                "{:<24} {:<20} {:>8.1}% {:>9.2} {:>11.1}% {:>8.1}% {:>9.2}",
+                prog,
+                name,
+                100.0 * r0.reuse("store"),
+                r0.wall_s / plain_orig.wall_s.max(1e-9),
+                100.0 * rs_mut,
+                100.0 * rs_min,
+                t / t_plain.max(1e-9)
+            );
+            results.push(
+                json!({"bench": "reuse", "subject": prog, "layers": name, "chain": chain,
+                "original": r0.json(), "plain_original": plain_orig.json(),
+                "mutants": per_mutant, "rs_mutants": rs_mut, "rs_min_mutant": rs_min}),
+            );
+        }
+    }
+    Ok(())
+}
+
+/// GreenTrie: Z3 calls of KLEE's cache, the equivalence store and the
+/// implication store over an original program followed by its mutants.
+fn implication(b: &mut Bench, results: &mut Vec<Value>) -> anyhow::Result<()> {
+    let variants = [
+        ("klee-cache", "cex,z3"),
+        ("equivalence", "reduce,slice,canon,store,z3"),
+        ("implication", "reduce,slice,canon,store,implication,z3"),
+    ];
+    println!("\n== equivalence vs implication vs KLEE's cache (GreenTrie): Z3 calls and seconds over original + mutants");
+    print!("{:<24}", "subject");
+    for (name, _) in variants {
+        print!(" {name:>20}");
+    }
+    println!(" {:>12}", "impl vs eq");
+    for prog in [
+        "paper_tritype.c",
+        "paper_tcas.c",
+        "paper_wbs.c",
+        "paper_bankaccount.c",
+    ] {
+        let source = subject(prog)?;
+        let mut programs = vec![source.clone()];
+        programs.extend(mutants(&source, 4).into_iter().map(|(_, m)| m));
+        let mut bcs = Vec::new();
+        for p in &programs {
+            if let Some(bc) = b.compile(prog, p)? {
+                bcs.push(bc);
+            }
+        }
+        print!("{prog:<24}");
+        let mut calls = Vec::new();
+        for (name, chain) in variants {
+            let store = b.fresh("store").with_extension("db");
+            let store = store.to_string_lossy().into_owned();
+            let (mut z3, mut secs) = (0, 0.0);
+            for bc in &bcs {
+                let stores: Vec<&str> = if chain.contains("store") {
+                    vec![&store]
+                } else {
+                    vec![]
+                };
+                let r = b.run(bc, chain, &stores)?;
+                z3 += r.z3_calls;
+                secs += r.wall_s;
+            }
+            print!(" {z3:>10} {secs:>8.2}s");
+            results.push(json!({"bench": "implication", "subject": prog, "variant": name,
+                                "chain": chain, "programs": bcs.len(), "z3_calls": z3, "seconds": secs}));
+            calls.push(z3);
+        }
+        let saving = 1.0 - calls[2] as f64 / (calls[1] as f64).max(1.0);
+        println!(" {:>11.1}%", 100.0 * saving);
+    }
+    Ok(())
+}
+
+/// Which chain is fastest on a first run of a program (an empty store): the
+/// measurement behind the default `--solver-chain`.
+fn chains(b: &mut Bench, results: &mut Vec<Value>) -> anyhow::Result<()> {
+    let candidates = [
+        "z3",
+        "cache,cex,z3",
+        "z3-stack",
+        "cache,cex,z3-stack",
+        "slice,cache,cex,z3-stack",
+        "canon,store,cache,cex,z3-stack",
+        "slice,canon,store,cache,cex,z3-stack",
+        "reduce,slice,canon,store,cache,cex,z3-stack",
+        "reduce,slice,canon,store,implication,cache,cex,z3-stack",
+        "slice,canon,store,cache,cex,z3-stackopt",
+    ];
+    let programs = [
+        "paper_memoise_testloop1.c",
+        "paper_memoise_testloop2.c",
+        "paper_bankaccount.c",
+        "paper_wbs.c",
+        "paper_bintree.c",
+        "paper_tcas.c",
+        "paper_tritype.c",
+        "libc_strcmp.c",
+        "ptr_symbolic_index.c",
+    ];
+    let mut bcs = Vec::new();
+    for prog in programs {
+        if let Some(bc) = b.compile(prog, &subject(prog)?)? {
+            bcs.push(bc);
+        }
+    }
+    println!(
+        "\n== chains on a first run (fresh store), {} subjects: total seconds, Z3 calls",
+        bcs.len()
+    );
+    for chain in candidates {
+        let (mut secs, mut z3) = (0.0, 0);
+        for bc in &bcs {
+            let store = b.fresh("store").with_extension("db");
+            let store = store.to_string_lossy().into_owned();
+            let stores: Vec<&str> = if chain.contains("store") {
+                vec![&store]
+            } else {
+                vec![]
+            };
+            let r = b.run(bc, chain, &stores)?;
+            secs += r.wall_s;
+            z3 += r.z3_calls;
+        }
+        println!("{chain:<58} {secs:>8.2}s {z3:>8}");
+        results.push(json!({"bench": "chains", "chain": chain, "seconds": secs, "z3_calls": z3}));
+    }
+    Ok(())
+}
+
+/// Two processes at once on one Redis store: the original and a mutant.
+fn shared_redis(b: &mut Bench, results: &mut Vec<Value>) -> anyhow::Result<()> {
+    println!("\n== two mnemo processes sharing one Redis store");
+    let Ok(listener) = std::net::TcpListener::bind("127.0.0.1:0") else {
+        println!("(no loopback port)");
+        return Ok(());
+    };
+    let port = listener.local_addr()?.port();
+    drop(listener);
+    let server = Command::new("redis-server")
+        .args([
+            "--port",
+            &port.to_string(),
+            "--bind",
+            "127.0.0.1",
+            "--save",
+            "",
+            "--appendonly",
+            "no",
+        ])
+        .stdout(Stdio::null())
+        .spawn();
+    let Ok(mut server) = server else {
+        println!("(redis-server is not installed: skipped)");
+        return Ok(());
+    };
+    let url = format!("redis://127.0.0.1:{port}");
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let outcome = (|| -> anyhow::Result<()> {
+        let prog = "paper_wbs.c";
+        let source = subject(prog)?;
+        let orig = b.compile(prog, &source)?.context("the subject compiles")?;
+        let (what, m) = mutants(&source, 3).into_iter().nth(1).context("a mutant")?;
+        let mutant = b.compile(prog, &m)?.context("the mutant compiles")?;
+        let chain = "slice,canon,store,z3";
+        let (p1, out1) = b.spawn(&orig, chain, &[&url])?;
+        let (p2, out2) = b.spawn(&mutant, chain, &[&url])?;
+        let o1 = p1.wait_with_output()?;
+        let o2 = p2.wait_with_output()?;
+        let r1 = finish(o1.status.success(), &o1.stderr, &out1)?;
+        let r2 = finish(o2.status.success(), &o2.stderr, &out2)?;
+        // Then the mutant again, alone, after both have filled the store.
+        let r3 = b.run(&mutant, chain, &[&url])?;
+        println!(
+            "{prog} and mutant ({what}) at once: RS {:.1}% and {:.1}%; the mutant again: RS {:.1}%, {} Z3 calls",
+            100.0 * r1.reuse("store"),
+            100.0 * r2.reuse("store"),
+            100.0 * r3.reuse("store"),
+            r3.z3_calls
+        );
+        results.push(json!({"bench": "redis", "subject": prog, "mutant": what,
+            "original": r1.json(), "mutant_concurrent": r2.json(), "mutant_after": r3.json()}));
+        Ok(())
+    })();
+    let _ = server.kill();
+    let _ = server.wait();
+    outcome
+}
+
+fn main() -> anyhow::Result<()> {
+    let mut b = Bench::new()?;
+    let mut results = Vec::new();
+    let only = std::env::args().nth(1).filter(|a| !a.starts_with('-'));
+    let want = |name: &str| only.as_deref().is_none_or(|o| o == name);
+    if want("incremental") {
+        incremental(&mut b, &mut results)?;
+    }
+    if want("reuse") {
+        reuse(&mut b, &mut results)?;
+    }
+    if want("implication") {
+        implication(&mut b, &mut results)?;
+    }
+    if want("chains") {
+        chains(&mut b, &mut results)?;
+    }
+    if want("redis") {
+        shared_redis(&mut b, &mut results)?;
+    }
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let dir = root.join("bench-results");
+    std::fs::create_dir_all(&dir)?;
+    let path = dir.join("solver.json");
+    std::fs::write(&path, serde_json::to_string_pretty(&results)?)?;
+    println!("\nwritten: {}", path.display());
+    Ok(())
+}
