@@ -54,9 +54,9 @@ bench: build runtime
 
 # The recorded queries tests/solver_chains.rs runs through every solver chain:
 # those of a few testsuite programs (small enough to keep in the repository).
-CORPUS_PROGRAMS := paper_green_m paper_tritype paper_tcas paper_incremental_step \
+CORPUS_PROGRAMS := paper_green_m paper_tritype paper_incremental_step \
   paper_compose_pq ptr_symbolic_index arith_div_rem arith_signedness mem_oob_heap \
-  libc_strcmp ctrl_switch paper_memoise_compute
+  libc_strcmp ctrl_switch
 corpus: build runtime
 	rm -f tests/data/queries.corpus
 	mkdir -p tests/data

@@ -155,7 +155,7 @@ impl Layer for SliceLayer {
             next.check(&Query::new(&own, q.expr.clone()).with_model(&own_arrays))?
         } {
             Answer::Unsat => return Ok(Answer::Unsat),
-            Answer::Sat(Some(m)) => merge(&mut model, &m),
+            Answer::Sat(Some(m)) => merge(&mut model, &m, &own_arrays),
             Answer::Sat(None) => {
                 return Err(SolverError::Unknown(
                     "a layer answered sat without the model asked for".to_string(),
@@ -169,7 +169,7 @@ impl Layer for SliceLayer {
             }
             match next.check(&Query::new(constraints, truth.clone()).with_model(arrays))? {
                 Answer::Unsat => return Ok(Answer::Unsat),
-                Answer::Sat(Some(m)) => merge(&mut model, &m),
+                Answer::Sat(Some(m)) => merge(&mut model, &m, arrays),
                 Answer::Sat(None) => {
                     return Err(SolverError::Unknown(
                         "a layer answered sat without the model asked for".to_string(),
@@ -186,9 +186,12 @@ impl Layer for SliceLayer {
     }
 }
 
-fn merge(into: &mut Assignment, from: &Assignment) {
-    for (a, bytes) in from.iter() {
-        if !into.contains(a) {
+/// Takes from a factor's model the bytes of that factor's arrays only: a
+/// layer may answer with a model of a larger set, whose other arrays belong
+/// to other factors.
+fn merge(into: &mut Assignment, from: &Assignment, factor: &[ArrayRef]) {
+    for a in factor {
+        if let Some(bytes) = from.get(a) {
             into.set(a, bytes.to_vec());
         }
     }
