@@ -129,7 +129,9 @@ impl Bench {
     /// Compiles `source` to bitcode; `None` if clang refuses it (a mutant
     /// may not compile).
     fn compile(&mut self, name: &str, source: &str) -> anyhow::Result<Option<PathBuf>> {
-        let c = self.fresh(name).with_extension("c");
+        // Each compile gets its own files: mutants must not overwrite the
+        // original's bitcode.
+        let c = self.fresh(name.trim_end_matches(".c")).with_extension("c");
         std::fs::write(&c, source)?;
         let bc = c.with_extension("bc");
         if self.toolchain.compile_bitcode(&c, &bc, &[]).is_err() {

@@ -6,6 +6,7 @@ use std::process::{Command, Output};
 
 fn mnemo(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_mnemo"))
+        .env("MNEMO_STORE", "memory")
         .args(args)
         .output()
         .expect("mnemo runs")
@@ -14,6 +15,7 @@ fn mnemo(args: &[&str]) -> Output {
 /// `mnemo run` of a program that needs no runtime, into `out`.
 fn run_no_runtime(out: &Path, program: &Path) -> Output {
     Command::new(env!("CARGO_BIN_EXE_mnemo"))
+        .env("MNEMO_STORE", "memory")
         .args(["run", "-q", "--no-runtime", "--output-dir"])
         .arg(out)
         .arg(program)

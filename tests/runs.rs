@@ -6,8 +6,12 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::Duration;
 
+/// `mnemo`, with solver stores in memory unless a test names one (no test
+/// touches the user's store).
 fn mnemo() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_mnemo"))
+    let mut c = Command::new(env!("CARGO_BIN_EXE_mnemo"));
+    c.env("MNEMO_STORE", "memory");
+    c
 }
 
 fn stderr(o: &Output) -> String {

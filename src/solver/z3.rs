@@ -83,6 +83,8 @@ pub(super) struct Translator {
     /// constant defined by a side condition.
     pub(super) name_shared: bool,
     named: u64,
+    /// StackOpt: how many parents have used each arithmetic subexpression.
+    uses: FxHashMap<ExprRef, u32>,
 }
 
 fn bv_const(v: u128, w: u32) -> BV {
@@ -228,6 +230,9 @@ impl Translator {
                 continue;
             }
             if expanded {
+                if self.name_shared {
+                    self.name_shared_children(&e);
+                }
                 let t = self.compute(&e)?;
                 self.memo.insert(e, t);
                 continue;
@@ -252,6 +257,31 @@ impl Translator {
             }
         }
         Ok(())
+    }
+
+    /// StackOpt: an arithmetic subexpression gets a name of its own, defined
+    /// once, when a second parent uses it (in this constraint or a later
+    /// one); from then on every use refers to the name.
+    fn name_shared_children(&mut self, e: &ExprRef) {
+        let mut children = Vec::new();
+        e.for_each_child(|c| {
+            if c.width() > 1 && matches!(c.kind(), ExprKind::Binary { .. }) {
+                children.push(c.clone());
+            }
+        });
+        for c in children {
+            let uses = self.uses.entry(c.clone()).or_insert(0);
+            *uses += 1;
+            if *uses != 2 {
+                continue;
+            }
+            if let Some(Term::Bv(value)) = self.memo.get(&c).cloned() {
+                self.named += 1;
+                let name = BV::new_const(format!("s!{}", self.named), c.width());
+                self.side.push(name.eq(&value));
+                self.memo.insert(c, Term::Bv(name));
+            }
+        }
     }
 
     fn compute(&mut self, e: &ExprRef) -> Result<Term, SolverError> {
@@ -286,18 +316,7 @@ impl Translator {
                 Term::Bool(b) => Term::Bool(b.not()),
                 Term::Bv(b) => Term::Bv(b.bvnot()),
             },
-            ExprKind::Binary { op, lhs, rhs } => {
-                let t = self.binary(*op, lhs, rhs, w)?;
-                match t {
-                    Term::Bv(value) if self.name_shared => {
-                        self.named += 1;
-                        let name = BV::new_const(format!("s!{}", self.named), w);
-                        self.side.push(name.eq(&value));
-                        Term::Bv(name)
-                    }
-                    t => t,
-                }
-            }
+            ExprKind::Binary { op, lhs, rhs } => self.binary(*op, lhs, rhs, w)?,
             ExprKind::Cmp { op, lhs, rhs } => {
                 if lhs.width() == 1 && *op == CmpOp::Eq {
                     Term::Bool(self.boolean(lhs)?.eq(self.boolean(rhs)?))

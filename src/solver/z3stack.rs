@@ -8,9 +8,9 @@
 //! stay. The condition itself is checked as an assumption, so it never
 //! needs popping.
 //!
-//! With `share_subexpressions` ("stackOpt"), every arithmetic subexpression
-//! is named once by a fresh constant and defined by an equation; later
-//! constraints refer to the name.
+//! With `share_subexpressions` ("stackOpt"), an arithmetic subexpression
+//! used by a second parent is named by a fresh constant, defined once by an
+//! equation; every later use refers to the name.
 //!
 //! Definitions and the side conditions of reads hold in every query, so
 //! one asserted at a level that is later popped is simply asserted again at

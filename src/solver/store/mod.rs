@@ -75,8 +75,8 @@ pub fn open(spec: &str) -> Result<Box<dyn Backend>, StoreError> {
     }
 }
 
-/// The embedded store used when no `--store` is given: `$MNEMO_STORE`, or
-/// `solver.db` in the user's cache directory.
+/// The store used when no `--store` is given: `$MNEMO_STORE` (any store
+/// spec), or the file `solver.db` in the user's cache directory.
 pub fn default_path() -> Option<PathBuf> {
     if let Some(p) = std::env::var_os("MNEMO_STORE") {
         return Some(PathBuf::from(p));
