@@ -73,14 +73,26 @@ impl Run {
         }
     }
 
-    /// Green's reuse ratio: of the queries reaching the store, the share it
-    /// answered.
-    fn reuse(&self, layer: &str) -> f64 {
-        let reached = self.reached.get(layer).copied().unwrap_or(0);
+    /// Green's reuse ratio: of the queries reaching the stores, the share
+    /// they answered (the equivalence store, then the implication store
+    /// for what it missed).
+    fn reuse(&self) -> f64 {
+        let (hits, reached) = self.store_counts();
         if reached == 0 {
             return 0.0;
         }
-        self.hits.get(layer).copied().unwrap_or(0) as f64 / reached as f64
+        hits as f64 / reached as f64
+    }
+
+    /// (queries the stores answered, queries that reached the first store).
+    fn store_counts(&self) -> (u64, u64) {
+        let get = |m: &BTreeMap<String, u64>, k: &str| m.get(k).copied().unwrap_or(0);
+        let hits = get(&self.hits, "store") + get(&self.hits, "implication");
+        let reached = match get(&self.reached, "store") {
+            0 => get(&self.reached, "implication"),
+            n => n,
+        };
+        (hits, reached)
     }
 
     fn json(&self) -> Value {
@@ -292,12 +304,16 @@ fn incremental(b: &mut Bench, results: &mut Vec<Value>) -> anyhow::Result<()> {
             runs.push(r);
         }
         println!(" {:>9.1}x", runs[0].wall_s / runs[2].wall_s.max(1e-9));
-        let phases: Vec<String> = runs[3]
-            .layer_time_s
-            .iter()
-            .map(|(k, v)| format!("{k} {v:.2}s"))
-            .collect();
-        println!("{:<28} stackOpt phases: {}", "", phases.join(", "));
+        // Liu et al.'s phases: solving, and the rest of the exploration.
+        print!("{:<28}", "  solver / rest");
+        for r in &runs {
+            print!(
+                " {:>8.2}s/{:>7.2}s",
+                r.solver_s,
+                (r.wall_s - r.solver_s).max(0.0)
+            );
+        }
+        println!();
     }
     Ok(())
 }
@@ -309,6 +325,11 @@ fn reuse(b: &mut Bench, results: &mut Vec<Value>) -> anyhow::Result<()> {
         ("slice+store", "slice,store,z3"),
         ("canon+store", "canon,store,z3"),
         ("slice+canon+store", "slice,canon,store,z3"),
+        ("+reduce", "reduce,slice,canon,store,z3"),
+        (
+            "+reduce+implication",
+            "reduce,slice,canon,store,implication,z3",
+        ),
     ];
     println!("\n== reuse (Green): RS = store hits / queries reaching the store; TS = time / time without reuse");
     println!(
@@ -346,9 +367,10 @@ fn reuse(b: &mut Bench, results: &mut Vec<Value>) -> anyhow::Result<()> {
             let mut rs_min: f64 = 1.0;
             for ((what, bc), plain) in muts.iter().zip(&plain_muts) {
                 let r = b.run(bc, chain, &[&store])?;
-                rs_min = rs_min.min(r.reuse("store"));
-                hits += r.hits.get("store").copied().unwrap_or(0);
-                reached += r.reached.get("store").copied().unwrap_or(0);
+                rs_min = rs_min.min(r.reuse());
+                let (h, n) = r.store_counts();
+                hits += h;
+                reached += n;
                 t += r.wall_s;
                 t_plain += plain.wall_s;
                 per_mutant.push(json!({"mutant": what, "run": r.json(), "plain": plain.json()}));
@@ -362,7 +384,7 @@ fn reuse(b: &mut Bench, results: &mut Vec<Value>) -> anyhow::Result<()> {
                 "{:<24} {:<20} {:>8.1}% {:>9.2} {:>11.1}% {:>8.1}% {:>9.2}",
                 prog,
                 name,
-                100.0 * r0.reuse("store"),
+                100.0 * r0.reuse(),
                 r0.wall_s / plain_orig.wall_s.max(1e-9),
                 100.0 * rs_mut,
                 100.0 * rs_min,
@@ -443,7 +465,9 @@ fn chains(b: &mut Bench, results: &mut Vec<Value>) -> anyhow::Result<()> {
         "z3-stack",
         "cache,cex,z3-stack",
         "slice,cache,cex,z3-stack",
-        "canon,store,cache,cex,z3-stack",
+        "slice,store,cache,cex,z3-stack",
+        "slice,cache,cex,store,z3-stack",
+        "slice,cache,cex,canon,store,z3-stack",
         "slice,canon,store,cache,cex,z3-stack",
         "reduce,slice,canon,store,cache,cex,z3-stack",
         "reduce,slice,canon,store,implication,cache,cex,z3-stack",
@@ -467,11 +491,11 @@ fn chains(b: &mut Bench, results: &mut Vec<Value>) -> anyhow::Result<()> {
         }
     }
     println!(
-        "\n== chains on a first run (fresh store), {} subjects: total seconds, Z3 calls",
+        "\n== chains over {} subjects: total seconds and Z3 calls of a first run (fresh store) and of a second run",
         bcs.len()
     );
     for chain in candidates {
-        let (mut secs, mut z3) = (0.0, 0);
+        let (mut secs, mut z3, mut secs2, mut z3_2) = (0.0, 0, 0.0, 0);
         for bc in &bcs {
             let store = b.fresh("store").with_extension("db");
             let store = store.to_string_lossy().into_owned();
@@ -483,9 +507,15 @@ fn chains(b: &mut Bench, results: &mut Vec<Value>) -> anyhow::Result<()> {
             let r = b.run(bc, chain, &stores)?;
             secs += r.wall_s;
             z3 += r.z3_calls;
+            let r = b.run(bc, chain, &stores)?;
+            secs2 += r.wall_s;
+            z3_2 += r.z3_calls;
         }
-        println!("{chain:<58} {secs:>8.2}s {z3:>8}");
-        results.push(json!({"bench": "chains", "chain": chain, "seconds": secs, "z3_calls": z3}));
+        println!("{chain:<58} {secs:>8.2}s {z3:>6}   again {secs2:>8.2}s {z3_2:>6}");
+        results.push(
+            json!({"bench": "chains", "chain": chain, "seconds": secs, "z3_calls": z3,
+                            "seconds_again": secs2, "z3_calls_again": z3_2}),
+        );
     }
     Ok(())
 }
@@ -538,9 +568,9 @@ fn shared_redis(b: &mut Bench, results: &mut Vec<Value>) -> anyhow::Result<()> {
         let r3 = b.run(&mutant, chain, &[&url])?;
         println!(
             "{prog} and mutant ({what}) at once: RS {:.1}% and {:.1}%; the mutant again: RS {:.1}%, {} Z3 calls",
-            100.0 * r1.reuse("store"),
-            100.0 * r2.reuse("store"),
-            100.0 * r3.reuse("store"),
+            100.0 * r1.reuse(),
+            100.0 * r2.reuse(),
+            100.0 * r3.reuse(),
             r3.z3_calls
         );
         results.push(json!({"bench": "redis", "subject": prog, "mutant": what,
@@ -575,7 +605,10 @@ fn main() -> anyhow::Result<()> {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     let dir = root.join("bench-results");
     std::fs::create_dir_all(&dir)?;
-    let path = dir.join("solver.json");
+    let path = dir.join(match &only {
+        Some(section) => format!("solver-{section}.json"),
+        None => "solver.json".to_string(),
+    });
     std::fs::write(&path, serde_json::to_string_pretty(&results)?)?;
     println!("\nwritten: {}", path.display());
     Ok(())

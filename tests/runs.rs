@@ -301,3 +301,32 @@ fn a_solver_store_answers_the_next_run_and_a_bad_one_is_left_alone() {
     assert_eq!(std::fs::read(&bad).expect("read"), vec![0x5a; 4096]);
     assert_eq!(outcome_multiset(&first), outcome_multiset(&third));
 }
+
+#[test]
+fn the_default_chain_keeps_answers_in_the_default_store() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let Some(bc) = compile(dir.path(), "branchy", BRANCHY) else {
+        return;
+    };
+    let store = dir.path().join("home-cache").join("solver.db");
+    let mut runs = Vec::new();
+    for name in ["first", "second"] {
+        let out = dir.path().join(name);
+        let o = mnemo()
+            .env("MNEMO_STORE", &store)
+            .args(["run", "-q", "--no-runtime", "--output-dir"])
+            .arg(&out)
+            .arg(&bc)
+            .output()
+            .expect("mnemo run");
+        assert!(o.status.success(), "{}", stderr(&o));
+        runs.push(json(&out.join("stats.json"))["solver"].clone());
+    }
+    assert!(store.exists(), "the default store is created");
+    assert!(runs[0]["z3_calls"].as_u64().unwrap() > 0);
+    assert_eq!(runs[1]["z3_calls"].as_u64(), Some(0), "{}", runs[1]);
+    assert_eq!(
+        runs[1]["stores"].as_str(),
+        Some(format!("file {}", store.display()).as_str())
+    );
+}

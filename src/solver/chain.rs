@@ -83,7 +83,7 @@ pub struct ChainSpec {
 
 /// The chain used when none is given: the fastest combination measured
 /// (see the solver benchmark).
-pub const DEFAULT_CHAIN: &str = "cache,cex,z3";
+pub const DEFAULT_CHAIN: &str = "slice,store,cache,cex,z3-stack";
 
 /// Why a `--solver-chain` value was refused.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]

@@ -191,7 +191,10 @@ fn statistics_count_queries_cache_hits_and_z3_calls() {
     let a = Array::symbolic("st_a", 1);
     let x = byte(&a, 0);
     let cs = vec![ult(&x, &constant(10, 8))];
-    let mut s = solver();
+    let mut s = Solver::new(SolverConfig {
+        chain: "cache,cex,z3".parse().unwrap(),
+        ..SolverConfig::default()
+    });
     let e = eq(&x, &constant(3, 8));
     assert!(s.may_be_true(&cs, &e).unwrap());
     assert!(s.may_be_true(&cs, &e).unwrap());
@@ -215,7 +218,7 @@ fn cache_reuses_models_only_when_they_cover_the_request() {
     let a = Array::symbolic("cm_a", 1);
     let b = Array::symbolic("cm_b", 1);
     let cs = vec![eq(&byte(&a, 0), &constant(1, 8))];
-    // The exact cache alone: the recent-models layer would answer the wider
+    // The exact cache alone: the counterexample cache would answer the wider
     // request below from the first model.
     let mut s = Solver::with_layers(
         SolverConfig::default(),

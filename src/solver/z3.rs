@@ -73,6 +73,10 @@ pub(super) struct Translator {
     names: FxHashSet<String>,
     /// Store chains per update node (its address; the query keeps it alive).
     stores: FxHashMap<usize, ZArray>,
+    /// The write lists whose nodes key `stores`, kept alive so that no
+    /// other node can take one of those addresses while the translation is
+    /// kept (the stack layer keeps it across queries).
+    kept_lists: Vec<UpdateList>,
     /// Side conditions to assert with the query. Each is valid in every
     /// query (it defines a name or states the semantics of reads), so the
     /// stack layer may assert it at any level.
@@ -214,6 +218,9 @@ impl Translator {
                 .ok_or_else(|| internal("store chain missing"))?,
             None => self.root(&updates.root),
         };
+        if !missing.is_empty() {
+            self.kept_lists.push(updates.clone());
+        }
         for node in missing.iter().rev() {
             arr = arr.store(&self.bv(&node.index)?, &self.bv(&node.value)?);
             self.stores.insert(*node as *const _ as usize, arr.clone());
