@@ -333,6 +333,26 @@ fn cmp_kind(a: &ExprKind, b: &ExprKind) -> Ordering {
 
 pub(crate) use crate::ir::semantics::{mask, to_signed};
 
+/// Appends to `out` the conjuncts of the width-1 expressions `exprs`, in
+/// order: conjunctions are split, `true` is left out.
+pub fn conjuncts(exprs: &[ExprRef], out: &mut Vec<ExprRef>) {
+    let mut stack: Vec<ExprRef> = exprs.iter().rev().cloned().collect();
+    while let Some(e) = stack.pop() {
+        match e.kind() {
+            ExprKind::Binary {
+                op: crate::ir::BinOp::And,
+                lhs,
+                rhs,
+            } if e.width() == 1 => {
+                stack.push(rhs.clone());
+                stack.push(lhs.clone());
+            }
+            _ if e.is_true() => {}
+            _ => out.push(e),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

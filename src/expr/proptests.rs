@@ -66,21 +66,7 @@ impl Env {
 }
 
 const WIDTHS: [u32; 9] = [1, 3, 8, 13, 16, 32, 64, 65, 128];
-const OPS: [BinOp; 13] = [
-    BinOp::Add,
-    BinOp::Sub,
-    BinOp::Mul,
-    BinOp::UDiv,
-    BinOp::SDiv,
-    BinOp::URem,
-    BinOp::SRem,
-    BinOp::And,
-    BinOp::Or,
-    BinOp::Xor,
-    BinOp::Shl,
-    BinOp::LShr,
-    BinOp::AShr,
-];
+const OPS: [BinOp; 13] = BinOp::ALL;
 const CMPS: [CmpOp; 5] = [CmpOp::Eq, CmpOp::Ult, CmpOp::Ule, CmpOp::Slt, CmpOp::Sle];
 
 fn m(w: u32) -> u128 {

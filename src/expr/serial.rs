@@ -286,22 +286,7 @@ fn cmp_of(code: u8) -> Option<CmpOp> {
 }
 
 fn binop_of(code: u8) -> Option<BinOp> {
-    const OPS: [BinOp; 13] = [
-        BinOp::Add,
-        BinOp::Sub,
-        BinOp::Mul,
-        BinOp::UDiv,
-        BinOp::SDiv,
-        BinOp::URem,
-        BinOp::SRem,
-        BinOp::And,
-        BinOp::Or,
-        BinOp::Xor,
-        BinOp::Shl,
-        BinOp::LShr,
-        BinOp::AShr,
-    ];
-    OPS.iter().copied().find(|op| op.code() == code)
+    BinOp::ALL.iter().copied().find(|op| op.code() == code)
 }
 
 fn put_uint(out: &mut Vec<u8>, mut v: u128) {

@@ -167,6 +167,23 @@ pub enum BinOp {
 }
 
 impl BinOp {
+    /// Every operation, in the order of their codes.
+    pub const ALL: [BinOp; 13] = [
+        BinOp::Add,
+        BinOp::Sub,
+        BinOp::Mul,
+        BinOp::UDiv,
+        BinOp::SDiv,
+        BinOp::URem,
+        BinOp::SRem,
+        BinOp::And,
+        BinOp::Or,
+        BinOp::Xor,
+        BinOp::Shl,
+        BinOp::LShr,
+        BinOp::AShr,
+    ];
+
     /// A code that never changes between versions of mnemo, for hashes that
     /// are kept on disk (function hashes, expression hashes).
     pub fn code(self) -> u8 {

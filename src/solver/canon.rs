@@ -20,8 +20,8 @@ use std::hash::Hasher;
 use super::query::{Answer, Chain, Layer, Query};
 use super::SolverError;
 use crate::expr::{
-    binary, cmp, concat, extract, not, read, select, serial, sext, zext, Array, ArrayRef,
-    Assignment, ExprKind, ExprRef, UpdateList, UpdateNode,
+    binary, cmp, concat, conjuncts as conjuncts_of, extract, not, read, select, serial, sext, zext,
+    Array, ArrayRef, Assignment, ExprKind, ExprRef, UpdateList, UpdateNode,
 };
 use crate::ir::BinOp;
 
@@ -63,7 +63,7 @@ pub fn canonical_form(
 ) -> Canonical {
     let mut conjuncts = Vec::new();
     for c in constraints {
-        split(c, &mut conjuncts);
+        conjuncts_of(std::slice::from_ref(c), &mut conjuncts);
     }
     let mut shape = ShapeHasher::default();
     let mut keyed: Vec<(u64, ExprRef)> = conjuncts
@@ -89,7 +89,7 @@ pub fn canonical_form(
     let mut renamer = Renamer::new(&renaming);
     let mut out: Vec<ExprRef> = Vec::with_capacity(keyed.len());
     for (_, c) in &keyed {
-        split(&renamer.rename(c), &mut out);
+        conjuncts_of(std::slice::from_ref(&renamer.rename(c)), &mut out);
     }
     out.retain(|c| !c.is_true());
     out.sort();
@@ -108,24 +108,6 @@ pub fn canonical_key(constraints: &[ExprRef], expr: &ExprRef) -> Vec<u8> {
     let mut all = c.constraints;
     all.push(c.expr);
     serial::encode(&all)
-}
-
-/// Appends the conjuncts of a width-1 `e` to `out`.
-fn split(e: &ExprRef, out: &mut Vec<ExprRef>) {
-    let mut stack = vec![e.clone()];
-    while let Some(e) = stack.pop() {
-        match e.kind() {
-            ExprKind::Binary {
-                op: BinOp::And,
-                lhs,
-                rhs,
-            } if e.width() == 1 => {
-                stack.push(rhs.clone());
-                stack.push(lhs.clone());
-            }
-            _ => out.push(e),
-        }
-    }
 }
 
 /// Hashes of expressions that ignore array names (but not their sizes or

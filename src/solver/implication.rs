@@ -27,8 +27,7 @@ use super::interval::{atom_of, Atom};
 use super::query::{Answer, Chain, Layer, Query};
 use super::store::Backend;
 use super::SolverError;
-use crate::expr::{arrays_in_all, serial, ArrayRef, Assignment, Evaluator, ExprKind, ExprRef};
-use crate::ir::BinOp;
+use crate::expr::{arrays_in_all, serial, ArrayRef, Assignment, Evaluator, ExprRef};
 
 /// Keys of the implication store's entries in a backend start with this.
 const KEY_PREFIX: u8 = b'I';
@@ -275,21 +274,7 @@ impl ImplicationLayer {
 /// without repeats, with their atoms; `None` when one of them is `false`.
 fn atoms_of(exprs: &[ExprRef]) -> Option<Vec<(ExprRef, Atom)>> {
     let mut out: Vec<ExprRef> = Vec::new();
-    let mut stack: Vec<ExprRef> = exprs.to_vec();
-    while let Some(e) = stack.pop() {
-        match e.kind() {
-            ExprKind::Binary {
-                op: BinOp::And,
-                lhs,
-                rhs,
-            } if e.width() == 1 => {
-                stack.push(lhs.clone());
-                stack.push(rhs.clone());
-            }
-            _ if e.is_true() => {}
-            _ => out.push(e),
-        }
-    }
+    crate::expr::conjuncts(exprs, &mut out);
     out.sort();
     out.dedup();
     // Every non-constant width-1 expression is an atom; a constant left

@@ -8,8 +8,7 @@ use std::collections::BTreeMap;
 use super::interval::{atom_of, Atom, ValueSet};
 use super::query::{Answer, Chain, Layer, Query};
 use super::SolverError;
-use crate::expr::{ExprKind, ExprRef};
-use crate::ir::BinOp;
+use crate::expr::ExprRef;
 
 /// Merges the comparisons of each term with constants before a query goes
 /// on.
@@ -26,21 +25,7 @@ impl ReductionLayer {
 /// The conjuncts of `exprs`, with conjunctions split.
 fn conjuncts(exprs: &[ExprRef]) -> Vec<ExprRef> {
     let mut out = Vec::new();
-    let mut stack: Vec<ExprRef> = exprs.iter().rev().cloned().collect();
-    while let Some(e) = stack.pop() {
-        match e.kind() {
-            ExprKind::Binary {
-                op: BinOp::And,
-                lhs,
-                rhs,
-            } if e.width() == 1 => {
-                stack.push(rhs.clone());
-                stack.push(lhs.clone());
-            }
-            _ if e.is_true() => {}
-            _ => out.push(e),
-        }
-    }
+    crate::expr::conjuncts(exprs, &mut out);
     out
 }
 
