@@ -27,6 +27,32 @@ impl SqliteStore {
     /// Opens the store at `path`, creating it (and its directory) if it does
     /// not exist.
     pub fn open(path: &Path) -> Result<Self, StoreError> {
+        let io = |reason: String| StoreError::Io {
+            store: format!("file {}", path.display()),
+            reason,
+        };
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir)
+                .map_err(|e| io(format!("cannot create {}: {e}", dir.display())))?;
+        }
+        // Processes opening a new file together contend for the locks that
+        // set it up; SQLite reports some of those conflicts at once rather
+        // than waiting, so the setup is tried again for a while.
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        loop {
+            match Self::try_open(path) {
+                Err(StoreError::Io { reason, .. })
+                    if (reason.contains("locked") || reason.contains("busy"))
+                        && std::time::Instant::now() < deadline =>
+                {
+                    std::thread::sleep(Duration::from_millis(10));
+                }
+                other => return other,
+            }
+        }
+    }
+
+    fn try_open(path: &Path) -> Result<Self, StoreError> {
         let describe = || format!("file {}", path.display());
         let io = |reason: String| StoreError::Io {
             store: describe(),
@@ -36,10 +62,6 @@ impl SqliteStore {
             store: describe(),
             reason,
         };
-        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-            std::fs::create_dir_all(dir)
-                .map_err(|e| io(format!("cannot create {}: {e}", dir.display())))?;
-        }
         let conn = Connection::open_with_flags(
             path,
             OpenFlags::SQLITE_OPEN_READ_WRITE
@@ -58,18 +80,17 @@ impl SqliteStore {
             })
             .map_err(|e| corrupt(e.to_string()))?;
         if tables.is_empty() {
-            conn.execute_batch(
-                "PRAGMA journal_mode = WAL;
-                 BEGIN IMMEDIATE;
+            // Tables and meta in one transaction: another process opening
+            // the new file at the same moment sees both or neither.
+            conn.pragma_update(None, "journal_mode", "WAL")
+                .map_err(|e| io(e.to_string()))?;
+            conn.execute_batch(&format!(
+                "BEGIN IMMEDIATE;
                  CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value) WITHOUT ROWID;
                  CREATE TABLE IF NOT EXISTS entries (key BLOB PRIMARY KEY, value BLOB NOT NULL) WITHOUT ROWID;
-                 COMMIT;",
-            )
-            .map_err(|e| io(e.to_string()))?;
-            conn.execute(
-                "INSERT OR IGNORE INTO meta VALUES ('magic', ?1), ('format', ?2)",
-                params![MAGIC, FORMAT],
-            )
+                 INSERT OR IGNORE INTO meta VALUES ('magic', '{MAGIC}'), ('format', {FORMAT});
+                 COMMIT;"
+            ))
             .map_err(|e| io(e.to_string()))?;
         } else if !tables.iter().any(|t| t == "meta") || !tables.iter().any(|t| t == "entries") {
             return Err(corrupt(format!(
@@ -240,6 +261,25 @@ mod tests {
             .unwrap();
         assert!(matches!(store.get(b"Ek"), Err(StoreError::Corrupt { .. })));
         assert!(store.scan_prefix(b"E").unwrap().is_empty());
+    }
+
+    #[test]
+    fn two_processes_creating_one_file_at_once_both_succeed() {
+        for round in 0..20 {
+            let dir = tempfile::tempdir().unwrap();
+            let path = dir.path().join("s.db");
+            let threads: Vec<_> = (0..3)
+                .map(|_| {
+                    let path = path.clone();
+                    std::thread::spawn(move || SqliteStore::open(&path).map(|_| ()))
+                })
+                .collect();
+            for t in threads {
+                t.join()
+                    .unwrap()
+                    .unwrap_or_else(|e| panic!("round {round}: {e}"));
+            }
+        }
     }
 
     #[test]
