@@ -18,6 +18,9 @@ pub struct ExecConfig {
     /// Source files whose lines count for coverage are those outside this
     /// directory (the runtime's own C code).
     pub runtime_dir: Option<String>,
+    /// A guided path at which the trie does not fit the program ends there
+    /// (certification) instead of going on unguided.
+    pub strict_guide: bool,
 }
 
 impl Default for ExecConfig {
@@ -29,6 +32,7 @@ impl Default for ExecConfig {
             show_output: false,
             solver: SolverConfig::default(),
             runtime_dir: None,
+            strict_guide: false,
         }
     }
 }

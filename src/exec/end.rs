@@ -110,4 +110,7 @@ pub enum PathEnd {
     Early(EarlyReason),
     /// Ended without a test: `klee_silent_exit`, an infeasible assumption.
     Silent,
+    /// A trie-guided path with nothing left to explore: every path below
+    /// was explored before and is kept in the trie. No test, no trie leaf.
+    Pruned,
 }

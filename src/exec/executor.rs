@@ -13,12 +13,13 @@ use std::sync::Arc;
 use rustc_hash::FxHashSet;
 
 use super::config::ExecConfig;
+use super::guide::{Guidance, Guide, GuideCounters, GuideNode, Next};
 use super::end::{EarlyReason, ErrorKind, PathEnd, PathError, StackEntry};
 use super::memory::{AllocKind, MemoryObject, ObjectState};
 use super::natives::Native;
 use super::state::{
-    function_address, function_at, Choice, Forced, Frame, State, GLOBAL_BASE, HEAP_BASE, NULL_PAGE,
-    RED_ZONE, STACK_BASE,
+    function_address, function_at, Alt, Decision, Forced, Frame, Point, State, GLOBAL_BASE,
+    HEAP_BASE, NULL_PAGE, RED_ZONE, STACK_BASE,
 };
 use super::value::Value;
 use crate::expr::{self, Assignment, ExprRef};
@@ -78,6 +79,10 @@ pub struct Executor {
     pub instructions: u64,
     /// Names of unsupported externals called, for the summary.
     pub unsupported_externals: FxHashSet<String>,
+    /// The recorded run that guides states, if this run replays one.
+    guide: Option<Arc<dyn Guide>>,
+    /// What guided replay saved and where the trie did not fit.
+    pub guided: GuideCounters,
 }
 
 impl Executor {
@@ -120,6 +125,8 @@ impl Executor {
             forked: Vec::new(),
             instructions: 0,
             unsupported_externals: FxHashSet::default(),
+            guide: None,
+            guided: GuideCounters::default(),
         };
         ex.consts = (0..ex.module.consts.len())
             .map(|i| ex.eval_const(ConstId(i as u32)))
@@ -129,6 +136,11 @@ impl Executor {
 
     pub fn module(&self) -> &Arc<Module> {
         &self.module
+    }
+
+    /// Makes states follow a recorded run (set before `initial_state`).
+    pub fn set_guide(&mut self, guide: Arc<dyn Guide>) {
+        self.guide = Some(guide);
     }
 
     pub fn solver_stats(&self) -> crate::solver::SolverStats {
@@ -221,7 +233,11 @@ impl Executor {
             memory: Default::default(),
             constraints: Arc::new(Vec::new()),
             symbolics: Vec::new(),
-            choices: Vec::new(),
+            path: imbl::Vector::new(),
+            depth: 0,
+            stopped_at: None,
+            guide: None,
+            hint: None,
             next_heap: HEAP_BASE,
             next_stack: STACK_BASE,
             instructions: 0,
@@ -307,6 +323,12 @@ impl Executor {
         {
             anyhow::bail!("cannot start in `{}`", self.config.entry);
         }
+        if let Some(g) = &self.guide {
+            state.guide = match g.start() {
+                Next::Guided(n) => Some(n),
+                Next::Free | Next::Skip => None,
+            };
+        }
         Ok(state)
     }
 
@@ -331,6 +353,16 @@ impl Executor {
 
     /// A concrete model of the state's inputs, for its test.
     pub fn model(&mut self, state: &State) -> Result<Assignment, SolverError> {
+        if let Some(h) = &state.hint {
+            self.guided.solver_calls_avoided += 1;
+            return Ok((**h).clone());
+        }
+        if let Some(w) = self.witness(state) {
+            if state.constraints.iter().all(|c| expr::eval(c, &w) != 0) {
+                self.guided.solver_calls_avoided += 1;
+                return Ok(w);
+            }
+        }
         let arrays: Vec<_> = state.symbolics.iter().map(|s| s.array.clone()).collect();
         Ok(self
             .solver
@@ -428,7 +460,9 @@ impl Executor {
 
     /// Forks `state` over mutually exclusive conditions that together cover
     /// every possibility, returning the alternative the state itself takes
-    /// and its payload. Other feasible alternatives become children.
+    /// and its payload. Other feasible alternatives become children. The
+    /// decision goes on the state's path; a guided state takes its
+    /// alternatives from the recorded run instead of the solver.
     pub(crate) fn fork(
         &mut self,
         state: &mut State,
@@ -439,57 +473,250 @@ impl Executor {
         if let Some(f) = state.forced.take() {
             return Ok((f.alternative as usize, f.payload));
         }
-        let mut feasible = Vec::with_capacity(conds.len());
+        let func = state.frame().func;
+        let line = self.current_loc(state).map_or(0, |l| l.line);
+        if let Some(node) = state.guide {
+            match self.guided_alternatives(state, node, func, site, Some(conds.len())) {
+                Some((alts, next)) => {
+                    let point = Point {
+                        func,
+                        site,
+                        line,
+                        alts,
+                    };
+                    return self.take_alternatives(state, point, conds, &next);
+                }
+                None if self.config.strict_guide => return Err(Flow::End(PathEnd::Pruned)),
+                None => state.guide = None,
+            }
+        }
+        let mut alts = Vec::with_capacity(conds.len());
+        let mut any_feasible = false;
         for (i, c) in conds.iter().enumerate() {
             let ok = match c.as_const() {
                 Some(v) => v != 0,
                 // The last alternative is feasible when no other one is,
                 // since together they cover everything.
-                None if i + 1 == conds.len() && feasible.is_empty() => true,
+                None if i + 1 == conds.len() && !any_feasible => true,
+                None if state.hint.as_ref().is_some_and(|h| expr::eval(c, h) != 0) => {
+                    self.guided.solver_calls_avoided += 1;
+                    true
+                }
                 None => match self.solver.may_be_true(&state.constraints, c) {
                     Ok(b) => b,
                     Err(e) => return Err(self.solver_error(state, e)),
                 },
             };
-            if ok {
-                feasible.push(i);
+            any_feasible |= ok;
+            alts.push(Alt {
+                payload: payloads[i],
+                feasible: ok,
+            });
+        }
+        let point = Point {
+            func,
+            site,
+            line,
+            alts: alts.into(),
+        };
+        let next = vec![Next::Free; conds.len()];
+        self.take_alternatives(state, point, conds, &next)
+    }
+
+    /// The recorded alternatives at a guided state's choice point, or `None`
+    /// (counted and described) when the trie does not fit the program here.
+    fn guided_alternatives(
+        &mut self,
+        state: &State,
+        node: GuideNode,
+        func: FuncId,
+        site: SiteId,
+        expected: Option<usize>,
+    ) -> Option<(Arc<[Alt]>, Vec<Next>)> {
+        let guide = self.guide.clone()?;
+        let problem = match guide.at_point(node, func, site) {
+            Guidance::Follow { alts, next } if expected.is_none_or(|n| n == alts.len()) => {
+                return Some((alts, next));
+            }
+            Guidance::Follow { alts, .. } => format!(
+                "the trie records {} alternatives where the program has {}",
+                alts.len(),
+                expected.unwrap_or(0)
+            ),
+            Guidance::Mismatch(m) => m,
+        };
+        self.guided.mismatches += 1;
+        let at = self.module.describe_loc(self.current_loc(state));
+        let problem = format!("{problem} (at {at})");
+        if self.guided.first_mismatch.is_none() {
+            self.guided.first_mismatch = Some(problem.clone());
+        }
+        self.guided.last_mismatch = Some(problem);
+        None
+    }
+
+    /// Takes the feasible alternatives of `point` that `next` does not skip:
+    /// the state the first, a forced child each of the others.
+    fn take_alternatives(
+        &mut self,
+        state: &mut State,
+        point: Point,
+        conds: &[ExprRef],
+        next: &[Next],
+    ) -> Exec<(usize, u64)> {
+        let feasible = point.feasible();
+        if feasible == 0 {
+            return Err(Flow::End(PathEnd::Silent));
+        }
+        if state.guide.is_some() {
+            // What an unguided state would have asked the solver.
+            self.guided.solver_calls_avoided +=
+                conds.iter().filter(|c| c.as_const().is_none()).count() as u64;
+        }
+        if feasible >= 2 {
+            if let Some(max) = self.config.max_depth {
+                if state.depth >= max {
+                    state.stopped_at = Some(point);
+                    return Err(Flow::End(PathEnd::Early(EarlyReason::MaxDepth)));
+                }
             }
         }
-        match feasible.len() {
-            0 => Err(Flow::End(PathEnd::Silent)),
-            1 => Ok((feasible[0], payloads[feasible[0]])),
-            _ => {
-                if let Some(max) = self.config.max_depth {
-                    if state.depth() >= max {
-                        return Err(Flow::End(PathEnd::Early(EarlyReason::MaxDepth)));
-                    }
-                }
-                let func = state.frame().func;
-                for &i in &feasible[1..] {
-                    let mut child = state.clone();
-                    child.id = self.next_id();
-                    child.add_constraint(conds[i].clone());
-                    child.choices.push(Choice {
-                        func,
-                        site,
-                        alternative: i as u32,
-                    });
-                    child.forced = Some(Forced {
-                        alternative: i as u32,
-                        payload: payloads[i],
-                    });
-                    self.forked.push(child);
-                }
-                let i0 = feasible[0];
-                state.add_constraint(conds[i0].clone());
-                state.choices.push(Choice {
-                    func,
-                    site,
-                    alternative: i0 as u32,
-                });
-                Ok((i0, payloads[i0]))
+        let go: Vec<usize> = (0..point.alts.len())
+            .filter(|&i| point.alts[i].feasible && next.get(i).is_some_and(|n| *n != Next::Skip))
+            .collect();
+        let Some(&first) = go.first() else {
+            // Every feasible alternative was explored before: nothing of this
+            // path is left to run (the trie keeps its tests).
+            return Err(Flow::End(PathEnd::Pruned));
+        };
+        let guide_of = |n: Next| match n {
+            Next::Guided(g) => Some(g),
+            Next::Free | Next::Skip => None,
+        };
+        // Leaving the trie at a candidate: its recorded test seeds the new
+        // exploration below it.
+        if state.guide.is_some() && go.iter().any(|&i| next[i] == Next::Free) {
+            state.hint = self.witness(state).map(Arc::new);
+        }
+        for &i in &go[1..] {
+            let mut child = state.clone();
+            child.id = self.next_id();
+            if feasible >= 2 {
+                child.add_constraint(conds[i].clone());
+                child.depth += 1;
+            }
+            child.path.push_back(Decision {
+                point: point.clone(),
+                taken: i as u32,
+            });
+            child.guide = guide_of(next[i]);
+            child.forced = Some(Forced {
+                alternative: i as u32,
+                payload: point.alts[i].payload,
+            });
+            self.forked.push(child);
+        }
+        if feasible >= 2 {
+            state.add_constraint(conds[first].clone());
+            state.depth += 1;
+        }
+        let payload = point.alts[first].payload;
+        state.guide = guide_of(next[first]);
+        state.path.push_back(Decision {
+            point,
+            taken: first as u32,
+        });
+        Ok((first, payload))
+    }
+
+    /// Whether the assumption `cond`, made by the call at `site`, can hold
+    /// on the path: a choice point of one alternative, recorded so that a
+    /// replay knows the answer without the solver. When it cannot hold the
+    /// path ends there (silently, as an infeasible assumption does).
+    pub(crate) fn assume_point(
+        &mut self,
+        state: &mut State,
+        site: SiteId,
+        cond: &ExprRef,
+    ) -> Exec<bool> {
+        let func = state.frame().func;
+        let line = self.current_loc(state).map_or(0, |l| l.line);
+        let mut recorded = None;
+        if let Some(node) = state.guide {
+            match self.guided_alternatives(state, node, func, site, Some(1)) {
+                Some((alts, next)) => recorded = Some((alts[0].feasible, next[0])),
+                None if self.config.strict_guide => return Err(Flow::End(PathEnd::Pruned)),
+                None => state.guide = None,
             }
         }
+        let feasible = match recorded {
+            Some((feasible, next)) => {
+                self.guided.solver_calls_avoided += 1;
+                if feasible {
+                    state.guide = match next {
+                        Next::Guided(g) => Some(g),
+                        Next::Free | Next::Skip => None,
+                    };
+                }
+                feasible
+            }
+            None => self.may_be_true(state, cond)?,
+        };
+        let point = Point {
+            func,
+            site,
+            line,
+            alts: Arc::new([Alt {
+                payload: 0,
+                feasible,
+            }]),
+        };
+        if feasible {
+            state.path.push_back(Decision { point, taken: 0 });
+        } else {
+            state.stopped_at = Some(point);
+        }
+        Ok(feasible)
+    }
+
+    /// The choice site of the call instruction the state is executing.
+    pub(crate) fn call_site(&self, state: &State) -> SiteId {
+        let fr = state.frame();
+        match self
+            .module
+            .func(fr.func)
+            .body
+            .as_ref()
+            .and_then(|b| b.insts.get(fr.pc.index()))
+        {
+            Some(Inst::Call { site, .. }) => *site,
+            _ => SiteId(u32::MAX),
+        }
+    }
+
+    /// The recorded inputs that satisfy a guided state's path condition, as
+    /// an assignment of its symbolic arrays.
+    fn witness(&self, state: &State) -> Option<Assignment> {
+        let inputs = self.guide.as_ref()?.witness(state.guide?)?;
+        let mut a = Assignment::new();
+        for (s, bytes) in state.symbolics.iter().zip(inputs.iter()) {
+            a.set(&s.array, bytes.clone());
+        }
+        Some(a)
+    }
+
+    /// Whether `cond` may hold on the path: answered by the recorded inputs
+    /// on a guided prefix when they satisfy it, else by the solver.
+    pub(crate) fn may_be_true(&mut self, state: &State, cond: &ExprRef) -> Exec<bool> {
+        if let Some(w) = self.witness(state) {
+            if expr::eval(cond, &w) != 0 {
+                self.guided.solver_calls_avoided += 1;
+                return Ok(true);
+            }
+        }
+        self.solver
+            .may_be_true(&state.constraints, cond)
+            .map_err(|e| self.solver_error(state, e))
     }
 
     /// Fixes a symbolic value to one feasible concrete value (no fork).
@@ -497,24 +724,27 @@ impl Executor {
         match v {
             Value::Concrete { bits, .. } => Ok(*bits),
             Value::Symbolic(e) => {
-                let c = match self.solver.get_value(&state.constraints, e) {
-                    Ok(c) => c,
-                    Err(err) => return Err(self.solver_error(state, err)),
-                };
+                let c = self.example(state, v)?;
                 state.add_constraint(expr::eq(e, &expr::constant(c, e.width())));
                 Ok(c)
             }
         }
     }
 
-    /// A value of `v` under the path, without constraining the path.
+    /// A value of `v` under the path, without constraining the path. On a
+    /// guided prefix it is the value the recorded run chose.
     pub(crate) fn example(&mut self, state: &State, v: &Value) -> Exec<u128> {
         match v {
             Value::Concrete { bits, .. } => Ok(*bits),
-            Value::Symbolic(e) => self
-                .solver
-                .get_value(&state.constraints, e)
-                .map_err(|err| self.solver_error(state, err)),
+            Value::Symbolic(e) => {
+                if let Some(w) = self.witness(state) {
+                    self.guided.solver_calls_avoided += 1;
+                    return Ok(expr::eval(e, &w));
+                }
+                self.solver
+                    .get_value(&state.constraints, e)
+                    .map_err(|err| self.solver_error(state, err))
+            }
         }
     }
 
@@ -1114,8 +1344,17 @@ impl Executor {
             Value::Symbolic(p) => {
                 let p = p.clone();
                 let site = site.unwrap_or(SiteId(u32::MAX));
-                let payload =
-                    self.choose_target(state, site, |ex, st| ex.pointer_targets(st, &p, bytes))?;
+                let payload = self.choose_target(
+                    state,
+                    site,
+                    |ex, st| ex.pointer_targets(st, &p, bytes),
+                    |st, payloads| {
+                        recorded_conditions(payloads, |base| match st.memory.get(base) {
+                            Some(e) => in_bounds(&p, base, e.object.size, bytes),
+                            None => expr::bool_const(false),
+                        })
+                    },
+                )?;
                 if payload == NO_TARGET {
                     let v = self.example(state, &Value::Symbolic(p.clone()))? as u64;
                     return Err(self.bad_address(state, v, bytes));
@@ -1127,21 +1366,32 @@ impl Executor {
     }
 
     /// Picks the target of a symbolic pointer: the forced one when the state
-    /// replays a fork, else one of the alternatives `targets` finds, forking
-    /// when there are several.
+    /// replays a fork; on a guided prefix, one of the recorded targets
+    /// (`rebuild` gives their conditions); else one of the alternatives
+    /// `targets` finds, forking when there are several.
     fn choose_target(
         &mut self,
         state: &mut State,
         site: SiteId,
         targets: impl FnOnce(&mut Self, &State) -> Exec<(Vec<ExprRef>, Vec<u64>)>,
+        rebuild: impl FnOnce(&State, &[u64]) -> Vec<ExprRef>,
     ) -> Exec<u64> {
         if state.forced.is_some() {
             return Ok(self.fork(state, site, &[], &[])?.1);
         }
-        let (conds, payloads) = targets(self, state)?;
-        if conds.len() == 1 {
-            return Ok(payloads[0]);
+        if let Some(node) = state.guide {
+            let func = state.frame().func;
+            match self.guided_alternatives(state, node, func, site, None) {
+                Some((alts, _)) => {
+                    let payloads: Vec<u64> = alts.iter().map(|a| a.payload).collect();
+                    let conds = rebuild(state, &payloads);
+                    return Ok(self.fork(state, site, &conds, &payloads)?.1);
+                }
+                None if self.config.strict_guide => return Err(Flow::End(PathEnd::Pruned)),
+                None => state.guide = None,
+            }
         }
+        let (conds, payloads) = targets(self, state)?;
         Ok(self.fork(state, site, &conds, &payloads)?.1)
     }
 
@@ -1375,8 +1625,16 @@ impl Executor {
             Value::Concrete { bits, .. } => *bits as u64,
             Value::Symbolic(e) => {
                 let e = e.clone();
-                let payload =
-                    self.choose_target(state, site, |ex, st| ex.function_targets(st, &e, nfuncs))?;
+                let payload = self.choose_target(
+                    state,
+                    site,
+                    |ex, st| ex.function_targets(st, &e, nfuncs),
+                    |_, payloads| {
+                        recorded_conditions(payloads, |v| {
+                            expr::eq(&e, &expr::constant(v as u128, 64))
+                        })
+                    },
+                )?;
                 if payload == NO_TARGET {
                     self.example(state, p)? as u64
                 } else {
@@ -1480,6 +1738,24 @@ impl Executor {
         );
         addr
     }
+}
+
+/// The conditions of a memory or call fork's recorded alternatives, built
+/// as the search for targets built them: `is(payload)` for each target,
+/// and for the error side (`NO_TARGET`) none of the targets before it.
+fn recorded_conditions(payloads: &[u64], mut is: impl FnMut(u64) -> ExprRef) -> Vec<ExprRef> {
+    let mut conds = Vec::with_capacity(payloads.len());
+    let mut outside = expr::bool_const(true);
+    for &payload in payloads {
+        if payload == NO_TARGET {
+            conds.push(outside.clone());
+            continue;
+        }
+        let c = is(payload);
+        outside = expr::and(&outside, &expr::not(&c));
+        conds.push(c);
+    }
+    conds
 }
 
 /// `base <= p && p + bytes <= base + size`, as one unsigned range check.

@@ -184,13 +184,12 @@ impl Executor {
                     }
                     Value::Symbolic(e) => expr::ne(e, &expr::constant(0, e.width())),
                 };
-                match self.solver.may_be_true(&state.constraints, &cond) {
-                    Ok(true) => {
-                        state.add_constraint(cond);
-                        Ok(None)
-                    }
-                    Ok(false) => Err(Flow::End(PathEnd::Silent)),
-                    Err(e) => Err(self.solver_error(state, e)),
+                let site = self.call_site(state);
+                if self.assume_point(state, site, &cond)? {
+                    state.add_constraint(cond);
+                    Ok(None)
+                } else {
+                    Err(Flow::End(PathEnd::Silent))
                 }
             }
             Native::Range => {

@@ -8,7 +8,8 @@ use std::sync::Arc;
 
 use super::memory::AddressSpace;
 use super::value::Value;
-use crate::expr::{ArrayRef, ExprRef};
+use crate::expr::{ArrayRef, Assignment, ExprRef};
+use super::guide::GuideNode;
 use crate::ir::{FuncId, InstId, Reg, SiteId};
 
 /// Where the engine's stack and heap objects are placed. Addresses are
@@ -61,12 +62,41 @@ pub struct Symbolic {
     pub array: ArrayRef,
 }
 
-/// One decision the path took at a choice point (DESIGN.md, invariant 2).
+/// One alternative of a choice point: what it stands for and whether the
+/// path could take it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
-pub struct Choice {
+pub struct Alt {
+    /// What the alternative stands for: its index at a branch or switch, an
+    /// object's base address or a function's address at a memory or call
+    /// fork, or `NO_TARGET` for the error side of one.
+    pub payload: u64,
+    pub feasible: bool,
+}
+
+/// A choice point a path reached (DESIGN.md, invariant 2): named by its
+/// function and choice-site index, with the alternatives it had there.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Point {
     pub func: FuncId,
     pub site: SiteId,
-    pub alternative: u32,
+    /// Source line of the instruction, for reports (0 when unknown).
+    pub line: u32,
+    /// The alternatives, in order; shared by every path forked here.
+    pub alts: Arc<[Alt]>,
+}
+
+impl Point {
+    /// Alternatives the path could take here.
+    pub fn feasible(&self) -> usize {
+        self.alts.iter().filter(|a| a.feasible).count()
+    }
+}
+
+/// One decision of a path: the point and the alternative it took.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Decision {
+    pub point: Point,
+    pub taken: u32,
 }
 
 /// A path being explored.
@@ -77,9 +107,22 @@ pub struct State {
     pub memory: AddressSpace,
     pub constraints: Arc<Vec<ExprRef>>,
     pub symbolics: Vec<Symbolic>,
-    /// The choices taken so far, at points that had more than one feasible
-    /// alternative; its length is the depth `--max-depth` bounds.
-    pub choices: Vec<Choice>,
+    /// Every decision taken so far at a choice point whose answer was not
+    /// constant, feasible alternatives recorded: the path in the run's trie.
+    pub path: imbl::Vector<Decision>,
+    /// Decisions taken at points with more than one feasible alternative:
+    /// the depth `--max-depth` bounds.
+    pub depth: u32,
+    /// The point the path ended at without taking an alternative: the depth
+    /// bound (a boundary node of the trie) or an assumption that cannot hold.
+    pub stopped_at: Option<Point>,
+    /// Where the state is in a recorded run it follows (trie-guided
+    /// replay); `None` once it explores on its own.
+    pub guide: Option<GuideNode>,
+    /// Inputs known to satisfy the path condition (kept so: dropped as soon
+    /// as a constraint they violate is added). Below a candidate node they
+    /// are a recorded test's, and answer feasibility without the solver.
+    pub hint: Option<Arc<Assignment>>,
     pub next_heap: u64,
     pub next_stack: u64,
     /// Instructions this path executed.
@@ -103,10 +146,6 @@ pub struct Forced {
 }
 
 impl State {
-    pub fn depth(&self) -> u32 {
-        self.choices.len() as u32
-    }
-
     pub fn frame(&self) -> &Frame {
         self.stack.last().expect("a running state has a frame")
     }
@@ -118,6 +157,9 @@ impl State {
     pub fn add_constraint(&mut self, c: ExprRef) {
         if c.is_true() {
             return;
+        }
+        if self.hint.as_ref().is_some_and(|h| crate::expr::eval(&c, h) == 0) {
+            self.hint = None;
         }
         Arc::make_mut(&mut self.constraints).push(c);
     }

@@ -161,7 +161,7 @@ fn finish(
     end: PathEnd,
     observer: &mut dyn PathObserver,
 ) -> anyhow::Result<()> {
-    if matches!(end, PathEnd::Silent) {
+    if matches!(end, PathEnd::Silent | PathEnd::Pruned) {
         return observer.path_ended(
             executor,
             &FinishedPath {
