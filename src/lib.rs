@@ -1,13 +1,16 @@
 //! mnemo: a symbolic executor for LLVM bitcode that remembers what it learned.
 //!
 //! The modules follow the architecture of DESIGN.md; each depends only on
-//! those listed before it: `ir`, `expr` -> `solver` -> `exec` -> `search` ->
-//! `testgen`, `stats` -> `run`. `files` (atomic writes) serves them all.
+//! those listed before it: `ir`, `expr` -> `solver` -> `exec` -> `search`,
+//! `memo` -> `testgen`, `stats` -> `run`, `certify`. `files` (atomic writes)
+//! serves them all.
 
+pub mod certify;
 pub mod exec;
 pub mod expr;
 pub mod files;
 pub mod ir;
+pub mod memo;
 pub mod run;
 pub mod search;
 pub mod solver;

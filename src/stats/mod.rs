@@ -21,6 +21,33 @@ pub struct RunStats {
     pub tests: u64,
     pub solver: SolverStats,
     pub coverage: CoverageStats,
+    #[serde(default)]
+    pub memo: MemoStats,
+}
+
+/// What the run's trie did: reuse of an earlier run, and its own cost.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct MemoStats {
+    /// The trie file the run read and wrote.
+    pub trie: String,
+    /// Whether the run followed the trie of an earlier run.
+    pub reused: bool,
+    /// Candidate nodes explored anew (boundary nodes, stopped paths).
+    pub candidates: u64,
+    /// Tests of paths not run again, written from the trie.
+    pub kept_tests: u64,
+    /// Paths this run executed and recorded.
+    pub recorded_paths: u64,
+    /// Solver queries answered by the trie on replayed prefixes.
+    pub solver_calls_avoided: u64,
+    /// Choice points where the trie did not fit the program.
+    pub mismatches: u64,
+    /// Nodes of the saved trie.
+    pub nodes: u64,
+    /// Size of the saved trie file.
+    pub trie_bytes: u64,
+    pub load_s: f64,
+    pub save_s: f64,
 }
 
 /// How paths ended.
@@ -105,6 +132,18 @@ impl RunStats {
             self.coverage.instructions_pct,
             self.coverage.lines_pct
         );
+        if self.memo.reused {
+            s += &format!(
+                "mnemo: memo: {} tests kept, {} candidates explored, {} solver queries answered by the trie\n",
+                self.memo.kept_tests, self.memo.candidates, self.memo.solver_calls_avoided
+            );
+        }
+        if self.memo.mismatches > 0 {
+            s += &format!(
+                "mnemo: memo: the trie did not fit the program at {} choice points\n",
+                self.memo.mismatches
+            );
+        }
         s
     }
 }

@@ -9,8 +9,8 @@ use anyhow::Context;
 
 use super::ktest::{KTest, KTestObject};
 use super::replay::{Outcome, TestRecord, TestsJson};
-use crate::exec::{Executor, PathEnd, PathError};
-use crate::ir::Module;
+use crate::exec::Executor;
+use crate::memo::{StoredOutcome, StoredTest};
 use crate::search::{FinishedPath, PathObserver};
 use crate::stats::PathStats;
 
@@ -50,6 +50,28 @@ impl TestWriter {
         })
     }
 
+    /// Like [`TestWriter::create`], but a directory holding an earlier run's
+    /// results (a `tests.json`) is emptied of them first: a resumed run
+    /// writes them all again, from its trie and from the paths it finishes.
+    pub fn replace(dir: &Path, program: &str, args: Vec<String>) -> anyhow::Result<TestWriter> {
+        if dir.join("tests.json").is_file() {
+            let entries = std::fs::read_dir(dir)
+                .with_context(|| format!("cannot read output directory {}", dir.display()))?;
+            for e in entries.flatten() {
+                let name = e.file_name().to_string_lossy().into_owned();
+                let ours = (name.starts_with("test")
+                    && (name.ends_with(".ktest") || name.ends_with(".err")))
+                    || name == "tests.json"
+                    || name == "stats.json";
+                if ours {
+                    std::fs::remove_file(e.path())
+                        .with_context(|| format!("cannot remove {}", e.path().display()))?;
+                }
+            }
+        }
+        TestWriter::create(dir, program, args)
+    }
+
     pub fn tests(&self) -> u64 {
         self.records.len() as u64
     }
@@ -66,61 +88,60 @@ impl TestWriter {
             .with_context(|| format!("cannot write {}", path.display()))
     }
 
-    fn write_err(&self, module: &Module, id: usize, e: &PathError) -> anyhow::Result<()> {
+    fn write_err(&self, id: usize, test: &StoredTest) -> anyhow::Result<()> {
+        let StoredOutcome::Error {
+            kind,
+            message,
+            file,
+            line,
+            stack,
+        } = &test.outcome
+        else {
+            return Ok(());
+        };
         let mut text = String::new();
-        let _ = writeln!(text, "Error: {}", e.message);
-        let _ = writeln!(text, "Kind: {}", e.kind);
-        if let Some(l) = e.loc {
-            let _ = writeln!(text, "File: {}", module.files[l.file.index()]);
-            let _ = writeln!(text, "Line: {}", l.line);
+        let _ = writeln!(text, "Error: {message}");
+        let _ = writeln!(text, "Kind: {kind}");
+        if *line != 0 || !file.is_empty() {
+            let _ = writeln!(text, "File: {file}");
+            let _ = writeln!(text, "Line: {line}");
         }
         let _ = writeln!(text, "Stack:");
-        for (i, f) in e.stack.iter().enumerate() {
-            let _ = writeln!(
-                text,
-                "  #{i} {} at {}",
-                f.function,
-                module.describe_loc(f.loc)
-            );
+        for (i, (function, at)) in stack.iter().enumerate() {
+            let _ = writeln!(text, "  #{i} {function} at {at}");
         }
-        let path = self.dir.join(format!("test{id:06}.{}.err", e.kind));
+        let path = self.dir.join(format!("test{id:06}.{kind}.err"));
         crate::files::write_atomic(&path, text.as_bytes())
             .with_context(|| format!("cannot write {}", path.display()))
     }
-}
 
-impl PathObserver for TestWriter {
-    fn path_ended(&mut self, executor: &Executor, path: &FinishedPath<'_>) -> anyhow::Result<()> {
-        let module = executor.module();
-        let outcome = match path.end {
-            PathEnd::Silent => return Ok(()),
-            PathEnd::Completed { .. } => {
+    /// Writes one test: its ktest, its `.err` report for an error, and its
+    /// entry for `tests.json`; counts its path.
+    pub fn write(&mut self, test: &StoredTest) -> anyhow::Result<()> {
+        let outcome = match &test.outcome {
+            StoredOutcome::Exit { code } => {
                 self.paths.completed += 1;
-                Outcome::Exit {
-                    exit_code: path.exit_code.unwrap_or(0),
-                }
+                Outcome::Exit { exit_code: *code }
             }
-            PathEnd::Error(e) => {
-                *self.paths.errors.entry(e.kind.to_string()).or_default() += 1;
-                let (file, line) = match e.loc {
-                    Some(l) => (module.files[l.file.index()].clone(), l.line),
-                    None => (String::new(), 0),
-                };
+            StoredOutcome::Error {
+                kind,
+                message,
+                file,
+                line,
+                ..
+            } => {
+                *self.paths.errors.entry(kind.clone()).or_default() += 1;
                 Outcome::Error {
-                    kind: e.kind.to_string(),
-                    file,
-                    line,
-                    message: e.message.clone(),
+                    kind: kind.clone(),
+                    file: file.clone(),
+                    line: *line,
+                    message: message.clone(),
                 }
             }
-            PathEnd::Early(reason) => {
-                *self
-                    .paths
-                    .early
-                    .entry(reason.as_str().to_string())
-                    .or_default() += 1;
+            StoredOutcome::Early { reason } => {
+                *self.paths.early.entry(reason.clone()).or_default() += 1;
                 Outcome::Early {
-                    reason: reason.as_str().to_string(),
+                    reason: reason.clone(),
                 }
             }
         };
@@ -129,7 +150,7 @@ impl PathObserver for TestWriter {
             args: self.args.clone(),
             sym_argvs: 0,
             sym_argv_len: 0,
-            objects: path
+            objects: test
                 .inputs
                 .iter()
                 .map(|(name, bytes)| KTestObject {
@@ -143,14 +164,21 @@ impl PathObserver for TestWriter {
         ktest
             .write_atomic(&kpath)
             .with_context(|| format!("cannot write {}", kpath.display()))?;
-        if let PathEnd::Error(e) = path.end {
-            self.write_err(module, id, e)?;
-        }
+        self.write_err(id, test)?;
         self.records.push(TestRecord {
             id: id as u32,
             ktest: name,
             outcome,
         });
         Ok(())
+    }
+}
+
+impl PathObserver for TestWriter {
+    fn path_ended(&mut self, executor: &Executor, path: &FinishedPath<'_>) -> anyhow::Result<()> {
+        match StoredTest::of_path(executor, path) {
+            Some(test) => self.write(&test),
+            None => Ok(()),
+        }
     }
 }

@@ -1,0 +1,140 @@
+//! Tries on disk: a magic line, a format version and a checksum before the
+//! bincode body, written atomically into the memo directory.
+
+use std::path::{Path, PathBuf};
+
+use thiserror::Error;
+
+use super::trie::Trie;
+
+const MAGIC: &[u8; 16] = b"mnemo trie file\n";
+/// Bumped whenever the body's layout changes; older files are refused.
+pub const FORMAT_VERSION: u32 = 1;
+const HEADER: usize = MAGIC.len() + 4 + 32;
+
+/// Why a trie file could not be used.
+#[derive(Debug, Error)]
+pub enum TrieFileError {
+    #[error("cannot read or write {path}")]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{path} is not a mnemo trie file")]
+    NotATrie { path: PathBuf },
+    #[error("{path} is a trie of format {found}; this mnemo reads format {FORMAT_VERSION}")]
+    Version { path: PathBuf, found: u32 },
+    #[error("{path} is damaged (checksum mismatch)")]
+    Checksum { path: PathBuf },
+    #[error("{path} is damaged: {detail}")]
+    Body { path: PathBuf, detail: String },
+}
+
+/// The trie file of a program in a memo directory: one per program name.
+pub fn trie_path(memo_dir: &Path, program: &str) -> PathBuf {
+    memo_dir.join(format!("{program}.trie"))
+}
+
+/// The bytes of a trie file.
+pub fn encode(trie: &Trie) -> Vec<u8> {
+    let body = bincode::serialize(&trie.canonical()).expect("a trie always serializes");
+    let mut out = Vec::with_capacity(HEADER + body.len());
+    out.extend_from_slice(MAGIC);
+    out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
+    out.extend_from_slice(blake3::hash(&body).as_bytes());
+    out.extend_from_slice(&body);
+    out
+}
+
+/// A trie from the bytes of a trie file (`path` names it in errors).
+pub fn decode(bytes: &[u8], path: &Path) -> Result<Trie, TrieFileError> {
+    let path = path.to_path_buf();
+    if bytes.len() < HEADER || &bytes[..MAGIC.len()] != MAGIC {
+        return Err(TrieFileError::NotATrie { path });
+    }
+    let mut v = [0u8; 4];
+    v.copy_from_slice(&bytes[MAGIC.len()..MAGIC.len() + 4]);
+    let found = u32::from_le_bytes(v);
+    if found != FORMAT_VERSION {
+        return Err(TrieFileError::Version { path, found });
+    }
+    let sum = &bytes[MAGIC.len() + 4..HEADER];
+    let body = &bytes[HEADER..];
+    if blake3::hash(body).as_bytes() != sum {
+        return Err(TrieFileError::Checksum { path });
+    }
+    let mut trie: Trie = bincode::deserialize(body).map_err(|e| TrieFileError::Body {
+        path: path.clone(),
+        detail: e.to_string(),
+    })?;
+    check_shape(&trie).map_err(|detail| TrieFileError::Body { path, detail })?;
+    trie.reindex();
+    Ok(trie)
+}
+
+/// Indices in range and parents consistent: a file that passed the
+/// checksum but was written wrongly must not make later code panic.
+fn check_shape(trie: &Trie) -> Result<(), String> {
+    let n = trie.nodes.len();
+    if n == 0 {
+        return Err("no root node".into());
+    }
+    if trie.nodes[0].parent.is_some() {
+        return Err("the root has a parent".into());
+    }
+    for (i, node) in trie.nodes.iter().enumerate() {
+        if let Some(p) = &node.point {
+            if p.func as usize >= trie.funcs.len() {
+                return Err(format!("node {i} names function {} of {}", p.func, trie.funcs.len()));
+            }
+        }
+        let mut last = None;
+        for c in &node.children {
+            let child = trie
+                .nodes
+                .get(c.index())
+                .ok_or_else(|| format!("node {i} has child {} of {n}", c.0))?;
+            if child.parent.map(|p| p.index()) != Some(i) {
+                return Err(format!("node {} does not name {i} as its parent", c.0));
+            }
+            let alts = node.point.as_ref().map_or(0, |p| p.alts.len());
+            if child.via as usize >= alts {
+                return Err(format!("node {} takes alternative {} of {alts}", c.0, child.via));
+            }
+            if last.is_some_and(|l| l >= child.via) {
+                return Err(format!("children of node {i} out of order"));
+            }
+            last = Some(child.via);
+        }
+    }
+    // Each non-root node is the child of exactly its parent: no cycles.
+    let mut seen = vec![false; n];
+    for id in trie.preorder() {
+        if std::mem::replace(&mut seen[id.index()], true) {
+            return Err(format!("node {} is reached twice", id.0));
+        }
+    }
+    Ok(())
+}
+
+/// Reads a trie file.
+pub fn load(path: &Path) -> Result<Trie, TrieFileError> {
+    let bytes = std::fs::read(path).map_err(|source| TrieFileError::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    decode(&bytes, path)
+}
+
+/// Writes a trie file atomically (creating its directory).
+pub fn save(trie: &Trie, path: &Path) -> Result<(), TrieFileError> {
+    let io = |source| TrieFileError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).map_err(io)?;
+    }
+    crate::files::write_atomic(path, &encode(trie)).map_err(io)
+}

@@ -1,0 +1,189 @@
+//! Marking, compression and merging, as Memoise defines them.
+//!
+//! - **Marking**: given the candidate nodes (roots of the subtrees a run
+//!   must explore again), every node on a path from the root to a
+//!   candidate is marked; the rest are not.
+//! - **Compression**: the children of every unmarked node are removed.
+//!   Unmarked children of marked nodes stay (the paper's "pruning hanging"
+//!   nodes): they tell the replay that an alternative was explored, and
+//!   here they also keep the tests of the subtree they stood for.
+//! - **Merging**: the trie a run built on a compressed trie gets back, at
+//!   each hanging node, the subtree the old trie has there, so the result
+//!   is complete again.
+
+use super::trie::{Node, NodeId, Trie};
+
+/// The marks of one memoized run over one trie (never saved: marking is
+/// redone at the start of every run).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Marks {
+    pub marked: Vec<bool>,
+    pub candidate: Vec<bool>,
+}
+
+impl Marks {
+    /// Marks `candidates` and every ancestor of them.
+    pub fn new(trie: &Trie, candidates: &[NodeId]) -> Marks {
+        let mut m = Marks {
+            marked: vec![false; trie.len()],
+            candidate: vec![false; trie.len()],
+        };
+        for &c in candidates {
+            m.candidate[c.index()] = true;
+            let mut at = Some(c);
+            while let Some(id) = at {
+                if std::mem::replace(&mut m.marked[id.index()], true) {
+                    break;
+                }
+                at = trie.node(id).parent;
+            }
+        }
+        m
+    }
+
+    /// Every node marked, none a candidate: certification follows the
+    /// whole trie.
+    pub fn all(trie: &Trie) -> Marks {
+        Marks {
+            marked: vec![true; trie.len()],
+            candidate: vec![false; trie.len()],
+        }
+    }
+
+    pub fn is_marked(&self, id: NodeId) -> bool {
+        self.marked.get(id.index()).copied().unwrap_or(false)
+    }
+
+    pub fn is_candidate(&self, id: NodeId) -> bool {
+        self.candidate.get(id.index()).copied().unwrap_or(false)
+    }
+
+    pub fn candidates(&self) -> usize {
+        self.candidate.iter().filter(|c| **c).count()
+    }
+
+    /// Marks for a trie that grew (nodes added after these marks were made
+    /// are neither marked nor candidates).
+    fn extended(&self, len: usize) -> Marks {
+        let mut m = self.clone();
+        m.marked.resize(len, false);
+        m.candidate.resize(len, false);
+        m
+    }
+}
+
+/// The boundary nodes: leaves ended by the depth bound (iterative
+/// deepening's candidates).
+pub fn boundary_nodes(trie: &Trie) -> Vec<NodeId> {
+    trie.leaves()
+        .filter(|id| trie.node(*id).end.as_ref().is_some_and(|e| e.is_boundary()))
+        .collect()
+}
+
+/// The leaves of paths a limit of the run stopped (resume's candidates).
+pub fn stopped_nodes(trie: &Trie) -> Vec<NodeId> {
+    trie.leaves()
+        .filter(|id| trie.node(*id).end.as_ref().is_some_and(|e| e.is_stopped()))
+        .collect()
+}
+
+/// The compressed trie and its marks: the children of unmarked nodes are
+/// removed, their tests kept on the node.
+pub fn compress(trie: &Trie, marks: &Marks) -> (Trie, Marks) {
+    let mut out = trie.clone();
+    out.nodes.clear();
+    let mut out_marks = Marks::default();
+    // (old id, new parent)
+    let mut stack = vec![(NodeId::ROOT, None::<NodeId>)];
+    while let Some((old, parent)) = stack.pop() {
+        let n = trie.node(old);
+        let id = NodeId(out.nodes.len() as u32);
+        let marked = marks.is_marked(old);
+        let mut node = Node {
+            parent,
+            children: Vec::new(),
+            ..n.clone()
+        };
+        if !marked && !n.children.is_empty() {
+            node.kept = trie.tests_below(old).into_iter().cloned().collect();
+            node.test = None;
+        }
+        out.nodes.push(node);
+        out_marks.marked.push(marked);
+        out_marks.candidate.push(marks.is_candidate(old));
+        if let Some(p) = parent {
+            out.nodes[p.index()].children.push(id);
+        }
+        if marked {
+            for c in n.children.iter().rev() {
+                stack.push((*c, Some(id)));
+            }
+        }
+    }
+    (out, out_marks)
+}
+
+/// Merges the trie `new`, built by a run on the compression of `old` with
+/// marks `marks`, with `old`: every hanging (unmarked) node of `new` gets
+/// back the subtree `old` has there. Candidates are left as the run made
+/// them. The result is complete.
+pub fn merge(old: &Trie, new: &Trie, marks: &Marks) -> Trie {
+    let marks = marks.extended(new.len());
+    let mut out = new.clone();
+    let mut work = vec![(NodeId::ROOT, NodeId::ROOT)];
+    while let Some((o, n)) = work.pop() {
+        if marks.is_candidate(n) {
+            continue;
+        }
+        if !marks.is_marked(n) {
+            if !old.node(o).children.is_empty() {
+                out.nodes[n.index()].kept.clear();
+                graft(old, o, &mut out, n);
+            }
+            continue;
+        }
+        for &nc in &new.node(n).children {
+            if let Some(oc) = old.child(o, new.node(nc).via) {
+                work.push((oc, nc));
+            }
+        }
+    }
+    out
+}
+
+/// Copies the children of `from` in `src`, with their subtrees, under
+/// `to` in `dst`, whose point and leaf data are `from`'s.
+fn graft(src: &Trie, from: NodeId, dst: &mut Trie, to: NodeId) {
+    let mut stack = vec![(from, to)];
+    while let Some((s, d)) = stack.pop() {
+        let sn = src.node(s);
+        {
+            let dn = &mut dst.nodes[d.index()];
+            dn.point = sn.point.clone();
+            dn.end = sn.end.clone();
+            dn.test = sn.test.clone();
+            dn.kept = sn.kept.clone();
+            dn.children.clear();
+        }
+        for &c in &sn.children {
+            let id = dst.add_child(d, src.node(c).via);
+            stack.push((c, id));
+        }
+    }
+    // Points name functions by index into the trie's own table.
+    remap_funcs(src, dst, to);
+}
+
+/// Rewrites the function indices of the points below `root` in `dst`,
+/// which were copied from `src`, into `dst`'s table.
+fn remap_funcs(src: &Trie, dst: &mut Trie, root: NodeId) {
+    let mut stack = vec![root];
+    while let Some(id) = stack.pop() {
+        if let Some(p) = dst.nodes[id.index()].point.take() {
+            let name = src.funcs.get(p.func as usize).cloned().unwrap_or_default();
+            let func = dst.intern_func(&name);
+            dst.nodes[id.index()].point = Some(super::trie::TriePoint { func, ..p });
+        }
+        stack.extend(dst.nodes[id.index()].children.iter().copied());
+    }
+}

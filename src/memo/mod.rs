@@ -1,0 +1,31 @@
+//! Memoized symbolic execution (Memoise): every run is recorded as a trie
+//! of the choices it took, kept on disk, and the next run is guided by it
+//! with the solver off wherever the answer is already known.
+//!
+//! - [`trie`]: the trie (arena of nodes, typed indices) and path insertion;
+//! - [`record`]: builds a run's trie as its paths end;
+//! - [`file`]: the trie on disk (version, checksum, atomic writes);
+//! - [`mark`]: marking, compression and merging, as the paper defines them;
+//! - [`guide`]: a marked trie guiding the executor (trie-guided replay);
+//! - [`plan`]: what a run reuses from the trie of an earlier one;
+//! - [`show`]: `mnemo trie show|stats|dot`.
+
+pub mod file;
+pub mod guide;
+pub mod mark;
+pub mod plan;
+pub mod record;
+pub mod show;
+pub mod stored;
+pub mod trie;
+
+pub use file::{trie_path, TrieFileError, FORMAT_VERSION};
+pub use guide::TrieGuide;
+pub use mark::{compress, merge, Marks};
+pub use plan::{Plan, PlanError};
+pub use record::Recorder;
+pub use stored::{StoredOutcome, StoredTest};
+pub use trie::{End, NodeId, Recorded, Trie};
+
+#[cfg(test)]
+mod tests;

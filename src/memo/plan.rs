@@ -1,0 +1,140 @@
+//! What a run reuses from the trie of an earlier run of the same program:
+//! which nodes are candidates (explored anew), which tests are kept, and
+//! the trie the run's recorder starts from.
+//!
+//! Iterative deepening: with a deeper bound than the recorded one, the
+//! boundary nodes are candidates. Resume: the leaves of paths a limit of
+//! the run stopped are candidates. A run at the recorded bound of a run
+//! that finished has no candidate: it writes the kept tests and runs
+//! nothing.
+
+use thiserror::Error;
+
+use super::mark::{boundary_nodes, compress, stopped_nodes, Marks};
+use super::stored::StoredTest;
+use super::trie::{NodeId, Recorded, Trie};
+
+/// Why a recorded trie cannot guide this run.
+#[derive(Debug, Error, PartialEq, Eq)]
+pub enum PlanError {
+    #[error("the trie was recorded for another version of the program (changed: {})", .0.join(", "))]
+    Stale(Vec<String>),
+    #[error("the trie was recorded for entry `{recorded}`, not `{now}`")]
+    Entry { recorded: String, now: String },
+    #[error("the trie was recorded with other program arguments ({recorded:?}, now {now:?})")]
+    Args {
+        recorded: Vec<String>,
+        now: Vec<String>,
+    },
+    #[error("the trie was recorded with depth bound {recorded}, deeper than this run's {now}")]
+    Shallower { recorded: String, now: String },
+}
+
+/// A memoized run's plan.
+pub struct Plan {
+    /// The trie the recorder starts from: the old trie (compressed if asked),
+    /// to which the run's paths are added.
+    pub base: Trie,
+    pub marks: Marks,
+    /// Tests of the paths this run does not run again.
+    pub kept: Vec<StoredTest>,
+    pub candidates: usize,
+}
+
+fn bound_text(b: Option<u32>) -> String {
+    b.map_or("none".to_string(), |d| d.to_string())
+}
+
+impl Plan {
+    /// The plan for a run recording `now` over the trie `old` of an earlier
+    /// run (`changed`: the functions whose hashes differ).
+    pub fn new(
+        old: Trie,
+        now: &Recorded,
+        changed: Vec<String>,
+        compress_trie: bool,
+    ) -> Result<Plan, PlanError> {
+        let was = &old.recorded;
+        if !changed.is_empty() {
+            return Err(PlanError::Stale(changed));
+        }
+        if was.entry != now.entry {
+            return Err(PlanError::Entry {
+                recorded: was.entry.clone(),
+                now: now.entry.clone(),
+            });
+        }
+        if was.args != now.args {
+            return Err(PlanError::Args {
+                recorded: was.args.clone(),
+                now: now.args.clone(),
+            });
+        }
+        // Deeper means a larger bound, and no bound is deepest of all.
+        let deeper = match (was.max_depth, now.max_depth) {
+            (Some(a), Some(b)) => b > a,
+            (Some(_), None) => true,
+            (None, _) => false,
+        };
+        let shallower = match (was.max_depth, now.max_depth) {
+            (Some(a), Some(b)) => b < a,
+            (None, Some(_)) => true,
+            _ => false,
+        };
+        if shallower {
+            return Err(PlanError::Shallower {
+                recorded: bound_text(was.max_depth),
+                now: bound_text(now.max_depth),
+            });
+        }
+        let mut candidates: Vec<NodeId> = stopped_nodes(&old);
+        if deeper {
+            candidates.extend(boundary_nodes(&old));
+        }
+        Ok(Plan::with_candidates(old, now, &candidates, compress_trie))
+    }
+
+    /// The plan that explores anew below `candidates` of `old`.
+    pub fn with_candidates(
+        old: Trie,
+        now: &Recorded,
+        candidates: &[NodeId],
+        compress_trie: bool,
+    ) -> Plan {
+        let marks = Marks::new(&old, candidates);
+        let (mut base, marks) = if compress_trie {
+            compress(&old, &marks)
+        } else {
+            (old, marks)
+        };
+        let kept = kept_tests(&base, &marks);
+        base.recorded = now.clone();
+        Plan {
+            base,
+            candidates: marks.candidates(),
+            marks,
+            kept,
+        }
+    }
+
+    /// Whether the run has anything to explore.
+    pub fn explores(&self) -> bool {
+        self.candidates > 0
+    }
+}
+
+/// The tests of every path outside the candidates' subtrees.
+pub fn kept_tests(trie: &Trie, marks: &Marks) -> Vec<StoredTest> {
+    let mut out = Vec::new();
+    let mut stack = vec![NodeId::ROOT];
+    while let Some(id) = stack.pop() {
+        if marks.is_candidate(id) {
+            continue;
+        }
+        let n = trie.node(id);
+        out.extend(n.test.iter().cloned());
+        out.extend(n.kept.iter().cloned());
+        stack.extend(n.children.iter().rev().copied());
+    }
+    out
+}

@@ -1,0 +1,55 @@
+//! Builds the run's trie as paths end (DESIGN.md, invariant 6).
+
+use super::stored::StoredTest;
+use super::trie::{End, NodeId, Trie};
+use crate::exec::{Executor, PathEnd};
+use crate::search::FinishedPath;
+
+/// Records every ended path into a trie: a fresh one, or the (marked,
+/// perhaps compressed) trie of an earlier run that this run extends.
+pub struct Recorder {
+    pub trie: Trie,
+    /// Paths recorded by this run.
+    pub paths: u64,
+}
+
+impl Recorder {
+    pub fn new(trie: Trie) -> Recorder {
+        Recorder { trie, paths: 0 }
+    }
+
+    /// Records an ended path with its test; returns its leaf (`None` for a
+    /// pruned replay, which adds nothing).
+    pub fn record(
+        &mut self,
+        executor: &Executor,
+        path: &FinishedPath<'_>,
+        test: Option<StoredTest>,
+    ) -> Option<NodeId> {
+        let end = end_of(path.end)?;
+        self.paths += 1;
+        Some(self.trie.insert_path(
+            executor.module(),
+            path.state.path.iter(),
+            path.state.stopped_at.as_ref(),
+            end,
+            test,
+        ))
+    }
+}
+
+/// The trie's record of a path end (`None`: the path is not recorded).
+pub fn end_of(end: &PathEnd) -> Option<End> {
+    Some(match end {
+        PathEnd::Completed { .. } => End::Completed,
+        PathEnd::Error(e) => End::Error {
+            kind: e.kind.to_string(),
+            line: e.loc.map_or(0, |l| l.line),
+        },
+        PathEnd::Early(r) => End::Early {
+            reason: r.as_str().to_string(),
+        },
+        PathEnd::Silent => End::Silent,
+        PathEnd::Pruned => return None,
+    })
+}

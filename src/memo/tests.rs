@@ -1,0 +1,227 @@
+//! Unit tests of the trie, its file, and marking, compression and merging
+//! (the paper's procedures) on small hand-built tries.
+
+use super::file::{decode, encode, TrieFileError, FORMAT_VERSION};
+use super::mark::{boundary_nodes, compress, merge, Marks};
+use super::plan::kept_tests;
+use super::stored::{StoredOutcome, StoredTest};
+use super::trie::{End, NodeId, Recorded, Trie, TriePoint};
+use crate::exec::Alt;
+use std::path::Path;
+
+fn two_way() -> Vec<Alt> {
+    vec![
+        Alt {
+            payload: 0,
+            feasible: true,
+        },
+        Alt {
+            payload: 0,
+            feasible: true,
+        },
+    ]
+}
+
+fn test_of(tag: u8, outcome: StoredOutcome) -> StoredTest {
+    StoredTest {
+        inputs: vec![("x".into(), vec![tag, 0, 0, 0])],
+        outcome,
+    }
+}
+
+/// Adds a path of alternatives below the root (every point `f:level`, two
+/// feasible alternatives) ending in `end`, with a test tagged `tag`.
+fn add(t: &mut Trie, alts: &[u32], end: End, tag: u8) -> NodeId {
+    let f = t.intern_func("f");
+    let mut at = NodeId::ROOT;
+    for (level, &a) in alts.iter().enumerate() {
+        let n = &mut t.nodes[at.index()];
+        n.end = None;
+        n.test = None;
+        if n.point.is_none() {
+            n.point = Some(TriePoint {
+                func: f,
+                site: level as u32,
+                line: 10 + level as u32,
+                alts: two_way(),
+            });
+        }
+        at = match t.child(at, a) {
+            Some(c) => c,
+            None => t.add_child(at, a),
+        };
+    }
+    let outcome = match &end {
+        End::Early { reason } => StoredOutcome::Early {
+            reason: reason.clone(),
+        },
+        _ => StoredOutcome::Exit { code: 0 },
+    };
+    let n = &mut t.nodes[at.index()];
+    if end.is_boundary() {
+        n.point = Some(TriePoint {
+            func: f,
+            site: alts.len() as u32,
+            line: 10 + alts.len() as u32,
+            alts: two_way(),
+        });
+    }
+    n.end = Some(end);
+    n.test = Some(test_of(tag, outcome));
+    at
+}
+
+fn boundary() -> End {
+    End::Early {
+        reason: End::MAX_DEPTH.into(),
+    }
+}
+
+/// The shape of Memoise's Figure 3 at depth 3: paths 00, 01, 10 end,
+/// path 11 reaches the bound.
+fn figure3() -> Trie {
+    let mut t = Trie::new(Recorded {
+        program: "compute".into(),
+        entry: "main".into(),
+        max_depth: Some(2),
+        ..Recorded::default()
+    });
+    add(&mut t, &[0, 0], End::Completed, 1);
+    add(&mut t, &[0, 1], End::Completed, 2);
+    add(&mut t, &[1, 0], End::Completed, 3);
+    add(&mut t, &[1, 1], boundary(), 4);
+    t
+}
+
+#[test]
+fn a_trie_file_round_trips_and_is_canonical() {
+    let t = figure3();
+    let bytes = encode(&t);
+    let back = decode(&bytes, Path::new("t.trie")).expect("decodes");
+    assert_eq!(back, t.canonical());
+    // The same paths inserted in another order give the same file.
+    let mut u = Trie::new(t.recorded.clone());
+    add(&mut u, &[1, 1], boundary(), 4);
+    add(&mut u, &[1, 0], End::Completed, 3);
+    add(&mut u, &[0, 1], End::Completed, 2);
+    add(&mut u, &[0, 0], End::Completed, 1);
+    assert_eq!(encode(&u), bytes);
+}
+
+#[test]
+fn damaged_or_foreign_trie_files_are_named_errors() {
+    let bytes = encode(&figure3());
+    let p = Path::new("x.trie");
+    let mut flipped = bytes.clone();
+    let last = flipped.len() - 1;
+    flipped[last] ^= 0x40;
+    assert!(matches!(
+        decode(&flipped, p),
+        Err(TrieFileError::Checksum { .. })
+    ));
+    assert!(matches!(
+        decode(b"hello", p),
+        Err(TrieFileError::NotATrie { .. })
+    ));
+    let mut version = bytes.clone();
+    version[16..20].copy_from_slice(&(FORMAT_VERSION + 1).to_le_bytes());
+    match decode(&version, p) {
+        Err(e @ TrieFileError::Version { .. }) => {
+            assert!(e.to_string().contains("x.trie"), "{e}")
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(decode(&bytes[..bytes.len() / 2], p).is_err());
+}
+
+#[test]
+fn a_well_summed_but_inconsistent_body_is_refused() {
+    let mut t = figure3();
+    // A child pointing back at the root would make walks loop.
+    t.nodes[1].children.push(NodeId::ROOT);
+    let body = bincode::serialize(&t).expect("serializes");
+    let mut bytes = encode(&figure3())[..52].to_vec();
+    bytes[20..52].copy_from_slice(blake3::hash(&body).as_bytes());
+    bytes.extend_from_slice(&body);
+    assert!(matches!(
+        decode(&bytes, Path::new("y.trie")),
+        Err(TrieFileError::Body { .. })
+    ));
+}
+
+#[test]
+fn marking_marks_candidates_and_their_ancestors_only() {
+    let t = figure3();
+    let b = boundary_nodes(&t);
+    assert_eq!(b.len(), 1);
+    let m = Marks::new(&t, &b);
+    let marked: Vec<Vec<(String, u32, u32)>> = t
+        .preorder()
+        .into_iter()
+        .filter(|id| m.is_marked(*id))
+        .map(|id| t.path_to(id))
+        .collect();
+    let alts: Vec<Vec<u32>> = marked
+        .iter()
+        .map(|p| p.iter().map(|(_, _, a)| *a).collect())
+        .collect();
+    assert_eq!(alts, vec![vec![], vec![1], vec![1, 1]]);
+    assert!(m.is_candidate(b[0]));
+    assert_eq!(m.candidates(), 1);
+}
+
+#[test]
+fn compression_cuts_unmarked_subtrees_but_keeps_hanging_nodes_and_tests() {
+    let t = figure3();
+    let m = Marks::new(&t, &boundary_nodes(&t));
+    let (c, cm) = compress(&t, &m);
+    // root, 0 (hanging, its two leaves cut), 1, 10 (hanging leaf), 11.
+    assert_eq!(c.len(), 5);
+    let zero = c.child(NodeId::ROOT, 0).expect("hanging node kept");
+    assert!(c.node(zero).children.is_empty());
+    assert!(!cm.is_marked(zero));
+    let kept: Vec<u8> = c.node(zero).kept.iter().map(|t| t.inputs[0].1[0]).collect();
+    assert_eq!(kept, vec![1, 2]);
+    // The tests a run reuses are the same before and after compression.
+    let tags = |v: Vec<StoredTest>| {
+        let mut x: Vec<u8> = v.iter().map(|t| t.inputs[0].1[0]).collect();
+        x.sort();
+        x
+    };
+    assert_eq!(tags(kept_tests(&c, &cm)), vec![1, 2, 3]);
+    assert_eq!(tags(kept_tests(&t, &m)), vec![1, 2, 3]);
+}
+
+#[test]
+fn merging_a_run_on_the_compressed_trie_restores_the_complete_trie() {
+    let old = figure3();
+    let m = Marks::new(&old, &boundary_nodes(&old));
+    let (compressed, cm) = compress(&old, &m);
+    // The deeper run explores below the boundary node 11, on the compressed
+    // trie and (for reference) on the full one.
+    let mut on_compressed = compressed.clone();
+    let mut on_full = old.clone();
+    for t in [&mut on_compressed, &mut on_full] {
+        add(t, &[1, 1, 0], End::Completed, 5);
+        add(t, &[1, 1, 1], boundary(), 6);
+    }
+    let merged = merge(&old, &on_compressed, &cm);
+    assert_eq!(merged.canonical(), on_full.canonical());
+    // The hanging node's kept tests are back in their leaves.
+    assert_eq!(
+        merged.tests_below(NodeId::ROOT).len(),
+        on_full.tests_below(NodeId::ROOT).len()
+    );
+}
+
+#[test]
+fn a_path_through_a_boundary_node_makes_it_an_inner_node() {
+    let mut t = figure3();
+    let b = boundary_nodes(&t)[0];
+    add(&mut t, &[1, 1, 0], End::Completed, 7);
+    assert!(t.node(b).end.is_none());
+    assert!(t.node(b).test.is_none());
+    assert!(boundary_nodes(&t).is_empty());
+    let found = t.find(&[("f".into(), 0, 1), ("f".into(), 1, 1), ("f".into(), 2, 0)]);
+    assert_eq!(found.map(|n| t.node(n).end.clone()), Some(Some(End::Completed)));
+}

@@ -1,0 +1,398 @@
+//! The trie of a run (Memoise): a node per choice taken, named by its
+//! choice location and alternative; leaves say how the path ended.
+//!
+//! Nodes live in an arena addressed by [`NodeId`]. A node stands for the
+//! prefix of decisions leading to it; its `point` is the choice point the
+//! paths through it reached next (with every alternative, feasible or not:
+//! the infeasible ones are the paper's unsatisfiable nodes), its children
+//! the alternatives taken. A leaf's `end` says how its path ended; a
+//! boundary node is a leaf ended by the depth bound, whose point is known
+//! but whose alternatives were not taken.
+
+use std::collections::BTreeMap;
+
+use rustc_hash::FxHashMap;
+use serde::{Deserialize, Serialize};
+
+use super::stored::StoredTest;
+use crate::exec::{Alt, Decision, Point};
+use crate::ir::{FuncId, Module, SiteId};
+
+/// A node of a trie, by index in its arena.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct NodeId(pub u32);
+
+impl NodeId {
+    pub const ROOT: NodeId = NodeId(0);
+
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+/// A choice point as the trie names it: by function name (an index into
+/// the trie's table) and choice-site index, so that it survives a new
+/// version of the program in which the function is unchanged.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TriePoint {
+    pub func: u32,
+    pub site: u32,
+    pub line: u32,
+    pub alts: Vec<Alt>,
+}
+
+impl TriePoint {
+    pub fn feasible(&self) -> usize {
+        self.alts.iter().filter(|a| a.feasible).count()
+    }
+}
+
+/// How the path of a leaf ended.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum End {
+    Completed,
+    Error { kind: String, line: u32 },
+    /// Stopped early: `max-depth` (a boundary node) or a limit of the run.
+    Early { reason: String },
+    /// Ended without a test (`klee_silent_exit`, an infeasible assumption).
+    Silent,
+}
+
+impl End {
+    pub const MAX_DEPTH: &'static str = "max-depth";
+
+    pub fn is_boundary(&self) -> bool {
+        matches!(self, End::Early { reason } if reason == End::MAX_DEPTH)
+    }
+
+    /// Stopped by a limit of the run other than the depth bound: the path
+    /// a resumed run goes on with.
+    pub fn is_stopped(&self) -> bool {
+        matches!(self, End::Early { reason } if reason != End::MAX_DEPTH)
+    }
+
+    pub fn describe(&self) -> String {
+        match self {
+            End::Completed => "completed".into(),
+            End::Error { kind, line } => format!("error {kind} at line {line}"),
+            End::Early { reason } => format!("early ({reason})"),
+            End::Silent => "silent".into(),
+        }
+    }
+}
+
+/// One node: a prefix of decisions.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Node {
+    pub parent: Option<NodeId>,
+    /// The alternative of the parent's point that leads here.
+    pub via: u32,
+    /// The choice point reached next, once a path has reached one.
+    pub point: Option<TriePoint>,
+    /// Children by increasing `via`.
+    pub children: Vec<NodeId>,
+    /// Set on a leaf: how its path ended.
+    pub end: Option<End>,
+    /// The leaf's test.
+    pub test: Option<StoredTest>,
+    /// Tests of the subtree compression cut off below this node.
+    pub kept: Vec<StoredTest>,
+}
+
+/// What a trie was recorded for: a trie is only followed by a run of the
+/// same program, entry and arguments.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Recorded {
+    /// The program's name (its bitcode file's stem).
+    pub program: String,
+    pub entry: String,
+    pub args: Vec<String>,
+    /// Structural hash of every defined function, by name.
+    pub hashes: BTreeMap<String, u64>,
+    /// The depth bound of the run (`None`: unbounded).
+    pub max_depth: Option<u32>,
+}
+
+impl Recorded {
+    /// What a run of `module` with these options records.
+    pub fn of(
+        module: &Module,
+        program: &str,
+        entry: &str,
+        args: &[String],
+        max_depth: Option<u32>,
+    ) -> Recorded {
+        Recorded {
+            program: program.to_string(),
+            entry: entry.to_string(),
+            args: args.to_vec(),
+            hashes: function_hashes(module),
+            max_depth,
+        }
+    }
+
+    /// Functions defined in one version and not the other, or defined in
+    /// both with different bodies.
+    pub fn changed_functions(&self, module: &Module) -> Vec<String> {
+        let now = function_hashes(module);
+        let mut changed: Vec<String> = self
+            .hashes
+            .iter()
+            .filter(|(name, h)| now.get(*name) != Some(h))
+            .map(|(name, _)| name.clone())
+            .collect();
+        changed.extend(
+            now.keys()
+                .filter(|name| !self.hashes.contains_key(*name))
+                .cloned(),
+        );
+        changed.sort();
+        changed
+    }
+}
+
+/// The structural hash of every defined function, by name.
+pub fn function_hashes(module: &Module) -> BTreeMap<String, u64> {
+    module
+        .functions
+        .iter()
+        .filter(|f| f.body.is_some())
+        .map(|f| (f.name.clone(), f.hash))
+        .collect()
+}
+
+/// A run's trie.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Trie {
+    pub recorded: Recorded,
+    /// Function names the points refer to.
+    pub funcs: Vec<String>,
+    pub nodes: Vec<Node>,
+    #[serde(skip)]
+    func_index: FxHashMap<String, u32>,
+}
+
+impl PartialEq for Trie {
+    fn eq(&self, other: &Self) -> bool {
+        self.recorded == other.recorded && self.funcs == other.funcs && self.nodes == other.nodes
+    }
+}
+
+impl Trie {
+    /// A trie with only its root.
+    pub fn new(recorded: Recorded) -> Trie {
+        Trie {
+            recorded,
+            funcs: Vec::new(),
+            nodes: vec![Node::default()],
+            func_index: FxHashMap::default(),
+        }
+    }
+
+    /// Rebuilds what is not stored (after reading a trie from disk).
+    pub(crate) fn reindex(&mut self) {
+        self.func_index = self
+            .funcs
+            .iter()
+            .enumerate()
+            .map(|(i, n)| (n.clone(), i as u32))
+            .collect();
+    }
+
+    pub fn node(&self, id: NodeId) -> &Node {
+        &self.nodes[id.index()]
+    }
+
+    pub fn len(&self) -> usize {
+        self.nodes.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.nodes.len() <= 1 && self.nodes[0].end.is_none() && self.nodes[0].point.is_none()
+    }
+
+    /// The child of `id` down alternative `via`, if taken.
+    pub fn child(&self, id: NodeId, via: u32) -> Option<NodeId> {
+        let n = self.node(id);
+        n.children
+            .binary_search_by_key(&via, |c| self.node(*c).via)
+            .ok()
+            .map(|i| n.children[i])
+    }
+
+    /// The name of a point's function.
+    pub fn func_name(&self, p: &TriePoint) -> &str {
+        self.funcs.get(p.func as usize).map_or("?", |s| s.as_str())
+    }
+
+    /// Whether `p` names the choice site `(func, site)` of `module`.
+    pub fn names(&self, p: &TriePoint, module: &Module, func: FuncId, site: SiteId) -> bool {
+        p.site == site.0 && self.func_name(p) == module.func(func).name
+    }
+
+    pub(crate) fn intern_func(&mut self, name: &str) -> u32 {
+        if let Some(&i) = self.func_index.get(name) {
+            return i;
+        }
+        let i = self.funcs.len() as u32;
+        self.funcs.push(name.to_string());
+        self.func_index.insert(name.to_string(), i);
+        i
+    }
+
+    fn trie_point(&mut self, p: &Point, module: &Module) -> TriePoint {
+        TriePoint {
+            func: self.intern_func(&module.func(p.func).name),
+            site: p.site.0,
+            line: p.line,
+            alts: p.alts.to_vec(),
+        }
+    }
+
+    /// Adds a child of `parent` down `via` (keeping children ordered).
+    pub(crate) fn add_child(&mut self, parent: NodeId, via: u32) -> NodeId {
+        let id = NodeId(self.nodes.len() as u32);
+        self.nodes.push(Node {
+            parent: Some(parent),
+            via,
+            ..Node::default()
+        });
+        let pos = {
+            let nodes = &self.nodes;
+            nodes[parent.index()]
+                .children
+                .partition_point(|c| nodes[c.index()].via < via)
+        };
+        self.nodes[parent.index()].children.insert(pos, id);
+        id
+    }
+
+    /// Records an ended path: its decisions from the root, the point it
+    /// stopped at (the depth bound, an assumption that cannot hold), how it
+    /// ended and its test. A
+    /// leaf the path passes through (a boundary or stopped path of an
+    /// earlier run) becomes an inner node; the leaf it ends at is replaced.
+    pub fn insert_path(
+        &mut self,
+        module: &Module,
+        path: impl IntoIterator<Item = impl std::borrow::Borrow<Decision>>,
+        stopped_at: Option<&Point>,
+        end: End,
+        test: Option<StoredTest>,
+    ) -> NodeId {
+        let mut at = NodeId::ROOT;
+        for d in path {
+            let d = d.borrow();
+            if self.nodes[at.index()].point.is_none() {
+                let p = self.trie_point(&d.point, module);
+                self.nodes[at.index()].point = Some(p);
+            }
+            let n = &mut self.nodes[at.index()];
+            n.end = None;
+            n.test = None;
+            at = match self.child(at, d.taken) {
+                Some(c) => c,
+                None => self.add_child(at, d.taken),
+            };
+        }
+        if let Some(p) = stopped_at {
+            let p = self.trie_point(p, module);
+            self.nodes[at.index()].point = Some(p);
+        }
+        let n = &mut self.nodes[at.index()];
+        n.end = Some(end);
+        n.test = test;
+        at
+    }
+
+    /// The node a sequence of `(function name, site, alternative)` leads to.
+    pub fn find(&self, path: &[(String, u32, u32)]) -> Option<NodeId> {
+        let mut at = NodeId::ROOT;
+        for (f, site, alt) in path {
+            let p = self.node(at).point.as_ref()?;
+            if self.func_name(p) != f || p.site != *site {
+                return None;
+            }
+            at = self.child(at, *alt)?;
+        }
+        Some(at)
+    }
+
+    /// The decisions leading to `id`, as `(function name, site, alternative)`.
+    pub fn path_to(&self, id: NodeId) -> Vec<(String, u32, u32)> {
+        let mut out = Vec::new();
+        let mut at = id;
+        while let Some(parent) = self.node(at).parent {
+            let p = self
+                .node(parent)
+                .point
+                .as_ref()
+                .expect("a node with children has a point");
+            out.push((self.func_name(p).to_string(), p.site, self.node(at).via));
+            at = parent;
+        }
+        out.reverse();
+        out
+    }
+
+    /// Every node in depth-first order (children by alternative).
+    pub fn preorder(&self) -> Vec<NodeId> {
+        let mut out = Vec::with_capacity(self.nodes.len());
+        let mut stack = vec![NodeId::ROOT];
+        while let Some(id) = stack.pop() {
+            out.push(id);
+            stack.extend(self.node(id).children.iter().rev().copied());
+        }
+        out
+    }
+
+    /// The same trie with its nodes numbered in depth-first order, so that
+    /// two runs that found the same paths in different orders give equal
+    /// tries (and equal files).
+    pub fn canonical(&self) -> Trie {
+        let order = self.preorder();
+        let mut new_id = vec![NodeId(u32::MAX); self.nodes.len()];
+        for (i, id) in order.iter().enumerate() {
+            new_id[id.index()] = NodeId(i as u32);
+        }
+        let nodes = order
+            .iter()
+            .map(|id| {
+                let n = self.node(*id);
+                Node {
+                    parent: n.parent.map(|p| new_id[p.index()]),
+                    children: n.children.iter().map(|c| new_id[c.index()]).collect(),
+                    ..n.clone()
+                }
+            })
+            .collect();
+        let mut t = Trie {
+            recorded: self.recorded.clone(),
+            funcs: self.funcs.clone(),
+            nodes,
+            func_index: FxHashMap::default(),
+        };
+        t.reindex();
+        t
+    }
+
+    /// Every test the trie keeps below `id` (leaves and cut subtrees).
+    pub fn tests_below(&self, id: NodeId) -> Vec<&StoredTest> {
+        let mut out = Vec::new();
+        let mut stack = vec![id];
+        while let Some(n) = stack.pop() {
+            let node = self.node(n);
+            out.extend(node.test.iter());
+            out.extend(node.kept.iter());
+            stack.extend(node.children.iter().rev().copied());
+        }
+        out
+    }
+
+    /// The leaves, in depth-first order.
+    pub fn leaves(&self) -> impl Iterator<Item = NodeId> + '_ {
+        self.preorder()
+            .into_iter()
+            .filter(|id| self.node(*id).end.is_some())
+    }
+}
