@@ -44,10 +44,43 @@ enum Command {
         source: PathBuf,
         output_dir: PathBuf,
     },
+    /// Print, count or draw a run's trie.
+    Trie {
+        #[command(subcommand)]
+        what: TrieCommand,
+    },
+    /// Replay a whole trie with the solver off and report, path by path,
+    /// whether the program still takes the recorded choices.
+    Certify {
+        /// The program's bitcode.
+        program: PathBuf,
+        /// The memo directory holding the program's trie.
+        #[arg(long)]
+        memo: PathBuf,
+        /// The function to start in.
+        #[arg(long, default_value = "main")]
+        entry: String,
+        /// Do not link the runtime's C library.
+        #[arg(long)]
+        no_runtime: bool,
+        /// Arguments for the program.
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<String>,
+    },
     /// Read a program's bitcode and nothing else (run in a child process by
     /// `run`: LLVM's reader aborts the process on some corrupt bitcode).
     #[command(hide = true)]
     CheckLoad { program: PathBuf },
+}
+
+#[derive(Subcommand)]
+enum TrieCommand {
+    /// The trie as an indented tree of choices, one node a line.
+    Show { trie: PathBuf },
+    /// Counts: nodes, leaves by kind, unsatisfiable alternatives, tests.
+    Stats { trie: PathBuf },
+    /// The trie in Graphviz's dot language.
+    Dot { trie: PathBuf },
 }
 
 #[derive(clap::Args)]
@@ -101,11 +134,67 @@ struct RunArgs {
     /// No progress display.
     #[arg(long, short)]
     quiet: bool,
+    /// Follow the trie an earlier run of the program left in DIR (iterative
+    /// deepening, re-runs); the run's trie is written there. Without it the
+    /// trie goes to `mnemo-memo` beside the output directory.
+    #[arg(long, value_name = "DIR")]
+    memo: Option<PathBuf>,
+    /// Go on with the paths a run stopped by a limit or Ctrl-C left, without
+    /// redoing finished ones; the stopped run's output directory may be given
+    /// again.
+    #[arg(long)]
+    resume: bool,
+    /// Cut the subtrees a memoized run does not explore from the trie it
+    /// saves, keeping their tests (smaller tries, Memoise's ID-c).
+    #[arg(long)]
+    compress: bool,
+    /// Iterative deepening in one call: depth bounds A, A+STEP, ... up to B,
+    /// each run following the trie of the one before.
+    #[arg(long, value_name = "A:STEP:B", conflicts_with_all = ["max_depth", "resume"])]
+    deepen: Option<Deepen>,
     /// The program's bitcode (`mnemo cc` makes it).
     program: PathBuf,
     /// Arguments for the program.
     #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
     args: Vec<String>,
+}
+
+/// `--deepen A:STEP:B`.
+#[derive(Clone, Copy, Debug)]
+struct Deepen {
+    from: u32,
+    step: u32,
+    to: u32,
+}
+
+impl std::str::FromStr for Deepen {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let parts: Vec<&str> = s.split(':').collect();
+        let bad = || format!("`{s}` is not A:STEP:B (three numbers, STEP > 0, A <= B)");
+        let [a, step, b] = parts.as_slice() else {
+            return Err(bad());
+        };
+        let num = |x: &str| x.trim().parse::<u32>().map_err(|_| bad());
+        let d = Deepen {
+            from: num(a)?,
+            step: num(step)?,
+            to: num(b)?,
+        };
+        if d.step == 0 || d.from > d.to {
+            return Err(bad());
+        }
+        Ok(d)
+    }
+}
+
+impl Deepen {
+    /// The bounds, in order, ending with B.
+    fn bounds(self) -> Vec<u32> {
+        let mut v: Vec<u32> = (self.from..self.to).step_by(self.step as usize).collect();
+        v.push(self.to);
+        v
+    }
 }
 
 fn main() -> ExitCode {
@@ -154,16 +243,64 @@ fn real_main() -> anyhow::Result<ExitCode> {
                 entry: a.entry,
                 link_runtime: !a.no_runtime,
                 quiet: a.quiet,
+                memo_dir: a.memo,
+                resume: a.resume,
+                compress: a.compress,
             };
             let interrupted = Arc::new(AtomicBool::new(false));
             let flag = interrupted.clone();
             // Ctrl-C stops the run as a time limit would: everything found is written.
             ctrlc::set_handler(move || flag.store(true, Ordering::Relaxed))
                 .context("cannot install the Ctrl-C handler")?;
+            if let Some(d) = a.deepen {
+                return deepen(config, d, &interrupted);
+            }
             let stats = mnemo::run::run(&config, &interrupted)?;
             eprint!("{}", stats.summary());
             eprintln!("mnemo: output in {}", config.output_dir.display());
             Ok(ExitCode::SUCCESS)
+        }
+        Command::Trie { what } => {
+            let (path, text) = match what {
+                TrieCommand::Show { trie } => {
+                    let t = load_trie(&trie)?;
+                    (trie, mnemo::memo::show::show_text(&t))
+                }
+                TrieCommand::Stats { trie } => {
+                    let t = load_trie(&trie)?;
+                    let bytes = std::fs::metadata(&trie).ok().map(|m| m.len());
+                    (trie, mnemo::memo::show::stats_text(&t, bytes))
+                }
+                TrieCommand::Dot { trie } => {
+                    let t = load_trie(&trie)?;
+                    (trie, mnemo::memo::show::dot_text(&t))
+                }
+            };
+            let _ = path;
+            print!("{text}");
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Certify {
+            program,
+            memo,
+            entry,
+            no_runtime,
+            args,
+        } => {
+            check_loadable(&program)?;
+            let report = mnemo::certify::certify(&mnemo::certify::CertifyConfig {
+                program,
+                memo_dir: memo,
+                entry,
+                program_args: args,
+                link_runtime: !no_runtime,
+            })?;
+            print!("{report}");
+            Ok(if report.holds() {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::from(1)
+            })
         }
         Command::CheckLoad { program } => {
             mnemo::ir::load_module(&program, &[])?;
@@ -187,6 +324,77 @@ fn real_main() -> anyhow::Result<ExitCode> {
             })
         }
     }
+}
+
+/// A trie file, or the trie of the one program in a memo directory.
+fn load_trie(path: &std::path::Path) -> anyhow::Result<mnemo::memo::Trie> {
+    let file = if path.is_dir() {
+        let tries: Vec<PathBuf> = std::fs::read_dir(path)
+            .with_context(|| format!("cannot read {}", path.display()))?
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| p.extension().is_some_and(|x| x == "trie"))
+            .collect();
+        match tries.as_slice() {
+            [one] => one.clone(),
+            [] => anyhow::bail!("{} holds no trie", path.display()),
+            _ => anyhow::bail!(
+                "{} holds several tries; name one of: {}",
+                path.display(),
+                tries
+                    .iter()
+                    .map(|p| p.display().to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        }
+    } else {
+        path.to_path_buf()
+    };
+    Ok(mnemo::memo::file::load(&file)?)
+}
+
+/// `--deepen A:STEP:B`: one memoized run per bound, the last into the
+/// output directory; the others' tests live on in the trie.
+fn deepen(
+    mut config: RunConfig,
+    d: Deepen,
+    interrupted: &AtomicBool,
+) -> anyhow::Result<ExitCode> {
+    let memo = config
+        .memo_dir
+        .clone()
+        .unwrap_or_else(|| mnemo::run::default_memo_dir(&config.output_dir));
+    config.memo_dir = Some(memo.clone());
+    let output = config.output_dir.clone();
+    let bounds = d.bounds();
+    for (i, bound) in bounds.iter().enumerate() {
+        let last = i + 1 == bounds.len();
+        let scratch = memo.join(format!(".depth-{bound}"));
+        let mut c = config.clone();
+        c.max_depth = Some(*bound);
+        c.output_dir = if last { output.clone() } else { scratch.clone() };
+        if !last {
+            let _ = std::fs::remove_dir_all(&scratch);
+        }
+        let stats = mnemo::run::run(&c, interrupted)?;
+        if !last {
+            let _ = std::fs::remove_dir_all(&scratch);
+        }
+        eprintln!(
+            "mnemo: depth {bound}: {} completed, {} errors, {} at the bound; {} solver queries",
+            stats.paths.completed,
+            stats.errors(),
+            stats.paths.early.get("max-depth").copied().unwrap_or(0),
+            stats.solver.queries
+        );
+        if interrupted.load(Ordering::Relaxed) || last {
+            eprint!("{}", stats.summary());
+            break;
+        }
+    }
+    eprintln!("mnemo: output in {}", output.display());
+    Ok(ExitCode::SUCCESS)
 }
 
 /// Reads the program once in a child process, so that bitcode LLVM's reader

@@ -1,19 +1,20 @@
 //! One `mnemo run`: load the program with the runtime, explore it, write
 //! the tests and the statistics. The binary is a thin layer over this.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use anyhow::Context;
 
 use crate::exec::{ExecConfig, Executor};
-use crate::ir;
-use crate::search::{explore, ExploreConfig, SearcherKind};
+use crate::ir::{self, Module};
+use crate::memo::{self, Plan, Recorded, Recorder, StoredTest, Trie, TrieFileError, TrieGuide};
+use crate::search::{explore, ExploreConfig, FinishedPath, PathObserver, SearcherKind};
 use crate::solver::store::{self, SharedStore};
 use crate::solver::SolverConfig;
-use crate::stats::{CoverageStats, Progress, RunStats, SolverStats};
+use crate::stats::{CoverageStats, MemoStats, Progress, RunStats, SolverStats};
 use crate::testgen::{TestWriter, Toolchain};
 
 /// Everything a run needs from the command line.
@@ -38,6 +39,112 @@ pub struct RunConfig {
     /// Link the runtime's C library into the program.
     pub link_runtime: bool,
     pub quiet: bool,
+    /// `--memo DIR`: follow the trie an earlier run left there. Without it
+    /// the trie is still written, to [`default_memo_dir`], but not read.
+    pub memo_dir: Option<PathBuf>,
+    /// `--resume`: go on with the paths a stopped run left (implies reading
+    /// the trie; the output directory of the stopped run may be reused).
+    pub resume: bool,
+    /// `--compress`: keep only what later runs need (Memoise's ID-c): the
+    /// subtrees the run did not explore are cut, their tests kept.
+    pub compress: bool,
+}
+
+/// The memo directory of a run without `--memo`: `mnemo-memo` beside the
+/// output directory.
+pub fn default_memo_dir(output_dir: &Path) -> PathBuf {
+    match output_dir.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.join("mnemo-memo"),
+        _ => PathBuf::from("mnemo-memo"),
+    }
+}
+
+/// The name a program's trie is kept under: its file's stem.
+pub fn program_key(program: &Path) -> String {
+    program
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "program".to_string())
+}
+
+/// Moves a trie file this run cannot use out of the way, so that the run's
+/// own trie does not overwrite it; returns where it went.
+fn set_aside(path: &Path, suffix: &str) -> Option<PathBuf> {
+    let mut to = path.as_os_str().to_owned();
+    to.push(suffix);
+    let to = PathBuf::from(to);
+    std::fs::rename(path, &to).ok().map(|_| to)
+}
+
+/// The trie of an earlier run, if this run should follow one.
+fn earlier_trie(config: &RunConfig, trie_file: &Path) -> anyhow::Result<Option<Trie>> {
+    if config.memo_dir.is_none() && !config.resume {
+        return Ok(None);
+    }
+    match memo::file::load(trie_file) {
+        Ok(t) => Ok(Some(t)),
+        Err(TrieFileError::Io { source, .. })
+            if source.kind() == std::io::ErrorKind::NotFound && !config.resume =>
+        {
+            Ok(None)
+        }
+        Err(e) if config.resume => Err(anyhow::anyhow!("nothing to resume: {e}")),
+        Err(e) => {
+            let kept = set_aside(trie_file, ".bad");
+            eprintln!(
+                "mnemo: warning: cannot use the trie: {e}; exploring from scratch{}",
+                kept.map(|k| format!(" (the file is kept as {})", k.display()))
+                    .unwrap_or_default()
+            );
+            Ok(None)
+        }
+    }
+}
+
+/// Plans a run over an earlier trie; a trie that does not fit is reported
+/// and set aside, and the run starts afresh.
+fn plan_over(
+    config: &RunConfig,
+    old: Trie,
+    module: &Module,
+    now: &Recorded,
+    trie_file: &Path,
+) -> anyhow::Result<Option<Plan>> {
+    let changed = old.recorded.changed_functions(module);
+    match Plan::new(old, now, changed, config.compress) {
+        Ok(plan) => Ok(Some(plan)),
+        Err(e) if config.resume => Err(anyhow::anyhow!(
+            "cannot resume from {}: {e}",
+            trie_file.display()
+        )),
+        Err(e) => {
+            let kept = set_aside(trie_file, ".old");
+            eprintln!(
+                "mnemo: warning: {} does not fit this run: {e}; exploring from scratch{}",
+                trie_file.display(),
+                kept.map(|k| format!(" (the old trie is kept as {})", k.display()))
+                    .unwrap_or_default()
+            );
+            Ok(None)
+        }
+    }
+}
+
+/// Hands every ended path to the test writer and to the trie.
+struct Outputs<'a> {
+    writer: &'a mut TestWriter,
+    recorder: &'a mut Recorder,
+}
+
+impl PathObserver for Outputs<'_> {
+    fn path_ended(&mut self, executor: &Executor, path: &FinishedPath<'_>) -> anyhow::Result<()> {
+        let test = StoredTest::of_path(executor, path);
+        if let Some(t) = &test {
+            self.writer.write(t)?;
+        }
+        self.recorder.record(executor, path, test);
+        Ok(())
+    }
 }
 
 /// The stores the chain's store layers use, or `None` when the chain has
@@ -65,8 +172,13 @@ fn open_stores(config: &RunConfig) -> Option<SharedStore> {
 }
 
 /// Runs the program and writes everything into the output directory.
-pub fn run(config: &RunConfig, interrupted: &AtomicBool) -> anyhow::Result<RunStats> {
-    let toolchain = if config.link_runtime {
+/// Loads a program, linked with the runtime's C library when asked; the
+/// toolchain found for the runtime comes along.
+pub fn load_program(
+    program: &Path,
+    link_runtime: bool,
+) -> anyhow::Result<(Option<Toolchain>, Arc<Module>)> {
+    let toolchain = if link_runtime {
         Some(Toolchain::find()?)
     } else {
         None
@@ -75,16 +187,53 @@ pub fn run(config: &RunConfig, interrupted: &AtomicBool) -> anyhow::Result<RunSt
         Some(t) => vec![t.runtime_bitcode()?],
         None => Vec::new(),
     };
-    let runtime_refs: Vec<&std::path::Path> = runtime.iter().map(|p| p.as_path()).collect();
-    let module = ir::load_module(&config.program, &runtime_refs)
-        .with_context(|| format!("cannot load {}", config.program.display()))?;
-    let module = Arc::new(module);
+    let runtime_refs: Vec<&Path> = runtime.iter().map(|p| p.as_path()).collect();
+    let module = ir::load_module(program, &runtime_refs)
+        .with_context(|| format!("cannot load {}", program.display()))?;
+    Ok((toolchain, Arc::new(module)))
+}
+
+/// The runtime's own C sources, which coverage leaves out.
+pub fn runtime_sources(toolchain: &Option<Toolchain>) -> Option<String> {
+    toolchain
+        .as_ref()
+        .map(|t| t.runtime_dir.join("libc").display().to_string())
+}
+
+pub fn run(config: &RunConfig, interrupted: &AtomicBool) -> anyhow::Result<RunStats> {
+    let (toolchain, module) = load_program(&config.program, config.link_runtime)?;
+
+    let key = program_key(&config.program);
+    let memo_dir = config
+        .memo_dir
+        .clone()
+        .unwrap_or_else(|| default_memo_dir(&config.output_dir));
+    let trie_file = memo::trie_path(&memo_dir, &key);
+    let load_start = Instant::now();
+    let old = earlier_trie(config, &trie_file)?;
+    // A resumed run keeps the depth bound of the run it resumes.
+    let max_depth = match (&old, config.resume) {
+        (Some(t), true) => config.max_depth.or(t.recorded.max_depth),
+        _ => config.max_depth,
+    };
+    let now = Recorded::of(
+        &module,
+        &key,
+        &config.entry,
+        &config.program_args,
+        max_depth,
+    );
+    let plan = match old {
+        Some(t) => plan_over(config, t, &module, &now, &trie_file)?,
+        None => None,
+    };
+    let load_s = load_start.elapsed().as_secs_f64();
 
     let program_name = config.program.display().to_string();
     let mut argv = vec![program_name.clone()];
     argv.extend(config.program_args.iter().cloned());
     let exec_config = ExecConfig {
-        max_depth: config.max_depth,
+        max_depth,
         argv,
         entry: config.entry.clone(),
         show_output: config.show_output,
@@ -92,23 +241,50 @@ pub fn run(config: &RunConfig, interrupted: &AtomicBool) -> anyhow::Result<RunSt
             store: open_stores(config),
             ..config.solver.clone()
         },
-        runtime_dir: toolchain
-            .as_ref()
-            .map(|t| t.runtime_dir.join("libc").display().to_string()),
+        runtime_dir: runtime_sources(&toolchain),
+        strict_guide: false,
     };
-    let mut writer = TestWriter::create(
-        &config.output_dir,
-        &program_name,
-        config.program_args.clone(),
-    )?;
+    let mut writer = if config.resume {
+        TestWriter::replace(&config.output_dir, &program_name, config.program_args.clone())?
+    } else {
+        TestWriter::create(
+            &config.output_dir,
+            &program_name,
+            config.program_args.clone(),
+        )?
+    };
+    let mut memo_stats = MemoStats {
+        trie: trie_file.display().to_string(),
+        load_s,
+        ..MemoStats::default()
+    };
+    let mut recorder = match &plan {
+        Some(p) => {
+            memo_stats.reused = true;
+            memo_stats.candidates = p.candidates as u64;
+            memo_stats.kept_tests = p.kept.len() as u64;
+            for t in &p.kept {
+                writer.write(t)?;
+            }
+            Recorder::new(p.base.clone())
+        }
+        None => Recorder::new(Trie::new(now.clone())),
+    };
     let exec_stores = exec_config
         .solver
         .store
         .as_ref()
         .map(|s| s.0.describe())
         .unwrap_or_default();
-    let mut executor = Executor::new(module, exec_config);
-    let initial = executor.initial_state()?;
+    let mut executor = Executor::new(module.clone(), exec_config);
+    if let Some(p) = &plan {
+        executor.set_guide(Arc::new(TrieGuide::new(
+            Arc::new(p.base.clone()),
+            p.marks.clone(),
+            &module,
+        )));
+    }
+    let explores = plan.as_ref().is_none_or(|p| p.explores());
     let mut searcher = config.searcher.build(config.seed);
     let limits = ExploreConfig {
         max_time: config.max_time,
@@ -116,27 +292,47 @@ pub fn run(config: &RunConfig, interrupted: &AtomicBool) -> anyhow::Result<RunSt
         max_memory_mb: config.max_memory_mb,
     };
     let progress = Progress::new(config.quiet);
-    let outcome = explore(
-        &mut executor,
-        searcher.as_mut(),
-        initial,
-        &limits,
-        &mut writer,
-        interrupted,
-        |ex, p| {
-            progress.update(
-                p.ended,
-                p.pending,
-                ex.instructions,
-                ex.solver_stats().queries,
-            )
-        },
-    );
+    let outcome = if explores {
+        let initial = executor.initial_state()?;
+        explore(
+            &mut executor,
+            searcher.as_mut(),
+            initial,
+            &limits,
+            &mut Outputs {
+                writer: &mut writer,
+                recorder: &mut recorder,
+            },
+            interrupted,
+            |ex, p| {
+                progress.update(
+                    p.ended,
+                    p.pending,
+                    ex.instructions,
+                    ex.solver_stats().queries,
+                )
+            },
+        )
+    } else {
+        Ok(Default::default())
+    };
     progress.finish();
     // Whatever happened, keep what was found.
     let finish = writer.finish();
+    let save_start = Instant::now();
+    let saved = memo::file::save(&recorder.trie, &trie_file);
+    memo_stats.save_s = save_start.elapsed().as_secs_f64();
     let outcome = outcome?;
     finish?;
+    saved.with_context(|| "cannot save the run's trie")?;
+    memo_stats.recorded_paths = recorder.paths;
+    memo_stats.nodes = recorder.trie.len() as u64;
+    memo_stats.trie_bytes = std::fs::metadata(&trie_file).map_or(0, |m| m.len());
+    memo_stats.solver_calls_avoided = executor.guided.solver_calls_avoided;
+    memo_stats.mismatches = executor.guided.mismatches;
+    if let Some(m) = &executor.guided.first_mismatch {
+        eprintln!("mnemo: warning: the trie does not fit the program: {m}");
+    }
 
     let solver = executor.solver_stats();
     let (hit, total, lines_hit, lines) = executor.coverage();
@@ -178,6 +374,7 @@ pub fn run(config: &RunConfig, interrupted: &AtomicBool) -> anyhow::Result<RunSt
             instructions_pct: pct(hit, total),
             lines_pct: pct(lines_hit, lines),
         },
+        memo: memo_stats,
     };
     let path = config.output_dir.join("stats.json");
     stats

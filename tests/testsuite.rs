@@ -465,7 +465,7 @@ fn check_program(prog: &Path) -> Result<(), Failed> {
         .map(|f| f.to_string_lossy().into_owned())
         .unwrap_or_default();
 
-    let mut tmp = tempfile::Builder::new()
+    let tmp = tempfile::Builder::new()
         .prefix("mnemo-suite-")
         .tempdir()
         .map_err(|e| format!("cannot create a temporary directory: {e}"))?;
@@ -532,14 +532,182 @@ fn check_program(prog: &Path) -> Result<(), Failed> {
         Ok(())
     })();
 
-    match result {
-        Ok(()) => Ok(()),
-        Err(msg) => {
-            // Keep the evidence for whoever reads the failure.
-            tmp.disable_cleanup(true);
-            Err(format!("{msg}\n(kept the run in {})", dir.display()).into())
+    keep_on_failure(tmp, result)
+}
+
+/// A trial's verdict; on failure its temporary directory is kept, and
+/// named, as evidence for whoever reads the failure.
+fn keep_on_failure(mut tmp: tempfile::TempDir, result: Result<(), String>) -> Result<(), Failed> {
+    result.map_err(|msg| {
+        tmp.disable_cleanup(true);
+        format!("{msg}\n(kept the runs in {})", tmp.path().display()).into()
+    })
+}
+
+/// The outcomes of a run's tests, as a sorted list: what must not change
+/// when the same paths are found another way. (A completed path's exit
+/// status is left out: it may depend on the inputs the solver picked.)
+fn outcomes(out: &Path) -> Result<Vec<String>, String> {
+    let tests = read_json(&out.join("tests.json"))?;
+    let list = tests
+        .get("tests")
+        .and_then(Value::as_array)
+        .ok_or_else(|| format!("{}: tests.json has no array `tests`", out.display()))?;
+    let mut v: Vec<String> = list
+        .iter()
+        .map(|t| {
+            let f = |k: &str| t.get(k).map(|v| v.to_string()).unwrap_or_default();
+            match t.get("outcome").and_then(Value::as_str) {
+                Some("exit") => "exit".to_string(),
+                Some("error") => format!("error {} {}", f("kind"), f("line")),
+                _ => format!("early {}", f("reason")),
+            }
+        })
+        .collect();
+    v.sort();
+    Ok(v)
+}
+
+/// The run's trie as `mnemo trie show` prints it: every choice, every
+/// unsatisfiable alternative and every path end, in a canonical order.
+fn trie_text(mnemo: &str, memo: &Path, dir: &Path, label: &str) -> Result<String, String> {
+    let mut cmd = Command::new(mnemo);
+    cmd.arg("trie").arg("show").arg(memo);
+    let o = run(cmd, dir, label)?;
+    if !o.status.success() {
+        return Err(format!("`mnemo trie show` failed:\n{}", o.text));
+    }
+    fs::read_to_string(dir.join(format!("{label}.stdout"))).map_err(|e| e.to_string())
+}
+
+/// Memoized runs of one program against a fresh one (DESIGN.md's memo
+/// invariants): deepening from a shallower bound finds the same paths and
+/// tests; a re-run at the same bound executes nothing and asks the solver
+/// nothing; certification holds with the solver off; a run stopped half
+/// way and resumed ends as the uninterrupted run did.
+fn check_memo(prog: &Path) -> Result<(), Failed> {
+    let source =
+        fs::read_to_string(prog).map_err(|e| format!("cannot read {}: {e}", prog.display()))?;
+    let exp = header::parse(&source).map_err(|e| format!("{}: {e}", prog.display()))?;
+    // The header's bound B (if any) and the other arguments.
+    let mut bound: Option<u32> = None;
+    let mut rest: Vec<String> = Vec::new();
+    let mut it = exp.args.iter();
+    while let Some(a) = it.next() {
+        if a == "--max-depth" {
+            bound = it.next().and_then(|n| n.parse().ok());
+        } else {
+            rest.push(a.clone());
         }
     }
+    let shallow = bound.map_or(2, |b| b / 2);
+
+    let tmp = tempfile::Builder::new()
+        .prefix("mnemo-memo-")
+        .tempdir()
+        .map_err(|e| format!("cannot create a temporary directory: {e}"))?;
+    let dir = tmp.path().to_path_buf();
+    let bc = dir.join("prog.bc");
+    let mnemo = env!("CARGO_BIN_EXE_mnemo");
+    let mnemo_run = |label: &str, out: &str, memo: &str, extra: &[String]| -> Result<Value, String> {
+        let mut cmd = Command::new(mnemo);
+        cmd.env("MNEMO_STORE", "memory");
+        cmd.current_dir(crate_root())
+            .arg("run")
+            .arg("-q")
+            .arg("--output-dir")
+            .arg(dir.join(out))
+            .arg("--memo")
+            .arg(dir.join(memo))
+            .args(extra)
+            .arg(&bc);
+        let o = run(cmd, &dir, label)?;
+        if !o.status.success() {
+            return Err(format!("{label}: `mnemo run {}` failed:\n{}", extra.join(" "), o.text));
+        }
+        if o.text.contains("does not fit") || o.text.contains("cannot use the trie") {
+            return Err(format!("{label}: the trie was not used:\n{}", o.text));
+        }
+        read_json(&dir.join(out).join("stats.json"))
+    };
+    let full_args = exp.args.clone();
+    let mut shallow_args = rest.clone();
+    shallow_args.extend(["--max-depth".to_string(), shallow.to_string()]);
+
+    let result = (|| -> Result<(), String> {
+        let mut cc = Command::new(mnemo);
+        cc.current_dir(crate_root()).arg("cc").arg(prog).arg("-o").arg(&bc);
+        let o = run(cc, &dir, "cc")?;
+        if !o.status.success() {
+            return Err(format!("`mnemo cc` failed ({}):\n{}", o.status, o.text));
+        }
+        let fresh = mnemo_run("fresh", "fresh", "memo-fresh", &full_args)?;
+        let fresh_trie = trie_text(mnemo, &dir.join("memo-fresh"), &dir, "trie-fresh")?;
+        let fresh_outcomes = outcomes(&dir.join("fresh"))?;
+        let same = |what: &str, out: &str, memo: &str| -> Result<(), String> {
+            let t = trie_text(mnemo, &dir.join(memo), &dir, &format!("trie-{out}"))?;
+            if t != fresh_trie {
+                return Err(format!(
+                    "{what}: the trie differs from a fresh run's\n--- fresh ---\n{fresh_trie}--- {what} ---\n{t}"
+                ));
+            }
+            let o = outcomes(&dir.join(out))?;
+            if o != fresh_outcomes {
+                return Err(format!(
+                    "{what}: the tests differ from a fresh run's:\n  fresh {fresh_outcomes:?}\n  {what} {o:?}"
+                ));
+            }
+            Ok(())
+        };
+
+        // Iterative deepening.
+        mnemo_run("shallow", "shallow", "memo", &shallow_args)?;
+        let deep = mnemo_run("deepen", "deepen", "memo", &full_args)?;
+        same(&format!("deepening {shallow} -> {bound:?}"), "deepen", "memo")?;
+        if deep["memo"]["reused"] != Value::Bool(true) {
+            return Err(format!("deepening did not reuse the trie: {}", deep["memo"]));
+        }
+        let mut replay = Command::new(mnemo);
+        replay.current_dir(crate_root()).arg("replay").arg(prog).arg(dir.join("deepen"));
+        let o = run(replay, &dir, "replay-deepen")?;
+        if !o.status.success() {
+            return Err(format!("the deepened run's tests do not replay natively:\n{}", o.text));
+        }
+
+        // Again at the same bound: nothing runs, nothing is asked.
+        let again = mnemo_run("again", "again", "memo", &full_args)?;
+        same("a re-run at the same bound", "again", "memo")?;
+        if again["instructions"] != 0 || again["solver"]["queries"] != 0 {
+            return Err(format!(
+                "a re-run at the same bound executed {} instructions and made {} solver queries",
+                again["instructions"], again["solver"]["queries"]
+            ));
+        }
+
+        // Certification: every recorded path holds, with the solver off.
+        let mut cert = Command::new(mnemo);
+        cert.env("MNEMO_STORE", "memory")
+            .arg("certify")
+            .arg(&bc)
+            .arg("--memo")
+            .arg(dir.join("memo"));
+        let o = run(cert, &dir, "certify")?;
+        if !o.status.success() || !o.text.contains(" 0 solver queries") {
+            return Err(format!("certification failed:\n{}", o.text));
+        }
+
+        // Stopped half way, then resumed.
+        let half = (fresh["instructions"].as_u64().unwrap_or(2) / 2).max(1);
+        let mut stop_args = full_args.clone();
+        stop_args.extend(["--max-instructions".to_string(), half.to_string()]);
+        mnemo_run("stopped", "resumed", "memo-resume", &stop_args)?;
+        let mut resume_args = full_args.clone();
+        resume_args.push("--resume".to_string());
+        mnemo_run("resume", "resumed", "memo-resume", &resume_args)?;
+        same(&format!("resuming after {half} instructions"), "resumed", "memo-resume")?;
+        Ok(())
+    })();
+    keep_on_failure(tmp, result)
 }
 
 /// Checks of the header parser itself, registered as `header::...` trials.
@@ -723,6 +891,8 @@ fn main() {
                     .file_stem()
                     .map(|s| s.to_string_lossy().into_owned())
                     .unwrap_or_default();
+                let p = prog.clone();
+                trials.push(Trial::test(format!("memo::{name}"), move || check_memo(&p)));
                 trials.push(Trial::test(name, move || check_program(&prog)));
             }
         }

@@ -1,0 +1,217 @@
+//! `mnemo certify`: replays a whole trie with the solver off and says, for
+//! each recorded path, whether the program still takes the recorded
+//! choices and ends the same way. A trie that does not fit is reported
+//! path by path, never silently followed.
+
+use std::fmt;
+use std::path::PathBuf;
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+
+use anyhow::Context;
+
+use crate::exec::{ExecConfig, Executor, PathEnd};
+use crate::memo::record::end_of;
+use crate::memo::{self, Marks, NodeId, Trie, TrieGuide};
+use crate::run::{load_program, program_key, runtime_sources};
+use crate::search::{explore, Dfs, ExploreConfig, FinishedPath, PathObserver};
+use crate::solver::SolverConfig;
+
+/// What `mnemo certify` needs.
+#[derive(Clone, Debug)]
+pub struct CertifyConfig {
+    pub program: PathBuf,
+    pub memo_dir: PathBuf,
+    pub entry: String,
+    pub program_args: Vec<String>,
+    pub link_runtime: bool,
+}
+
+/// The verdict on one recorded path.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PathVerdict {
+    /// The program takes the recorded choices and ends as recorded.
+    Holds,
+    /// The run that recorded the path was stopped on it; the program takes
+    /// its choices as far as they go.
+    HoldsUntilStopped,
+    /// The program ends otherwise than recorded.
+    EndsOtherwise { recorded: String, now: String },
+    /// The program leaves the recorded choices.
+    Leaves(String),
+    /// No replayed path reached it (an earlier choice no longer fits).
+    NotReached,
+}
+
+/// The report of a certification.
+#[derive(Clone, Debug)]
+pub struct CertifyReport {
+    pub trie: PathBuf,
+    /// Functions whose bodies changed since the trie was recorded.
+    pub changed: Vec<String>,
+    /// `(leaf, decisions from the root as text, verdict)` for every
+    /// recorded path, in depth-first order.
+    pub paths: Vec<(NodeId, String, PathVerdict)>,
+    /// Queries that reached the solver (none when the trie fits).
+    pub solver_queries: u64,
+    pub solver_calls_avoided: u64,
+}
+
+impl CertifyReport {
+    /// Whether every recorded path holds.
+    pub fn holds(&self) -> bool {
+        self.paths.iter().all(|(_, _, v)| {
+            matches!(v, PathVerdict::Holds | PathVerdict::HoldsUntilStopped)
+        })
+    }
+
+    pub fn count(&self, f: impl Fn(&PathVerdict) -> bool) -> usize {
+        self.paths.iter().filter(|(_, _, v)| f(v)).count()
+    }
+}
+
+impl fmt::Display for CertifyReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, "trie: {}", self.trie.display())?;
+        if !self.changed.is_empty() {
+            writeln!(
+                f,
+                "changed since the trie was recorded: {}",
+                self.changed.join(", ")
+            )?;
+        }
+        for (i, (_, path, v)) in self.paths.iter().enumerate() {
+            let verdict = match v {
+                PathVerdict::Holds => "holds".to_string(),
+                PathVerdict::HoldsUntilStopped => "holds (up to where its run stopped)".to_string(),
+                PathVerdict::EndsOtherwise { recorded, now } => {
+                    format!("DIFFERS: recorded {recorded}, now {now}")
+                }
+                PathVerdict::Leaves(why) => format!("DIFFERS: {why}"),
+                PathVerdict::NotReached => "NOT REACHED: an earlier choice no longer fits".into(),
+            };
+            writeln!(f, "path {:>4} [{path}]: {verdict}", i + 1)?;
+        }
+        let ok = self.count(|v| matches!(v, PathVerdict::Holds | PathVerdict::HoldsUntilStopped));
+        writeln!(
+            f,
+            "{ok} of {} recorded paths hold; {} solver queries ({} answered by the trie)",
+            self.paths.len(),
+            self.solver_queries,
+            self.solver_calls_avoided
+        )
+    }
+}
+
+/// Compares each replayed path's end with its leaf.
+struct Checker<'a> {
+    trie: &'a Trie,
+    verdicts: Vec<Option<PathVerdict>>,
+}
+
+impl PathObserver for Checker<'_> {
+    fn path_ended(&mut self, executor: &Executor, path: &FinishedPath<'_>) -> anyhow::Result<()> {
+        let Some(node) = path.state.guide.map(|g| NodeId(g.0)) else {
+            return Ok(());
+        };
+        let recorded = self.trie.node(node).end.clone();
+        let verdict = match (&recorded, end_of(path.end)) {
+            (Some(r), _) if r.is_stopped() => PathVerdict::HoldsUntilStopped,
+            (_, None) => PathVerdict::Leaves(
+                executor
+                    .guided
+                    .last_mismatch
+                    .clone()
+                    .unwrap_or_else(|| "the replay left the trie".into()),
+            ),
+            (Some(r), Some(now)) if *r == now => PathVerdict::Holds,
+            (r, Some(now)) => PathVerdict::EndsOtherwise {
+                recorded: r
+                    .as_ref()
+                    .map_or("a choice point".into(), |e| e.describe()),
+                now: now.describe(),
+            },
+        };
+        // A path that leaves the trie inside a subtree fails every leaf below.
+        let mut stack = vec![node];
+        while let Some(id) = stack.pop() {
+            if self.verdicts[id.index()].is_none() && self.trie.node(id).end.is_some() {
+                self.verdicts[id.index()] = Some(verdict.clone());
+            }
+            if !matches!(path.end, PathEnd::Pruned) {
+                break;
+            }
+            stack.extend(self.trie.node(id).children.iter().copied());
+        }
+        Ok(())
+    }
+}
+
+/// Certifies the program's trie in the memo directory.
+pub fn certify(config: &CertifyConfig) -> anyhow::Result<CertifyReport> {
+    let (toolchain, module) = load_program(&config.program, config.link_runtime)?;
+    let trie_file = memo::trie_path(&config.memo_dir, &program_key(&config.program));
+    let trie = memo::file::load(&trie_file)
+        .with_context(|| format!("cannot certify {}", config.program.display()))?;
+    let changed = trie.recorded.changed_functions(&module);
+    let trie = Arc::new(trie);
+    let mut program_name = config.program.display().to_string();
+    if program_name.is_empty() {
+        program_name = "prog".into();
+    }
+    let mut argv = vec![program_name];
+    argv.extend(config.program_args.iter().cloned());
+    let exec_config = ExecConfig {
+        max_depth: trie.recorded.max_depth,
+        argv,
+        entry: config.entry.clone(),
+        show_output: false,
+        solver: SolverConfig::default(),
+        runtime_dir: runtime_sources(&toolchain),
+        strict_guide: true,
+    };
+    let mut executor = Executor::new(module.clone(), exec_config);
+    executor.set_guide(Arc::new(TrieGuide::new(
+        trie.clone(),
+        Marks::all(&trie),
+        &module,
+    )));
+    let mut checker = Checker {
+        trie: &trie,
+        verdicts: vec![None; trie.len()],
+    };
+    let initial = executor.initial_state()?;
+    let mut searcher = Dfs::default();
+    explore(
+        &mut executor,
+        &mut searcher,
+        initial,
+        &ExploreConfig::default(),
+        &mut checker,
+        &AtomicBool::new(false),
+        |_, _| {},
+    )?;
+    let paths = trie
+        .leaves()
+        .map(|leaf| {
+            let text = trie
+                .path_to(leaf)
+                .iter()
+                .map(|(f, s, a)| format!("{f}:{s}/{a}"))
+                .collect::<Vec<_>>()
+                .join(" ");
+            let v = checker.verdicts[leaf.index()]
+                .clone()
+                .unwrap_or(PathVerdict::NotReached);
+            (leaf, text, v)
+        })
+        .collect();
+    let solver = executor.solver_stats();
+    Ok(CertifyReport {
+        trie: trie_file,
+        changed,
+        paths,
+        solver_queries: solver.queries,
+        solver_calls_avoided: executor.guided.solver_calls_avoided,
+    })
+}
