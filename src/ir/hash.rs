@@ -238,6 +238,20 @@ impl<'a> Hashing<'a> {
         s.finish()
     }
 
+    /// The hash of each block's instructions (phis included).
+    pub fn blocks(&self, b: &Body) -> Vec<u64> {
+        b.blocks
+            .iter()
+            .map(|blk| {
+                let mut s = StableHasher::new();
+                for i in &b.insts[blk.first.index()..blk.end.index()] {
+                    self.inst(&mut s, i);
+                }
+                s.finish()
+            })
+            .collect()
+    }
+
     fn body(&self, s: &mut StableHasher, b: &Body) {
         s.u32(b.num_regs);
         s.u32(b.num_sites);

@@ -253,6 +253,7 @@ fn lower_module(
             body: (!f.is_declaration()).then(|| lower_body(&mut cx, f)),
             loc: cx.decl_loc(f),
             hash: 0,
+            block_hashes: Vec::new(),
         });
     }
 
@@ -284,12 +285,16 @@ fn lower_module(
         }
     }
 
-    let hashes: Vec<u64> = {
+    let hashes: Vec<(u64, Vec<u64>)> = {
         let h = Hashing::new(&functions, &out_globals, &by_contents, &cx.consts);
-        functions.iter().map(|f| h.function(f)).collect()
+        functions
+            .iter()
+            .map(|f| (h.function(f), f.body.as_ref().map_or(Vec::new(), |b| h.blocks(b))))
+            .collect()
     };
-    for (f, h) in functions.iter_mut().zip(hashes) {
+    for (f, (h, blocks)) in functions.iter_mut().zip(hashes) {
         f.hash = h;
+        f.block_hashes = blocks;
     }
 
     Ok(Module {

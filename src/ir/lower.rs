@@ -945,18 +945,7 @@ mod lowering_tests {
 
     /// Every site-carrying instruction, in order, with its site.
     fn sites(insts: &[Inst]) -> Vec<u32> {
-        insts
-            .iter()
-            .filter_map(|i| match i {
-                Inst::CondBr { site, .. }
-                | Inst::Switch { site, .. }
-                | Inst::Load { site, .. }
-                | Inst::Store { site, .. }
-                | Inst::Call { site, .. } => Some(site.0),
-                Inst::Binary { site, .. } => site.map(|s| s.0),
-                _ => None,
-            })
-            .collect()
+        insts.iter().filter_map(|i| i.site().map(|s| s.0)).collect()
     }
 
     #[test]

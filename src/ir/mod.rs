@@ -567,6 +567,9 @@ pub struct Function {
     /// Structural hash of the lowered body (callees named, not numbered), so
     /// a function unchanged between two versions of a program keeps its hash.
     pub hash: u64,
+    /// Structural hash of each block's instructions, for the CFG diff of
+    /// regression analysis (empty for a declaration).
+    pub block_hashes: Vec<u64>,
 }
 
 /// A global variable. Its initial contents are a byte image plus pointer
@@ -641,6 +644,19 @@ impl Body {
 }
 
 impl Inst {
+    /// The choice site of an instruction that can make the engine fork.
+    pub fn site(&self) -> Option<SiteId> {
+        match self {
+            Inst::CondBr { site, .. }
+            | Inst::Switch { site, .. }
+            | Inst::Load { site, .. }
+            | Inst::Store { site, .. }
+            | Inst::Call { site, .. } => Some(*site),
+            Inst::Binary { site, .. } => *site,
+            _ => None,
+        }
+    }
+
     /// The blocks control may go to after this instruction (terminators only).
     pub fn successors(&self) -> Vec<BlockId> {
         match self {
