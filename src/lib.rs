@@ -2,7 +2,7 @@
 //!
 //! The modules follow the architecture of DESIGN.md; each depends only on
 //! those listed before it: `ir`, `expr` -> `solver` -> `exec` -> `search`,
-//! `memo` -> `testgen`, `stats` -> `run`, `certify`. `files` (atomic writes)
+//! `memo` -> `testgen`, `stats` -> `run`, `certify`, `regress`. `files` (atomic writes)
 //! serves them all.
 
 pub mod certify;
@@ -11,6 +11,7 @@ pub mod expr;
 pub mod files;
 pub mod ir;
 pub mod memo;
+pub mod regress;
 pub mod run;
 pub mod search;
 pub mod solver;

@@ -44,6 +44,15 @@ enum Command {
         source: PathBuf,
         output_dir: PathBuf,
     },
+    /// Regression analysis: explore a new version of a program again only
+    /// where its changes can alter the paths in the old version's trie
+    /// (`--memo DIR`), keeping the tests of every other path.
+    Regress {
+        /// The old version's bitcode (its trie is in the memo directory).
+        old: PathBuf,
+        #[command(flatten)]
+        run: RunArgs,
+    },
     /// Print, count or draw a run's trie.
     Trie {
         #[command(subcommand)]
@@ -222,41 +231,28 @@ fn real_main() -> anyhow::Result<ExitCode> {
         }
         Command::Run(a) => {
             check_loadable(&a.program)?;
-            let config = RunConfig {
-                program: a.program,
-                output_dir: a.output_dir,
-                program_args: a.args,
-                max_depth: a.max_depth,
-                max_time: a.max_time.map(Duration::from_secs_f64),
-                max_instructions: a.max_instructions,
-                max_memory_mb: a.max_memory,
-                searcher: a.search,
-                seed: a.seed,
-                solver: mnemo::solver::SolverConfig {
-                    timeout_ms: a.solver_timeout,
-                    chain: a.solver_chain,
-                    store: None,
-                    record: a.record_queries,
-                },
-                stores: a.stores,
-                show_output: a.show_output,
-                entry: a.entry,
-                link_runtime: !a.no_runtime,
-                quiet: a.quiet,
-                memo_dir: a.memo,
-                resume: a.resume,
-                compress: a.compress,
-            };
-            let interrupted = Arc::new(AtomicBool::new(false));
-            let flag = interrupted.clone();
-            // Ctrl-C stops the run as a time limit would: everything found is written.
-            ctrlc::set_handler(move || flag.store(true, Ordering::Relaxed))
-                .context("cannot install the Ctrl-C handler")?;
-            if let Some(d) = a.deepen {
+            let deepen_bounds = a.deepen;
+            let config = run_config(a);
+            let interrupted = interrupt_flag()?;
+            if let Some(d) = deepen_bounds {
                 return deepen(config, d, &interrupted);
             }
             let stats = mnemo::run::run(&config, &interrupted)?;
             eprint!("{}", stats.summary());
+            eprintln!("mnemo: output in {}", config.output_dir.display());
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Regress { old, run } => {
+            check_loadable(&old)?;
+            check_loadable(&run.program)?;
+            if run.deepen.is_some() || run.resume {
+                anyhow::bail!("regress takes neither --deepen nor --resume");
+            }
+            let config = run_config(run);
+            let interrupted = interrupt_flag()?;
+            let report = mnemo::regress::regress(&config, &old, &interrupted)?;
+            print!("{report}");
+            eprint!("{}", report.stats.summary());
             eprintln!("mnemo: output in {}", config.output_dir.display());
             Ok(ExitCode::SUCCESS)
         }
@@ -324,6 +320,44 @@ fn real_main() -> anyhow::Result<ExitCode> {
             })
         }
     }
+}
+
+/// The library's run configuration from the command line's.
+fn run_config(a: RunArgs) -> RunConfig {
+    RunConfig {
+        program: a.program,
+        output_dir: a.output_dir,
+        program_args: a.args,
+        max_depth: a.max_depth,
+        max_time: a.max_time.map(Duration::from_secs_f64),
+        max_instructions: a.max_instructions,
+        max_memory_mb: a.max_memory,
+        searcher: a.search,
+        seed: a.seed,
+        solver: mnemo::solver::SolverConfig {
+            timeout_ms: a.solver_timeout,
+            chain: a.solver_chain,
+            store: None,
+            record: a.record_queries,
+        },
+        stores: a.stores,
+        show_output: a.show_output,
+        entry: a.entry,
+        link_runtime: !a.no_runtime,
+        quiet: a.quiet,
+        memo_dir: a.memo,
+        resume: a.resume,
+        compress: a.compress,
+    }
+}
+
+/// Ctrl-C stops the run as a time limit would: everything found is written.
+fn interrupt_flag() -> anyhow::Result<Arc<AtomicBool>> {
+    let interrupted = Arc::new(AtomicBool::new(false));
+    let flag = interrupted.clone();
+    ctrlc::set_handler(move || flag.store(true, Ordering::Relaxed))
+        .context("cannot install the Ctrl-C handler")?;
+    Ok(interrupted)
 }
 
 /// A trie file, or the trie of the one program in a memo directory.

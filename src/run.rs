@@ -228,7 +228,48 @@ pub fn run(config: &RunConfig, interrupted: &AtomicBool) -> anyhow::Result<RunSt
         None => None,
     };
     let load_s = load_start.elapsed().as_secs_f64();
+    execute(
+        config,
+        &toolchain,
+        module,
+        Memo {
+            plan,
+            now,
+            trie_file,
+            load_s,
+            max_depth,
+        },
+        interrupted,
+    )
+}
 
+/// What a run does with tries: the plan over an earlier trie (if any), what
+/// it records, and where.
+pub struct Memo {
+    pub plan: Option<Plan>,
+    pub now: Recorded,
+    pub trie_file: PathBuf,
+    /// Seconds spent reading and planning over the earlier trie.
+    pub load_s: f64,
+    /// The depth bound of the run.
+    pub max_depth: Option<u32>,
+}
+
+/// Explores the loaded program as `memo` says and writes everything.
+pub fn execute(
+    config: &RunConfig,
+    toolchain: &Option<Toolchain>,
+    module: Arc<Module>,
+    memo: Memo,
+    interrupted: &AtomicBool,
+) -> anyhow::Result<RunStats> {
+    let Memo {
+        plan,
+        now,
+        trie_file,
+        load_s,
+        max_depth,
+    } = memo;
     let program_name = config.program.display().to_string();
     let mut argv = vec![program_name.clone()];
     argv.extend(config.program_args.iter().cloned());
@@ -241,7 +282,7 @@ pub fn run(config: &RunConfig, interrupted: &AtomicBool) -> anyhow::Result<RunSt
             store: open_stores(config),
             ..config.solver.clone()
         },
-        runtime_dir: runtime_sources(&toolchain),
+        runtime_dir: runtime_sources(toolchain),
         strict_guide: false,
     };
     let mut writer = if config.resume {

@@ -83,6 +83,8 @@ pub struct Executor {
     guide: Option<Arc<dyn Guide>>,
     /// What guided replay saved and where the trie did not fit.
     pub guided: GuideCounters,
+    /// The module-wide number of each function's first block.
+    block_base: Vec<u32>,
 }
 
 impl Executor {
@@ -107,6 +109,13 @@ impl Executor {
                 }
             })
             .collect();
+        let mut block_base = Vec::with_capacity(module.functions.len() + 1);
+        let mut blocks = 0u32;
+        for f in &module.functions {
+            block_base.push(blocks);
+            blocks += f.body.as_ref().map_or(0, |b| b.blocks.len() as u32);
+        }
+        block_base.push(blocks);
         let covered = module
             .functions
             .iter()
@@ -127,6 +136,7 @@ impl Executor {
             unsupported_externals: FxHashSet::default(),
             guide: None,
             guided: GuideCounters::default(),
+            block_base,
         };
         ex.consts = (0..ex.module.consts.len())
             .map(|i| ex.eval_const(ConstId(i as u32)))
@@ -136,6 +146,49 @@ impl Executor {
 
     pub fn module(&self) -> &Arc<Module> {
         &self.module
+    }
+
+    /// The function and block of a module-wide block number.
+    pub fn block_at(&self, g: u32) -> (FuncId, BlockId) {
+        let f = self.block_base.partition_point(|&b| b <= g) - 1;
+        (FuncId(f as u32), BlockId(g - self.block_base[f]))
+    }
+
+    /// The blocks of a stretch bit set, by module-wide number.
+    pub fn stretch_blocks(bits: &[u64]) -> Vec<u32> {
+        let mut out = Vec::new();
+        for (w, word) in bits.iter().enumerate() {
+            let mut x = *word;
+            while x != 0 {
+                out.push(w as u32 * 64 + x.trailing_zeros());
+                x &= x - 1;
+            }
+        }
+        out
+    }
+
+    /// Notes that the state executes (part of) a block.
+    #[inline]
+    fn enter_block(&self, state: &mut State, f: FuncId, b: BlockId) {
+        let g = (self.block_base[f.index()] + b.0) as usize;
+        let (w, bit) = (g / 64, g % 64);
+        if state.stretch.len() <= w {
+            state.stretch.resize(w + 1, 0);
+        }
+        state.stretch[w] |= 1 << bit;
+    }
+
+    /// Ends the state's stretch at a decision, returning it; the next one
+    /// starts in the block the state is in.
+    fn close_stretch(&self, state: &mut State) -> Arc<[u32]> {
+        let blocks: Arc<[u32]> = Self::stretch_blocks(&state.stretch).into();
+        state.stretch.iter_mut().for_each(|w| *w = 0);
+        let fr = state.frame();
+        let (f, pc) = (fr.func, fr.pc);
+        if let Some(b) = self.module.func(f).body.as_ref().map(|b| b.block_of[pc.index()]) {
+            self.enter_block(state, f, b);
+        }
+        blocks
     }
 
     /// Makes states follow a recorded run (set before `initial_state`).
@@ -238,6 +291,7 @@ impl Executor {
             stopped_at: None,
             guide: None,
             hint: None,
+            stretch: Vec::new(),
             next_heap: HEAP_BASE,
             next_stack: STACK_BASE,
             instructions: 0,
@@ -589,6 +643,7 @@ impl Executor {
             // path is left to run (the trie keeps its tests).
             return Err(Flow::End(PathEnd::Pruned));
         };
+        let stretch = self.close_stretch(state);
         let guide_of = |n: Next| match n {
             Next::Guided(g) => Some(g),
             Next::Free | Next::Skip => None,
@@ -608,6 +663,7 @@ impl Executor {
             child.path.push_back(Decision {
                 point: point.clone(),
                 taken: i as u32,
+                stretch: stretch.clone(),
             });
             child.guide = guide_of(next[i]);
             child.forced = Some(Forced {
@@ -625,6 +681,7 @@ impl Executor {
         state.path.push_back(Decision {
             point,
             taken: first as u32,
+            stretch,
         });
         Ok((first, payload))
     }
@@ -672,7 +729,12 @@ impl Executor {
             }]),
         };
         if feasible {
-            state.path.push_back(Decision { point, taken: 0 });
+            let stretch = self.close_stretch(state);
+            state.path.push_back(Decision {
+                point,
+                taken: 0,
+                stretch,
+            });
         } else {
             state.stopped_at = Some(point);
         }
@@ -811,6 +873,7 @@ impl Executor {
             varargs = Some(addr);
         }
         let entry = body.block(BlockId(0)).body_start;
+        self.enter_block(state, func, BlockId(0));
         state.stack.push(Frame {
             func,
             regs,
@@ -837,6 +900,10 @@ impl Executor {
             Some(caller) => {
                 if let (Some(dst), Some(v)) = (frame.ret_dst, value) {
                     caller.regs[dst.index()] = v;
+                }
+                let (f, pc) = (caller.func, caller.pc);
+                if let Some(b) = self.module.func(f).body.as_ref().and_then(|b| b.block_of.get(pc.index())) {
+                    self.enter_block(state, f, *b);
                 }
                 Ok(())
             }
@@ -1227,6 +1294,8 @@ impl Executor {
 
     /// Enters `target`, evaluating its phis together from the incoming block.
     fn jump(&self, module: &Module, state: &mut State, target: BlockId) {
+        let func = state.frame().func;
+        self.enter_block(state, func, target);
         let fr = state.stack.last_mut().expect("a running state has a frame");
         let body = module
             .func(fr.func)

@@ -97,6 +97,10 @@ impl Point {
 pub struct Decision {
     pub point: Point,
     pub taken: u32,
+    /// The blocks the path executed since its previous decision (module-wide
+    /// block numbers, see `Executor::block_at`): what regression analysis
+    /// compares with the changes of a new version.
+    pub stretch: Arc<[u32]>,
 }
 
 /// A path being explored.
@@ -123,6 +127,9 @@ pub struct State {
     /// as a constraint they violate is added). Below a candidate node they
     /// are a recorded test's, and answer feasibility without the solver.
     pub hint: Option<Arc<Assignment>>,
+    /// The blocks executed since the last decision, as a bit set over
+    /// module-wide block numbers.
+    pub stretch: Vec<u64>,
     pub next_heap: u64,
     pub next_stack: u64,
     /// Instructions this path executed.

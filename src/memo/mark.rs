@@ -163,6 +163,7 @@ fn graft(src: &Trie, from: NodeId, dst: &mut Trie, to: NodeId) {
             dn.end = sn.end.clone();
             dn.test = sn.test.clone();
             dn.kept = sn.kept.clone();
+            dn.stretch = sn.stretch.clone();
             dn.children.clear();
         }
         for &c in &sn.children {
@@ -179,11 +180,20 @@ fn graft(src: &Trie, from: NodeId, dst: &mut Trie, to: NodeId) {
 fn remap_funcs(src: &Trie, dst: &mut Trie, root: NodeId) {
     let mut stack = vec![root];
     while let Some(id) = stack.pop() {
-        if let Some(p) = dst.nodes[id.index()].point.take() {
-            let name = src.funcs.get(p.func as usize).cloned().unwrap_or_default();
-            let func = dst.intern_func(&name);
-            dst.nodes[id.index()].point = Some(super::trie::TriePoint { func, ..p });
-        }
+        let point = dst.nodes[id.index()].point.take();
+        let stretch = std::mem::take(&mut dst.nodes[id.index()].stretch);
+        let mut name_of = |f: u32| {
+            let name = src.funcs.get(f as usize).cloned().unwrap_or_default();
+            dst.intern_func(&name)
+        };
+        let point = point.map(|p| super::trie::TriePoint {
+            func: name_of(p.func),
+            ..p
+        });
+        let stretch: Vec<(u32, u32)> = stretch.into_iter().map(|(f, b)| (name_of(f), b)).collect();
+        let n = &mut dst.nodes[id.index()];
+        n.point = point;
+        n.stretch = stretch;
         stack.extend(dst.nodes[id.index()].children.iter().copied());
     }
 }

@@ -7,11 +7,13 @@
 //! - [`file`]: the trie on disk (version, checksum, atomic writes);
 //! - [`mark`]: marking, compression and merging, as the paper defines them;
 //! - [`guide`]: a marked trie guiding the executor (trie-guided replay);
+//! - [`impact`]: regression analysis, the nodes a program change impacts;
 //! - [`plan`]: what a run reuses from the trie of an earlier one;
 //! - [`show`]: `mnemo trie show|stats|dot`.
 
 pub mod file;
 pub mod guide;
+pub mod impact;
 pub mod mark;
 pub mod plan;
 pub mod record;

@@ -91,17 +91,32 @@ impl Plan {
         if deeper {
             candidates.extend(boundary_nodes(&old));
         }
-        Ok(Plan::with_candidates(old, now, &candidates, compress_trie))
+        Ok(Plan::with_candidates(old, now, &candidates, false, compress_trie))
     }
 
-    /// The plan that explores anew below `candidates` of `old`.
+    /// The plan that explores anew below `candidates` of `old`; with `redo`
+    /// (regression analysis) nothing recorded of the candidates themselves
+    /// is trusted: not even their choice points, since the change may come
+    /// before them.
     pub fn with_candidates(
-        old: Trie,
+        mut old: Trie,
         now: &Recorded,
         candidates: &[NodeId],
+        redo: bool,
         compress_trie: bool,
     ) -> Plan {
         let marks = Marks::new(&old, candidates);
+        if redo {
+            for &c in candidates {
+                let n = &mut old.nodes[c.index()];
+                n.children.clear();
+                n.point = None;
+                n.end = None;
+                n.test = None;
+                n.kept.clear();
+                n.stretch.clear();
+            }
+        }
         let (mut base, marks) = if compress_trie {
             compress(&old, &marks)
         } else {

@@ -30,8 +30,10 @@ impl Recorder {
         self.paths += 1;
         Some(self.trie.insert_path(
             executor.module(),
+            &|g| executor.block_at(g),
             path.state.path.iter(),
             path.state.stopped_at.as_ref(),
+            &Executor::stretch_blocks(&path.state.stretch),
             end,
             test,
         ))

@@ -16,7 +16,7 @@ use serde::{Deserialize, Serialize};
 
 use super::stored::StoredTest;
 use crate::exec::{Alt, Decision, Point};
-use crate::ir::{FuncId, Module, SiteId};
+use crate::ir::{BlockId, FuncId, Module, SiteId};
 
 /// A node of a trie, by index in its arena.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -97,6 +97,10 @@ pub struct Node {
     pub test: Option<StoredTest>,
     /// Tests of the subtree compression cut off below this node.
     pub kept: Vec<StoredTest>,
+    /// The blocks executed between the parent's decision and this node's
+    /// point or end, as `(function, block)` (function indices of the
+    /// trie's table): what a change must touch to impact the node.
+    pub stretch: Vec<(u32, u32)>,
 }
 
 /// What a trie was recorded for: a trie is only followed by a run of the
@@ -267,16 +271,35 @@ impl Trie {
         id
     }
 
+    fn stretch_of(
+        &mut self,
+        blocks: &[u32],
+        module: &Module,
+        block_at: &dyn Fn(u32) -> (FuncId, BlockId),
+    ) -> Vec<(u32, u32)> {
+        blocks
+            .iter()
+            .map(|g| {
+                let (f, b) = block_at(*g);
+                (self.intern_func(&module.func(f).name), b.0)
+            })
+            .collect()
+    }
+
     /// Records an ended path: its decisions from the root, the point it
     /// stopped at (the depth bound, an assumption that cannot hold), how it
-    /// ended and its test. A
-    /// leaf the path passes through (a boundary or stopped path of an
-    /// earlier run) becomes an inner node; the leaf it ends at is replaced.
+    /// ended, its test, and the blocks it executed after its last decision
+    /// (`block_at` names module-wide block numbers). A leaf the path passes
+    /// through (a boundary or stopped path of an earlier run) becomes an
+    /// inner node; the leaf it ends at is replaced.
+    #[allow(clippy::too_many_arguments)]
     pub fn insert_path(
         &mut self,
         module: &Module,
+        block_at: &dyn Fn(u32) -> (FuncId, BlockId),
         path: impl IntoIterator<Item = impl std::borrow::Borrow<Decision>>,
         stopped_at: Option<&Point>,
+        last_stretch: &[u32],
         end: End,
         test: Option<StoredTest>,
     ) -> NodeId {
@@ -286,6 +309,10 @@ impl Trie {
             if self.nodes[at.index()].point.is_none() {
                 let p = self.trie_point(&d.point, module);
                 self.nodes[at.index()].point = Some(p);
+            }
+            if self.nodes[at.index()].stretch.is_empty() {
+                let s = self.stretch_of(&d.stretch, module, block_at);
+                self.nodes[at.index()].stretch = s;
             }
             let n = &mut self.nodes[at.index()];
             n.end = None;
@@ -299,7 +326,9 @@ impl Trie {
             let p = self.trie_point(p, module);
             self.nodes[at.index()].point = Some(p);
         }
+        let s = self.stretch_of(last_stretch, module, block_at);
         let n = &mut self.nodes[at.index()];
+        n.stretch = s;
         n.end = Some(end);
         n.test = test;
         at
