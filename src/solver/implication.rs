@@ -7,7 +7,9 @@
 //!   query (it is checked by evaluation before use all the same).
 //! - Unsatisfiable sets are looked up as logical subsets: a stored path
 //!   each of whose labels is implied by some conjunct of the query; the
-//!   query is then unsatisfiable.
+//!   query is then unsatisfiable. What is stored is the unsat core of the
+//!   query when the Z3 layer gives one (the fresh `z3` layer does): the
+//!   fewer conjuncts a stored set has, the more queries imply them all.
 //! - When no stored set answers by implication, the models of the stored
 //!   satisfiable sets that imply the most of the query's conjuncts are
 //!   tried on it by evaluation (a partial superset: its model already
@@ -344,6 +346,19 @@ fn atoms_of(exprs: &[ExprRef]) -> Option<Vec<(ExprRef, Atom)>> {
         .collect()
 }
 
+/// The conjuncts of an unsat core, sorted, if they are all among `own`
+/// (this layer's sorted conjuncts of the query) and there is at least one;
+/// a core of expressions a layer below rewrote is of no use here.
+fn core_within(core: &[ExprRef], own: &[ExprRef]) -> Option<Vec<ExprRef>> {
+    let mut parts: Vec<ExprRef> = Vec::new();
+    crate::expr::conjuncts(core, &mut parts);
+    parts.retain(|c| !c.is_true());
+    parts.sort();
+    parts.dedup();
+    let all_own = parts.iter().all(|c| own.binary_search(c).is_ok());
+    (all_own && !parts.is_empty()).then_some(parts)
+}
+
 fn encode_entry(e: &ImplicationEntry) -> Vec<u8> {
     let body = serial::encode(&e.conjuncts);
     let mut arrays = Vec::new();
@@ -441,7 +456,7 @@ impl Layer for ImplicationLayer {
         }
         let mut wanted: Vec<ArrayRef> = q.model.map(|w| w.to_vec()).unwrap_or_default();
         arrays_in_all(&all, &mut wanted);
-        let answer = next.check(&Query {
+        let (answer, core) = next.check_with_core(&Query {
             constraints: q.constraints,
             expr: q.expr.clone(),
             model: Some(&wanted),
@@ -453,9 +468,15 @@ impl Layer for ImplicationLayer {
                 conjuncts,
                 model: Some(m.clone()),
             }),
+            // The core, when there is one, is the smaller set: every later
+            // query implying its few conjuncts is unsat, whatever else it
+            // says (a mutant changes one early conjunct of every path; the
+            // core seldom holds it).
             Answer::Unsat => Some(ImplicationEntry {
                 sat: false,
-                conjuncts,
+                conjuncts: core
+                    .and_then(|c| core_within(&c, &conjuncts))
+                    .unwrap_or(conjuncts),
                 model: None,
             }),
             Answer::Sat(None) => None,
@@ -577,6 +598,27 @@ mod tests {
             .unwrap();
         assert!(m.get(&arrays[0]).unwrap()[0] > 3);
         assert_eq!(second.stats().bad_models, 0);
+    }
+
+    #[test]
+    fn an_unsat_core_answers_queries_that_differ_elsewhere() {
+        let x = byte(&Array::symbolic("im_core_x", 1));
+        let y = byte(&Array::symbolic("im_core_y", 1));
+        let z = byte(&Array::symbolic("im_core_z", 1));
+        let k = |c| constant(c, 8);
+        let mut s = solver(ImplicationLayer::new());
+        // x < y < 4 leaves no room for x > 200, whatever z is.
+        let path = |zv| vec![expr::eq(&z, &k(zv)), expr::ult(&x, &y), expr::ult(&y, &k(4))];
+        assert!(!s.may_be_true(&path(6), &expr::ult(&k(200), &x)).unwrap());
+        assert_eq!(s.stats().z3_calls, 1);
+        // The stored core leaves z out: another z, and a stronger x > 250,
+        // are answered from it.
+        assert!(!s.may_be_true(&path(5), &expr::ult(&k(250), &x)).unwrap());
+        assert_eq!(s.stats().z3_calls, 1, "{:?}", s.stats());
+        // The core's conjuncts are needed: without x < y, Z3 is asked.
+        let other = vec![expr::eq(&z, &k(5)), expr::ult(&y, &k(4))];
+        assert!(s.may_be_true(&other, &expr::ult(&k(250), &x)).unwrap());
+        assert_eq!(s.stats().z3_calls, 2);
     }
 
     /// Conjuncts over two bytes: comparisons of each with constants, of
