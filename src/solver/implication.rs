@@ -7,7 +7,17 @@
 //!   query (it is checked by evaluation before use all the same).
 //! - Unsatisfiable sets are looked up as logical subsets: a stored path
 //!   each of whose labels is implied by some conjunct of the query; the
-//!   query is then unsatisfiable.
+//!   query is then unsatisfiable. What is stored is the unsat core of the
+//!   query when the Z3 layer gives one (the fresh `z3` layer does): the
+//!   fewer conjuncts a stored set has, the more queries imply them all.
+//! - When no stored set answers by implication, the models of the stored
+//!   satisfiable sets that imply the most of the query's conjuncts are
+//!   tried on it by evaluation (a partial superset: its model already
+//!   satisfies those conjuncts). A changed program asks about a region
+//!   next to the one its earlier version asked about (a mutated `<=`
+//!   becomes `<`, and every later path condition differs in that one
+//!   conjunct), and a point of the old region very often lies in the new
+//!   one; no implication between the two sets can show it, evaluation can.
 //!
 //! Implication between conjuncts is decided on atoms (`term ∈ set`, see
 //! [`super::interval`]): only conjuncts about the same term can imply each
@@ -35,17 +45,23 @@ const KEY_PREFIX: u8 = b'I';
 const MAX_NODES: usize = 1 << 18;
 /// Trie nodes visited by one superset search, at most.
 const SEARCH_BUDGET: usize = 20_000;
+/// Models of partial supersets tried on one query, at most: evaluation is
+/// cheap, but a query no stored model satisfies pays for every try.
+const MODEL_TRIES: usize = 16;
 
 /// A trie node, by index in its trie's arena.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 struct NodeId(u32);
+
+/// A model of a stored satisfiable set, by index in its trie's `models`.
+type ModelId = u32;
 
 #[derive(Default)]
 struct Node {
     children: Vec<(ExprRef, NodeId)>,
     /// Set when a stored constraint set ends here (with its model on the
     /// satisfiable side).
-    end: Option<Option<Assignment>>,
+    end: Option<Option<ModelId>>,
 }
 
 /// One L-Trie: a trie of canonically ordered conjunct sets and the index of
@@ -56,6 +72,12 @@ struct LTrie {
     /// Term -> the distinct labels about it, with their atoms.
     labels: FxHashMap<ExprRef, Vec<(ExprRef, Atom)>>,
     known: FxHashSet<ExprRef>,
+    /// The models of the stored satisfiable sets.
+    models: Vec<Assignment>,
+    /// Label -> the stored satisfiable sets holding it (by model), so that
+    /// the sets sharing the most with a query are found without a walk of
+    /// the trie.
+    holders: FxHashMap<ExprRef, Vec<ModelId>>,
 }
 
 impl LTrie {
@@ -97,7 +119,19 @@ impl LTrie {
                 }
             };
         }
-        self.nodes[at.0 as usize].end = Some(model);
+        let end = &mut self.nodes[at.0 as usize].end;
+        if end.is_some() {
+            // Already stored: one model per set is enough.
+            return;
+        }
+        *end = Some(model.map(|m| {
+            let id = self.models.len() as ModelId;
+            self.models.push(m);
+            for (label, _) in set {
+                self.holders.entry(label.clone()).or_default().push(id);
+            }
+            id
+        }));
     }
 
     /// The stored labels `atom` implies (the paper's IS).
@@ -172,8 +206,8 @@ impl LTrie {
             let node = &self.nodes[n.0 as usize];
             if covered == full {
                 // Every set stored below this node is a superset.
-                if let Some(Some(m)) = &node.end {
-                    out.push(m);
+                if let Some(Some(m)) = node.end {
+                    out.push(&self.models[m as usize]);
                 }
             }
             for (label, child) in &node.children {
@@ -187,6 +221,34 @@ impl LTrie {
             }
         }
         out
+    }
+
+    /// Models of the stored satisfiable sets that imply the most of
+    /// `query`'s atoms (each set counted once per atom it covers), best
+    /// first, the newest first among equals; at most `limit`.
+    fn similar_models(&self, query: &[Atom], limit: usize) -> Vec<&Assignment> {
+        let mut score: FxHashMap<ModelId, u32> = FxHashMap::default();
+        let mut counted: FxHashSet<ModelId> = FxHashSet::default();
+        for q in query {
+            counted.clear();
+            for (label, a) in self.labels.get(&q.term).map_or(&[][..], |v| v.as_slice()) {
+                if !a.implies(q) {
+                    continue;
+                }
+                for &id in self.holders.get(label).map_or(&[][..], |v| v.as_slice()) {
+                    if counted.insert(id) {
+                        *score.entry(id).or_default() += 1;
+                    }
+                }
+            }
+        }
+        let mut ranked: Vec<(u32, ModelId)> = score.into_iter().map(|(id, n)| (n, id)).collect();
+        ranked.sort_unstable_by(|a, b| b.cmp(a));
+        ranked
+            .into_iter()
+            .take(limit)
+            .map(|(_, id)| &self.models[id as usize])
+            .collect()
     }
 }
 
@@ -284,6 +346,19 @@ fn atoms_of(exprs: &[ExprRef]) -> Option<Vec<(ExprRef, Atom)>> {
         .collect()
 }
 
+/// The conjuncts of an unsat core, sorted, if they are all among `own`
+/// (this layer's sorted conjuncts of the query) and there is at least one;
+/// a core of expressions a layer below rewrote is of no use here.
+fn core_within(core: &[ExprRef], own: &[ExprRef]) -> Option<Vec<ExprRef>> {
+    let mut parts: Vec<ExprRef> = Vec::new();
+    crate::expr::conjuncts(core, &mut parts);
+    parts.retain(|c| !c.is_true());
+    parts.sort();
+    parts.dedup();
+    let all_own = parts.iter().all(|c| own.binary_search(c).is_ok());
+    (all_own && !parts.is_empty()).then_some(parts)
+}
+
 fn encode_entry(e: &ImplicationEntry) -> Vec<u8> {
     let body = serial::encode(&e.conjuncts);
     let mut arrays = Vec::new();
@@ -359,6 +434,14 @@ impl Layer for ImplicationLayer {
             .into_iter()
             .find(|m| satisfies(m, q))
             .cloned();
+        // A stored set sharing much with the query: its model may do.
+        let found = found.or_else(|| {
+            self.sat
+                .similar_models(&atoms, MODEL_TRIES)
+                .into_iter()
+                .find(|m| satisfies(m, q))
+                .cloned()
+        });
         if let Some(m) = found {
             next.stats().hit(self.name());
             return Ok(Answer::Sat(q.model.map(|wanted| {
@@ -373,7 +456,7 @@ impl Layer for ImplicationLayer {
         }
         let mut wanted: Vec<ArrayRef> = q.model.map(|w| w.to_vec()).unwrap_or_default();
         arrays_in_all(&all, &mut wanted);
-        let answer = next.check(&Query {
+        let (answer, core) = next.check_with_core(&Query {
             constraints: q.constraints,
             expr: q.expr.clone(),
             model: Some(&wanted),
@@ -385,9 +468,15 @@ impl Layer for ImplicationLayer {
                 conjuncts,
                 model: Some(m.clone()),
             }),
+            // The core, when there is one, is the smaller set: every later
+            // query implying its few conjuncts is unsat, whatever else it
+            // says (a mutant changes one early conjunct of every path; the
+            // core seldom holds it).
             Answer::Unsat => Some(ImplicationEntry {
                 sat: false,
-                conjuncts,
+                conjuncts: core
+                    .and_then(|c| core_within(&c, &conjuncts))
+                    .unwrap_or(conjuncts),
                 model: None,
             }),
             Answer::Sat(None) => None,
@@ -473,6 +562,128 @@ mod tests {
             .may_be_true(&[], &expr::ugt(&byte(&x), &k(50)))
             .unwrap());
         assert_eq!(second.stats().z3_calls, 0, "{:?}", second.stats());
+    }
+
+    #[test]
+    fn a_neighbouring_sets_model_answers_a_changed_query() {
+        let backend: Arc<dyn Backend> = Arc::new(MemoryStore::default());
+        let x = byte(&Array::shared("im_nb_x", 1, None));
+        let y = byte(&Array::shared("im_nb_y", 1, None));
+        let k = |c| constant(c, 8);
+        // The earlier version of a program asked about x < y (with x > 3).
+        let mut first = solver(ImplicationLayer::with_store(backend.clone()));
+        assert!(first
+            .may_be_true(&[expr::ugt(&x, &k(3))], &expr::ult(&x, &y))
+            .unwrap());
+        // The mutant asks about x <= y: no conjunct of the stored set
+        // implies it (x < y is about another term), but the stored model
+        // lies in the new region too, as evaluation shows.
+        let mut second = solver(ImplicationLayer::with_store(backend));
+        assert!(second
+            .may_be_true(&[expr::ugt(&x, &k(3))], &expr::ule(&x, &y))
+            .unwrap());
+        assert_eq!(second.stats().z3_calls, 0, "{:?}", second.stats());
+        assert_eq!(second.stats().hits.get("implication"), Some(&1));
+        // A model of the stored set that does not fit is passed over: y < x
+        // is the other side of the branch, and Z3 answers it.
+        assert!(second
+            .may_be_true(&[expr::ugt(&x, &k(3))], &expr::ult(&y, &x))
+            .unwrap());
+        assert_eq!(second.stats().z3_calls, 1);
+        // With a model wanted, the reused one is completed and checked.
+        let arrays = [Array::shared("im_nb_x", 1, None)];
+        let m = second
+            .get_model(&[expr::ugt(&x, &k(3)), expr::ule(&x, &y)], &arrays)
+            .unwrap()
+            .unwrap();
+        assert!(m.get(&arrays[0]).unwrap()[0] > 3);
+        assert_eq!(second.stats().bad_models, 0);
+    }
+
+    #[test]
+    fn an_unsat_core_answers_queries_that_differ_elsewhere() {
+        let x = byte(&Array::symbolic("im_core_x", 1));
+        let y = byte(&Array::symbolic("im_core_y", 1));
+        let z = byte(&Array::symbolic("im_core_z", 1));
+        let k = |c| constant(c, 8);
+        let mut s = solver(ImplicationLayer::new());
+        // x < y < 4 leaves no room for x > 200, whatever z is.
+        let path = |zv| vec![expr::eq(&z, &k(zv)), expr::ult(&x, &y), expr::ult(&y, &k(4))];
+        assert!(!s.may_be_true(&path(6), &expr::ult(&k(200), &x)).unwrap());
+        assert_eq!(s.stats().z3_calls, 1);
+        // The stored core leaves z out: another z, and a stronger x > 250,
+        // are answered from it.
+        assert!(!s.may_be_true(&path(5), &expr::ult(&k(250), &x)).unwrap());
+        assert_eq!(s.stats().z3_calls, 1, "{:?}", s.stats());
+        // The core's conjuncts are needed: without x < y, Z3 is asked.
+        let other = vec![expr::eq(&z, &k(5)), expr::ult(&y, &k(4))];
+        assert!(s.may_be_true(&other, &expr::ult(&k(250), &x)).unwrap());
+        assert_eq!(s.stats().z3_calls, 2);
+    }
+
+    /// Conjuncts over two bytes: comparisons of each with constants, of
+    /// the two with each other and with a sum, as mutated programs make.
+    fn conjunct(x: &ExprRef, y: &ExprRef, shape: u8, c: u8) -> ExprRef {
+        let k = constant(c as u128, 8);
+        let sum = expr::add(x, &k);
+        match shape % 8 {
+            0 => expr::ult(x, &k),
+            1 => expr::ule(&k, y),
+            2 => expr::ult(x, y),
+            3 => expr::ule(x, y),
+            4 => expr::slt(y, &sum),
+            5 => expr::sle(y, &sum),
+            6 => expr::ne(x, &k),
+            _ => expr::not(&expr::eq(y, &sum)),
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(48))]
+
+        /// After any history of solved sets, the layer answers a query as
+        /// Z3 does, whichever way (subset, superset, neighbouring model)
+        /// it reuses the stored sets.
+        #[test]
+        fn reuse_after_any_history_agrees_with_z3(
+            history in proptest::collection::vec(proptest::collection::vec((0u8..8, proptest::prelude::any::<u8>()), 1..4), 1..12),
+            query in proptest::collection::vec((0u8..8, proptest::prelude::any::<u8>()), 1..5),
+        ) {
+            let x = byte(&Array::shared("im_pt_x", 1, None));
+            let y = byte(&Array::shared("im_pt_y", 1, None));
+            let set = |parts: &[(u8, u8)]| -> Vec<ExprRef> {
+                parts.iter().map(|&(s, c)| conjunct(&x, &y, s, c)).collect()
+            };
+            let arrays = [Array::shared("im_pt_x", 1, None), Array::shared("im_pt_y", 1, None)];
+            let mut imp = solver(ImplicationLayer::new());
+            let mut plain = Solver::with_layers(SolverConfig::default(), vec![]);
+            let truth = expr::bool_const(true);
+            // Each set of the history is solved (a model is asked for, so
+            // that the query is not taken as a feasible path condition).
+            for h in &history {
+                let cs = set(h);
+                proptest::prop_assert_eq!(
+                    imp.get_model(&cs, &arrays).unwrap().is_some(),
+                    plain.get_model(&cs, &arrays).unwrap().is_some()
+                );
+            }
+            let mut cs = set(&query);
+            let e = cs.pop().unwrap_or_else(|| truth.clone());
+            // Layers may assume the constraints feasible, as paths are.
+            if plain.may_be_true(&cs, &truth).unwrap() {
+                proptest::prop_assert_eq!(
+                    imp.may_be_true(&cs, &e).unwrap(),
+                    plain.may_be_true(&cs, &e).unwrap(),
+                    "{:?} && {:?}", cs, e
+                );
+                let all: Vec<ExprRef> = cs.iter().cloned().chain([e]).collect();
+                proptest::prop_assert_eq!(
+                    imp.get_model(&all, &arrays).unwrap().is_some(),
+                    plain.get_model(&all, &arrays).unwrap().is_some()
+                );
+            }
+            proptest::prop_assert_eq!(imp.stats().bad_models, 0);
+        }
     }
 
     #[test]

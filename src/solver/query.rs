@@ -78,6 +78,12 @@ pub struct Chain<'a> {
     /// Time spent in calls made through this chain, so that the layer that
     /// made them is charged only its own time.
     spent: Duration,
+    /// Set while a layer above wants an unsat core of its query; Z3 layers
+    /// only pay for computing one then.
+    wants_core: bool,
+    /// The unsat core of the last query this chain answered unsat, when a
+    /// Z3 layer gave one.
+    core: Option<Vec<ExprRef>>,
 }
 
 impl<'a> Chain<'a> {
@@ -87,19 +93,27 @@ impl<'a> Chain<'a> {
             layers,
             stats,
             spent: Duration::ZERO,
+            wants_core: false,
+            core: None,
         }
     }
 
     /// Passes `query` to the next layer.
     pub fn check(&mut self, query: &Query<'_>) -> Result<Answer, SolverError> {
+        self.core = None;
         match self.layers.split_first_mut() {
             Some((first, rest)) => {
                 *self.stats.reached.entry(first.name()).or_default() += 1;
                 let start = Instant::now();
                 let mut next = Chain::new(rest, self.stats);
+                next.wants_core = self.wants_core;
                 let answer = first.check(query, &mut next);
                 let total = start.elapsed();
                 let own = total.saturating_sub(next.spent);
+                // A core only ever comes with the unsat answer it explains.
+                if matches!(answer, Ok(Answer::Unsat)) {
+                    self.core = next.core.take();
+                }
                 *self.stats.layer_time.entry(first.name()).or_default() += own;
                 self.spent += total;
                 answer
@@ -108,6 +122,37 @@ impl<'a> Chain<'a> {
                 "the solver chain ended without an answer".to_string(),
             )),
         }
+    }
+
+    /// Passes `query` on as [`Self::check`] does, asking for an unsat core:
+    /// with an unsat answer, the constraints (or condition) the layers
+    /// below found unsatisfiable together, when a Z3 layer could say.
+    ///
+    /// A core is a set of expressions that is unsatisfiable by itself; a
+    /// layer that rewrote the query on its way down leaves a core of its
+    /// rewritten expressions, so a caller keeps only cores made of its own
+    /// conjuncts.
+    pub fn check_with_core(
+        &mut self,
+        query: &Query<'_>,
+    ) -> Result<(Answer, Option<Vec<ExprRef>>), SolverError> {
+        let before = std::mem::replace(&mut self.wants_core, true);
+        let answer = self.check(query);
+        self.wants_core = before;
+        let core = self.core.take();
+        answer.map(|a| (a, core))
+    }
+
+    /// Whether a layer above wants an unsat core (see
+    /// [`Self::check_with_core`]).
+    pub fn wants_core(&self) -> bool {
+        self.wants_core
+    }
+
+    /// Gives the unsat core of the query being answered: the last layer
+    /// (Z3) calls this on the chain it was handed before answering unsat.
+    pub fn set_core(&mut self, core: Vec<ExprRef>) {
+        self.core = Some(core);
     }
 
     /// The statistics of the solver running this chain.

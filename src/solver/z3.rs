@@ -41,7 +41,11 @@ impl Layer for Z3Layer {
 
     fn check(&mut self, q: &Query<'_>, next: &mut Chain<'_>) -> Result<Answer, SolverError> {
         next.stats().z3_calls += 1;
-        solve(q, self.timeout_ms)
+        let (answer, core) = solve(q, self.timeout_ms, next.wants_core())?;
+        if let Some(core) = core {
+            next.set_core(core);
+        }
+        Ok(answer)
     }
 }
 
@@ -480,11 +484,18 @@ pub(super) fn unknown(reason: Option<String>) -> SolverError {
     }
 }
 
-/// Decides `q` with a fresh Z3 solver.
-pub(super) fn solve(q: &Query<'_>, timeout_ms: u64) -> Result<Answer, SolverError> {
+/// Decides `q` with a fresh Z3 solver. With `want_core`, an unsat answer
+/// comes with the constraints and condition of `q` Z3 used to show it (an
+/// unsat core: unsatisfiable by themselves).
+pub(super) fn solve(
+    q: &Query<'_>,
+    timeout_ms: u64,
+    want_core: bool,
+) -> Result<(Answer, Option<Vec<ExprRef>>), SolverError> {
     let mut t = Translator::default();
-    let mut assertions = Vec::with_capacity(q.constraints.len() + 1);
-    for c in q.constraints.iter().chain(std::iter::once(&q.expr)) {
+    let parts: Vec<&ExprRef> = q.constraints.iter().chain(std::iter::once(&q.expr)).collect();
+    let mut assertions = Vec::with_capacity(parts.len());
+    for c in &parts {
         t.translate(c)?;
         assertions.push(t.boolean(c)?);
     }
@@ -498,10 +509,35 @@ pub(super) fn solve(q: &Query<'_>, timeout_ms: u64) -> Result<Answer, SolverErro
         ZSolver::new_for_logic("QF_BV").unwrap_or_else(ZSolver::new)
     };
     configure(&solver, timeout_ms);
-    for a in assertions.iter().chain(t.side.iter()) {
+    if !want_core {
+        for a in assertions.iter().chain(t.side.iter()) {
+            solver.assert(a);
+        }
+        return Ok((answer(&solver, solver.check(), q, &t)?, None));
+    }
+    // Each part is asserted under a fresh literal assumed true; the
+    // literals in Z3's core name the parts its proof used. (The side
+    // conditions hold in every query and stay unconditional.)
+    let literals: Vec<Bool> = (0..assertions.len())
+        .map(|i| Bool::new_const(format!("mnemo!core!{i}")))
+        .collect();
+    for (l, a) in literals.iter().zip(&assertions) {
+        solver.assert(l.implies(a));
+    }
+    for a in &t.side {
         solver.assert(a);
     }
-    answer(&solver, solver.check(), q, &t)
+    let result = solver.check_assumptions(&literals);
+    let core = (result == SatResult::Unsat).then(|| {
+        let used = solver.get_unsat_core();
+        parts
+            .iter()
+            .zip(&literals)
+            .filter(|(_, l)| used.iter().any(|u| u == *l))
+            .map(|(p, _)| (*p).clone())
+            .collect()
+    });
+    Ok((answer(&solver, result, q, &t)?, core))
 }
 
 /// Sets the time limit of `solver`.
@@ -552,5 +588,71 @@ pub(super) fn answer(
             }
             Ok(Answer::Sat(Some(assignment)))
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::expr::proptests::{build, Env, Gen};
+    use crate::expr::{self, constant, Array};
+
+    /// Sat or unsat of `constraints ∧ expr` by a plain fresh solve.
+    fn is_sat(constraints: &[ExprRef], e: &ExprRef) -> bool {
+        solve(&Query::new(constraints, e.clone()), 30_000, false)
+            .unwrap()
+            .0
+            .is_sat()
+    }
+
+    #[test]
+    fn a_core_leaves_out_what_the_conflict_does_not_need() {
+        let x = expr::read(
+            &UpdateList::new(Array::symbolic("core_x", 1)),
+            &constant(0, 64),
+        );
+        let y = expr::read(
+            &UpdateList::new(Array::symbolic("core_y", 1)),
+            &constant(0, 64),
+        );
+        let z = expr::read(
+            &UpdateList::new(Array::symbolic("core_z", 1)),
+            &constant(0, 64),
+        );
+        let unrelated = expr::eq(&expr::mul(&z, &z), &constant(9, 8));
+        let lo = expr::ult(&x, &y);
+        let cs = vec![unrelated.clone(), lo.clone(), expr::ult(&y, &constant(4, 8))];
+        let e = expr::ult(&constant(200, 8), &x);
+        let (answer, core) = solve(&Query::new(&cs, e.clone()), 30_000, true).unwrap();
+        assert!(!answer.is_sat());
+        let core = core.expect("a core comes with unsat");
+        assert!(!core.contains(&unrelated), "{core:?}");
+        assert!(core.contains(&e) && core.contains(&lo), "{core:?}");
+        // No core without the request, and none for sat.
+        assert!(solve(&Query::new(&cs, e), 30_000, false).unwrap().1.is_none());
+        let (sat, core) = solve(&Query::new(&cs, lo), 30_000, true).unwrap();
+        assert!(sat.is_sat() && core.is_none());
+    }
+
+    #[test]
+    fn cores_of_random_queries_are_unsat_subsets() {
+        let env = Env::new("core");
+        let mut g = Gen::new(31);
+        let mut cores = 0;
+        for round in 0..200 {
+            let cs: Vec<ExprRef> = (0..4).map(|_| build(&g.gen(1, 2), &env)).collect();
+            let e = build(&g.gen(1, 2), &env);
+            let (answer, core) = solve(&Query::new(&cs, e.clone()), 30_000, true).unwrap();
+            assert_eq!(answer.is_sat(), is_sat(&cs, &e), "round {round}");
+            let Some(core) = core else { continue };
+            cores += 1;
+            assert!(
+                core.iter().all(|c| *c == e || cs.contains(c)),
+                "round {round}: {core:?}"
+            );
+            // The core alone is unsatisfiable.
+            assert!(!is_sat(&core, &expr::bool_const(true)), "round {round}");
+        }
+        assert!(cores > 10, "{cores}");
     }
 }
