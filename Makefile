@@ -51,6 +51,7 @@ demo: build runtime
 bench: build runtime
 	$(CARGO) bench --bench engine
 	$(CARGO) bench --bench solver
+	$(CARGO) bench --bench memo
 
 # The recorded queries tests/solver_chains.rs runs through every solver chain:
 # those of a few testsuite programs (small enough to keep in the repository).

@@ -24,6 +24,10 @@ use serde_json::{json, Value};
 
 use mnemo::testgen::Toolchain;
 
+#[path = "../tests/support/mutants.rs"]
+mod support_mutants;
+use support_mutants::mutants;
+
 /// The figures of one run, from its stats.json.
 #[derive(Clone, Debug, Default)]
 struct Run {
@@ -205,61 +209,6 @@ fn finish(ok: bool, stderr: &[u8], out: &Path) -> anyhow::Result<Run> {
     }
     let text = std::fs::read_to_string(out.join("stats.json"))?;
     Ok(Run::from_stats(&serde_json::from_str(&text)?))
-}
-
-/// The operator swaps a mutant is made of (Green's mutants change one
-/// operator each).
-const SWAPS: &[(&str, &str)] = &[
-    (" <= ", " < "),
-    (" >= ", " > "),
-    (" < ", " <= "),
-    (" > ", " >= "),
-    (" == ", " != "),
-    (" != ", " == "),
-    (" + ", " - "),
-    (" - ", " + "),
-];
-
-/// Up to `most` mutants of `source`, each with one operator of the code
-/// (not of the header comment or a preprocessor line) swapped, spread over
-/// the program.
-fn mutants(source: &str, most: usize) -> Vec<(String, String)> {
-    let body_start = source.find("*/").map_or(0, |i| i + 2);
-    let mut sites = Vec::new();
-    let mut offset = 0;
-    for line in source.split_inclusive('\n') {
-        let code_line = offset >= body_start
-            && !line.trim_start().starts_with('#')
-            && !line.trim_start().starts_with("//")
-            && !line.trim_start().starts_with('*');
-        if code_line {
-            for (from, to) in SWAPS {
-                let mut at = 0;
-                while let Some(i) = line[at..].find(from) {
-                    let pos = offset + at + i;
-                    // "<=" also contains " <": keep only exact operators.
-                    if !sites.iter().any(|&(p, _, _)| p == pos) {
-                        sites.push((pos, *from, *to));
-                    }
-                    at += i + from.len();
-                }
-            }
-        }
-        offset += line.len();
-    }
-    sites.sort();
-    let step = (sites.len() / most.max(1)).max(1);
-    sites
-        .iter()
-        .step_by(step)
-        .take(most)
-        .map(|&(pos, from, to)| {
-            let line = source[..pos].matches('\n').count() + 1;
-            let mut m = source.to_string();
-            m.replace_range(pos..pos + from.len(), to);
-            (format!("line {line}:{}->{}", from.trim(), to.trim()), m)
-        })
-        .collect()
 }
 
 fn subject(name: &str) -> anyhow::Result<String> {
