@@ -10,6 +10,11 @@
 //!    mutant against `mnemo regress` from the original's trie (RA-p, and
 //!    RA-c with compression): impacted nodes, paths re-explored, tests
 //!    reused, solver queries.
+//! 3. Heuristics: a fresh run at B against runs at B that follow the trie
+//!    of a run at A but explore only the boundary nodes the reachability
+//!    (HR) or counter (HC) heuristic picks for a target line: paths
+//!    executed, solver queries, and the queries made when the target was
+//!    first reached.
 //!
 //! Every run is a real `mnemo` process with solver stores off (`--store
 //! none`), so runs do not help each other but through the trie. Prints
@@ -292,6 +297,77 @@ fn regression(b: &mut Bench, results: &mut Vec<Value>) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Memoise's heuristics table.
+fn heuristics(b: &mut Bench, results: &mut Vec<Value>) -> anyhow::Result<()> {
+    // (subject, target line, bound pairs)
+    type Case = (&'static str, u32, &'static [(u32, u32)]);
+    let cases: &[Case] = &[
+        ("paper_bankaccount", 32, &[(6, 12), (8, 12)]),
+        ("paper_memoise_testloop2", 28, &[(20, 40), (40, 60)]),
+        ("paper_memoise_testloop2", 20, &[(60, 105)]),
+    ];
+    println!("\n== heuristics (Memoise): Reg at B vs HR / HC from a run at A, for a target line");
+    println!(
+        "{:<24} {:>6} {:>7} | {:>6} {:>6} {:>7} | {:>5} {:>6} {:>6} {:>7} | {:>5} {:>6} {:>6} {:>7}",
+        "subject", "target", "A->B", "paths", "qry", "qry@hit", "cand", "paths", "qry", "qry@hit",
+        "cand", "paths", "qry", "qry@hit"
+    );
+    let hit = |r: &Run| {
+        r.stats["memo"]["target_hit_queries"]
+            .as_u64()
+            .map_or("never".to_string(), |q| q.to_string())
+    };
+    for &(name, line, pairs) in cases {
+        let src = subject(name)?;
+        for &(a, bound) in pairs {
+            let dir = b.fresh(name);
+            let bc = b.compile(&dir, name, &src)?.context("the subject compiles")?;
+            let target = format!("{name}.c:{line}");
+            let with = |d: u32, extra: &[&str]| {
+                let mut v: Vec<String> = extra.iter().map(|s| s.to_string()).collect();
+                v.extend(["--target".to_string(), target.clone()]);
+                v.extend(depth(d));
+                v.push(bc.display().to_string());
+                v
+            };
+            let reg = b.mnemo(&["run"], &dir.join("reg"), &with(bound, &[]))?;
+            let mut guided = |memo: &str, kind: &str| -> anyhow::Result<Run> {
+                let memo = dir.join(memo);
+                b.mnemo(&["run"], &memo, &with(a, &[]))?;
+                b.mnemo(&["run"], &memo, &with(bound, &["--heuristic", kind]))
+            };
+            let hr = guided("memo-r", "reachability")?;
+            let hc = guided("memo-c", "counter")?;
+            println!(
+                "{:<24} {:>6} {:>7} | {:>6} {:>6} {:>7} | {:>5} {:>6} {:>6} {:>7} | {:>5} {:>6} {:>6} {:>7}",
+                name,
+                line,
+                format!("{a}->{bound}"),
+                reg.tests,
+                reg.queries,
+                hit(&reg),
+                hr.candidates,
+                hr.executed,
+                hr.queries,
+                hit(&hr),
+                hc.candidates,
+                hc.executed,
+                hc.queries,
+                hit(&hc),
+            );
+            results.push(json!({
+                "bench": "heuristics", "subject": name, "target_line": line,
+                "from": a, "to": bound, "reg": reg.stats, "hr": hr.stats, "hc": hc.stats,
+            }));
+        }
+    }
+    println!(
+        "(cand: boundary nodes the heuristic explored; paths: paths executed; qry@hit: solver \
+         queries made when the target line first ran, `never` if it did not)"
+    );
+    Ok(())
+}
+
 fn main() -> anyhow::Result<()> {
     let mut b = Bench::new()?;
     let mut results = Vec::new();
@@ -302,6 +378,9 @@ fn main() -> anyhow::Result<()> {
     }
     if want("regression") {
         regression(&mut b, &mut results)?;
+    }
+    if want("heuristics") {
+        heuristics(&mut b, &mut results)?;
     }
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     let dir = root.join("bench-results");

@@ -124,7 +124,14 @@ impl PathObserver for Checker<'_> {
                     .clone()
                     .unwrap_or_else(|| "the replay left the trie".into()),
             ),
-            (Some(r), Some(now)) if *r == now => PathVerdict::Holds,
+            (Some(r), Some(now)) if *r == now => match self.trie.node(node).test.as_ref() {
+                // The recorded test must still drive the program down every
+                // recorded choice (certification adds each as a constraint).
+                Some(t) if !satisfies(path.state, t) => PathVerdict::Leaves(
+                    "its recorded test no longer takes the recorded choices".into(),
+                ),
+                _ => PathVerdict::Holds,
+            },
             (r, Some(now)) => PathVerdict::EndsOtherwise {
                 recorded: r
                     .as_ref()
@@ -145,6 +152,18 @@ impl PathObserver for Checker<'_> {
         }
         Ok(())
     }
+}
+
+/// Whether a test's inputs satisfy a state's path condition.
+fn satisfies(state: &crate::exec::State, test: &memo::StoredTest) -> bool {
+    let mut a = crate::expr::Assignment::new();
+    for (s, (_, bytes)) in state.symbolics.iter().zip(&test.inputs) {
+        a.set(&s.array, bytes.clone());
+    }
+    state
+        .constraints
+        .iter()
+        .all(|c| crate::expr::eval(c, &a) != 0)
 }
 
 /// Certifies the program's trie in the memo directory.

@@ -157,6 +157,16 @@ struct RunArgs {
     /// saves, keeping their tests (smaller tries, Memoise's ID-c).
     #[arg(long)]
     compress: bool,
+    /// A source line (`FILE:LINE`) or function a deeper run should reach:
+    /// of the boundary nodes, only those the heuristic picks for it are
+    /// explored. Repeat for several.
+    #[arg(long, value_name = "FILE:LINE|FUNCTION")]
+    target: Vec<String>,
+    /// How boundary nodes are picked for `--target`: those from which a
+    /// target is reachable, or those whose paths took the branch nearest to
+    /// a target most often.
+    #[arg(long, value_enum, default_value = "reachability")]
+    heuristic: mnemo::memo::heuristic::HeuristicKind,
     /// Iterative deepening in one call: depth bounds A, A+STEP, ... up to B,
     /// each run following the trie of the one before.
     #[arg(long, value_name = "A:STEP:B", conflicts_with_all = ["max_depth", "resume"])]
@@ -348,6 +358,8 @@ fn run_config(a: RunArgs) -> RunConfig {
         memo_dir: a.memo,
         resume: a.resume,
         compress: a.compress,
+        targets: a.target,
+        heuristic: a.heuristic,
     }
 }
 

@@ -123,7 +123,11 @@ pub fn regress(
         &config.program_args,
         max_depth,
     );
+    // With compression the run's trie is merged back with the complete one,
+    // since a regression trie must be complete for the next change.
+    let complete = config.compress.then(|| trie.clone());
     let plan = Plan::with_candidates(trie, &now, &impacted, true, config.compress);
+    let complete_with = complete.map(|t| (t, plan.marks.clone()));
     let stats = execute(
         config,
         &toolchain,
@@ -134,6 +138,8 @@ pub fn regress(
             trie_file: memo::trie_path(&memo_dir, &key),
             load_s: start.elapsed().as_secs_f64(),
             max_depth,
+            watch: Vec::new(),
+            complete_with,
         },
         interrupted,
     )?;

@@ -10,7 +10,10 @@ use anyhow::Context;
 
 use crate::exec::{ExecConfig, Executor};
 use crate::ir::{self, Module};
-use crate::memo::{self, Plan, Recorded, Recorder, StoredTest, Trie, TrieFileError, TrieGuide};
+use crate::memo::heuristic::{HeuristicKind, Reach, Targets};
+use crate::memo::{
+    self, NodeId, Plan, Recorded, Recorder, StoredTest, Trie, TrieFileError, TrieGuide,
+};
 use crate::search::{explore, ExploreConfig, FinishedPath, PathObserver, SearcherKind};
 use crate::solver::store::{self, SharedStore};
 use crate::solver::SolverConfig;
@@ -48,6 +51,11 @@ pub struct RunConfig {
     /// `--compress`: keep only what later runs need (Memoise's ID-c): the
     /// subtrees the run did not explore are cut, their tests kept.
     pub compress: bool,
+    /// `--target`: source lines (`FILE:LINE`) or functions a deeper run
+    /// should reach; only boundary nodes the heuristic picks are explored.
+    pub targets: Vec<String>,
+    /// The heuristic that picks them.
+    pub heuristic: HeuristicKind,
 }
 
 /// The memo directory of a run without `--memo`: `mnemo-memo` beside the
@@ -106,12 +114,45 @@ fn earlier_trie(config: &RunConfig, trie_file: &Path) -> anyhow::Result<Option<T
 fn plan_over(
     config: &RunConfig,
     old: Trie,
+    targets: Option<&Targets>,
     module: &Module,
     now: &Recorded,
     trie_file: &Path,
 ) -> anyhow::Result<Option<Plan>> {
     let changed = old.recorded.changed_functions(module);
-    match Plan::new(old, now, changed, config.compress) {
+    let mut reach = targets.map(|t| Reach::new(module, t));
+    let heuristic = config.heuristic;
+    let mut select = |trie: &Trie, boundary: Vec<NodeId>| -> Vec<NodeId> {
+        let Some(reach) = reach.as_mut() else {
+            return boundary;
+        };
+        let chosen = match heuristic {
+            HeuristicKind::Reachability => reach.reachable(trie, &boundary),
+            HeuristicKind::Counter => match reach.counter(trie, &boundary) {
+                Some(((f, site), chosen)) => {
+                    eprintln!("mnemo: counter heuristic: counting choice site {site} of `{f}`");
+                    chosen
+                }
+                None => {
+                    eprintln!(
+                        "mnemo: counter heuristic: no recorded choice site leads to a target; every boundary node is explored"
+                    );
+                    boundary.clone()
+                }
+            },
+        };
+        eprintln!(
+            "mnemo: {} heuristic: {} of {} boundary nodes explored",
+            match heuristic {
+                HeuristicKind::Reachability => "reachability",
+                HeuristicKind::Counter => "counter",
+            },
+            chosen.len(),
+            boundary.len()
+        );
+        chosen
+    };
+    match Plan::new(old, now, changed, config.compress, &mut select) {
         Ok(plan) => Ok(Some(plan)),
         Err(e) if config.resume => Err(anyhow::anyhow!(
             "cannot resume from {}: {e}",
@@ -223,8 +264,13 @@ pub fn run(config: &RunConfig, interrupted: &AtomicBool) -> anyhow::Result<RunSt
         &config.program_args,
         max_depth,
     );
+    let targets = if config.targets.is_empty() {
+        None
+    } else {
+        Some(Targets::parse(&module, &config.targets)?)
+    };
     let plan = match old {
-        Some(t) => plan_over(config, t, &module, &now, &trie_file)?,
+        Some(t) => plan_over(config, t, targets.as_ref(), &module, &now, &trie_file)?,
         None => None,
     };
     let load_s = load_start.elapsed().as_secs_f64();
@@ -238,6 +284,8 @@ pub fn run(config: &RunConfig, interrupted: &AtomicBool) -> anyhow::Result<RunSt
             trie_file,
             load_s,
             max_depth,
+            watch: targets.map(|t| t.instructions()).unwrap_or_default(),
+            complete_with: None,
         },
         interrupted,
     )
@@ -253,6 +301,11 @@ pub struct Memo {
     pub load_s: f64,
     /// The depth bound of the run.
     pub max_depth: Option<u32>,
+    /// Target instructions whose first execution is reported.
+    pub watch: Vec<(crate::ir::FuncId, crate::ir::InstId)>,
+    /// The complete trie the plan compressed and the plan's marks: the
+    /// run's trie is merged with it before it is saved, so it is complete.
+    pub complete_with: Option<(Trie, memo::Marks)>,
 }
 
 /// Explores the loaded program as `memo` says and writes everything.
@@ -269,6 +322,8 @@ pub fn execute(
         trie_file,
         load_s,
         max_depth,
+        watch,
+        complete_with,
     } = memo;
     let program_name = config.program.display().to_string();
     let mut argv = vec![program_name.clone()];
@@ -318,6 +373,7 @@ pub fn execute(
         .map(|s| s.0.describe())
         .unwrap_or_default();
     let mut executor = Executor::new(module.clone(), exec_config);
+    executor.watch(watch);
     if let Some(p) = &plan {
         executor.set_guide(Arc::new(TrieGuide::new(
             Arc::new(p.base.clone()),
@@ -361,6 +417,9 @@ pub fn execute(
     // Whatever happened, keep what was found.
     let finish = writer.finish();
     let save_start = Instant::now();
+    if let Some((old, marks)) = &complete_with {
+        recorder.trie = memo::merge(old, &recorder.trie, marks);
+    }
     let saved = memo::file::save(&recorder.trie, &trie_file);
     memo_stats.save_s = save_start.elapsed().as_secs_f64();
     let outcome = outcome?;
@@ -371,6 +430,7 @@ pub fn execute(
     memo_stats.trie_bytes = std::fs::metadata(&trie_file).map_or(0, |m| m.len());
     memo_stats.solver_calls_avoided = executor.guided.solver_calls_avoided;
     memo_stats.mismatches = executor.guided.mismatches;
+    memo_stats.target_hit_queries = executor.target_hit_queries;
     if let Some(m) = &executor.guided.first_mismatch {
         eprintln!("mnemo: warning: the trie does not fit the program: {m}");
     }

@@ -2,42 +2,14 @@
 //! same, runs are deterministic, and every searcher finds the same paths.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 use std::time::Duration;
 
-/// `mnemo`, with solver stores in memory unless a test names one (no test
-/// touches the user's store).
-fn mnemo() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_mnemo"));
-    c.env("MNEMO_STORE", "memory");
-    c
-}
+#[path = "support/cli.rs"]
+mod support;
+use support::{compile, mnemo, stderr};
 
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-/// Compiles C source to bitcode with `mnemo cc`, or `None` without clang-14.
-fn compile(dir: &Path, name: &str, source: &str) -> Option<PathBuf> {
-    let c = dir.join(format!("{name}.c"));
-    std::fs::write(&c, source).expect("write source");
-    let bc = dir.join(format!("{name}.bc"));
-    let o = mnemo()
-        .arg("cc")
-        .arg(&c)
-        .arg("-o")
-        .arg(&bc)
-        .output()
-        .expect("mnemo cc runs");
-    if !o.status.success() {
-        let msg = stderr(&o);
-        assert!(msg.contains("clang"), "mnemo cc failed: {msg}");
-        eprintln!("skipped: {msg}");
-        return None;
-    }
-    Some(bc)
-}
 
 fn run(bc: &Path, out: &Path, extra: &[&str]) -> Output {
     mnemo()

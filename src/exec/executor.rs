@@ -85,6 +85,10 @@ pub struct Executor {
     pub guided: GuideCounters,
     /// The module-wide number of each function's first block.
     block_base: Vec<u32>,
+    /// Instructions the user asked to reach (`--target`).
+    targets: FxHashSet<(FuncId, InstId)>,
+    /// Solver queries made when a target was first executed.
+    pub target_hit_queries: Option<u64>,
 }
 
 impl Executor {
@@ -137,6 +141,8 @@ impl Executor {
             guide: None,
             guided: GuideCounters::default(),
             block_base,
+            targets: FxHashSet::default(),
+            target_hit_queries: None,
         };
         ex.consts = (0..ex.module.consts.len())
             .map(|i| ex.eval_const(ConstId(i as u32)))
@@ -189,6 +195,11 @@ impl Executor {
             self.enter_block(state, f, b);
         }
         blocks
+    }
+
+    /// Watches for the first execution of any of these instructions.
+    pub fn watch(&mut self, targets: impl IntoIterator<Item = (FuncId, InstId)>) {
+        self.targets.extend(targets);
     }
 
     /// Makes states follow a recorded run (set before `initial_state`).
@@ -653,11 +664,17 @@ impl Executor {
         if state.guide.is_some() && go.iter().any(|&i| next[i] == Next::Free) {
             state.hint = self.witness(state).map(Arc::new);
         }
+        // A single feasible alternative is implied by the path condition,
+        // so it need not be added; certification adds it all the same, to
+        // check the recorded tests against every choice.
+        let constrain = feasible >= 2 || self.config.strict_guide;
         for &i in &go[1..] {
             let mut child = state.clone();
             child.id = self.next_id();
-            if feasible >= 2 {
+            if constrain {
                 child.add_constraint(conds[i].clone());
+            }
+            if feasible >= 2 {
                 child.depth += 1;
             }
             child.path.push_back(Decision {
@@ -672,8 +689,10 @@ impl Executor {
             });
             self.forked.push(child);
         }
-        if feasible >= 2 {
+        if constrain {
             state.add_constraint(conds[first].clone());
+        }
+        if feasible >= 2 {
             state.depth += 1;
         }
         let payload = point.alts[first].payload;
@@ -956,6 +975,9 @@ impl Executor {
             *cov = true;
             self.covered_count += 1;
             state.since_new_cover = 0;
+            if self.target_hit_queries.is_none() && self.targets.contains(&(func, pc)) {
+                self.target_hit_queries = Some(self.solver.stats().queries);
+            }
         }
         match inst {
             Inst::Binary {

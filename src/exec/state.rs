@@ -31,7 +31,7 @@ pub fn function_address(f: FuncId) -> u64 {
 
 /// The function at an address, if it is one.
 pub fn function_at(addr: u64, num_functions: usize) -> Option<FuncId> {
-    if addr < FUNCTION_BASE || (addr - FUNCTION_BASE) % 16 != 0 {
+    if addr < FUNCTION_BASE || !(addr - FUNCTION_BASE).is_multiple_of(16) {
         return None;
     }
     let i = (addr - FUNCTION_BASE) / 16;

@@ -8,11 +8,13 @@
 //! - [`mark`]: marking, compression and merging, as the paper defines them;
 //! - [`guide`]: a marked trie guiding the executor (trie-guided replay);
 //! - [`impact`]: regression analysis, the nodes a program change impacts;
+//! - [`heuristic`]: reachability and counter heuristics for deeper runs;
 //! - [`plan`]: what a run reuses from the trie of an earlier one;
 //! - [`show`]: `mnemo trie show|stats|dot`.
 
 pub mod file;
 pub mod guide;
+pub mod heuristic;
 pub mod impact;
 pub mod mark;
 pub mod plan;

@@ -47,12 +47,15 @@ fn bound_text(b: Option<u32>) -> String {
 
 impl Plan {
     /// The plan for a run recording `now` over the trie `old` of an earlier
-    /// run (`changed`: the functions whose hashes differ).
+    /// run (`changed`: the functions whose hashes differ). When the run is
+    /// deeper, `select` picks which boundary nodes to explore (a heuristic;
+    /// all of them by default).
     pub fn new(
         old: Trie,
         now: &Recorded,
         changed: Vec<String>,
         compress_trie: bool,
+        select: &mut dyn FnMut(&Trie, Vec<NodeId>) -> Vec<NodeId>,
     ) -> Result<Plan, PlanError> {
         let was = &old.recorded;
         if !changed.is_empty() {
@@ -70,12 +73,6 @@ impl Plan {
                 now: now.args.clone(),
             });
         }
-        // Deeper means a larger bound, and no bound is deepest of all.
-        let deeper = match (was.max_depth, now.max_depth) {
-            (Some(a), Some(b)) => b > a,
-            (Some(_), None) => true,
-            (None, _) => false,
-        };
         let shallower = match (was.max_depth, now.max_depth) {
             (Some(a), Some(b)) => b < a,
             (None, Some(_)) => true,
@@ -88,8 +85,14 @@ impl Plan {
             });
         }
         let mut candidates: Vec<NodeId> = stopped_nodes(&old);
-        if deeper {
-            candidates.extend(boundary_nodes(&old));
+        // A boundary node below the bound is explored: all of them when the
+        // bound grew, and those a heuristic left at an earlier bound.
+        let below: Vec<NodeId> = boundary_nodes(&old)
+            .into_iter()
+            .filter(|id| now.max_depth.is_none_or(|b| old.depth_of(*id) < b))
+            .collect();
+        if !below.is_empty() {
+            candidates.extend(select(&old, below));
         }
         Ok(Plan::with_candidates(old, now, &candidates, false, compress_trie))
     }

@@ -364,6 +364,20 @@ impl Trie {
         out
     }
 
+    /// The depth of a node: decisions on its path taken where more than one
+    /// alternative was feasible (what `--max-depth` bounds).
+    pub fn depth_of(&self, id: NodeId) -> u32 {
+        let mut d = 0;
+        let mut at = id;
+        while let Some(parent) = self.node(at).parent {
+            if self.node(parent).point.as_ref().is_some_and(|p| p.feasible() >= 2) {
+                d += 1;
+            }
+            at = parent;
+        }
+        d
+    }
+
     /// Every node in depth-first order (children by alternative).
     pub fn preorder(&self) -> Vec<NodeId> {
         let mut out = Vec::with_capacity(self.nodes.len());

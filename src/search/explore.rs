@@ -91,7 +91,7 @@ pub fn explore(
             }
         }
         steps += 1;
-        if steps % 64 == 0 {
+        if steps.is_multiple_of(64) {
             progress(
                 executor,
                 Progress {
@@ -144,7 +144,7 @@ fn check_limits(
     if limits.max_time.is_some_and(|m| start.elapsed() >= m) {
         return Some(EarlyReason::MaxTime);
     }
-    if steps % 256 == 0 {
+    if steps.is_multiple_of(256) {
         if let Some(max) = limits.max_memory_mb {
             if crate::stats::resident_mb().is_some_and(|rss| rss >= max) {
                 return Some(EarlyReason::MaxMemory);

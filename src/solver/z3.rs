@@ -506,7 +506,7 @@ pub(super) fn solve(
     let solver = if t.uses_arrays() {
         ZSolver::new()
     } else {
-        ZSolver::new_for_logic("QF_BV").unwrap_or_else(ZSolver::new)
+        ZSolver::new_for_logic("QF_BV").unwrap_or_default()
     };
     configure(&solver, timeout_ms);
     if !want_core {

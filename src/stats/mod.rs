@@ -48,6 +48,9 @@ pub struct MemoStats {
     pub trie_bytes: u64,
     pub load_s: f64,
     pub save_s: f64,
+    /// With `--target`: the solver queries made by the time a target was
+    /// first executed (`null`: never).
+    pub target_hit_queries: Option<u64>,
 }
 
 /// How paths ended.
