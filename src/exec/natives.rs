@@ -204,6 +204,11 @@ impl Executor {
                     ));
                 }
                 let v = self.symbolic_int(state, &name, 32);
+                // Inputs that satisfy the path keep doing so with the new
+                // one at `lo` (else it would read as 0, maybe out of range).
+                if let (Some(h), Some(s)) = (state.hint.as_mut(), state.symbolics.last()) {
+                    std::sync::Arc::make_mut(h).set(&s.array, (lo as u32).to_le_bytes().to_vec());
+                }
                 let e = v.to_expr();
                 let lo_e = expr::constant(lo as u32 as u128, 32);
                 let hi_e = expr::constant(hi as u32 as u128, 32);
