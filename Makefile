@@ -47,6 +47,10 @@ demo: build runtime
 	@for e in $(DEMO_OUT)/*.err; do [ -e "$$e" ] && { echo "== $$e"; cat $$e; }; done; true
 	@echo "== native replay of every test"
 	$(MNEMO) replay $(DEMO) $(DEMO_OUT)
+	@echo "== the run's trie (mnemo-memo/), then twice as deep, following it: only the boundary paths run again"
+	$(MNEMO) trie show mnemo-memo/$(DEMO_OUT).trie
+	rm -rf $(DEMO_OUT)-deeper
+	$(MNEMO) run -q --memo mnemo-memo --max-depth 12 --output-dir $(DEMO_OUT)-deeper $(DEMO_OUT).bc
 
 bench: build runtime
 	$(CARGO) bench --bench engine
@@ -71,4 +75,4 @@ corpus: build runtime
 clean:
 	$(CARGO) clean
 	$(MAKE) -C runtime clean
-	rm -rf mnemo-out* $(DEMO_OUT).bc
+	rm -rf mnemo-out* mnemo-memo $(DEMO_OUT).bc

@@ -586,8 +586,10 @@ fn trie_text(mnemo: &str, memo: &Path, dir: &Path, label: &str) -> Result<String
 /// Memoized runs of one program against a fresh one (DESIGN.md's memo
 /// invariants): deepening from a shallower bound finds the same paths and
 /// tests; a re-run at the same bound executes nothing and asks the solver
-/// nothing; certification holds with the solver off; a run stopped half
-/// way and resumed ends as the uninterrupted run did.
+/// nothing; certification holds with the solver off; a run stopped at a
+/// third or two thirds of the way and resumed ends as the uninterrupted run
+/// did; regress on the unchanged program redoes nothing, and on mutants
+/// finds the paths and tests of a fresh run on the mutant.
 fn check_memo(prog: &Path) -> Result<(), Failed> {
     let source =
         fs::read_to_string(prog).map_err(|e| format!("cannot read {}: {e}", prog.display()))?;
@@ -699,15 +701,19 @@ fn check_memo(prog: &Path) -> Result<(), Failed> {
             return Err(format!("certification failed:\n{}", o.text));
         }
 
-        // Stopped half way, then resumed.
-        let half = (fresh["instructions"].as_u64().unwrap_or(2) / 2).max(1);
-        let mut stop_args = full_args.clone();
-        stop_args.extend(["--max-instructions".to_string(), half.to_string()]);
-        mnemo_run("stopped", "resumed", "memo-resume", &stop_args)?;
-        let mut resume_args = full_args.clone();
-        resume_args.push("--resume".to_string());
-        mnemo_run("resume", "resumed", "memo-resume", &resume_args)?;
-        same(&format!("resuming after {half} instructions"), "resumed", "memo-resume")?;
+        // Stopped a third and two thirds of the way, then resumed.
+        let total = fresh["instructions"].as_u64().unwrap_or(3);
+        for part in [1, 2] {
+            let at = (total * part / 3).max(1);
+            let (out, memo) = (format!("resumed-{part}"), format!("memo-resume-{part}"));
+            let mut stop_args = full_args.clone();
+            stop_args.extend(["--max-instructions".to_string(), at.to_string()]);
+            mnemo_run("stopped", &out, &memo, &stop_args)?;
+            let mut resume_args = full_args.clone();
+            resume_args.push("--resume".to_string());
+            mnemo_run("resume", &out, &memo, &resume_args)?;
+            same(&format!("resuming after {at} instructions"), &out, &memo)?;
+        }
 
         // Regression analysis on the unchanged program: nothing to redo.
         let regress = |label: &str, new_bc: &Path, out: &str, memo: &str| -> Result<Value, String> {

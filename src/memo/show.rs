@@ -86,7 +86,9 @@ fn label(trie: &Trie, id: NodeId) -> String {
         Some(p) => {
             let payload = p.alts[n.via as usize].payload;
             let mut l = format!("{}:{} -> {}", trie.func_name(p), p.site, n.via);
-            if payload != n.via as u64 {
+            // Branch alternatives carry 0 and switch ones their index;
+            // anything else is an address (or the error side).
+            if payload != n.via as u64 && payload != 0 {
                 if payload == crate::exec::NO_TARGET {
                     l.push_str(" (no target)");
                 } else {
