@@ -24,6 +24,8 @@ use serde_json::{json, Value};
 
 use mnemo::testgen::Toolchain;
 
+mod support;
+
 #[path = "../tests/support/mutants.rs"]
 mod support_mutants;
 use support_mutants::mutants;
@@ -541,7 +543,7 @@ fn shared_redis(b: &mut Bench, results: &mut Vec<Value>) -> anyhow::Result<()> {
 fn main() -> anyhow::Result<()> {
     let mut b = Bench::new()?;
     let mut results = Vec::new();
-    let only = std::env::args().nth(1).filter(|a| !a.starts_with('-'));
+    let only = support::section();
     let want = |name: &str| only.as_deref().is_none_or(|o| o == name);
     if want("incremental") {
         incremental(&mut b, &mut results)?;
@@ -558,14 +560,5 @@ fn main() -> anyhow::Result<()> {
     if want("redis") {
         shared_redis(&mut b, &mut results)?;
     }
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    let dir = root.join("bench-results");
-    std::fs::create_dir_all(&dir)?;
-    let path = dir.join(match &only {
-        Some(section) => format!("solver-{section}.json"),
-        None => "solver.json".to_string(),
-    });
-    std::fs::write(&path, serde_json::to_string_pretty(&results)?)?;
-    println!("\nwritten: {}", path.display());
-    Ok(())
+    support::write_results("solver", &only, &results)
 }

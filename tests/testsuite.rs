@@ -468,10 +468,7 @@ fn check_program(prog: &Path) -> Result<(), Failed> {
         .map(|f| f.to_string_lossy().into_owned())
         .unwrap_or_default();
 
-    let tmp = tempfile::Builder::new()
-        .prefix("mnemo-suite-")
-        .tempdir()
-        .map_err(|e| format!("cannot create a temporary directory: {e}"))?;
+    let tmp = scratch("mnemo-suite-")?;
     let dir = tmp.path().to_path_buf();
     let bc = dir.join("prog.bc");
     let out = dir.join("out");
@@ -536,6 +533,14 @@ fn check_program(prog: &Path) -> Result<(), Failed> {
     })();
 
     keep_on_failure(tmp, result)
+}
+
+/// A trial's temporary directory.
+fn scratch(prefix: &str) -> Result<tempfile::TempDir, String> {
+    tempfile::Builder::new()
+        .prefix(prefix)
+        .tempdir()
+        .map_err(|e| format!("cannot create a temporary directory: {e}"))
 }
 
 /// A trial's verdict; on failure its temporary directory is kept, and
@@ -607,10 +612,7 @@ fn check_memo(prog: &Path) -> Result<(), Failed> {
     }
     let shallow = bound.map_or(2, |b| b / 2);
 
-    let tmp = tempfile::Builder::new()
-        .prefix("mnemo-memo-")
-        .tempdir()
-        .map_err(|e| format!("cannot create a temporary directory: {e}"))?;
+    let tmp = scratch("mnemo-memo-")?;
     let dir = tmp.path().to_path_buf();
     let bc = dir.join("prog.bc");
     let mnemo = env!("CARGO_BIN_EXE_mnemo");
