@@ -240,10 +240,10 @@ fn real_main() -> anyhow::Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Run(a) => {
+            let interrupted = interrupt_flag()?;
             check_loadable(&a.program)?;
             let deepen_bounds = a.deepen;
             let config = run_config(a);
-            let interrupted = interrupt_flag()?;
             if let Some(d) = deepen_bounds {
                 return deepen(config, d, &interrupted);
             }
@@ -253,13 +253,13 @@ fn real_main() -> anyhow::Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Regress { old, run } => {
+            let interrupted = interrupt_flag()?;
             check_loadable(&old)?;
             check_loadable(&run.program)?;
             if run.deepen.is_some() || run.resume {
                 anyhow::bail!("regress takes neither --deepen nor --resume");
             }
             let config = run_config(run);
-            let interrupted = interrupt_flag()?;
             let report = mnemo::regress::regress(&config, &old, &interrupted)?;
             print!("{report}");
             eprint!("{}", report.stats.summary());

@@ -250,8 +250,15 @@ fn resuming_after_ctrl_c_ends_as_an_uninterrupted_run() {
         .arg(&bc)
         .spawn()
         .expect("runs");
-    std::thread::sleep(Duration::from_millis(400));
-    // SIGINT, as Ctrl-C sends; the run may have finished already.
+    // Once the output directory exists the run is exploring (and Ctrl-C is
+    // handled); then SIGINT, as Ctrl-C sends. The run may finish first.
+    for _ in 0..200 {
+        if out.exists() {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    std::thread::sleep(Duration::from_millis(150));
     let _ = Command::new("kill").arg("-INT").arg(child.id().to_string()).status();
     let o = child.wait_with_output().expect("ends");
     assert!(o.status.success());
