@@ -56,12 +56,7 @@ struct Run {
 
 impl Run {
     fn from_stats(v: Value) -> Run {
-        let u = |p: &[&str]| {
-            p.iter()
-                .fold(&v, |x, k| &x[*k])
-                .as_u64()
-                .unwrap_or(0)
-        };
+        let u = |p: &[&str]| p.iter().fold(&v, |x, k| &x[*k]).as_u64().unwrap_or(0);
         let f = |p: &[&str]| p.iter().fold(&v, |x, k| &x[*k]).as_f64().unwrap_or(0.0);
         Run {
             wall_s: f(&["wall_s"]),
@@ -113,7 +108,11 @@ impl Bench {
         let c = dir.join(format!("{name}.c"));
         std::fs::write(&c, source)?;
         let bc = c.with_extension("bc");
-        Ok(self.toolchain.compile_bitcode(&c, &bc, &[]).ok().map(|_| bc))
+        Ok(self
+            .toolchain
+            .compile_bitcode(&c, &bc, &[])
+            .ok()
+            .map(|_| bc))
     }
 
     /// Runs `mnemo SUBCOMMAND ... ARGS` into a new output directory and
@@ -238,8 +237,19 @@ fn regression(b: &mut Bench, results: &mut Vec<Value>) -> anyhow::Result<()> {
     println!("\n== regression analysis (Memoise): fresh run on a mutant vs regress from the original's trie");
     println!(
         "{:<20} {:<18} | {:>7} {:>6} {:>6} | {:>8} {:>7} {:>6} {:>6} {:>6} | {:>7} {:>6} {:>7}",
-        "subject", "mutant", "fresh s", "qry", "paths", "impacted", "RA-p s", "qry", "redone", "reused",
-        "RA-c s", "qry", "trie KB"
+        "subject",
+        "mutant",
+        "fresh s",
+        "qry",
+        "paths",
+        "impacted",
+        "RA-p s",
+        "qry",
+        "redone",
+        "reused",
+        "RA-c s",
+        "qry",
+        "trie KB"
     );
     for name in subjects {
         let src = subject(name)?;
@@ -258,7 +268,11 @@ fn regression(b: &mut Bench, results: &mut Vec<Value>) -> anyhow::Result<()> {
             };
             let with = |p: &Path| [args.clone(), vec![p.display().to_string()]].concat();
             let fresh = b.mnemo(&["run"], &dir.join("fresh"), &with(&new))?;
-            if fresh.stats["paths"]["early"]["max-time"].as_u64().unwrap_or(0) > 0 {
+            if fresh.stats["paths"]["early"]["max-time"]
+                .as_u64()
+                .unwrap_or(0)
+                > 0
+            {
                 println!("{name:<20} {what:<18} | the mutant runs past {MAX_TIME_S} s: left out");
                 continue;
             }
@@ -266,7 +280,11 @@ fn regression(b: &mut Bench, results: &mut Vec<Value>) -> anyhow::Result<()> {
             let mut ra = |memo: &str, compress: bool| -> anyhow::Result<Run> {
                 let memo = dir.join(memo);
                 b.mnemo(&["run"], &memo, &with(&old))?;
-                let mut a = if compress { vec!["--compress".to_string()] } else { Vec::new() };
+                let mut a = if compress {
+                    vec!["--compress".to_string()]
+                } else {
+                    Vec::new()
+                };
                 a.extend(with(&new));
                 b.mnemo(&["regress", &old_arg], &memo, &a)
             };
@@ -295,7 +313,9 @@ fn regression(b: &mut Bench, results: &mut Vec<Value>) -> anyhow::Result<()> {
             }));
         }
     }
-    println!("(impacted: candidate nodes; redone: paths re-explored; reused: tests kept from the trie)");
+    println!(
+        "(impacted: candidate nodes; redone: paths re-explored; reused: tests kept from the trie)"
+    );
     Ok(())
 }
 
@@ -323,7 +343,9 @@ fn heuristics(b: &mut Bench, results: &mut Vec<Value>) -> anyhow::Result<()> {
         let src = subject(name)?;
         for &(a, bound) in pairs {
             let dir = b.fresh(name);
-            let bc = b.compile(&dir, name, &src)?.context("the subject compiles")?;
+            let bc = b
+                .compile(&dir, name, &src)?
+                .context("the subject compiles")?;
             let target = format!("{name}.c:{line}");
             let with = |d: u32, extra: &[&str]| {
                 let mut v: Vec<String> = extra.iter().map(|s| s.to_string()).collect();

@@ -12,7 +12,11 @@ pub fn section() -> Option<String> {
 
 /// Writes the results into `bench-results/NAME.json`, or `NAME-SECTION.json`
 /// for one section.
-pub fn write_results(name: &str, section: &Option<String>, results: &[Value]) -> anyhow::Result<()> {
+pub fn write_results(
+    name: &str,
+    section: &Option<String>,
+    results: &[Value],
+) -> anyhow::Result<()> {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     let dir = root.join("bench-results");
     std::fs::create_dir_all(&dir)?;

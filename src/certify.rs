@@ -60,9 +60,9 @@ pub struct CertifyReport {
 impl CertifyReport {
     /// Whether every recorded path holds.
     pub fn holds(&self) -> bool {
-        self.paths.iter().all(|(_, _, v)| {
-            matches!(v, PathVerdict::Holds | PathVerdict::HoldsUntilStopped)
-        })
+        self.paths
+            .iter()
+            .all(|(_, _, v)| matches!(v, PathVerdict::Holds | PathVerdict::HoldsUntilStopped))
     }
 
     pub fn count(&self, f: impl Fn(&PathVerdict) -> bool) -> usize {
@@ -133,9 +133,7 @@ impl PathObserver for Checker<'_> {
                 _ => PathVerdict::Holds,
             },
             (r, Some(now)) => PathVerdict::EndsOtherwise {
-                recorded: r
-                    .as_ref()
-                    .map_or("a choice point".into(), |e| e.describe()),
+                recorded: r.as_ref().map_or("a choice point".into(), |e| e.describe()),
                 now: now.describe(),
             },
         };

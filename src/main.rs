@@ -402,11 +402,7 @@ fn load_trie(path: &std::path::Path) -> anyhow::Result<mnemo::memo::Trie> {
 
 /// `--deepen A:STEP:B`: one memoized run per bound, the last into the
 /// output directory; the others' tests live on in the trie.
-fn deepen(
-    mut config: RunConfig,
-    d: Deepen,
-    interrupted: &AtomicBool,
-) -> anyhow::Result<ExitCode> {
+fn deepen(mut config: RunConfig, d: Deepen, interrupted: &AtomicBool) -> anyhow::Result<ExitCode> {
     let memo = config
         .memo_dir
         .clone()
@@ -419,7 +415,11 @@ fn deepen(
         let scratch = memo.join(format!(".depth-{bound}"));
         let mut c = config.clone();
         c.max_depth = Some(*bound);
-        c.output_dir = if last { output.clone() } else { scratch.clone() };
+        c.output_dir = if last {
+            output.clone()
+        } else {
+            scratch.clone()
+        };
         if !last {
             let _ = std::fs::remove_dir_all(&scratch);
         }

@@ -35,7 +35,11 @@ impl fmt::Display for RegressReport {
         if self.changed_functions.is_empty() {
             writeln!(f, "changed functions: none")?;
         } else {
-            writeln!(f, "changed functions: {}", self.changed_functions.join(", "))?;
+            writeln!(
+                f,
+                "changed functions: {}",
+                self.changed_functions.join(", ")
+            )?;
         }
         if self.layout_changed {
             writeln!(

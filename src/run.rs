@@ -341,7 +341,11 @@ pub fn execute(
         strict_guide: false,
     };
     let mut writer = if config.resume {
-        TestWriter::replace(&config.output_dir, &program_name, config.program_args.clone())?
+        TestWriter::replace(
+            &config.output_dir,
+            &program_name,
+            config.program_args.clone(),
+        )?
     } else {
         TestWriter::create(
             &config.output_dir,

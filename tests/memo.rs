@@ -31,7 +31,12 @@ fn run(bc: &Path, memo: &Path, out: &Path, extra: &[&str]) -> (Output, serde_jso
 }
 
 fn trie_text(memo: &Path) -> String {
-    let o = mnemo().arg("trie").arg("show").arg(memo).output().expect("trie show");
+    let o = mnemo()
+        .arg("trie")
+        .arg("show")
+        .arg(memo)
+        .output()
+        .expect("trie show");
     assert!(o.status.success(), "{}", stderr(&o));
     stdout(&o)
 }
@@ -67,7 +72,9 @@ fn reachability_explores_only_boundary_nodes_that_reach_the_target() {
     };
     let memo = dir.path().join("memo");
     let (_, first) = run(&bc, &memo, &dir.path().join("a"), &["--max-depth", "6"]);
-    let boundary = first["paths"]["early"]["max-depth"].as_u64().expect("boundary paths");
+    let boundary = first["paths"]["early"]["max-depth"]
+        .as_u64()
+        .expect("boundary paths");
     assert!(boundary >= 2, "{first}");
     let (o, deeper) = run(
         &bc,
@@ -77,14 +84,29 @@ fn reachability_explores_only_boundary_nodes_that_reach_the_target() {
     );
     // Only the path still in the first loop can reach line 8.
     assert_eq!(deeper["memo"]["candidates"], 1, "{deeper}\n{}", stderr(&o));
-    assert!(stderr(&o).contains(&format!("1 of {boundary} boundary nodes")), "{}", stderr(&o));
-    assert_eq!(deeper["paths"]["errors"]["user"], 1, "the target is reached: {deeper}");
+    assert!(
+        stderr(&o).contains(&format!("1 of {boundary} boundary nodes")),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(
+        deeper["paths"]["errors"]["user"], 1,
+        "the target is reached: {deeper}"
+    );
     assert!(deeper["memo"]["target_hit_queries"].is_u64(), "{deeper}");
     // The boundary nodes left out are explored by the next run at that bound,
     // which then ends where a fresh run does.
     let (_, rest) = run(&bc, &memo, &dir.path().join("c"), &["--max-depth", "30"]);
-    assert!(rest["memo"]["candidates"].as_u64().unwrap_or(0) >= boundary - 1, "{rest}");
-    run(&bc, &dir.path().join("fresh"), &dir.path().join("d"), &["--max-depth", "30"]);
+    assert!(
+        rest["memo"]["candidates"].as_u64().unwrap_or(0) >= boundary - 1,
+        "{rest}"
+    );
+    run(
+        &bc,
+        &dir.path().join("fresh"),
+        &dir.path().join("d"),
+        &["--max-depth", "30"],
+    );
     assert_eq!(trie_text(&memo), trie_text(&dir.path().join("fresh")));
 }
 
@@ -100,10 +122,20 @@ fn counter_prefers_the_paths_that_took_the_nearest_branch_most() {
         &bc,
         &memo,
         &dir.path().join("b"),
-        &["--max-depth", "8", "--heuristic", "counter", "--target", "loops.c:14"],
+        &[
+            "--max-depth",
+            "8",
+            "--heuristic",
+            "counter",
+            "--target",
+            "loops.c:14",
+        ],
     );
     let text = stderr(&o);
-    assert!(text.contains("counter heuristic: counting choice site"), "{text}");
+    assert!(
+        text.contains("counter heuristic: counting choice site"),
+        "{text}"
+    );
     // One boundary path went round the second loop most often.
     assert_eq!(deeper["memo"]["candidates"], 1, "{deeper}\n{text}");
 }
@@ -159,9 +191,15 @@ fn a_stale_or_damaged_trie_is_reported_kept_and_not_followed() {
     compile(dir.path(), "prog", &changed).expect("compiles");
     let (o, stats) = run(&bc, &memo, &dir.path().join("b"), &[]);
     let text = stderr(&o);
-    assert!(text.contains("another version of the program (changed: main)"), "{text}");
+    assert!(
+        text.contains("another version of the program (changed: main)"),
+        "{text}"
+    );
     assert_eq!(stats["memo"]["reused"], false);
-    assert_eq!(std::fs::read(memo.join("prog.trie.old")).expect("kept"), recorded);
+    assert_eq!(
+        std::fs::read(memo.join("prog.trie.old")).expect("kept"),
+        recorded
+    );
 
     // A damaged file: one byte flipped.
     let mut bytes = std::fs::read(&trie).expect("the new trie");
@@ -169,15 +207,31 @@ fn a_stale_or_damaged_trie_is_reported_kept_and_not_followed() {
     bytes[last] ^= 1;
     std::fs::write(&trie, &bytes).expect("write");
     let (o, stats) = run(&bc, &memo, &dir.path().join("c"), &[]);
-    assert!(stderr(&o).contains("damaged (checksum mismatch)"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("damaged (checksum mismatch)"),
+        "{}",
+        stderr(&o)
+    );
     assert_eq!(stats["memo"]["reused"], false);
-    assert_eq!(std::fs::read(memo.join("prog.trie.bad")).expect("kept"), bytes);
+    assert_eq!(
+        std::fs::read(memo.join("prog.trie.bad")).expect("kept"),
+        bytes
+    );
 
     // Not a trie at all, read by `trie show`: an error naming the file.
     std::fs::write(memo.join("x.trie"), b"hello").expect("write");
-    let o = mnemo().arg("trie").arg("stats").arg(memo.join("x.trie")).output().expect("runs");
+    let o = mnemo()
+        .arg("trie")
+        .arg("stats")
+        .arg(memo.join("x.trie"))
+        .output()
+        .expect("runs");
     assert_eq!(o.status.code(), Some(1));
-    assert!(stderr(&o).contains("x.trie is not a mnemo trie file"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("x.trie is not a mnemo trie file"),
+        "{}",
+        stderr(&o)
+    );
 }
 
 #[test]
@@ -188,19 +242,41 @@ fn certify_names_the_paths_a_changed_program_leaves() {
     };
     let memo = dir.path().join("memo");
     run(&bc, &memo, &dir.path().join("a"), &[]);
-    let ok = mnemo().arg("certify").arg(&bc).arg("--memo").arg(&memo).output().expect("runs");
+    let ok = mnemo()
+        .arg("certify")
+        .arg(&bc)
+        .arg("--memo")
+        .arg(&memo)
+        .output()
+        .expect("runs");
     assert!(ok.status.success(), "{}", stdout(&ok));
-    assert!(stdout(&ok).contains("4 of 4 recorded paths hold; 0 solver queries"), "{}", stdout(&ok));
+    assert!(
+        stdout(&ok).contains("4 of 4 recorded paths hold; 0 solver queries"),
+        "{}",
+        stdout(&ok)
+    );
 
     // The recorded test of the path with 10 < a <= 20 now goes the other way
     // at the first branch.
     let changed = BRANCHES.replace("a > 10", "a > 100000");
     compile(dir.path(), "prog", &changed).expect("compiles");
-    let o = mnemo().arg("certify").arg(&bc).arg("--memo").arg(&memo).output().expect("runs");
+    let o = mnemo()
+        .arg("certify")
+        .arg(&bc)
+        .arg("--memo")
+        .arg(&memo)
+        .output()
+        .expect("runs");
     let text = stdout(&o);
     assert_eq!(o.status.code(), Some(1), "{text}");
-    assert!(text.contains("changed since the trie was recorded: main"), "{text}");
-    assert!(text.contains("DIFFERS") || text.contains("NOT REACHED"), "{text}");
+    assert!(
+        text.contains("changed since the trie was recorded: main"),
+        "{text}"
+    );
+    assert!(
+        text.contains("DIFFERS") || text.contains("NOT REACHED"),
+        "{text}"
+    );
 }
 
 #[test]
@@ -220,9 +296,18 @@ fn deepen_in_one_call_ends_as_a_fresh_run_at_the_last_bound() {
         .expect("runs");
     assert!(o.status.success(), "{}", stderr(&o));
     for bound in [2, 5, 8, 11] {
-        assert!(stderr(&o).contains(&format!("depth {bound}:")), "{}", stderr(&o));
+        assert!(
+            stderr(&o).contains(&format!("depth {bound}:")),
+            "{}",
+            stderr(&o)
+        );
     }
-    run(&bc, &dir.path().join("fresh"), &dir.path().join("f"), &["--max-depth", "11"]);
+    run(
+        &bc,
+        &dir.path().join("fresh"),
+        &dir.path().join("f"),
+        &["--max-depth", "11"],
+    );
     assert_eq!(trie_text(&memo), trie_text(&dir.path().join("fresh")));
     let tests = |d: &str| std::fs::read_dir(dir.path().join(d)).expect("dir").count();
     assert_eq!(tests("out"), tests("f"));
@@ -259,11 +344,19 @@ fn resuming_after_ctrl_c_ends_as_an_uninterrupted_run() {
         std::thread::sleep(Duration::from_millis(50));
     }
     std::thread::sleep(Duration::from_millis(150));
-    let _ = Command::new("kill").arg("-INT").arg(child.id().to_string()).status();
+    let _ = Command::new("kill")
+        .arg("-INT")
+        .arg(child.id().to_string())
+        .status();
     let o = child.wait_with_output().expect("ends");
     assert!(o.status.success());
     let (_, resumed) = run(&bc, &memo, &out, &["--resume"]);
-    let (_, fresh) = run(&bc, &dir.path().join("fresh"), &dir.path().join("f"), &["--max-depth", "40"]);
+    let (_, fresh) = run(
+        &bc,
+        &dir.path().join("fresh"),
+        &dir.path().join("f"),
+        &["--max-depth", "40"],
+    );
     assert_eq!(trie_text(&memo), trie_text(&dir.path().join("fresh")));
     assert_eq!(resumed["paths"], fresh["paths"]);
     assert_eq!(resumed["tests"], fresh["tests"]);
@@ -299,7 +392,12 @@ fn compression_keeps_the_tests_and_a_smaller_trie() {
         run(&bc, memo, &dir.path().join(out), &["--max-depth", "6"]);
     }
     run(&bc, &p, &dir.path().join("bp"), &["--max-depth", "10"]);
-    let (_, sc) = run(&bc, &c, &dir.path().join("bc"), &["--max-depth", "10", "--compress"]);
+    let (_, sc) = run(
+        &bc,
+        &c,
+        &dir.path().join("bc"),
+        &["--max-depth", "10", "--compress"],
+    );
     let (_, sp) = run(&bc, &p, &dir.path().join("again"), &["--max-depth", "10"]);
     let size = |m: &Path| std::fs::metadata(m.join("loops.trie")).expect("trie").len();
     assert!(size(&c) < size(&p), "{} vs {}", size(&c), size(&p));
@@ -321,11 +419,27 @@ fn the_trie_views_name_choices_and_ends() {
     run(&bc, &memo, &dir.path().join("a"), &[]);
     let show = trie_text(&memo);
     assert!(show.starts_with("root\n"), "{show}");
-    assert!(show.contains("main:") && show.contains("completed") && show.contains("unsat"), "{show}");
-    let o = mnemo().arg("trie").arg("dot").arg(&memo).output().expect("runs");
+    assert!(
+        show.contains("main:") && show.contains("completed") && show.contains("unsat"),
+        "{show}"
+    );
+    let o = mnemo()
+        .arg("trie")
+        .arg("dot")
+        .arg(&memo)
+        .output()
+        .expect("runs");
     let dot = stdout(&o);
-    assert!(dot.starts_with("digraph trie {") && dot.trim_end().ends_with('}'), "{dot}");
-    let o = mnemo().arg("trie").arg("stats").arg(&memo).output().expect("runs");
+    assert!(
+        dot.starts_with("digraph trie {") && dot.trim_end().ends_with('}'),
+        "{dot}"
+    );
+    let o = mnemo()
+        .arg("trie")
+        .arg("stats")
+        .arg(&memo)
+        .output()
+        .expect("runs");
     let stats = stdout(&o);
     assert!(stats.contains("leaves completed    4"), "{stats}");
 }
@@ -344,7 +458,12 @@ fn regress_with_compression_still_saves_a_complete_trie() {
     .expect("compiles");
     let regress = |memo: &str, extra: &[&str]| {
         let memo = dir.path().join(memo);
-        run(&old, &memo, &dir.path().join(format!("{}-old", memo.display())), &["--max-depth", "5"]);
+        run(
+            &old,
+            &memo,
+            &dir.path().join(format!("{}-old", memo.display())),
+            &["--max-depth", "5"],
+        );
         let o = mnemo()
             .args(["regress", "-q", "--memo"])
             .arg(&memo)
@@ -356,12 +475,21 @@ fn regress_with_compression_still_saves_a_complete_trie() {
             .output()
             .expect("runs");
         assert!(o.status.success(), "{}", stderr(&o));
-        assert!(stdout(&o).contains("changed functions: main"), "{}", stdout(&o));
+        assert!(
+            stdout(&o).contains("changed functions: main"),
+            "{}",
+            stdout(&o)
+        );
         trie_text(&memo.join("new.trie"))
     };
     let plain = regress("p", &[]);
     let compressed = regress("c", &["--compress"]);
     assert_eq!(plain, compressed);
-    run(&new, &dir.path().join("fresh"), &dir.path().join("f"), &["--max-depth", "5"]);
+    run(
+        &new,
+        &dir.path().join("fresh"),
+        &dir.path().join("f"),
+        &["--max-depth", "5"],
+    );
     assert_eq!(plain, trie_text(&dir.path().join("fresh")));
 }

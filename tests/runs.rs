@@ -10,7 +10,6 @@ use std::time::Duration;
 mod support;
 use support::{compile, mnemo, stderr};
 
-
 fn run(bc: &Path, out: &Path, extra: &[&str]) -> Output {
     mnemo()
         .arg("run")

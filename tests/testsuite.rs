@@ -616,34 +616,43 @@ fn check_memo(prog: &Path) -> Result<(), Failed> {
     let dir = tmp.path().to_path_buf();
     let bc = dir.join("prog.bc");
     let mnemo = env!("CARGO_BIN_EXE_mnemo");
-    let mnemo_run = |label: &str, out: &str, memo: &str, extra: &[String]| -> Result<Value, String> {
-        let mut cmd = Command::new(mnemo);
-        cmd.env("MNEMO_STORE", "memory");
-        cmd.current_dir(crate_root())
-            .arg("run")
-            .arg("-q")
-            .arg("--output-dir")
-            .arg(dir.join(out))
-            .arg("--memo")
-            .arg(dir.join(memo))
-            .args(extra)
-            .arg(&bc);
-        let o = run(cmd, &dir, label)?;
-        if !o.status.success() {
-            return Err(format!("{label}: `mnemo run {}` failed:\n{}", extra.join(" "), o.text));
-        }
-        if o.text.contains("does not fit") || o.text.contains("cannot use the trie") {
-            return Err(format!("{label}: the trie was not used:\n{}", o.text));
-        }
-        read_json(&dir.join(out).join("stats.json"))
-    };
+    let mnemo_run =
+        |label: &str, out: &str, memo: &str, extra: &[String]| -> Result<Value, String> {
+            let mut cmd = Command::new(mnemo);
+            cmd.env("MNEMO_STORE", "memory");
+            cmd.current_dir(crate_root())
+                .arg("run")
+                .arg("-q")
+                .arg("--output-dir")
+                .arg(dir.join(out))
+                .arg("--memo")
+                .arg(dir.join(memo))
+                .args(extra)
+                .arg(&bc);
+            let o = run(cmd, &dir, label)?;
+            if !o.status.success() {
+                return Err(format!(
+                    "{label}: `mnemo run {}` failed:\n{}",
+                    extra.join(" "),
+                    o.text
+                ));
+            }
+            if o.text.contains("does not fit") || o.text.contains("cannot use the trie") {
+                return Err(format!("{label}: the trie was not used:\n{}", o.text));
+            }
+            read_json(&dir.join(out).join("stats.json"))
+        };
     let full_args = exp.args.clone();
     let mut shallow_args = rest.clone();
     shallow_args.extend(["--max-depth".to_string(), shallow.to_string()]);
 
     let result = (|| -> Result<(), String> {
         let mut cc = Command::new(mnemo);
-        cc.current_dir(crate_root()).arg("cc").arg(prog).arg("-o").arg(&bc);
+        cc.current_dir(crate_root())
+            .arg("cc")
+            .arg(prog)
+            .arg("-o")
+            .arg(&bc);
         let o = run(cc, &dir, "cc")?;
         if !o.status.success() {
             return Err(format!("`mnemo cc` failed ({}):\n{}", o.status, o.text));
@@ -670,15 +679,29 @@ fn check_memo(prog: &Path) -> Result<(), Failed> {
         // Iterative deepening.
         mnemo_run("shallow", "shallow", "memo", &shallow_args)?;
         let deep = mnemo_run("deepen", "deepen", "memo", &full_args)?;
-        same(&format!("deepening {shallow} -> {bound:?}"), "deepen", "memo")?;
+        same(
+            &format!("deepening {shallow} -> {bound:?}"),
+            "deepen",
+            "memo",
+        )?;
         if deep["memo"]["reused"] != Value::Bool(true) {
-            return Err(format!("deepening did not reuse the trie: {}", deep["memo"]));
+            return Err(format!(
+                "deepening did not reuse the trie: {}",
+                deep["memo"]
+            ));
         }
         let mut replay = Command::new(mnemo);
-        replay.current_dir(crate_root()).arg("replay").arg(prog).arg(dir.join("deepen"));
+        replay
+            .current_dir(crate_root())
+            .arg("replay")
+            .arg(prog)
+            .arg(dir.join("deepen"));
         let o = run(replay, &dir, "replay-deepen")?;
         if !o.status.success() {
-            return Err(format!("the deepened run's tests do not replay natively:\n{}", o.text));
+            return Err(format!(
+                "the deepened run's tests do not replay natively:\n{}",
+                o.text
+            ));
         }
 
         // Again at the same bound: nothing runs, nothing is asked.
@@ -718,27 +741,32 @@ fn check_memo(prog: &Path) -> Result<(), Failed> {
         }
 
         // Regression analysis on the unchanged program: nothing to redo.
-        let regress = |label: &str, new_bc: &Path, out: &str, memo: &str| -> Result<Value, String> {
-            let mut cmd = Command::new(mnemo);
-            cmd.env("MNEMO_STORE", "memory");
-            cmd.current_dir(crate_root())
-                .arg("regress")
-                .arg(&bc)
-                .arg("-q")
-                .arg("--output-dir")
-                .arg(dir.join(out))
-                .arg("--memo")
-                .arg(dir.join(memo))
-                .args(&rest)
-                .arg(new_bc);
-            let o = run(cmd, &dir, label)?;
-            if !o.status.success() {
-                return Err(format!("{label}: `mnemo regress` failed:\n{}", o.text));
-            }
-            read_json(&dir.join(out).join("stats.json"))
-        };
+        let regress =
+            |label: &str, new_bc: &Path, out: &str, memo: &str| -> Result<Value, String> {
+                let mut cmd = Command::new(mnemo);
+                cmd.env("MNEMO_STORE", "memory");
+                cmd.current_dir(crate_root())
+                    .arg("regress")
+                    .arg(&bc)
+                    .arg("-q")
+                    .arg("--output-dir")
+                    .arg(dir.join(out))
+                    .arg("--memo")
+                    .arg(dir.join(memo))
+                    .args(&rest)
+                    .arg(new_bc);
+                let o = run(cmd, &dir, label)?;
+                if !o.status.success() {
+                    return Err(format!("{label}: `mnemo regress` failed:\n{}", o.text));
+                }
+                read_json(&dir.join(out).join("stats.json"))
+            };
         let r = regress("regress-same", &bc, "regress-same", "memo-fresh")?;
-        same("regress on the unchanged program", "regress-same", "memo-fresh")?;
+        same(
+            "regress on the unchanged program",
+            "regress-same",
+            "memo-fresh",
+        )?;
         if r["memo"]["recorded_paths"] != 0 || r["solver"]["queries"] != 0 {
             return Err(format!(
                 "regress on the unchanged program re-explored {} paths with {} solver queries",
@@ -755,7 +783,11 @@ fn check_memo(prog: &Path) -> Result<(), Failed> {
             fs::write(&src, &text).map_err(|e| e.to_string())?;
             let mbc = dir.join("mutant.bc");
             let mut cc = Command::new(mnemo);
-            cc.current_dir(crate_root()).arg("cc").arg(&src).arg("-o").arg(&mbc);
+            cc.current_dir(crate_root())
+                .arg("cc")
+                .arg(&src)
+                .arg("-o")
+                .arg(&mbc);
             if !run(cc, &dir, "cc-mutant")?.status.success() {
                 continue;
             }
@@ -787,15 +819,27 @@ fn check_memo(prog: &Path) -> Result<(), Failed> {
             }
             let _ = fs::remove_dir_all(dir.join("regress-mutant"));
             regress("regress-mutant", &mbc, "regress-mutant", "memo-fresh")?;
-            let mine = trie_text(mnemo, &dir.join("memo-fresh").join("mutant.trie"), &dir, "trie-rm")?;
-            let theirs =
-                trie_text(mnemo, &dir.join("memo-mutant").join("mutant.trie"), &dir, "trie-fm")?;
+            let mine = trie_text(
+                mnemo,
+                &dir.join("memo-fresh").join("mutant.trie"),
+                &dir,
+                "trie-rm",
+            )?;
+            let theirs = trie_text(
+                mnemo,
+                &dir.join("memo-mutant").join("mutant.trie"),
+                &dir,
+                "trie-fm",
+            )?;
             if mine != theirs {
                 return Err(format!(
                     "regress to the mutant ({what}) gives another trie than a fresh run on it\n--- fresh ---\n{theirs}--- regress ---\n{mine}"
                 ));
             }
-            let (a, b) = (outcomes(&dir.join("regress-mutant"))?, outcomes(&dir.join("mutant-fresh"))?);
+            let (a, b) = (
+                outcomes(&dir.join("regress-mutant"))?,
+                outcomes(&dir.join("mutant-fresh"))?,
+            );
             if a != b {
                 return Err(format!(
                     "regress to the mutant ({what}) gives other tests than a fresh run:\n  fresh {b:?}\n  regress {a:?}"
@@ -806,10 +850,15 @@ fn check_memo(prog: &Path) -> Result<(), Failed> {
             // native replay only where a fresh run passes it.
             let replay = |out: &str, label: &str| -> Result<Output, String> {
                 let mut cmd = Command::new(mnemo);
-                cmd.current_dir(crate_root()).arg("replay").arg(&src).arg(dir.join(out));
+                cmd.current_dir(crate_root())
+                    .arg("replay")
+                    .arg(&src)
+                    .arg(dir.join(out));
                 run(cmd, &dir, label)
             };
-            let fresh_replays = replay("mutant-fresh", "replay-mutant-fresh")?.status.success();
+            let fresh_replays = replay("mutant-fresh", "replay-mutant-fresh")?
+                .status
+                .success();
             let o = replay("regress-mutant", "replay-regress")?;
             if fresh_replays && !o.status.success() {
                 return Err(format!(
@@ -817,7 +866,8 @@ fn check_memo(prog: &Path) -> Result<(), Failed> {
                     o.text
                 ));
             }
-            fs::remove_file(dir.join("memo-fresh").join("mutant.trie")).map_err(|e| e.to_string())?;
+            fs::remove_file(dir.join("memo-fresh").join("mutant.trie"))
+                .map_err(|e| e.to_string())?;
         }
         Ok(())
     })();

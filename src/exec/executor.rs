@@ -13,8 +13,8 @@ use std::sync::Arc;
 use rustc_hash::FxHashSet;
 
 use super::config::ExecConfig;
-use super::guide::{Guidance, Guide, GuideCounters, GuideNode, Next};
 use super::end::{EarlyReason, ErrorKind, PathEnd, PathError, StackEntry};
+use super::guide::{Guidance, Guide, GuideCounters, GuideNode, Next};
 use super::memory::{AllocKind, MemoryObject, ObjectState};
 use super::natives::Native;
 use super::state::{
@@ -191,7 +191,13 @@ impl Executor {
         state.stretch.iter_mut().for_each(|w| *w = 0);
         let fr = state.frame();
         let (f, pc) = (fr.func, fr.pc);
-        if let Some(b) = self.module.func(f).body.as_ref().map(|b| b.block_of[pc.index()]) {
+        if let Some(b) = self
+            .module
+            .func(f)
+            .body
+            .as_ref()
+            .map(|b| b.block_of[pc.index()])
+        {
             self.enter_block(state, f, b);
         }
         blocks
@@ -921,7 +927,13 @@ impl Executor {
                     caller.regs[dst.index()] = v;
                 }
                 let (f, pc) = (caller.func, caller.pc);
-                if let Some(b) = self.module.func(f).body.as_ref().and_then(|b| b.block_of.get(pc.index())) {
+                if let Some(b) = self
+                    .module
+                    .func(f)
+                    .body
+                    .as_ref()
+                    .and_then(|b| b.block_of.get(pc.index()))
+                {
                     self.enter_block(state, f, *b);
                 }
                 Ok(())

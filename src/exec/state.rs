@@ -6,10 +6,10 @@
 
 use std::sync::Arc;
 
+use super::guide::GuideNode;
 use super::memory::AddressSpace;
 use super::value::Value;
 use crate::expr::{ArrayRef, Assignment, ExprRef};
-use super::guide::GuideNode;
 use crate::ir::{FuncId, InstId, Reg, SiteId};
 
 /// Where the engine's stack and heap objects are placed. Addresses are
@@ -165,7 +165,11 @@ impl State {
         if c.is_true() {
             return;
         }
-        if self.hint.as_ref().is_some_and(|h| crate::expr::eval(&c, h) == 0) {
+        if self
+            .hint
+            .as_ref()
+            .is_some_and(|h| crate::expr::eval(&c, h) == 0)
+        {
             self.hint = None;
         }
         Arc::make_mut(&mut self.constraints).push(c);

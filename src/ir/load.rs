@@ -289,7 +289,12 @@ fn lower_module(
         let h = Hashing::new(&functions, &out_globals, &by_contents, &cx.consts);
         functions
             .iter()
-            .map(|f| (h.function(f), f.body.as_ref().map_or(Vec::new(), |b| h.blocks(b))))
+            .map(|f| {
+                (
+                    h.function(f),
+                    f.body.as_ref().map_or(Vec::new(), |b| h.blocks(b)),
+                )
+            })
             .collect()
     };
     for (f, (h, blocks)) in functions.iter_mut().zip(hashes) {

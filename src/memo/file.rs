@@ -86,7 +86,11 @@ fn check_shape(trie: &Trie) -> Result<(), String> {
     for (i, node) in trie.nodes.iter().enumerate() {
         if let Some(p) = &node.point {
             if p.func as usize >= trie.funcs.len() {
-                return Err(format!("node {i} names function {} of {}", p.func, trie.funcs.len()));
+                return Err(format!(
+                    "node {i} names function {} of {}",
+                    p.func,
+                    trie.funcs.len()
+                ));
             }
         }
         let mut last = None;
@@ -100,7 +104,10 @@ fn check_shape(trie: &Trie) -> Result<(), String> {
             }
             let alts = node.point.as_ref().map_or(0, |p| p.alts.len());
             if child.via as usize >= alts {
-                return Err(format!("node {} takes alternative {} of {alts}", c.0, child.via));
+                return Err(format!(
+                    "node {} takes alternative {} of {alts}",
+                    c.0, child.via
+                ));
             }
             if last.is_some_and(|l| l >= child.via) {
                 return Err(format!("children of node {i} out of order"));

@@ -158,7 +158,10 @@ impl<'m> Reach<'m> {
                     }
                 }
                 targets.push(*default);
-                targets.get(alt).map(|b| vec![start(*b)]).unwrap_or_default()
+                targets
+                    .get(alt)
+                    .map(|b| vec![start(*b)])
+                    .unwrap_or_default()
             }
             Inst::Call {
                 callee: Callee::Indirect(_),
@@ -252,9 +255,10 @@ impl<'m> Reach<'m> {
             .iter()
             .copied()
             .filter(|id| {
-                trie.node(*id).point.as_ref().is_some_and(|p| {
-                    self.point_distances(trie, p).iter().any(|d| d.is_some())
-                })
+                trie.node(*id)
+                    .point
+                    .as_ref()
+                    .is_some_and(|p| self.point_distances(trie, p).iter().any(|d| d.is_some()))
             })
             .collect()
     }
@@ -262,11 +266,17 @@ impl<'m> Reach<'m> {
     /// The counter heuristic: the recorded choice site with an alternative
     /// nearest to a target, and the boundary nodes whose paths took it most
     /// often. `None` when no recorded site leads to a target.
-    pub fn counter(&mut self, trie: &Trie, boundary: &[NodeId]) -> Option<((String, u32), Vec<NodeId>)> {
+    pub fn counter(
+        &mut self,
+        trie: &Trie,
+        boundary: &[NodeId],
+    ) -> Option<((String, u32), Vec<NodeId>)> {
         let mut best: Option<(u32, (String, u32))> = None;
         let mut seen = FxHashSet::default();
         for id in trie.preorder() {
-            let Some(p) = &trie.node(id).point else { continue };
+            let Some(p) = &trie.node(id).point else {
+                continue;
+            };
             let key = (trie.func_name(p).to_string(), p.site);
             if !seen.insert(key.clone()) {
                 continue;

@@ -100,7 +100,12 @@ impl Diff {
         }
         changed_functions.sort();
         changed_functions.dedup();
-        let names = |m: &Module| m.functions.iter().map(|f| f.name.clone()).collect::<Vec<_>>();
+        let names = |m: &Module| {
+            m.functions
+                .iter()
+                .map(|f| f.name.clone())
+                .collect::<Vec<_>>()
+        };
         let globals = |m: &Module| {
             m.globals
                 .iter()

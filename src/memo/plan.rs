@@ -94,7 +94,13 @@ impl Plan {
         if !below.is_empty() {
             candidates.extend(select(&old, below));
         }
-        Ok(Plan::with_candidates(old, now, &candidates, false, compress_trie))
+        Ok(Plan::with_candidates(
+            old,
+            now,
+            &candidates,
+            false,
+            compress_trie,
+        ))
     }
 
     /// The plan that explores anew below `candidates` of `old`; with `redo`

@@ -162,7 +162,12 @@ pub fn dot_text(trie: &Trie) -> String {
                 "",
             ),
         };
-        let _ = writeln!(s, "  n{} [label=\"{}\"{style}];", id.0, text.replace('"', "'"));
+        let _ = writeln!(
+            s,
+            "  n{} [label=\"{}\"{style}];",
+            id.0,
+            text.replace('"', "'")
+        );
         if let Some(parent) = n.parent {
             let _ = writeln!(s, "  n{} -> n{} [label=\"{}\"];", parent.0, id.0, n.via);
         }

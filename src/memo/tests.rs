@@ -223,5 +223,8 @@ fn a_path_through_a_boundary_node_makes_it_an_inner_node() {
     assert!(t.node(b).test.is_none());
     assert!(boundary_nodes(&t).is_empty());
     let found = t.find(&[("f".into(), 0, 1), ("f".into(), 1, 1), ("f".into(), 2, 0)]);
-    assert_eq!(found.map(|n| t.node(n).end.clone()), Some(Some(End::Completed)));
+    assert_eq!(
+        found.map(|n| t.node(n).end.clone()),
+        Some(Some(End::Completed))
+    );
 }

@@ -51,9 +51,14 @@ impl TriePoint {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum End {
     Completed,
-    Error { kind: String, line: u32 },
+    Error {
+        kind: String,
+        line: u32,
+    },
     /// Stopped early: `max-depth` (a boundary node) or a limit of the run.
-    Early { reason: String },
+    Early {
+        reason: String,
+    },
     /// Ended without a test (`klee_silent_exit`, an infeasible assumption).
     Silent,
 }
@@ -370,7 +375,12 @@ impl Trie {
         let mut d = 0;
         let mut at = id;
         while let Some(parent) = self.node(at).parent {
-            if self.node(parent).point.as_ref().is_some_and(|p| p.feasible() >= 2) {
+            if self
+                .node(parent)
+                .point
+                .as_ref()
+                .is_some_and(|p| p.feasible() >= 2)
+            {
                 d += 1;
             }
             at = parent;

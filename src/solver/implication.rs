@@ -608,7 +608,13 @@ mod tests {
         let k = |c| constant(c, 8);
         let mut s = solver(ImplicationLayer::new());
         // x < y < 4 leaves no room for x > 200, whatever z is.
-        let path = |zv| vec![expr::eq(&z, &k(zv)), expr::ult(&x, &y), expr::ult(&y, &k(4))];
+        let path = |zv| {
+            vec![
+                expr::eq(&z, &k(zv)),
+                expr::ult(&x, &y),
+                expr::ult(&y, &k(4)),
+            ]
+        };
         assert!(!s.may_be_true(&path(6), &expr::ult(&k(200), &x)).unwrap());
         assert_eq!(s.stats().z3_calls, 1);
         // The stored core leaves z out: another z, and a stronger x > 250,

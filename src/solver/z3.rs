@@ -493,7 +493,11 @@ pub(super) fn solve(
     want_core: bool,
 ) -> Result<(Answer, Option<Vec<ExprRef>>), SolverError> {
     let mut t = Translator::default();
-    let parts: Vec<&ExprRef> = q.constraints.iter().chain(std::iter::once(&q.expr)).collect();
+    let parts: Vec<&ExprRef> = q
+        .constraints
+        .iter()
+        .chain(std::iter::once(&q.expr))
+        .collect();
     let mut assertions = Vec::with_capacity(parts.len());
     for c in &parts {
         t.translate(c)?;
@@ -621,7 +625,11 @@ mod tests {
         );
         let unrelated = expr::eq(&expr::mul(&z, &z), &constant(9, 8));
         let lo = expr::ult(&x, &y);
-        let cs = vec![unrelated.clone(), lo.clone(), expr::ult(&y, &constant(4, 8))];
+        let cs = vec![
+            unrelated.clone(),
+            lo.clone(),
+            expr::ult(&y, &constant(4, 8)),
+        ];
         let e = expr::ult(&constant(200, 8), &x);
         let (answer, core) = solve(&Query::new(&cs, e.clone()), 30_000, true).unwrap();
         assert!(!answer.is_sat());
@@ -629,7 +637,10 @@ mod tests {
         assert!(!core.contains(&unrelated), "{core:?}");
         assert!(core.contains(&e) && core.contains(&lo), "{core:?}");
         // No core without the request, and none for sat.
-        assert!(solve(&Query::new(&cs, e), 30_000, false).unwrap().1.is_none());
+        assert!(solve(&Query::new(&cs, e), 30_000, false)
+            .unwrap()
+            .1
+            .is_none());
         let (sat, core) = solve(&Query::new(&cs, lo), 30_000, true).unwrap();
         assert!(sat.is_sat() && core.is_none());
     }
