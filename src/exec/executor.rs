@@ -14,7 +14,7 @@ use rustc_hash::FxHashSet;
 
 use super::config::ExecConfig;
 use super::end::{EarlyReason, ErrorKind, PathEnd, PathError, StackEntry};
-use super::guide::{Guidance, Guide, GuideCounters, GuideNode, Next};
+use super::guide::{Guidance, Guide, GuideCounters, Next};
 use super::memory::{AllocKind, MemoryObject, ObjectState};
 use super::natives::Native;
 use super::state::{
@@ -48,6 +48,9 @@ pub enum Step {
     /// The path ended.
     Ended(PathEnd),
 }
+
+/// A recorded choice point's alternatives, and how to go on down each.
+type Recorded = (Arc<[Alt]>, Vec<Next>);
 
 /// The payload of the error alternative of a memory or call fork.
 pub const NO_TARGET: u64 = u64::MAX;
@@ -395,10 +398,7 @@ impl Executor {
             anyhow::bail!("cannot start in `{}`", self.config.entry);
         }
         if let Some(g) = &self.guide {
-            state.guide = match g.start() {
-                Next::Guided(n) => Some(n),
-                Next::Free | Next::Skip => None,
-            };
+            state.guide = g.start().node();
         }
         Ok(state)
     }
@@ -544,22 +544,9 @@ impl Executor {
         if let Some(f) = state.forced.take() {
             return Ok((f.alternative as usize, f.payload));
         }
-        let func = state.frame().func;
-        let line = self.current_loc(state).map_or(0, |l| l.line);
-        if let Some(node) = state.guide {
-            match self.guided_alternatives(state, node, func, site, Some(conds.len())) {
-                Some((alts, next)) => {
-                    let point = Point {
-                        func,
-                        site,
-                        line,
-                        alts,
-                    };
-                    return self.take_alternatives(state, point, conds, &next);
-                }
-                None if self.config.strict_guide => return Err(Flow::End(PathEnd::Pruned)),
-                None => state.guide = None,
-            }
+        if let Some((alts, next)) = self.recorded_alternatives(state, site, Some(conds.len()))? {
+            let point = self.point_at(state, site, alts);
+            return self.take_alternatives(state, point, conds, &next, true);
         }
         let mut alts = Vec::with_capacity(conds.len());
         let mut any_feasible = false;
@@ -584,30 +571,37 @@ impl Executor {
                 feasible: ok,
             });
         }
-        let point = Point {
-            func,
-            site,
-            line,
-            alts: alts.into(),
-        };
+        let point = self.point_at(state, site, alts.into());
         let next = vec![Next::Free; conds.len()];
-        self.take_alternatives(state, point, conds, &next)
+        self.take_alternatives(state, point, conds, &next, true)
     }
 
-    /// The recorded alternatives at a guided state's choice point, or `None`
-    /// (counted and described) when the trie does not fit the program here.
-    fn guided_alternatives(
+    /// The choice point at `site` of the state's current function.
+    fn point_at(&self, state: &State, site: SiteId, alts: Arc<[Alt]>) -> Point {
+        Point {
+            func: state.frame().func,
+            site,
+            line: self.current_loc(state).map_or(0, |l| l.line),
+            alts,
+        }
+    }
+
+    /// The recorded alternatives at a guided state's choice point (`expected`
+    /// of them, when known). `None` for an unguided state, and for one where
+    /// the trie does not fit the program (counted and described): it goes on
+    /// unguided, or, when certifying, ends there.
+    fn recorded_alternatives(
         &mut self,
-        state: &State,
-        node: GuideNode,
-        func: FuncId,
+        state: &mut State,
         site: SiteId,
         expected: Option<usize>,
-    ) -> Option<(Arc<[Alt]>, Vec<Next>)> {
-        let guide = self.guide.clone()?;
-        let problem = match guide.at_point(node, func, site) {
+    ) -> Exec<Option<Recorded>> {
+        let (Some(guide), Some(node)) = (self.guide.clone(), state.guide) else {
+            return Ok(None);
+        };
+        let problem = match guide.at_point(node, state.frame().func, site) {
             Guidance::Follow { alts, next } if expected.is_none_or(|n| n == alts.len()) => {
-                return Some((alts, next));
+                return Ok(Some((alts, next)));
             }
             Guidance::Follow { alts, .. } => format!(
                 "the trie records {} alternatives where the program has {}",
@@ -623,20 +617,29 @@ impl Executor {
             self.guided.first_mismatch = Some(problem.clone());
         }
         self.guided.last_mismatch = Some(problem);
-        None
+        if self.config.strict_guide {
+            return Err(Flow::End(PathEnd::Pruned));
+        }
+        state.guide = None;
+        Ok(None)
     }
 
     /// Takes the feasible alternatives of `point` that `next` does not skip:
-    /// the state the first, a forced child each of the others.
+    /// the state the first, a forced child each of the others. When none is
+    /// feasible the path ends there. `alone_implied`: a lone feasible
+    /// alternative is implied by the path condition (true of a fork, whose
+    /// alternatives cover everything; not of an assumption).
     fn take_alternatives(
         &mut self,
         state: &mut State,
         point: Point,
         conds: &[ExprRef],
         next: &[Next],
+        alone_implied: bool,
     ) -> Exec<(usize, u64)> {
         let feasible = point.feasible();
         if feasible == 0 {
+            state.stopped_at = Some(point);
             return Err(Flow::End(PathEnd::Silent));
         }
         if state.guide.is_some() {
@@ -661,19 +664,14 @@ impl Executor {
             return Err(Flow::End(PathEnd::Pruned));
         };
         let stretch = self.close_stretch(state);
-        let guide_of = |n: Next| match n {
-            Next::Guided(g) => Some(g),
-            Next::Free | Next::Skip => None,
-        };
         // Leaving the trie at a candidate: its recorded test seeds the new
         // exploration below it.
         if state.guide.is_some() && go.iter().any(|&i| next[i] == Next::Free) {
             state.hint = self.witness(state).map(Arc::new);
         }
-        // A single feasible alternative is implied by the path condition,
-        // so it need not be added; certification adds it all the same, to
-        // check the recorded tests against every choice.
-        let constrain = feasible >= 2 || self.config.strict_guide;
+        // An implied alternative need not be added; certification adds it
+        // all the same, to check the recorded tests against every choice.
+        let constrain = feasible >= 2 || !alone_implied || self.config.strict_guide;
         for &i in &go[1..] {
             let mut child = state.clone();
             child.id = self.next_id();
@@ -688,7 +686,7 @@ impl Executor {
                 taken: i as u32,
                 stretch: stretch.clone(),
             });
-            child.guide = guide_of(next[i]);
+            child.guide = next[i].node();
             child.forced = Some(Forced {
                 alternative: i as u32,
                 payload: point.alts[i].payload,
@@ -702,7 +700,7 @@ impl Executor {
             state.depth += 1;
         }
         let payload = point.alts[first].payload;
-        state.guide = guide_of(next[first]);
+        state.guide = next[first].node();
         state.path.push_back(Decision {
             point,
             taken: first as u32,
@@ -711,59 +709,32 @@ impl Executor {
         Ok((first, payload))
     }
 
-    /// Whether the assumption `cond`, made by the call at `site`, can hold
-    /// on the path: a choice point of one alternative, recorded so that a
-    /// replay knows the answer without the solver. When it cannot hold the
-    /// path ends there (silently, as an infeasible assumption does).
+    /// Assumes `cond`, for the call at `site`: a choice point of one
+    /// alternative, recorded so that a replay knows without the solver
+    /// whether it can hold. If it can, it joins the path condition; if not,
+    /// the path ends there (silently, as an infeasible assumption does).
     pub(crate) fn assume_point(
         &mut self,
         state: &mut State,
         site: SiteId,
         cond: &ExprRef,
-    ) -> Exec<bool> {
-        let func = state.frame().func;
-        let line = self.current_loc(state).map_or(0, |l| l.line);
-        let mut recorded = None;
-        if let Some(node) = state.guide {
-            match self.guided_alternatives(state, node, func, site, Some(1)) {
-                Some((alts, next)) => recorded = Some((alts[0].feasible, next[0])),
-                None if self.config.strict_guide => return Err(Flow::End(PathEnd::Pruned)),
-                None => state.guide = None,
+    ) -> Exec<()> {
+        let (alts, next) = match self.recorded_alternatives(state, site, Some(1))? {
+            Some(recorded) => recorded,
+            None => {
+                let feasible = self.may_be_true(state, cond)?;
+                (
+                    Arc::new([Alt {
+                        payload: 0,
+                        feasible,
+                    }]) as Arc<[Alt]>,
+                    vec![Next::Free],
+                )
             }
-        }
-        let feasible = match recorded {
-            Some((feasible, next)) => {
-                self.guided.solver_calls_avoided += 1;
-                if feasible {
-                    state.guide = match next {
-                        Next::Guided(g) => Some(g),
-                        Next::Free | Next::Skip => None,
-                    };
-                }
-                feasible
-            }
-            None => self.may_be_true(state, cond)?,
         };
-        let point = Point {
-            func,
-            site,
-            line,
-            alts: Arc::new([Alt {
-                payload: 0,
-                feasible,
-            }]),
-        };
-        if feasible {
-            let stretch = self.close_stretch(state);
-            state.path.push_back(Decision {
-                point,
-                taken: 0,
-                stretch,
-            });
-        } else {
-            state.stopped_at = Some(point);
-        }
-        Ok(feasible)
+        let point = self.point_at(state, site, alts);
+        self.take_alternatives(state, point, std::slice::from_ref(cond), &next, false)?;
+        Ok(())
     }
 
     /// The choice site of the call instruction the state is executing.
@@ -1482,17 +1453,11 @@ impl Executor {
         if state.forced.is_some() {
             return Ok(self.fork(state, site, &[], &[])?.1);
         }
-        if let Some(node) = state.guide {
-            let func = state.frame().func;
-            match self.guided_alternatives(state, node, func, site, None) {
-                Some((alts, _)) => {
-                    let payloads: Vec<u64> = alts.iter().map(|a| a.payload).collect();
-                    let conds = rebuild(state, &payloads);
-                    return Ok(self.fork(state, site, &conds, &payloads)?.1);
-                }
-                None if self.config.strict_guide => return Err(Flow::End(PathEnd::Pruned)),
-                None => state.guide = None,
-            }
+        if let Some((alts, next)) = self.recorded_alternatives(state, site, None)? {
+            let payloads: Vec<u64> = alts.iter().map(|a| a.payload).collect();
+            let conds = rebuild(state, &payloads);
+            let point = self.point_at(state, site, alts);
+            return Ok(self.take_alternatives(state, point, &conds, &next, true)?.1);
         }
         let (conds, payloads) = targets(self, state)?;
         Ok(self.fork(state, site, &conds, &payloads)?.1)

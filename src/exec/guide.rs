@@ -31,6 +31,16 @@ pub enum Next {
     Free,
 }
 
+impl Next {
+    /// The node a state going this way follows (`None`: it goes unguided).
+    pub fn node(self) -> Option<GuideNode> {
+        match self {
+            Next::Guided(g) => Some(g),
+            Next::Free | Next::Skip => None,
+        }
+    }
+}
+
 /// What the recorded run says about the choice point a guided state reached.
 #[derive(Clone, Debug)]
 pub enum Guidance {

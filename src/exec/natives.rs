@@ -185,12 +185,8 @@ impl Executor {
                     Value::Symbolic(e) => expr::ne(e, &expr::constant(0, e.width())),
                 };
                 let site = self.call_site(state);
-                if self.assume_point(state, site, &cond)? {
-                    state.add_constraint(cond);
-                    Ok(None)
-                } else {
-                    Err(Flow::End(PathEnd::Silent))
-                }
+                self.assume_point(state, site, &cond)?;
+                Ok(None)
             }
             Native::Range => {
                 let lo = self.concretize(state, &arg(0))? as u32 as i32;
