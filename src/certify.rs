@@ -137,16 +137,17 @@ impl PathObserver for Checker<'_> {
                 now: now.describe(),
             },
         };
-        // A path that leaves the trie inside a subtree fails every leaf below.
-        let mut stack = vec![node];
-        while let Some(id) = stack.pop() {
+        // A path that leaves the trie (ends pruned) fails every leaf below
+        // where it left; any other path ends at its own node.
+        let judged = if matches!(path.end, PathEnd::Pruned) {
+            self.trie.subtree(node)
+        } else {
+            vec![node]
+        };
+        for id in judged {
             if self.verdicts[id.index()].is_none() && self.trie.node(id).end.is_some() {
                 self.verdicts[id.index()] = Some(verdict.clone());
             }
-            if !matches!(path.end, PathEnd::Pruned) {
-                break;
-            }
-            stack.extend(self.trie.node(id).children.iter().copied());
         }
         Ok(())
     }
@@ -154,10 +155,7 @@ impl PathObserver for Checker<'_> {
 
 /// Whether a test's inputs satisfy a state's path condition.
 fn satisfies(state: &crate::exec::State, test: &memo::StoredTest) -> bool {
-    let mut a = crate::expr::Assignment::new();
-    for (s, (_, bytes)) in state.symbolics.iter().zip(&test.inputs) {
-        a.set(&s.array, bytes.clone());
-    }
+    let a = state.assignment(test.inputs.iter().map(|(_, bytes)| bytes));
     state
         .constraints
         .iter()
@@ -195,7 +193,7 @@ pub fn certify(config: &CertifyConfig) -> anyhow::Result<CertifyReport> {
     )));
     let mut checker = Checker {
         trie: &trie,
-        verdicts: vec![None; trie.len()],
+        verdicts: vec![None; trie.arena_len()],
     };
     let initial = executor.initial_state()?;
     let mut searcher = Dfs::default();
@@ -211,12 +209,7 @@ pub fn certify(config: &CertifyConfig) -> anyhow::Result<CertifyReport> {
     let paths = trie
         .leaves()
         .map(|leaf| {
-            let text = trie
-                .path_to(leaf)
-                .iter()
-                .map(|(f, s, a)| format!("{f}:{s}/{a}"))
-                .collect::<Vec<_>>()
-                .join(" ");
+            let text = trie.path_text(leaf);
             let v = checker.verdicts[leaf.index()]
                 .clone()
                 .unwrap_or(PathVerdict::NotReached);

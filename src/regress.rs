@@ -102,22 +102,13 @@ pub fn regress(
         anyhow::bail!(
             "{} was recorded with depth bound {}; regress keeps it (deepen afterwards with `mnemo run --memo`)",
             old_file.display(),
-            was.max_depth.map_or("none".into(), |d| d.to_string())
+            was.bound_text()
         );
     }
     let max_depth = was.max_depth;
     let diff = Diff::new(&old_module, &new_module);
     let impacted = diff.impacted(&trie);
-    let impacted_text = impacted
-        .iter()
-        .map(|id| {
-            trie.path_to(*id)
-                .iter()
-                .map(|(f, s, a)| format!("{f}:{s}/{a}"))
-                .collect::<Vec<_>>()
-                .join(" ")
-        })
-        .collect();
+    let impacted_text = impacted.iter().map(|id| trie.path_text(*id)).collect();
     diff.renumber(&mut trie);
     let key = program_key(&config.program);
     let now = Recorded::of(

@@ -430,7 +430,7 @@ pub fn execute(
     finish?;
     saved.with_context(|| "cannot save the run's trie")?;
     memo_stats.recorded_paths = recorder.paths;
-    memo_stats.nodes = recorder.trie.len() as u64;
+    memo_stats.nodes = recorder.trie.preorder().len() as u64;
     memo_stats.trie_bytes = std::fs::metadata(&trie_file).map_or(0, |m| m.len());
     memo_stats.solver_calls_avoided = executor.guided.solver_calls_avoided;
     memo_stats.mismatches = executor.guided.mismatches;

@@ -756,11 +756,7 @@ impl Executor {
     /// an assignment of its symbolic arrays.
     fn witness(&self, state: &State) -> Option<Assignment> {
         let inputs = self.guide.as_ref()?.witness(state.guide?)?;
-        let mut a = Assignment::new();
-        for (s, bytes) in state.symbolics.iter().zip(inputs.iter()) {
-            a.set(&s.array, bytes.clone());
-        }
-        Some(a)
+        Some(state.assignment(inputs.iter()))
     }
 
     /// Whether `cond` may hold on the path: answered by the recorded inputs

@@ -153,6 +153,16 @@ pub struct Forced {
 }
 
 impl State {
+    /// The path's symbolic inputs set to these bytes, one entry each in
+    /// creation order (a recorded test's inputs, say).
+    pub fn assignment<'a>(&self, inputs: impl IntoIterator<Item = &'a Vec<u8>>) -> Assignment {
+        let mut a = Assignment::new();
+        for (s, bytes) in self.symbolics.iter().zip(inputs) {
+            a.set(&s.array, bytes.clone());
+        }
+        a
+    }
+
     pub fn frame(&self) -> &Frame {
         self.stack.last().expect("a running state has a frame")
     }

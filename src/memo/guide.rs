@@ -27,7 +27,7 @@ impl TrieGuide {
             .map(|name| module.func_by_name(name))
             .collect();
         let names = module.functions.iter().map(|f| f.name.clone()).collect();
-        let mut witness: Vec<Option<Arc<[Vec<u8>]>>> = vec![None; trie.len()];
+        let mut witness: Vec<Option<Arc<[Vec<u8>]>>> = vec![None; trie.arena_len()];
         for id in trie.preorder().into_iter().rev() {
             let n = trie.node(id);
             let own = n.test.iter().chain(n.kept.iter()).next().map(|t| {

@@ -120,11 +120,6 @@ impl Diff {
         }
     }
 
-    /// Whether the versions differ at all.
-    pub fn is_empty(&self) -> bool {
-        self.changed_functions.is_empty() && !self.layout_changed
-    }
-
     /// The block's number in the new version (`None`: it changed).
     fn new_block(&self, func: &str, block: u32) -> Option<u32> {
         match self.blocks.get(func) {

@@ -11,7 +11,7 @@
 //!   each hanging node, the subtree the old trie has there, so the result
 //!   is complete again.
 
-use super::trie::{Node, NodeId, Trie};
+use super::trie::{Node, NodeId, Trie, TriePoint};
 
 /// The marks of one memoized run over one trie (never saved: marking is
 /// redone at the start of every run).
@@ -25,8 +25,8 @@ impl Marks {
     /// Marks `candidates` and every ancestor of them.
     pub fn new(trie: &Trie, candidates: &[NodeId]) -> Marks {
         let mut m = Marks {
-            marked: vec![false; trie.len()],
-            candidate: vec![false; trie.len()],
+            marked: vec![false; trie.arena_len()],
+            candidate: vec![false; trie.arena_len()],
         };
         for &c in candidates {
             m.candidate[c.index()] = true;
@@ -45,8 +45,8 @@ impl Marks {
     /// whole trie.
     pub fn all(trie: &Trie) -> Marks {
         Marks {
-            marked: vec![true; trie.len()],
-            candidate: vec![false; trie.len()],
+            marked: vec![true; trie.arena_len()],
+            candidate: vec![false; trie.arena_len()],
         }
     }
 
@@ -128,7 +128,7 @@ pub fn compress(trie: &Trie, marks: &Marks) -> (Trie, Marks) {
 /// back the subtree `old` has there. Candidates are left as the run made
 /// them. The result is complete.
 pub fn merge(old: &Trie, new: &Trie, marks: &Marks) -> Trie {
-    let marks = marks.extended(new.len());
+    let marks = marks.extended(new.arena_len());
     let mut out = new.clone();
     let mut work = vec![(NodeId::ROOT, NodeId::ROOT)];
     while let Some((o, n)) = work.pop() {
@@ -152,48 +152,29 @@ pub fn merge(old: &Trie, new: &Trie, marks: &Marks) -> Trie {
 }
 
 /// Copies the children of `from` in `src`, with their subtrees, under
-/// `to` in `dst`, whose point and leaf data are `from`'s.
+/// `to` in `dst`, whose point and leaf data become `from`'s. Function
+/// indices are translated into `dst`'s table on the way.
 fn graft(src: &Trie, from: NodeId, dst: &mut Trie, to: NodeId) {
     let mut stack = vec![(from, to)];
     while let Some((s, d)) = stack.pop() {
         let sn = src.node(s);
-        {
-            let dn = &mut dst.nodes[d.index()];
-            dn.point = sn.point.clone();
-            dn.end = sn.end.clone();
-            dn.test = sn.test.clone();
-            dn.kept = sn.kept.clone();
-            dn.stretch = sn.stretch.clone();
-            dn.children.clear();
-        }
+        let mut func =
+            |f: u32| dst.intern_func(src.funcs.get(f as usize).map_or("", |n| n.as_str()));
+        let point = sn.point.as_ref().map(|p| TriePoint {
+            func: func(p.func),
+            ..p.clone()
+        });
+        let stretch = sn.stretch.iter().map(|&(f, b)| (func(f), b)).collect();
+        let dn = &mut dst.nodes[d.index()];
+        dn.point = point;
+        dn.stretch = stretch;
+        dn.end = sn.end.clone();
+        dn.test = sn.test.clone();
+        dn.kept = sn.kept.clone();
+        dn.children.clear();
         for &c in &sn.children {
             let id = dst.add_child(d, src.node(c).via);
             stack.push((c, id));
         }
-    }
-    // Points name functions by index into the trie's own table.
-    remap_funcs(src, dst, to);
-}
-
-/// Rewrites the function indices of the points below `root` in `dst`,
-/// which were copied from `src`, into `dst`'s table.
-fn remap_funcs(src: &Trie, dst: &mut Trie, root: NodeId) {
-    let mut stack = vec![root];
-    while let Some(id) = stack.pop() {
-        let point = dst.nodes[id.index()].point.take();
-        let stretch = std::mem::take(&mut dst.nodes[id.index()].stretch);
-        let mut name_of = |f: u32| {
-            let name = src.funcs.get(f as usize).cloned().unwrap_or_default();
-            dst.intern_func(&name)
-        };
-        let point = point.map(|p| super::trie::TriePoint {
-            func: name_of(p.func),
-            ..p
-        });
-        let stretch: Vec<(u32, u32)> = stretch.into_iter().map(|(f, b)| (name_of(f), b)).collect();
-        let n = &mut dst.nodes[id.index()];
-        n.point = point;
-        n.stretch = stretch;
-        stack.extend(dst.nodes[id.index()].children.iter().copied());
     }
 }

@@ -12,7 +12,7 @@ use thiserror::Error;
 
 use super::mark::{boundary_nodes, compress, stopped_nodes, Marks};
 use super::stored::StoredTest;
-use super::trie::{NodeId, Recorded, Trie};
+use super::trie::{bound_text, NodeId, Recorded, Trie};
 
 /// Why a recorded trie cannot guide this run.
 #[derive(Debug, Error, PartialEq, Eq)]
@@ -39,10 +39,6 @@ pub struct Plan {
     /// Tests of the paths this run does not run again.
     pub kept: Vec<StoredTest>,
     pub candidates: usize,
-}
-
-fn bound_text(b: Option<u32>) -> String {
-    b.map_or("none".to_string(), |d| d.to_string())
 }
 
 impl Plan {

@@ -25,12 +25,13 @@ pub struct TrieCounts {
 
 /// Counts a trie.
 pub fn counts(trie: &Trie) -> TrieCounts {
+    let order = trie.preorder();
     let mut c = TrieCounts {
-        nodes: trie.len() as u64,
+        nodes: order.len() as u64,
         ..TrieCounts::default()
     };
-    let mut level = vec![0u64; trie.len()];
-    for id in trie.preorder() {
+    let mut level = vec![0u64; trie.arena_len()];
+    for id in order {
         let n = trie.node(id);
         if let Some(p) = n.parent {
             level[id.index()] = level[p.index()] + 1;
@@ -62,11 +63,7 @@ pub fn stats_text(trie: &Trie, file_bytes: Option<u64>) -> String {
     let mut s = String::new();
     let r = &trie.recorded;
     let _ = writeln!(s, "program:     {} (entry {})", r.program, r.entry);
-    let _ = writeln!(
-        s,
-        "depth bound: {}",
-        r.max_depth.map_or("none".to_string(), |d| d.to_string())
-    );
+    let _ = writeln!(s, "depth bound: {}", r.bound_text());
     let _ = writeln!(s, "nodes:       {}", c.nodes);
     for (k, v) in &c.leaves {
         let _ = writeln!(s, "leaves {k:<12} {v}");
@@ -172,8 +169,7 @@ pub fn dot_text(trie: &Trie) -> String {
             let _ = writeln!(s, "  n{} -> n{} [label=\"{}\"];", parent.0, id.0, n.via);
         }
         if let Some(p) = &n.point {
-            for (i, a) in p.alts.iter().enumerate().filter(|(_, a)| !a.feasible) {
-                let _ = a;
+            for (i, _) in p.alts.iter().enumerate().filter(|(_, a)| !a.feasible) {
                 let _ = writeln!(s, "  u{unsat} [label=\"unsat\", color=gray];");
                 let _ = writeln!(s, "  n{} -> u{unsat} [label=\"{i}\"];", id.0);
                 unsat += 1;

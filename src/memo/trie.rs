@@ -16,7 +16,7 @@ use serde::{Deserialize, Serialize};
 
 use super::stored::StoredTest;
 use crate::exec::{Alt, Decision, Point};
-use crate::ir::{BlockId, FuncId, Module, SiteId};
+use crate::ir::{BlockId, FuncId, Module};
 
 /// A node of a trie, by index in its arena.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -140,6 +140,11 @@ impl Recorded {
         }
     }
 
+    /// The depth bound as text (`none` when unbounded).
+    pub fn bound_text(&self) -> String {
+        bound_text(self.max_depth)
+    }
+
     /// Functions defined in one version and not the other, or defined in
     /// both with different bodies.
     pub fn changed_functions(&self, module: &Module) -> Vec<String> {
@@ -158,6 +163,11 @@ impl Recorded {
         changed.sort();
         changed
     }
+}
+
+/// A depth bound as text (`none` when unbounded).
+pub fn bound_text(bound: Option<u32>) -> String {
+    bound.map_or("none".to_string(), |d| d.to_string())
 }
 
 /// The structural hash of every defined function, by name.
@@ -212,12 +222,11 @@ impl Trie {
         &self.nodes[id.index()]
     }
 
-    pub fn len(&self) -> usize {
+    /// Slots in the arena: what per-node tables are sized by. Nodes cut off
+    /// by a regression plan stay in the arena, unreachable, until the trie
+    /// is saved.
+    pub fn arena_len(&self) -> usize {
         self.nodes.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.nodes.len() <= 1 && self.nodes[0].end.is_none() && self.nodes[0].point.is_none()
     }
 
     /// The child of `id` down alternative `via`, if taken.
@@ -232,11 +241,6 @@ impl Trie {
     /// The name of a point's function.
     pub fn func_name(&self, p: &TriePoint) -> &str {
         self.funcs.get(p.func as usize).map_or("?", |s| s.as_str())
-    }
-
-    /// Whether `p` names the choice site `(func, site)` of `module`.
-    pub fn names(&self, p: &TriePoint, module: &Module, func: FuncId, site: SiteId) -> bool {
-        p.site == site.0 && self.func_name(p) == module.func(func).name
     }
 
     pub(crate) fn intern_func(&mut self, name: &str) -> u32 {
@@ -388,13 +392,27 @@ impl Trie {
         d
     }
 
+    /// The decisions leading to `id`, as `function:site/alternative` words.
+    pub fn path_text(&self, id: NodeId) -> String {
+        self.path_to(id)
+            .iter()
+            .map(|(f, s, a)| format!("{f}:{s}/{a}"))
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+
     /// Every node in depth-first order (children by alternative).
     pub fn preorder(&self) -> Vec<NodeId> {
-        let mut out = Vec::with_capacity(self.nodes.len());
-        let mut stack = vec![NodeId::ROOT];
-        while let Some(id) = stack.pop() {
-            out.push(id);
-            stack.extend(self.node(id).children.iter().rev().copied());
+        self.subtree(NodeId::ROOT)
+    }
+
+    /// `id` and every node below it, in depth-first order.
+    pub fn subtree(&self, id: NodeId) -> Vec<NodeId> {
+        let mut out = Vec::new();
+        let mut stack = vec![id];
+        while let Some(n) = stack.pop() {
+            out.push(n);
+            stack.extend(self.node(n).children.iter().rev().copied());
         }
         out
     }
@@ -431,15 +449,13 @@ impl Trie {
 
     /// Every test the trie keeps below `id` (leaves and cut subtrees).
     pub fn tests_below(&self, id: NodeId) -> Vec<&StoredTest> {
-        let mut out = Vec::new();
-        let mut stack = vec![id];
-        while let Some(n) = stack.pop() {
-            let node = self.node(n);
-            out.extend(node.test.iter());
-            out.extend(node.kept.iter());
-            stack.extend(node.children.iter().rev().copied());
-        }
-        out
+        self.subtree(id)
+            .into_iter()
+            .flat_map(|n| {
+                let node = self.node(n);
+                node.test.iter().chain(node.kept.iter())
+            })
+            .collect()
     }
 
     /// The leaves, in depth-first order.

@@ -9,9 +9,7 @@ use anyhow::Context;
 
 use super::ktest::{KTest, KTestObject};
 use super::replay::{Outcome, TestRecord, TestsJson};
-use crate::exec::Executor;
 use crate::memo::{StoredOutcome, StoredTest};
-use crate::search::{FinishedPath, PathObserver};
 use crate::stats::PathStats;
 
 /// The observer that turns ended paths into files in the output directory.
@@ -171,14 +169,5 @@ impl TestWriter {
             outcome,
         });
         Ok(())
-    }
-}
-
-impl PathObserver for TestWriter {
-    fn path_ended(&mut self, executor: &Executor, path: &FinishedPath<'_>) -> anyhow::Result<()> {
-        match StoredTest::of_path(executor, path) {
-            Some(test) => self.write(&test),
-            None => Ok(()),
-        }
     }
 }
