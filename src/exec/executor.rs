@@ -25,8 +25,8 @@ use super::value::Value;
 use crate::expr::{self, Assignment, ExprRef};
 use crate::ir::semantics::{self, mask};
 use crate::ir::{
-    Arg, BinOp, BlockId, Callee, CastOp, Const, ConstId, FuncId, Inst, InstId, Module, Operand,
-    Reg, SiteId, SourceLoc,
+    switch_alternatives, Arg, BinOp, BlockId, Callee, CastOp, Const, ConstId, FuncId, Inst, InstId,
+    Module, Operand, Reg, SiteId, SourceLoc,
 };
 use crate::solver::{Solver, SolverError};
 
@@ -1199,22 +1199,23 @@ impl Executor {
                         .map(|(_, b)| *b)
                         .unwrap_or(*default),
                     Value::Symbolic(e) => {
-                        // One alternative per distinct target, in case order, then the default.
-                        let mut targets: Vec<BlockId> = Vec::new();
-                        let mut conds: Vec<ExprRef> = Vec::new();
+                        let targets = switch_alternatives(cases, *default);
+                        // A case target's condition: any of its values.
+                        let mut of_target: Vec<Option<ExprRef>> = vec![None; targets.len() - 1];
                         let mut none = expr::bool_const(true);
                         for (v, b) in cases {
                             let is = expr::eq(&e, &expr::constant(*v, *width));
                             none = expr::and(&none, &expr::not(&is));
-                            match targets.iter().position(|t| t == b) {
-                                Some(k) => conds[k] = expr::or(&conds[k], &is),
-                                None => {
-                                    targets.push(*b);
-                                    conds.push(is);
-                                }
-                            }
+                            let k = targets
+                                .iter()
+                                .position(|t| t == b)
+                                .expect("every case target is an alternative");
+                            of_target[k] = Some(match of_target[k].take() {
+                                Some(c) => expr::or(&c, &is),
+                                None => is,
+                            });
                         }
-                        targets.push(*default);
+                        let mut conds: Vec<ExprRef> = of_target.into_iter().flatten().collect();
                         conds.push(none);
                         let payloads: Vec<u64> = (0..targets.len() as u64).collect();
                         let (alt, _) = self.fork(state, *site, &conds, &payloads)?;

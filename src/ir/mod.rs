@@ -643,6 +643,20 @@ impl Body {
     }
 }
 
+/// The targets of a symbolic switch's alternatives, as the executor numbers
+/// them (and the trie records them): each distinct case target in case
+/// order, then the default.
+pub fn switch_alternatives(cases: &[(u128, BlockId)], default: BlockId) -> Vec<BlockId> {
+    let mut targets: Vec<BlockId> = Vec::new();
+    for (_, b) in cases {
+        if !targets.contains(b) {
+            targets.push(*b);
+        }
+    }
+    targets.push(default);
+    targets
+}
+
 impl Inst {
     /// The choice site of an instruction that can make the engine fork.
     pub fn site(&self) -> Option<SiteId> {

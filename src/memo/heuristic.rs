@@ -18,7 +18,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use thiserror::Error;
 
 use super::trie::{NodeId, Trie, TriePoint};
-use crate::ir::{BlockId, Callee, FuncId, Inst, InstId, Module};
+use crate::ir::{switch_alternatives, BlockId, Callee, FuncId, Inst, InstId, Module};
 
 /// Which heuristic selects the boundary nodes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -148,21 +148,10 @@ impl<'m> Reach<'m> {
             Inst::CondBr {
                 then_bb, else_bb, ..
             } => vec![start(if alt == 0 { *then_bb } else { *else_bb })],
-            Inst::Switch { cases, default, .. } => {
-                // The executor's alternatives: distinct targets in case
-                // order, then the default.
-                let mut targets: Vec<BlockId> = Vec::new();
-                for (_, b) in cases {
-                    if !targets.contains(b) {
-                        targets.push(*b);
-                    }
-                }
-                targets.push(*default);
-                targets
-                    .get(alt)
-                    .map(|b| vec![start(*b)])
-                    .unwrap_or_default()
-            }
+            Inst::Switch { cases, default, .. } => switch_alternatives(cases, *default)
+                .get(alt)
+                .map(|b| vec![start(*b)])
+                .unwrap_or_default(),
             Inst::Call {
                 callee: Callee::Indirect(_),
                 ..
