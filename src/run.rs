@@ -358,18 +358,6 @@ pub fn execute(
         load_s,
         ..MemoStats::default()
     };
-    let mut recorder = match &plan {
-        Some(p) => {
-            memo_stats.reused = true;
-            memo_stats.candidates = p.candidates as u64;
-            memo_stats.kept_tests = p.kept.len() as u64;
-            for t in &p.kept {
-                writer.write(t)?;
-            }
-            Recorder::new(p.base.clone())
-        }
-        None => Recorder::new(Trie::new(now.clone())),
-    };
     let exec_stores = exec_config
         .solver
         .store
@@ -378,14 +366,25 @@ pub fn execute(
         .unwrap_or_default();
     let mut executor = Executor::new(module.clone(), exec_config);
     executor.watch(watch);
-    if let Some(p) = &plan {
-        executor.set_guide(Arc::new(TrieGuide::new(
-            Arc::new(p.base.clone()),
-            p.marks.clone(),
-            &module,
-        )));
-    }
     let explores = plan.as_ref().is_none_or(|p| p.explores());
+    let mut recorder = match plan {
+        Some(p) => {
+            memo_stats.reused = true;
+            memo_stats.candidates = p.candidates as u64;
+            memo_stats.kept_tests = p.kept.len() as u64;
+            for t in &p.kept {
+                writer.write(t)?;
+            }
+            // The guide reads the trie as it was; the recorder adds to it.
+            executor.set_guide(Arc::new(TrieGuide::new(
+                Arc::new(p.base.clone()),
+                p.marks,
+                &module,
+            )));
+            Recorder::new(p.base)
+        }
+        None => Recorder::new(Trie::new(now)),
+    };
     let mut searcher = config.searcher.build(config.seed);
     let limits = ExploreConfig {
         max_time: config.max_time,

@@ -616,32 +616,39 @@ fn check_memo(prog: &Path) -> Result<(), Failed> {
     let dir = tmp.path().to_path_buf();
     let bc = dir.join("prog.bc");
     let mnemo = env!("CARGO_BIN_EXE_mnemo");
-    let mnemo_run =
-        |label: &str, out: &str, memo: &str, extra: &[String]| -> Result<Value, String> {
-            let mut cmd = Command::new(mnemo);
-            cmd.env("MNEMO_STORE", "memory");
-            cmd.current_dir(crate_root())
-                .arg("run")
-                .arg("-q")
-                .arg("--output-dir")
-                .arg(dir.join(out))
-                .arg("--memo")
-                .arg(dir.join(memo))
-                .args(extra)
-                .arg(&bc);
-            let o = run(cmd, &dir, label)?;
-            if !o.status.success() {
-                return Err(format!(
-                    "{label}: `mnemo run {}` failed:\n{}",
-                    extra.join(" "),
-                    o.text
-                ));
-            }
-            if o.text.contains("does not fit") || o.text.contains("cannot use the trie") {
-                return Err(format!("{label}: the trie was not used:\n{}", o.text));
-            }
-            read_json(&dir.join(out).join("stats.json"))
-        };
+    // `mnemo SUB... -q --output-dir DIR/OUT --memo DIR/MEMO EXTRA... BC`:
+    // its output and stats, or why it failed.
+    let memo_cmd = |label: &str,
+                    sub: &[&std::ffi::OsStr],
+                    out: &str,
+                    memo: &str,
+                    extra: &[String],
+                    target: &Path|
+     -> Result<(String, Value), String> {
+        let mut cmd = Command::new(mnemo);
+        cmd.env("MNEMO_STORE", "memory");
+        cmd.current_dir(crate_root())
+            .args(sub)
+            .arg("-q")
+            .arg("--output-dir")
+            .arg(dir.join(out))
+            .arg("--memo")
+            .arg(dir.join(memo))
+            .args(extra)
+            .arg(target);
+        let o = run(cmd, &dir, label)?;
+        if !o.status.success() {
+            return Err(format!("{label}: `mnemo` failed:\n{}", o.text));
+        }
+        Ok((o.text, read_json(&dir.join(out).join("stats.json"))?))
+    };
+    let mnemo_run = |label: &str, out: &str, memo: &str, extra: &[String]| {
+        let (text, stats) = memo_cmd(label, &["run".as_ref()], out, memo, extra, &bc)?;
+        if text.contains("does not fit") || text.contains("cannot use the trie") {
+            return Err(format!("{label}: the trie was not used:\n{text}"));
+        }
+        Ok(stats)
+    };
     let full_args = exp.args.clone();
     let mut shallow_args = rest.clone();
     shallow_args.extend(["--max-depth".to_string(), shallow.to_string()]);
@@ -741,26 +748,10 @@ fn check_memo(prog: &Path) -> Result<(), Failed> {
         }
 
         // Regression analysis on the unchanged program: nothing to redo.
-        let regress =
-            |label: &str, new_bc: &Path, out: &str, memo: &str| -> Result<Value, String> {
-                let mut cmd = Command::new(mnemo);
-                cmd.env("MNEMO_STORE", "memory");
-                cmd.current_dir(crate_root())
-                    .arg("regress")
-                    .arg(&bc)
-                    .arg("-q")
-                    .arg("--output-dir")
-                    .arg(dir.join(out))
-                    .arg("--memo")
-                    .arg(dir.join(memo))
-                    .args(&rest)
-                    .arg(new_bc);
-                let o = run(cmd, &dir, label)?;
-                if !o.status.success() {
-                    return Err(format!("{label}: `mnemo regress` failed:\n{}", o.text));
-                }
-                read_json(&dir.join(out).join("stats.json"))
-            };
+        let regress = |label: &str, new_bc: &Path, out: &str, memo: &str| {
+            let sub = ["regress".as_ref(), bc.as_os_str()];
+            memo_cmd(label, &sub, out, memo, &rest, new_bc).map(|(_, stats)| stats)
+        };
         let r = regress("regress-same", &bc, "regress-same", "memo-fresh")?;
         same(
             "regress on the unchanged program",
@@ -795,22 +786,14 @@ fn check_memo(prog: &Path) -> Result<(), Failed> {
             let _ = fs::remove_dir_all(dir.join("memo-mutant"));
             let mut args = full_args.clone();
             args.extend(budget.iter().cloned());
-            let mut cmd = Command::new(mnemo);
-            cmd.env("MNEMO_STORE", "memory");
-            cmd.current_dir(crate_root())
-                .arg("run")
-                .arg("-q")
-                .arg("--output-dir")
-                .arg(dir.join("mutant-fresh"))
-                .arg("--memo")
-                .arg(dir.join("memo-mutant"))
-                .args(&args)
-                .arg(&mbc);
-            let o = run(cmd, &dir, "mutant-fresh")?;
-            if !o.status.success() {
-                return Err(format!("mutant ({what}): `mnemo run` failed:\n{}", o.text));
-            }
-            let stats = read_json(&dir.join("mutant-fresh").join("stats.json"))?;
+            let (_, stats) = memo_cmd(
+                "mutant-fresh",
+                &["run".as_ref()],
+                "mutant-fresh",
+                "memo-mutant",
+                &args,
+                &mbc,
+            )?;
             let stopped = ["max-instructions", "max-time"]
                 .iter()
                 .any(|r| stats["paths"]["early"][r].as_u64().unwrap_or(0) > 0);
