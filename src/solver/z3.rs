@@ -22,6 +22,12 @@ use std::sync::Arc;
 use z3::ast::{Array as ZArray, Bool, BV};
 use z3::{Model, Params, SatResult, Solver as ZSolver, Sort};
 
+/// Reads of arrays with at most this many cases (writes, plus the root's
+/// bytes: the non-zero ones of a constant root, every one of a symbolic
+/// root) are translated as case splits rather than with the theory of
+/// arrays (see `Translator::read_as_cases`).
+const CASE_SPLIT_LIMIT: usize = 256;
+
 /// Decides queries with Z3, one fresh solver per query.
 pub struct Z3Layer {
     timeout_ms: u64,
@@ -41,7 +47,7 @@ impl Layer for Z3Layer {
 
     fn check(&mut self, q: &Query<'_>, next: &mut Chain<'_>) -> Result<Answer, SolverError> {
         next.stats().z3_calls += 1;
-        let (answer, core) = solve(q, self.timeout_ms, next.wants_core())?;
+        let (answer, core) = solve(q, next.timeout_ms(self.timeout_ms)?, next.wants_core())?;
         if let Some(core) = core {
             next.set_core(core);
         }
@@ -398,6 +404,9 @@ impl Translator {
                 return Ok(self.byte_var(root, i as u32));
             }
         }
+        if let Some(value) = self.read_as_cases(updates, index)? {
+            return Ok(value);
+        }
         let idx = self.bv(index)?;
         let arr = self.array_term(updates)?;
         let value = arr
@@ -416,6 +425,67 @@ impl Translator {
                 .push(beyond.implies(at_root.eq(BV::from_u64(0, 8))));
         }
         Ok(value)
+    }
+
+    /// A read of a small array as a case split on the index, newest write
+    /// first, down to the root's bytes: `ite(idx = i_n, v_n, ite(..., root))`,
+    /// or `None` when the array is too large for that.
+    ///
+    /// The theory of arrays forces Z3's general solver, which on reads at
+    /// symbolic indices through a few writes (a histogram, a struct written
+    /// through an alias) took more than the whole time limit; as cases, the
+    /// query stays plain bit-vectors, which the bit-blasting solver decides
+    /// at once. Reading past the end gives 0, as in `expr::eval`.
+    fn read_as_cases(
+        &mut self,
+        updates: &UpdateList,
+        index: &ExprRef,
+    ) -> Result<Option<BV>, SolverError> {
+        let root = &updates.root;
+        let root_cases = match &root.init {
+            Some(init) => init.iter().filter(|&&b| b != 0).count(),
+            None => root.size as usize,
+        };
+        if root_cases.saturating_add(updates.len()) > CASE_SPLIT_LIMIT {
+            return Ok(None);
+        }
+        let idx = self.bv(index)?;
+        let const_index = index.as_const();
+        let zero = BV::from_u64(0, 8);
+        let mut value = match (&root.init, const_index) {
+            (Some(_), Some(i)) => BV::from_u64(root.init_byte(i).unwrap_or(0) as u64, 8),
+            (None, Some(i)) if i >= root.size as u128 => zero,
+            (None, Some(i)) => self.byte_var(root, i as u32),
+            (Some(init), None) => {
+                let init = init.clone();
+                let mut v = zero;
+                for (k, &b) in init.iter().enumerate().rev().filter(|(_, &b)| b != 0) {
+                    let at = idx.eq(BV::from_u64(k as u64, 64));
+                    v = at.ite(&BV::from_u64(b as u64, 8), &v);
+                }
+                v
+            }
+            (None, None) => {
+                let mut v = zero;
+                for k in (0..root.size).rev() {
+                    let at = idx.eq(BV::from_u64(k as u64, 64));
+                    v = at.ite(&self.byte_var(root, k), &v);
+                }
+                v
+            }
+        };
+        let writes: Vec<&crate::expr::UpdateNode> = updates.iter().collect();
+        for node in writes.into_iter().rev() {
+            match (node.index.as_const(), const_index) {
+                (Some(a), Some(b)) if a != b => continue,
+                (Some(_), Some(_)) => value = self.bv(&node.value)?,
+                _ => {
+                    let at = idx.eq(self.bv(&node.index)?);
+                    value = at.ite(&self.bv(&node.value)?, &value);
+                }
+            }
+        }
+        Ok(Some(value))
     }
 
     /// Links plain byte constants with the whole-array form of the same
@@ -607,6 +677,53 @@ mod tests {
             .unwrap()
             .0
             .is_sat()
+    }
+
+    #[test]
+    fn small_arrays_are_read_as_cases_and_stay_plain_bit_vectors() {
+        // count[b & 3]++ twice on a zeroed 4-byte table, then count[2] == 2.
+        let b = expr::read(
+            &UpdateList::new(Array::symbolic("cases_b", 1)),
+            &constant(0, 64),
+        );
+        let table = UpdateList::new(Array::constant("cases_t", vec![0; 4]));
+        let field = |shift: u128| {
+            expr::zext(
+                &expr::and(
+                    &expr::binary(BinOp::LShr, &b, &constant(shift, 8)),
+                    &constant(3, 8),
+                ),
+                64,
+            )
+        };
+        let bump = |t: &UpdateList, i: &ExprRef| {
+            t.write(i.clone(), expr::add(&expr::read(t, i), &constant(1, 8)))
+        };
+        let table = bump(&bump(&table, &field(0)), &field(2));
+        let two = expr::eq(&expr::read(&table, &constant(2, 64)), &constant(2, 8));
+        let mut t = Translator::default();
+        t.translate(&two).unwrap();
+        assert!(!t.uses_arrays());
+        let arrays = [match b.kind() {
+            ExprKind::Read { updates, .. } => updates.root.clone(),
+            _ => unreachable!(),
+        }];
+        let q = Query::new(&[], two.clone()).with_model(&arrays);
+        let Answer::Sat(Some(m)) = solve(&q, 30_000, false).unwrap().0 else {
+            panic!("satisfiable")
+        };
+        let v = m.get(&arrays[0]).unwrap()[0];
+        assert_eq!((v & 3, (v >> 2) & 3), (2, 2), "{v:#x}");
+        // Both fields cannot be 2 while one of them is 1.
+        let one = expr::eq(&field(0), &constant(1, 64));
+        assert!(!is_sat(&[two], &one));
+        // A large array keeps the theory of arrays.
+        let big = UpdateList::new(Array::symbolic("cases_big", 4096));
+        let r = expr::eq(&expr::read(&big, &field(0)), &constant(9, 8));
+        let mut t = Translator::default();
+        t.translate(&r).unwrap();
+        assert!(t.uses_arrays());
+        assert!(is_sat(&[], &r));
     }
 
     #[test]
