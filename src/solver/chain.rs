@@ -33,6 +33,9 @@ pub enum LayerKind {
     Z3Stack,
     /// The stack, with shared subexpressions named once ("stackOpt").
     Z3StackOpt,
+    /// The stack or a fresh solver, chosen per query; the other one when
+    /// the first times out.
+    Z3Auto,
 }
 
 impl LayerKind {
@@ -48,6 +51,7 @@ impl LayerKind {
         LayerKind::Z3,
         LayerKind::Z3Stack,
         LayerKind::Z3StackOpt,
+        LayerKind::Z3Auto,
     ];
 
     /// The name used on the command line and in statistics.
@@ -63,6 +67,7 @@ impl LayerKind {
             LayerKind::Z3 => "z3",
             LayerKind::Z3Stack => "z3-stack",
             LayerKind::Z3StackOpt => "z3-stackopt",
+            LayerKind::Z3Auto => "z3-auto",
         }
     }
 
@@ -70,7 +75,7 @@ impl LayerKind {
     pub fn is_z3(self) -> bool {
         matches!(
             self,
-            LayerKind::Z3 | LayerKind::Z3Stack | LayerKind::Z3StackOpt
+            LayerKind::Z3 | LayerKind::Z3Stack | LayerKind::Z3StackOpt | LayerKind::Z3Auto
         )
     }
 }
@@ -93,7 +98,7 @@ pub enum ChainError {
     #[error("solver layer `{0}` is listed twice")]
     Twice(&'static str),
     #[error(
-        "a solver chain ends with exactly one Z3 layer (z3, z3-stack or z3-stackopt), as its last element"
+        "a solver chain ends with exactly one Z3 layer (z3, z3-stack, z3-stackopt or z3-auto), as its last element"
     )]
     Z3NotLast,
 }

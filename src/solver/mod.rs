@@ -26,6 +26,7 @@ mod reduce;
 mod slice;
 pub mod store;
 mod z3;
+mod z3auto;
 mod z3stack;
 
 pub use self::cache::CacheLayer;
@@ -39,6 +40,7 @@ pub use self::query::{Answer, Chain, Layer, Query};
 pub use self::reduce::ReductionLayer;
 pub use self::slice::SliceLayer;
 pub use self::z3::Z3Layer;
+pub use self::z3auto::{Strategy, Z3AutoLayer};
 pub use self::z3stack::Z3StackLayer;
 
 use crate::expr::{arrays_in, bool_const, not, ArrayRef, Assignment, Evaluator, ExprRef};
@@ -89,6 +91,9 @@ pub struct SolverStats {
     /// Queries that reached each layer, by layer name (a layer that splits
     /// a query counts each part).
     pub reached: BTreeMap<&'static str, u64>,
+    /// Z3 attempts by strategy of the `z3-auto` layer (`stack`, `fresh`),
+    /// and `retried`: attempts that timed out and went to the other one.
+    pub z3_strategy: BTreeMap<&'static str, u64>,
     /// Total time spent in the entry point.
     pub time: Duration,
     /// Time spent in each layer itself (not in the layers after it), by
@@ -109,6 +114,9 @@ impl SolverStats {
         }
         for (layer, n) in &other.reached {
             *self.reached.entry(layer).or_default() += n;
+        }
+        for (strategy, n) in &other.z3_strategy {
+            *self.z3_strategy.entry(strategy).or_default() += n;
         }
         for (layer, t) in &other.layer_time {
             *self.layer_time.entry(layer).or_default() += *t;
@@ -169,6 +177,7 @@ pub fn build_layers(config: &SolverConfig) -> Vec<Box<dyn Layer>> {
             LayerKind::Z3 => Box::new(Z3Layer::new(config.timeout_ms)),
             LayerKind::Z3Stack => Box::new(Z3StackLayer::new(config.timeout_ms, false)),
             LayerKind::Z3StackOpt => Box::new(Z3StackLayer::new(config.timeout_ms, true)),
+            LayerKind::Z3Auto => Box::new(Z3AutoLayer::new(config.timeout_ms)),
         });
     }
     layers
@@ -184,6 +193,8 @@ pub struct Solver {
     /// A fresh Z3 layer, asked directly when a layer returns a bad model.
     fallback: Z3Layer,
     stats: SolverStats,
+    /// No Z3 call runs past this instant (see [`Self::set_deadline`]).
+    deadline: Option<Instant>,
 }
 
 impl Solver {
@@ -194,6 +205,7 @@ impl Solver {
             layers,
             fallback: Z3Layer::new(config.timeout_ms),
             stats: SolverStats::default(),
+            deadline: None,
         }
     }
 
@@ -205,6 +217,7 @@ impl Solver {
             layers,
             fallback: Z3Layer::new(config.timeout_ms),
             stats: SolverStats::default(),
+            deadline: None,
         }
     }
 
@@ -219,7 +232,9 @@ impl Solver {
     }
 
     fn check_checked(&mut self, q: &Query<'_>) -> Result<Answer, SolverError> {
-        let answer = Chain::new(&mut self.layers, &mut self.stats).check(q)?;
+        let answer = Chain::new(&mut self.layers, &mut self.stats)
+            .with_deadline(self.deadline)
+            .check(q)?;
         if answer_is_valid(q, &answer) {
             return Ok(answer);
         }
@@ -228,9 +243,10 @@ impl Solver {
             "mnemo: warning: a solver layer answered with a model that does not satisfy \
              the query; asking Z3 directly"
         );
-        let answer = self
-            .fallback
-            .check(q, &mut Chain::new(&mut [], &mut self.stats))?;
+        let answer = self.fallback.check(
+            q,
+            &mut Chain::new(&mut [], &mut self.stats).with_deadline(self.deadline),
+        )?;
         if answer_is_valid(q, &answer) {
             Ok(answer)
         } else {
@@ -239,6 +255,13 @@ impl Solver {
                 "Z3's model does not satisfy the query (translation bug)".to_string(),
             ))
         }
+    }
+
+    /// Gives every Z3 call from now on no time past `deadline` (`None`:
+    /// only the configured time limit per query): a query that would run
+    /// past it times out.
+    pub fn set_deadline(&mut self, deadline: Option<Instant>) {
+        self.deadline = deadline;
     }
 
     /// Whether `constraints ∧ e` can hold.

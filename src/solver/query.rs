@@ -84,6 +84,9 @@ pub struct Chain<'a> {
     /// The unsat core of the last query this chain answered unsat, when a
     /// Z3 layer gave one.
     core: Option<Vec<ExprRef>>,
+    /// When set, Z3 layers give a query no time past this instant (a run
+    /// writing the tests of its pending paths after its time limit).
+    deadline: Option<Instant>,
 }
 
 impl<'a> Chain<'a> {
@@ -95,7 +98,29 @@ impl<'a> Chain<'a> {
             spent: Duration::ZERO,
             wants_core: false,
             core: None,
+            deadline: None,
         }
+    }
+
+    /// The same chain, giving Z3 no time past `deadline`.
+    pub fn with_deadline(mut self, deadline: Option<Instant>) -> Self {
+        self.deadline = deadline;
+        self
+    }
+
+    /// The time limit of a Z3 call, in milliseconds: `configured`, or less
+    /// when the deadline is nearer; a timeout once the deadline has passed.
+    pub fn timeout_ms(&self, configured: u64) -> Result<u64, SolverError> {
+        let Some(deadline) = self.deadline else {
+            return Ok(configured);
+        };
+        let left = deadline
+            .saturating_duration_since(Instant::now())
+            .as_millis();
+        if left == 0 {
+            return Err(SolverError::Timeout);
+        }
+        Ok(configured.min(u64::try_from(left).unwrap_or(u64::MAX)))
     }
 
     /// Passes `query` to the next layer.
@@ -107,6 +132,7 @@ impl<'a> Chain<'a> {
                 let start = Instant::now();
                 let mut next = Chain::new(rest, self.stats);
                 next.wants_core = self.wants_core;
+                next.deadline = self.deadline;
                 let answer = first.check(query, &mut next);
                 let total = start.elapsed();
                 let own = total.saturating_sub(next.spent);

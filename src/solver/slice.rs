@@ -13,7 +13,7 @@ use rustc_hash::FxHashMap;
 
 use super::query::{Answer, Chain, Layer, Query};
 use super::SolverError;
-use crate::expr::{arrays_in, bool_const, Array, ArrayRef, Assignment, ExprRef};
+use crate::expr::{arrays_in, bool_const, Array, ArrayRef, Assignment, Evaluator, ExprRef};
 
 /// Cached array lists are dropped once this many expressions are known.
 const MEMO_LIMIT: usize = 1 << 16;
@@ -24,6 +24,12 @@ pub struct SliceLayer {
     /// The symbolic arrays of each expression seen: path conditions repeat
     /// from query to query, their walks need not.
     arrays: FxHashMap<ExprRef, Arc<[ArrayRef]>>,
+    /// The model this layer last returned. States along a path, and
+    /// neighbouring paths, share most of their factors: a factor this model
+    /// already satisfies takes its bytes from it, checked by evaluation,
+    /// without a query (a loop reading fresh input has one factor per
+    /// input, and asking for each again dominated its model queries).
+    last: Assignment,
 }
 
 impl SliceLayer {
@@ -163,8 +169,15 @@ impl Layer for SliceLayer {
             }
         }
         let truth = bool_const(true);
+        let mut known = Evaluator::new(&self.last);
         for (root, constraints, arrays) in &groups {
             if Some(*root) == expr_root {
+                continue;
+            }
+            if arrays.iter().all(|a| self.last.contains(a))
+                && constraints.iter().all(|c| known.eval(c) == 1)
+            {
+                merge(&mut model, &self.last, arrays);
                 continue;
             }
             match next.check(&Query::new(constraints, truth.clone()).with_model(arrays))? {
@@ -182,6 +195,7 @@ impl Layer for SliceLayer {
                 model.set(a, vec![0; a.size as usize]);
             }
         }
+        self.last = model.clone();
         Ok(Answer::Sat(Some(model)))
     }
 }
@@ -251,6 +265,42 @@ mod tests {
         let mut sizes = seen.borrow().clone();
         sizes.sort();
         assert_eq!(sizes, vec![1, 3]);
+        assert_eq!(s.stats().bad_models, 0);
+    }
+
+    #[test]
+    fn factors_the_last_model_satisfies_are_not_asked_again() {
+        let (x, y, z) = (
+            Array::symbolic("sl_lx", 1),
+            Array::symbolic("sl_ly", 1),
+            Array::symbolic("sl_lz", 1),
+        );
+        let mut cs = vec![
+            expr::ult(&byte(&x, 0), &expr::constant(10, 8)),
+            expr::ugt(&byte(&y, 0), &expr::constant(200, 8)),
+        ];
+        let seen = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
+        let mut s = Solver::with_layers(
+            SolverConfig::default(),
+            vec![Box::new(SliceLayer::new()), Box::new(Spy(seen.clone()))],
+        );
+        let arrays = [x.clone(), y.clone(), z.clone()];
+        assert!(s.get_model(&cs, &arrays).unwrap().is_some());
+        assert_eq!(seen.borrow().len(), 2, "one query per factor");
+        // The next state on the path adds a factor: only it is asked.
+        seen.borrow_mut().clear();
+        cs.push(expr::eq(&byte(&z, 0), &expr::constant(7, 8)));
+        let m = s.get_model(&cs, &arrays).unwrap().unwrap();
+        assert_eq!(*seen.borrow(), vec![1]);
+        let mut ev = Evaluator::new(&m);
+        assert!(cs.iter().all(|c| ev.eval(c) == 1));
+        // A factor the last model does not satisfy is asked again.
+        seen.borrow_mut().clear();
+        cs[1] = expr::ult(&byte(&y, 0), &expr::constant(3, 8));
+        let m = s.get_model(&cs, &arrays).unwrap().unwrap();
+        assert_eq!(*seen.borrow(), vec![1]);
+        let mut ev = Evaluator::new(&m);
+        assert!(cs.iter().all(|c| ev.eval(c) == 1));
         assert_eq!(s.stats().bad_models, 0);
     }
 

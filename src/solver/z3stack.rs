@@ -41,6 +41,8 @@ struct Stack {
     /// For each side condition of the translator, the level it is asserted
     /// at (`None`: not asserted at any live level).
     side_level: Vec<Option<usize>>,
+    /// The time limit the solver is configured with.
+    timeout_ms: u64,
 }
 
 impl Stack {
@@ -54,6 +56,7 @@ impl Stack {
             translator,
             asserted: Vec::new(),
             side_level: Vec::new(),
+            timeout_ms,
         }
     }
 
@@ -136,6 +139,14 @@ impl Layer for Z3StackLayer {
 
     fn check(&mut self, q: &Query<'_>, next: &mut Chain<'_>) -> Result<Answer, SolverError> {
         next.stats().z3_calls += 1;
+        self.solve(q, next.timeout_ms(self.timeout_ms)?)
+    }
+}
+
+impl Z3StackLayer {
+    /// Decides `q` on the stack (the layer's work, without its counting:
+    /// the `z3-auto` layer calls it too).
+    pub(super) fn solve(&mut self, q: &Query<'_>, timeout_ms: u64) -> Result<Answer, SolverError> {
         let (timeout, share) = (self.timeout_ms, self.share);
         let stack = self.state.get_or_insert_with(|| Stack::new(timeout, share));
         let shared_prefix = stack
@@ -145,6 +156,10 @@ impl Layer for Z3StackLayer {
             .is_some_and(|(a, b)| a == b);
         if !shared_prefix && stack.translator.len() > TRANSLATION_LIMIT {
             *stack = Stack::new(timeout, share);
+        }
+        if stack.timeout_ms != timeout_ms {
+            configure(&stack.solver, timeout_ms);
+            stack.timeout_ms = timeout_ms;
         }
         let result = stack.check(q);
         if result.is_err() {

@@ -61,6 +61,10 @@ pub struct PathStats {
     pub errors: BTreeMap<String, u64>,
     /// Early reason -> paths.
     pub early: BTreeMap<String, u64>,
+    /// Paths pending at the time limit that got no test: the time left
+    /// ran out before their inputs were solved (counted in `early` too).
+    #[serde(default)]
+    pub untested: u64,
 }
 
 /// What the solver did.
@@ -86,6 +90,10 @@ pub struct SolverStats {
     /// Layer name -> seconds spent in that layer itself.
     #[serde(default)]
     pub layer_time_s: BTreeMap<String, f64>,
+    /// Z3 attempts of the `z3-auto` layer by strategy (`stack`, `fresh`),
+    /// and `retried`: attempts that timed out and went to the other one.
+    #[serde(default)]
+    pub z3_strategy: BTreeMap<String, u64>,
 }
 
 /// Coverage of the program's own code (the runtime's excluded).

@@ -1,0 +1,258 @@
+//! Z3 by query: the incremental stack where it is fast, a fresh
+//! bit-blasting solver where the stack is slow, and the other one when the
+//! first times out.
+//!
+//! Z3's incremental core decides linear bit-vector queries along a path
+//! faster than a fresh solver per query, but it does not bit-blast up
+//! front: on multiplication, division and remainder of two unknowns (a
+//! remainder chain, a hash) and on the case splits of reads at symbolic
+//! indices it was 2 to 8 times slower than a fresh QF_BV solver, and some
+//! of its queries timed out that the fresh solver answered in milliseconds.
+//! The choice is made on the query's content; a query that times out under
+//! the chosen solver is asked of the other before the path is given up.
+
+use super::query::{Answer, Chain, Layer, Query};
+use super::z3::solve;
+use super::z3stack::Z3StackLayer;
+use super::SolverError;
+use crate::expr::{ExprKind, ExprRef};
+use crate::ir::BinOp;
+use rustc_hash::FxHashMap;
+
+/// Classifications kept before the memo is cleared (memory bound).
+const MEMO_LIMIT: usize = 1 << 18;
+
+/// The solver a query goes to first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Strategy {
+    /// The incremental assertion stack (Liu et al.).
+    Stack,
+    /// A fresh solver for this query, bit-blasting plain bit-vectors.
+    Fresh,
+}
+
+impl Strategy {
+    /// The name counted in `solver.z3_strategy`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Strategy::Stack => "stack",
+            Strategy::Fresh => "fresh",
+        }
+    }
+
+    fn other(self) -> Strategy {
+        match self {
+            Strategy::Stack => Strategy::Fresh,
+            Strategy::Fresh => Strategy::Stack,
+        }
+    }
+}
+
+/// The Z3 layer that picks the stack or a fresh solver for each query.
+pub struct Z3AutoLayer {
+    timeout_ms: u64,
+    stack: Z3StackLayer,
+    /// Whether an expression holds something the stack is slow on, by
+    /// expression (constraints recur from query to query).
+    hard: FxHashMap<ExprRef, bool>,
+}
+
+impl Z3AutoLayer {
+    /// A layer giving each attempt at most `timeout_ms` milliseconds.
+    pub fn new(timeout_ms: u64) -> Self {
+        Z3AutoLayer {
+            timeout_ms,
+            stack: Z3StackLayer::new(timeout_ms, false),
+            hard: FxHashMap::default(),
+        }
+    }
+
+    /// The solver `q` goes to first: fresh when a constraint or the
+    /// condition multiplies, divides or takes the remainder of two
+    /// non-constant terms, or reads an array at a symbolic index.
+    pub fn strategy(&mut self, q: &Query<'_>) -> Strategy {
+        if self.hard.len() > MEMO_LIMIT {
+            self.hard.clear();
+        }
+        let hard = q
+            .constraints
+            .iter()
+            .chain(std::iter::once(&q.expr))
+            .any(|e| self.is_hard(e));
+        if hard {
+            Strategy::Fresh
+        } else {
+            Strategy::Stack
+        }
+    }
+
+    /// Whether `root` holds a hard operation, walking each subexpression
+    /// once (expressions are DAGs and may be deep: no recursion).
+    fn is_hard(&mut self, root: &ExprRef) -> bool {
+        if let Some(&h) = self.hard.get(root) {
+            return h;
+        }
+        let mut stack = vec![(root.clone(), false)];
+        while let Some((e, expanded)) = stack.pop() {
+            if self.hard.contains_key(&e) {
+                continue;
+            }
+            if !expanded {
+                stack.push((e.clone(), true));
+                let hard = &self.hard;
+                e.for_each_child(|c| {
+                    if !hard.contains_key(c) {
+                        stack.push((c.clone(), false));
+                    }
+                });
+                if let ExprKind::Read { updates, .. } = e.kind() {
+                    for node in updates.iter() {
+                        for c in [&node.index, &node.value] {
+                            if !self.hard.contains_key(c) {
+                                stack.push((c.clone(), false));
+                            }
+                        }
+                    }
+                }
+                continue;
+            }
+            let mut h = own_hardness(&e);
+            e.for_each_child(|c| h |= self.hard.get(c).copied().unwrap_or(false));
+            if let ExprKind::Read { updates, .. } = e.kind() {
+                h |= updates.iter().any(|n| {
+                    self.hard.get(&n.index).copied().unwrap_or(false)
+                        || self.hard.get(&n.value).copied().unwrap_or(false)
+                });
+            }
+            self.hard.insert(e, h);
+        }
+        self.hard.get(root).copied().unwrap_or(false)
+    }
+
+    fn attempt(
+        &mut self,
+        strategy: Strategy,
+        q: &Query<'_>,
+        next: &mut Chain<'_>,
+    ) -> Result<Answer, SolverError> {
+        *next.stats().z3_strategy.entry(strategy.name()).or_default() += 1;
+        let timeout = next.timeout_ms(self.timeout_ms)?;
+        match strategy {
+            Strategy::Stack => self.stack.solve(q, timeout),
+            Strategy::Fresh => {
+                let (answer, core) = solve(q, timeout, next.wants_core())?;
+                if let Some(core) = core {
+                    next.set_core(core);
+                }
+                Ok(answer)
+            }
+        }
+    }
+}
+
+/// Whether `e` itself (not its operands) is an operation the stack is slow
+/// on.
+fn own_hardness(e: &ExprRef) -> bool {
+    match e.kind() {
+        ExprKind::Binary { op, lhs, rhs } => {
+            matches!(
+                op,
+                BinOp::Mul | BinOp::UDiv | BinOp::SDiv | BinOp::URem | BinOp::SRem
+            ) && !lhs.is_const()
+                && !rhs.is_const()
+        }
+        ExprKind::Read { index, .. } => !index.is_const(),
+        _ => false,
+    }
+}
+
+impl Layer for Z3AutoLayer {
+    fn name(&self) -> &'static str {
+        "z3-auto"
+    }
+
+    fn check(&mut self, q: &Query<'_>, next: &mut Chain<'_>) -> Result<Answer, SolverError> {
+        next.stats().z3_calls += 1;
+        // Only the fresh solver gives unsat cores.
+        let first = if next.wants_core() {
+            Strategy::Fresh
+        } else {
+            self.strategy(q)
+        };
+        match self.attempt(first, q, next) {
+            Err(SolverError::Timeout) => {
+                *next.stats().z3_strategy.entry("retried").or_default() += 1;
+                self.attempt(first.other(), q, next)
+            }
+            other => other,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::expr::proptests::{build, Env, Gen};
+    use crate::expr::{self, constant, Array, UpdateList};
+    use crate::solver::{Solver, SolverConfig};
+
+    fn byte(name: &str) -> ExprRef {
+        expr::read(&UpdateList::new(Array::symbolic(name, 1)), &constant(0, 64))
+    }
+
+    #[test]
+    fn nonlinear_arithmetic_and_symbolic_indices_go_to_a_fresh_solver() {
+        let (x, y) = (byte("auto_x"), byte("auto_y"));
+        let mut layer = Z3AutoLayer::new(10_000);
+        let linear = expr::ult(&expr::add(&x, &y), &constant(9, 8));
+        let scaled = expr::ult(&expr::mul(&constant(3, 8), &x), &constant(9, 8));
+        let product = expr::ult(&expr::mul(&x, &y), &constant(9, 8));
+        let remainder = expr::eq(&expr::binary(BinOp::URem, &x, &y), &constant(1, 8));
+        let table = UpdateList::new(Array::symbolic("auto_t", 4));
+        let indexed = expr::eq(&expr::read(&table, &expr::zext(&x, 64)), &constant(1, 8));
+        let strategy = |layer: &mut Z3AutoLayer, cs: &[ExprRef], e: &ExprRef| {
+            layer.strategy(&Query::new(cs, e.clone()))
+        };
+        assert_eq!(strategy(&mut layer, &[], &linear), Strategy::Stack);
+        assert_eq!(strategy(&mut layer, &[], &scaled), Strategy::Stack);
+        assert_eq!(strategy(&mut layer, &[], &product), Strategy::Fresh);
+        assert_eq!(
+            strategy(&mut layer, &[remainder.clone()], &linear),
+            Strategy::Fresh
+        );
+        assert_eq!(
+            strategy(&mut layer, &[linear.clone()], &indexed),
+            Strategy::Fresh
+        );
+        // Memoized answers are the same answers.
+        assert_eq!(strategy(&mut layer, &[linear], &remainder), Strategy::Fresh);
+    }
+
+    #[test]
+    fn agrees_with_fresh_z3_along_random_paths() {
+        let env = Env::new("auto");
+        let mut g = Gen::new(11);
+        let mut auto = Solver::new(SolverConfig {
+            chain: "z3-auto".parse().unwrap(),
+            ..SolverConfig::default()
+        });
+        let mut fresh = Solver::with_layers(SolverConfig::default(), vec![]);
+        let mut path: Vec<ExprRef> = Vec::new();
+        for step in 0..300 {
+            let c = build(&g.gen(1, 2), &env);
+            let a = auto.may_be_true(&path, &c).unwrap();
+            assert_eq!(a, fresh.may_be_true(&path, &c).unwrap(), "step {step}");
+            if step % 5 == 0 {
+                assert!(auto.get_model(&path, &env.sym).unwrap().is_some());
+            }
+            if a && path.len() < 8 && step % 3 != 0 {
+                path.push(c);
+            } else if step % 4 == 0 {
+                path.truncate(path.len() / 2);
+            }
+        }
+        assert_eq!(auto.stats().bad_models, 0);
+        let used = auto.stats().z3_strategy;
+        assert!(used.get("stack").is_some_and(|&n| n > 0), "{used:?}");
+    }
+}
