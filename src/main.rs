@@ -360,6 +360,7 @@ fn run_config(a: RunArgs) -> RunConfig {
         compress: a.compress,
         targets: a.target,
         heuristic: a.heuristic,
+        last_in_process: true,
     }
 }
 
@@ -415,6 +416,7 @@ fn deepen(mut config: RunConfig, d: Deepen, interrupted: &AtomicBool) -> anyhow:
         let scratch = memo.join(format!(".depth-{bound}"));
         let mut c = config.clone();
         c.max_depth = Some(*bound);
+        c.last_in_process = last;
         c.output_dir = if last {
             output.clone()
         } else {

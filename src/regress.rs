@@ -135,6 +135,7 @@ pub fn regress(
             max_depth,
             watch: Vec::new(),
             complete_with,
+            started: start,
         },
         interrupted,
     )?;

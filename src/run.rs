@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::Context;
 
-use crate::exec::{ExecConfig, Executor};
+use crate::exec::{ExecConfig, Executor, PathEnd};
 use crate::ir::{self, Module};
 use crate::memo::heuristic::{HeuristicKind, Reach, Targets};
 use crate::memo::{
@@ -56,6 +56,9 @@ pub struct RunConfig {
     pub targets: Vec<String>,
     /// The heuristic that picks them.
     pub heuristic: HeuristicKind,
+    /// The process ends with this run: its memory is left to the operating
+    /// system to reclaim rather than freed piece by piece.
+    pub last_in_process: bool,
 }
 
 /// The memo directory of a run without `--memo`: `mnemo-memo` beside the
@@ -179,6 +182,20 @@ struct Outputs<'a> {
 
 impl PathObserver for Outputs<'_> {
     fn path_ended(&mut self, executor: &Executor, path: &FinishedPath<'_>) -> anyhow::Result<()> {
+        if path.untested {
+            // Recorded without a test: a resumed run explores it again.
+            self.writer.paths.untested += 1;
+            if let PathEnd::Early(reason) = path.end {
+                *self
+                    .writer
+                    .paths
+                    .early
+                    .entry(reason.as_str().to_string())
+                    .or_default() += 1;
+            }
+            self.recorder.record(executor, path, None);
+            return Ok(());
+        }
         let test = StoredTest::of_path(executor, path);
         if let Some(t) = &test {
             self.writer.write(t)?;
@@ -242,6 +259,7 @@ pub fn runtime_sources(toolchain: &Option<Toolchain>) -> Option<String> {
 }
 
 pub fn run(config: &RunConfig, interrupted: &AtomicBool) -> anyhow::Result<RunStats> {
+    let started = Instant::now();
     let (toolchain, module) = load_program(&config.program, config.link_runtime)?;
 
     let key = program_key(&config.program);
@@ -286,6 +304,7 @@ pub fn run(config: &RunConfig, interrupted: &AtomicBool) -> anyhow::Result<RunSt
             max_depth,
             watch: targets.map(|t| t.instructions()).unwrap_or_default(),
             complete_with: None,
+            started,
         },
         interrupted,
     )
@@ -306,6 +325,9 @@ pub struct Memo {
     /// The complete trie the plan compressed and the plan's marks: the
     /// run's trie is merged with it before it is saved, so it is complete.
     pub complete_with: Option<(Trie, memo::Marks)>,
+    /// When the run started (loading included): `--max-time` counts from
+    /// here.
+    pub started: Instant,
 }
 
 /// Explores the loaded program as `memo` says and writes everything.
@@ -324,6 +346,7 @@ pub fn execute(
         max_depth,
         watch,
         complete_with,
+        started,
     } = memo;
     let program_name = config.program.display().to_string();
     let mut argv = vec![program_name.clone()];
@@ -388,6 +411,7 @@ pub fn execute(
     let mut searcher = config.searcher.build(config.seed);
     let limits = ExploreConfig {
         max_time: config.max_time,
+        started: Some(started),
         max_instructions: config.max_instructions,
         max_memory_mb: config.max_memory_mb,
     };
@@ -473,6 +497,11 @@ pub fn execute(
                 .iter()
                 .map(|(k, v)| (k.to_string(), v.as_secs_f64()))
                 .collect(),
+            z3_strategy: solver
+                .z3_strategy
+                .iter()
+                .map(|(k, v)| (k.to_string(), *v))
+                .collect(),
         },
         coverage: CoverageStats {
             instructions_pct: pct(hit, total),
@@ -484,6 +513,14 @@ pub fn execute(
     stats
         .write(&path)
         .with_context(|| format!("cannot write {}", path.display()))?;
+    // The files above were written atomically but not synced one by one.
+    let memo_dir = trie_file.parent().unwrap_or(Path::new("."));
+    if let Err(e) = crate::files::sync_written(&[&config.output_dir, memo_dir]) {
+        eprintln!(
+            "mnemo: warning: cannot sync the results in {} to disk: {e}",
+            config.output_dir.display()
+        );
+    }
     if !executor.unsupported_externals.is_empty() {
         let mut names: Vec<_> = executor.unsupported_externals.iter().cloned().collect();
         names.sort();
@@ -494,6 +531,15 @@ pub fn execute(
             "mnemo: stopped at a limit ({}); pending paths got tests",
             reason.as_str()
         );
+    }
+    if config.last_in_process {
+        // Everything is written and synced. Freeing the engine's memory
+        // (Z3's context, the expression memos, the trie: half a second
+        // after a long run) would only hold up the end of the process,
+        // past the time limit.
+        std::mem::forget(executor);
+        std::mem::forget(recorder);
+        std::mem::forget(module);
     }
     Ok(stats)
 }

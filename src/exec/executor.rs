@@ -92,6 +92,9 @@ pub struct Executor {
     targets: FxHashSet<(FuncId, InstId)>,
     /// Solver queries made when a target was first executed.
     pub target_hit_queries: Option<u64>,
+    /// The run's time limit, or the end of the time given to the paths
+    /// pending at it: no solver call runs past it.
+    deadline: Option<std::time::Instant>,
 }
 
 impl Executor {
@@ -146,6 +149,7 @@ impl Executor {
             block_base,
             targets: FxHashSet::default(),
             target_hit_queries: None,
+            deadline: None,
         };
         ex.consts = (0..ex.module.consts.len())
             .map(|i| ex.eval_const(ConstId(i as u32)))
@@ -209,6 +213,14 @@ impl Executor {
     /// Watches for the first execution of any of these instructions.
     pub fn watch(&mut self, targets: impl IntoIterator<Item = (FuncId, InstId)>) {
         self.targets.extend(targets);
+    }
+
+    /// Gives no solver call time past `deadline` (`None`: none but each
+    /// query's own limit). A query cut short by it ends its path early
+    /// with `max-time`, as the time limit would have.
+    pub fn set_deadline(&mut self, deadline: Option<std::time::Instant>) {
+        self.deadline = deadline;
+        self.solver.set_deadline(deadline);
     }
 
     /// Makes states follow a recorded run (set before `initial_state`).
@@ -524,6 +536,15 @@ impl Executor {
     }
 
     pub(crate) fn solver_error(&self, state: &State, e: SolverError) -> Flow {
+        // Z3's own timer may fire a little before the deadline it was
+        // given.
+        let slack = std::time::Duration::from_millis(100);
+        let at_deadline = self
+            .deadline
+            .is_some_and(|d| std::time::Instant::now() + slack >= d);
+        if e == SolverError::Timeout && at_deadline {
+            return Flow::End(PathEnd::Early(EarlyReason::MaxTime));
+        }
         self.error(state, ErrorKind::Solver, e.to_string())
     }
 
