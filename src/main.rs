@@ -109,8 +109,9 @@ struct RunArgs {
     /// Stop the run when the process uses this many MiB.
     #[arg(long)]
     max_memory: Option<u64>,
-    /// The search strategy.
-    #[arg(long, value_enum, default_value = "dfs")]
+    /// The search strategy (default: random-path and coverage-new in turn,
+    /// which no loop on a symbolic guard can starve; `dfs` can).
+    #[arg(long, value_enum, default_value_t = SearcherKind::default())]
     search: SearcherKind,
     /// Seed of the random searchers.
     #[arg(long, default_value_t = 1)]

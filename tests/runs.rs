@@ -125,7 +125,7 @@ fn ctrl_c_stops_the_run_and_writes_what_was_found() {
     let o = child.wait_with_output().expect("wait");
     assert!(o.status.success(), "{:?}", o.status);
     let stats = json(&out.join("stats.json"));
-    // Depth-first on an unbounded loop: every pending path ends here, with a test.
+    // An unbounded loop: every pending path ends here, with a test.
     let early = stats["paths"]["early"]["interrupted"].as_u64().unwrap_or(0);
     assert!(early >= 1, "{stats}");
     assert_eq!(
@@ -178,7 +178,7 @@ fn every_searcher_finds_the_same_paths() {
         return;
     };
     let mut results = Vec::new();
-    for search in ["dfs", "bfs", "random-path", "covnew"] {
+    for search in ["dfs", "bfs", "random-path", "covnew", "interleaved"] {
         let out = dir.path().join(search);
         let o = run(&bc, &out, &["--search", search]);
         assert!(o.status.success(), "{search}: {}", stderr(&o));
@@ -200,7 +200,7 @@ fn runs_are_deterministic() {
     let Some(bc) = compile(dir.path(), "branchy", BRANCHY) else {
         return;
     };
-    for search in ["dfs", "random-path"] {
+    for search in ["dfs", "random-path", "interleaved"] {
         let (a, b) = (
             dir.path().join(format!("{search}-a")),
             dir.path().join(format!("{search}-b")),
@@ -300,4 +300,76 @@ fn the_default_chain_keeps_answers_in_the_default_store() {
         runs[1]["stores"].as_str(),
         Some(format!("file {}", store.display()).as_str())
     );
+}
+
+/// The testsuite's SV-COMP-style programs whose loops run on nondet guards,
+/// and the line of their `reach_error()` call.
+const NONDET_LOOPS: [(&str, u64); 4] = [
+    ("svcomp_loop_exit", 22),
+    ("svcomp_locks", 43),
+    ("svcomp_counter_loop", 17),
+    ("svcomp_nested_loops", 20),
+];
+
+/// The instruction budget of the unbounded runs below: a tenth of a second
+/// or so. With the default seed the default search finds every error within
+/// 200 instructions, and an instruction count is the same on a loaded
+/// machine, so the outcome does not depend on the machine's speed.
+const NONDET_LOOP_BUDGET: &str = "1000";
+
+fn reach_errors(bc: &Path, out: &Path, extra: &[&str]) -> u64 {
+    let mut args = vec![
+        "--max-instructions",
+        NONDET_LOOP_BUDGET,
+        // Only a safety net: the instruction budget ends these runs first.
+        "--max-time",
+        "120",
+    ];
+    args.extend(extra);
+    let o = run(bc, out, &args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let stats = json(&out.join("stats.json"));
+    assert_eq!(
+        stats["paths"]["early"]["max-time"].as_u64().unwrap_or(0),
+        0,
+        "the safety net stopped the run, not the budget: {stats}"
+    );
+    stats["paths"]["errors"]["reach"].as_u64().unwrap_or(0)
+}
+
+#[test]
+fn the_default_search_reaches_errors_past_unbounded_nondet_loops() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let suite = Path::new(env!("CARGO_MANIFEST_DIR")).join("testsuite");
+    for (name, line) in NONDET_LOOPS {
+        let source = std::fs::read_to_string(suite.join(format!("{name}.c"))).expect("source");
+        assert!(source.contains("reach_error();"), "{name}");
+        let Some(bc) = compile(dir.path(), name, &source) else {
+            return;
+        };
+        let out = dir.path().join(format!("{name}-default"));
+        assert!(
+            reach_errors(&bc, &out, &[]) >= 1,
+            "{name}: the default search found no error within {NONDET_LOOP_BUDGET} instructions"
+        );
+        let errors = json(&out.join("tests.json"))["tests"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|t| t["outcome"] == "error")
+            .map(|t| t["line"].as_u64().unwrap())
+            .collect::<Vec<_>>();
+        assert!(errors.iter().all(|l| *l == line), "{name}: {errors:?}");
+
+        // Depth-first takes the loop side of each guard first, and so never
+        // leaves the loop: the starvation the default search fixes.
+        if name == "svcomp_loop_exit" {
+            let out = dir.path().join(format!("{name}-dfs"));
+            assert_eq!(
+                reach_errors(&bc, &out, &["--search", "dfs"]),
+                0,
+                "{name}: dfs was expected to stay in the loop"
+            );
+        }
+    }
 }

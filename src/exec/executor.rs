@@ -1548,7 +1548,7 @@ impl Executor {
             conds.push(outside);
             payloads.push(NO_TARGET);
         }
-        Ok((conds, payloads))
+        Ok(by_target(conds, payloads))
     }
 
     fn bad_address(&self, state: &State, a: u64, bytes: u64) -> Flow {
@@ -1782,7 +1782,7 @@ impl Executor {
         // Anything else: a null or non-function pointer (the fork checks it is feasible).
         conds.push(outside);
         payloads.push(NO_TARGET);
-        Ok((conds, payloads))
+        Ok(by_target(conds, payloads))
     }
 
     /// Creates a fresh symbolic input of `size` bytes and records it for the test.
@@ -1824,6 +1824,19 @@ impl Executor {
         );
         addr
     }
+}
+
+/// The alternatives of a pointer fork in address order (the error
+/// alternative, `NO_TARGET`, last). The targets are found one solver model
+/// at a time, and which model comes first depends on what the solver was
+/// asked before (its caches), so on the order the searcher ran the paths
+/// in; numbering the alternatives by the order they were found would give
+/// the same fork other alternative indices in another run, and the trie of
+/// a resumed or deepened run would differ from a fresh one's.
+fn by_target(conds: Vec<ExprRef>, payloads: Vec<u64>) -> (Vec<ExprRef>, Vec<u64>) {
+    let mut pairs: Vec<(u64, ExprRef)> = payloads.into_iter().zip(conds).collect();
+    pairs.sort_by_key(|(payload, _)| *payload);
+    pairs.into_iter().map(|(p, c)| (c, p)).unzip()
 }
 
 /// The conditions of a memory or call fork's recorded alternatives, built

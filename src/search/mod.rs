@@ -5,12 +5,14 @@ mod bfs;
 mod covnew;
 mod dfs;
 mod explore;
+mod interleaved;
 mod random_path;
 
 pub use bfs::Bfs;
 pub use covnew::CovNew;
 pub use dfs::Dfs;
 pub use explore::{explore, ExploreConfig, FinishedPath, PathObserver, Progress, RunOutcome};
+pub use interleaved::Interleaved;
 pub use random_path::RandomPath;
 
 use std::collections::BTreeMap;
@@ -34,17 +36,28 @@ pub trait Searcher {
 }
 
 /// The searchers the command line can name.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
 pub enum SearcherKind {
+    /// Random-path and coverage-new in turn: the default, because no
+    /// loop on a symbolic guard can keep it from the code after the loop.
+    #[default]
+    Interleaved,
+    /// Depth-first, alternatives in order: the smallest frontier, but it
+    /// can stay in an unbounded loop for ever.
     Dfs,
+    /// Breadth-first.
     Bfs,
+    /// KLEE's random-path alone.
     RandomPath,
+    /// Coverage-new alone.
     Covnew,
 }
 
 impl SearcherKind {
+    /// A fresh searcher of this kind; `seed` drives the random ones.
     pub fn build(self, seed: u64) -> Box<dyn Searcher> {
         match self {
+            SearcherKind::Interleaved => Box::new(Interleaved::new(seed)),
             SearcherKind::Dfs => Box::new(Dfs::default()),
             SearcherKind::Bfs => Box::new(Bfs::default()),
             SearcherKind::RandomPath => Box::new(RandomPath::new(seed)),
