@@ -449,7 +449,11 @@ fn chain_subjects(b: &mut Bench) -> anyhow::Result<Vec<(String, PathBuf)>> {
         .collect();
     names.sort();
     for p in names {
-        let name = p.file_name().unwrap_or_default().to_string_lossy().into_owned();
+        let name = p
+            .file_name()
+            .unwrap_or_default()
+            .to_string_lossy()
+            .into_owned();
         sources.push((name, std::fs::read_to_string(&p)?));
     }
     let mut out = Vec::new();
@@ -461,21 +465,18 @@ fn chain_subjects(b: &mut Bench) -> anyhow::Result<Vec<(String, PathBuf)>> {
     Ok(out)
 }
 
-/// Runs `bc` under `chain` on a fresh store until three runs or three
-/// seconds have passed, and keeps the fastest run (the one least disturbed
-/// by the rest of the machine).
+/// Runs `bc` under `chain` until three runs or three seconds have passed,
+/// and keeps the fastest run (the one least disturbed by the rest of the
+/// machine).
 fn fastest(b: &mut Bench, bc: &Path, chain: &str) -> anyhow::Result<Run> {
     let mut best: Option<Run> = None;
     let mut spent = 0.0;
     for _ in 0..3 {
-        let store = b.fresh("store").with_extension("db");
-        let store = store.to_string_lossy().into_owned();
-        let stores: Vec<&str> = if chain.contains("store") || chain.contains("implication") {
-            vec![&store]
-        } else {
-            vec![]
-        };
-        let r = b.run(bc, chain, &stores)?;
+        // `--store none`: the store layers keep their answers in memory for
+        // the run, so that chains are compared on solving alone (what a
+        // file store costs and saves is the `incremental` and `reuse`
+        // sections' subject).
+        let r = b.run(bc, chain, &[])?;
         spent += r.wall_s;
         if best.as_ref().is_none_or(|x| r.wall_s < x.wall_s) {
             best = Some(r);
@@ -506,11 +507,14 @@ fn chains(b: &mut Bench, results: &mut Vec<Value>) -> anyhow::Result<()> {
     let default = mnemo::solver::DEFAULT_CHAIN;
     let subjects = chain_subjects(b)?;
     println!(
-        "\n== chains over {} subjects: seconds of a first run (fresh store), the fastest of up to 3",
+        "\n== chains over {} subjects: seconds of a run with --store none, the fastest of up to 3",
         subjects.len()
     );
     for (i, c) in candidates.iter().enumerate() {
-        println!("  c{i}: {c}{}", if *c == default { "  (default)" } else { "" });
+        println!(
+            "  c{i}: {c}{}",
+            if *c == default { "  (default)" } else { "" }
+        );
     }
     print!("{:<22}", "subject");
     for i in 0..candidates.len() {
@@ -556,9 +560,7 @@ fn chains(b: &mut Bench, results: &mut Vec<Value>) -> anyhow::Result<()> {
         print!(" {t:>7.2}");
     }
     println!();
-    println!(
-        "default: at most {worst_ratio:.2}x the best chain on subjects of 50 ms or more"
-    );
+    println!("default: at most {worst_ratio:.2}x the best chain on subjects of 50 ms or more");
     results.push(json!({"bench": "chains-summary", "default": default,
         "worst_default_over_best": worst_ratio,
         "totals": candidates.iter().zip(&totals).map(|(c, t)| json!({"chain": c, "seconds": t}))
@@ -577,7 +579,10 @@ fn per_call(b: &mut Bench, results: &mut Vec<Value>) -> anyhow::Result<()> {
         "paper_wbs.c",
     ];
     println!("\n== time per Z3 call (ms), small linear queries");
-    println!("{:<28} {:>8} {:>8} {:>8}", "subject", "z3", "z3-stack", "z3-auto");
+    println!(
+        "{:<28} {:>8} {:>8} {:>8}",
+        "subject", "z3", "z3-stack", "z3-auto"
+    );
     for prog in programs {
         let Some(bc) = b.compile(prog, &subject(prog)?)? else {
             continue;

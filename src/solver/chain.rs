@@ -88,7 +88,7 @@ pub struct ChainSpec {
 
 /// The chain used when none is given: the fastest combination measured
 /// (see the solver benchmark).
-pub const DEFAULT_CHAIN: &str = "slice,store,cache,cex,z3-stack";
+pub const DEFAULT_CHAIN: &str = "slice,store,cache,cex,z3-auto";
 
 /// Why a `--solver-chain` value was refused.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]

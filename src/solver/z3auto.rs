@@ -5,8 +5,8 @@
 //! Z3's incremental core decides linear bit-vector queries along a path
 //! faster than a fresh solver per query, but it does not bit-blast up
 //! front: on multiplication, division and remainder of two unknowns (a
-//! remainder chain, a hash) and on the case splits of reads at symbolic
-//! indices it was 2 to 8 times slower than a fresh QF_BV solver, and some
+//! remainder chain) and on reads through writes at symbolic indices (a
+//! histogram) it was 2 to 8 times slower than a fresh QF_BV solver, and some
 //! of its queries timed out that the fresh solver answered in milliseconds.
 //! The choice is made on the query's content; a query that times out under
 //! the chosen solver is asked of the other before the path is given up.
@@ -69,7 +69,8 @@ impl Z3AutoLayer {
 
     /// The solver `q` goes to first: fresh when a constraint or the
     /// condition multiplies, divides or takes the remainder of two
-    /// non-constant terms, or reads an array at a symbolic index.
+    /// non-constant terms, or reads an array through a write at a symbolic
+    /// index.
     pub fn strategy(&mut self, q: &Query<'_>) -> Strategy {
         if self.hard.len() > MEMO_LIMIT {
             self.hard.clear();
@@ -161,7 +162,10 @@ fn own_hardness(e: &ExprRef) -> bool {
             ) && !lhs.is_const()
                 && !rhs.is_const()
         }
-        ExprKind::Read { index, .. } => !index.is_const(),
+        // A read through a write at a symbolic index is a case split whose
+        // conditions are unknown; reading a table at a symbolic index
+        // through known writes is not, and the stack decides it faster.
+        ExprKind::Read { updates, .. } => updates.iter().any(|n| !n.index.is_const()),
         _ => false,
     }
 }
@@ -209,7 +213,9 @@ mod tests {
         let product = expr::ult(&expr::mul(&x, &y), &constant(9, 8));
         let remainder = expr::eq(&expr::binary(BinOp::URem, &x, &y), &constant(1, 8));
         let table = UpdateList::new(Array::symbolic("auto_t", 4));
-        let indexed = expr::eq(&expr::read(&table, &expr::zext(&x, 64)), &constant(1, 8));
+        let looked_up = expr::eq(&expr::read(&table, &expr::zext(&x, 64)), &constant(1, 8));
+        let written = table.write(expr::zext(&y, 64), constant(1, 8));
+        let indexed = expr::eq(&expr::read(&written, &constant(2, 64)), &constant(1, 8));
         let strategy = |layer: &mut Z3AutoLayer, cs: &[ExprRef], e: &ExprRef| {
             layer.strategy(&Query::new(cs, e.clone()))
         };
@@ -220,6 +226,7 @@ mod tests {
             strategy(&mut layer, &[remainder.clone()], &linear),
             Strategy::Fresh
         );
+        assert_eq!(strategy(&mut layer, &[], &looked_up), Strategy::Stack);
         assert_eq!(
             strategy(&mut layer, &[linear.clone()], &indexed),
             Strategy::Fresh
