@@ -23,6 +23,17 @@ fn run(bc: &Path, out: &Path, extra: &[&str]) -> Output {
         .expect("mnemo run")
 }
 
+/// The `.ktest` files in `dir`.
+fn ktest_files(dir: &Path) -> usize {
+    std::fs::read_dir(dir)
+        .expect("output directory")
+        .filter(|e| {
+            e.as_ref()
+                .is_ok_and(|e| e.path().extension().is_some_and(|x| x == "ktest"))
+        })
+        .count()
+}
+
 fn json(path: &Path) -> serde_json::Value {
     serde_json::from_str(&std::fs::read_to_string(path).expect("file written")).expect("valid json")
 }
@@ -54,16 +65,7 @@ fn max_instructions_stops_cleanly_and_keeps_every_path() {
     assert!(early >= 1, "{stats}");
     let tests = stats["tests"].as_u64().unwrap();
     assert_eq!(tests, stats["paths"]["completed"].as_u64().unwrap() + early);
-    let ktests = std::fs::read_dir(&out)
-        .unwrap()
-        .filter(|e| {
-            e.as_ref()
-                .unwrap()
-                .path()
-                .extension()
-                .is_some_and(|x| x == "ktest")
-        })
-        .count();
+    let ktests = ktest_files(&out);
     assert_eq!(ktests as u64, tests);
 }
 
@@ -372,4 +374,67 @@ fn the_default_search_reaches_errors_past_unbounded_nondet_loops() {
             );
         }
     }
+}
+
+/// A loop reading fresh input on every iteration: under `dfs` it piles up
+/// thousands of pending paths, each with a long path condition.
+const FRESH_INPUT_LOOP: &str = r#"
+#include <klee/klee.h>
+int main(void) {
+  int sum = 0, n = 0;
+  while (n < 100000) {
+    int v = klee_int("v");
+    if (v < 0 || v > 10) continue;
+    sum += v; n++;
+    if (sum > 3 * n) sum -= 2;
+  }
+  return sum & 1;
+}
+"#;
+
+#[test]
+fn max_time_holds_with_thousands_of_pending_paths() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let Some(bc) = compile(dir.path(), "fresh", FRESH_INPUT_LOOP) else {
+        return;
+    };
+    let out = dir.path().join("out");
+    let start = std::time::Instant::now();
+    let o = run(
+        &bc,
+        &out,
+        &["--search", "dfs", "--store", "none", "--max-time", "3"],
+    );
+    let took = start.elapsed();
+    assert!(o.status.success(), "{}", stderr(&o));
+    // Solving for every pending path took minutes; the run now ends at its
+    // limit (5% over it on an idle machine; the margin is for a busy one).
+    assert!(took < Duration::from_millis(4500), "{took:?}");
+    let stats = json(&out.join("stats.json"));
+    let early = stats["paths"]["early"]["max-time"].as_u64().unwrap_or(0);
+    let untested = stats["paths"]["untested"].as_u64().unwrap();
+    assert!(early > 100, "{stats}");
+    assert!(untested <= early, "{stats}");
+    let tests = stats["tests"].as_u64().unwrap();
+    assert_eq!(
+        tests + untested,
+        stats["paths"]["completed"].as_u64().unwrap() + early,
+        "{stats}"
+    );
+    let ktests = ktest_files(&out);
+    assert_eq!(ktests as u64, tests);
+    // The untested paths stay in the trie: a resumed run takes them up.
+    let o = mnemo()
+        .args(["run", "-q", "--no-runtime", "--resume", "--search", "dfs"])
+        .args(["--store", "none", "--max-time", "2", "--output-dir"])
+        .arg(&out)
+        .arg(&bc)
+        .output()
+        .expect("mnemo run --resume");
+    assert!(o.status.success(), "{}", stderr(&o));
+    let resumed = json(&out.join("stats.json"));
+    assert!(
+        resumed["memo"]["candidates"].as_u64().unwrap() >= early,
+        "{resumed}"
+    );
 }

@@ -212,7 +212,7 @@ pub fn explore(
                 report(executor, &state, end, model, observer)?;
             } else if out_of_time {
                 untested += 1;
-                report_untested(executor, &state, end, observer)?;
+                report_without_inputs(executor, &state, end, observer, true)?;
             } else {
                 // The solver leaves the time the paths after this one need.
                 executor.set_deadline(finish_by.map(|t| t - cost.of(pending)));
@@ -221,7 +221,7 @@ pub fn explore(
                 match model {
                     Err(SolverError::Timeout) if finish_by.is_some() => {
                         untested += 1;
-                        report_untested(executor, &state, end, observer)?;
+                        report_without_inputs(executor, &state, end, observer, true)?;
                     }
                     model => finish_with(executor, &state, end, model, observer, &mut recent)?,
                 }
@@ -298,16 +298,7 @@ fn finish(
     recent: &mut VecDeque<Assignment>,
 ) -> anyhow::Result<()> {
     if matches!(end, PathEnd::Silent | PathEnd::Pruned) {
-        return observer.path_ended(
-            executor,
-            &FinishedPath {
-                state,
-                end: &end,
-                inputs: Vec::new(),
-                exit_code: None,
-                untested: false,
-            },
-        );
+        return report_without_inputs(executor, state, end, observer, false);
     }
     let model = executor.model(state);
     finish_with(executor, state, end, model, observer, recent)
@@ -383,12 +374,14 @@ fn report(
     )
 }
 
-/// Reports a path pending at the time limit that gets no test.
-fn report_untested(
+/// Reports a path that gets no test: one that needs none (silent, pruned),
+/// or, `untested`, one pending at the time limit that no time was left for.
+fn report_without_inputs(
     executor: &mut Executor,
     state: &State,
     end: PathEnd,
     observer: &mut dyn PathObserver,
+    untested: bool,
 ) -> anyhow::Result<()> {
     observer.path_ended(
         executor,
@@ -397,7 +390,7 @@ fn report_untested(
             end: &end,
             inputs: Vec::new(),
             exit_code: None,
-            untested: true,
+            untested,
         },
     )
 }
