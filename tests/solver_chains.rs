@@ -103,8 +103,8 @@ fn every_chain_answers_as_fresh_z3_does() {
     let chains = every_chain();
     assert_eq!(
         chains.len(),
-        3 << 7,
-        "every subset of 7 layers, before each Z3 layer"
+        4 << 7,
+        "every subset of 7 layers, before each of the 4 Z3 layers"
     );
     // Two threads: the machine's cores; each chain is independent.
     let chains = Arc::new(chains);
