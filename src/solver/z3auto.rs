@@ -223,12 +223,12 @@ mod tests {
         assert_eq!(strategy(&mut layer, &[], &scaled), Strategy::Stack);
         assert_eq!(strategy(&mut layer, &[], &product), Strategy::Fresh);
         assert_eq!(
-            strategy(&mut layer, &[remainder.clone()], &linear),
+            strategy(&mut layer, std::slice::from_ref(&remainder), &linear),
             Strategy::Fresh
         );
         assert_eq!(strategy(&mut layer, &[], &looked_up), Strategy::Stack);
         assert_eq!(
-            strategy(&mut layer, &[linear.clone()], &indexed),
+            strategy(&mut layer, std::slice::from_ref(&linear), &indexed),
             Strategy::Fresh
         );
         // Memoized answers are the same answers.
