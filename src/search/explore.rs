@@ -136,7 +136,7 @@ pub fn explore(
     let mut recent = VecDeque::with_capacity(RECENT_MODELS);
     let mut cost = ReportCost::default();
     // The end of the time the paths pending at the limit have for their
-    // tests: exploration stops early enough for them to fit in it.
+    // tests.
     let finish_by = limits
         .max_time
         .map(|m| limit_start + m.mul_f64(1.0 + FINISH_SHARE));
@@ -180,8 +180,11 @@ pub fn explore(
             );
         }
         stopped_by = check_limits(limits, executor, time_limit, interrupted, steps);
+        // Exploration stops when reporting the pending paths would take
+        // it past the limit, so that the time after the limit is left for
+        // solving their inputs.
         if stopped_by.is_none() && steps.is_multiple_of(64) {
-            if let Some(t) = finish_by {
+            if let Some(t) = time_limit {
                 let pending: u64 = states.values().map(ReportCost::weight).sum();
                 if Instant::now() + cost.of(pending) >= t {
                     stopped_by = Some(EarlyReason::MaxTime);
