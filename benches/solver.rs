@@ -599,8 +599,7 @@ fn nonlinear(e: &mnemo::expr::ExprRef) -> bool {
 /// order of each Z3 layer alone, wall time per call, the fastest of 3
 /// passes.
 fn per_call(_: &mut Bench, results: &mut Vec<Value>) -> anyhow::Result<()> {
-    use mnemo::expr::{arrays_in_all, ArrayRef, ExprRef};
-    use mnemo::solver::{Query, Solver, SolverConfig};
+    use mnemo::solver::{Solver, SolverConfig};
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/queries.corpus");
     let queries: Vec<_> = mnemo::solver::corpus::read_corpus(&path)?
         .into_iter()
@@ -620,17 +619,7 @@ fn per_call(_: &mut Bench, results: &mut Vec<Value>) -> anyhow::Result<()> {
             });
             let start = Instant::now();
             for q in &queries {
-                let mut arrays: Vec<ArrayRef> = Vec::new();
-                let mut all: Vec<ExprRef> = q.constraints.clone();
-                all.push(q.expr.clone());
-                arrays_in_all(&all, &mut arrays);
-                let query = Query::new(&q.constraints, q.expr.clone());
-                let query = if q.wants_model {
-                    query.with_model(&arrays)
-                } else {
-                    query
-                };
-                solver.check(&query)?;
+                q.ask(&mut solver)?;
             }
             let calls = solver.stats().z3_calls.max(1);
             best = best.min(start.elapsed().as_secs_f64() * 1000.0 / calls as f64);

@@ -8,10 +8,9 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use mnemo::expr::{arrays_in_all, ArrayRef, ExprRef};
 use mnemo::solver::corpus::{read_corpus, RecordedQuery};
 use mnemo::solver::store::{MemoryStore, SharedStore};
-use mnemo::solver::{Answer, ChainSpec, LayerKind, Query, Solver, SolverConfig};
+use mnemo::solver::{Answer, ChainSpec, LayerKind, Solver, SolverConfig};
 
 fn corpus() -> Vec<RecordedQuery> {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/queries.corpus");
@@ -32,18 +31,8 @@ fn answers(chain: &ChainSpec, queries: &[RecordedQuery]) -> Vec<bool> {
     });
     let mut out = Vec::with_capacity(queries.len());
     for q in queries {
-        let mut arrays: Vec<ArrayRef> = Vec::new();
-        let mut all: Vec<ExprRef> = q.constraints.clone();
-        all.push(q.expr.clone());
-        arrays_in_all(&all, &mut arrays);
-        let query = Query::new(&q.constraints, q.expr.clone());
-        let query = if q.wants_model {
-            query.with_model(&arrays)
-        } else {
-            query
-        };
-        let answer = solver
-            .check(&query)
+        let answer = q
+            .ask(&mut solver)
             .unwrap_or_else(|e| panic!("chain {chain}: {e}"));
         if q.wants_model {
             assert!(

@@ -48,6 +48,23 @@ pub struct RecordedQuery {
     pub wants_model: bool,
 }
 
+impl RecordedQuery {
+    /// Asks `solver` this query as the engine asked it: with a model of
+    /// every array it reads when the engine wanted a model.
+    pub fn ask(&self, solver: &mut super::Solver) -> Result<Answer, SolverError> {
+        let mut arrays = Vec::new();
+        let mut all = self.constraints.clone();
+        all.push(self.expr.clone());
+        crate::expr::arrays_in_all(&all, &mut arrays);
+        let query = Query::new(&self.constraints, self.expr.clone());
+        if self.wants_model {
+            solver.check(&query.with_model(&arrays))
+        } else {
+            solver.check(&query)
+        }
+    }
+}
+
 /// The first layer of a recording chain: writes every query to a file and
 /// passes it on unchanged (`--record-queries FILE`).
 pub struct Recorder {
