@@ -532,7 +532,8 @@ pub fn execute(
             reason.as_str()
         );
     }
-    if config.last_in_process {
+    // A query recorder flushes its file when dropped: it is freed.
+    if config.last_in_process && config.solver.record.is_none() {
         // Everything is written and synced. Freeing the engine's memory
         // (Z3's context, the expression memos, the trie: half a second
         // after a long run) would only hold up the end of the process,
