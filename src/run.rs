@@ -381,12 +381,8 @@ pub fn execute(
         load_s,
         ..MemoStats::default()
     };
-    let exec_stores = exec_config
-        .solver
-        .store
-        .as_ref()
-        .map(|s| s.0.describe())
-        .unwrap_or_default();
+    let stores = exec_config.solver.store.clone();
+    let exec_stores = stores.as_ref().map(|s| s.0.describe()).unwrap_or_default();
     let mut executor = Executor::new(module.clone(), exec_config);
     executor.watch(watch);
     let explores = plan.as_ref().is_none_or(|p| p.explores());
@@ -532,12 +528,14 @@ pub fn execute(
             reason.as_str()
         );
     }
-    // A query recorder flushes its file when dropped: it is freed.
-    if config.last_in_process && config.solver.record.is_none() {
-        // Everything is written and synced. Freeing the engine's memory
-        // (Z3's context, the expression memos, the trie: half a second
-        // after a long run) would only hold up the end of the process,
-        // past the time limit.
+    if config.last_in_process {
+        // Everything is written and synced, the stores' background writes
+        // included. Freeing the engine's memory (Z3's context, the
+        // expression memos, the trie: half a second after a long run)
+        // would only hold up the end of the process, past the time limit.
+        if let Some(Err(e)) = stores.as_ref().map(|s| s.0.flush()) {
+            eprintln!("mnemo: warning: cannot finish writing the solver stores: {e}");
+        }
         std::mem::forget(executor);
         std::mem::forget(recorder);
         std::mem::forget(module);

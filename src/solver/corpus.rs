@@ -8,7 +8,7 @@
 //! ([`crate::expr::serial`]) of the constraints followed by the condition.
 
 use std::fs::File;
-use std::io::{BufWriter, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use super::query::{Answer, Chain, Layer, Query};
@@ -67,8 +67,12 @@ impl RecordedQuery {
 
 /// The first layer of a recording chain: writes every query to a file and
 /// passes it on unchanged (`--record-queries FILE`).
+///
+/// Each query is one unbuffered append, so the corpus is whole whenever
+/// the process ends (recording is a diagnostic aid; a write per query is
+/// cheap beside the query).
 pub struct Recorder {
-    out: Option<BufWriter<File>>,
+    out: Option<File>,
     path: PathBuf,
 }
 
@@ -88,9 +92,8 @@ impl Recorder {
                 path.display()
             )));
         }
-        let out = BufWriter::new(file);
         Ok(Recorder {
-            out: Some(out),
+            out: Some(file),
             path: path.to_path_buf(),
         })
     }
@@ -102,27 +105,18 @@ impl Recorder {
         let mut exprs = q.constraints.to_vec();
         exprs.push(q.expr.clone());
         let bytes = serial::encode(&exprs);
-        let mut head = Vec::with_capacity(9);
-        head.extend_from_slice(&(q.constraints.len() as u32).to_le_bytes());
-        head.push(q.wants_model() as u8);
-        head.extend_from_slice(&(bytes.len() as u32).to_le_bytes());
-        if let Err(e) = out.write_all(&head).and_then(|_| out.write_all(&bytes)) {
+        let mut record = Vec::with_capacity(9 + bytes.len());
+        record.extend_from_slice(&(q.constraints.len() as u32).to_le_bytes());
+        record.push(q.wants_model() as u8);
+        record.extend_from_slice(&(bytes.len() as u32).to_le_bytes());
+        record.extend_from_slice(&bytes);
+        if let Err(e) = out.write_all(&record) {
             // Recording is a diagnostic aid: losing it must not end the run.
             eprintln!(
                 "mnemo: warning: cannot record queries to {}: {e}; recording stops",
                 self.path.display()
             );
             self.out = None;
-        }
-    }
-}
-
-impl Drop for Recorder {
-    fn drop(&mut self) {
-        if let Some(out) = self.out.as_mut() {
-            if let Err(e) = out.flush() {
-                eprintln!("mnemo: warning: cannot finish {}: {e}", self.path.display());
-            }
         }
     }
 }
