@@ -571,22 +571,14 @@ fn chains(b: &mut Bench, results: &mut Vec<Value>) -> anyhow::Result<()> {
 /// Whether `e` multiplies, divides or takes the remainder of two
 /// non-constant terms somewhere.
 fn nonlinear(e: &mnemo::expr::ExprRef) -> bool {
-    use mnemo::expr::ExprKind;
-    use mnemo::ir::BinOp;
     let mut seen = std::collections::HashSet::new();
     let mut stack = vec![e.clone()];
     while let Some(e) = stack.pop() {
         if !seen.insert(e.clone()) {
             continue;
         }
-        if let ExprKind::Binary { op, lhs, rhs } = e.kind() {
-            let hard = matches!(
-                op,
-                BinOp::Mul | BinOp::UDiv | BinOp::SDiv | BinOp::URem | BinOp::SRem
-            );
-            if hard && !lhs.is_const() && !rhs.is_const() {
-                return true;
-            }
+        if mnemo::solver::is_nonlinear(&e) {
+            return true;
         }
         e.for_each_child(|c| stack.push(c.clone()));
     }

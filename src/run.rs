@@ -184,14 +184,8 @@ impl PathObserver for Outputs<'_> {
     fn path_ended(&mut self, executor: &Executor, path: &FinishedPath<'_>) -> anyhow::Result<()> {
         if path.untested {
             // Recorded without a test: a resumed run explores it again.
-            self.writer.paths.untested += 1;
             if let PathEnd::Early(reason) = path.end {
-                *self
-                    .writer
-                    .paths
-                    .early
-                    .entry(reason.as_str().to_string())
-                    .or_default() += 1;
+                self.writer.count_untested(reason.as_str());
             }
             self.recorder.record(executor, path, None);
             return Ok(());
@@ -328,6 +322,13 @@ pub struct Memo {
     /// When the run started (loading included): `--max-time` counts from
     /// here.
     pub started: Instant,
+}
+
+/// Counters keyed by layer or strategy name, as `stats.json` keeps them.
+fn named_counts(
+    counts: &std::collections::BTreeMap<&'static str, u64>,
+) -> std::collections::BTreeMap<String, u64> {
+    counts.iter().map(|(k, v)| (k.to_string(), *v)).collect()
 }
 
 /// Explores the loaded program as `memo` says and writes everything.
@@ -478,26 +479,14 @@ pub fn execute(
             time_s: solver.time.as_secs_f64(),
             chain: config.solver.chain.to_string(),
             stores: exec_stores,
-            reached: solver
-                .reached
-                .iter()
-                .map(|(k, v)| (k.to_string(), *v))
-                .collect(),
-            hits: solver
-                .hits
-                .iter()
-                .map(|(k, v)| (k.to_string(), *v))
-                .collect(),
+            reached: named_counts(&solver.reached),
+            hits: named_counts(&solver.hits),
             layer_time_s: solver
                 .layer_time
                 .iter()
                 .map(|(k, v)| (k.to_string(), v.as_secs_f64()))
                 .collect(),
-            z3_strategy: solver
-                .z3_strategy
-                .iter()
-                .map(|(k, v)| (k.to_string(), *v))
-                .collect(),
+            z3_strategy: named_counts(&solver.z3_strategy),
         },
         coverage: CoverageStats {
             instructions_pct: pct(hit, total),

@@ -92,9 +92,6 @@ pub struct Executor {
     targets: FxHashSet<(FuncId, InstId)>,
     /// Solver queries made when a target was first executed.
     pub target_hit_queries: Option<u64>,
-    /// The run's time limit, or the end of the time given to the paths
-    /// pending at it: no solver call runs past it.
-    deadline: Option<std::time::Instant>,
 }
 
 impl Executor {
@@ -149,7 +146,6 @@ impl Executor {
             block_base,
             targets: FxHashSet::default(),
             target_hit_queries: None,
-            deadline: None,
         };
         ex.consts = (0..ex.module.consts.len())
             .map(|i| ex.eval_const(ConstId(i as u32)))
@@ -219,7 +215,6 @@ impl Executor {
     /// query's own limit). A query cut short by it ends its path early
     /// with `max-time`, as the time limit would have.
     pub fn set_deadline(&mut self, deadline: Option<std::time::Instant>) {
-        self.deadline = deadline;
         self.solver.set_deadline(deadline);
     }
 
@@ -540,7 +535,8 @@ impl Executor {
         // given.
         let slack = std::time::Duration::from_millis(100);
         let at_deadline = self
-            .deadline
+            .solver
+            .deadline()
             .is_some_and(|d| std::time::Instant::now() + slack >= d);
         if e == SolverError::Timeout && at_deadline {
             return Flow::End(PathEnd::Early(EarlyReason::MaxTime));

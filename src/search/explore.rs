@@ -55,12 +55,6 @@ pub struct RunOutcome {
     /// The limit that stopped the run, if one did.
     pub stopped_by: Option<EarlyReason>,
     pub elapsed: Duration,
-    /// Paths pending at a time limit whose tests came from models already
-    /// known (no solver query).
-    pub known_models: u64,
-    /// Paths pending at a time limit that got no test: no model was known,
-    /// and the time left ran out before the solver found one.
-    pub untested: u64,
 }
 
 /// The share of the time limit that the paths pending at it may take to
@@ -196,7 +190,6 @@ pub fn explore(
         }
     }
     let states_left = states.len() as u64;
-    let (mut known_models, mut untested) = (0, 0);
     if let Some(reason) = stopped_by {
         // Every state still pending ends here and gets its test: from a
         // model already known where one fits, else from the solver while
@@ -205,31 +198,28 @@ pub fn explore(
         executor.set_deadline(finish_by);
         let mut pending: u64 = states.values().map(ReportCost::weight).sum();
         for (_, state) in std::mem::take(&mut states) {
-            pending -= ReportCost::weight(&state);
+            let weight = ReportCost::weight(&state);
+            pending -= weight;
             let at = Instant::now();
+            // The time the paths after this one need, before the deadline.
+            let reserve = cost.of(pending);
             let mut solving = Duration::ZERO;
             let end = PathEnd::Early(reason);
-            let out_of_time = finish_by.is_some_and(|t| at + cost.of(pending) >= t);
             if let Some(model) = known_model(&recent, &state) {
-                known_models += 1;
-                report(executor, &state, end, model, observer)?;
-            } else if out_of_time {
-                untested += 1;
+                report(executor, &state, end, &model, observer)?;
+            } else if finish_by.is_some_and(|t| at + reserve >= t) {
                 report_without_inputs(executor, &state, end, observer, true)?;
             } else {
-                // The solver leaves the time the paths after this one need.
-                executor.set_deadline(finish_by.map(|t| t - cost.of(pending)));
+                executor.set_deadline(finish_by.map(|t| t - reserve));
                 let model = executor.model(&state);
                 solving = at.elapsed();
                 match model {
                     Err(SolverError::Timeout) if finish_by.is_some() => {
-                        untested += 1;
                         report_without_inputs(executor, &state, end, observer, true)?;
                     }
                     model => finish_with(executor, &state, end, model, observer, &mut recent)?,
                 }
             }
-            let weight = ReportCost::weight(&state);
             // Freeing the state is part of its cost.
             drop(state);
             cost.add(weight, at.elapsed().saturating_sub(solving));
@@ -246,8 +236,6 @@ pub fn explore(
     Ok(RunOutcome {
         stopped_by,
         elapsed: start.elapsed(),
-        known_models,
-        untested,
     })
 }
 
@@ -317,14 +305,8 @@ fn finish_with(
     observer: &mut dyn PathObserver,
     recent: &mut VecDeque<Assignment>,
 ) -> anyhow::Result<()> {
-    let (model, end) = match model {
-        Ok(m) => {
-            if recent.len() == RECENT_MODELS {
-                recent.pop_back();
-            }
-            recent.push_front(m.clone());
-            (m, end)
-        }
+    let model = match model {
+        Ok(m) => m,
         Err(e) => {
             // Without a model there is no test input; say so on the path.
             let err = PathEnd::Error(PathError {
@@ -333,10 +315,15 @@ fn finish_with(
                 loc: None,
                 stack: Vec::new(),
             });
-            (Assignment::new(), err)
+            return report(executor, state, err, &Assignment::new(), observer);
         }
     };
-    report(executor, state, end, model, observer)
+    report(executor, state, end, &model, observer)?;
+    if recent.len() == RECENT_MODELS {
+        recent.pop_back();
+    }
+    recent.push_front(model);
+    Ok(())
 }
 
 /// Reports a path that ended with `model` as its inputs.
@@ -344,7 +331,7 @@ fn report(
     executor: &mut Executor,
     state: &State,
     end: PathEnd,
-    model: Assignment,
+    model: &Assignment,
     observer: &mut dyn PathObserver,
 ) -> anyhow::Result<()> {
     let inputs = state
@@ -361,7 +348,7 @@ fn report(
     let exit_code = match &end {
         PathEnd::Completed { status } => Some(match status.as_concrete() {
             Some(v) => v as u8,
-            None => expr::eval(&status.to_expr(), &model) as u8,
+            None => expr::eval(&status.to_expr(), model) as u8,
         }),
         _ => None,
     };

@@ -40,7 +40,7 @@ pub use self::query::{Answer, Chain, Layer, Query};
 pub use self::reduce::ReductionLayer;
 pub use self::slice::SliceLayer;
 pub use self::z3::Z3Layer;
-pub use self::z3auto::{Strategy, Z3AutoLayer};
+pub use self::z3auto::{is_nonlinear, Strategy, Z3AutoLayer};
 pub use self::z3stack::Z3StackLayer;
 
 use crate::expr::{arrays_in, bool_const, not, ArrayRef, Assignment, Evaluator, ExprRef};
@@ -262,6 +262,11 @@ impl Solver {
     /// past it times out.
     pub fn set_deadline(&mut self, deadline: Option<Instant>) {
         self.deadline = deadline;
+    }
+
+    /// The deadline [`Self::set_deadline`] gave, if any.
+    pub fn deadline(&self) -> Option<Instant> {
+        self.deadline
     }
 
     /// Whether `constraints ∧ e` can hold.

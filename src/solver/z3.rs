@@ -442,8 +442,13 @@ impl Translator {
         index: &ExprRef,
     ) -> Result<Option<BV>, SolverError> {
         let root = &updates.root;
+        // Counting stops past the limit: a large root is not scanned whole.
         let root_cases = match &root.init {
-            Some(init) => init.iter().filter(|&&b| b != 0).count(),
+            Some(init) => init
+                .iter()
+                .filter(|&&b| b != 0)
+                .take(CASE_SPLIT_LIMIT + 1)
+                .count(),
             None => root.size as usize,
         };
         if root_cases.saturating_add(updates.len()) > CASE_SPLIT_LIMIT {
@@ -457,7 +462,6 @@ impl Translator {
             (None, Some(i)) if i >= root.size as u128 => zero,
             (None, Some(i)) => self.byte_var(root, i as u32),
             (Some(init), None) => {
-                let init = init.clone();
                 let mut v = zero;
                 for (k, &b) in init.iter().enumerate().rev().filter(|(_, &b)| b != 0) {
                     let at = idx.eq(BV::from_u64(k as u64, 64));

@@ -101,30 +101,16 @@ impl Z3AutoLayer {
             if !expanded {
                 stack.push((e.clone(), true));
                 let hard = &self.hard;
+                // A read's children include its writes' indices and values.
                 e.for_each_child(|c| {
                     if !hard.contains_key(c) {
                         stack.push((c.clone(), false));
                     }
                 });
-                if let ExprKind::Read { updates, .. } = e.kind() {
-                    for node in updates.iter() {
-                        for c in [&node.index, &node.value] {
-                            if !self.hard.contains_key(c) {
-                                stack.push((c.clone(), false));
-                            }
-                        }
-                    }
-                }
                 continue;
             }
             let mut h = own_hardness(&e);
             e.for_each_child(|c| h |= self.hard.get(c).copied().unwrap_or(false));
-            if let ExprKind::Read { updates, .. } = e.kind() {
-                h |= updates.iter().any(|n| {
-                    self.hard.get(&n.index).copied().unwrap_or(false)
-                        || self.hard.get(&n.value).copied().unwrap_or(false)
-                });
-            }
             self.hard.insert(e, h);
         }
         self.hard.get(root).copied().unwrap_or(false)
@@ -155,6 +141,19 @@ impl Z3AutoLayer {
 /// on.
 fn own_hardness(e: &ExprRef) -> bool {
     match e.kind() {
+        ExprKind::Binary { .. } => is_nonlinear(e),
+        // A read through a write at a symbolic index is a case split whose
+        // conditions are unknown; reading a table at a symbolic index
+        // through known writes is not, and the stack decides it faster.
+        ExprKind::Read { updates, .. } => updates.iter().any(|n| !n.index.is_const()),
+        _ => false,
+    }
+}
+
+/// Whether `e` itself multiplies, divides or takes the remainder of two
+/// non-constant terms.
+pub fn is_nonlinear(e: &ExprRef) -> bool {
+    match e.kind() {
         ExprKind::Binary { op, lhs, rhs } => {
             matches!(
                 op,
@@ -162,10 +161,6 @@ fn own_hardness(e: &ExprRef) -> bool {
             ) && !lhs.is_const()
                 && !rhs.is_const()
         }
-        // A read through a write at a symbolic index is a case split whose
-        // conditions are unknown; reading a table at a symbolic index
-        // through known writes is not, and the stack decides it faster.
-        ExprKind::Read { updates, .. } => updates.iter().any(|n| !n.index.is_const()),
         _ => false,
     }
 }

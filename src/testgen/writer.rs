@@ -70,6 +70,13 @@ impl TestWriter {
         TestWriter::create(dir, program, args)
     }
 
+    /// Counts a path that ended early for `reason` and got no test (see
+    /// `paths.untested`).
+    pub fn count_untested(&mut self, reason: &str) {
+        self.paths.untested += 1;
+        *self.paths.early.entry(reason.to_string()).or_default() += 1;
+    }
+
     pub fn tests(&self) -> u64 {
         self.records.len() as u64
     }
