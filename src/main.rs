@@ -119,6 +119,10 @@ struct RunArgs {
     /// Solver timeout per query, in milliseconds.
     #[arg(long, default_value_t = 10_000)]
     solver_timeout: u64,
+    /// Seed of Z3's heuristics: on hard queries another seed is another
+    /// draw of Z3's time (the answers are the same).
+    #[arg(long, default_value_t = 0)]
+    z3_seed: u32,
     /// The solver layers queries pass through, in order, ending with a Z3
     /// layer (see README).
     #[arg(long, default_value = mnemo::solver::DEFAULT_CHAIN)]
@@ -334,7 +338,11 @@ fn real_main() -> anyhow::Result<ExitCode> {
 }
 
 /// The library's run configuration from the command line's.
+///
+/// Z3's seed is a setting of the process, not of one solver: it is set
+/// here, where every command that solves passes.
 fn run_config(a: RunArgs) -> RunConfig {
+    mnemo::solver::set_z3_seed(a.z3_seed);
     RunConfig {
         program: a.program,
         output_dir: a.output_dir,

@@ -39,7 +39,7 @@ pub use self::implication::{ImplicationEntry, ImplicationLayer};
 pub use self::query::{Answer, Chain, Layer, Query};
 pub use self::reduce::ReductionLayer;
 pub use self::slice::SliceLayer;
-pub use self::z3::Z3Layer;
+pub use self::z3::{set_z3_seed, Z3Layer};
 pub use self::z3auto::{is_nonlinear, Strategy, Z3AutoLayer};
 pub use self::z3stack::Z3StackLayer;
 
