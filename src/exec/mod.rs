@@ -1,11 +1,15 @@
 //! Execution: states, memory, the interpreter, path ends, and the functions
 //! the engine implements natively.
 
+mod access;
+mod calls;
+mod choices;
 mod config;
 mod end;
 mod executor;
 mod float;
 mod guide;
+mod instructions;
 mod intrinsics;
 mod memory;
 mod natives;

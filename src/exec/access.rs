@@ -1,0 +1,270 @@
+//! Memory access: resolving an address to the object it falls into
+//! (forking over the objects a symbolic pointer may reach), loads, stores,
+//! and the objects the executor allocates. The program's accesses and the
+//! natives' go through `resolve`, so an access is checked (bounds, null,
+//! use after free) the same way wherever it comes from.
+
+use super::choices::{by_target, recorded_conditions, MAX_POINTER_TARGETS};
+use super::end::ErrorKind;
+use super::executor::{Exec, Executor, Flow, NO_TARGET};
+use super::memory::{AllocKind, MemoryObject, ObjectState};
+use super::state::{State, NULL_PAGE};
+use super::value::Value;
+use crate::expr::{self, ExprRef};
+use crate::ir::SiteId;
+
+/// Models asked for while looking for a symbolic pointer's targets.
+const MAX_POINTER_SEARCH: usize = 48;
+
+impl Executor {
+    /// Resolves an access of `bytes` bytes at `addr` to an object's base and
+    /// the offset within it, forking when a symbolic pointer may reach
+    /// several objects or none.
+    pub(crate) fn resolve(
+        &mut self,
+        state: &mut State,
+        addr: &Value,
+        bytes: u64,
+        site: Option<SiteId>,
+    ) -> Exec<(u64, Value)> {
+        match addr {
+            Value::Concrete { bits, .. } => {
+                let a = *bits as u64;
+                match state.memory.find(a) {
+                    Some(e) if a - e.object.address + bytes <= e.object.size => Ok((
+                        e.object.address,
+                        Value::concrete((a - e.object.address) as u128, 64),
+                    )),
+                    Some(e) => {
+                        let msg = format!(
+                            "out-of-bounds access: {} bytes at offset {} of `{}` ({} bytes)",
+                            bytes,
+                            a - e.object.address,
+                            e.object.name,
+                            e.object.size
+                        );
+                        Err(self.error(state, ErrorKind::Ptr, msg))
+                    }
+                    None => Err(self.bad_address(state, a, bytes)),
+                }
+            }
+            Value::Symbolic(p) => {
+                let p = p.clone();
+                let site = site.unwrap_or(SiteId(u32::MAX));
+                let payload = self.choose_target(
+                    state,
+                    site,
+                    |ex, st| ex.pointer_targets(st, &p, bytes),
+                    |st, payloads| {
+                        recorded_conditions(payloads, |base| match st.memory.get(base) {
+                            Some(e) => in_bounds(&p, base, e.object.size, bytes),
+                            None => expr::bool_const(false),
+                        })
+                    },
+                )?;
+                if payload == NO_TARGET {
+                    let v = self.example(state, &Value::Symbolic(p.clone()))? as u64;
+                    return Err(self.bad_address(state, v, bytes));
+                }
+                let offset = expr::sub(&p, &expr::constant(payload as u128, 64));
+                Ok((payload, Value::from_expr(offset)))
+            }
+        }
+    }
+
+    /// The objects an access of `bytes` bytes at `p` may fall into, one
+    /// alternative each, found one model at a time; then, if the access may
+    /// also fall outside all of them, the error alternative (`NO_TARGET`).
+    ///
+    /// Each model excludes a region from the next search: the object it hit
+    /// or the gap between objects it fell into, so every object the pointer
+    /// can reach is found even when wild values come first.
+    fn pointer_targets(
+        &mut self,
+        state: &State,
+        p: &ExprRef,
+        bytes: u64,
+    ) -> Exec<(Vec<ExprRef>, Vec<u64>)> {
+        let mut conds: Vec<ExprRef> = Vec::new();
+        let mut payloads: Vec<u64> = Vec::new();
+        let mut unexplored = expr::bool_const(true);
+        let mut outside = expr::bool_const(true);
+        let mut error_possible = false;
+        // Set when the search ends with regions left unexplored: they count
+        // as the error side.
+        let mut exhausted = true;
+        for _ in 0..MAX_POINTER_SEARCH {
+            match self.solver.may_be_true(&state.constraints, &unexplored) {
+                Ok(true) => {}
+                Ok(false) => {
+                    exhausted = false;
+                    break;
+                }
+                Err(e) => return Err(self.solver_error(state, e)),
+            }
+            let mut cs = (*state.constraints).clone();
+            cs.push(unexplored.clone());
+            let v = match self.solver.get_value(&cs, p) {
+                Ok(v) => v as u64,
+                Err(e) => return Err(self.solver_error(state, e)),
+            };
+            let region = match state.memory.find(v) {
+                Some(e) => {
+                    let (base, size) = (e.object.address, e.object.size);
+                    let inside = in_bounds(p, base, size, bytes);
+                    if !inside.is_false() && payloads.len() < MAX_POINTER_TARGETS {
+                        outside = expr::and(&outside, &expr::not(&inside));
+                        conds.push(inside.clone());
+                        payloads.push(base);
+                    } else {
+                        error_possible = true;
+                    }
+                    let starts_in = in_bounds(p, base, size, 1);
+                    if starts_in != inside {
+                        // It may also start inside and run past the end.
+                        error_possible = true;
+                    }
+                    starts_in
+                }
+                None => {
+                    error_possible = true;
+                    let (lo, hi) = state.memory.gap_around(v);
+                    let off = expr::sub(p, &expr::constant(lo as u128, 64));
+                    expr::ult(&off, &expr::constant((hi - lo) as u128, 64))
+                }
+            };
+            unexplored = expr::and(&unexplored, &expr::not(&region));
+        }
+        if error_possible || exhausted || conds.is_empty() {
+            conds.push(outside);
+            payloads.push(NO_TARGET);
+        }
+        Ok(by_target(conds, payloads))
+    }
+
+    fn bad_address(&self, state: &State, a: u64, bytes: u64) -> Flow {
+        if a < NULL_PAGE {
+            return self.error(
+                state,
+                ErrorKind::Null,
+                format!("null pointer access ({bytes} bytes at {a:#x})"),
+            );
+        }
+        if let Some(o) = state.memory.find_freed(a) {
+            return self.error(
+                state,
+                ErrorKind::UseAfterFree,
+                format!("use after free of `{}` at {a:#x}", o.name),
+            );
+        }
+        self.error(
+            state,
+            ErrorKind::Ptr,
+            format!("access to {bytes} bytes at {a:#x}, which is in no object"),
+        )
+    }
+
+    pub(crate) fn load(
+        &mut self,
+        state: &mut State,
+        addr: &Value,
+        bytes: u32,
+        width: u32,
+        site: Option<SiteId>,
+    ) -> Exec<Value> {
+        let (base, offset) = self.resolve(state, addr, bytes as u64, site)?;
+        let entry = state.memory.get(base).expect("resolved objects are live");
+        Ok(match offset {
+            Value::Concrete { bits, .. } => entry.state.read(bits as u64, bytes, width),
+            Value::Symbolic(off) => entry.state.read_symbolic(&off, bytes, width),
+        })
+    }
+
+    pub(crate) fn store(
+        &mut self,
+        state: &mut State,
+        addr: &Value,
+        bytes: u32,
+        value: &Value,
+        site: Option<SiteId>,
+    ) -> Exec<()> {
+        let (base, offset) = self.resolve(state, addr, bytes as u64, site)?;
+        let entry = state.memory.get(base).expect("resolved objects are live");
+        if entry.object.read_only {
+            let name = entry.object.name.clone();
+            return Err(self.error(
+                state,
+                ErrorKind::ReadOnly,
+                format!("write into read-only `{name}`"),
+            ));
+        }
+        let value = if value.width() < bytes * 8 {
+            self.resize(value, bytes * 8, false)
+        } else {
+            value.clone()
+        };
+        let obj = state
+            .memory
+            .state_mut(base)
+            .expect("resolved objects are live");
+        match offset {
+            Value::Concrete { bits, .. } => obj.write(bits as u64, bytes, &value),
+            Value::Symbolic(off) => obj.write_symbolic(&off, bytes, &value),
+        }
+        Ok(())
+    }
+
+    /// Reads a NUL-terminated string at a concrete address (symbolic bytes as '?').
+    pub(crate) fn read_c_string(&mut self, state: &mut State, addr: &Value) -> Exec<String> {
+        let a = self.concretize(state, addr)? as u64;
+        let mut out = Vec::new();
+        loop {
+            let Some(e) = state.memory.find(a + out.len() as u64) else {
+                return Err(self.bad_address(state, a + out.len() as u64, 1));
+            };
+            let off = a + out.len() as u64 - e.object.address;
+            match e.state.byte(off) {
+                super::value::Byte::Concrete(0) => break,
+                super::value::Byte::Concrete(b) => out.push(b),
+                super::value::Byte::Symbolic(_) => out.push(b'?'),
+            }
+            if out.len() > 1 << 16 {
+                break;
+            }
+        }
+        Ok(String::from_utf8_lossy(&out).into_owned())
+    }
+
+    /// The bytes of a freshly allocated heap object.
+    pub(crate) fn allocate(
+        &mut self,
+        state: &mut State,
+        size: u64,
+        kind: AllocKind,
+        name: &str,
+    ) -> u64 {
+        let addr = state.reserve(size, kind == AllocKind::Stack);
+        let (func, pc) = (state.frame().func, state.frame().pc);
+        state.memory.insert(
+            MemoryObject {
+                address: addr,
+                size,
+                kind,
+                name: name.to_string(),
+                site: Some((func, pc)),
+                read_only: false,
+            },
+            ObjectState::zeroed(size),
+        );
+        addr
+    }
+}
+
+/// `base <= p && p + bytes <= base + size`, as one unsigned range check.
+fn in_bounds(p: &ExprRef, base: u64, size: u64, bytes: u64) -> ExprRef {
+    if bytes > size {
+        return expr::bool_const(false);
+    }
+    let off = expr::sub(p, &expr::constant(base as u128, 64));
+    expr::ule(&off, &expr::constant((size - bytes) as u128, 64))
+}

@@ -1,0 +1,258 @@
+//! Calls and returns: pushing and popping frames, calling defined functions
+//! and natives, and resolving the function a pointer names. They share a
+//! file because a call and its return must agree on the frame (the register
+//! the result goes to, the call site, the allocas freed on return).
+
+use super::choices::{by_target, recorded_conditions, MAX_POINTER_TARGETS};
+use super::end::{ErrorKind, PathEnd};
+use super::executor::{Exec, Executor, Flow, NO_TARGET};
+use super::memory::{AllocKind, MemoryObject, ObjectState};
+use super::state::{function_address, function_at, Frame, State, NULL_PAGE};
+use super::value::Value;
+use crate::expr::{self, ExprRef};
+use crate::ir::{Arg, BinOp, BlockId, Callee, FuncId, InstId, Module, Reg, SiteId};
+
+impl Executor {
+    pub(crate) fn push_frame(
+        &mut self,
+        state: &mut State,
+        func: FuncId,
+        args: Vec<Value>,
+        ret_dst: Option<Reg>,
+        call_site: Option<InstId>,
+    ) -> Exec<()> {
+        let module = self.module.clone();
+        let f = module.func(func);
+        let Some(body) = &f.body else {
+            return Err(self.error(
+                state,
+                ErrorKind::External,
+                format!("no body for `{}`", f.name),
+            ));
+        };
+        let mut regs: Vec<Value> = body
+            .reg_widths
+            .iter()
+            .map(|w| Value::concrete(0, (*w).max(1)))
+            .collect();
+        let nparams = f.params.len();
+        for (i, a) in args.iter().take(nparams).enumerate() {
+            regs[i] = a.clone();
+        }
+        let mut varargs = None;
+        if f.is_vararg {
+            let extra = &args[nparams.min(args.len())..];
+            let mut size = 0u64;
+            for a in extra {
+                size += if a.width() > 64 { 16 } else { 8 };
+            }
+            let addr = state.reserve(size, true);
+            let mut obj = ObjectState::zeroed(size);
+            let mut off = 0u64;
+            for a in extra {
+                let slot = if a.width() > 64 { 16 } else { 8 };
+                let bytes = a.width().div_ceil(8);
+                let v = if a.width() % 8 != 0 {
+                    self.resize(a, bytes * 8, false)
+                } else {
+                    a.clone()
+                };
+                obj.write(off, bytes, &v);
+                off += slot;
+            }
+            state.memory.insert(
+                MemoryObject {
+                    address: addr,
+                    size,
+                    kind: AllocKind::Stack,
+                    name: format!("varargs of {}", f.name),
+                    site: None,
+                    read_only: false,
+                },
+                obj,
+            );
+            varargs = Some(addr);
+        }
+        let entry = body.block(BlockId(0)).body_start;
+        self.enter_block(state, func, BlockId(0));
+        state.stack.push(Frame {
+            func,
+            regs,
+            pc: entry,
+            allocas: varargs.into_iter().collect(),
+            ret_dst,
+            call_site,
+            varargs,
+        });
+        Ok(())
+    }
+
+    /// Returns from the current frame with an optional value.
+    pub(crate) fn return_from(&mut self, state: &mut State, value: Option<Value>) -> Exec<()> {
+        let frame = state.stack.pop().expect("a running state has a frame");
+        for a in &frame.allocas {
+            state.memory.remove(*a);
+        }
+        match state.stack.last_mut() {
+            None => {
+                let status = value.unwrap_or(Value::concrete(0, 32));
+                Err(Flow::End(PathEnd::Completed { status }))
+            }
+            Some(caller) => {
+                if let (Some(dst), Some(v)) = (frame.ret_dst, value) {
+                    caller.regs[dst.index()] = v;
+                }
+                let (f, pc) = (caller.func, caller.pc);
+                if let Some(b) = self
+                    .module
+                    .func(f)
+                    .body
+                    .as_ref()
+                    .and_then(|b| b.block_of.get(pc.index()))
+                {
+                    self.enter_block(state, f, *b);
+                }
+                Ok(())
+            }
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn call(
+        &mut self,
+        module: &Module,
+        state: &mut State,
+        dst: Option<Reg>,
+        ret_width: Option<u32>,
+        callee: Callee,
+        args: &[Arg],
+        site: SiteId,
+    ) -> Exec<()> {
+        let target = match callee {
+            Callee::Direct(f) => f,
+            Callee::Indirect(op) => {
+                let p = self.operand(state.frame(), op);
+                self.resolve_function(state, &p, site)?
+            }
+        };
+        let f = module.func(target);
+        let values: Vec<Value> = args
+            .iter()
+            .map(|a| self.operand(state.frame(), a.value))
+            .collect();
+        let pc = state.frame().pc;
+        if f.body.is_some() {
+            if values.len() < f.params.len() || (!f.is_vararg && values.len() != f.params.len()) {
+                return Err(self.error(
+                    state,
+                    ErrorKind::BadCall,
+                    format!(
+                        "call of `{}` with {} arguments; it takes {}",
+                        f.name,
+                        values.len(),
+                        f.params.len()
+                    ),
+                ));
+            }
+            state.frame_mut().pc = InstId(pc.0 + 1);
+            return self.push_frame(state, target, values, dst, Some(pc));
+        }
+        let Some(native) = self.natives[target.index()] else {
+            self.unsupported_externals.insert(f.name.clone());
+            return Err(self.error(
+                state,
+                ErrorKind::External,
+                format!("unsupported external call {}", f.name),
+            ));
+        };
+        let result = self.call_native(state, native, &f.name, &values, ret_width)?;
+        let fr = state.frame_mut();
+        if let (Some(d), Some(v)) = (dst, result) {
+            fr.regs[d.index()] = v;
+        }
+        fr.pc = InstId(pc.0 + 1);
+        Ok(())
+    }
+
+    /// The function a pointer calls, forking over the functions a symbolic
+    /// pointer may name (a null or non-function target is an error path).
+    fn resolve_function(&mut self, state: &mut State, p: &Value, site: SiteId) -> Exec<FuncId> {
+        let nfuncs = self.module.functions.len();
+        let addr = match p {
+            Value::Concrete { bits, .. } => *bits as u64,
+            Value::Symbolic(e) => {
+                let e = e.clone();
+                let payload = self.choose_target(
+                    state,
+                    site,
+                    |ex, st| ex.function_targets(st, &e, nfuncs),
+                    |_, payloads| {
+                        recorded_conditions(payloads, |v| {
+                            expr::eq(&e, &expr::constant(v as u128, 64))
+                        })
+                    },
+                )?;
+                if payload == NO_TARGET {
+                    self.example(state, p)? as u64
+                } else {
+                    payload
+                }
+            }
+        };
+        match function_at(addr, nfuncs) {
+            Some(f) => Ok(f),
+            None if addr < NULL_PAGE => Err(self.error(
+                state,
+                ErrorKind::Null,
+                "call through a null function pointer",
+            )),
+            None => Err(self.error(
+                state,
+                ErrorKind::BadCall,
+                format!("call through {addr:#x}, which is not a function"),
+            )),
+        }
+    }
+
+    /// The functions a symbolic pointer may name, one alternative each, then
+    /// the error alternative if it may also be anything else.
+    fn function_targets(
+        &mut self,
+        state: &State,
+        e: &ExprRef,
+        nfuncs: usize,
+    ) -> Exec<(Vec<ExprRef>, Vec<u64>)> {
+        let span = expr::constant(16 * nfuncs as u128, 64);
+        let off = expr::sub(e, &expr::constant(function_address(FuncId(0)) as u128, 64));
+        let aligned = expr::eq(
+            &expr::binary(BinOp::And, &off, &expr::constant(15, 64)),
+            &expr::constant(0, 64),
+        );
+        let is_function = expr::and(&expr::ult(&off, &span), &aligned);
+        let mut conds = Vec::new();
+        let mut payloads = Vec::new();
+        let mut outside = expr::bool_const(true);
+        while conds.len() < MAX_POINTER_TARGETS {
+            let candidate = expr::and(&outside, &is_function);
+            match self.solver.may_be_true(&state.constraints, &candidate) {
+                Ok(true) => {}
+                Ok(false) => break,
+                Err(err) => return Err(self.solver_error(state, err)),
+            }
+            let mut cs = (*state.constraints).clone();
+            cs.push(candidate);
+            let v = match self.solver.get_value(&cs, e) {
+                Ok(v) => v as u64,
+                Err(err) => return Err(self.solver_error(state, err)),
+            };
+            let is = expr::eq(e, &expr::constant(v as u128, 64));
+            outside = expr::and(&outside, &expr::not(&is));
+            conds.push(is);
+            payloads.push(v);
+        }
+        // Anything else: a null or non-function pointer (the fork checks it is feasible).
+        conds.push(outside);
+        payloads.push(NO_TARGET);
+        Ok(by_target(conds, payloads))
+    }
+}

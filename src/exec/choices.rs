@@ -1,0 +1,364 @@
+//! Choice points: forking a state over the ways an instruction can go, and
+//! following a recorded run's alternatives instead of asking the solver;
+//! with them the other questions an instruction asks of its path (may a
+//! condition hold, a value of an expression), which a guided state also
+//! answers from the recorded run.
+//!
+//! Forking follows one rule that later features rely on: every fork happens
+//! before an instruction has any effect, and each child is cloned at that
+//! point with its alternative *forced*. When a child runs, it re-executes
+//! the same instruction, the fork hands it its forced alternative without a
+//! solver call, and the instruction completes for that alternative. A trie
+//! replay feeds recorded alternatives in the same way.
+//!
+//! The rule lives in this one file so that every kind of fork (branches,
+//! checks, assumptions, the targets of symbolic pointers) keeps it the same way.
+
+use std::sync::Arc;
+
+use super::end::{EarlyReason, PathEnd};
+use super::executor::{Exec, Executor, Flow, NO_TARGET};
+use super::guide::{Guidance, Next};
+use super::state::{Alt, Decision, Forced, Point, State};
+use super::value::Value;
+use crate::expr::{self, Assignment, ExprRef};
+use crate::ir::{Inst, SiteId};
+
+/// A recorded choice point's alternatives, and how to go on down each.
+type Recorded = (Arc<[Alt]>, Vec<Next>);
+
+/// Candidates a symbolic pointer is resolved to before the rest counts as an error.
+pub(super) const MAX_POINTER_TARGETS: usize = 16;
+
+impl Executor {
+    /// Forks `state` over mutually exclusive conditions that together cover
+    /// every possibility, returning the alternative the state itself takes
+    /// and its payload. Other feasible alternatives become children. The
+    /// decision goes on the state's path; a guided state takes its
+    /// alternatives from the recorded run instead of the solver.
+    pub(crate) fn fork(
+        &mut self,
+        state: &mut State,
+        site: SiteId,
+        conds: &[ExprRef],
+        payloads: &[u64],
+    ) -> Exec<(usize, u64)> {
+        if let Some(f) = state.forced.take() {
+            return Ok((f.alternative as usize, f.payload));
+        }
+        if let Some((alts, next)) = self.recorded_alternatives(state, site, Some(conds.len()))? {
+            let point = self.point_at(state, site, alts);
+            return self.take_alternatives(state, point, conds, &next, true);
+        }
+        let mut alts = Vec::with_capacity(conds.len());
+        let mut any_feasible = false;
+        for (i, c) in conds.iter().enumerate() {
+            let ok = match c.as_const() {
+                Some(v) => v != 0,
+                // The last alternative is feasible when no other one is,
+                // since together they cover everything.
+                None if i + 1 == conds.len() && !any_feasible => true,
+                None if state.hint.as_ref().is_some_and(|h| expr::eval(c, h) != 0) => {
+                    self.guided.solver_calls_avoided += 1;
+                    true
+                }
+                None => match self.solver.may_be_true(&state.constraints, c) {
+                    Ok(b) => b,
+                    Err(e) => return Err(self.solver_error(state, e)),
+                },
+            };
+            any_feasible |= ok;
+            alts.push(Alt {
+                payload: payloads[i],
+                feasible: ok,
+            });
+        }
+        let point = self.point_at(state, site, alts.into());
+        let next = vec![Next::Free; conds.len()];
+        self.take_alternatives(state, point, conds, &next, true)
+    }
+
+    /// The choice point at `site` of the state's current function.
+    fn point_at(&self, state: &State, site: SiteId, alts: Arc<[Alt]>) -> Point {
+        Point {
+            func: state.frame().func,
+            site,
+            line: self.current_loc(state).map_or(0, |l| l.line),
+            alts,
+        }
+    }
+
+    /// The recorded alternatives at a guided state's choice point (`expected`
+    /// of them, when known). `None` for an unguided state, and for one where
+    /// the trie does not fit the program (counted and described): it goes on
+    /// unguided, or, when certifying, ends there.
+    fn recorded_alternatives(
+        &mut self,
+        state: &mut State,
+        site: SiteId,
+        expected: Option<usize>,
+    ) -> Exec<Option<Recorded>> {
+        let (Some(guide), Some(node)) = (self.guide.clone(), state.guide) else {
+            return Ok(None);
+        };
+        let problem = match guide.at_point(node, state.frame().func, site) {
+            Guidance::Follow { alts, next } if expected.is_none_or(|n| n == alts.len()) => {
+                return Ok(Some((alts, next)));
+            }
+            Guidance::Follow { alts, .. } => format!(
+                "the trie records {} alternatives where the program has {}",
+                alts.len(),
+                expected.unwrap_or(0)
+            ),
+            Guidance::Mismatch(m) => m,
+        };
+        self.guided.mismatches += 1;
+        let at = self.module.describe_loc(self.current_loc(state));
+        let problem = format!("{problem} (at {at})");
+        if self.guided.first_mismatch.is_none() {
+            self.guided.first_mismatch = Some(problem.clone());
+        }
+        self.guided.last_mismatch = Some(problem);
+        if self.config.strict_guide {
+            return Err(Flow::End(PathEnd::Pruned));
+        }
+        state.guide = None;
+        Ok(None)
+    }
+
+    /// Takes the feasible alternatives of `point` that `next` does not skip:
+    /// the state the first, a forced child each of the others. When none is
+    /// feasible the path ends there. `alone_implied`: a lone feasible
+    /// alternative is implied by the path condition (true of a fork, whose
+    /// alternatives cover everything; not of an assumption).
+    fn take_alternatives(
+        &mut self,
+        state: &mut State,
+        point: Point,
+        conds: &[ExprRef],
+        next: &[Next],
+        alone_implied: bool,
+    ) -> Exec<(usize, u64)> {
+        let feasible = point.feasible();
+        if feasible == 0 {
+            state.stopped_at = Some(point);
+            return Err(Flow::End(PathEnd::Silent));
+        }
+        if state.guide.is_some() {
+            // What an unguided state would have asked the solver.
+            self.guided.solver_calls_avoided +=
+                conds.iter().filter(|c| c.as_const().is_none()).count() as u64;
+        }
+        if feasible >= 2 {
+            if let Some(max) = self.config.max_depth {
+                if state.depth >= max {
+                    state.stopped_at = Some(point);
+                    return Err(Flow::End(PathEnd::Early(EarlyReason::MaxDepth)));
+                }
+            }
+        }
+        let go: Vec<usize> = (0..point.alts.len())
+            .filter(|&i| point.alts[i].feasible && next.get(i).is_some_and(|n| *n != Next::Skip))
+            .collect();
+        let Some(&first) = go.first() else {
+            // Every feasible alternative was explored before: nothing of this
+            // path is left to run (the trie keeps its tests).
+            return Err(Flow::End(PathEnd::Pruned));
+        };
+        let stretch = self.close_stretch(state);
+        // Leaving the trie at a candidate: its recorded test seeds the new
+        // exploration below it.
+        if state.guide.is_some() && go.iter().any(|&i| next[i] == Next::Free) {
+            state.hint = self.witness(state).map(Arc::new);
+        }
+        // An implied alternative need not be added; certification adds it
+        // all the same, to check the recorded tests against every choice.
+        let constrain = feasible >= 2 || !alone_implied || self.config.strict_guide;
+        for &i in &go[1..] {
+            let mut child = state.clone();
+            child.id = self.next_id();
+            if constrain {
+                child.add_constraint(conds[i].clone());
+            }
+            if feasible >= 2 {
+                child.depth += 1;
+            }
+            child.path.push_back(Decision {
+                point: point.clone(),
+                taken: i as u32,
+                stretch: stretch.clone(),
+            });
+            child.guide = next[i].node();
+            child.forced = Some(Forced {
+                alternative: i as u32,
+                payload: point.alts[i].payload,
+            });
+            self.forked.push(child);
+        }
+        if constrain {
+            state.add_constraint(conds[first].clone());
+        }
+        if feasible >= 2 {
+            state.depth += 1;
+        }
+        let payload = point.alts[first].payload;
+        state.guide = next[first].node();
+        state.path.push_back(Decision {
+            point,
+            taken: first as u32,
+            stretch,
+        });
+        Ok((first, payload))
+    }
+
+    /// Assumes `cond`, for the call at `site`: a choice point of one
+    /// alternative, recorded so that a replay knows without the solver
+    /// whether it can hold. If it can, it joins the path condition; if not,
+    /// the path ends there (silently, as an infeasible assumption does).
+    pub(crate) fn assume_point(
+        &mut self,
+        state: &mut State,
+        site: SiteId,
+        cond: &ExprRef,
+    ) -> Exec<()> {
+        let (alts, next) = match self.recorded_alternatives(state, site, Some(1))? {
+            Some(recorded) => recorded,
+            None => {
+                let feasible = self.may_be_true(state, cond)?;
+                (
+                    Arc::new([Alt {
+                        payload: 0,
+                        feasible,
+                    }]) as Arc<[Alt]>,
+                    vec![Next::Free],
+                )
+            }
+        };
+        let point = self.point_at(state, site, alts);
+        self.take_alternatives(state, point, std::slice::from_ref(cond), &next, false)?;
+        Ok(())
+    }
+
+    /// The choice site of the call instruction the state is executing.
+    pub(crate) fn call_site(&self, state: &State) -> SiteId {
+        let fr = state.frame();
+        match self
+            .module
+            .func(fr.func)
+            .body
+            .as_ref()
+            .and_then(|b| b.insts.get(fr.pc.index()))
+        {
+            Some(Inst::Call { site, .. }) => *site,
+            _ => SiteId(u32::MAX),
+        }
+    }
+
+    /// The recorded inputs that satisfy a guided state's path condition, as
+    /// an assignment of its symbolic arrays.
+    pub(super) fn witness(&self, state: &State) -> Option<Assignment> {
+        let inputs = self.guide.as_ref()?.witness(state.guide?)?;
+        Some(state.assignment(inputs.iter()))
+    }
+
+    /// Whether `cond` may hold on the path: answered by the recorded inputs
+    /// on a guided prefix when they satisfy it, else by the solver.
+    pub(crate) fn may_be_true(&mut self, state: &State, cond: &ExprRef) -> Exec<bool> {
+        if let Some(w) = self.witness(state) {
+            if expr::eval(cond, &w) != 0 {
+                self.guided.solver_calls_avoided += 1;
+                return Ok(true);
+            }
+        }
+        self.solver
+            .may_be_true(&state.constraints, cond)
+            .map_err(|e| self.solver_error(state, e))
+    }
+
+    /// Fixes a symbolic value to one feasible concrete value (no fork).
+    pub(crate) fn concretize(&mut self, state: &mut State, v: &Value) -> Exec<u128> {
+        match v {
+            Value::Concrete { bits, .. } => Ok(*bits),
+            Value::Symbolic(e) => {
+                let c = self.example(state, v)?;
+                state.add_constraint(expr::eq(e, &expr::constant(c, e.width())));
+                Ok(c)
+            }
+        }
+    }
+
+    /// A value of `v` under the path, without constraining the path. On a
+    /// guided prefix it is the value the recorded run chose.
+    pub(crate) fn example(&mut self, state: &State, v: &Value) -> Exec<u128> {
+        match v {
+            Value::Concrete { bits, .. } => Ok(*bits),
+            Value::Symbolic(e) => {
+                if let Some(w) = self.witness(state) {
+                    self.guided.solver_calls_avoided += 1;
+                    return Ok(expr::eval(e, &w));
+                }
+                self.solver
+                    .get_value(&state.constraints, e)
+                    .map_err(|err| self.solver_error(state, err))
+            }
+        }
+    }
+
+    /// Picks the target of a symbolic pointer: the forced one when the state
+    /// replays a fork; on a guided prefix, one of the recorded targets
+    /// (`rebuild` gives their conditions); else one of the alternatives
+    /// `targets` finds, forking when there are several.
+    pub(super) fn choose_target(
+        &mut self,
+        state: &mut State,
+        site: SiteId,
+        targets: impl FnOnce(&mut Self, &State) -> Exec<(Vec<ExprRef>, Vec<u64>)>,
+        rebuild: impl FnOnce(&State, &[u64]) -> Vec<ExprRef>,
+    ) -> Exec<u64> {
+        if state.forced.is_some() {
+            return Ok(self.fork(state, site, &[], &[])?.1);
+        }
+        if let Some((alts, next)) = self.recorded_alternatives(state, site, None)? {
+            let payloads: Vec<u64> = alts.iter().map(|a| a.payload).collect();
+            let conds = rebuild(state, &payloads);
+            let point = self.point_at(state, site, alts);
+            return Ok(self.take_alternatives(state, point, &conds, &next, true)?.1);
+        }
+        let (conds, payloads) = targets(self, state)?;
+        Ok(self.fork(state, site, &conds, &payloads)?.1)
+    }
+}
+
+/// The alternatives of a pointer fork in address order (the error
+/// alternative, `NO_TARGET`, last). The targets are found one solver model
+/// at a time, and which model comes first depends on what the solver was
+/// asked before (its caches), so on the order the searcher ran the paths
+/// in; numbering the alternatives by the order they were found would give
+/// the same fork other alternative indices in another run, and the trie of
+/// a resumed or deepened run would differ from a fresh one's.
+pub(super) fn by_target(conds: Vec<ExprRef>, payloads: Vec<u64>) -> (Vec<ExprRef>, Vec<u64>) {
+    let mut pairs: Vec<(u64, ExprRef)> = payloads.into_iter().zip(conds).collect();
+    pairs.sort_by_key(|(payload, _)| *payload);
+    pairs.into_iter().map(|(p, c)| (c, p)).unzip()
+}
+
+/// The conditions of a memory or call fork's recorded alternatives, built
+/// as the search for targets built them: `is(payload)` for each target,
+/// and for the error side (`NO_TARGET`) none of the targets before it.
+pub(super) fn recorded_conditions(
+    payloads: &[u64],
+    mut is: impl FnMut(u64) -> ExprRef,
+) -> Vec<ExprRef> {
+    let mut conds = Vec::with_capacity(payloads.len());
+    let mut outside = expr::bool_const(true);
+    for &payload in payloads {
+        if payload == NO_TARGET {
+            conds.push(outside.clone());
+            continue;
+        }
+        let c = is(payload);
+        outside = expr::and(&outside, &expr::not(&c));
+        conds.push(c);
+    }
+    conds
+}

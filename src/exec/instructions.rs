@@ -1,0 +1,539 @@
+//! The instruction loop: what one instruction does to a state. Arithmetic,
+//! comparisons, casts, address arithmetic and control flow are done here;
+//! loads, stores and calls are handed to `access` and `calls`, so that the
+//! hot loop stays one flat `match` that reads whole.
+
+use super::end::ErrorKind;
+use super::executor::{Exec, Executor};
+use super::memory::{AllocKind, MemoryObject, ObjectState};
+use super::state::{Frame, State};
+use super::value::Value;
+use crate::expr::{self, ExprRef};
+use crate::ir::semantics::{self, mask};
+use crate::ir::{
+    switch_alternatives, BinOp, BlockId, CastOp, Inst, InstId, Module, Operand, Reg, SiteId,
+};
+
+impl Executor {
+    #[inline]
+    pub(super) fn operand(&self, frame: &Frame, op: Operand) -> Value {
+        match op {
+            Operand::Reg(r) => frame.regs[r.index()].clone(),
+            Operand::Const(c) => self.consts[c.index()].clone(),
+        }
+    }
+
+    /// Truncates or extends a value to `width` bits.
+    pub(crate) fn resize(&self, v: &Value, width: u32, signed: bool) -> Value {
+        let from = v.width();
+        if from == width {
+            return v.clone();
+        }
+        let op = if width < from {
+            CastOp::Trunc
+        } else if signed {
+            CastOp::SExt
+        } else {
+            CastOp::ZExt
+        };
+        cast_value(op, width, v)
+    }
+
+    pub(super) fn execute(&mut self, module: &Module, state: &mut State) -> Exec<()> {
+        let frame = state.stack.last().expect("a running state has a frame");
+        let func = frame.func;
+        let pc = frame.pc;
+        let body = module
+            .func(func)
+            .body
+            .as_ref()
+            .expect("frames run defined functions");
+        let inst = &body.insts[pc.index()];
+        self.instructions += 1;
+        state.instructions += 1;
+        state.since_new_cover += 1;
+        let cov = &mut self.covered[func.index()][pc.index()];
+        if !*cov {
+            *cov = true;
+            self.covered_count += 1;
+            state.since_new_cover = 0;
+            if self.target_hit_queries.is_none() && self.targets.contains(&(func, pc)) {
+                self.target_hit_queries = Some(self.solver.stats().queries);
+            }
+        }
+        match inst {
+            Inst::Binary {
+                op,
+                width,
+                lhs,
+                rhs,
+                dst,
+                site,
+            } => {
+                let a = self.operand(state.frame(), *lhs);
+                let b = self.operand(state.frame(), *rhs);
+                let v = self.binary(state, *op, *width, a, b, *site)?;
+                self.set_and_advance(state, *dst, v);
+            }
+            Inst::ICmp {
+                pred,
+                width,
+                lhs,
+                rhs,
+                dst,
+            } => {
+                let a = self.operand(state.frame(), *lhs);
+                let b = self.operand(state.frame(), *rhs);
+                let v = match (&a, &b) {
+                    (Value::Concrete { bits: x, .. }, Value::Concrete { bits: y, .. }) => {
+                        Value::bool(semantics::icmp(*pred, *width, *x, *y))
+                    }
+                    _ => Value::from_expr(expr::icmp(*pred, &a.to_expr(), &b.to_expr())),
+                };
+                self.set_and_advance(state, *dst, v);
+            }
+            Inst::FBinary {
+                op,
+                ty,
+                lhs,
+                rhs,
+                dst,
+            } => {
+                let [x, y] = self.float_operands(state, [*lhs, *rhs])?;
+                let v = super::float::binary(*op, *ty, x, y);
+                self.set_and_advance(state, *dst, v);
+            }
+            Inst::FNeg { ty, src, dst } => {
+                let [x] = self.float_operands(state, [*src])?;
+                let v = super::float::neg(*ty, x);
+                self.set_and_advance(state, *dst, v);
+            }
+            Inst::FCmp {
+                pred,
+                ty,
+                lhs,
+                rhs,
+                dst,
+            } => {
+                let [x, y] = self.float_operands(state, [*lhs, *rhs])?;
+                let v = Value::bool(super::float::compare(*pred, *ty, x, y));
+                self.set_and_advance(state, *dst, v);
+            }
+            Inst::Cast {
+                op, to, src, dst, ..
+            } => {
+                let v = self.operand(state.frame(), *src);
+                let v = cast_value(*op, *to, &v);
+                self.set_and_advance(state, *dst, v);
+            }
+            Inst::FCast {
+                op,
+                float,
+                to_float,
+                int_width,
+                src,
+                dst,
+            } => {
+                let [x] = self.float_operands(state, [*src])?;
+                let v = super::float::convert(*op, *float, *to_float, *int_width, x);
+                self.set_and_advance(state, *dst, v);
+            }
+            Inst::Select {
+                cond,
+                then_val,
+                else_val,
+                dst,
+                ..
+            } => {
+                let c = self.operand(state.frame(), *cond);
+                let t = self.operand(state.frame(), *then_val);
+                let e = self.operand(state.frame(), *else_val);
+                let v = match c.as_concrete() {
+                    Some(1) => t,
+                    Some(_) => e,
+                    None => {
+                        Value::from_expr(expr::select(&c.to_expr(), &t.to_expr(), &e.to_expr()))
+                    }
+                };
+                self.set_and_advance(state, *dst, v);
+            }
+            Inst::Phi { .. } => {
+                // Phis are evaluated on entry to their block; reaching one means
+                // the block was entered at its first instruction.
+                state.frame_mut().pc = InstId(pc.0 + 1);
+            }
+            Inst::Alloca {
+                dst,
+                elem_size,
+                count,
+                count_width: _,
+                align: _,
+            } => {
+                let n = self.operand(state.frame(), *count);
+                let n = self.concretize(state, &n)? as u64;
+                let size = elem_size.saturating_mul(n);
+                let addr = state.reserve(size, true);
+                state.memory.insert(
+                    MemoryObject {
+                        address: addr,
+                        size,
+                        kind: AllocKind::Stack,
+                        name: format!("alloca in {}", module.func(func).name),
+                        site: Some((func, pc)),
+                        read_only: false,
+                    },
+                    ObjectState::zeroed(size),
+                );
+                state.frame_mut().allocas.push(addr);
+                self.set_and_advance(state, *dst, Value::concrete(addr as u128, 64));
+            }
+            Inst::Load {
+                dst,
+                addr,
+                width,
+                bytes,
+                site,
+            } => {
+                let a = self.operand(state.frame(), *addr);
+                let v = self.load(state, &a, *bytes, *width, Some(*site))?;
+                self.set_and_advance(state, *dst, v);
+            }
+            Inst::Store {
+                value,
+                addr,
+                bytes,
+                site,
+                ..
+            } => {
+                let a = self.operand(state.frame(), *addr);
+                let v = self.operand(state.frame(), *value);
+                self.store(state, &a, *bytes, &v, Some(*site))?;
+                state.frame_mut().pc = InstId(pc.0 + 1);
+            }
+            Inst::Gep {
+                dst,
+                base,
+                offset,
+                indices,
+            } => {
+                let b = self.operand(state.frame(), *base);
+                let mut acc = match b {
+                    Value::Concrete { bits, .. } => {
+                        Value::concrete((bits as u64).wrapping_add(*offset as u64) as u128, 64)
+                    }
+                    v => add_values(&v, &Value::concrete(*offset as u64 as u128, 64)),
+                };
+                for ix in indices {
+                    let i = self.operand(state.frame(), ix.value);
+                    let i = self.resize(&i, 64, true);
+                    let scaled = mul_values(&i, &Value::concrete(ix.scale as u128, 64));
+                    acc = add_values(&acc, &scaled);
+                }
+                self.set_and_advance(state, *dst, acc);
+            }
+            Inst::ExtractValue {
+                dst,
+                agg,
+                offset,
+                width,
+            } => {
+                let a = self.operand(state.frame(), *agg);
+                let v = match a {
+                    Value::Concrete { bits, .. } => Value::concrete(bits >> offset, *width),
+                    Value::Symbolic(e) => Value::from_expr(expr::extract(&e, *offset, *width)),
+                };
+                self.set_and_advance(state, *dst, v);
+            }
+            Inst::InsertValue {
+                dst,
+                agg,
+                agg_width,
+                elem,
+                offset,
+                width,
+            } => {
+                let a = self.operand(state.frame(), *agg);
+                let e = self.operand(state.frame(), *elem);
+                let v = insert_bits(&a, *agg_width, &e, *offset, *width);
+                self.set_and_advance(state, *dst, v);
+            }
+            Inst::Br { target } => {
+                self.jump(module, state, *target);
+            }
+            Inst::CondBr {
+                cond,
+                then_bb,
+                else_bb,
+                site,
+            } => {
+                let c = self.operand(state.frame(), *cond);
+                let target = match c {
+                    Value::Concrete { bits, .. } => {
+                        if bits != 0 {
+                            *then_bb
+                        } else {
+                            *else_bb
+                        }
+                    }
+                    Value::Symbolic(e) => {
+                        let (alt, _) =
+                            self.fork(state, *site, &[e.clone(), expr::not(&e)], &[0, 0])?;
+                        if alt == 0 {
+                            *then_bb
+                        } else {
+                            *else_bb
+                        }
+                    }
+                };
+                self.jump(module, state, target);
+            }
+            Inst::Switch {
+                cond,
+                width,
+                cases,
+                default,
+                site,
+            } => {
+                let c = self.operand(state.frame(), *cond);
+                let target = match c {
+                    Value::Concrete { bits, .. } => cases
+                        .iter()
+                        .find(|(v, _)| *v == bits)
+                        .map(|(_, b)| *b)
+                        .unwrap_or(*default),
+                    Value::Symbolic(e) => {
+                        let targets = switch_alternatives(cases, *default);
+                        // A case target's condition: any of its values.
+                        let mut of_target: Vec<Option<ExprRef>> = vec![None; targets.len() - 1];
+                        let mut none = expr::bool_const(true);
+                        for (v, b) in cases {
+                            let is = expr::eq(&e, &expr::constant(*v, *width));
+                            none = expr::and(&none, &expr::not(&is));
+                            let k = targets
+                                .iter()
+                                .position(|t| t == b)
+                                .expect("every case target is an alternative");
+                            of_target[k] = Some(match of_target[k].take() {
+                                Some(c) => expr::or(&c, &is),
+                                None => is,
+                            });
+                        }
+                        let mut conds: Vec<ExprRef> = of_target.into_iter().flatten().collect();
+                        conds.push(none);
+                        let payloads: Vec<u64> = (0..targets.len() as u64).collect();
+                        let (alt, _) = self.fork(state, *site, &conds, &payloads)?;
+                        targets[alt]
+                    }
+                };
+                self.jump(module, state, target);
+            }
+            Inst::Ret { value } => {
+                let v = value.map(|op| self.operand(state.frame(), op));
+                self.return_from(state, v)?;
+            }
+            Inst::Unreachable => {
+                return Err(self.error(
+                    state,
+                    ErrorKind::Unreachable,
+                    "reached an `unreachable` instruction",
+                ));
+            }
+            Inst::Call {
+                dst,
+                ret_width,
+                callee,
+                args,
+                site,
+            } => {
+                self.call(module, state, *dst, *ret_width, *callee, args, *site)?;
+            }
+            Inst::Intrinsic {
+                kind,
+                dst,
+                width,
+                args,
+            } => {
+                let args: Vec<Value> = args
+                    .iter()
+                    .map(|a| self.operand(state.frame(), *a))
+                    .collect();
+                let v = self.intrinsic(state, *kind, *width, &args)?;
+                let fr = state.frame_mut();
+                if let (Some(d), Some(v)) = (dst, v) {
+                    fr.regs[d.index()] = v;
+                }
+                fr.pc = InstId(pc.0 + 1);
+            }
+            Inst::Unsupported { what } => {
+                return Err(self.error(state, ErrorKind::Unsupported, what.clone()));
+            }
+        }
+        Ok(())
+    }
+
+    /// The operands of a float operation, which mnemo computes concretely
+    /// only: a symbolic one ends the path.
+    fn float_operands<const N: usize>(&self, state: &State, ops: [Operand; N]) -> Exec<[u128; N]> {
+        let mut out = [0u128; N];
+        for (slot, op) in out.iter_mut().zip(ops) {
+            match self.operand(state.frame(), op) {
+                Value::Concrete { bits, .. } => *slot = bits,
+                Value::Symbolic(_) => {
+                    return Err(self.error(
+                        state,
+                        ErrorKind::Unsupported,
+                        "unsupported: symbolic floating point",
+                    ));
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    #[inline]
+    fn set_and_advance(&self, state: &mut State, dst: Reg, v: Value) {
+        let fr = state.frame_mut();
+        fr.regs[dst.index()] = v;
+        fr.pc = InstId(fr.pc.0 + 1);
+    }
+
+    /// Enters `target`, evaluating its phis together from the incoming block.
+    fn jump(&self, module: &Module, state: &mut State, target: BlockId) {
+        let func = state.frame().func;
+        self.enter_block(state, func, target);
+        let fr = state.stack.last_mut().expect("a running state has a frame");
+        let body = module
+            .func(fr.func)
+            .body
+            .as_ref()
+            .expect("frames run defined functions");
+        let from = body.block_of[fr.pc.index()];
+        let block = body.block(target);
+        if block.first != block.body_start {
+            let mut values = Vec::with_capacity((block.body_start.0 - block.first.0) as usize);
+            for i in block.first.0..block.body_start.0 {
+                if let Inst::Phi {
+                    dst,
+                    incoming,
+                    width,
+                } = &body.insts[i as usize]
+                {
+                    let v = incoming
+                        .iter()
+                        .find(|(b, _)| *b == from)
+                        .map(|(_, op)| self.operand(fr, *op))
+                        .unwrap_or(Value::concrete(0, *width));
+                    values.push((*dst, v));
+                }
+            }
+            for (dst, v) in values {
+                fr.regs[dst.index()] = v;
+            }
+        }
+        fr.pc = block.body_start;
+    }
+
+    fn binary(
+        &mut self,
+        state: &mut State,
+        op: BinOp,
+        width: u32,
+        a: Value,
+        b: Value,
+        site: Option<SiteId>,
+    ) -> Exec<Value> {
+        if let (Value::Concrete { bits: x, .. }, Value::Concrete { bits: y, .. }) = (&a, &b) {
+            if semantics::is_checked(op) {
+                if matches!(op, BinOp::UDiv | BinOp::SDiv | BinOp::URem | BinOp::SRem) && *y == 0 {
+                    return Err(self.error(state, ErrorKind::DivByZero, "division by zero"));
+                }
+                if matches!(op, BinOp::Shl | BinOp::LShr | BinOp::AShr) && *y >= width as u128 {
+                    return Err(self.error(
+                        state,
+                        ErrorKind::Overshift,
+                        format!("shift by {y} of a {width}-bit value"),
+                    ));
+                }
+            }
+            return Ok(Value::concrete(semantics::binary(op, width, *x, *y), width));
+        }
+        let (ea, eb) = (a.to_expr(), b.to_expr());
+        if semantics::is_checked(op) {
+            let (bad, kind, msg) = match op {
+                BinOp::UDiv | BinOp::SDiv | BinOp::URem | BinOp::SRem => (
+                    expr::eq(&eb, &expr::constant(0, width)),
+                    ErrorKind::DivByZero,
+                    "division by zero".to_string(),
+                ),
+                _ => (
+                    expr::uge(&eb, &expr::constant(width as u128, width)),
+                    ErrorKind::Overshift,
+                    format!("shift amount may be {width} or more"),
+                ),
+            };
+            if !bad.is_false() {
+                let site = site.unwrap_or(SiteId(u32::MAX));
+                let (alt, _) = self.fork(state, site, &[expr::not(&bad), bad], &[0, 0])?;
+                if alt == 1 {
+                    return Err(self.error(state, kind, msg));
+                }
+            }
+        }
+        Ok(Value::from_expr(expr::binary(op, &ea, &eb)))
+    }
+}
+
+pub(crate) fn cast_value(op: CastOp, to: u32, v: &Value) -> Value {
+    match v {
+        Value::Concrete { bits, width } => {
+            Value::concrete(semantics::cast(op, *width, to, *bits), to)
+        }
+        Value::Symbolic(e) => {
+            let from = e.width();
+            Value::from_expr(match op {
+                _ if from == to => e.clone(),
+                CastOp::SExt if to > from => expr::sext(e, to),
+                _ if to > from => expr::zext(e, to),
+                _ => expr::extract(e, 0, to),
+            })
+        }
+    }
+}
+
+pub(crate) fn add_values(a: &Value, b: &Value) -> Value {
+    match (a, b) {
+        (Value::Concrete { bits: x, width }, Value::Concrete { bits: y, .. }) => {
+            Value::concrete(semantics::binary(BinOp::Add, *width, *x, *y), *width)
+        }
+        _ => Value::from_expr(expr::add(&a.to_expr(), &b.to_expr())),
+    }
+}
+
+pub(crate) fn mul_values(a: &Value, b: &Value) -> Value {
+    match (a, b) {
+        (Value::Concrete { bits: x, width }, Value::Concrete { bits: y, .. }) => {
+            Value::concrete(semantics::binary(BinOp::Mul, *width, *x, *y), *width)
+        }
+        _ => Value::from_expr(expr::mul(&a.to_expr(), &b.to_expr())),
+    }
+}
+
+/// Writes `elem` at bit `offset` of an aggregate of `agg_width` bits.
+fn insert_bits(agg: &Value, agg_width: u32, elem: &Value, offset: u32, width: u32) -> Value {
+    if let (Value::Concrete { bits: a, .. }, Value::Concrete { bits: e, .. }) = (agg, elem) {
+        let m = mask(width) << offset;
+        return Value::concrete((a & !m) | ((e << offset) & m), agg_width);
+    }
+    let a = agg.to_expr();
+    let mut acc = elem.to_expr();
+    if offset > 0 {
+        acc = expr::concat(&acc, &expr::extract(&a, 0, offset));
+    }
+    if offset + width < agg_width {
+        acc = expr::concat(
+            &expr::extract(&a, offset + width, agg_width - offset - width),
+            &acc,
+        );
+    }
+    Value::from_expr(acc)
+}
