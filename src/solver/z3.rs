@@ -558,13 +558,14 @@ pub(super) fn unknown(reason: Option<String>) -> SolverError {
     }
 }
 
-/// Decides `q` with a fresh Z3 solver. With `want_core`, an unsat answer
-/// comes with the constraints and condition of `q` Z3 used to show it (an
-/// unsat core: unsatisfiable by themselves).
+/// Decides `q` with a fresh Z3 solver. With `assume`, each constraint and
+/// the condition are asserted under an assumed literal, and an unsat answer
+/// comes with those of them Z3 used to show it (an unsat core:
+/// unsatisfiable by themselves).
 pub(super) fn solve(
     q: &Query<'_>,
     timeout_ms: u64,
-    want_core: bool,
+    assume: bool,
 ) -> Result<(Answer, Option<Vec<ExprRef>>), SolverError> {
     let mut t = Translator::default();
     let parts: Vec<&ExprRef> = q
@@ -587,7 +588,7 @@ pub(super) fn solve(
         ZSolver::new_for_logic("QF_BV").unwrap_or_default()
     };
     configure(&solver, timeout_ms);
-    if !want_core {
+    if !assume {
         for a in assertions.iter().chain(t.side.iter()) {
             solver.assert(a);
         }
