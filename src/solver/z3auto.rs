@@ -11,14 +11,15 @@
 //! The choice is made on the query's content; a query that times out under
 //! the chosen solver is asked of the other before the path is given up.
 //!
-//! A fresh solver is given the query in one of two ways. Asserted as it is,
-//! Z3's preprocessing solves equations away and simplifies before
-//! bit-blasting, which pays on remainder chains (twice as fast as the
-//! other way on a recursive Euclid). Asserted under assumed literals (as
-//! for an unsat core), the same preprocessing cannot eliminate the guarded
-//! equations, and on reads through symbolic writes, which are case splits
-//! on equations of indices, that is the faster way (0.57 s instead of 0.97 s
-//! for a histogram's queries).
+//! A fresh solver is given the query in one of two ways: asserted as it
+//! is, or each conjunct under an assumed literal (as for an unsat core).
+//! Which is faster depends on the query, and measurably so: on remainder
+//! chains the plain form is twice as fast (a recursive Euclid), on reads
+//! through symbolic writes the assumed form is (0.57 s instead of 0.97 s
+//! for a histogram's queries). The likely reason is Z3's preprocessing,
+//! which simplifies and eliminates asserted equations before bit-blasting
+//! but cannot touch guarded ones: that pays on arithmetic circuits and
+//! costs on case splits over index equations.
 
 use super::query::{Answer, Chain, Layer, Query};
 use super::z3::solve;
