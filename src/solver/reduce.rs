@@ -37,21 +37,36 @@ struct Reduced {
 }
 
 fn reduce(constraints: &[ExprRef]) -> Option<Reduced> {
-    // Each term's atoms, in order of first appearance.
-    let mut groups: BTreeMap<ExprRef, (usize, Vec<(ExprRef, Atom)>)> = BTreeMap::new();
+    // Each term's atoms, in order of first appearance, with the constraint
+    // each came from.
+    let mut groups: BTreeMap<ExprRef, (usize, Vec<(usize, ExprRef, Atom)>)> = BTreeMap::new();
     let mut others = Vec::new();
-    let all = conjuncts(constraints);
-    for (i, c) in all.iter().enumerate() {
-        if c.is_false() {
-            return None;
-        }
-        match atom_of(c) {
-            Some(a) => groups
-                .entry(a.term.clone())
-                .or_insert_with(|| (i, Vec::new()))
-                .1
-                .push((c.clone(), a)),
-            None => others.push((i, c.clone())),
+    // Constraints with a conjunct that is no atom, or atoms about several
+    // terms: they say nothing about one term alone.
+    let mut mixed = vec![false; constraints.len()];
+    let mut i = 0;
+    for (k, constraint) in constraints.iter().enumerate() {
+        let mut term: Option<ExprRef> = None;
+        for c in conjuncts(std::slice::from_ref(constraint)) {
+            if c.is_false() {
+                return None;
+            }
+            match atom_of(&c) {
+                Some(a) => {
+                    mixed[k] |= term.as_ref().is_some_and(|t| *t != a.term);
+                    term = Some(a.term.clone());
+                    groups
+                        .entry(a.term.clone())
+                        .or_insert_with(|| (i, Vec::new()))
+                        .1
+                        .push((k, c, a));
+                }
+                None => {
+                    mixed[k] = true;
+                    others.push((i, c));
+                }
+            }
+            i += 1;
         }
     }
     let mut placed: Vec<(usize, ExprRef)> = others;
@@ -60,19 +75,40 @@ fn reduce(constraints: &[ExprRef]) -> Option<Reduced> {
         let set = atoms
             .iter()
             .skip(1)
-            .fold(atoms[0].1.set.clone(), |s, (_, a)| s.intersect(&a.set));
+            .fold(atoms[0].2.set.clone(), |s, (_, _, a)| s.intersect(&a.set));
         if set.is_empty() {
             return None;
         }
-        // Keep an original conjunct when it alone says it all (the others
-        // are implied); otherwise the merged atom.
-        let exprs = match atoms.iter().find(|(_, a)| a.set == set) {
-            Some((c, _)) => vec![c.clone()],
-            None => Atom {
+        // Keep an original conjunct, or constraint, when it alone says it
+        // all (the others are implied); otherwise the merged atom. Kept as
+        // the program wrote it, the path condition stays in the form Z3 was
+        // fastest on: `1 <=s n && n <s 64` (from `klee_range`) rewritten
+        // as `1 <=u n && n <=u 63` made a Collatz loop 4 times slower.
+        let whole = |k: usize| {
+            (!mixed[k])
+                .then(|| {
+                    atoms
+                        .iter()
+                        .filter(|(j, _, _)| *j == k)
+                        .fold(None::<ValueSet>, |s, (_, _, a)| {
+                            Some(s.map_or(a.set.clone(), |s| s.intersect(&a.set)))
+                        })
+                })
+                .flatten()
+        };
+        let exprs = if let Some((_, c, _)) = atoms.iter().find(|(_, _, a)| a.set == set) {
+            vec![c.clone()]
+        } else if let Some((k, _, _)) = atoms
+            .iter()
+            .find(|(k, _, _)| whole(*k) == Some(set.clone()))
+        {
+            vec![constraints[*k].clone()]
+        } else {
+            Atom {
                 term: term.clone(),
                 set: set.clone(),
             }
-            .to_exprs(),
+            .to_exprs()
         };
         placed.extend(exprs.into_iter().map(|e| (first, e)));
         allowed.insert(term, set);
@@ -175,6 +211,26 @@ mod tests {
             .unwrap()
             .unwrap();
         assert_eq!(Evaluator::new(&m).eval(&x), 5);
+    }
+
+    #[test]
+    fn a_constraint_that_says_it_all_is_kept_as_written() {
+        let x = byte(&Array::symbolic("rd_w", 1));
+        let k = |c| constant(c, 8);
+        // `1 <=s x <s 64`, as `klee_range` writes it, and an implied `x != 200`.
+        let range = expr::and(&expr::sle(&k(1), &x), &expr::slt(&x, &k(64)));
+        let r = reduce(&[range.clone(), expr::ne(&x, &k(200))]).unwrap();
+        assert_eq!(r.constraints, vec![range.clone()]);
+        // A further bound makes the merged atom the only one that says it all.
+        let r = reduce(&[range.clone(), expr::ult(&x, &k(10))]).unwrap();
+        let set = r.allowed[&x].clone();
+        assert!(set.contains(1) && set.contains(9) && !set.contains(0) && !set.contains(10));
+        let merged = Atom {
+            term: x.clone(),
+            set,
+        };
+        assert_eq!(r.constraints, merged.to_exprs());
+        assert!(!r.constraints.contains(&range));
     }
 
     #[test]
