@@ -37,9 +37,10 @@ struct Reduced {
 }
 
 fn reduce(constraints: &[ExprRef]) -> Option<Reduced> {
-    // Each term's atoms, in order of first appearance, with the constraint
-    // each came from.
-    let mut groups: BTreeMap<ExprRef, (usize, Vec<(usize, ExprRef, Atom)>)> = BTreeMap::new();
+    // Each term's place of first appearance and its atoms, each with the
+    // index of the constraint and the conjunct it came from.
+    type Atoms = Vec<(usize, ExprRef, Atom)>;
+    let mut groups: BTreeMap<ExprRef, (usize, Atoms)> = BTreeMap::new();
     let mut others = Vec::new();
     // Constraints with a conjunct that is no atom, or atoms about several
     // terms: they say nothing about one term alone.
