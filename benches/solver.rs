@@ -532,6 +532,7 @@ fn chains(b: &mut Bench, results: &mut Vec<Value>) -> anyhow::Result<()> {
         "reduce,slice,canon,store,implication,cache,cex,z3-auto",
         "slice,canon,store,cache,cex,z3-stackopt",
         "reduce,slice,store,cache,cex,z3-auto",
+        "slice,store,cache,cex,reduce,z3-auto",
         "slice,store,implication,cache,cex,z3-auto",
         "reduce,slice,store,implication,cache,cex,z3-auto",
     ];
