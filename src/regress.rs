@@ -13,7 +13,9 @@ use anyhow::Context;
 
 use crate::memo::impact::Diff;
 use crate::memo::{self, Plan, Recorded};
-use crate::run::{default_memo_dir, execute, load_program, program_key, Memo, RunConfig};
+use crate::run::{
+    check_memo_dir, default_memo_dir, execute, load_program, program_key, Memo, RunConfig,
+};
 use crate::stats::RunStats;
 
 /// What `mnemo regress` found and did.
@@ -70,6 +72,7 @@ pub fn regress(
         .memo_dir
         .clone()
         .unwrap_or_else(|| default_memo_dir(&config.output_dir));
+    check_memo_dir(&memo_dir)?;
     let (_, old_module) = load_program(old_program, config.link_runtime)?;
     let (toolchain, new_module) = load_program(&config.program, config.link_runtime)?;
     let old_file = memo::trie_path(&memo_dir, &program_key(old_program));

@@ -79,12 +79,35 @@ pub fn program_key(program: &Path) -> String {
 }
 
 /// Moves a trie file this run cannot use out of the way, so that the run's
-/// own trie does not overwrite it; returns where it went.
-fn set_aside(path: &Path, suffix: &str) -> Option<PathBuf> {
-    let mut to = path.as_os_str().to_owned();
-    to.push(suffix);
-    let to = PathBuf::from(to);
-    std::fs::rename(path, &to).ok().map(|_| to)
+/// own trie does not overwrite it; says where it went, for a message.
+/// Damaged files (`bad`) are kept under a name no earlier one has; a trie
+/// that no longer fits (`old`) replaces the previous one.
+fn set_aside(path: &Path, suffix: &str) -> String {
+    let kept = if suffix == "old" {
+        let mut to = path.as_os_str().to_owned();
+        to.push(".old");
+        let to = PathBuf::from(to);
+        std::fs::rename(path, &to).map(|_| to)
+    } else {
+        crate::files::keep_aside(path, suffix)
+    };
+    match kept {
+        Ok(to) => format!("the file is kept as {}", to.display()),
+        Err(e) => format!("it could not be moved aside ({e}), and will be replaced"),
+    }
+}
+
+/// Refuses a memo directory that cannot be one, before anything runs: a
+/// file where the directory should be would fail only when the trie is
+/// saved, after the whole run.
+pub fn check_memo_dir(dir: &Path) -> anyhow::Result<()> {
+    match std::fs::metadata(dir) {
+        Ok(m) if !m.is_dir() => anyhow::bail!(
+            "the memo directory {} is a file, not a directory; name a directory (it is created if missing)",
+            dir.display()
+        ),
+        _ => Ok(()),
+    }
 }
 
 /// The trie of an earlier run, if this run should follow one.
@@ -94,19 +117,18 @@ fn earlier_trie(config: &RunConfig, trie_file: &Path) -> anyhow::Result<Option<T
     }
     match memo::file::load(trie_file) {
         Ok(t) => Ok(Some(t)),
-        Err(TrieFileError::Io { source, .. })
-            if source.kind() == std::io::ErrorKind::NotFound && !config.resume =>
+        Err(TrieFileError::Io { error, .. })
+            if error.kind() == std::io::ErrorKind::NotFound && !config.resume =>
         {
             Ok(None)
         }
         Err(e) if config.resume => Err(anyhow::anyhow!("nothing to resume: {e}")),
+        // A file that cannot be read (permissions, a directory in its
+        // place) is not damaged: it is neither moved nor replaced.
+        Err(e @ TrieFileError::Io { .. }) => Err(e.into()),
         Err(e) => {
-            let kept = set_aside(trie_file, ".bad");
-            eprintln!(
-                "mnemo: warning: cannot use the trie: {e}; exploring from scratch{}",
-                kept.map(|k| format!(" (the file is kept as {})", k.display()))
-                    .unwrap_or_default()
-            );
+            let kept = set_aside(trie_file, "bad");
+            eprintln!("mnemo: warning: cannot use the trie: {e}; exploring from scratch ({kept})");
             Ok(None)
         }
     }
@@ -162,12 +184,10 @@ fn plan_over(
             trie_file.display()
         )),
         Err(e) => {
-            let kept = set_aside(trie_file, ".old");
+            let kept = set_aside(trie_file, "old");
             eprintln!(
-                "mnemo: warning: {} does not fit this run: {e}; exploring from scratch{}",
+                "mnemo: warning: {} does not fit this run: {e}; exploring from scratch ({kept})",
                 trie_file.display(),
-                kept.map(|k| format!(" (the old trie is kept as {})", k.display()))
-                    .unwrap_or_default()
             );
             Ok(None)
         }
@@ -254,13 +274,14 @@ pub fn runtime_sources(toolchain: &Option<Toolchain>) -> Option<String> {
 
 pub fn run(config: &RunConfig, interrupted: &AtomicBool) -> anyhow::Result<RunStats> {
     let started = Instant::now();
-    let (toolchain, module) = load_program(&config.program, config.link_runtime)?;
-
-    let key = program_key(&config.program);
     let memo_dir = config
         .memo_dir
         .clone()
         .unwrap_or_else(|| default_memo_dir(&config.output_dir));
+    check_memo_dir(&memo_dir)?;
+    let (toolchain, module) = load_program(&config.program, config.link_runtime)?;
+
+    let key = program_key(&config.program);
     let trie_file = memo::trie_path(&memo_dir, &key);
     let load_start = Instant::now();
     let old = earlier_trie(config, &trie_file)?;
