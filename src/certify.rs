@@ -5,7 +5,6 @@
 
 use std::fmt;
 use std::path::PathBuf;
-use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
 use anyhow::Context;
@@ -16,6 +15,7 @@ use crate::memo::{self, Marks, NodeId, Trie, TrieGuide};
 use crate::run::{load_program, program_key, runtime_sources};
 use crate::search::{explore, Dfs, ExploreConfig, FinishedPath, PathObserver};
 use crate::solver::SolverConfig;
+use crate::stop::StopRequest;
 
 /// What `mnemo certify` needs.
 #[derive(Clone, Debug)]
@@ -203,7 +203,7 @@ pub fn certify(config: &CertifyConfig) -> anyhow::Result<CertifyReport> {
         initial,
         &ExploreConfig::default(),
         &mut checker,
-        &AtomicBool::new(false),
+        &StopRequest::default(),
         |_, _| {},
     )?;
     let paths = trie

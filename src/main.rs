@@ -2,8 +2,6 @@
 
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::Context;
@@ -11,6 +9,8 @@ use clap::{Parser, Subcommand};
 
 use mnemo::run::RunConfig;
 use mnemo::search::SearcherKind;
+use mnemo::stats::RunStats;
+use mnemo::stop::StopRequest;
 use mnemo::testgen::{replay_dir, KTest, Toolchain};
 
 #[derive(Parser)]
@@ -221,14 +221,39 @@ impl Deepen {
     }
 }
 
+/// The exit status of an error: mnemo could not do what was asked (clap
+/// exits with 2 for a bad command line).
+const EXIT_ERROR: u8 = 1;
+/// The exit status of `certify` and `replay` when the trie or a test does
+/// not hold.
+const EXIT_CHECK_FAILED: u8 = 1;
+/// The exit status of a run a limit stopped (`--max-time`,
+/// `--max-instructions`, `--max-memory`): everything found was written,
+/// and `--resume` goes on.
+const EXIT_LIMIT: u8 = 3;
+
 fn main() -> ExitCode {
     match real_main() {
         Ok(code) => code,
         Err(e) => {
             eprintln!("mnemo: error: {e:#}");
-            ExitCode::from(1)
+            ExitCode::from(EXIT_ERROR)
         }
     }
+}
+
+/// The exit status of a run: 128 + the signal's number when a signal
+/// stopped it (as a shell reports a process the signal killed), 3 when a
+/// limit did, else 0 (errors found in the program are results, not
+/// failures of mnemo).
+fn run_status(stats: &RunStats, stop: &StopRequest) -> ExitCode {
+    if let Some(code) = stop.exit_code() {
+        return ExitCode::from(code);
+    }
+    if stats.stopped_by.is_some() {
+        return ExitCode::from(EXIT_LIMIT);
+    }
+    ExitCode::SUCCESS
 }
 
 fn real_main() -> anyhow::Result<ExitCode> {
@@ -245,31 +270,31 @@ fn real_main() -> anyhow::Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Run(a) => {
-            let interrupted = interrupt_flag()?;
-            check_loadable(&a.program)?;
+            let stop = signal_handlers()?;
+            check_loadable(&a.program, &stop)?;
             let deepen_bounds = a.deepen;
             let config = run_config(a);
             if let Some(d) = deepen_bounds {
-                return deepen(config, d, &interrupted);
+                return deepen(config, d, &stop);
             }
-            let stats = mnemo::run::run(&config, &interrupted)?;
+            let stats = mnemo::run::run(&config, &stop)?;
             eprint!("{}", stats.summary());
             eprintln!("mnemo: output in {}", config.output_dir.display());
-            Ok(ExitCode::SUCCESS)
+            Ok(run_status(&stats, &stop))
         }
         Command::Regress { old, run } => {
-            let interrupted = interrupt_flag()?;
-            check_loadable(&old)?;
-            check_loadable(&run.program)?;
+            let stop = signal_handlers()?;
+            check_loadable(&old, &stop)?;
+            check_loadable(&run.program, &stop)?;
             if run.deepen.is_some() || run.resume {
                 anyhow::bail!("regress takes neither --deepen nor --resume");
             }
             let config = run_config(run);
-            let report = mnemo::regress::regress(&config, &old, &interrupted)?;
+            let report = mnemo::regress::regress(&config, &old, &stop)?;
             print!("{report}");
             eprint!("{}", report.stats.summary());
             eprintln!("mnemo: output in {}", config.output_dir.display());
-            Ok(ExitCode::SUCCESS)
+            Ok(run_status(&report.stats, &stop))
         }
         Command::Trie { what } => {
             let (path, text) = match what {
@@ -298,7 +323,7 @@ fn real_main() -> anyhow::Result<ExitCode> {
             no_runtime,
             args,
         } => {
-            check_loadable(&program)?;
+            check_loadable(&program, &StopRequest::default())?;
             let report = mnemo::certify::certify(&mnemo::certify::CertifyConfig {
                 program,
                 memo_dir: memo,
@@ -310,7 +335,7 @@ fn real_main() -> anyhow::Result<ExitCode> {
             Ok(if report.holds() {
                 ExitCode::SUCCESS
             } else {
-                ExitCode::from(1)
+                ExitCode::from(EXIT_CHECK_FAILED)
             })
         }
         Command::CheckLoad { program } => {
@@ -331,7 +356,7 @@ fn real_main() -> anyhow::Result<ExitCode> {
             Ok(if report.all_match() {
                 ExitCode::SUCCESS
             } else {
-                ExitCode::from(1)
+                ExitCode::from(EXIT_CHECK_FAILED)
             })
         }
     }
@@ -373,13 +398,10 @@ fn run_config(a: RunArgs) -> RunConfig {
     }
 }
 
-/// Ctrl-C stops the run as a time limit would: everything found is written.
-fn interrupt_flag() -> anyhow::Result<Arc<AtomicBool>> {
-    let interrupted = Arc::new(AtomicBool::new(false));
-    let flag = interrupted.clone();
-    ctrlc::set_handler(move || flag.store(true, Ordering::Relaxed))
-        .context("cannot install the Ctrl-C handler")?;
-    Ok(interrupted)
+/// Ctrl-C, SIGTERM and SIGHUP stop the run as a limit would: everything
+/// found is written (see `mnemo::stop` for a second signal).
+fn signal_handlers() -> anyhow::Result<std::sync::Arc<StopRequest>> {
+    mnemo::stop::install_signal_handlers().context("cannot install the signal handlers")
 }
 
 /// A trie file, or the trie of the one program in a memo directory.
@@ -412,7 +434,7 @@ fn load_trie(path: &std::path::Path) -> anyhow::Result<mnemo::memo::Trie> {
 
 /// `--deepen A:STEP:B`: one memoized run per bound, the last into the
 /// output directory; the others' tests live on in the trie.
-fn deepen(mut config: RunConfig, d: Deepen, interrupted: &AtomicBool) -> anyhow::Result<ExitCode> {
+fn deepen(mut config: RunConfig, d: Deepen, stop: &StopRequest) -> anyhow::Result<ExitCode> {
     let memo = config
         .memo_dir
         .clone()
@@ -420,6 +442,7 @@ fn deepen(mut config: RunConfig, d: Deepen, interrupted: &AtomicBool) -> anyhow:
     config.memo_dir = Some(memo.clone());
     let output = config.output_dir.clone();
     let bounds = d.bounds();
+    let mut status = ExitCode::SUCCESS;
     for (i, bound) in bounds.iter().enumerate() {
         let last = i + 1 == bounds.len();
         let scratch = memo.join(format!(".depth-{bound}"));
@@ -434,7 +457,8 @@ fn deepen(mut config: RunConfig, d: Deepen, interrupted: &AtomicBool) -> anyhow:
         if !last {
             let _ = std::fs::remove_dir_all(&scratch);
         }
-        let stats = mnemo::run::run(&c, interrupted)?;
+        let stats = mnemo::run::run(&c, stop)?;
+        status = run_status(&stats, stop);
         if !last {
             let _ = std::fs::remove_dir_all(&scratch);
         }
@@ -445,19 +469,21 @@ fn deepen(mut config: RunConfig, d: Deepen, interrupted: &AtomicBool) -> anyhow:
             stats.paths.early.get("max-depth").copied().unwrap_or(0),
             stats.solver.queries
         );
-        if interrupted.load(Ordering::Relaxed) || last {
+        if stop.reason().is_some() || last {
             eprint!("{}", stats.summary());
             break;
         }
     }
     eprintln!("mnemo: output in {}", output.display());
-    Ok(ExitCode::SUCCESS)
+    Ok(status)
 }
 
 /// Reads the program once in a child process, so that bitcode LLVM's reader
 /// cannot survive gives an error message here instead of ending mnemo.
-/// A load error the reader reports normally is left to the real load.
-fn check_loadable(program: &std::path::Path) -> anyhow::Result<()> {
+/// A load error the reader reports normally is left to the real load, and
+/// so is a child that Ctrl-C (sent to the whole process group) ended: the
+/// run then stops at once, as asked.
+fn check_loadable(program: &std::path::Path, stop: &StopRequest) -> anyhow::Result<()> {
     let exe = std::env::current_exe().context("cannot find mnemo's own executable")?;
     let out = std::process::Command::new(exe)
         .arg("check-load")
@@ -465,6 +491,9 @@ fn check_loadable(program: &std::path::Path) -> anyhow::Result<()> {
         .output()
         .context("cannot start a child process to check the program")?;
     if let Some(signal) = std::os::unix::process::ExitStatusExt::signal(&out.status) {
+        if stop.reason().is_some() {
+            return Ok(());
+        }
         let detail = String::from_utf8_lossy(&out.stderr);
         let last = detail
             .lines()

@@ -6,7 +6,6 @@
 
 use std::fmt;
 use std::path::Path;
-use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
 use anyhow::Context;
@@ -17,6 +16,7 @@ use crate::run::{
     check_memo_dir, default_memo_dir, execute, load_program, program_key, Memo, RunConfig,
 };
 use crate::stats::RunStats;
+use crate::stop::StopRequest;
 
 /// What `mnemo regress` found and did.
 #[derive(Clone, Debug)]
@@ -65,7 +65,7 @@ impl fmt::Display for RegressReport {
 pub fn regress(
     config: &RunConfig,
     old_program: &Path,
-    interrupted: &AtomicBool,
+    stop: &StopRequest,
 ) -> anyhow::Result<RegressReport> {
     let start = Instant::now();
     let memo_dir = config
@@ -140,7 +140,7 @@ pub fn regress(
             complete_with,
             started: start,
         },
-        interrupted,
+        stop,
     )?;
     Ok(RegressReport {
         changed_functions: diff.changed_functions.clone(),

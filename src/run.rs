@@ -2,13 +2,12 @@
 //! the tests and the statistics. The binary is a thin layer over this.
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
 
-use crate::exec::{ExecConfig, Executor, PathEnd};
+use crate::exec::{EarlyReason, ExecConfig, Executor, PathEnd};
 use crate::ir::{self, Module};
 use crate::memo::heuristic::{HeuristicKind, Reach, Targets};
 use crate::memo::{
@@ -18,6 +17,7 @@ use crate::search::{explore, ExploreConfig, FinishedPath, PathObserver, Searcher
 use crate::solver::store::{self, SharedStore};
 use crate::solver::SolverConfig;
 use crate::stats::{CoverageStats, MemoStats, Progress, RunStats, SolverStats};
+use crate::stop::StopRequest;
 use crate::testgen::{TestWriter, Toolchain};
 
 /// Everything a run needs from the command line.
@@ -272,7 +272,7 @@ pub fn runtime_sources(toolchain: &Option<Toolchain>) -> Option<String> {
         .map(|t| t.runtime_dir.join("libc").display().to_string())
 }
 
-pub fn run(config: &RunConfig, interrupted: &AtomicBool) -> anyhow::Result<RunStats> {
+pub fn run(config: &RunConfig, stop: &StopRequest) -> anyhow::Result<RunStats> {
     let started = Instant::now();
     let memo_dir = config
         .memo_dir
@@ -321,7 +321,7 @@ pub fn run(config: &RunConfig, interrupted: &AtomicBool) -> anyhow::Result<RunSt
             complete_with: None,
             started,
         },
-        interrupted,
+        stop,
     )
 }
 
@@ -358,7 +358,7 @@ pub fn execute(
     toolchain: &Option<Toolchain>,
     module: Arc<Module>,
     memo: Memo,
-    interrupted: &AtomicBool,
+    stop: &StopRequest,
 ) -> anyhow::Result<RunStats> {
     let Memo {
         plan,
@@ -445,7 +445,7 @@ pub fn execute(
                 writer: &mut writer,
                 recorder: &mut recorder,
             },
-            interrupted,
+            stop,
             |ex, p| {
                 progress.update(
                     p.ended,
@@ -514,6 +514,7 @@ pub fn execute(
             lines_pct: pct(lines_hit, lines),
         },
         memo: memo_stats,
+        stopped_by: outcome.stopped_by.map(|r| r.as_str().to_string()),
     };
     let path = config.output_dir.join("stats.json");
     stats
@@ -533,8 +534,16 @@ pub fn execute(
         eprintln!("mnemo: unsupported external calls: {}", names.join(", "));
     }
     if let Some(reason) = outcome.stopped_by {
+        let untested = match stats.paths.untested {
+            0 => String::new(),
+            n => format!(" but {n}, kept in the trie for --resume"),
+        };
+        let by = match reason {
+            EarlyReason::Interrupted | EarlyReason::Terminated => "stopped",
+            _ => "stopped at a limit",
+        };
         eprintln!(
-            "mnemo: stopped at a limit ({}); pending paths got tests",
+            "mnemo: {by} ({}); pending paths got tests{untested}",
             reason.as_str()
         );
     }

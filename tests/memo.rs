@@ -376,7 +376,8 @@ fn resuming_after_ctrl_c_ends_as_an_uninterrupted_run() {
         .arg(child.id().to_string())
         .status();
     let o = child.wait_with_output().expect("ends");
-    assert!(o.status.success());
+    // 130: stopped by Ctrl-C; 0: it finished first.
+    assert!(matches!(o.status.code(), Some(0 | 130)), "{:?}", o.status);
     let (_, resumed) = run(&bc, &memo, &out, &["--resume"]);
     let (_, fresh) = run(
         &bc,

@@ -65,8 +65,11 @@ pub enum EarlyReason {
     MaxInstructions,
     MaxTime,
     MaxMemory,
-    /// The user pressed Ctrl-C.
+    /// The user pressed Ctrl-C (SIGINT).
     Interrupted,
+    /// The run was asked to end by SIGTERM or SIGHUP (a scheduler,
+    /// `timeout`, a closed terminal).
+    Terminated,
 }
 
 impl EarlyReason {
@@ -77,6 +80,7 @@ impl EarlyReason {
             EarlyReason::MaxTime => "max-time",
             EarlyReason::MaxMemory => "max-memory",
             EarlyReason::Interrupted => "interrupted",
+            EarlyReason::Terminated => "terminated",
         }
     }
 }

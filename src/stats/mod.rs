@@ -23,6 +23,10 @@ pub struct RunStats {
     pub coverage: CoverageStats,
     #[serde(default)]
     pub memo: MemoStats,
+    /// The limit or signal that stopped the run (an early reason:
+    /// `max-time`, `interrupted`, ...); `None` when it explored everything.
+    #[serde(default)]
+    pub stopped_by: Option<String>,
 }
 
 /// What the run's trie did: reuse of an earlier run, and its own cost.
