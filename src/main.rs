@@ -1,7 +1,9 @@
 //! The `mnemo` command line: a thin layer over the library.
 
+use std::fmt::Display;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::str::FromStr;
 use std::time::Duration;
 
 use anyhow::Context;
@@ -98,30 +100,38 @@ struct RunArgs {
     #[arg(long, default_value = "mnemo-out")]
     output_dir: PathBuf,
     /// End a path at its N+1-th choice point (a `max-depth` test).
-    #[arg(long)]
+    #[arg(long, value_name = "N", allow_negative_numbers = true,
+          value_parser = whole(0, u32::MAX))]
     max_depth: Option<u32>,
     /// Stop the run after this many seconds.
-    #[arg(long)]
-    max_time: Option<f64>,
+    #[arg(long, value_name = "S", allow_negative_numbers = true,
+          value_parser = seconds)]
+    max_time: Option<Duration>,
     /// Stop the run after this many instructions in all.
-    #[arg(long)]
+    #[arg(long, value_name = "N", allow_negative_numbers = true,
+          value_parser = whole(1, u64::MAX))]
     max_instructions: Option<u64>,
     /// Stop the run when the process uses this many MiB.
-    #[arg(long)]
+    #[arg(long, value_name = "MIB", allow_negative_numbers = true,
+          value_parser = whole(1, MAX_MEMORY_MB))]
     max_memory: Option<u64>,
     /// The search strategy (default: random-path and coverage-new in turn,
     /// which no loop on a symbolic guard can starve; `dfs` can).
     #[arg(long, value_enum, default_value_t = SearcherKind::default())]
     search: SearcherKind,
     /// Seed of the random searchers.
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, value_name = "N", default_value_t = 1, allow_negative_numbers = true,
+          value_parser = whole(0, u64::MAX))]
     seed: u64,
     /// Solver timeout per query, in milliseconds.
-    #[arg(long, default_value_t = 10_000)]
+    #[arg(long, value_name = "MS", default_value_t = 10_000,
+          allow_negative_numbers = true,
+          value_parser = whole(1, u64::from(u32::MAX)))]
     solver_timeout: u64,
     /// Seed of Z3's heuristics: on hard queries another seed is another
     /// draw of Z3's time (the answers are the same).
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, value_name = "N", default_value_t = 0, allow_negative_numbers = true,
+          value_parser = whole(0, u32::MAX))]
     z3_seed: u32,
     /// The solver layers queries pass through, in order, ending with a Z3
     /// layer (see README).
@@ -181,6 +191,42 @@ struct RunArgs {
     /// Arguments for the program.
     #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
     args: Vec<String>,
+}
+
+/// The largest `--max-memory`: MiB whose bytes a 64-bit count holds.
+const MAX_MEMORY_MB: u64 = u64::MAX >> 20;
+
+/// The longest `--max-time`: about 31 years, which `Instant` arithmetic
+/// takes on every platform.
+const MAX_SECONDS: f64 = 1e9;
+
+/// A parser for a whole number from `lo` to `hi` whose message, which clap
+/// puts after the option's name, gives the range. The numeric options let
+/// negative numbers through to their parser (`allow_negative_numbers`), so
+/// that `-5` gets this message rather than clap's "unexpected argument".
+fn whole<T>(lo: T, hi: T) -> impl Fn(&str) -> Result<T, String> + Clone + Send + Sync + 'static
+where
+    T: FromStr + PartialOrd + Display + Copy + Send + Sync + 'static,
+{
+    move |s: &str| {
+        let bad = || format!("expected a whole number from {lo} to {hi}");
+        let v: T = s.trim().parse().map_err(|_| bad())?;
+        if v < lo || v > hi {
+            return Err(bad());
+        }
+        Ok(v)
+    }
+}
+
+/// A number of seconds, finite and from 0 to [`MAX_SECONDS`].
+fn seconds(s: &str) -> Result<Duration, String> {
+    let bad =
+        || format!("expected a number of seconds from 0 to {MAX_SECONDS} (such as 60 or 0.5)");
+    let v: f64 = s.trim().parse().map_err(|_| bad())?;
+    if !(0.0..=MAX_SECONDS).contains(&v) {
+        return Err(bad());
+    }
+    Ok(Duration::from_secs_f64(v))
 }
 
 /// `--deepen A:STEP:B`.
@@ -373,7 +419,7 @@ fn run_config(a: RunArgs) -> RunConfig {
         output_dir: a.output_dir,
         program_args: a.args,
         max_depth: a.max_depth,
-        max_time: a.max_time.map(Duration::from_secs_f64),
+        max_time: a.max_time,
         max_instructions: a.max_instructions,
         max_memory_mb: a.max_memory,
         searcher: a.search,

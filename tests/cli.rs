@@ -227,6 +227,34 @@ fn a_bad_solver_chain_is_refused_with_the_known_layers() {
 }
 
 #[test]
+fn numeric_options_out_of_range_are_refused_naming_the_option_and_the_range() {
+    let cases: &[(&str, &str, &str)] = &[
+        ("--max-time", "-5", "from 0 to"),
+        ("--max-time", "NaN", "from 0 to"),
+        ("--max-time", "inf", "from 0 to"),
+        ("--max-time", "1e300", "from 0 to"),
+        ("--max-time", "soon", "from 0 to"),
+        ("--max-depth", "-1", "from 0 to 4294967295"),
+        ("--max-depth", "2.5", "from 0 to 4294967295"),
+        ("--max-instructions", "0", "from 1 to"),
+        ("--max-memory", "0", "from 1 to"),
+        ("--max-memory", "99999999999999999999", "from 1 to"),
+        ("--solver-timeout", "0", "from 1 to 4294967295"),
+        ("--solver-timeout", "5000000000", "from 1 to 4294967295"),
+        ("--seed", "-1", "from 0 to 18446744073709551615"),
+        ("--z3-seed", "4294967296", "from 0 to 4294967295"),
+    ];
+    for (option, value, range) in cases {
+        let o = mnemo(&["run", "-q", option, value, "prog.bc"]);
+        let text = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{option} {value}: {text}");
+        assert!(text.contains(option), "{option} {value}: {text}");
+        assert!(text.contains(range), "{option} {value}: {text}");
+        assert!(!text.contains("panicked"), "{option} {value}: {text}");
+    }
+}
+
+#[test]
 fn a_memo_directory_that_is_a_file_is_refused_before_the_run() {
     let dir = tempfile::tempdir().expect("tempdir");
     let ll = dir.path().join("p.ll");
