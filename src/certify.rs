@@ -178,6 +178,7 @@ pub fn certify(config: &CertifyConfig) -> anyhow::Result<CertifyReport> {
     argv.extend(config.program_args.iter().cloned());
     let exec_config = ExecConfig {
         max_depth: trie.recorded.max_depth,
+        max_stack_frames: crate::exec::DEFAULT_MAX_STACK_FRAMES,
         argv,
         entry: config.entry.clone(),
         show_output: false,

@@ -111,10 +111,17 @@ struct RunArgs {
     #[arg(long, value_name = "N", allow_negative_numbers = true,
           value_parser = whole(1, u64::MAX))]
     max_instructions: Option<u64>,
-    /// Stop the run when the process uses this many MiB.
+    /// Memory in MiB: an allocation past it ends its path, and the run
+    /// stops when the states' memory or the process's reaches it.
     #[arg(long, value_name = "MIB", allow_negative_numbers = true,
           value_parser = whole(1, MAX_MEMORY_MB))]
     max_memory: Option<u64>,
+    /// End a path whose call would make its stack deeper than N frames (a
+    /// `max-stack` test).
+    #[arg(long, value_name = "N", default_value_t = mnemo::exec::DEFAULT_MAX_STACK_FRAMES,
+          allow_negative_numbers = true,
+          value_parser = whole(1, u32::MAX))]
+    max_stack_frames: u32,
     /// The search strategy (default: random-path and coverage-new in turn,
     /// which no loop on a symbolic guard can starve; `dfs` can).
     #[arg(long, value_enum, default_value_t = SearcherKind::default())]
@@ -422,6 +429,7 @@ fn run_config(a: RunArgs) -> RunConfig {
         max_time: a.max_time,
         max_instructions: a.max_instructions,
         max_memory_mb: a.max_memory,
+        max_stack_frames: a.max_stack_frames,
         searcher: a.search,
         seed: a.seed,
         solver: mnemo::solver::SolverConfig {

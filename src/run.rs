@@ -31,6 +31,8 @@ pub struct RunConfig {
     pub max_time: Option<Duration>,
     pub max_instructions: Option<u64>,
     pub max_memory_mb: Option<u64>,
+    /// `--max-stack-frames`: a deeper call ends its path (`max-stack`).
+    pub max_stack_frames: u32,
     pub searcher: SearcherKind,
     pub seed: u64,
     pub solver: SolverConfig,
@@ -375,6 +377,7 @@ pub fn execute(
     argv.extend(config.program_args.iter().cloned());
     let exec_config = ExecConfig {
         max_depth,
+        max_stack_frames: config.max_stack_frames,
         argv,
         entry: config.entry.clone(),
         show_output: config.show_output,

@@ -65,6 +65,8 @@ pub enum EarlyReason {
     MaxInstructions,
     MaxTime,
     MaxMemory,
+    /// The path called deeper than `--max-stack-frames` frames.
+    MaxStack,
     /// The user pressed Ctrl-C (SIGINT).
     Interrupted,
     /// The run was asked to end by SIGTERM or SIGHUP (a scheduler,
@@ -79,6 +81,7 @@ impl EarlyReason {
             EarlyReason::MaxInstructions => "max-instructions",
             EarlyReason::MaxTime => "max-time",
             EarlyReason::MaxMemory => "max-memory",
+            EarlyReason::MaxStack => "max-stack",
             EarlyReason::Interrupted => "interrupted",
             EarlyReason::Terminated => "terminated",
         }

@@ -18,7 +18,9 @@ pub struct ExploreConfig {
     /// included (the start of the exploration when unset).
     pub started: Option<Instant>,
     pub max_instructions: Option<u64>,
-    /// Resident memory of the process, in MiB.
+    /// Memory in MiB: the states' objects, checked at every allocation and
+    /// instruction, and the process's resident memory, sampled every
+    /// millisecond.
     pub max_memory_mb: Option<u64>,
 }
 
@@ -129,6 +131,7 @@ pub fn explore(
     // No solver call runs past the time limit: one that would ends its
     // path as the limit does.
     executor.set_deadline(time_limit);
+    executor.set_memory_limit(limits.max_memory_mb);
     let mut recent = VecDeque::with_capacity(RECENT_MODELS);
     let mut cost = ReportCost::default();
     // The end of the time the paths pending at the limit have for their
@@ -175,7 +178,7 @@ pub fn explore(
                 },
             );
         }
-        stopped_by = check_limits(limits, executor, time_limit, stop, steps);
+        stopped_by = check_limits(limits, executor, time_limit, stop);
         // Exploration stops when reporting the pending paths would take
         // it past the limit, so that the time after the limit is left for
         // solving their inputs.
@@ -228,6 +231,7 @@ pub fn explore(
         }
     }
     executor.set_deadline(None);
+    executor.set_memory_limit(None);
     progress(
         executor,
         Progress {
@@ -246,7 +250,6 @@ fn check_limits(
     executor: &Executor,
     time_limit: Option<Instant>,
     stop: &StopRequest,
-    steps: u64,
 ) -> Option<EarlyReason> {
     if let Some(reason) = stop.reason() {
         return Some(reason);
@@ -260,12 +263,8 @@ fn check_limits(
     if time_limit.is_some_and(|t| Instant::now() >= t) {
         return Some(EarlyReason::MaxTime);
     }
-    if steps.is_multiple_of(256) {
-        if let Some(max) = limits.max_memory_mb {
-            if crate::stats::resident_mb().is_some_and(|rss| rss >= max) {
-                return Some(EarlyReason::MaxMemory);
-            }
-        }
+    if executor.memory_exceeded() {
+        return Some(EarlyReason::MaxMemory);
     }
     None
 }
