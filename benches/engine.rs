@@ -7,13 +7,13 @@
 //! runs one section (`throughput`, `exploration`, `search`).
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use mnemo::exec::{ExecConfig, Executor, PathEnd};
 use mnemo::ir::Module;
 use mnemo::search::{explore, ExploreConfig, FinishedPath, PathObserver, SearcherKind};
+use mnemo::stop::StopRequest;
 use mnemo::testgen::Toolchain;
 
 #[path = "engine/search.rs"]
@@ -27,7 +27,7 @@ struct Count<'a> {
     paths: u64,
     start: Instant,
     first_error: Option<Duration>,
-    stop_at_error: Option<&'a AtomicBool>,
+    stop_at_error: Option<&'a StopRequest>,
 }
 
 impl PathObserver for Count<'_> {
@@ -36,7 +36,7 @@ impl PathObserver for Count<'_> {
         if matches!(path.end, PathEnd::Error(_)) && self.first_error.is_none() {
             self.first_error = Some(self.start.elapsed());
             if let Some(stop) = self.stop_at_error {
-                stop.store(true, Ordering::Relaxed);
+                stop.interrupt();
             }
         }
         Ok(())
@@ -94,7 +94,7 @@ fn measure(module: &Arc<Module>, name: &str, setup: &Setup) -> anyhow::Result<Me
     let mut executor = Executor::new(module.clone(), config);
     let initial = executor.initial_state()?;
     let mut searcher = setup.searcher.build(1);
-    let stop = AtomicBool::new(false);
+    let stop = StopRequest::default();
     let start = Instant::now();
     let mut count = Count {
         paths: 0,

@@ -129,7 +129,7 @@ impl Bench {
             .args(args)
             .output()
             .context("cannot start mnemo")?;
-        if !o.status.success() {
+        if !support::ran(&o.status) {
             bail!("mnemo failed: {}", String::from_utf8_lossy(&o.stderr));
         }
         let text = std::fs::read_to_string(out.join("stats.json"))?;

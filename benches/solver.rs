@@ -214,7 +214,7 @@ impl Bench {
     ) -> anyhow::Result<Run> {
         let (mut cmd, out) = self.command(bc, chain, stores, extra);
         let o = cmd.output().context("cannot start mnemo")?;
-        finish(o.status.success(), &o.stderr, &out)
+        finish(support::ran(&o.status), &o.stderr, &out)
     }
 
     fn spawn(
@@ -699,8 +699,8 @@ fn shared_redis(b: &mut Bench, results: &mut Vec<Value>) -> anyhow::Result<()> {
         let (p2, out2) = b.spawn(&mutant, chain, &[&url])?;
         let o1 = p1.wait_with_output()?;
         let o2 = p2.wait_with_output()?;
-        let r1 = finish(o1.status.success(), &o1.stderr, &out1)?;
-        let r2 = finish(o2.status.success(), &o2.stderr, &out2)?;
+        let r1 = finish(support::ran(&o1.status), &o1.stderr, &out1)?;
+        let r2 = finish(support::ran(&o2.status), &o2.stderr, &out2)?;
         // Then the mutant again, alone, after both have filled the store.
         let r3 = b.run(&mutant, chain, &[&url])?;
         println!(

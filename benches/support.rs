@@ -5,6 +5,13 @@ use std::path::PathBuf;
 
 use serde_json::Value;
 
+/// Whether `mnemo run` ended as it should: everything explored (0), or
+/// stopped at a limit such as the benchmarks' `--max-time` (3).
+#[allow(dead_code)] // Not every benchmark runs mnemo as a process.
+pub fn ran(status: &std::process::ExitStatus) -> bool {
+    matches!(status.code(), Some(0 | 3))
+}
+
 /// The section `cargo bench --bench NAME -- SECTION` asks for, if any.
 pub fn section() -> Option<String> {
     std::env::args().nth(1).filter(|a| !a.starts_with('-'))

@@ -5,7 +5,6 @@
 
 use std::fmt;
 use std::path::PathBuf;
-use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
 use anyhow::Context;
@@ -16,6 +15,7 @@ use crate::memo::{self, Marks, NodeId, Trie, TrieGuide};
 use crate::run::{load_program, program_key, runtime_sources};
 use crate::search::{explore, Dfs, ExploreConfig, FinishedPath, PathObserver};
 use crate::solver::SolverConfig;
+use crate::stop::StopRequest;
 
 /// What `mnemo certify` needs.
 #[derive(Clone, Debug)]
@@ -178,6 +178,7 @@ pub fn certify(config: &CertifyConfig) -> anyhow::Result<CertifyReport> {
     argv.extend(config.program_args.iter().cloned());
     let exec_config = ExecConfig {
         max_depth: trie.recorded.max_depth,
+        max_stack_frames: crate::exec::DEFAULT_MAX_STACK_FRAMES,
         argv,
         entry: config.entry.clone(),
         show_output: false,
@@ -203,7 +204,7 @@ pub fn certify(config: &CertifyConfig) -> anyhow::Result<CertifyReport> {
         initial,
         &ExploreConfig::default(),
         &mut checker,
-        &AtomicBool::new(false),
+        &StopRequest::default(),
         |_, _| {},
     )?;
     let paths = trie

@@ -42,6 +42,38 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     result
 }
 
+/// Moves a file mnemo cannot use out of the way as `PATH.SUFFIX`, or
+/// `PATH.SUFFIX.1`, `PATH.SUFFIX.2`, ...: the first name that is free, so an
+/// earlier copy kept the same way is never replaced (not even by another
+/// process setting a file aside at the same moment). Returns the new name.
+pub fn keep_aside(path: &Path, suffix: &str) -> std::io::Result<PathBuf> {
+    let mut n = 0u32;
+    loop {
+        let mut name = path.as_os_str().to_owned();
+        name.push(format!(".{suffix}"));
+        if n > 0 {
+            name.push(format!(".{n}"));
+        }
+        let to = PathBuf::from(name);
+        // A hard link fails where the name is taken, where a rename would
+        // replace what is there.
+        match fs::hard_link(path, &to) {
+            Ok(()) => {
+                fs::remove_file(path)?;
+                return Ok(to);
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => n += 1,
+            // File systems without hard links: the same free name, checked
+            // first (a race with another process is then possible).
+            Err(_) if !to.exists() && path.exists() => {
+                fs::rename(path, &to)?;
+                return Ok(to);
+            }
+            Err(e) => return Err(e),
+        }
+    }
+}
+
 /// Makes durable everything written (atomically) under the directories
 /// `dirs`, renames included. One call at the end of a run replaces a sync
 /// per file: on Linux one `syncfs` per file system the directories are on,
@@ -105,6 +137,29 @@ mod tests {
         let missing = dir.path().join("missing");
         sync_written(&[dir.path(), &missing]).expect("sync");
         assert_eq!(fs::read(dir.path().join("a")).expect("read"), b"one");
+    }
+
+    #[test]
+    fn files_kept_aside_never_replace_an_earlier_one() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let p = dir.path().join("prog.trie");
+        for (i, expect) in ["prog.trie.bad", "prog.trie.bad.1", "prog.trie.bad.2"]
+            .iter()
+            .enumerate()
+        {
+            fs::write(&p, format!("copy {i}")).expect("write");
+            let kept = keep_aside(&p, "bad").expect("kept");
+            assert_eq!(kept, dir.path().join(expect));
+            assert!(!p.exists());
+        }
+        for (i, name) in ["prog.trie.bad", "prog.trie.bad.1", "prog.trie.bad.2"]
+            .iter()
+            .enumerate()
+        {
+            let text = fs::read_to_string(dir.path().join(name)).expect("read");
+            assert_eq!(text, format!("copy {i}"));
+        }
+        assert!(keep_aside(&dir.path().join("missing"), "bad").is_err());
     }
 
     #[test]

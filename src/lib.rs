@@ -3,7 +3,8 @@
 //! The modules follow the architecture of DESIGN.md; each depends only on
 //! those listed before it: `ir`, `expr` -> `solver` -> `exec` -> `search`,
 //! `memo` -> `testgen`, `stats` -> `run`, `certify`, `regress`. `files` (atomic writes)
-//! serves them all.
+//! serves them all; `stop` (signals asking a run to end) serves `search` and
+//! what is above it.
 
 pub mod certify;
 pub mod exec;
@@ -16,4 +17,5 @@ pub mod run;
 pub mod search;
 pub mod solver;
 pub mod stats;
+pub mod stop;
 pub mod testgen;

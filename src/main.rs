@@ -1,9 +1,9 @@
 //! The `mnemo` command line: a thin layer over the library.
 
+use std::fmt::Display;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::str::FromStr;
 use std::time::Duration;
 
 use anyhow::Context;
@@ -11,6 +11,8 @@ use clap::{Parser, Subcommand};
 
 use mnemo::run::RunConfig;
 use mnemo::search::SearcherKind;
+use mnemo::stats::RunStats;
+use mnemo::stop::StopRequest;
 use mnemo::testgen::{replay_dir, KTest, Toolchain};
 
 #[derive(Parser)]
@@ -98,30 +100,45 @@ struct RunArgs {
     #[arg(long, default_value = "mnemo-out")]
     output_dir: PathBuf,
     /// End a path at its N+1-th choice point (a `max-depth` test).
-    #[arg(long)]
+    #[arg(long, value_name = "N", allow_negative_numbers = true,
+          value_parser = whole(0, u32::MAX))]
     max_depth: Option<u32>,
     /// Stop the run after this many seconds.
-    #[arg(long)]
-    max_time: Option<f64>,
+    #[arg(long, value_name = "S", allow_negative_numbers = true,
+          value_parser = seconds)]
+    max_time: Option<Duration>,
     /// Stop the run after this many instructions in all.
-    #[arg(long)]
+    #[arg(long, value_name = "N", allow_negative_numbers = true,
+          value_parser = whole(1, u64::MAX))]
     max_instructions: Option<u64>,
-    /// Stop the run when the process uses this many MiB.
-    #[arg(long)]
+    /// Memory in MiB: an allocation past it ends its path, and the run
+    /// stops when the states' memory or the process's reaches it.
+    #[arg(long, value_name = "MIB", allow_negative_numbers = true,
+          value_parser = whole(1, MAX_MEMORY_MB))]
     max_memory: Option<u64>,
+    /// End a path whose call would make its stack deeper than N frames (a
+    /// `max-stack` test).
+    #[arg(long, value_name = "N", default_value_t = mnemo::exec::DEFAULT_MAX_STACK_FRAMES,
+          allow_negative_numbers = true,
+          value_parser = whole(1, u32::MAX))]
+    max_stack_frames: u32,
     /// The search strategy (default: random-path and coverage-new in turn,
     /// which no loop on a symbolic guard can starve; `dfs` can).
     #[arg(long, value_enum, default_value_t = SearcherKind::default())]
     search: SearcherKind,
     /// Seed of the random searchers.
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, value_name = "N", default_value_t = 1, allow_negative_numbers = true,
+          value_parser = whole(0, u64::MAX))]
     seed: u64,
     /// Solver timeout per query, in milliseconds.
-    #[arg(long, default_value_t = 10_000)]
+    #[arg(long, value_name = "MS", default_value_t = 10_000,
+          allow_negative_numbers = true,
+          value_parser = whole(1, u64::from(u32::MAX)))]
     solver_timeout: u64,
     /// Seed of Z3's heuristics: on hard queries another seed is another
     /// draw of Z3's time (the answers are the same).
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, value_name = "N", default_value_t = 0, allow_negative_numbers = true,
+          value_parser = whole(0, u32::MAX))]
     z3_seed: u32,
     /// The solver layers queries pass through, in order, ending with a Z3
     /// layer (see README).
@@ -183,6 +200,42 @@ struct RunArgs {
     args: Vec<String>,
 }
 
+/// The largest `--max-memory`: MiB whose bytes a 64-bit count holds.
+const MAX_MEMORY_MB: u64 = u64::MAX >> 20;
+
+/// The longest `--max-time`: about 31 years, which `Instant` arithmetic
+/// takes on every platform.
+const MAX_SECONDS: f64 = 1e9;
+
+/// A parser for a whole number from `lo` to `hi` whose message, which clap
+/// puts after the option's name, gives the range. The numeric options let
+/// negative numbers through to their parser (`allow_negative_numbers`), so
+/// that `-5` gets this message rather than clap's "unexpected argument".
+fn whole<T>(lo: T, hi: T) -> impl Fn(&str) -> Result<T, String> + Clone + Send + Sync + 'static
+where
+    T: FromStr + PartialOrd + Display + Copy + Send + Sync + 'static,
+{
+    move |s: &str| {
+        let bad = || format!("expected a whole number from {lo} to {hi}");
+        let v: T = s.trim().parse().map_err(|_| bad())?;
+        if v < lo || v > hi {
+            return Err(bad());
+        }
+        Ok(v)
+    }
+}
+
+/// A number of seconds, finite and from 0 to [`MAX_SECONDS`].
+fn seconds(s: &str) -> Result<Duration, String> {
+    let bad =
+        || format!("expected a number of seconds from 0 to {MAX_SECONDS} (such as 60 or 0.5)");
+    let v: f64 = s.trim().parse().map_err(|_| bad())?;
+    if !(0.0..=MAX_SECONDS).contains(&v) {
+        return Err(bad());
+    }
+    Ok(Duration::from_secs_f64(v))
+}
+
 /// `--deepen A:STEP:B`.
 #[derive(Clone, Copy, Debug)]
 struct Deepen {
@@ -221,14 +274,39 @@ impl Deepen {
     }
 }
 
+/// The exit status of an error: mnemo could not do what was asked (clap
+/// exits with 2 for a bad command line).
+const EXIT_ERROR: u8 = 1;
+/// The exit status of `certify` and `replay` when the trie or a test does
+/// not hold.
+const EXIT_CHECK_FAILED: u8 = 1;
+/// The exit status of a run a limit stopped (`--max-time`,
+/// `--max-instructions`, `--max-memory`): everything found was written,
+/// and `--resume` goes on.
+const EXIT_LIMIT: u8 = 3;
+
 fn main() -> ExitCode {
     match real_main() {
         Ok(code) => code,
         Err(e) => {
             eprintln!("mnemo: error: {e:#}");
-            ExitCode::from(1)
+            ExitCode::from(EXIT_ERROR)
         }
     }
+}
+
+/// The exit status of a run: 128 + the signal's number when a signal
+/// stopped it (as a shell reports a process the signal killed), 3 when a
+/// limit did, else 0 (errors found in the program are results, not
+/// failures of mnemo).
+fn run_status(stats: &RunStats, stop: &StopRequest) -> ExitCode {
+    if let Some(code) = stop.exit_code() {
+        return ExitCode::from(code);
+    }
+    if stats.stopped_by.is_some() {
+        return ExitCode::from(EXIT_LIMIT);
+    }
+    ExitCode::SUCCESS
 }
 
 fn real_main() -> anyhow::Result<ExitCode> {
@@ -245,31 +323,31 @@ fn real_main() -> anyhow::Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Run(a) => {
-            let interrupted = interrupt_flag()?;
-            check_loadable(&a.program)?;
+            let stop = signal_handlers()?;
+            check_loadable(&a.program, &stop)?;
             let deepen_bounds = a.deepen;
             let config = run_config(a);
             if let Some(d) = deepen_bounds {
-                return deepen(config, d, &interrupted);
+                return deepen(config, d, &stop);
             }
-            let stats = mnemo::run::run(&config, &interrupted)?;
+            let stats = mnemo::run::run(&config, &stop)?;
             eprint!("{}", stats.summary());
             eprintln!("mnemo: output in {}", config.output_dir.display());
-            Ok(ExitCode::SUCCESS)
+            Ok(run_status(&stats, &stop))
         }
         Command::Regress { old, run } => {
-            let interrupted = interrupt_flag()?;
-            check_loadable(&old)?;
-            check_loadable(&run.program)?;
+            let stop = signal_handlers()?;
+            check_loadable(&old, &stop)?;
+            check_loadable(&run.program, &stop)?;
             if run.deepen.is_some() || run.resume {
                 anyhow::bail!("regress takes neither --deepen nor --resume");
             }
             let config = run_config(run);
-            let report = mnemo::regress::regress(&config, &old, &interrupted)?;
+            let report = mnemo::regress::regress(&config, &old, &stop)?;
             print!("{report}");
             eprint!("{}", report.stats.summary());
             eprintln!("mnemo: output in {}", config.output_dir.display());
-            Ok(ExitCode::SUCCESS)
+            Ok(run_status(&report.stats, &stop))
         }
         Command::Trie { what } => {
             let (path, text) = match what {
@@ -298,7 +376,7 @@ fn real_main() -> anyhow::Result<ExitCode> {
             no_runtime,
             args,
         } => {
-            check_loadable(&program)?;
+            check_loadable(&program, &StopRequest::default())?;
             let report = mnemo::certify::certify(&mnemo::certify::CertifyConfig {
                 program,
                 memo_dir: memo,
@@ -310,7 +388,7 @@ fn real_main() -> anyhow::Result<ExitCode> {
             Ok(if report.holds() {
                 ExitCode::SUCCESS
             } else {
-                ExitCode::from(1)
+                ExitCode::from(EXIT_CHECK_FAILED)
             })
         }
         Command::CheckLoad { program } => {
@@ -331,7 +409,7 @@ fn real_main() -> anyhow::Result<ExitCode> {
             Ok(if report.all_match() {
                 ExitCode::SUCCESS
             } else {
-                ExitCode::from(1)
+                ExitCode::from(EXIT_CHECK_FAILED)
             })
         }
     }
@@ -348,9 +426,10 @@ fn run_config(a: RunArgs) -> RunConfig {
         output_dir: a.output_dir,
         program_args: a.args,
         max_depth: a.max_depth,
-        max_time: a.max_time.map(Duration::from_secs_f64),
+        max_time: a.max_time,
         max_instructions: a.max_instructions,
         max_memory_mb: a.max_memory,
+        max_stack_frames: a.max_stack_frames,
         searcher: a.search,
         seed: a.seed,
         solver: mnemo::solver::SolverConfig {
@@ -373,13 +452,10 @@ fn run_config(a: RunArgs) -> RunConfig {
     }
 }
 
-/// Ctrl-C stops the run as a time limit would: everything found is written.
-fn interrupt_flag() -> anyhow::Result<Arc<AtomicBool>> {
-    let interrupted = Arc::new(AtomicBool::new(false));
-    let flag = interrupted.clone();
-    ctrlc::set_handler(move || flag.store(true, Ordering::Relaxed))
-        .context("cannot install the Ctrl-C handler")?;
-    Ok(interrupted)
+/// Ctrl-C, SIGTERM and SIGHUP stop the run as a limit would: everything
+/// found is written (see `mnemo::stop` for a second signal).
+fn signal_handlers() -> anyhow::Result<std::sync::Arc<StopRequest>> {
+    mnemo::stop::install_signal_handlers().context("cannot install the signal handlers")
 }
 
 /// A trie file, or the trie of the one program in a memo directory.
@@ -412,7 +488,7 @@ fn load_trie(path: &std::path::Path) -> anyhow::Result<mnemo::memo::Trie> {
 
 /// `--deepen A:STEP:B`: one memoized run per bound, the last into the
 /// output directory; the others' tests live on in the trie.
-fn deepen(mut config: RunConfig, d: Deepen, interrupted: &AtomicBool) -> anyhow::Result<ExitCode> {
+fn deepen(mut config: RunConfig, d: Deepen, stop: &StopRequest) -> anyhow::Result<ExitCode> {
     let memo = config
         .memo_dir
         .clone()
@@ -420,6 +496,7 @@ fn deepen(mut config: RunConfig, d: Deepen, interrupted: &AtomicBool) -> anyhow:
     config.memo_dir = Some(memo.clone());
     let output = config.output_dir.clone();
     let bounds = d.bounds();
+    let mut status = ExitCode::SUCCESS;
     for (i, bound) in bounds.iter().enumerate() {
         let last = i + 1 == bounds.len();
         let scratch = memo.join(format!(".depth-{bound}"));
@@ -434,7 +511,8 @@ fn deepen(mut config: RunConfig, d: Deepen, interrupted: &AtomicBool) -> anyhow:
         if !last {
             let _ = std::fs::remove_dir_all(&scratch);
         }
-        let stats = mnemo::run::run(&c, interrupted)?;
+        let stats = mnemo::run::run(&c, stop)?;
+        status = run_status(&stats, stop);
         if !last {
             let _ = std::fs::remove_dir_all(&scratch);
         }
@@ -445,19 +523,21 @@ fn deepen(mut config: RunConfig, d: Deepen, interrupted: &AtomicBool) -> anyhow:
             stats.paths.early.get("max-depth").copied().unwrap_or(0),
             stats.solver.queries
         );
-        if interrupted.load(Ordering::Relaxed) || last {
+        if stop.reason().is_some() || last {
             eprint!("{}", stats.summary());
             break;
         }
     }
     eprintln!("mnemo: output in {}", output.display());
-    Ok(ExitCode::SUCCESS)
+    Ok(status)
 }
 
 /// Reads the program once in a child process, so that bitcode LLVM's reader
 /// cannot survive gives an error message here instead of ending mnemo.
-/// A load error the reader reports normally is left to the real load.
-fn check_loadable(program: &std::path::Path) -> anyhow::Result<()> {
+/// A load error the reader reports normally is left to the real load, and
+/// so is a child that Ctrl-C (sent to the whole process group) ended: the
+/// run then stops at once, as asked.
+fn check_loadable(program: &std::path::Path, stop: &StopRequest) -> anyhow::Result<()> {
     let exe = std::env::current_exe().context("cannot find mnemo's own executable")?;
     let out = std::process::Command::new(exe)
         .arg("check-load")
@@ -465,6 +545,9 @@ fn check_loadable(program: &std::path::Path) -> anyhow::Result<()> {
         .output()
         .context("cannot start a child process to check the program")?;
     if let Some(signal) = std::os::unix::process::ExitStatusExt::signal(&out.status) {
+        if stop.reason().is_some() {
+            return Ok(());
+        }
         let detail = String::from_utf8_lossy(&out.stderr);
         let last = detail
             .lines()

@@ -6,15 +6,17 @@
 
 use std::fmt;
 use std::path::Path;
-use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
 use anyhow::Context;
 
 use crate::memo::impact::Diff;
 use crate::memo::{self, Plan, Recorded};
-use crate::run::{default_memo_dir, execute, load_program, program_key, Memo, RunConfig};
+use crate::run::{
+    check_memo_dir, default_memo_dir, execute, load_program, program_key, Memo, RunConfig,
+};
 use crate::stats::RunStats;
+use crate::stop::StopRequest;
 
 /// What `mnemo regress` found and did.
 #[derive(Clone, Debug)]
@@ -63,13 +65,14 @@ impl fmt::Display for RegressReport {
 pub fn regress(
     config: &RunConfig,
     old_program: &Path,
-    interrupted: &AtomicBool,
+    stop: &StopRequest,
 ) -> anyhow::Result<RegressReport> {
     let start = Instant::now();
     let memo_dir = config
         .memo_dir
         .clone()
         .unwrap_or_else(|| default_memo_dir(&config.output_dir));
+    check_memo_dir(&memo_dir)?;
     let (_, old_module) = load_program(old_program, config.link_runtime)?;
     let (toolchain, new_module) = load_program(&config.program, config.link_runtime)?;
     let old_file = memo::trie_path(&memo_dir, &program_key(old_program));
@@ -137,7 +140,7 @@ pub fn regress(
             complete_with,
             started: start,
         },
-        interrupted,
+        stop,
     )?;
     Ok(RegressReport {
         changed_functions: diff.changed_functions.clone(),

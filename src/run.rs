@@ -2,13 +2,12 @@
 //! the tests and the statistics. The binary is a thin layer over this.
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
 
-use crate::exec::{ExecConfig, Executor, PathEnd};
+use crate::exec::{EarlyReason, ExecConfig, Executor, PathEnd};
 use crate::ir::{self, Module};
 use crate::memo::heuristic::{HeuristicKind, Reach, Targets};
 use crate::memo::{
@@ -18,6 +17,7 @@ use crate::search::{explore, ExploreConfig, FinishedPath, PathObserver, Searcher
 use crate::solver::store::{self, SharedStore};
 use crate::solver::SolverConfig;
 use crate::stats::{CoverageStats, MemoStats, Progress, RunStats, SolverStats};
+use crate::stop::StopRequest;
 use crate::testgen::{TestWriter, Toolchain};
 
 /// Everything a run needs from the command line.
@@ -31,6 +31,8 @@ pub struct RunConfig {
     pub max_time: Option<Duration>,
     pub max_instructions: Option<u64>,
     pub max_memory_mb: Option<u64>,
+    /// `--max-stack-frames`: a deeper call ends its path (`max-stack`).
+    pub max_stack_frames: u32,
     pub searcher: SearcherKind,
     pub seed: u64,
     pub solver: SolverConfig,
@@ -79,12 +81,35 @@ pub fn program_key(program: &Path) -> String {
 }
 
 /// Moves a trie file this run cannot use out of the way, so that the run's
-/// own trie does not overwrite it; returns where it went.
-fn set_aside(path: &Path, suffix: &str) -> Option<PathBuf> {
-    let mut to = path.as_os_str().to_owned();
-    to.push(suffix);
-    let to = PathBuf::from(to);
-    std::fs::rename(path, &to).ok().map(|_| to)
+/// own trie does not overwrite it; says where it went, for a message.
+/// Damaged files (`bad`) are kept under a name no earlier one has; a trie
+/// that no longer fits (`old`) replaces the previous one.
+fn set_aside(path: &Path, suffix: &str) -> String {
+    let kept = if suffix == "old" {
+        let mut to = path.as_os_str().to_owned();
+        to.push(".old");
+        let to = PathBuf::from(to);
+        std::fs::rename(path, &to).map(|_| to)
+    } else {
+        crate::files::keep_aside(path, suffix)
+    };
+    match kept {
+        Ok(to) => format!("the file is kept as {}", to.display()),
+        Err(e) => format!("it could not be moved aside ({e}), and will be replaced"),
+    }
+}
+
+/// Refuses a memo directory that cannot be one, before anything runs: a
+/// file where the directory should be would fail only when the trie is
+/// saved, after the whole run.
+pub fn check_memo_dir(dir: &Path) -> anyhow::Result<()> {
+    match std::fs::metadata(dir) {
+        Ok(m) if !m.is_dir() => anyhow::bail!(
+            "the memo directory {} is a file, not a directory; name a directory (it is created if missing)",
+            dir.display()
+        ),
+        _ => Ok(()),
+    }
 }
 
 /// The trie of an earlier run, if this run should follow one.
@@ -94,19 +119,18 @@ fn earlier_trie(config: &RunConfig, trie_file: &Path) -> anyhow::Result<Option<T
     }
     match memo::file::load(trie_file) {
         Ok(t) => Ok(Some(t)),
-        Err(TrieFileError::Io { source, .. })
-            if source.kind() == std::io::ErrorKind::NotFound && !config.resume =>
+        Err(TrieFileError::Io { error, .. })
+            if error.kind() == std::io::ErrorKind::NotFound && !config.resume =>
         {
             Ok(None)
         }
         Err(e) if config.resume => Err(anyhow::anyhow!("nothing to resume: {e}")),
+        // A file that cannot be read (permissions, a directory in its
+        // place) is not damaged: it is neither moved nor replaced.
+        Err(e @ TrieFileError::Io { .. }) => Err(e.into()),
         Err(e) => {
-            let kept = set_aside(trie_file, ".bad");
-            eprintln!(
-                "mnemo: warning: cannot use the trie: {e}; exploring from scratch{}",
-                kept.map(|k| format!(" (the file is kept as {})", k.display()))
-                    .unwrap_or_default()
-            );
+            let kept = set_aside(trie_file, "bad");
+            eprintln!("mnemo: warning: cannot use the trie: {e}; exploring from scratch ({kept})");
             Ok(None)
         }
     }
@@ -162,12 +186,10 @@ fn plan_over(
             trie_file.display()
         )),
         Err(e) => {
-            let kept = set_aside(trie_file, ".old");
+            let kept = set_aside(trie_file, "old");
             eprintln!(
-                "mnemo: warning: {} does not fit this run: {e}; exploring from scratch{}",
+                "mnemo: warning: {} does not fit this run: {e}; exploring from scratch ({kept})",
                 trie_file.display(),
-                kept.map(|k| format!(" (the old trie is kept as {})", k.display()))
-                    .unwrap_or_default()
             );
             Ok(None)
         }
@@ -252,15 +274,16 @@ pub fn runtime_sources(toolchain: &Option<Toolchain>) -> Option<String> {
         .map(|t| t.runtime_dir.join("libc").display().to_string())
 }
 
-pub fn run(config: &RunConfig, interrupted: &AtomicBool) -> anyhow::Result<RunStats> {
+pub fn run(config: &RunConfig, stop: &StopRequest) -> anyhow::Result<RunStats> {
     let started = Instant::now();
-    let (toolchain, module) = load_program(&config.program, config.link_runtime)?;
-
-    let key = program_key(&config.program);
     let memo_dir = config
         .memo_dir
         .clone()
         .unwrap_or_else(|| default_memo_dir(&config.output_dir));
+    check_memo_dir(&memo_dir)?;
+    let (toolchain, module) = load_program(&config.program, config.link_runtime)?;
+
+    let key = program_key(&config.program);
     let trie_file = memo::trie_path(&memo_dir, &key);
     let load_start = Instant::now();
     let old = earlier_trie(config, &trie_file)?;
@@ -300,7 +323,7 @@ pub fn run(config: &RunConfig, interrupted: &AtomicBool) -> anyhow::Result<RunSt
             complete_with: None,
             started,
         },
-        interrupted,
+        stop,
     )
 }
 
@@ -337,7 +360,7 @@ pub fn execute(
     toolchain: &Option<Toolchain>,
     module: Arc<Module>,
     memo: Memo,
-    interrupted: &AtomicBool,
+    stop: &StopRequest,
 ) -> anyhow::Result<RunStats> {
     let Memo {
         plan,
@@ -354,6 +377,7 @@ pub fn execute(
     argv.extend(config.program_args.iter().cloned());
     let exec_config = ExecConfig {
         max_depth,
+        max_stack_frames: config.max_stack_frames,
         argv,
         entry: config.entry.clone(),
         show_output: config.show_output,
@@ -424,7 +448,7 @@ pub fn execute(
                 writer: &mut writer,
                 recorder: &mut recorder,
             },
-            interrupted,
+            stop,
             |ex, p| {
                 progress.update(
                     p.ended,
@@ -493,6 +517,7 @@ pub fn execute(
             lines_pct: pct(lines_hit, lines),
         },
         memo: memo_stats,
+        stopped_by: outcome.stopped_by.map(|r| r.as_str().to_string()),
     };
     let path = config.output_dir.join("stats.json");
     stats
@@ -512,8 +537,16 @@ pub fn execute(
         eprintln!("mnemo: unsupported external calls: {}", names.join(", "));
     }
     if let Some(reason) = outcome.stopped_by {
+        let untested = match stats.paths.untested {
+            0 => String::new(),
+            n => format!(" but {n}, kept in the trie for --resume"),
+        };
+        let by = match reason {
+            EarlyReason::Interrupted | EarlyReason::Terminated => "stopped",
+            _ => "stopped at a limit",
+        };
         eprintln!(
-            "mnemo: stopped at a limit ({}); pending paths got tests",
+            "mnemo: {by} ({}); pending paths got tests{untested}",
             reason.as_str()
         );
     }

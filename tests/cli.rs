@@ -59,23 +59,12 @@ fn missing_program_is_named() {
 #[test]
 fn corrupt_bitcode_never_crashes_mnemo() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let ll = dir.path().join("p.ll");
-    std::fs::write(
-        &ll,
+    let Some(good) = assemble(
+        dir.path(),
         "define i32 @main() {\nentry:\n  %a = add i32 1, 2\n  %c = icmp eq i32 %a, 3\n  br i1 %c, label %t, label %f\nt:\n  ret i32 0\nf:\n  ret i32 1\n}\n",
-    )
-    .expect("write");
-    let bc = dir.path().join("p.bc");
-    let status = Command::new("llvm-as-14")
-        .arg(&ll)
-        .arg("-o")
-        .arg(&bc)
-        .status();
-    if !status.is_ok_and(|s| s.success()) {
-        eprintln!("llvm-as-14 is missing; skipped");
+    ) else {
         return;
-    }
-    let good = std::fs::read(&bc).expect("read");
+    };
     let mut seed = 0x9e3779b97f4a7c15u64;
     for trial in 0..24 {
         let mut bytes = good.clone();
@@ -234,5 +223,134 @@ fn a_bad_solver_chain_is_refused_with_the_known_layers() {
         stderr(&o).contains("ends with exactly one Z3 layer"),
         "{}",
         stderr(&o)
+    );
+}
+
+#[test]
+fn numeric_options_out_of_range_are_refused_naming_the_option_and_the_range() {
+    let cases: &[(&str, &str, &str)] = &[
+        ("--max-time", "-5", "from 0 to"),
+        ("--max-time", "NaN", "from 0 to"),
+        ("--max-time", "inf", "from 0 to"),
+        ("--max-time", "1e300", "from 0 to"),
+        ("--max-time", "soon", "from 0 to"),
+        ("--max-depth", "-1", "from 0 to 4294967295"),
+        ("--max-depth", "2.5", "from 0 to 4294967295"),
+        ("--max-instructions", "0", "from 1 to"),
+        ("--max-memory", "0", "from 1 to"),
+        ("--max-memory", "99999999999999999999", "from 1 to"),
+        ("--max-stack-frames", "0", "from 1 to 4294967295"),
+        ("--solver-timeout", "0", "from 1 to 4294967295"),
+        ("--solver-timeout", "5000000000", "from 1 to 4294967295"),
+        ("--seed", "-1", "from 0 to 18446744073709551615"),
+        ("--z3-seed", "4294967296", "from 0 to 4294967295"),
+    ];
+    for (option, value, range) in cases {
+        let o = mnemo(&["run", "-q", option, value, "prog.bc"]);
+        let text = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{option} {value}: {text}");
+        assert!(text.contains(option), "{option} {value}: {text}");
+        assert!(text.contains(range), "{option} {value}: {text}");
+        assert!(!text.contains("panicked"), "{option} {value}: {text}");
+    }
+}
+
+#[test]
+fn a_memo_directory_that_is_a_file_is_refused_before_the_run() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let ll = dir.path().join("p.ll");
+    std::fs::write(&ll, "define i32 @main() {\n  ret i32 0\n}\n").expect("write");
+    let memo = dir.path().join("memo");
+    std::fs::write(&memo, b"a file").expect("write");
+    let out = dir.path().join("out");
+    let o = Command::new(env!("CARGO_BIN_EXE_mnemo"))
+        .env("MNEMO_STORE", "memory")
+        .args(["run", "-q", "--no-runtime", "--memo"])
+        .arg(&memo)
+        .arg("--output-dir")
+        .arg(&out)
+        .arg(&ll)
+        .output()
+        .expect("mnemo runs");
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("is a file, not a directory"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(
+        stderr(&o).contains(&memo.display().to_string()),
+        "{}",
+        stderr(&o)
+    );
+    assert!(!out.exists(), "the run began");
+}
+
+/// The bitcode of textual IR, or `None` without llvm-as-14.
+fn assemble(dir: &Path, ir: &str) -> Option<Vec<u8>> {
+    let ll = dir.join("p.ll");
+    std::fs::write(&ll, ir).expect("write");
+    let bc = dir.join("p.bc");
+    let status = Command::new("llvm-as-14")
+        .arg(&ll)
+        .arg("-o")
+        .arg(&bc)
+        .status();
+    if !status.is_ok_and(|s| s.success()) {
+        eprintln!("llvm-as-14 is missing; skipped");
+        return None;
+    }
+    Some(std::fs::read(&bc).expect("read"))
+}
+
+#[test]
+fn truncated_bitcode_is_called_truncated() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let Some(good) = assemble(
+        dir.path(),
+        "define i32 @main() {\nentry:\n  %a = add i32 1, 2\n  ret i32 %a\n}\n",
+    ) else {
+        return;
+    };
+    // Cut at a word boundary and off it: both are short of the blocks'
+    // lengths, their magic number intact.
+    for cut in [good.len() / 2 / 4 * 4, good.len() / 2 / 4 * 4 + 3] {
+        let bc = dir.path().join(format!("cut{cut}.bc"));
+        std::fs::write(&bc, &good[..cut]).expect("write");
+        let o = run_no_runtime(&dir.path().join(format!("out{cut}")), &bc);
+        let text = stderr(&o);
+        assert_eq!(o.status.code(), Some(1), "{text}");
+        assert!(text.contains("truncated LLVM bitcode"), "{text}");
+        assert!(text.contains(&bc.display().to_string()), "{text}");
+        assert!(!text.contains("signature"), "{text}");
+    }
+}
+
+#[test]
+fn random_bytes_are_named_by_their_first_bytes_not_printed() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut seed = 0x2545f4914f6cdd1du64;
+    let junk: Vec<u8> = (0..512)
+        .map(|_| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed >> 32) as u8
+        })
+        .collect();
+    let bc = dir.path().join("junk.bc");
+    std::fs::write(&bc, &junk).expect("write");
+    let o = run_no_runtime(&dir.path().join("out"), &bc);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let start: Vec<String> = junk[..4].iter().map(|b| format!("{b:02x}")).collect();
+    let text = stderr(&o);
+    assert!(text.contains("is not LLVM bitcode"), "{text}");
+    assert!(text.contains(&start.join(" ")), "{text}");
+    assert!(
+        o.stderr
+            .iter()
+            .all(|b| *b == b'\n' || (0x20..0x7f).contains(b)),
+        "{:?}",
+        o.stderr
     );
 }

@@ -9,6 +9,12 @@ use std::time::Duration;
 #[path = "support/cli.rs"]
 mod support;
 use support::{compile, mnemo, stderr};
+#[path = "support/programs.rs"]
+mod programs;
+use programs::{FRESH_INPUT_LOOP, SPIN};
+
+/// The exit status of a run a limit stopped.
+const LIMIT: i32 = 3;
 
 fn run(bc: &Path, out: &Path, extra: &[&str]) -> Output {
     mnemo()
@@ -38,17 +44,6 @@ fn json(path: &Path) -> serde_json::Value {
     serde_json::from_str(&std::fs::read_to_string(path).expect("file written")).expect("valid json")
 }
 
-/// A loop on a symbolic bound: unbounded without a limit.
-const SPIN: &str = r#"
-#include <klee/klee.h>
-int main(void) {
-  unsigned n = (unsigned)klee_int("n");
-  unsigned s = 0;
-  for (unsigned i = 0; i < n; i++) s += i;
-  return (int)(s & 1);
-}
-"#;
-
 #[test]
 fn max_instructions_stops_cleanly_and_keeps_every_path() {
     let dir = tempfile::tempdir().expect("tempdir");
@@ -57,7 +52,7 @@ fn max_instructions_stops_cleanly_and_keeps_every_path() {
     };
     let out = dir.path().join("out");
     let o = run(&bc, &out, &["--max-instructions", "3000"]);
-    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(o.status.code(), Some(LIMIT), "{}", stderr(&o));
     let stats = json(&out.join("stats.json"));
     let early = stats["paths"]["early"]["max-instructions"]
         .as_u64()
@@ -78,7 +73,7 @@ fn max_memory_stops_cleanly() {
     let out = dir.path().join("out");
     // Any process uses more than 1 MiB: the run stops at its first check.
     let o = run(&bc, &out, &["--max-memory", "1"]);
-    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(o.status.code(), Some(LIMIT), "{}", stderr(&o));
     let stats = json(&out.join("stats.json"));
     assert!(
         stats["paths"]["early"]["max-memory"].as_u64().unwrap_or(0) >= 1,
@@ -125,8 +120,10 @@ fn ctrl_c_stops_the_run_and_writes_what_was_found() {
         .status()
         .expect("kill");
     let o = child.wait_with_output().expect("wait");
-    assert!(o.status.success(), "{:?}", o.status);
+    // 128 + SIGINT, as a shell reports a process Ctrl-C ended.
+    assert_eq!(o.status.code(), Some(130), "{:?}", o.status);
     let stats = json(&out.join("stats.json"));
+    assert_eq!(stats["stopped_by"], "interrupted", "{stats}");
     // An unbounded loop: every pending path ends here, with a test.
     let early = stats["paths"]["early"]["interrupted"].as_u64().unwrap_or(0);
     assert!(early >= 1, "{stats}");
@@ -329,7 +326,7 @@ fn reach_errors(bc: &Path, out: &Path, extra: &[&str]) -> u64 {
     ];
     args.extend(extra);
     let o = run(bc, out, &args);
-    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(o.status.code(), Some(LIMIT), "{}", stderr(&o));
     let stats = json(&out.join("stats.json"));
     assert_eq!(
         stats["paths"]["early"]["max-time"].as_u64().unwrap_or(0),
@@ -376,22 +373,6 @@ fn the_default_search_reaches_errors_past_unbounded_nondet_loops() {
     }
 }
 
-/// A loop reading fresh input on every iteration: under `dfs` it piles up
-/// thousands of pending paths, each with a long path condition.
-const FRESH_INPUT_LOOP: &str = r#"
-#include <klee/klee.h>
-int main(void) {
-  int sum = 0, n = 0;
-  while (n < 100000) {
-    int v = klee_int("v");
-    if (v < 0 || v > 10) continue;
-    sum += v; n++;
-    if (sum > 3 * n) sum -= 2;
-  }
-  return sum & 1;
-}
-"#;
-
 #[test]
 fn max_time_holds_with_thousands_of_pending_paths() {
     let dir = tempfile::tempdir().expect("tempdir");
@@ -406,7 +387,7 @@ fn max_time_holds_with_thousands_of_pending_paths() {
         &["--search", "dfs", "--store", "none", "--max-time", "3"],
     );
     let took = start.elapsed();
-    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(o.status.code(), Some(LIMIT), "{}", stderr(&o));
     // Solving for every pending path took minutes; the run now ends at its
     // limit (5% over it on an idle machine; the margin is for a busy one).
     assert!(took < Duration::from_millis(4500), "{took:?}");
@@ -431,7 +412,7 @@ fn max_time_holds_with_thousands_of_pending_paths() {
         .arg(&bc)
         .output()
         .expect("mnemo run --resume");
-    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(o.status.code(), Some(LIMIT), "{}", stderr(&o));
     let resumed = json(&out.join("stats.json"));
     assert!(
         resumed["memo"]["candidates"].as_u64().unwrap() >= early,

@@ -5,7 +5,7 @@
 //! use after free) the same way wherever it comes from.
 
 use super::choices::{by_target, recorded_conditions, MAX_POINTER_TARGETS};
-use super::end::ErrorKind;
+use super::end::{EarlyReason, ErrorKind, PathEnd};
 use super::executor::{Exec, Executor, Flow, NO_TARGET};
 use super::memory::{AllocKind, MemoryObject, ObjectState};
 use super::state::{State, NULL_PAGE};
@@ -235,14 +235,18 @@ impl Executor {
         Ok(String::from_utf8_lossy(&out).into_owned())
     }
 
-    /// The bytes of a freshly allocated heap object.
+    /// A fresh zeroed object of `size` bytes, allocated by the current
+    /// instruction; returns its address. An object larger than mnemo
+    /// models is an error of the path; one the memory limit has no room
+    /// for ends the path early (`max-memory`) before anything is allocated.
     pub(crate) fn allocate(
         &mut self,
         state: &mut State,
         size: u64,
         kind: AllocKind,
         name: &str,
-    ) -> u64 {
+    ) -> Exec<u64> {
+        self.check_allocation(state, size, name)?;
         let addr = state.reserve(size, kind == AllocKind::Stack);
         let (func, pc) = (state.frame().func, state.frame().pc);
         state.memory.insert(
@@ -256,9 +260,28 @@ impl Executor {
             },
             ObjectState::zeroed(size),
         );
-        addr
+        Ok(addr)
+    }
+
+    /// Whether an object of `size` bytes may be allocated (see
+    /// [`Self::allocate`]).
+    pub(crate) fn check_allocation(&self, state: &State, size: u64, what: &str) -> Exec<()> {
+        if size > MAX_OBJECT {
+            return Err(self.error(
+                state,
+                ErrorKind::User,
+                format!("{what} of {size} bytes is too large"),
+            ));
+        }
+        if !self.budget.allows(size) {
+            return Err(Flow::End(PathEnd::Early(EarlyReason::MaxMemory)));
+        }
+        Ok(())
     }
 }
+
+/// The largest object mnemo models: 4 GiB.
+const MAX_OBJECT: u64 = 1 << 32;
 
 /// `base <= p && p + bytes <= base + size`, as one unsigned range check.
 fn in_bounds(p: &ExprRef, base: u64, size: u64, bytes: u64) -> ExprRef {

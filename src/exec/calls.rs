@@ -4,7 +4,7 @@
 //! the result goes to, the call site, the allocas freed on return).
 
 use super::choices::{by_target, recorded_conditions, MAX_POINTER_TARGETS};
-use super::end::{ErrorKind, PathEnd};
+use super::end::{EarlyReason, ErrorKind, PathEnd};
 use super::executor::{Exec, Executor, Flow, NO_TARGET};
 use super::memory::{AllocKind, MemoryObject, ObjectState};
 use super::state::{function_address, function_at, Frame, State, NULL_PAGE};
@@ -30,6 +30,9 @@ impl Executor {
                 format!("no body for `{}`", f.name),
             ));
         };
+        if state.stack.len() >= self.config.max_stack_frames as usize {
+            return Err(Flow::End(PathEnd::Early(EarlyReason::MaxStack)));
+        }
         let mut regs: Vec<Value> = body
             .reg_widths
             .iter()
@@ -46,6 +49,7 @@ impl Executor {
             for a in extra {
                 size += if a.width() > 64 { 16 } else { 8 };
             }
+            self.check_allocation(state, size, "varargs")?;
             let addr = state.reserve(size, true);
             let mut obj = ObjectState::zeroed(size);
             let mut off = 0u64;

@@ -2,11 +2,17 @@
 
 use crate::solver::SolverConfig;
 
+/// `--max-stack-frames` unless given: KLEE's default.
+pub const DEFAULT_MAX_STACK_FRAMES: u32 = 8192;
+
 /// Options of the executor proper (limits of the run are the explorer's).
 #[derive(Clone, Debug)]
 pub struct ExecConfig {
     /// A path taking more choice points than this ends early (`max-depth`).
     pub max_depth: Option<u32>,
+    /// A call that would make a path's stack deeper than this many frames
+    /// ends the path early (`max-stack`).
+    pub max_stack_frames: u32,
     /// The program's argv, the program name first.
     pub argv: Vec<String>,
     /// The function to start in.
@@ -27,6 +33,7 @@ impl Default for ExecConfig {
     fn default() -> Self {
         ExecConfig {
             max_depth: None,
+            max_stack_frames: DEFAULT_MAX_STACK_FRAMES,
             argv: vec!["prog".to_string()],
             entry: "main".to_string(),
             show_output: false,

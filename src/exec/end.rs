@@ -65,8 +65,13 @@ pub enum EarlyReason {
     MaxInstructions,
     MaxTime,
     MaxMemory,
-    /// The user pressed Ctrl-C.
+    /// The path called deeper than `--max-stack-frames` frames.
+    MaxStack,
+    /// The user pressed Ctrl-C (SIGINT).
     Interrupted,
+    /// The run was asked to end by SIGTERM or SIGHUP (a scheduler,
+    /// `timeout`, a closed terminal).
+    Terminated,
 }
 
 impl EarlyReason {
@@ -76,7 +81,9 @@ impl EarlyReason {
             EarlyReason::MaxInstructions => "max-instructions",
             EarlyReason::MaxTime => "max-time",
             EarlyReason::MaxMemory => "max-memory",
+            EarlyReason::MaxStack => "max-stack",
             EarlyReason::Interrupted => "interrupted",
+            EarlyReason::Terminated => "terminated",
         }
     }
 }

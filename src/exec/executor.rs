@@ -13,6 +13,7 @@ use std::sync::Arc;
 
 use rustc_hash::FxHashSet;
 
+use super::budget::Budget;
 use super::config::ExecConfig;
 use super::end::{EarlyReason, ErrorKind, PathEnd, PathError, StackEntry};
 use super::guide::{Guide, GuideCounters};
@@ -78,6 +79,8 @@ pub struct Executor {
     pub(super) targets: FxHashSet<(FuncId, InstId)>,
     /// Solver queries made when a target was first executed.
     pub target_hit_queries: Option<u64>,
+    /// `--max-memory`: what allocations and the step loop check.
+    pub(super) budget: Budget,
 }
 
 impl Executor {
@@ -132,6 +135,7 @@ impl Executor {
             block_base,
             targets: FxHashSet::default(),
             target_hit_queries: None,
+            budget: Budget::default(),
         };
         ex.consts = (0..ex.module.consts.len())
             .map(|i| ex.eval_const(ConstId(i as u32)))
@@ -202,6 +206,20 @@ impl Executor {
     /// with `max-time`, as the time limit would have.
     pub fn set_deadline(&mut self, deadline: Option<std::time::Instant>) {
         self.solver.set_deadline(deadline);
+    }
+
+    /// Limits the memory of the run to `mb` MiB (`None`: no limit): an
+    /// allocation that would take the states' objects past it ends its path
+    /// early (`max-memory`), and once the objects or the process's resident
+    /// memory reach it, [`Self::step`] returns at the next instruction and
+    /// [`Self::memory_exceeded`] says so.
+    pub fn set_memory_limit(&mut self, mb: Option<u64>) {
+        self.budget = mb.map_or_else(Budget::default, Budget::limited);
+    }
+
+    /// Whether the run has reached its memory limit.
+    pub fn memory_exceeded(&self) -> bool {
+        self.budget.exceeded()
     }
 
     /// Makes states follow a recorded run (set before `initial_state`).
@@ -396,14 +414,21 @@ impl Executor {
         Ok(state)
     }
 
-    /// Runs `state` until it forks, ends, or its slice is used up.
+    /// Runs `state` until it forks, ends, its slice is used up, or the run
+    /// reaches its memory limit.
     pub fn step(&mut self, state: &mut State) -> Step {
         let module = self.module.clone();
+        let limited = self.budget.is_limited();
         for _ in 0..SLICE {
             match self.execute(&module, state) {
                 Ok(()) => {
                     if !self.forked.is_empty() {
                         return Step::Forked(std::mem::take(&mut self.forked));
+                    }
+                    // At the memory limit the run stops: the explorer ends
+                    // this state with the others.
+                    if limited && self.budget.exceeded() {
+                        return Step::Yield;
                     }
                 }
                 Err(Flow::End(end)) => {

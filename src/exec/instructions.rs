@@ -5,7 +5,7 @@
 
 use super::end::ErrorKind;
 use super::executor::{Exec, Executor};
-use super::memory::{AllocKind, MemoryObject, ObjectState};
+use super::memory::AllocKind;
 use super::state::{Frame, State};
 use super::value::Value;
 use crate::expr::{self, ExprRef};
@@ -172,18 +172,8 @@ impl Executor {
                 let n = self.operand(state.frame(), *count);
                 let n = self.concretize(state, &n)? as u64;
                 let size = elem_size.saturating_mul(n);
-                let addr = state.reserve(size, true);
-                state.memory.insert(
-                    MemoryObject {
-                        address: addr,
-                        size,
-                        kind: AllocKind::Stack,
-                        name: format!("alloca in {}", module.func(func).name),
-                        site: Some((func, pc)),
-                        read_only: false,
-                    },
-                    ObjectState::zeroed(size),
-                );
+                let name = format!("alloca in {}", module.func(func).name);
+                let addr = self.allocate(state, size, AllocKind::Stack, &name)?;
                 state.frame_mut().allocas.push(addr);
                 self.set_and_advance(state, *dst, Value::concrete(addr as u128, 64));
             }

@@ -11,6 +11,7 @@ use std::sync::Arc;
 
 use imbl::OrdMap;
 
+use super::budget;
 use super::value::{Byte, Value};
 use crate::expr::{self, Array, ExprRef, UpdateList};
 use crate::ir::{FuncId, InstId};
@@ -54,35 +55,88 @@ fn fresh_array_name(prefix: &str) -> String {
 }
 
 /// The contents of one object.
-#[derive(Clone, Debug)]
+///
+/// Every instance counts the bytes it holds in the process's object count
+/// (`budget`), which `--max-memory` limits: contents shared copy-on-write
+/// between states are one instance, counted once; a copy made on write is
+/// counted in full, even where it still shares the constant array of a
+/// flushed object with the original (an overestimate).
+#[derive(Debug)]
 pub struct ObjectState {
+    size: u64,
+    /// The bytes while no write at a symbolic offset happened (then empty:
+    /// the update list's root holds them).
     concrete: Vec<u8>,
     /// Symbolic bytes by offset; empty while every byte is concrete.
     symbolic: Vec<Option<ExprRef>>,
     /// Set once the object has been written at a symbolic offset: from then
     /// on it is the whole truth about the contents.
     updates: Option<UpdateList>,
+    /// The bytes counted for this instance.
+    counted: u64,
+}
+
+impl Clone for ObjectState {
+    fn clone(&self) -> Self {
+        ObjectState::counting(ObjectState {
+            size: self.size,
+            concrete: self.concrete.clone(),
+            symbolic: self.symbolic.clone(),
+            updates: self.updates.clone(),
+            counted: 0,
+        })
+    }
+}
+
+impl Drop for ObjectState {
+    fn drop(&mut self) {
+        budget::count(self.counted, 0);
+    }
 }
 
 impl ObjectState {
     pub fn zeroed(size: u64) -> ObjectState {
-        ObjectState {
-            concrete: vec![0; size as usize],
-            symbolic: Vec::new(),
-            updates: None,
-        }
+        ObjectState::from_bytes(vec![0; size as usize])
     }
 
     pub fn from_bytes(bytes: Vec<u8>) -> ObjectState {
-        ObjectState {
+        ObjectState::counting(ObjectState {
+            size: bytes.len() as u64,
             concrete: bytes,
             symbolic: Vec::new(),
             updates: None,
-        }
+            counted: 0,
+        })
+    }
+
+    /// `o`, its bytes counted.
+    fn counting(mut o: ObjectState) -> ObjectState {
+        o.recount();
+        o
+    }
+
+    /// The bytes this instance holds: its buffers, or the constant array
+    /// its contents became when first written at a symbolic offset.
+    pub fn footprint(&self) -> u64 {
+        let root = self
+            .updates
+            .as_ref()
+            .and_then(|u| u.root.init.as_ref())
+            .map_or(0, |b| b.len());
+        (self.concrete.capacity()
+            + self.symbolic.capacity() * std::mem::size_of::<Option<ExprRef>>()
+            + root) as u64
+    }
+
+    /// Brings the count up to date after the buffers changed.
+    fn recount(&mut self) {
+        let now = self.footprint();
+        budget::count(self.counted, now);
+        self.counted = now;
     }
 
     pub fn size(&self) -> u64 {
-        self.concrete.len() as u64
+        self.size
     }
 
     /// The byte at a concrete offset (in bounds).
@@ -111,7 +165,8 @@ impl ObjectState {
             }
             Byte::Symbolic(e) => {
                 if self.symbolic.is_empty() {
-                    self.symbolic = vec![None; self.concrete.len()];
+                    self.symbolic = vec![None; self.size as usize];
+                    self.recount();
                 }
                 self.symbolic[i] = Some(e);
             }
@@ -151,29 +206,36 @@ impl ObjectState {
         }
     }
 
-    /// The contents as an update list, switching to that representation.
-    fn flush(&mut self) -> UpdateList {
+    /// The contents as an update list.
+    fn update_list(&self) -> UpdateList {
         if let Some(u) = &self.updates {
             return u.clone();
         }
-        let root = Array::constant(&fresh_array_name("mem"), self.concrete.clone());
+        let root = Array::constant(&fresh_array_name("mem"), &self.concrete);
         let mut list = UpdateList::new(root);
         for (i, b) in self.symbolic.iter().enumerate() {
             if let Some(e) = b {
                 list = list.write(expr::constant(i as u128, 64), e.clone());
             }
         }
-        self.updates = Some(list.clone());
-        self.symbolic = Vec::new();
         list
+    }
+
+    /// The contents as an update list, switching to that representation:
+    /// the flat buffers are freed, the list's root holds the bytes.
+    fn flush(&mut self) -> UpdateList {
+        if self.updates.is_none() {
+            self.updates = Some(self.update_list());
+            self.concrete = Vec::new();
+            self.symbolic = Vec::new();
+            self.recount();
+        }
+        self.update_list()
     }
 
     /// Reads at a symbolic offset (known to be in bounds under the path).
     pub fn read_symbolic(&self, offset: &ExprRef, bytes: u32, width: u32) -> Value {
-        let list = match &self.updates {
-            Some(u) => u.clone(),
-            None => self.clone().flush(),
-        };
+        let list = self.update_list();
         let bs: Vec<Byte> = (0..bytes as u128)
             .map(|i| {
                 let idx = expr::add(offset, &expr::constant(i, 64));
@@ -355,6 +417,30 @@ mod tests {
             let r = o.read_symbolic(&off, 1, 8);
             assert_eq!(eval(&r.to_expr(), &a), 99);
         }
+    }
+
+    #[test]
+    fn every_instance_counts_the_bytes_it_holds() {
+        let mut o = ObjectState::zeroed(1000);
+        assert_eq!(o.footprint(), 1000);
+        assert_eq!(o.counted, 1000);
+        // A symbolic byte brings the table of symbolic bytes.
+        o.make_symbolic(3, &Array::symbolic("s", 1));
+        let with_table = 1000 + 1000 * std::mem::size_of::<Option<ExprRef>>() as u64;
+        assert_eq!(o.counted, with_table);
+        let copy = o.clone();
+        assert_eq!(copy.counted, with_table);
+        // Written at a symbolic offset, the bytes live in the list's root
+        // alone.
+        let idx = expr::read(
+            &UpdateList::new(Array::symbolic("i", 8)),
+            &expr::constant(0, 64),
+        );
+        o.write_symbolic(&expr::zext(&idx, 64), 1, &Value::concrete(1, 8));
+        assert_eq!(o.counted, 1000);
+        assert_eq!(o.footprint(), 1000);
+        assert_eq!(o.size(), 1000);
+        assert_eq!(eval(&o.read(3, 1, 8).to_expr(), &Assignment::new()), 0);
     }
 
     #[test]

@@ -2,6 +2,7 @@
 //! the engine implements natively.
 
 mod access;
+mod budget;
 mod calls;
 mod choices;
 mod config;
@@ -16,7 +17,8 @@ mod natives;
 mod state;
 mod value;
 
-pub use config::ExecConfig;
+pub use budget::object_bytes;
+pub use config::{ExecConfig, DEFAULT_MAX_STACK_FRAMES};
 pub use end::{EarlyReason, ErrorKind, PathEnd, PathError, StackEntry};
 pub use executor::{Executor, Step, NO_TARGET};
 pub use guide::{Guidance, Guide, GuideCounters, GuideNode, Next};

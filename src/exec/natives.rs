@@ -259,14 +259,7 @@ impl Executor {
     }
 
     fn heap_alloc(&mut self, state: &mut State, size: u64, what: &str) -> Exec<u64> {
-        if size > 1 << 32 {
-            return Err(self.error(
-                state,
-                ErrorKind::User,
-                format!("{what} of {size} bytes is too large"),
-            ));
-        }
-        Ok(self.allocate(state, size, AllocKind::Heap, what))
+        self.allocate(state, size, AllocKind::Heap, what)
     }
 
     fn bad_free(&self, state: &State, p: u64, what: &str) -> Flow {

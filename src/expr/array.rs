@@ -35,10 +35,12 @@ impl Array {
         })
     }
 
-    /// A constant array holding `bytes`. Objects larger than 4 GiB do not
-    /// exist in mnemo; larger inputs are cut to `u32::MAX` bytes.
-    pub fn constant(name: &str, mut bytes: Vec<u8>) -> ArrayRef {
-        bytes.truncate(u32::MAX as usize);
+    /// A constant array holding a copy of `bytes` (taken by reference: a
+    /// large object's bytes are copied once, not twice). Objects larger than
+    /// 4 GiB do not exist in mnemo; larger inputs are cut to `u32::MAX` bytes.
+    pub fn constant(name: &str, bytes: impl AsRef<[u8]>) -> ArrayRef {
+        let bytes = bytes.as_ref();
+        let bytes = &bytes[..bytes.len().min(u32::MAX as usize)];
         Arc::new(Array {
             name: name.to_string(),
             size: bytes.len() as u32,

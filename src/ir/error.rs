@@ -11,6 +11,12 @@ pub enum LoadError {
     Read { path: PathBuf, message: String },
     #[error("{path} is not valid LLVM bitcode or IR: {message}")]
     Parse { path: PathBuf, message: String },
+    /// Neither bitcode nor text: what its first bytes are.
+    #[error("{path} is not LLVM bitcode or IR: {start}")]
+    NotBitcode { path: PathBuf, start: String },
+    /// Bitcode (its magic number is intact) that LLVM cannot read.
+    #[error("{path} is {what}")]
+    BadBitcode { path: PathBuf, what: String },
     #[error("cannot link {path} into the program: {message}")]
     Link { path: PathBuf, message: String },
     #[error("in function {function}, {location}: {message}")]

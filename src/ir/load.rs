@@ -8,6 +8,7 @@ use super::ffi::{self, Val};
 use super::hash::Hashing;
 use super::layout::Layout;
 use super::lower::lower_body;
+use super::sniff;
 use super::{FuncId, Function, Global, GlobalId, LoadError, Module};
 use inkwell::context::Context;
 use inkwell::llvm_sys::core::{
@@ -127,10 +128,6 @@ fn install_fatal_error_handler() {
     ONCE.call_once(|| unsafe { LLVMInstallFatalErrorHandler(Some(fatal_error)) });
 }
 
-fn is_bitcode(bytes: &[u8]) -> bool {
-    bytes.starts_with(b"BC\xC0\xDE") || bytes.starts_with(&[0xDE, 0xC0, 0x17, 0x0B])
-}
-
 fn parse<'ctx>(
     ctx: &'ctx Context,
     path: &Path,
@@ -146,15 +143,38 @@ fn parse<'ctx>(
     let name = path.to_string_lossy();
     let _ = LOADING.try_with(|f| *f.borrow_mut() = name.to_string());
     let buf = MemoryBuffer::create_from_memory_range_copy(bytes, &name);
-    let module = if is_bitcode(bytes) {
-        inkwell::module::Module::parse_bitcode_from_buffer(&buf, ctx)
-    } else {
-        ctx.create_module_from_ir(buf)
-    }
-    .map_err(|e| parse_err(e.to_string().trim().to_string()))?;
-    module
-        .verify()
-        .map_err(|e| parse_err(format!("invalid module: {}", e.to_string().trim())))?;
+    let bad_bitcode = |what: String| LoadError::BadBitcode {
+        path: path.to_path_buf(),
+        what,
+    };
+    let module = match sniff::kind(bytes) {
+        // A truncated file never reaches LLVM's reader, which calls it an
+        // "invalid bitcode signature" or ends the process on it.
+        sniff::Kind::Bitcode => match sniff::truncation(bytes) {
+            Some(why) => return Err(bad_bitcode(format!("truncated LLVM bitcode: {why}"))),
+            None => inkwell::module::Module::parse_bitcode_from_buffer(&buf, ctx).map_err(|e| {
+                bad_bitcode(format!(
+                    "malformed LLVM bitcode: {}",
+                    sniff::printable(e.to_string().trim())
+                ))
+            })?,
+        },
+        sniff::Kind::Text => ctx
+            .create_module_from_ir(buf)
+            .map_err(|e| parse_err(sniff::printable(e.to_string().trim())))?,
+        sniff::Kind::Other(start) => {
+            return Err(LoadError::NotBitcode {
+                path: path.to_path_buf(),
+                start,
+            })
+        }
+    };
+    module.verify().map_err(|e| {
+        parse_err(format!(
+            "invalid module: {}",
+            sniff::printable(e.to_string().trim())
+        ))
+    })?;
     Ok(module)
 }
 
@@ -406,7 +426,15 @@ mod tests {
             ),
         ] {
             let err = load_module_from_memory(name, bytes).expect_err(name);
-            assert!(matches!(err, LoadError::Parse { .. }), "{name}: {err}");
+            assert!(
+                matches!(
+                    err,
+                    LoadError::Parse { .. }
+                        | LoadError::NotBitcode { .. }
+                        | LoadError::BadBitcode { .. }
+                ),
+                "{name}: {err}"
+            );
             assert!(
                 !err.to_string().ends_with(": "),
                 "{name}: message missing: {err}"
@@ -436,7 +464,10 @@ mod tests {
         assert!(load_module_from_memory("whole.bc", &bytes).is_ok());
         for len in [4, 20, bytes.len() / 2, bytes.len() - 7] {
             let err = load_module_from_memory("cut.bc", &bytes[..len]).expect_err("truncated");
-            assert!(matches!(err, LoadError::Parse { .. }), "{len}: {err}");
+            assert!(
+                err.to_string().contains("truncated LLVM bitcode"),
+                "{len}: {err}"
+            );
         }
     }
 

@@ -19,6 +19,7 @@ mod layout;
 mod load;
 mod lower;
 pub mod semantics;
+mod sniff;
 #[cfg(test)]
 mod testutil;
 

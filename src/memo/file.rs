@@ -15,11 +15,12 @@ const HEADER: usize = MAGIC.len() + 4 + 32;
 /// Why a trie file could not be used.
 #[derive(Debug, Error)]
 pub enum TrieFileError {
-    #[error("cannot read or write {path}")]
+    #[error("cannot {doing} {path}: {error}")]
     Io {
+        /// `read` or `write`.
+        doing: &'static str,
         path: PathBuf,
-        #[source]
-        source: std::io::Error,
+        error: std::io::Error,
     },
     #[error("{path} is not a mnemo trie file")]
     NotATrie { path: PathBuf },
@@ -127,18 +128,20 @@ fn check_shape(trie: &Trie) -> Result<(), String> {
 
 /// Reads a trie file.
 pub fn load(path: &Path) -> Result<Trie, TrieFileError> {
-    let bytes = std::fs::read(path).map_err(|source| TrieFileError::Io {
+    let bytes = std::fs::read(path).map_err(|error| TrieFileError::Io {
+        doing: "read",
         path: path.to_path_buf(),
-        source,
+        error,
     })?;
     decode(&bytes, path)
 }
 
 /// Writes a trie file atomically (creating its directory).
 pub fn save(trie: &Trie, path: &Path) -> Result<(), TrieFileError> {
-    let io = |source| TrieFileError::Io {
+    let io = |error| TrieFileError::Io {
+        doing: "write",
         path: path.to_path_buf(),
-        source,
+        error,
     };
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir).map_err(io)?;

@@ -2,13 +2,13 @@
 //! report every ended path, and stop cleanly at a limit.
 
 use std::collections::VecDeque;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use super::{Searcher, States};
 use crate::exec::{EarlyReason, ErrorKind, Executor, PathEnd, PathError, State, Step};
 use crate::expr::{self, Assignment, Evaluator};
 use crate::solver::SolverError;
+use crate::stop::StopRequest;
 
 /// The limits of a run (the executor's own options are in `ExecConfig`).
 #[derive(Clone, Debug, Default)]
@@ -18,7 +18,9 @@ pub struct ExploreConfig {
     /// included (the start of the exploration when unset).
     pub started: Option<Instant>,
     pub max_instructions: Option<u64>,
-    /// Resident memory of the process, in MiB.
+    /// Memory in MiB: the states' objects, checked at every allocation and
+    /// instruction, and the process's resident memory, sampled every
+    /// millisecond.
     pub max_memory_mb: Option<u64>,
 }
 
@@ -31,7 +33,8 @@ pub struct FinishedPath<'a> {
     /// The exit status of a completed path, as a process would see it.
     pub exit_code: Option<u8>,
     /// No inputs were found for this path (no test can be written): it was
-    /// pending at the time limit, and no time was left to solve for them.
+    /// pending at the time limit, and no time was left to solve for them,
+    /// or pending when a second signal asked the run to end at once.
     pub untested: bool,
 }
 
@@ -111,14 +114,15 @@ impl ReportCost {
 const RECENT_MODELS: usize = 8;
 
 /// Explores from `initial` until no state is left or a limit is reached.
-/// `interrupted` (set by Ctrl-C) stops the run as a limit would.
+/// A request to `stop` (a signal) stops the run as a limit would; a second
+/// one leaves the paths pending then without tests.
 pub fn explore(
     executor: &mut Executor,
     searcher: &mut dyn Searcher,
     initial: State,
     limits: &ExploreConfig,
     observer: &mut dyn PathObserver,
-    interrupted: &AtomicBool,
+    stop: &StopRequest,
     mut progress: impl FnMut(&Executor, Progress),
 ) -> anyhow::Result<RunOutcome> {
     let start = Instant::now();
@@ -127,6 +131,7 @@ pub fn explore(
     // No solver call runs past the time limit: one that would ends its
     // path as the limit does.
     executor.set_deadline(time_limit);
+    executor.set_memory_limit(limits.max_memory_mb);
     let mut recent = VecDeque::with_capacity(RECENT_MODELS);
     let mut cost = ReportCost::default();
     // The end of the time the paths pending at the limit have for their
@@ -173,7 +178,7 @@ pub fn explore(
                 },
             );
         }
-        stopped_by = check_limits(limits, executor, time_limit, interrupted, steps);
+        stopped_by = check_limits(limits, executor, time_limit, stop);
         // Exploration stops when reporting the pending paths would take
         // it past the limit, so that the time after the limit is left for
         // solving their inputs.
@@ -207,7 +212,7 @@ pub fn explore(
             let end = PathEnd::Early(reason);
             if let Some(model) = known_model(&recent, &state) {
                 report(executor, &state, end, &model, observer)?;
-            } else if finish_by.is_some_and(|t| at + reserve >= t) {
+            } else if stop.hurry() || finish_by.is_some_and(|t| at + reserve >= t) {
                 report_without_inputs(executor, &state, end, observer, true)?;
             } else {
                 executor.set_deadline(finish_by.map(|t| t - reserve));
@@ -226,6 +231,7 @@ pub fn explore(
         }
     }
     executor.set_deadline(None);
+    executor.set_memory_limit(None);
     progress(
         executor,
         Progress {
@@ -243,11 +249,10 @@ fn check_limits(
     limits: &ExploreConfig,
     executor: &Executor,
     time_limit: Option<Instant>,
-    interrupted: &AtomicBool,
-    steps: u64,
+    stop: &StopRequest,
 ) -> Option<EarlyReason> {
-    if interrupted.load(Ordering::Relaxed) {
-        return Some(EarlyReason::Interrupted);
+    if let Some(reason) = stop.reason() {
+        return Some(reason);
     }
     if limits
         .max_instructions
@@ -258,12 +263,8 @@ fn check_limits(
     if time_limit.is_some_and(|t| Instant::now() >= t) {
         return Some(EarlyReason::MaxTime);
     }
-    if steps.is_multiple_of(256) {
-        if let Some(max) = limits.max_memory_mb {
-            if crate::stats::resident_mb().is_some_and(|rss| rss >= max) {
-                return Some(EarlyReason::MaxMemory);
-            }
-        }
+    if executor.memory_exceeded() {
+        return Some(EarlyReason::MaxMemory);
     }
     None
 }
@@ -365,7 +366,8 @@ fn report(
 }
 
 /// Reports a path that gets no test: one that needs none (silent, pruned),
-/// or, `untested`, one pending at the time limit that no time was left for.
+/// or, `untested`, one pending at the time limit that no time was left for
+/// (or at a second signal).
 fn report_without_inputs(
     executor: &mut Executor,
     state: &State,

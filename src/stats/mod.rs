@@ -23,6 +23,10 @@ pub struct RunStats {
     pub coverage: CoverageStats,
     #[serde(default)]
     pub memo: MemoStats,
+    /// The limit or signal that stopped the run (an early reason:
+    /// `max-time`, `interrupted`, ...); `None` when it explored everything.
+    #[serde(default)]
+    pub stopped_by: Option<String>,
 }
 
 /// What the run's trie did: reuse of an earlier run, and its own cost.
@@ -159,11 +163,18 @@ impl RunStats {
     }
 }
 
-/// The process's resident memory in MiB (Linux), for `--max-memory`.
+/// The process's own resident memory in MiB (Linux), for `--max-memory`:
+/// the pages it allocated (heap, stacks), not those of the libraries and
+/// other files it maps, which are 50 MiB of LLVM and Z3 code before a run
+/// has allocated anything.
 pub fn resident_mb() -> Option<u64> {
     let statm = std::fs::read_to_string("/proc/self/statm").ok()?;
-    let pages: u64 = statm.split_whitespace().nth(1)?.parse().ok()?;
-    Some(pages * 4096 / (1024 * 1024))
+    let mut fields = statm.split_whitespace().skip(1);
+    let resident: u64 = fields.next()?.parse().ok()?;
+    let file_backed: u64 = fields.next()?.parse().ok()?;
+    // SAFETY: sysconf only reads a constant of the system.
+    let page = u64::try_from(unsafe { libc::sysconf(libc::_SC_PAGESIZE) }).unwrap_or(4096);
+    Some(resident.saturating_sub(file_backed) * page / (1024 * 1024))
 }
 
 #[cfg(test)]

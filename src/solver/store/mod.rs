@@ -48,6 +48,17 @@ pub trait Backend: Send + Sync {
 pub enum StoreError {
     #[error("solver store {store} is damaged or not a mnemo store: {reason}")]
     Corrupt { store: String, reason: String },
+    /// A mnemo store that failed its integrity check when opened, and
+    /// where it was moved (or why it could not be).
+    #[error("solver store {store} is damaged ({reason}); {}", match kept {
+        Ok(k) => format!("it is kept as {}, and the next run starts a fresh store", k.display()),
+        Err(e) => format!("it could not be moved aside ({e}): move or delete it to start a fresh store"),
+    })]
+    Damaged {
+        store: String,
+        reason: String,
+        kept: Result<PathBuf, String>,
+    },
     #[error("solver store {store} is unreachable: {reason}")]
     Unreachable { store: String, reason: String },
     #[error("solver store {store}: {reason}")]

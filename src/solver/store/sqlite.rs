@@ -4,12 +4,18 @@
 //!
 //! A file that is not a mnemo store (not SQLite, another program's
 //! database, another format version) is refused with a clear error and
-//! left exactly as it was.
+//! left exactly as it was. A mnemo store that fails SQLite's integrity
+//! check when it is opened is neither read nor written: it is moved aside
+//! as `FILE.bad` (`.bad.1`, ... : an earlier one is never replaced), and the
+//! next run starts a fresh store in its place. One that reports damage
+//! during a run is left alone for the rest of the run.
 
 use super::{seal, unseal, Backend, Entries, StoreError};
 use parking_lot::Mutex;
-use rusqlite::{params, Connection, OpenFlags, OptionalExtension};
+use rusqlite::config::DbConfig;
+use rusqlite::{params, Connection, ErrorCode, OpenFlags, OptionalExtension};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 /// Written into the `meta` table; another value means another program or
@@ -21,6 +27,8 @@ const FORMAT: i64 = 1;
 pub struct SqliteStore {
     path: PathBuf,
     conn: Mutex<Connection>,
+    /// Set once SQLite reported the file damaged: it is not touched again.
+    damaged: AtomicBool,
 }
 
 impl SqliteStore {
@@ -118,6 +126,18 @@ impl SqliteStore {
                 )))
             }
         }
+        // A mnemo store, as far as its first pages tell: the rest is
+        // checked before anything is read from it or written to it.
+        if let Some(problem) = integrity_problem(&conn).map_err(|e| io(e.to_string()))? {
+            // Closing must not checkpoint the journal into a damaged file.
+            let _ = conn.set_db_config(DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, true);
+            drop(conn);
+            return Err(StoreError::Damaged {
+                store: describe(),
+                reason: problem,
+                kept: move_aside(path),
+            });
+        }
         // In WAL mode NORMAL still never corrupts the file on a crash (the
         // last answers may be lost, which only costs a solver call later),
         // and it spares an fsync per answer.
@@ -126,19 +146,83 @@ impl SqliteStore {
         Ok(SqliteStore {
             path: path.to_path_buf(),
             conn: Mutex::new(conn),
+            damaged: AtomicBool::new(false),
         })
     }
 
     fn error(&self, e: rusqlite::Error) -> StoreError {
+        if is_damage(&e) {
+            self.damaged.store(true, Ordering::Relaxed);
+            return self.damage(&e.to_string());
+        }
         StoreError::Io {
             store: self.describe(),
             reason: e.to_string(),
         }
     }
+
+    fn damage(&self, reason: &str) -> StoreError {
+        StoreError::Corrupt {
+            store: self.describe(),
+            reason: format!("{reason}; it is not used again in this run"),
+        }
+    }
+
+    /// Refuses to touch a file SQLite found damaged.
+    fn usable(&self) -> Result<(), StoreError> {
+        if self.damaged.load(Ordering::Relaxed) {
+            return Err(self.damage("SQLite reported it damaged"));
+        }
+        Ok(())
+    }
+}
+
+/// What SQLite's quick integrity check finds wrong with the file (every
+/// page of its tables read; `None`: nothing). An error that is not damage
+/// (a lock held too long) is returned as such: the file is then left alone.
+fn integrity_problem(conn: &Connection) -> Result<Option<String>, rusqlite::Error> {
+    let rows = conn.prepare("PRAGMA quick_check(5)").and_then(|mut s| {
+        s.query_map([], |r| r.get::<_, String>(0))?
+            .collect::<Result<Vec<_>, _>>()
+    });
+    let what = match rows {
+        Ok(rows) if rows.len() == 1 && rows[0] == "ok" => return Ok(None),
+        Ok(rows) => rows.join("; "),
+        Err(e) if is_damage(&e) => e.to_string(),
+        Err(e) => return Err(e),
+    };
+    Ok(Some(format!("SQLite's integrity check fails: {what}")))
+}
+
+/// Whether SQLite says the file is damaged (rather than busy, say).
+fn is_damage(e: &rusqlite::Error) -> bool {
+    matches!(
+        e.sqlite_error_code(),
+        Some(ErrorCode::DatabaseCorrupt | ErrorCode::NotADatabase)
+    )
+}
+
+/// Moves a damaged store and its journal files (`-wal`, `-shm`) out of the
+/// way under a name no earlier damaged store has; says where, for the
+/// message.
+fn move_aside(path: &Path) -> Result<PathBuf, String> {
+    let kept = crate::files::keep_aside(path, "bad").map_err(|e| e.to_string())?;
+    for journal in ["-wal", "-shm"] {
+        let mut from = path.as_os_str().to_owned();
+        from.push(journal);
+        let mut to = kept.as_os_str().to_owned();
+        to.push(journal);
+        let (from, to) = (PathBuf::from(from), PathBuf::from(to));
+        if from.exists() && !to.exists() {
+            std::fs::rename(&from, &to).map_err(|e| format!("{}: {e}", from.display()))?;
+        }
+    }
+    Ok(kept)
 }
 
 impl Backend for SqliteStore {
     fn get(&self, key: &[u8]) -> Result<Option<Vec<u8>>, StoreError> {
+        self.usable()?;
         let sealed: Option<Vec<u8>> = self
             .conn
             .lock()
@@ -149,6 +233,7 @@ impl Backend for SqliteStore {
     }
 
     fn put(&self, key: &[u8], value: &[u8]) -> Result<(), StoreError> {
+        self.usable()?;
         self.conn
             .lock()
             .prepare_cached("INSERT OR REPLACE INTO entries VALUES (?1, ?2)")
@@ -158,6 +243,7 @@ impl Backend for SqliteStore {
     }
 
     fn scan_prefix(&self, prefix: &[u8]) -> Result<Entries, StoreError> {
+        self.usable()?;
         let rows: Vec<(Vec<u8>, Vec<u8>)> = {
             let conn = self.conn.lock();
             let mut s = conn
@@ -261,6 +347,49 @@ mod tests {
             .unwrap();
         assert!(matches!(store.get(b"Ek"), Err(StoreError::Corrupt { .. })));
         assert!(store.scan_prefix(b"E").unwrap().is_empty());
+    }
+
+    /// A store of `n` entries whose pages past the first two (the schema
+    /// and the meta table) are overwritten with garbage; returns its bytes.
+    fn damaged_store(path: &Path, n: u32) -> Vec<u8> {
+        let store = SqliteStore::open(path).unwrap();
+        for i in 0..n {
+            store
+                .put(&[b"E".as_slice(), &i.to_le_bytes()].concat(), &[7; 64])
+                .unwrap();
+        }
+        // The last connection folds the journal into the file.
+        drop(store);
+        let mut bytes = std::fs::read(path).unwrap();
+        assert!(bytes.len() > 3 * 4096, "{} bytes", bytes.len());
+        for b in &mut bytes[2 * 4096..2 * 4096 + 200] {
+            *b = 0xa5;
+        }
+        std::fs::write(path, &bytes).unwrap();
+        bytes
+    }
+
+    #[test]
+    fn a_store_failing_the_integrity_check_is_kept_aside_untouched() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.db");
+        for (round, kept) in ["s.db.bad", "s.db.bad.1"].iter().enumerate() {
+            let bytes = damaged_store(&path, 500);
+            let err = SqliteStore::open(&path).err().unwrap();
+            let text = err.to_string();
+            assert!(matches!(err, StoreError::Damaged { .. }), "{text}");
+            assert!(
+                text.contains("s.db") && text.contains("integrity check"),
+                "{text}"
+            );
+            assert!(text.contains(kept), "round {round}: {text}");
+            assert!(!path.exists());
+            // Neither read past the check nor written: byte for byte.
+            assert_eq!(std::fs::read(dir.path().join(kept)).unwrap(), bytes);
+        }
+        // The next run starts a fresh store in its place.
+        let fresh = SqliteStore::open(&path).unwrap();
+        assert_eq!(fresh.get(b"E\0\0\0\0").unwrap(), None);
     }
 
     #[test]

@@ -1,0 +1,156 @@
+//! The memory a run may use (`--max-memory`), held two ways: the bytes of
+//! the states' memory objects, counted as objects are made, copied and
+//! freed, so that an allocation is refused before it is made; and the
+//! process's resident memory, sampled every millisecond by a watcher
+//! thread, for what the count does not see (expressions, the solver, the
+//! trie).
+//!
+//! The count is of the process, not of one executor: `--max-memory` limits
+//! the process, and states move between threads.
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+/// Bytes held by the contents of every live memory object of every state.
+static OBJECT_BYTES: AtomicU64 = AtomicU64::new(0);
+
+/// Notes that object contents now hold `bytes` more (or fewer) bytes.
+pub(crate) fn count(old: u64, new: u64) {
+    if new > old {
+        OBJECT_BYTES.fetch_add(new - old, Ordering::Relaxed);
+    } else if old > new {
+        OBJECT_BYTES.fetch_sub(old - new, Ordering::Relaxed);
+    }
+}
+
+/// Bytes the states' memory objects hold now, in the whole process.
+pub fn object_bytes() -> u64 {
+    OBJECT_BYTES.load(Ordering::Relaxed)
+}
+
+/// How often the watcher samples the process's resident memory.
+const SAMPLE_EVERY: Duration = Duration::from_millis(1);
+
+/// A limit on memory and what watches it; none by default.
+pub(crate) struct Budget {
+    /// The limit in bytes (`u64::MAX`: none).
+    limit: u64,
+    /// Set by the watcher once resident memory reached the limit.
+    resident_over: Arc<AtomicBool>,
+    watcher: Option<Watcher>,
+}
+
+impl Default for Budget {
+    fn default() -> Self {
+        Budget {
+            limit: u64::MAX,
+            resident_over: Arc::new(AtomicBool::new(false)),
+            watcher: None,
+        }
+    }
+}
+
+impl Budget {
+    /// A limit of `mb` MiB, with a thread watching resident memory.
+    pub(crate) fn limited(mb: u64) -> Budget {
+        let limit = mb.saturating_mul(1 << 20);
+        let resident_over = Arc::new(AtomicBool::new(false));
+        let watcher = Watcher::start(mb, resident_over.clone());
+        Budget {
+            limit,
+            resident_over,
+            watcher,
+        }
+    }
+
+    /// Whether `bytes` more object bytes stay within the limit.
+    #[inline]
+    pub(crate) fn allows(&self, bytes: u64) -> bool {
+        object_bytes().saturating_add(bytes) <= self.limit
+    }
+
+    /// Whether the run has reached the limit: the objects' bytes, or the
+    /// resident memory at the last sample.
+    #[inline]
+    pub(crate) fn exceeded(&self) -> bool {
+        object_bytes() > self.limit || self.resident_over.load(Ordering::Relaxed)
+    }
+
+    /// Whether a limit is set.
+    pub(crate) fn is_limited(&self) -> bool {
+        self.limit != u64::MAX || self.watcher.is_some()
+    }
+}
+
+/// The thread sampling resident memory; stopped when dropped.
+struct Watcher {
+    stop: Arc<AtomicBool>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl Watcher {
+    /// `None` where threads cannot be started: the object count still holds.
+    fn start(mb: u64, over: Arc<AtomicBool>) -> Option<Watcher> {
+        let stop = Arc::new(AtomicBool::new(false));
+        let stopped = stop.clone();
+        let thread = std::thread::Builder::new()
+            .name("mnemo-memory".into())
+            .spawn(move || {
+                while !stopped.load(Ordering::Relaxed) {
+                    if crate::stats::resident_mb().is_some_and(|rss| rss >= mb) {
+                        over.store(true, Ordering::Relaxed);
+                        return;
+                    }
+                    std::thread::sleep(SAMPLE_EVERY);
+                }
+            })
+            .ok()?;
+        Some(Watcher {
+            stop,
+            thread: Some(thread),
+        })
+    }
+}
+
+impl Drop for Watcher {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_limit_below_the_resident_memory_is_seen_within_milliseconds() {
+        // Any process holds more than 1 MiB.
+        let b = Budget::limited(1);
+        let start = std::time::Instant::now();
+        while !b.exceeded() {
+            assert!(start.elapsed() < Duration::from_secs(5), "never seen");
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        assert!(b.is_limited());
+    }
+
+    #[test]
+    fn no_limit_allows_everything() {
+        let b = Budget::default();
+        assert!(!b.is_limited());
+        assert!(b.allows(u64::MAX));
+        assert!(!b.exceeded());
+    }
+
+    #[test]
+    fn an_allocation_alone_past_the_limit_is_refused() {
+        let b = Budget::limited(1 << 20);
+        assert!(!b.allows(u64::MAX / 2));
+        assert!(b.allows(1 << 20));
+    }
+}

@@ -1,0 +1,156 @@
+//! Ending a run from outside: Ctrl-C (SIGINT), SIGTERM (what `timeout`,
+//! CI, Docker and batch schedulers send) and SIGHUP (a closed terminal).
+//!
+//! The first signal stops the run as a limit would: the paths pending get
+//! their tests and everything is written. A second one hurries that end:
+//! no more solver calls, the pending paths are kept in the trie without a
+//! test (for `--resume`), and the trie, `tests.json` and `stats.json` are
+//! written. If the process has not ended [`HURRY_GRACE`] after it (a solver
+//! call still running), or at a third signal, it exits at once with what is
+//! on disk by then.
+
+use std::sync::atomic::{AtomicI32, AtomicU32, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::exec::EarlyReason;
+
+/// How long the run has after a second signal to write what it found.
+pub const HURRY_GRACE: Duration = Duration::from_secs(5);
+
+/// The "signal" of a stop asked for by code rather than by a signal (a
+/// benchmark ending at the first error): it reads as Ctrl-C.
+const BY_CALLER: i32 = 0;
+
+/// Requests to stop a run, as signals (or a caller) made them; the
+/// exploration loop reads it.
+#[derive(Debug)]
+pub struct StopRequest {
+    /// The first request's signal number; -1 while none came.
+    first: AtomicI32,
+    /// Requests so far.
+    count: AtomicU32,
+}
+
+impl Default for StopRequest {
+    fn default() -> Self {
+        StopRequest {
+            first: AtomicI32::new(-1),
+            count: AtomicU32::new(0),
+        }
+    }
+}
+
+impl StopRequest {
+    /// Asks the run to stop as Ctrl-C does (reason `interrupted`).
+    pub fn interrupt(&self) {
+        self.record(BY_CALLER);
+    }
+
+    /// Notes one request by `signal`; returns how many there were.
+    fn record(&self, signal: i32) -> u32 {
+        let _ = self
+            .first
+            .compare_exchange(-1, signal, Ordering::SeqCst, Ordering::SeqCst);
+        self.count.fetch_add(1, Ordering::SeqCst) + 1
+    }
+
+    /// Why the run is asked to stop, if it is: `interrupted` for Ctrl-C,
+    /// `terminated` for SIGTERM and SIGHUP.
+    pub fn reason(&self) -> Option<EarlyReason> {
+        match self.first.load(Ordering::Relaxed) {
+            -1 => None,
+            s if s == libc::SIGTERM || s == libc::SIGHUP => Some(EarlyReason::Terminated),
+            _ => Some(EarlyReason::Interrupted),
+        }
+    }
+
+    /// Whether a second request came: the run ends without asking the
+    /// solver anything more.
+    pub fn hurry(&self) -> bool {
+        self.count.load(Ordering::Relaxed) >= 2
+    }
+
+    /// The exit status of a process a signal stopped: 128 + the signal's
+    /// number, as a shell reports a process the signal killed.
+    pub fn exit_code(&self) -> Option<u8> {
+        match self.first.load(Ordering::Relaxed) {
+            s if s > 0 => u8::try_from(128 + s).ok(),
+            _ => None,
+        }
+    }
+}
+
+/// Takes SIGINT, SIGTERM and SIGHUP from their default action (ending the
+/// process at once) to a [`StopRequest`], for the whole process.
+pub fn install_signal_handlers() -> std::io::Result<Arc<StopRequest>> {
+    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+    let stop = Arc::new(StopRequest::default());
+    let mut signals = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP])?;
+    let seen = stop.clone();
+    std::thread::Builder::new()
+        .name("mnemo-signals".into())
+        .spawn(move || {
+            for signal in signals.forever() {
+                let n = seen.record(signal);
+                let code = seen.exit_code().map_or(1, i32::from);
+                if n == 1 {
+                    eprintln_quietly(
+                        "mnemo: stopping: the pending paths get their tests; signal again to end sooner",
+                    );
+                } else if n == 2 {
+                    eprintln_quietly(
+                        "mnemo: ending: no more solver calls; the trie and statistics are written",
+                    );
+                    std::thread::spawn(move || {
+                        std::thread::sleep(HURRY_GRACE);
+                        eprintln_quietly("mnemo: no clean end after the second signal; exiting");
+                        signal_hook::low_level::exit(code);
+                    });
+                } else if n >= 3 {
+                    eprintln_quietly("mnemo: third signal; exiting at once");
+                    // Leaves the process without running destructors,
+                    // which the main thread may be inside.
+                    signal_hook::low_level::exit(code);
+                }
+            }
+        })?;
+    Ok(stop)
+}
+
+/// A message on stderr that may be gone (SIGHUP: a closed terminal).
+fn eprintln_quietly(message: &str) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr(), "{message}");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_first_signal_names_the_reason_and_the_exit_code() {
+        let s = StopRequest::default();
+        assert_eq!(s.reason(), None);
+        assert_eq!(s.exit_code(), None);
+        s.record(libc::SIGTERM);
+        assert_eq!(s.reason(), Some(EarlyReason::Terminated));
+        assert!(!s.hurry());
+        s.record(libc::SIGINT);
+        assert_eq!(s.reason(), Some(EarlyReason::Terminated));
+        assert_eq!(s.exit_code(), Some(143));
+        assert!(s.hurry());
+    }
+
+    #[test]
+    fn a_stop_by_the_caller_reads_as_ctrl_c_without_an_exit_code() {
+        let s = StopRequest::default();
+        s.interrupt();
+        assert_eq!(s.reason(), Some(EarlyReason::Interrupted));
+        assert_eq!(s.exit_code(), None);
+        let hup = StopRequest::default();
+        hup.record(libc::SIGHUP);
+        assert_eq!(hup.reason(), Some(EarlyReason::Terminated));
+        assert_eq!(hup.exit_code(), Some(129));
+    }
+}

@@ -1,0 +1,276 @@
+//! Runs that end before they are done, and what they leave: SIGTERM, SIGHUP
+//! and a second signal; limits on memory and call depth that hold.
+
+use std::path::Path;
+use std::process::{Output, Stdio};
+use std::time::{Duration, Instant};
+
+#[path = "support/cli.rs"]
+mod support;
+use support::{compile, mnemo, stderr};
+#[path = "support/programs.rs"]
+mod programs;
+use programs::{FRESH_INPUT_LOOP, SPIN};
+#[path = "support/process.rs"]
+mod process;
+use process::{json, signal, wait_for, Running};
+
+/// `mnemo run -q --no-runtime --output-dir OUT EXTRA... BC`, not waited for.
+fn spawn(bc: &Path, out: &Path, extra: &[&str]) -> Running {
+    let child = mnemo()
+        .args(["run", "-q", "--no-runtime", "--output-dir"])
+        .arg(out)
+        .args(extra)
+        .arg(bc)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("mnemo run starts");
+    Running::new(child)
+}
+
+fn run(bc: &Path, out: &Path, extra: &[&str]) -> Output {
+    spawn(bc, out, extra).wait_with_output()
+}
+
+#[test]
+fn sigterm_leaves_a_loadable_trie_and_stats_and_resume_goes_on() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let Some(bc) = compile(dir.path(), "spin", SPIN) else {
+        return;
+    };
+    let memo = dir.path().join("memo");
+    let out = dir.path().join("out");
+    let bound = ["--max-depth", "400", "--memo"];
+    let child = mnemo()
+        .args(["run", "-q", "--no-runtime", "--output-dir"])
+        .arg(&out)
+        .args(bound)
+        .arg(&memo)
+        .arg(&bc)
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("starts");
+    let child = Running::new(child);
+    wait_for(&out.join("test000003.ktest"));
+    signal(&child, libc::SIGTERM);
+    let o = child.wait_with_output();
+    // 128 + SIGTERM, as a shell reports a process SIGTERM ended.
+    assert_eq!(o.status.code(), Some(143), "{}", stderr(&o));
+    let stats = json(&out.join("stats.json"));
+    assert_eq!(stats["stopped_by"], "terminated", "{stats}");
+    let early = stats["paths"]["early"]["terminated"].as_u64().unwrap_or(0);
+    assert!(early >= 1, "{stats}");
+    let tests = json(&out.join("tests.json"))["tests"]
+        .as_array()
+        .expect("tests")
+        .len() as u64;
+    assert_eq!(tests, stats["tests"].as_u64().unwrap(), "{stats}");
+    let shown = mnemo()
+        .args(["trie", "stats"])
+        .arg(&memo)
+        .output()
+        .expect("trie stats");
+    assert!(shown.status.success(), "{}", stderr(&shown));
+
+    // The stopped run goes on where it stopped and ends as a whole run.
+    let o = mnemo()
+        .args(["run", "-q", "--no-runtime", "--resume", "--output-dir"])
+        .arg(&out)
+        .arg("--memo")
+        .arg(&memo)
+        .arg(&bc)
+        .output()
+        .expect("resume");
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let resumed = json(&out.join("stats.json"));
+    assert_eq!(resumed["paths"]["completed"], 400, "{resumed}");
+    assert_eq!(resumed["paths"]["early"]["max-depth"], 1, "{resumed}");
+    assert_eq!(resumed["tests"], 401, "{resumed}");
+}
+
+#[test]
+fn sighup_stops_a_run_as_sigterm_does() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let Some(bc) = compile(dir.path(), "spin", SPIN) else {
+        return;
+    };
+    let out = dir.path().join("out");
+    let child = spawn(&bc, &out, &[]);
+    wait_for(&out.join("test000002.ktest"));
+    signal(&child, libc::SIGHUP);
+    let o = child.wait_with_output();
+    assert_eq!(o.status.code(), Some(129), "{}", stderr(&o));
+    let stats = json(&out.join("stats.json"));
+    assert!(
+        stats["paths"]["early"]["terminated"].as_u64().unwrap_or(0) >= 1,
+        "{stats}"
+    );
+    assert!(out
+        .parent()
+        .expect("dir")
+        .join("mnemo-memo/spin.trie")
+        .exists());
+}
+
+#[test]
+fn a_second_signal_ends_the_run_at_once_and_still_writes_the_trie() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let Some(bc) = compile(dir.path(), "fresh", FRESH_INPUT_LOOP) else {
+        return;
+    };
+    let out = dir.path().join("out");
+    let child = spawn(&bc, &out, &["--search", "dfs", "--store", "none"]);
+    // Two seconds of `dfs` leave enough pending paths that solving for
+    // each takes minutes.
+    wait_for(&out);
+    std::thread::sleep(Duration::from_millis(2000));
+    signal(&child, libc::SIGTERM);
+    std::thread::sleep(Duration::from_millis(300));
+    let second = Instant::now();
+    signal(&child, libc::SIGINT);
+    let o = child.wait_with_output();
+    let took = second.elapsed();
+    assert!(took < Duration::from_secs(10), "{took:?}: {}", stderr(&o));
+    // The first signal names the reason and the exit status.
+    assert_eq!(o.status.code(), Some(143), "{}", stderr(&o));
+    let stats = json(&out.join("stats.json"));
+    assert!(
+        stats["paths"]["untested"].as_u64().unwrap() > 0,
+        "the pending paths were all solved: {stats}"
+    );
+    let trie = dir.path().join("mnemo-memo").join("fresh.trie");
+    let shown = mnemo()
+        .args(["trie", "stats"])
+        .arg(&trie)
+        .output()
+        .expect("trie stats");
+    assert!(shown.status.success(), "{}", stderr(&shown));
+}
+
+/// Peak resident memory of a child in MiB, and its exit code, once it ends.
+fn wait_peak_mb(child: Running) -> (Option<i32>, u64) {
+    let pid = libc::pid_t::try_from(child.id()).expect("a pid");
+    let mut status = 0;
+    // SAFETY: an all-zero rusage is valid; wait4 fills it for our child.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: pointers to live locals; `pid` is our child, not yet waited for.
+    let r = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+    assert_eq!(r, pid, "wait4");
+    // Reaped: not to be killed (its pid may be another process's now).
+    drop(child.into_inner());
+    let code = libc::WIFEXITED(status).then(|| libc::WEXITSTATUS(status));
+    // Linux gives kilobytes.
+    (code, usage.ru_maxrss as u64 / 1024)
+}
+
+/// One allocation of 1 GiB, written at a symbolic index.
+const ONE_GIB: &str = r#"
+#include <klee/klee.h>
+void *malloc(unsigned long);
+int main(void) {
+  unsigned i = (unsigned)klee_range(0, 1 << 30, "i");
+  char *p = malloc(1ul << 30);
+  if (!p) return 1;
+  p[i] = 1;
+  return p[5];
+}
+"#;
+
+/// Blocks of 1 MiB, never freed and never touched: the process's resident
+/// memory hardly grows, the states' objects do.
+const MANY_BLOCKS: &str = r#"
+#include <klee/klee.h>
+void *malloc(unsigned long);
+int main(void) {
+  for (int i = 0; i < 200; i++)
+    if (!malloc(1 << 20)) return 1;
+  return 0;
+}
+"#;
+
+#[test]
+fn max_memory_refuses_an_allocation_it_has_no_room_for() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let Some(bc) = compile(dir.path(), "gib", ONE_GIB) else {
+        return;
+    };
+    let out = dir.path().join("out");
+    let log = std::fs::File::create(dir.path().join("log")).expect("log");
+    let child = mnemo()
+        .args(["run", "-q", "--no-runtime", "--max-memory", "50"])
+        // Only a safety net for a mnemo that makes the allocation.
+        .args(["--max-time", "10", "--output-dir"])
+        .arg(&out)
+        .arg(&bc)
+        .stdout(Stdio::null())
+        .stderr(log)
+        .spawn()
+        .expect("starts");
+    let (code, peak) = wait_peak_mb(Running::new(child));
+    let log = std::fs::read_to_string(dir.path().join("log")).expect("log");
+    assert!(peak < 100, "peak resident memory {peak} MiB: {log}");
+    // The path that asked ends; the run itself was not stopped.
+    assert_eq!(code, Some(0), "{log}");
+    let stats = json(&out.join("stats.json"));
+    assert_eq!(stats["paths"]["early"]["max-memory"], 1, "{stats}");
+    assert_eq!(stats["tests"], 1, "{stats}");
+
+    // Memory the process never touches still counts.
+    let Some(bc) = compile(dir.path(), "blocks", MANY_BLOCKS) else {
+        return;
+    };
+    let out = dir.path().join("blocks");
+    let o = run(&bc, &out, &["--max-memory", "50", "--max-time", "10"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let stats = json(&out.join("stats.json"));
+    assert_eq!(stats["paths"]["early"]["max-memory"], 1, "{stats}");
+    assert_eq!(stats["paths"]["completed"], 0, "{stats}");
+}
+
+/// Recursion without end on one side of a branch.
+const ENDLESS_RECURSION: &str = r#"
+#include <klee/klee.h>
+int down(int n) { return down(n + 1) + 1; }
+int main(void) {
+  int a = klee_int("a");
+  if (a > 0) return down(0);
+  return 0;
+}
+"#;
+
+#[test]
+fn endless_recursion_ends_its_path_at_the_stack_limit() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let Some(bc) = compile(dir.path(), "rec", ENDLESS_RECURSION) else {
+        return;
+    };
+    for (extra, label) in [
+        (&[][..], "default"),
+        (&["--max-stack-frames", "50"][..], "50"),
+    ] {
+        let out = dir.path().join(label);
+        let start = Instant::now();
+        // The time limit is only a safety net for a mnemo without a stack
+        // limit, which would grow for as long as it is given.
+        let mut args = vec!["--max-time", "10"];
+        args.extend(extra);
+        let o = run(&bc, &out, &args);
+        let took = start.elapsed();
+        assert_eq!(o.status.code(), Some(0), "{label}: {}", stderr(&o));
+        assert!(took < Duration::from_secs(8), "{label}: {took:?}");
+        let stats = json(&out.join("stats.json"));
+        assert_eq!(stats["paths"]["early"]["max-stack"], 1, "{label}: {stats}");
+        assert_eq!(stats["paths"]["completed"], 1, "{label}: {stats}");
+        assert_eq!(stats["tests"], 2, "{label}: {stats}");
+        let tests = json(&out.join("tests.json"));
+        let early: Vec<_> = tests["tests"]
+            .as_array()
+            .expect("tests")
+            .iter()
+            .filter(|t| t["outcome"] == "early")
+            .collect();
+        assert_eq!(early.len(), 1, "{tests}");
+        assert_eq!(early[0]["reason"], "max-stack", "{tests}");
+    }
+}

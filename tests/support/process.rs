@@ -1,0 +1,72 @@
+//! What the tests of runs that are stopped share: signals to a child,
+//! waiting for a file it writes, and reading its JSON.
+
+use std::path::Path;
+use std::process::{Child, Output};
+use std::time::{Duration, Instant};
+
+/// A child process that is killed when dropped unwaited: a test that fails
+/// leaves no run behind (an unbounded one would grow until the machine
+/// runs out of memory).
+pub struct Running(Option<Child>);
+
+impl Running {
+    pub fn new(child: Child) -> Running {
+        Running(Some(child))
+    }
+
+    pub fn id(&self) -> u32 {
+        self.0.as_ref().map_or(0, Child::id)
+    }
+
+    /// Waits for the end, with what the child wrote.
+    pub fn wait_with_output(mut self) -> Output {
+        self.0
+            .take()
+            .expect("not waited for yet")
+            .wait_with_output()
+            .expect("the child ends")
+    }
+
+    /// The child, no longer killed when dropped (for a caller that waits
+    /// for it another way).
+    #[allow(dead_code)] // Not every test file waits another way.
+    pub fn into_inner(mut self) -> Child {
+        self.0.take().expect("not waited for yet")
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        if let Some(c) = &mut self.0 {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+    }
+}
+
+pub fn json(path: &Path) -> serde_json::Value {
+    let text = std::fs::read_to_string(path)
+        .unwrap_or_else(|e| panic!("{} is not there: {e}", path.display()));
+    serde_json::from_str(&text).expect("valid json")
+}
+
+pub fn signal(child: &Running, signal: i32) {
+    let pid = libc::pid_t::try_from(child.id()).expect("a pid");
+    // SAFETY: kill(2) on a child of this process that has not been waited for.
+    assert_eq!(unsafe { libc::kill(pid, signal) }, 0, "kill");
+}
+
+/// Waits until `path` exists (a run's output directory is made after
+/// loading, once the signal handlers are in place).
+pub fn wait_for(path: &Path) {
+    let start = Instant::now();
+    while !path.exists() {
+        assert!(
+            start.elapsed() < Duration::from_secs(60),
+            "{} never appeared",
+            path.display()
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
