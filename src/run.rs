@@ -80,19 +80,18 @@ pub fn program_key(program: &Path) -> String {
         .unwrap_or_else(|| "program".to_string())
 }
 
-/// Moves a trie file this run cannot use out of the way, so that the run's
-/// own trie does not overwrite it; says where it went, for a message.
-/// Damaged files (`bad`) are kept under a name no earlier one has; a trie
-/// that no longer fits (`old`) replaces the previous one.
-fn set_aside(path: &Path, suffix: &str) -> String {
-    let kept = if suffix == "old" {
-        let mut to = path.as_os_str().to_owned();
-        to.push(".old");
-        let to = PathBuf::from(to);
-        std::fs::rename(path, &to).map(|_| to)
-    } else {
-        crate::files::keep_aside(path, suffix)
-    };
+/// Moves a trie that no longer fits this run to `PATH.old`, so that the
+/// run's own trie does not overwrite it (replacing the one an earlier run
+/// put there: only damaged files are kept under numbered names).
+fn retire(path: &Path) -> std::io::Result<PathBuf> {
+    let mut to = path.as_os_str().to_owned();
+    to.push(".old");
+    let to = PathBuf::from(to);
+    std::fs::rename(path, &to).map(|_| to)
+}
+
+/// Where a trie file set aside went, for a message.
+fn kept_as(kept: std::io::Result<PathBuf>) -> String {
     match kept {
         Ok(to) => format!("the file is kept as {}", to.display()),
         Err(e) => format!("it could not be moved aside ({e}), and will be replaced"),
@@ -129,7 +128,7 @@ fn earlier_trie(config: &RunConfig, trie_file: &Path) -> anyhow::Result<Option<T
         // place) is not damaged: it is neither moved nor replaced.
         Err(e @ TrieFileError::Io { .. }) => Err(e.into()),
         Err(e) => {
-            let kept = set_aside(trie_file, "bad");
+            let kept = kept_as(crate::files::keep_aside(trie_file, "bad"));
             eprintln!("mnemo: warning: cannot use the trie: {e}; exploring from scratch ({kept})");
             Ok(None)
         }
@@ -186,7 +185,7 @@ fn plan_over(
             trie_file.display()
         )),
         Err(e) => {
-            let kept = set_aside(trie_file, "old");
+            let kept = kept_as(retire(trie_file));
             eprintln!(
                 "mnemo: warning: {} does not fit this run: {e}; exploring from scratch ({kept})",
                 trie_file.display(),
