@@ -101,7 +101,7 @@ fn reduce(constraints: &[ExprRef]) -> Option<Reduced> {
             vec![c.clone()]
         } else if let Some((k, _, _)) = atoms
             .iter()
-            .find(|(k, _, _)| whole(*k) == Some(set.clone()))
+            .find(|(k, _, _)| whole(*k).is_some_and(|w| w == set))
         {
             vec![constraints[*k].clone()]
         } else {
