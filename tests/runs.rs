@@ -8,7 +8,7 @@ use std::time::Duration;
 
 #[path = "support/cli.rs"]
 mod support;
-use support::{compile, mnemo, stderr};
+use support::{compile, json, mnemo, stderr};
 #[path = "support/programs.rs"]
 mod programs;
 use programs::{FRESH_INPUT_LOOP, SPIN};
@@ -38,10 +38,6 @@ fn ktest_files(dir: &Path) -> usize {
                 .is_ok_and(|e| e.path().extension().is_some_and(|x| x == "ktest"))
         })
         .count()
-}
-
-fn json(path: &Path) -> serde_json::Value {
-    serde_json::from_str(&std::fs::read_to_string(path).expect("file written")).expect("valid json")
 }
 
 #[test]

@@ -7,13 +7,13 @@ use std::time::{Duration, Instant};
 
 #[path = "support/cli.rs"]
 mod support;
-use support::{compile, mnemo, stderr};
+use support::{compile, json, mnemo, stderr};
 #[path = "support/programs.rs"]
 mod programs;
 use programs::{FRESH_INPUT_LOOP, SPIN};
 #[path = "support/process.rs"]
 mod process;
-use process::{json, signal, wait_for, Running};
+use process::{signal, wait_for, Running};
 
 /// `mnemo run -q --no-runtime --output-dir OUT EXTRA... BC`, not waited for.
 fn spawn(bc: &Path, out: &Path, extra: &[&str]) -> Running {

@@ -6,10 +6,10 @@ use std::process::Stdio;
 
 #[path = "support/cli.rs"]
 mod support;
-use support::{compile, mnemo, stderr};
+use support::{compile, json, mnemo, stderr};
 #[path = "support/process.rs"]
 mod process;
-use process::{json, signal, wait_for, Running};
+use process::{signal, wait_for, Running};
 
 /// Twelve symbolic bytes, each compared: thousands of paths and solver
 /// answers for a store.

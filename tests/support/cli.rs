@@ -11,6 +11,14 @@ pub fn mnemo() -> Command {
     c
 }
 
+/// A JSON file a run wrote (`stats.json`, `tests.json`).
+#[allow(dead_code)] // Not every test file reads a run's JSON.
+pub fn json(path: &Path) -> serde_json::Value {
+    let text = std::fs::read_to_string(path)
+        .unwrap_or_else(|e| panic!("{} is not there: {e}", path.display()));
+    serde_json::from_str(&text).expect("valid json")
+}
+
 pub fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }

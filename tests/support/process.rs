@@ -1,5 +1,5 @@
-//! What the tests of runs that are stopped share: signals to a child,
-//! waiting for a file it writes, and reading its JSON.
+//! What the tests of runs that are stopped share: signals to a child and
+//! waiting for a file it writes.
 
 use std::path::Path;
 use std::process::{Child, Output};
@@ -43,12 +43,6 @@ impl Drop for Running {
             let _ = c.wait();
         }
     }
-}
-
-pub fn json(path: &Path) -> serde_json::Value {
-    let text = std::fs::read_to_string(path)
-        .unwrap_or_else(|e| panic!("{} is not there: {e}", path.display()));
-    serde_json::from_str(&text).expect("valid json")
 }
 
 pub fn signal(child: &Running, signal: i32) {
