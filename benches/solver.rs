@@ -482,18 +482,24 @@ fn chain_subjects(b: &mut Bench) -> anyhow::Result<Vec<(String, PathBuf)>> {
     Ok(out)
 }
 
-/// Runs `bc` under `chain` with Z3 seeds 0, 1 and 2, stopping early once
-/// three seconds have been spent, and gives the mean time of the runs (with
-/// the most paths lost to timeouts among them).
+/// Runs `bc` under `chain` with Z3 seeds 0, 1, 2, ... : all of the first
+/// three, then more (up to ten) while less than three seconds have been
+/// spent, and gives the mean time of the runs (with the most paths lost to
+/// timeouts among them).
 ///
 /// On hard queries Z3's time depends on its heuristics' random choices as
 /// much as on the query (a factor of 10 on one query of `hash_mul`): one
 /// run is one draw, and the fastest of several runs with one seed measures
-/// the machine's noise, not that. Each chain gets the same seeds.
+/// the machine's noise, not that. Each chain gets the same seeds, and a
+/// short run gets more of them, since its few queries average less luck
+/// out.
 fn over_seeds(b: &mut Bench, bc: &Path, chain: &str) -> anyhow::Result<Run> {
     let mut runs: Vec<Run> = Vec::new();
     let mut spent = 0.0;
-    for seed in 0..3 {
+    for seed in 0..10 {
+        if seed >= 3 && spent > 3.0 {
+            break;
+        }
         // `--store none`: the store layers keep their answers in memory for
         // the run, so that chains are compared on solving alone (what a
         // file store costs and saves is the `incremental` and `reuse`
@@ -502,9 +508,6 @@ fn over_seeds(b: &mut Bench, bc: &Path, chain: &str) -> anyhow::Result<Run> {
         let r = b.run_with(bc, chain, &[], &["--z3-seed", &seed])?;
         spent += r.wall_s;
         runs.push(r);
-        if spent > 3.0 {
-            break;
-        }
     }
     let n = runs.len() as f64;
     let mean = runs.iter().map(|r| r.wall_s).sum::<f64>() / n;
