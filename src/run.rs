@@ -437,6 +437,8 @@ pub fn execute(
     };
     let progress = Progress::new(config.quiet);
     let outcome = if explores {
+        // Set before the initial state, whose globals count against it.
+        executor.set_memory_limit(config.max_memory_mb);
         let initial = executor.initial_state()?;
         explore(
             &mut executor,

@@ -228,6 +228,42 @@ fn max_memory_refuses_an_allocation_it_has_no_room_for() {
     assert_eq!(stats["paths"]["completed"], 0, "{stats}");
 }
 
+/// A global of a GiB, touched.
+const GIB_GLOBAL: &str = r#"
+static char big[1 << 30];
+int main(void) { big[12345] = 1; return big[12345]; }
+"#;
+
+#[test]
+fn a_global_past_the_memory_limit_is_refused_before_it_is_allocated() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let Some(bc) = compile(dir.path(), "big", GIB_GLOBAL) else {
+        return;
+    };
+    let out = dir.path().join("out");
+    let log = std::fs::File::create(dir.path().join("log")).expect("log");
+    let child = mnemo()
+        .args(["run", "-q", "--no-runtime", "--max-memory", "50"])
+        .args(["--max-time", "10", "--output-dir"])
+        .arg(&out)
+        .arg(&bc)
+        .stdout(Stdio::null())
+        .stderr(log)
+        .spawn()
+        .expect("starts");
+    let (code, peak) = wait_peak_mb(Running::new(child));
+    let log = std::fs::read_to_string(dir.path().join("log")).expect("log");
+    assert!(peak < 100, "peak resident memory {peak} MiB: {log}");
+    assert_eq!(code, Some(1), "{log}");
+    assert!(
+        log.contains("`big`") && log.contains("1073741824 bytes") && log.contains("--max-memory"),
+        "{log}"
+    );
+    // Without the limit the same program runs.
+    let o = run(&bc, &dir.path().join("free"), &[]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+}
+
 /// Recursion without end on one side of a branch.
 const ENDLESS_RECURSION: &str = r#"
 #include <klee/klee.h>

@@ -78,6 +78,11 @@ impl Budget {
         object_bytes() > self.limit || self.resident_over.load(Ordering::Relaxed)
     }
 
+    /// The limit in MiB, if one is set.
+    pub(crate) fn limit_mb(&self) -> Option<u64> {
+        (self.limit != u64::MAX).then_some(self.limit >> 20)
+    }
+
     /// Whether a limit is set.
     pub(crate) fn is_limited(&self) -> bool {
         self.limit != u64::MAX || self.watcher.is_some()

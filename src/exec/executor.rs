@@ -214,7 +214,9 @@ impl Executor {
     /// memory reach it, [`Self::step`] returns at the next instruction and
     /// [`Self::memory_exceeded`] says so.
     pub fn set_memory_limit(&mut self, mb: Option<u64>) {
-        self.budget = mb.map_or_else(Budget::default, Budget::limited);
+        if self.budget.limit_mb() != mb {
+            self.budget = mb.map_or_else(Budget::default, Budget::limited);
+        }
     }
 
     /// Whether the run has reached its memory limit.
@@ -331,6 +333,16 @@ impl Executor {
             forced: None,
         };
         for (i, g) in module.globals.iter().enumerate() {
+            // Globals are allocations too: one past the memory limit is
+            // refused before its bytes are.
+            if !self.budget.allows(g.size) {
+                anyhow::bail!(
+                    "the global `{}` takes {} bytes, more than --max-memory leaves ({} MiB in all)",
+                    g.name,
+                    g.size,
+                    self.budget.limit_mb().unwrap_or(0)
+                );
+            }
             let mut contents = ObjectState::zeroed(g.size);
             if let Some(init) = &g.init {
                 let mut bytes = init.bytes.clone();
