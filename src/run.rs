@@ -266,11 +266,12 @@ pub fn load_program(
     Ok((toolchain, Arc::new(module)))
 }
 
-/// The runtime's own C sources, which coverage leaves out.
+/// Where the C library's sources are (musl's and the runtime's own, all
+/// under the runtime directory), which coverage leaves out.
 pub fn runtime_sources(toolchain: &Option<Toolchain>) -> Option<String> {
     toolchain
         .as_ref()
-        .map(|t| t.runtime_dir.join("libc").display().to_string())
+        .map(|t| format!("{}/", t.runtime_dir.display()))
 }
 
 pub fn run(config: &RunConfig, stop: &StopRequest) -> anyhow::Result<RunStats> {
@@ -536,6 +537,11 @@ pub fn execute(
         let mut names: Vec<_> = executor.unsupported_externals.iter().cloned().collect();
         names.sort();
         eprintln!("mnemo: unsupported external calls: {}", names.join(", "));
+    }
+    if !executor.unsupported_syscalls.is_empty() {
+        let mut names: Vec<_> = executor.unsupported_syscalls.iter().cloned().collect();
+        names.sort();
+        eprintln!("mnemo: unsupported system calls: {}", names.join(", "));
     }
     if let Some(reason) = outcome.stopped_by {
         let untested = match stats.paths.untested {

@@ -1,8 +1,9 @@
 /* Overflow-checking builtins on symbolic operands and abs()/labs(): each
- * overflow test forks once. The program tests the sign of x first, so any
- * branch inside the library's abs is decided: 2 x 2 x (2 signs x 3).
- * expect-completed: 24
- * expect-tests: 24
+ * overflow test forks once. The program tests x < 0 first; musl's abs tests
+ * x > 0, which splits zero from the positive values: 2 x 2 x (3 negative,
+ * 1 zero, 3 positive).
+ * expect-completed: 28
+ * expect-tests: 28
  */
 #include <stdlib.h>
 #include <klee/klee.h>

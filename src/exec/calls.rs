@@ -100,7 +100,13 @@ impl Executor {
         match state.stack.last_mut() {
             None => {
                 let status = value.unwrap_or(Value::concrete(0, 32));
-                Err(Flow::End(PathEnd::Completed { status }))
+                // With the C library linked, returning from the entry
+                // function is exit(status), as after main: the atexit
+                // handlers run and stdio's buffers are written.
+                match self.libc_exit.filter(|e| *e != frame.func) {
+                    Some(exit) => self.push_frame(state, exit, vec![status], None, None),
+                    None => Err(Flow::End(PathEnd::Completed { status })),
+                }
             }
             Some(caller) => {
                 if let (Some(dst), Some(v)) = (frame.ret_dst, value) {

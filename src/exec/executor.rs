@@ -69,6 +69,11 @@ pub struct Executor {
     pub instructions: u64,
     /// Names of unsupported externals called, for the summary.
     pub unsupported_externals: FxHashSet<String>,
+    /// System calls the model does not implement that paths made, as
+    /// `number (name)`.
+    pub unsupported_syscalls: FxHashSet<String>,
+    /// The C library's `exit`, which the entry function's return goes to.
+    pub(super) libc_exit: Option<FuncId>,
     /// The recorded run that guides states, if this run replays one.
     pub(super) guide: Option<Arc<dyn Guide>>,
     /// What guided replay saved and where the trie did not fit.
@@ -117,6 +122,9 @@ impl Executor {
             .iter()
             .map(|f| vec![false; f.body.as_ref().map_or(0, |b| b.insts.len())])
             .collect();
+        let libc_exit = module
+            .func_by_name("exit")
+            .filter(|f| module.func(*f).body.is_some());
         let mut ex = Executor {
             module,
             config,
@@ -130,6 +138,8 @@ impl Executor {
             forked: Vec::new(),
             instructions: 0,
             unsupported_externals: FxHashSet::default(),
+            unsupported_syscalls: FxHashSet::default(),
+            libc_exit,
             guide: None,
             guided: GuideCounters::default(),
             block_base,

@@ -15,6 +15,7 @@ mod intrinsics;
 mod memory;
 mod natives;
 mod state;
+mod syscalls;
 mod value;
 
 pub use budget::object_bytes;

@@ -39,6 +39,8 @@ pub enum Native {
         boolean: bool,
     },
     ReachError,
+    /// `__mnemo_syscall`: a system call of the C library (`syscalls`).
+    Syscall,
 }
 
 impl Native {
@@ -62,6 +64,7 @@ impl Native {
             "klee_is_symbolic" => Native::IsSymbolic,
             "mnemo_example" => Native::Example,
             "reach_error" | "__VERIFIER_error" => Native::ReachError,
+            "__mnemo_syscall" => Native::Syscall,
             n if n.starts_with("__VERIFIER_nondet_") => Native::Nondet {
                 boolean: n.ends_with("bool") || n.ends_with("_Bool"),
             },
@@ -255,6 +258,7 @@ impl Executor {
             Native::ReachError => {
                 Err(self.error(state, ErrorKind::Reach, format!("{name}() reached")))
             }
+            Native::Syscall => self.system_call(state, args),
         }
     }
 
@@ -297,7 +301,7 @@ impl Executor {
     }
 
     /// Concrete bytes of memory (symbolic ones take a value from a model).
-    fn read_bytes(&mut self, state: &mut State, addr: u64, n: u64) -> Exec<Vec<u8>> {
+    pub(super) fn read_bytes(&mut self, state: &mut State, addr: u64, n: u64) -> Exec<Vec<u8>> {
         let mut out = Vec::with_capacity(n as usize);
         for i in 0..n {
             let a = addr + i;
@@ -305,7 +309,7 @@ impl Executor {
                 return Err(self.error(
                     state,
                     ErrorKind::Ptr,
-                    format!("write() reads {a:#x}, which is in no object"),
+                    format!("output read from {a:#x}, which is in no object"),
                 ));
             };
             let b = e.state.byte(a - e.object.address);

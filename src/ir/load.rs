@@ -3,6 +3,7 @@
 //! Every LLVM object (context, modules, target data) lives only inside one
 //! `load_*` call; what comes out is plain data.
 
+use super::archive::Archive;
 use super::consts::Cx;
 use super::ffi::{self, Val};
 use super::hash::Hashing;
@@ -21,16 +22,37 @@ use inkwell::llvm_sys::prelude::LLVMDiagnosticInfoRef;
 use inkwell::llvm_sys::{LLVMDiagnosticSeverity, LLVMLinkage, LLVMTypeKind, LLVMValueKind};
 use inkwell::memory_buffer::MemoryBuffer;
 use rustc_hash::FxHashMap;
+use std::collections::BTreeSet;
 use std::ffi::{c_void, CStr};
 use std::path::{Path, PathBuf};
 
-/// Loads a `.bc` or `.ll` file and links the given runtime bitcode files into
-/// it (the program's own definitions win over the runtime's weak ones).
+/// What is linked from an archive whether or not the program names it:
+/// `exit`, where the engine goes when the entry function returns (so that
+/// atexit handlers run and stdio's buffers are written, as after `main`).
+const ALWAYS_LINKED: &[&str] = &["exit"];
+
+/// A library linked into the program: a bitcode file, linked whole, or an
+/// archive directory, of which only what the program needs is linked.
+enum Lib {
+    Bitcode(PathBuf, Vec<u8>),
+    Archive(Archive),
+}
+
+/// Loads a `.bc` or `.ll` file and links the given runtime libraries into
+/// it, in order: bitcode files whole (the program's own definitions win over
+/// their weak ones), archive directories ([`super::archive`]) for the
+/// symbols still undefined.
 pub fn load_module(path: &Path, runtime: &[&Path]) -> Result<Module, LoadError> {
     let main = read(path)?;
     let libs = runtime
         .iter()
-        .map(|p| Ok((p.to_path_buf(), read(p)?)))
+        .map(|p| {
+            Ok(if Archive::is_archive(p) {
+                Lib::Archive(Archive::open(p)?)
+            } else {
+                Lib::Bitcode(p.to_path_buf(), read(p)?)
+            })
+        })
         .collect::<Result<Vec<_>, LoadError>>()?;
     load(path, &main, &libs)
 }
@@ -178,7 +200,7 @@ fn parse<'ctx>(
     Ok(module)
 }
 
-fn load(path: &Path, main: &[u8], runtime: &[(PathBuf, Vec<u8>)]) -> Result<Module, LoadError> {
+fn load(path: &Path, main: &[u8], runtime: &[Lib]) -> Result<Module, LoadError> {
     install_fatal_error_handler();
     // Declared before the context so it outlives it (drop order is reversed).
     let diags = DiagnosticSink::new();
@@ -192,7 +214,7 @@ fn load(path: &Path, main: &[u8], runtime: &[(PathBuf, Vec<u8>)]) -> Result<Modu
         );
     }
     let module = parse(&ctx, path, main)?;
-    for (lib_path, bytes) in runtime {
+    let link = |lib_path: &Path, bytes: &[u8]| -> Result<(), LoadError> {
         let lib = parse(&ctx, lib_path, bytes)?;
         diags.take_errors();
         // SAFETY: both modules belong to `ctx`; LLVMLinkModules2 consumes the
@@ -207,9 +229,22 @@ fn load(path: &Path, main: &[u8], runtime: &[(PathBuf, Vec<u8>)]) -> Result<Modu
                 errors.join("; ")
             };
             return Err(LoadError::Link {
-                path: lib_path.clone(),
+                path: lib_path.to_path_buf(),
                 message,
             });
+        }
+        Ok(())
+    };
+    for lib in runtime {
+        match lib {
+            Lib::Bitcode(lib_path, bytes) => link(lib_path, bytes)?,
+            Lib::Archive(archive) => {
+                let (mut undefined, defined) = symbols(module.as_mut_ptr());
+                undefined.extend(ALWAYS_LINKED.iter().map(|s| s.to_string()));
+                for object in archive.resolve(&undefined, &defined) {
+                    link(&object, &read(&object)?)?;
+                }
+            }
         }
     }
     if !runtime.is_empty() {
@@ -223,6 +258,29 @@ fn load(path: &Path, main: &[u8], runtime: &[(PathBuf, Vec<u8>)]) -> Result<Modu
     drop(ctx);
     drop(diags);
     lowered
+}
+
+/// The names a module refers to without defining (in the order they
+/// appear), and those it defines; LLVM's intrinsics are neither.
+fn symbols(m: inkwell::llvm_sys::prelude::LLVMModuleRef) -> (Vec<String>, BTreeSet<String>) {
+    let mut undefined = Vec::new();
+    let mut defined = BTreeSet::new();
+    let values = ffi::functions(m)
+        .into_iter()
+        .chain(ffi::globals(m))
+        .chain(ffi::aliases(m));
+    for v in values {
+        let name = v.name();
+        if name.is_empty() || name.starts_with("llvm.") {
+            continue;
+        }
+        if v.is_declaration() {
+            undefined.push(name);
+        } else {
+            defined.insert(name);
+        }
+    }
+    (undefined, defined)
 }
 
 fn lower_module(

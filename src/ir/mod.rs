@@ -11,6 +11,7 @@
 //! that can make the engine fork carries a [`SiteId`], its choice-site index
 //! within the function (DESIGN.md, invariant 2).
 
+pub mod archive;
 mod consts;
 mod error;
 mod ffi;
@@ -34,6 +35,9 @@ pub const BITCODE_FLAGS: &[&str] = &[
     "-g",
     "-emit-llvm",
     "-c",
+    // The engine has no 80-bit floating point; the C library it links is
+    // built the same way.
+    "-mlong-double-64",
 ];
 pub use load::{load_module, load_module_from_memory};
 

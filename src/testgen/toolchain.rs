@@ -130,9 +130,16 @@ impl Toolchain {
         self.runtime_dir.join("include")
     }
 
-    /// The runtime C library as bitcode, linked into every program.
+    /// The runtime C library (musl) as an archive directory of bitcode
+    /// objects, of which every program links what it needs.
     pub fn runtime_bitcode(&self) -> Result<PathBuf, ToolchainError> {
-        self.built_file("build/libc.bc")
+        self.built_file("build/musl/symbols.txt")?;
+        Ok(self.runtime_dir.join("build/musl"))
+    }
+
+    /// The C library's headers, which programs are compiled against.
+    pub fn libc_include_dir(&self) -> PathBuf {
+        self.runtime_dir.join("build/musl/include")
     }
 
     /// The native replay library linked into replay binaries.
@@ -157,6 +164,10 @@ impl Toolchain {
         extra: &[String],
     ) -> Result<(), ToolchainError> {
         let mut args: Vec<OsString> = BITCODE_FLAGS.iter().map(OsString::from).collect();
+        // The C library the engine links, not the host's.
+        args.push("-nostdinc".into());
+        args.push("-isystem".into());
+        args.push(self.libc_include_dir().into());
         args.push("-I".into());
         args.push(self.include_dir().into());
         args.extend(extra.iter().map(OsString::from));
@@ -230,7 +241,7 @@ mod tests {
         let tc = fake(dir.path());
         let err = tc.runtime_bitcode().unwrap_err().to_string();
         assert!(
-            err.contains("libc.bc") && err.contains("make runtime"),
+            err.contains("symbols.txt") && err.contains("make runtime"),
             "{err}"
         );
         let err = tc.replay_library().unwrap_err().to_string();

@@ -41,10 +41,16 @@ void klee_warning(const char *message);
 /* Nonzero when n is symbolic on the current path (always 0 natively). */
 unsigned klee_is_symbolic(uintptr_t n);
 
-/* Declared as glibc declares it, so that klee_assert fails exactly like
- * assert(): the engine reports kind "assert", natively glibc aborts. */
+/* Declared as the C library declares it (musl's under the engine, glibc's
+ * natively), so that klee_assert fails exactly like assert(): the engine
+ * reports kind "assert", natively the C library aborts. */
+#ifdef __GLIBC__
 void __assert_fail(const char *assertion, const char *file, unsigned int line,
                    const char *function) __attribute__((noreturn));
+#else
+void __assert_fail(const char *assertion, const char *file, int line,
+                   const char *function) __attribute__((noreturn));
+#endif
 
 #define klee_assert(expr)                                                    \
   ((expr) ? (void)0 : __assert_fail(#expr, __FILE__, __LINE__, __func__))

@@ -1,0 +1,12 @@
+/* The descriptor of the program's one thread, initialised statically as
+ * musl's start-up code would set it (its own address, the C locale). */
+#include "pthread_impl.h"
+
+struct pthread __mnemo_self = {
+    .self = &__mnemo_self,
+    .prev = &__mnemo_self,
+    .next = &__mnemo_self,
+    .locale = &libc.global_locale,
+    .detach_state = DT_JOINABLE,
+    .tid = 1,
+};

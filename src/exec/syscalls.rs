@@ -1,0 +1,207 @@
+//! The system calls of the C library the programs link (musl reaches the
+//! kernel through one function, `__mnemo_syscall`), implemented over the
+//! engine's model of the process: output goes where the program's output
+//! goes, exit ends the path, and any call not modelled ends its path with
+//! an error that names it.
+
+use std::io::Write;
+
+use super::end::{ErrorKind, PathEnd};
+use super::executor::{Exec, Executor, Flow};
+use super::state::State;
+use super::value::Value;
+
+/// Linux x86-64 system-call numbers (`SYS_*`), 0 to 334, space-separated in
+/// order: the names errors and statistics use.
+const NAMES_LOW: &str = concat!(
+    "read write open close stat fstat lstat poll lseek mmap mprotect munmap brk ",
+    "rt_sigaction rt_sigprocmask rt_sigreturn ioctl pread64 pwrite64 readv writev access ",
+    "pipe select sched_yield mremap msync mincore madvise shmget shmat shmctl dup dup2 ",
+    "pause nanosleep getitimer alarm setitimer getpid sendfile socket connect accept ",
+    "sendto recvfrom sendmsg recvmsg shutdown bind listen getsockname getpeername ",
+    "socketpair setsockopt getsockopt clone fork vfork execve exit wait4 kill uname semget ",
+    "semop semctl shmdt msgget msgsnd msgrcv msgctl fcntl flock fsync fdatasync truncate ",
+    "ftruncate getdents getcwd chdir fchdir rename mkdir rmdir creat link unlink symlink ",
+    "readlink chmod fchmod chown fchown lchown umask gettimeofday getrlimit getrusage ",
+    "sysinfo times ptrace getuid syslog getgid setuid setgid geteuid getegid setpgid ",
+    "getppid getpgrp setsid setreuid setregid getgroups setgroups setresuid getresuid ",
+    "setresgid getresgid getpgid setfsuid setfsgid getsid capget capset rt_sigpending ",
+    "rt_sigtimedwait rt_sigqueueinfo rt_sigsuspend sigaltstack utime mknod uselib ",
+    "personality ustat statfs fstatfs sysfs getpriority setpriority sched_setparam ",
+    "sched_getparam sched_setscheduler sched_getscheduler sched_get_priority_max ",
+    "sched_get_priority_min sched_rr_get_interval mlock munlock mlockall munlockall ",
+    "vhangup modify_ldt pivot_root _sysctl prctl arch_prctl adjtimex setrlimit chroot sync ",
+    "acct settimeofday mount umount2 swapon swapoff reboot sethostname setdomainname iopl ",
+    "ioperm create_module init_module delete_module get_kernel_syms query_module quotactl ",
+    "nfsservctl getpmsg putpmsg afs_syscall tuxcall security gettid readahead setxattr ",
+    "lsetxattr fsetxattr getxattr lgetxattr fgetxattr listxattr llistxattr flistxattr ",
+    "removexattr lremovexattr fremovexattr tkill time futex sched_setaffinity ",
+    "sched_getaffinity set_thread_area io_setup io_destroy io_getevents io_submit ",
+    "io_cancel get_thread_area lookup_dcookie epoll_create epoll_ctl_old epoll_wait_old ",
+    "remap_file_pages getdents64 set_tid_address restart_syscall semtimedop fadvise64 ",
+    "timer_create timer_settime timer_gettime timer_getoverrun timer_delete clock_settime ",
+    "clock_gettime clock_getres clock_nanosleep exit_group epoll_wait epoll_ctl tgkill ",
+    "utimes vserver mbind set_mempolicy get_mempolicy mq_open mq_unlink mq_timedsend ",
+    "mq_timedreceive mq_notify mq_getsetattr kexec_load waitid add_key request_key keyctl ",
+    "ioprio_set ioprio_get inotify_init inotify_add_watch inotify_rm_watch migrate_pages ",
+    "openat mkdirat mknodat fchownat futimesat newfstatat unlinkat renameat linkat ",
+    "symlinkat readlinkat fchmodat faccessat pselect6 ppoll unshare set_robust_list ",
+    "get_robust_list splice tee sync_file_range vmsplice move_pages utimensat epoll_pwait ",
+    "signalfd timerfd_create eventfd fallocate timerfd_settime timerfd_gettime accept4 ",
+    "signalfd4 eventfd2 epoll_create1 dup3 pipe2 inotify_init1 preadv pwritev ",
+    "rt_tgsigqueueinfo perf_event_open recvmmsg fanotify_init fanotify_mark prlimit64 ",
+    "name_to_handle_at open_by_handle_at clock_adjtime syncfs sendmmsg setns getcpu ",
+    "process_vm_readv process_vm_writev kcmp finit_module sched_setattr sched_getattr ",
+    "renameat2 seccomp getrandom memfd_create kexec_file_load bpf execveat userfaultfd ",
+    "membarrier mlock2 copy_file_range preadv2 pwritev2 pkey_mprotect pkey_alloc pkey_free ",
+    "statx io_pgetevents rseq ",
+);
+
+/// The numbers from 424 on.
+const NAMES_HIGH: &[(i64, &str)] = &[
+    (424, "pidfd_send_signal"),
+    (425, "io_uring_setup"),
+    (426, "io_uring_enter"),
+    (427, "io_uring_register"),
+    (428, "open_tree"),
+    (429, "move_mount"),
+    (430, "fsopen"),
+    (431, "fsconfig"),
+    (432, "fsmount"),
+    (433, "fspick"),
+    (434, "pidfd_open"),
+    (435, "clone3"),
+    (436, "close_range"),
+    (437, "openat2"),
+    (438, "pidfd_getfd"),
+    (439, "faccessat2"),
+    (440, "process_madvise"),
+    (441, "epoll_pwait2"),
+    (442, "mount_setattr"),
+    (444, "landlock_create_ruleset"),
+    (445, "landlock_add_rule"),
+    (446, "landlock_restrict_self"),
+];
+
+/// The name of system call `n`, if it has one.
+pub fn name(n: i64) -> Option<&'static str> {
+    if n >= 0 {
+        if let Some(name) = NAMES_LOW
+            .split(' ')
+            .nth(n as usize)
+            .filter(|s| !s.is_empty())
+        {
+            return Some(name);
+        }
+    }
+    NAMES_HIGH.iter().find(|(k, _)| *k == n).map(|(_, v)| *v)
+}
+
+/// `errno` values the model returns (negated, as the kernel does).
+const ENOTTY: i64 = 25;
+const ENOMEM: i64 = 12;
+
+/// The system calls the model implements.
+mod nr {
+    pub const WRITE: i64 = 1;
+    pub const BRK: i64 = 12;
+    pub const RT_SIGACTION: i64 = 13;
+    pub const RT_SIGPROCMASK: i64 = 14;
+    pub const IOCTL: i64 = 16;
+    pub const WRITEV: i64 = 20;
+    pub const GETPID: i64 = 39;
+    pub const EXIT: i64 = 60;
+    pub const GETUID: i64 = 102;
+    pub const GETGID: i64 = 104;
+    pub const GETEUID: i64 = 107;
+    pub const GETEGID: i64 = 108;
+    pub const GETPPID: i64 = 110;
+    pub const GETTID: i64 = 186;
+    pub const SET_TID_ADDRESS: i64 = 218;
+    pub const EXIT_GROUP: i64 = 231;
+}
+
+impl Executor {
+    /// `__mnemo_syscall(n, a, b, c, d, e, f)`: the result the kernel would
+    /// return (a negated errno on failure), or the end of the path.
+    pub(crate) fn system_call(&mut self, state: &mut State, args: &[Value]) -> Exec<Option<Value>> {
+        let arg = |i: usize| args.get(i).cloned().unwrap_or(Value::concrete(0, 64));
+        let n = self.concretize(state, &arg(0))? as u64 as i64;
+        let result: i64 = match n {
+            nr::WRITE => {
+                let fd = self.concretize(state, &arg(1))? as u64;
+                let buf = self.concretize(state, &arg(2))? as u64;
+                let len = self.concretize(state, &arg(3))? as u64;
+                let bytes = self.read_bytes(state, buf, len)?;
+                self.output(fd, &bytes);
+                len as i64
+            }
+            nr::WRITEV => {
+                let fd = self.concretize(state, &arg(1))? as u64;
+                let iov = self.concretize(state, &arg(2))? as u64;
+                let count = self.concretize(state, &arg(3))? as u64;
+                let mut all = Vec::new();
+                for i in 0..count.min(1024) {
+                    let entry = self.read_bytes(state, iov + 16 * i, 16)?;
+                    let word =
+                        |k: usize| u64::from_le_bytes(entry[k..k + 8].try_into().expect("8 bytes"));
+                    let bytes = self.read_bytes(state, word(0), word(8))?;
+                    all.extend_from_slice(&bytes);
+                }
+                self.output(fd, &all);
+                all.len() as i64
+            }
+            // No descriptor is a terminal: stdout is fully buffered, as when
+            // a program's output goes to a file.
+            nr::IOCTL => -ENOTTY,
+            // The engine allocates (malloc is native); musl's own heap is
+            // not linked.
+            nr::BRK => -ENOMEM,
+            // Signals are not delivered: masks and handlers are accepted.
+            nr::RT_SIGACTION | nr::RT_SIGPROCMASK => 0,
+            nr::GETPID | nr::GETTID | nr::SET_TID_ADDRESS => 1,
+            nr::GETPPID | nr::GETUID | nr::GETGID | nr::GETEUID | nr::GETEGID => 0,
+            nr::EXIT | nr::EXIT_GROUP => {
+                let status = arg(1);
+                return Err(Flow::End(PathEnd::Completed { status }));
+            }
+            _ => {
+                let name = name(n).unwrap_or("unknown");
+                self.unsupported_syscalls.insert(format!("{n} ({name})"));
+                return Err(self.error(
+                    state,
+                    ErrorKind::External,
+                    format!("unsupported system call {n} ({name})"),
+                ));
+            }
+        };
+        Ok(Some(Value::concrete(result as u64 as u128, 64)))
+    }
+
+    /// What the program writes to a descriptor, shown with `--show-output`.
+    fn output(&self, fd: u64, bytes: &[u8]) {
+        if self.config.show_output {
+            let _ = match fd {
+                2 => std::io::stderr().write_all(bytes),
+                _ => std::io::stdout().write_all(bytes),
+            };
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::name;
+
+    #[test]
+    fn system_calls_are_named_by_their_numbers() {
+        assert_eq!(name(0), Some("read"));
+        assert_eq!(name(1), Some("write"));
+        assert_eq!(name(231), Some("exit_group"));
+        assert_eq!(name(334), Some("rseq"));
+        assert_eq!(name(435), Some("clone3"));
+        assert_eq!(name(-1), None);
+        assert_eq!(name(400), None);
+        assert_eq!(name(100_000), None);
+    }
+}
