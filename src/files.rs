@@ -17,6 +17,13 @@ static TEMP_COUNTER: AtomicU64 = AtomicU64::new(0);
 /// file made the kernel a sixth of a run's time. What a run wrote is made
 /// durable once, by [`sync_written`] at its end (and at checkpoints).
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    create_atomic(path, bytes).map(drop)
+}
+
+/// Like [`write_atomic`], and returns the new file, open for writing at
+/// its end: what is written to it goes to the file renamed into place, not
+/// to one another process may have renamed over it since.
+pub fn create_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<fs::File> {
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
         _ => PathBuf::from("."),
@@ -33,13 +40,69 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let result = (|| {
         let mut f = fs::File::create(&tmp)?;
         f.write_all(bytes)?;
-        drop(f);
-        fs::rename(&tmp, path)
+        fs::rename(&tmp, path)?;
+        Ok(f)
     })();
     if result.is_err() {
         let _ = fs::remove_file(&tmp);
     }
     result
+}
+
+/// The file a temporary of [`write_atomic`] was for, and the process that
+/// made it: `.NAME.tmp.PID.N` gives `(NAME, PID)`.
+pub fn temporary_of(name: &str) -> Option<(&str, u32)> {
+    let rest = name.strip_prefix('.')?;
+    let mut parts = rest.rsplitn(3, '.');
+    let counter = parts.next()?;
+    let pid = parts.next()?;
+    let of = parts.next()?.strip_suffix(".tmp")?;
+    if of.is_empty() || counter.parse::<u64>().is_err() {
+        return None;
+    }
+    Some((of, pid.parse().ok()?))
+}
+
+/// Removes from `dir` the temporaries of [`write_atomic`] that processes no
+/// longer running left (killed while writing), for the files whose names
+/// `ours` accepts; returns how many. A big trie's temporary is as large as
+/// the trie.
+pub fn remove_dead_temporaries(dir: &Path, ours: impl Fn(&str) -> bool) -> std::io::Result<usize> {
+    let mut removed = 0;
+    let entries = match fs::read_dir(dir) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(0),
+        entries => entries?,
+    };
+    for e in entries {
+        let e = e?;
+        let name = e.file_name().to_string_lossy().into_owned();
+        let Some((of, pid)) = temporary_of(&name) else {
+            continue;
+        };
+        if ours(of) && !process_lives(pid) {
+            match fs::remove_file(e.path()) {
+                Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e),
+                _ => removed += 1,
+            }
+        }
+    }
+    Ok(removed)
+}
+
+/// Whether process `pid` is running (or cannot be told: then it is taken
+/// to be).
+fn process_lives(pid: u32) -> bool {
+    let Ok(pid) = libc::pid_t::try_from(pid) else {
+        return true;
+    };
+    if pid == 0 {
+        return true;
+    }
+    // SAFETY: signal 0 only checks that the process exists.
+    if unsafe { libc::kill(pid, 0) } == 0 {
+        return true;
+    }
+    std::io::Error::last_os_error().raw_os_error() != Some(libc::ESRCH)
 }
 
 /// Moves a file mnemo cannot use out of the way as `PATH.SUFFIX`, or
@@ -119,6 +182,31 @@ fn sync_directory(dir: &Path, d: &fs::File) -> std::io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn temporaries_of_dead_processes_are_removed_and_others_kept() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let me = std::process::id();
+        // No process has the largest pid Linux allows, plus one.
+        let dead = 4_194_305;
+        let names = [
+            format!(".p.trie.tmp.{dead}.3"),
+            format!(".p.trie.tmp.{me}.4"),
+            format!(".other.tmp.{dead}.0"),
+            "p.trie".to_string(),
+        ];
+        for n in &names {
+            fs::write(dir.path().join(n), b"x").expect("write");
+        }
+        assert_eq!(temporary_of(&names[0]), Some(("p.trie", dead)));
+        assert_eq!(temporary_of("p.trie"), None);
+        assert_eq!(temporary_of(".x.tmp.12"), None);
+        let removed = remove_dead_temporaries(dir.path(), |n| n == "p.trie").expect("clean");
+        assert_eq!(removed, 1);
+        for n in &names[1..] {
+            assert!(dir.path().join(n).exists(), "{n}");
+        }
+    }
 
     #[test]
     fn replaces_the_file_and_leaves_no_temporary() {

@@ -2,11 +2,12 @@
 //!
 //! The modules follow the architecture of DESIGN.md; each depends only on
 //! those listed before it: `ir`, `expr` -> `solver` -> `exec` -> `search`,
-//! `memo` -> `testgen`, `stats` -> `run`, `certify`, `regress`. `files` (atomic writes)
+//! `memo` -> `testgen`, `stats` -> `checkpoint` -> `run`, `certify`, `regress`. `files` (atomic writes)
 //! serves them all; `stop` (signals asking a run to end) serves `search` and
 //! what is above it.
 
 pub mod certify;
+pub mod checkpoint;
 pub mod exec;
 pub mod expr;
 pub mod files;

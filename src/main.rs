@@ -170,11 +170,18 @@ struct RunArgs {
     /// trie goes to `mnemo-memo` beside the output directory.
     #[arg(long, value_name = "DIR")]
     memo: Option<PathBuf>,
-    /// Go on with the paths a run stopped by a limit or Ctrl-C left, without
-    /// redoing finished ones; the stopped run's output directory may be given
-    /// again.
+    /// Go on with the paths a run stopped by a limit or a signal left, or
+    /// from the last checkpoint of a run killed, without redoing finished
+    /// ones; the stopped run's output directory may be given again.
     #[arg(long)]
     resume: bool,
+    /// Save the trie (with the paths still pending), tests.json and
+    /// stats.json every S seconds while the run goes on, and when a limit or
+    /// a signal stops it: `--resume` goes on from the last save after any
+    /// end, kill -9 included. 0: only at the end of the run.
+    #[arg(long, value_name = "S", default_value = "60", allow_negative_numbers = true,
+          value_parser = seconds)]
+    checkpoint: Duration,
     /// Cut the subtrees a memoized run does not explore from the trie it
     /// saves, keeping their tests (smaller tries, Memoise's ID-c).
     #[arg(long)]
@@ -449,6 +456,7 @@ fn run_config(a: RunArgs) -> RunConfig {
         targets: a.target,
         heuristic: a.heuristic,
         last_in_process: true,
+        checkpoint: (!a.checkpoint.is_zero()).then_some(a.checkpoint),
     }
 }
 

@@ -7,16 +7,20 @@ use std::time::{Duration, Instant};
 
 use anyhow::Context;
 
-use crate::exec::{EarlyReason, ExecConfig, Executor, PathEnd};
+use crate::checkpoint::Checkpointer;
+use crate::exec::{EarlyReason, ExecConfig, Executor, PathEnd, State};
 use crate::ir::{self, Module};
 use crate::memo::heuristic::{HeuristicKind, Reach, Targets};
+use crate::memo::journal::journal_path;
 use crate::memo::{
     self, NodeId, Plan, Recorded, Recorder, StoredTest, Trie, TrieFileError, TrieGuide,
 };
 use crate::search::{explore, ExploreConfig, FinishedPath, PathObserver, SearcherKind};
 use crate::solver::store::{self, SharedStore};
 use crate::solver::SolverConfig;
-use crate::stats::{CoverageStats, MemoStats, Progress, RunStats, SolverStats};
+use crate::stats::{
+    CheckpointStats, CoverageStats, MemoStats, Progress, RunStats, SolverStats, Totals,
+};
 use crate::stop::StopRequest;
 use crate::testgen::{TestWriter, Toolchain};
 
@@ -61,6 +65,9 @@ pub struct RunConfig {
     /// The process ends with this run: its memory is left to the operating
     /// system to reclaim rather than freed piece by piece.
     pub last_in_process: bool,
+    /// `--checkpoint`: how often the trie, `tests.json` and `stats.json`
+    /// are saved while the run goes on (`None`: only at its end).
+    pub checkpoint: Option<Duration>,
 }
 
 /// The memo directory of a run without `--memo`: `mnemo-memo` beside the
@@ -127,6 +134,15 @@ fn earlier_trie(config: &RunConfig, trie_file: &Path) -> anyhow::Result<Option<T
         // A file that cannot be read (permissions, a directory in its
         // place) is not damaged: it is neither moved nor replaced.
         Err(e @ TrieFileError::Io { .. }) => Err(e.into()),
+        // The checkpoints after the trie file was last written whole are
+        // lost, not the file itself.
+        Err(e @ TrieFileError::Body { .. }) if e.path() == journal_path(trie_file) => {
+            let kept = kept_as(crate::files::keep_aside(e.path(), "bad"));
+            eprintln!(
+                "mnemo: warning: cannot use the latest checkpoints: {e}; going on from the trie file ({kept})"
+            );
+            earlier_trie(config, trie_file)
+        }
         Err(e) => {
             let kept = kept_as(crate::files::keep_aside(trie_file, "bad"));
             eprintln!("mnemo: warning: cannot use the trie: {e}; exploring from scratch ({kept})");
@@ -195,13 +211,40 @@ fn plan_over(
     }
 }
 
-/// Hands every ended path to the test writer and to the trie.
+/// Hands every ended path to the test writer and to the trie, and saves
+/// the checkpoints.
 struct Outputs<'a> {
     writer: &'a mut TestWriter,
     recorder: &'a mut Recorder,
+    checkpoints: Option<&'a mut Checkpointer>,
+    complete_with: Option<&'a (Trie, memo::Marks)>,
+    report: &'a Report<'a>,
 }
 
 impl PathObserver for Outputs<'_> {
+    fn checkpoint(
+        &mut self,
+        executor: &Executor,
+        pending: &mut dyn Iterator<Item = &State>,
+        stopping: Option<EarlyReason>,
+    ) -> anyhow::Result<()> {
+        let Some(c) = self.checkpoints.as_deref_mut() else {
+            return Ok(());
+        };
+        let (writer, report) = (&*self.writer, self.report);
+        let paths = self.recorder.paths;
+        c.save(
+            self.recorder,
+            executor,
+            pending,
+            self.complete_with,
+            writer,
+            stopping.is_some(),
+            |checkpoints| report.stats(executor, writer, paths, stopping, checkpoints),
+        );
+        Ok(())
+    }
+
     fn path_ended(&mut self, executor: &Executor, path: &FinishedPath<'_>) -> anyhow::Result<()> {
         if path.untested {
             // Recorded without a test: a resumed run explores it again.
@@ -354,6 +397,81 @@ fn named_counts(
     counts.iter().map(|(k, v)| (k.to_string(), *v)).collect()
 }
 
+/// What a run's statistics are made of besides the executor's and the test
+/// writer's counters, for checkpoints and the end.
+struct Report<'a> {
+    config: &'a RunConfig,
+    /// The trie's statistics as planned.
+    memo: MemoStats,
+    /// The solver stores, described.
+    stores: String,
+    /// The totals of the runs this one resumed.
+    earlier: Option<Totals>,
+    /// The start of the exploration.
+    explore_start: Instant,
+}
+
+impl Report<'_> {
+    /// The run's statistics so far (`recorded_paths`: paths the trie
+    /// recorded; `stopped_by`: the limit or signal that stopped the run).
+    fn stats(
+        &self,
+        executor: &Executor,
+        writer: &TestWriter,
+        recorded_paths: u64,
+        stopped_by: Option<EarlyReason>,
+        checkpoints: &CheckpointStats,
+    ) -> RunStats {
+        let solver = executor.solver_stats();
+        let (hit, total, lines_hit, lines) = executor.coverage();
+        let pct = |a: u64, b: u64| {
+            if b == 0 {
+                0.0
+            } else {
+                100.0 * a as f64 / b as f64
+            }
+        };
+        let mut stats = RunStats {
+            instructions: executor.instructions,
+            wall_s: self.explore_start.elapsed().as_secs_f64(),
+            paths: writer.paths.clone(),
+            tests: writer.tests(),
+            solver: SolverStats {
+                queries: solver.queries,
+                z3_calls: solver.z3_calls,
+                time_s: solver.time.as_secs_f64(),
+                chain: self.config.solver.chain.to_string(),
+                stores: self.stores.clone(),
+                reached: named_counts(&solver.reached),
+                hits: named_counts(&solver.hits),
+                layer_time_s: solver
+                    .layer_time
+                    .iter()
+                    .map(|(k, v)| (k.to_string(), v.as_secs_f64()))
+                    .collect(),
+                z3_strategy: named_counts(&solver.z3_strategy),
+            },
+            coverage: CoverageStats {
+                instructions_pct: pct(hit, total),
+                lines_pct: pct(lines_hit, lines),
+            },
+            memo: MemoStats {
+                recorded_paths,
+                solver_calls_avoided: executor.guided.solver_calls_avoided,
+                mismatches: executor.guided.mismatches,
+                target_hit_queries: executor.target_hit_queries,
+                ..self.memo.clone()
+            },
+            stopped_by: stopped_by.map(|r| r.as_str().to_string()),
+            in_progress: false,
+            checkpoints: checkpoints.clone(),
+            total: Totals::default(),
+        };
+        stats.total = self.earlier.clone().unwrap_or_default().plus(&stats);
+        stats
+    }
+}
+
 /// Explores the loaded program as `memo` says and writes everything.
 pub fn execute(
     config: &RunConfig,
@@ -388,8 +506,14 @@ pub fn execute(
         runtime_dir: runtime_sources(toolchain),
         strict_guide: false,
     };
+    // Read before anything in the directory is replaced.
+    let earlier = config
+        .resume
+        .then(|| RunStats::read(&config.output_dir.join("stats.json")).ok())
+        .flatten()
+        .map(|s| Totals::of(&s));
     let mut writer = if config.resume {
-        TestWriter::replace(
+        TestWriter::resume(
             &config.output_dir,
             &program_name,
             config.program_args.clone(),
@@ -408,6 +532,9 @@ pub fn execute(
     };
     let stores = exec_config.solver.store.clone();
     let exec_stores = stores.as_ref().map(|s| s.0.describe()).unwrap_or_default();
+    let mut checkpoints = config
+        .checkpoint
+        .map(|_| Checkpointer::new(&trie_file, &config.output_dir));
     let mut executor = Executor::new(module.clone(), exec_config);
     executor.watch(watch);
     let explores = plan.as_ref().is_none_or(|p| p.explores());
@@ -435,8 +562,16 @@ pub fn execute(
         started: Some(started),
         max_instructions: config.max_instructions,
         max_memory_mb: config.max_memory_mb,
+        checkpoint: config.checkpoint,
     };
     let progress = Progress::new(config.quiet);
+    let report = Report {
+        config,
+        memo: memo_stats,
+        stores: exec_stores,
+        earlier,
+        explore_start: Instant::now(),
+    };
     let outcome = if explores {
         // Set before the initial state, whose globals count against it.
         executor.set_memory_limit(config.max_memory_mb);
@@ -449,6 +584,9 @@ pub fn execute(
             &mut Outputs {
                 writer: &mut writer,
                 recorder: &mut recorder,
+                checkpoints: checkpoints.as_mut(),
+                complete_with: complete_with.as_ref(),
+                report: &report,
             },
             stop,
             |ex, p| {
@@ -471,61 +609,34 @@ pub fn execute(
         recorder.trie = memo::merge(old, &recorder.trie, marks);
     }
     let saved = memo::file::save(&recorder.trie, &trie_file);
-    memo_stats.save_s = save_start.elapsed().as_secs_f64();
+    let save_s = save_start.elapsed().as_secs_f64();
     let outcome = outcome?;
     finish?;
     saved.with_context(|| "cannot save the run's trie")?;
-    memo_stats.recorded_paths = recorder.paths;
-    memo_stats.nodes = recorder.trie.preorder().len() as u64;
-    memo_stats.trie_bytes = std::fs::metadata(&trie_file).map_or(0, |m| m.len());
-    memo_stats.solver_calls_avoided = executor.guided.solver_calls_avoided;
-    memo_stats.mismatches = executor.guided.mismatches;
-    memo_stats.target_hit_queries = executor.target_hit_queries;
     if let Some(m) = &executor.guided.first_mismatch {
         eprintln!("mnemo: warning: the trie does not fit the program: {m}");
     }
-
-    let solver = executor.solver_stats();
-    let (hit, total, lines_hit, lines) = executor.coverage();
-    let pct = |a: u64, b: u64| {
-        if b == 0 {
-            0.0
-        } else {
-            100.0 * a as f64 / b as f64
-        }
-    };
-    let stats = RunStats {
-        instructions: executor.instructions,
-        wall_s: outcome.elapsed.as_secs_f64(),
-        paths: writer.paths.clone(),
-        tests: writer.tests(),
-        solver: SolverStats {
-            queries: solver.queries,
-            z3_calls: solver.z3_calls,
-            time_s: solver.time.as_secs_f64(),
-            chain: config.solver.chain.to_string(),
-            stores: exec_stores,
-            reached: named_counts(&solver.reached),
-            hits: named_counts(&solver.hits),
-            layer_time_s: solver
-                .layer_time
-                .iter()
-                .map(|(k, v)| (k.to_string(), v.as_secs_f64()))
-                .collect(),
-            z3_strategy: named_counts(&solver.z3_strategy),
-        },
-        coverage: CoverageStats {
-            instructions_pct: pct(hit, total),
-            lines_pct: pct(lines_hit, lines),
-        },
-        memo: memo_stats,
-        stopped_by: outcome.stopped_by.map(|r| r.as_str().to_string()),
-    };
+    let checkpoint_stats = checkpoints.as_ref().map(|c| c.stats.clone());
+    let mut stats = report.stats(
+        &executor,
+        &writer,
+        recorder.paths,
+        outcome.stopped_by,
+        &checkpoint_stats.unwrap_or_default(),
+    );
+    stats.wall_s = outcome.elapsed.as_secs_f64();
+    stats.total = report.earlier.clone().unwrap_or_default().plus(&stats);
+    stats.memo.save_s = save_s;
+    stats.memo.nodes = recorder.trie.preorder().len() as u64;
+    stats.memo.trie_bytes = std::fs::metadata(&trie_file).map_or(0, |m| m.len());
     let path = config.output_dir.join("stats.json");
     stats
         .write(&path)
         .with_context(|| format!("cannot write {}", path.display()))?;
     // The files above were written atomically but not synced one by one.
+    if let Some(c) = &mut checkpoints {
+        c.finish();
+    }
     let memo_dir = trie_file.parent().unwrap_or(Path::new("."));
     if let Err(e) = crate::files::sync_written(&[&config.output_dir, memo_dir]) {
         eprintln!(

@@ -234,6 +234,8 @@ fn numeric_options_out_of_range_are_refused_naming_the_option_and_the_range() {
         ("--max-time", "inf", "from 0 to"),
         ("--max-time", "1e300", "from 0 to"),
         ("--max-time", "soon", "from 0 to"),
+        ("--checkpoint", "-1", "from 0 to"),
+        ("--checkpoint", "NaN", "from 0 to"),
         ("--max-depth", "-1", "from 0 to 4294967295"),
         ("--max-depth", "2.5", "from 0 to 4294967295"),
         ("--max-instructions", "0", "from 1 to"),

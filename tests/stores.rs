@@ -1,5 +1,5 @@
-//! Solver stores under stress: shared by two processes while one is killed,
-//! and damaged between runs.
+//! Solver stores under stress: shared by two processes while one is killed
+//! (both saving checkpoints of one trie), and damaged between runs.
 
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
@@ -25,17 +25,12 @@ int main(void) {
 }
 "#;
 
-/// A run of at most `seconds` with the solver store `store`.
+/// A run of at most `seconds` with the solver store `store`, saving a
+/// checkpoint every 0.2 s.
 fn store_run(bc: &Path, out: &Path, store: &Path, seconds: &str) -> Running {
     let child = mnemo()
-        .args([
-            "run",
-            "-q",
-            "--no-runtime",
-            "--max-time",
-            seconds,
-            "--store",
-        ])
+        .args(["run", "-q", "--no-runtime", "--checkpoint", "0.2"])
+        .args(["--max-time", seconds, "--store"])
         .arg(store)
         .arg("--output-dir")
         .arg(out)
@@ -73,6 +68,15 @@ fn two_processes_sharing_a_store_while_one_is_killed_leave_it_usable() {
     assert!(matches!(o.status.code(), Some(0 | 3)), "{}", stderr(&o));
     assert!(!stderr(&o).contains("warning"), "{}", stderr(&o));
     assert!(store_is_whole(&store));
+    // The killed run left its last checkpoint's statistics; the trie the two
+    // wrote in turn (the same program, the same memo directory) loads.
+    assert_eq!(json(&a.join("stats.json"))["in_progress"], true);
+    let shown = mnemo()
+        .args(["trie", "stats"])
+        .arg(dir.path().join("mnemo-memo"))
+        .output()
+        .expect("trie stats");
+    assert!(shown.status.success(), "{}", stderr(&shown));
 
     // A third run uses it: no warning, and answers found there.
     let c = dir.path().join("c");

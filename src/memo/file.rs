@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 
 use thiserror::Error;
 
+use super::journal::{journal_path, replay};
 use super::trie::Trie;
 
 const MAGIC: &[u8; 16] = b"mnemo trie file\n";
@@ -17,7 +18,7 @@ const HEADER: usize = MAGIC.len() + 4 + 32;
 pub enum TrieFileError {
     #[error("cannot {doing} {path}: {error}")]
     Io {
-        /// `read` or `write`.
+        /// `read`, `write` or `remove`.
         doing: &'static str,
         path: PathBuf,
         error: std::io::Error,
@@ -32,24 +33,60 @@ pub enum TrieFileError {
     Body { path: PathBuf, detail: String },
 }
 
+impl TrieFileError {
+    /// The file the error is about.
+    pub fn path(&self) -> &Path {
+        match self {
+            TrieFileError::Io { path, .. }
+            | TrieFileError::NotATrie { path }
+            | TrieFileError::Version { path, .. }
+            | TrieFileError::Checksum { path }
+            | TrieFileError::Body { path, .. } => path,
+        }
+    }
+}
+
 /// The trie file of a program in a memo directory: one per program name.
 pub fn trie_path(memo_dir: &Path, program: &str) -> PathBuf {
     memo_dir.join(format!("{program}.trie"))
 }
 
-/// The bytes of a trie file.
+/// The bytes of a trie file: its nodes numbered in depth-first order, so
+/// that two runs that found the same paths give equal files.
 pub fn encode(trie: &Trie) -> Vec<u8> {
-    let body = bincode::serialize(&trie.canonical()).expect("a trie always serializes");
+    frame(&trie.canonical()).0
+}
+
+/// A trie file's bytes and its body's checksum, with the nodes numbered as
+/// in the arena: the numbering the trie's journal refers to.
+pub fn encode_arena(trie: &Trie) -> (Vec<u8>, [u8; 32]) {
+    frame(trie)
+}
+
+fn frame(trie: &Trie) -> (Vec<u8>, [u8; 32]) {
+    let body = bincode::serialize(trie).expect("a trie always serializes");
+    let sum = *blake3::hash(&body).as_bytes();
     let mut out = Vec::with_capacity(HEADER + body.len());
     out.extend_from_slice(MAGIC);
     out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
-    out.extend_from_slice(blake3::hash(&body).as_bytes());
+    out.extend_from_slice(&sum);
     out.extend_from_slice(&body);
-    out
+    (out, sum)
 }
 
 /// A trie from the bytes of a trie file (`path` names it in errors).
 pub fn decode(bytes: &[u8], path: &Path) -> Result<Trie, TrieFileError> {
+    let mut trie = decode_body(bytes, path)?;
+    check_shape(&trie).map_err(|detail| TrieFileError::Body {
+        path: path.to_path_buf(),
+        detail,
+    })?;
+    trie.reindex();
+    Ok(trie)
+}
+
+/// The trie of a trie file's bytes, its shape not yet checked.
+fn decode_body(bytes: &[u8], path: &Path) -> Result<Trie, TrieFileError> {
     let path = path.to_path_buf();
     if bytes.len() < HEADER || &bytes[..MAGIC.len()] != MAGIC {
         return Err(TrieFileError::NotATrie { path });
@@ -65,13 +102,10 @@ pub fn decode(bytes: &[u8], path: &Path) -> Result<Trie, TrieFileError> {
     if blake3::hash(body).as_bytes() != sum {
         return Err(TrieFileError::Checksum { path });
     }
-    let mut trie: Trie = bincode::deserialize(body).map_err(|e| TrieFileError::Body {
-        path: path.clone(),
+    bincode::deserialize(body).map_err(|e| TrieFileError::Body {
+        path,
         detail: e.to_string(),
-    })?;
-    check_shape(&trie).map_err(|detail| TrieFileError::Body { path, detail })?;
-    trie.reindex();
-    Ok(trie)
+    })
 }
 
 /// Indices in range and parents consistent: a file that passed the
@@ -126,18 +160,54 @@ fn check_shape(trie: &Trie) -> Result<(), String> {
     Ok(())
 }
 
-/// Reads a trie file.
+/// Reads a trie file, with what its journal adds (the checkpoints of a
+/// run since the file was written whole).
 pub fn load(path: &Path) -> Result<Trie, TrieFileError> {
     let bytes = std::fs::read(path).map_err(|error| TrieFileError::Io {
         doing: "read",
         path: path.to_path_buf(),
         error,
     })?;
-    decode(&bytes, path)
+    let mut trie = decode_body(&bytes, path)?;
+    let journal = journal_path(path);
+    let base = &bytes[MAGIC.len() + 4..HEADER];
+    let damaged = |path: &Path, detail| TrieFileError::Body {
+        path: path.to_path_buf(),
+        detail,
+    };
+    let applied = match std::fs::read(&journal) {
+        Ok(j) => replay(&mut trie, &j, base).map_err(|d| damaged(&journal, d))?,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => 0,
+        Err(error) => {
+            return Err(TrieFileError::Io {
+                doing: "read",
+                path: journal,
+                error,
+            })
+        }
+    };
+    let named = if applied > 0 { &journal } else { path };
+    check_shape(&trie).map_err(|d| damaged(named, d))?;
+    trie.reindex();
+    Ok(trie)
 }
 
-/// Writes a trie file atomically (creating its directory).
+/// Writes a trie file atomically (creating its directory), and removes its
+/// journal, which the file holds now.
 pub fn save(trie: &Trie, path: &Path) -> Result<(), TrieFileError> {
+    write(path, &encode(trie))?;
+    match std::fs::remove_file(journal_path(path)) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(TrieFileError::Io {
+            doing: "remove",
+            path: journal_path(path),
+            error: e,
+        }),
+        _ => Ok(()),
+    }
+}
+
+/// Writes the bytes of a trie file atomically, creating its directory.
+pub fn write(path: &Path, bytes: &[u8]) -> Result<(), TrieFileError> {
     let io = |error| TrieFileError::Io {
         doing: "write",
         path: path.to_path_buf(),
@@ -146,5 +216,5 @@ pub fn save(trie: &Trie, path: &Path) -> Result<(), TrieFileError> {
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir).map_err(io)?;
     }
-    crate::files::write_atomic(path, &encode(trie)).map_err(io)
+    crate::files::write_atomic(path, bytes).map_err(io)
 }

@@ -5,6 +5,7 @@
 //! - [`trie`]: the trie (arena of nodes, typed indices) and path insertion;
 //! - [`record`]: builds a run's trie as its paths end;
 //! - [`file`]: the trie on disk (version, checksum, atomic writes);
+//! - [`journal`]: what checkpoints add to the trie file between whole writes;
 //! - [`mark`]: marking, compression and merging, as the paper defines them;
 //! - [`guide`]: a marked trie guiding the executor (trie-guided replay);
 //! - [`impact`]: regression analysis, the nodes a program change impacts;
@@ -16,6 +17,7 @@ pub mod file;
 pub mod guide;
 pub mod heuristic;
 pub mod impact;
+pub mod journal;
 pub mod mark;
 pub mod plan;
 pub mod record;

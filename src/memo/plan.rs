@@ -12,7 +12,7 @@ use thiserror::Error;
 
 use super::mark::{boundary_nodes, compress, stopped_nodes, Marks};
 use super::stored::StoredTest;
-use super::trie::{bound_text, NodeId, Recorded, Trie};
+use super::trie::{bound_text, End, NodeId, Recorded, Trie};
 
 /// Why a recorded trie cannot guide this run.
 #[derive(Debug, Error, PartialEq, Eq)]
@@ -116,7 +116,9 @@ impl Plan {
                 let n = &mut old.nodes[c.index()];
                 n.children.clear();
                 n.point = None;
-                n.end = None;
+                // A leaf still to explore, as a checkpoint's trie must say
+                // for a run resumed from it.
+                n.end = Some(End::pending());
                 n.test = None;
                 n.kept.clear();
                 n.stretch.clear();

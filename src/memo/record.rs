@@ -2,7 +2,7 @@
 
 use super::stored::StoredTest;
 use super::trie::{End, NodeId, Trie};
-use crate::exec::{Executor, PathEnd};
+use crate::exec::{Executor, PathEnd, State};
 use crate::search::FinishedPath;
 
 /// Records every ended path into a trie: a fresh one, or the (marked,
@@ -37,6 +37,29 @@ impl Recorder {
             end,
             test,
         ))
+    }
+}
+
+impl Recorder {
+    /// Records a path still being explored, for a checkpoint: a `pending`
+    /// leaf without a test, which a run resumed from the checkpoint explores
+    /// again (and this run replaces as the path goes on). A path replayed
+    /// along an earlier trie is left out: the candidates it heads for are
+    /// leaves of the trie still, and marking the inner node it is at would
+    /// have a resumed run explore that node's whole subtree again.
+    pub fn mark_pending(&mut self, executor: &Executor, state: &State) {
+        if state.guide.is_some() {
+            return;
+        }
+        self.trie.insert_path(
+            executor.module(),
+            &|g| executor.block_at(g),
+            state.path.iter(),
+            state.stopped_at.as_ref(),
+            &Executor::stretch_blocks(&state.stretch),
+            End::pending(),
+            None,
+        );
     }
 }
 

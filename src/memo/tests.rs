@@ -1,7 +1,8 @@
 //! Unit tests of the trie, its file, and marking, compression and merging
 //! (the paper's procedures) on small hand-built tries.
 
-use super::file::{decode, encode, TrieFileError, FORMAT_VERSION};
+use super::file::{decode, encode, encode_arena, load, save, write, TrieFileError, FORMAT_VERSION};
+use super::journal::{journal_path, Journal};
 use super::mark::{boundary_nodes, compress, merge, Marks};
 use super::plan::kept_tests;
 use super::stored::{StoredOutcome, StoredTest};
@@ -35,6 +36,7 @@ fn add(t: &mut Trie, alts: &[u32], end: End, tag: u8) -> NodeId {
     let f = t.intern_func("f");
     let mut at = NodeId::ROOT;
     for (level, &a) in alts.iter().enumerate() {
+        t.touch(at);
         let n = &mut t.nodes[at.index()];
         n.end = None;
         n.test = None;
@@ -57,6 +59,7 @@ fn add(t: &mut Trie, alts: &[u32], end: End, tag: u8) -> NodeId {
         },
         _ => StoredOutcome::Exit { code: 0 },
     };
+    t.touch(at);
     let n = &mut t.nodes[at.index()];
     if end.is_boundary() {
         n.point = Some(TriePoint {
@@ -227,4 +230,84 @@ fn a_path_through_a_boundary_node_makes_it_an_inner_node() {
         found.map(|n| t.node(n).end.clone()),
         Some(Some(End::Completed))
     );
+}
+
+/// `t` written whole to `path` as a checkpoint does, with a journal begun.
+fn checkpoint_whole(t: &mut Trie, path: &Path) -> Journal {
+    let (bytes, sum) = encode_arena(t);
+    write(path, &bytes).expect("written");
+    t.track_changes();
+    Journal::start(path, &sum).expect("journal")
+}
+
+#[test]
+fn a_trie_file_and_its_journal_give_the_trie_of_the_last_checkpoint() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("p.trie");
+    let mut t = figure3();
+    let mut journal = checkpoint_whole(&mut t, &path);
+    assert_eq!(load(&path).expect("loads"), t);
+
+    // A pending leaf below the boundary node, and a new function name.
+    add(&mut t, &[1, 1, 0], End::pending(), 5);
+    t.intern_func("g");
+    journal.append(&mut t).expect("appended");
+    let first = t.clone();
+    let first_bytes = journal.bytes();
+    assert_eq!(load(&path).expect("loads"), first);
+    // The pending leaf's path ends; another path is still pending.
+    add(&mut t, &[1, 1, 0], End::Completed, 6);
+    add(&mut t, &[1, 1, 1, 0], End::pending(), 7);
+    journal.append(&mut t).expect("appended");
+    assert_eq!(load(&path).expect("loads"), t);
+    // Nothing changed: nothing appended.
+    let before = journal.bytes();
+    journal.append(&mut t).expect("appended");
+    assert_eq!(journal.bytes(), before);
+
+    // Killed while appending: the record cut short is passed over.
+    let j = journal_path(&path);
+    let bytes = std::fs::read(&j).expect("journal");
+    std::fs::write(&j, &bytes[..bytes.len() - 3]).expect("cut");
+    assert_eq!(load(&path).expect("loads"), first);
+    std::fs::write(&j, &bytes[..first_bytes as usize + 10]).expect("cut");
+    assert_eq!(load(&path).expect("loads"), first);
+
+    // A journal over an earlier trie file is stale.
+    std::fs::write(&j, &bytes).expect("restored");
+    let mut whole = figure3();
+    add(&mut whole, &[1, 1, 1], End::Completed, 8);
+    let (other, _) = encode_arena(&whole);
+    write(&path, &other).expect("written");
+    assert_eq!(load(&path).expect("loads"), whole);
+    // The trie saved at the end of a run takes the journal's place.
+    save(&t, &path).expect("saved");
+    assert!(!j.exists());
+    assert_eq!(load(&path).expect("loads"), t.canonical());
+}
+
+#[test]
+fn a_whole_journal_record_that_does_not_fit_the_trie_is_a_named_error() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("p.trie");
+    let mut t = figure3();
+    let mut journal = checkpoint_whole(&mut t, &path);
+    add(&mut t, &[0, 0, 1], End::Completed, 5);
+    journal.append(&mut t).expect("appended");
+    // Another trie file in its place, which the journal is made to name:
+    // its record adds function names and nodes to a trie without them.
+    let (mut other, _) = encode_arena(&Trie::new(t.recorded.clone()));
+    let sum = *blake3::hash(&other[52..]).as_bytes();
+    other[20..52].copy_from_slice(&sum);
+    write(&path, &other).expect("written");
+    let j = journal_path(&path);
+    let mut jb = std::fs::read(&j).expect("journal");
+    jb[20..52].copy_from_slice(&sum);
+    std::fs::write(&j, &jb).expect("journal");
+    match load(&path) {
+        Err(e @ TrieFileError::Body { .. }) => {
+            assert_eq!(e.path(), j.as_path(), "{e}");
+        }
+        other => panic!("{other:?}"),
+    }
 }

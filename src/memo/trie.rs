@@ -65,6 +65,16 @@ pub enum End {
 
 impl End {
     pub const MAX_DEPTH: &'static str = "max-depth";
+    /// The reason of a path still running when a checkpoint was written: a
+    /// run resumed from that checkpoint explores it again.
+    pub const PENDING: &'static str = "pending";
+
+    /// The end of a path pending at a checkpoint.
+    pub fn pending() -> End {
+        End::Early {
+            reason: End::PENDING.to_string(),
+        }
+    }
 
     pub fn is_boundary(&self) -> bool {
         matches!(self, End::Early { reason } if reason == End::MAX_DEPTH)
@@ -189,6 +199,32 @@ pub struct Trie {
     pub nodes: Vec<Node>,
     #[serde(skip)]
     func_index: FxHashMap<String, u32>,
+    /// What changed since the trie was last written whole, while a run
+    /// keeps a journal of it (see [`super::journal`]).
+    #[serde(skip)]
+    changes: Option<Changes>,
+}
+
+/// The nodes (and function names) added or changed since a point in time:
+/// what a checkpoint appends to the trie's journal.
+#[derive(Clone, Debug, Default)]
+struct Changes {
+    /// Per arena slot: already in `ids`.
+    noted: Vec<bool>,
+    ids: Vec<NodeId>,
+    /// Function names before this index were there already.
+    funcs: usize,
+}
+
+impl Changes {
+    fn note(&mut self, id: NodeId) {
+        if self.noted.len() <= id.index() {
+            self.noted.resize(id.index() + 1, false);
+        }
+        if !std::mem::replace(&mut self.noted[id.index()], true) {
+            self.ids.push(id);
+        }
+    }
 }
 
 impl PartialEq for Trie {
@@ -205,6 +241,37 @@ impl Trie {
             funcs: Vec::new(),
             nodes: vec![Node::default()],
             func_index: FxHashMap::default(),
+            changes: None,
+        }
+    }
+
+    /// Starts noting the nodes that change from now on (the trie was just
+    /// written whole), for [`Trie::take_changes`].
+    pub fn track_changes(&mut self) {
+        self.changes = Some(Changes {
+            funcs: self.funcs.len(),
+            ..Changes::default()
+        });
+    }
+
+    /// The changes noted since [`Trie::track_changes`] or the last call:
+    /// the index of the first new function name, and the nodes added or
+    /// changed, in the order they first changed. `None` when no changes
+    /// are tracked.
+    pub fn take_changes(&mut self) -> Option<(usize, Vec<NodeId>)> {
+        let funcs = self.funcs.len();
+        let c = self.changes.as_mut()?;
+        let ids = std::mem::take(&mut c.ids);
+        for id in &ids {
+            c.noted[id.index()] = false;
+        }
+        Some((std::mem::replace(&mut c.funcs, funcs), ids))
+    }
+
+    /// Notes that node `id` changed (for code that changes nodes itself).
+    pub(crate) fn touch(&mut self, id: NodeId) {
+        if let Some(c) = &mut self.changes {
+            c.note(id);
         }
     }
 
@@ -277,6 +344,8 @@ impl Trie {
                 .partition_point(|c| nodes[c.index()].via < via)
         };
         self.nodes[parent.index()].children.insert(pos, id);
+        self.touch(parent);
+        self.touch(id);
         id
     }
 
@@ -315,17 +384,30 @@ impl Trie {
         let mut at = NodeId::ROOT;
         for d in path {
             let d = d.borrow();
-            if self.nodes[at.index()].point.is_none() {
+            let n = &self.nodes[at.index()];
+            let was_leaf = n.end.is_some() || n.test.is_some();
+            let mut changed = was_leaf;
+            if n.point.is_none() {
                 let p = self.trie_point(&d.point, module);
                 self.nodes[at.index()].point = Some(p);
+                changed = true;
             }
-            if self.nodes[at.index()].stretch.is_empty() {
+            // A leaf passed through (a path stopped or pending before it got
+            // this far) holds the blocks its path ran until it stopped: only
+            // part of the stretch before this decision.
+            if self.nodes[at.index()].stretch.is_empty() || was_leaf {
                 let s = self.stretch_of(&d.stretch, module, block_at);
                 self.nodes[at.index()].stretch = s;
+                changed = true;
             }
-            let n = &mut self.nodes[at.index()];
-            n.end = None;
-            n.test = None;
+            if was_leaf {
+                let n = &mut self.nodes[at.index()];
+                n.end = None;
+                n.test = None;
+            }
+            if changed {
+                self.touch(at);
+            }
             at = match self.child(at, d.taken) {
                 Some(c) => c,
                 None => self.add_child(at, d.taken),
@@ -340,6 +422,7 @@ impl Trie {
         n.stretch = s;
         n.end = Some(end);
         n.test = test;
+        self.touch(at);
         at
     }
 
@@ -442,6 +525,7 @@ impl Trie {
             funcs: self.funcs.clone(),
             nodes,
             func_index: FxHashMap::default(),
+            changes: None,
         };
         t.reindex();
         t

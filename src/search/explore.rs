@@ -22,6 +22,9 @@ pub struct ExploreConfig {
     /// instruction, and the process's resident memory, sampled every
     /// millisecond.
     pub max_memory_mb: Option<u64>,
+    /// How often the observer saves a checkpoint: at the start, every this
+    /// long, and when a limit or a signal stops the run. `None`: never.
+    pub checkpoint: Option<Duration>,
 }
 
 /// A path that ended, with the concrete inputs that drive a native run down it.
@@ -41,6 +44,19 @@ pub struct FinishedPath<'a> {
 /// Whoever wants to hear about ended paths: the test writer, the trie.
 pub trait PathObserver {
     fn path_ended(&mut self, executor: &Executor, path: &FinishedPath<'_>) -> anyhow::Result<()>;
+
+    /// Saves what was found so far with the paths still `pending`, so that
+    /// a run killed after it can be resumed from it; `stopping`: the limit
+    /// or signal that is ending the run (its pending paths are reported
+    /// next). By default nothing is saved.
+    fn checkpoint(
+        &mut self,
+        _executor: &Executor,
+        _pending: &mut dyn Iterator<Item = &State>,
+        _stopping: Option<EarlyReason>,
+    ) -> anyhow::Result<()> {
+        Ok(())
+    }
 }
 
 /// What the progress display shows.
@@ -145,7 +161,14 @@ pub fn explore(
     let mut stopped_by = None;
     let mut steps = 0u64;
     let mut ended = 0u64;
+    let mut next_checkpoint = limits.checkpoint.map(|_| Instant::now());
     while let Some(id) = searcher.select(&states, executor) {
+        if let (Some(at), Some(every)) = (next_checkpoint, limits.checkpoint) {
+            if Instant::now() >= at {
+                observer.checkpoint(executor, &mut states.values(), None)?;
+                next_checkpoint = Some(Instant::now() + every);
+            }
+        }
         let Some(mut state) = states.remove(&id) else {
             searcher.remove(id);
             continue;
@@ -196,6 +219,11 @@ pub fn explore(
     }
     let states_left = states.len() as u64;
     if let Some(reason) = stopped_by {
+        // Reporting the pending paths may take a while (their inputs are
+        // solved for); a run killed meanwhile resumes from here.
+        if limits.checkpoint.is_some() {
+            observer.checkpoint(executor, &mut states.values(), Some(reason))?;
+        }
         // Every state still pending ends here and gets its test: from a
         // model already known where one fits, else from the solver while
         // the time left lasts; the solver stops early enough for every path

@@ -27,6 +27,68 @@ pub struct RunStats {
     /// `max-time`, `interrupted`, ...); `None` when it explored everything.
     #[serde(default)]
     pub stopped_by: Option<String>,
+    /// Written at a checkpoint, while the run was going on: what it had
+    /// found by then (the file a run killed after it leaves).
+    #[serde(default)]
+    pub in_progress: bool,
+    #[serde(default)]
+    pub checkpoints: CheckpointStats,
+    /// This run and the runs it resumed, as their statistics in the output
+    /// directory counted them.
+    #[serde(default)]
+    pub total: Totals,
+}
+
+/// What the run's checkpoints cost.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct CheckpointStats {
+    /// Checkpoints written.
+    pub count: u64,
+    /// Seconds spent writing them, in all and for the longest one.
+    pub time_s: f64,
+    pub longest_s: f64,
+    /// Of those, the checkpoints that wrote the trie whole (the others
+    /// appended its changes to its journal).
+    pub whole_tries: u64,
+}
+
+/// Counters summed over a run and the runs it resumed.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct Totals {
+    /// Runs: 1, and 1 more per resume.
+    pub runs: u64,
+    pub instructions: u64,
+    pub wall_s: f64,
+    pub solver_queries: u64,
+    pub solver_time_s: f64,
+}
+
+impl Totals {
+    /// What an earlier run's statistics count: its own totals, or its own
+    /// counters when it resumed nothing (or was written before totals were).
+    pub fn of(stats: &RunStats) -> Totals {
+        if stats.total.runs > 0 {
+            return stats.total.clone();
+        }
+        Totals {
+            runs: 1,
+            instructions: stats.instructions,
+            wall_s: stats.wall_s,
+            solver_queries: stats.solver.queries,
+            solver_time_s: stats.solver.time_s,
+        }
+    }
+
+    /// These totals with one more run's counters added.
+    pub fn plus(&self, run: &RunStats) -> Totals {
+        Totals {
+            runs: self.runs + 1,
+            instructions: self.instructions + run.instructions,
+            wall_s: self.wall_s + run.wall_s,
+            solver_queries: self.solver_queries + run.solver.queries,
+            solver_time_s: self.solver_time_s + run.solver.time_s,
+        }
+    }
 }
 
 /// What the run's trie did: reuse of an earlier run, and its own cost.
@@ -114,6 +176,12 @@ impl RunStats {
 
     pub fn early(&self) -> u64 {
         self.paths.early.values().sum()
+    }
+
+    /// Reads a `stats.json`.
+    pub fn read(path: &Path) -> std::io::Result<RunStats> {
+        let text = std::fs::read(path)?;
+        serde_json::from_slice(&text).map_err(std::io::Error::other)
     }
 
     /// Writes `stats.json` atomically.

@@ -2,6 +2,7 @@
 //! path, `tests.json` with each test's predicted outcome, and the path counts
 //! that go into `stats.json`.
 
+use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
@@ -19,6 +20,9 @@ pub struct TestWriter {
     args: Vec<String>,
     records: Vec<TestRecord>,
     pub paths: PathStats,
+    /// Test files of an earlier run in the directory, by test number, not
+    /// yet written over by this run's.
+    leftovers: BTreeMap<usize, Vec<String>>,
 }
 
 impl TestWriter {
@@ -39,35 +43,58 @@ impl TestWriter {
         }
         std::fs::create_dir_all(dir)
             .with_context(|| format!("cannot create output directory {}", dir.display()))?;
-        Ok(TestWriter {
+        Ok(TestWriter::new(dir, program, args, BTreeMap::new()))
+    }
+
+    fn new(
+        dir: &Path,
+        program: &str,
+        args: Vec<String>,
+        leftovers: BTreeMap<usize, Vec<String>>,
+    ) -> TestWriter {
+        TestWriter {
             dir: dir.to_path_buf(),
             program: program.to_string(),
             args,
             records: Vec::new(),
             paths: PathStats::default(),
-        })
+            leftovers,
+        }
     }
 
-    /// Like [`TestWriter::create`], but a directory holding an earlier run's
-    /// results (a `tests.json`) is emptied of them first: a resumed run
-    /// writes them all again, from its trie and from the paths it finishes.
-    pub fn replace(dir: &Path, program: &str, args: Vec<String>) -> anyhow::Result<TestWriter> {
-        if dir.join("tests.json").is_file() {
-            let entries = std::fs::read_dir(dir)
-                .with_context(|| format!("cannot read output directory {}", dir.display()))?;
-            for e in entries.flatten() {
-                let name = e.file_name().to_string_lossy().into_owned();
-                let ours = (name.starts_with("test")
-                    && (name.ends_with(".ktest") || name.ends_with(".err")))
-                    || name == "tests.json"
-                    || name == "stats.json";
-                if ours {
-                    std::fs::remove_file(e.path())
-                        .with_context(|| format!("cannot remove {}", e.path().display()))?;
-                }
+    /// Like [`TestWriter::create`], but `dir` may hold the results of the
+    /// run being resumed (and nothing else): a resumed run writes them all
+    /// again, from its trie and from the paths it finishes. Nothing is
+    /// removed first, so that a resumed run killed early leaves a directory
+    /// that can be resumed again: each test is written over the earlier
+    /// test of its number, `tests.json` and `stats.json` are replaced
+    /// whole, and the earlier tests past this run's last are removed at its
+    /// end.
+    pub fn resume(dir: &Path, program: &str, args: Vec<String>) -> anyhow::Result<TestWriter> {
+        if !dir.exists() {
+            return TestWriter::create(dir, program, args);
+        }
+        let entries = std::fs::read_dir(dir)
+            .with_context(|| format!("cannot read output directory {}", dir.display()))?;
+        let mut leftovers: BTreeMap<usize, Vec<String>> = BTreeMap::new();
+        for e in entries {
+            let e = e.with_context(|| format!("cannot read output directory {}", dir.display()))?;
+            let name = e.file_name().to_string_lossy().into_owned();
+            if let Some(id) = test_number(&name) {
+                leftovers.entry(id).or_default().push(name);
+            } else if !is_results_file(&name) && !is_temporary(&name) {
+                anyhow::bail!(
+                    "output directory {} holds {name}, which no run wrote; name the stopped run's output directory or an empty one",
+                    dir.display()
+                );
             }
         }
-        TestWriter::create(dir, program, args)
+        // Of a process killed while writing them.
+        crate::files::remove_dead_temporaries(dir, |name| {
+            test_number(name).is_some() || is_results_file(name)
+        })
+        .with_context(|| format!("cannot clean up output directory {}", dir.display()))?;
+        Ok(TestWriter::new(dir, program, args, leftovers))
     }
 
     /// Counts a path that ended early for `reason` and got no test (see
@@ -81,8 +108,8 @@ impl TestWriter {
         self.records.len() as u64
     }
 
-    /// Writes `tests.json`; called at the end of the run.
-    pub fn finish(&self) -> anyhow::Result<()> {
+    /// Writes `tests.json` for the tests written so far (at a checkpoint).
+    pub fn write_index(&self) -> anyhow::Result<()> {
         let json = TestsJson {
             version: 1,
             program: self.program.clone(),
@@ -93,7 +120,30 @@ impl TestWriter {
             .with_context(|| format!("cannot write {}", path.display()))
     }
 
-    fn write_err(&self, id: usize, test: &StoredTest) -> anyhow::Result<()> {
+    /// Writes `tests.json` and removes what is left of an earlier run's
+    /// tests; called at the end of the run.
+    pub fn finish(&mut self) -> anyhow::Result<()> {
+        self.write_index()?;
+        for (_, names) in std::mem::take(&mut self.leftovers) {
+            for name in names {
+                self.remove_leftover(&name)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn remove_leftover(&self, name: &str) -> anyhow::Result<()> {
+        let path = self.dir.join(name);
+        match std::fs::remove_file(&path) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                Err(e).with_context(|| format!("cannot remove {}", path.display()))
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// Writes the `.err` report of an error's test; returns its name.
+    fn write_err(&self, id: usize, test: &StoredTest) -> anyhow::Result<Option<String>> {
         let StoredOutcome::Error {
             kind,
             message,
@@ -102,7 +152,7 @@ impl TestWriter {
             stack,
         } = &test.outcome
         else {
-            return Ok(());
+            return Ok(None);
         };
         let mut text = String::new();
         let _ = writeln!(text, "Error: {message}");
@@ -115,9 +165,11 @@ impl TestWriter {
         for (i, (function, at)) in stack.iter().enumerate() {
             let _ = writeln!(text, "  #{i} {function} at {at}");
         }
-        let path = self.dir.join(format!("test{id:06}.{kind}.err"));
+        let name = format!("test{id:06}.{kind}.err");
+        let path = self.dir.join(&name);
         crate::files::write_atomic(&path, text.as_bytes())
-            .with_context(|| format!("cannot write {}", path.display()))
+            .with_context(|| format!("cannot write {}", path.display()))?;
+        Ok(Some(name))
     }
 
     /// Writes one test: its ktest, its `.err` report for an error, and its
@@ -169,12 +221,145 @@ impl TestWriter {
         ktest
             .write_atomic(&kpath)
             .with_context(|| format!("cannot write {}", kpath.display()))?;
-        self.write_err(id, test)?;
+        let err = self.write_err(id, test)?;
+        // An earlier run's report of this number that this one did not
+        // replace (another kind, or no error) would be taken for this test's.
+        for earlier in self.leftovers.remove(&id).unwrap_or_default() {
+            if earlier != name && Some(&earlier) != err.as_ref() {
+                self.remove_leftover(&earlier)?;
+            }
+        }
         self.records.push(TestRecord {
             id: id as u32,
             ktest: name,
             outcome,
         });
         Ok(())
+    }
+}
+
+/// The number of a test file (`test000042.ktest`, `test000042.assert.err`).
+fn test_number(name: &str) -> Option<usize> {
+    let rest = name.strip_prefix("test")?;
+    let digits = rest.find(|c: char| !c.is_ascii_digit())?;
+    let (number, kind) = rest.split_at(digits);
+    let ours = kind == ".ktest"
+        || kind
+            .strip_prefix('.')
+            .and_then(|k| k.strip_suffix(".err"))
+            .is_some_and(|k| !k.is_empty() && !k.contains('.'));
+    if number.len() < 6 || !ours {
+        return None;
+    }
+    number.parse().ok()
+}
+
+/// `tests.json` and `stats.json`.
+fn is_results_file(name: &str) -> bool {
+    name == "tests.json" || name == "stats.json"
+}
+
+/// A temporary file of an atomic write of one of a run's files (see
+/// [`crate::files::write_atomic`]), which a killed run may leave.
+fn is_temporary(name: &str) -> bool {
+    crate::files::temporary_of(name)
+        .is_some_and(|(of, _)| test_number(of).is_some() || is_results_file(of))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn test_files_are_told_from_others_by_name() {
+        assert_eq!(test_number("test000042.ktest"), Some(42));
+        assert_eq!(test_number("test000042.div-by-zero.err"), Some(42));
+        assert_eq!(test_number("test1234567.ktest"), Some(1234567));
+        for other in [
+            "test42.ktest",
+            "test000042.ktest.bak",
+            "test000042..err",
+            "test000042.a.b.err",
+            "testing.ktest",
+            "notes.txt",
+        ] {
+            assert_eq!(test_number(other), None, "{other}");
+        }
+    }
+
+    fn stored(code: u8) -> StoredTest {
+        StoredTest {
+            inputs: vec![("x".into(), vec![code])],
+            outcome: StoredOutcome::Exit { code },
+        }
+    }
+
+    fn error() -> StoredTest {
+        StoredTest {
+            inputs: vec![("x".into(), vec![9])],
+            outcome: StoredOutcome::Error {
+                kind: "assert".into(),
+                message: "m".into(),
+                file: "f.c".into(),
+                line: 3,
+                stack: Vec::new(),
+            },
+        }
+    }
+
+    fn names(dir: &Path) -> Vec<String> {
+        let mut v: Vec<String> = std::fs::read_dir(dir)
+            .expect("dir")
+            .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+            .collect();
+        v.sort();
+        v
+    }
+
+    #[test]
+    fn a_resumed_run_writes_over_the_earlier_tests_and_removes_the_rest_at_its_end() {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let dir = tmp.path().join("out");
+        let mut first = TestWriter::create(&dir, "p", Vec::new()).expect("create");
+        for t in [stored(1), error(), stored(3)] {
+            first.write(&t).expect("write");
+        }
+        first.finish().expect("finish");
+        std::fs::write(dir.join("stats.json"), "{}").expect("stats");
+        // A temporary of a write that a killed process left.
+        std::fs::write(dir.join(".test000004.ktest.tmp.999999999.0"), "").expect("tmp");
+
+        let mut again = TestWriter::resume(&dir, "p", Vec::new()).expect("resume");
+        // Nothing is removed before it is replaced.
+        assert!(dir.join("tests.json").exists() && dir.join("test000003.ktest").exists());
+        assert!(!dir.join(".test000004.ktest.tmp.999999999.0").exists());
+        again.write(&stored(5)).expect("write");
+        again.write(&stored(6)).expect("write");
+        // The error report of test 2 went with the test it described.
+        assert!(!dir.join("test000002.assert.err").exists());
+        again.finish().expect("finish");
+        assert_eq!(
+            names(&dir),
+            [
+                "stats.json",
+                "test000001.ktest",
+                "test000002.ktest",
+                "tests.json"
+            ]
+        );
+        let json = std::fs::read_to_string(dir.join("tests.json")).expect("tests.json");
+        assert_eq!(json.matches("\"ktest\"").count(), 2, "{json}");
+    }
+
+    #[test]
+    fn a_directory_holding_other_files_is_not_taken_over() {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        std::fs::write(tmp.path().join("test000001.ktest"), "").expect("write");
+        std::fs::write(tmp.path().join("notes.txt"), "mine").expect("write");
+        let e = TestWriter::resume(tmp.path(), "p", Vec::new())
+            .err()
+            .expect("refused");
+        assert!(e.to_string().contains("notes.txt"), "{e}");
+        assert!(tmp.path().join("test000001.ktest").exists());
     }
 }

@@ -1,0 +1,220 @@
+//! Checkpoints: while a run goes on, what it found so far and the paths it
+//! still has to explore are saved (at its start, every `--checkpoint`
+//! seconds, and when a limit or a signal stops it), so that whatever ends
+//! it (kill -9, the OOM killer, a power cut) costs at most the work since
+//! the last checkpoint: `--resume` goes on from there, and ends as an
+//! uninterrupted run would.
+//!
+//! A checkpoint saves, each file atomically:
+//! - the trie, with a `pending` leaf for each path being explored (see
+//!   [`Recorder::mark_pending`]): the frontier a resumed run explores. It
+//!   is written whole at the first checkpoint and whenever its journal has
+//!   grown as large as the trie file; otherwise the nodes that changed are
+//!   appended to the journal ([`crate::memo::journal`]), so that a
+//!   checkpoint costs what changed since the last one, not the whole trie;
+//! - `tests.json`, for the tests written so far, and `stats.json`, marked
+//!   `in_progress` (less often when writing them takes more than 2% of the
+//!   time: `tests.json` is written whole). The tests themselves need no checkpoint: a resumed run
+//!   writes every test again, from the trie and from the paths it explores
+//!   again (those ended after the checkpoint among them), numbered afresh.
+//!
+//! What was written is then synced to disk in the background.
+
+use std::path::{Path, PathBuf};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use crate::exec::{Executor, State};
+use crate::memo::journal::{journal_path, Journal};
+use crate::memo::{self, Marks, Recorder, Trie, TrieFileError};
+use crate::stats::{CheckpointStats, RunStats};
+use crate::testgen::TestWriter;
+
+/// A journal is not worth a whole write of the trie below this size.
+const JOURNAL_MIN_BYTES: u64 = 1 << 20;
+
+/// `tests.json` (with `stats.json`, so that the two agree) is written whole
+/// at each checkpoint, unless that took more than this share of the time
+/// since it was last written (a run of millions of tests, or checkpoints a
+/// few milliseconds apart): it is then written less often.
+const RESULTS_SHARE: f64 = 0.02;
+
+/// Saves a run's checkpoints.
+pub struct Checkpointer {
+    trie_file: PathBuf,
+    output_dir: PathBuf,
+    /// The journal over the trie file last written whole; `None` until
+    /// the trie is written whole (first, or after a failed write).
+    journal: Option<Journal>,
+    /// Size of the trie file last written whole.
+    whole_bytes: u64,
+    /// When `tests.json` and `stats.json` were last written, and what that
+    /// took.
+    results_written: Option<(Instant, Duration)>,
+    /// The sync of the last checkpoint's files, if still going on.
+    sync: Option<JoinHandle<()>>,
+    /// Whether a failure was reported (once is enough).
+    warned: bool,
+    pub stats: CheckpointStats,
+}
+
+impl Checkpointer {
+    /// Checkpoints of the trie `trie_file` and of the results in
+    /// `output_dir`. Temporaries of a trie file that a process killed while
+    /// writing it left (as big as the trie) are removed.
+    pub fn new(trie_file: &Path, output_dir: &Path) -> Checkpointer {
+        if let (Some(dir), Some(name)) = (trie_file.parent(), trie_file.file_name()) {
+            let name = name.to_string_lossy().into_owned();
+            let journal = format!("{name}.journal");
+            let dir = if dir.as_os_str().is_empty() {
+                Path::new(".")
+            } else {
+                dir
+            };
+            let _ = crate::files::remove_dead_temporaries(dir, |n| n == name || n == journal);
+        }
+        Checkpointer {
+            trie_file: trie_file.to_path_buf(),
+            output_dir: output_dir.to_path_buf(),
+            journal: None,
+            whole_bytes: 0,
+            results_written: None,
+            sync: None,
+            warned: false,
+            stats: CheckpointStats::default(),
+        }
+    }
+
+    /// Saves a checkpoint: the trie with the `pending` paths (merged with
+    /// `complete_with`'s, as at the end of the run, when set), `tests.json`
+    /// and `stats` (marked in progress); `stopping`: a limit or a signal is
+    /// ending the run. A file that cannot be written is reported once; the
+    /// run goes on.
+    #[allow(clippy::too_many_arguments)]
+    pub fn save(
+        &mut self,
+        recorder: &mut Recorder,
+        executor: &Executor,
+        pending: &mut dyn Iterator<Item = &State>,
+        complete_with: Option<&(Trie, Marks)>,
+        writer: &TestWriter,
+        stopping: bool,
+        stats: impl FnOnce(&CheckpointStats) -> RunStats,
+    ) {
+        let start = Instant::now();
+        for state in pending {
+            recorder.mark_pending(executor, state);
+        }
+        let trie = self.save_trie(&mut recorder.trie, complete_with);
+        self.warn(trie.map_err(anyhow::Error::from));
+        self.stats.count += 1;
+        if stopping || self.results_due() {
+            let results_start = Instant::now();
+            let mut counted = self.stats.clone();
+            let so_far = start.elapsed().as_secs_f64();
+            counted.time_s += so_far;
+            counted.longest_s = counted.longest_s.max(so_far);
+            let mut stats = stats(&counted);
+            stats.in_progress = true;
+            let path = self.output_dir.join("stats.json");
+            let written = writer.write_index().and_then(|()| {
+                stats
+                    .write(&path)
+                    .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))
+            });
+            self.warn(written);
+            self.results_written = Some((Instant::now(), results_start.elapsed()));
+        }
+        let took = start.elapsed().as_secs_f64();
+        self.stats.time_s += took;
+        self.stats.longest_s = self.stats.longest_s.max(took);
+        self.sync_in_background();
+    }
+
+    /// Whether `tests.json` and `stats.json` are to be written: always,
+    /// unless that took more than [`RESULTS_SHARE`] of the time since they
+    /// were last written (`tests.json` is written whole).
+    fn results_due(&self) -> bool {
+        self.results_written.is_none_or(|(at, took)| {
+            took.as_secs_f64() <= RESULTS_SHARE * at.elapsed().as_secs_f64()
+        })
+    }
+
+    /// Writes the trie: its changes appended to the journal, or whole.
+    fn save_trie(
+        &mut self,
+        trie: &mut Trie,
+        complete_with: Option<&(Trie, Marks)>,
+    ) -> Result<(), TrieFileError> {
+        if let Some((old, marks)) = complete_with {
+            // The trie saved is a merge, not the run's own arena, which a
+            // journal's node numbers would refer to.
+            self.stats.whole_tries += 1;
+            return memo::file::save(&memo::merge(old, trie, marks), &self.trie_file);
+        }
+        if let Some(journal) = &mut self.journal {
+            if journal.bytes() < self.whole_bytes.max(JOURNAL_MIN_BYTES) {
+                return journal.append(trie).map_err(|error| {
+                    self.journal = None;
+                    TrieFileError::Io {
+                        doing: "write",
+                        path: journal_path(&self.trie_file),
+                        error,
+                    }
+                });
+            }
+        }
+        self.journal = None;
+        let (bytes, sum) = memo::file::encode_arena(trie);
+        memo::file::write(&self.trie_file, &bytes)?;
+        trie.track_changes();
+        self.whole_bytes = bytes.len() as u64;
+        self.stats.whole_tries += 1;
+        let journal = Journal::start(&self.trie_file, &sum).map_err(|error| TrieFileError::Io {
+            doing: "write",
+            path: journal_path(&self.trie_file),
+            error,
+        })?;
+        self.journal = Some(journal);
+        Ok(())
+    }
+
+    /// Syncs the output and memo directories on another thread, unless
+    /// the last checkpoint's sync is still going on.
+    fn sync_in_background(&mut self) {
+        if self.sync.as_ref().is_some_and(|s| !s.is_finished()) {
+            return;
+        }
+        let dirs = [
+            self.output_dir.clone(),
+            self.trie_file
+                .parent()
+                .map_or_else(|| PathBuf::from("."), Path::to_path_buf),
+        ];
+        // A sync that fails is retried at the next checkpoint and at the
+        // end of the run, which reports it.
+        self.sync = std::thread::Builder::new()
+            .name("mnemo-checkpoint-sync".into())
+            .spawn(move || {
+                let _ = crate::files::sync_written(&[&dirs[0], &dirs[1]]);
+            })
+            .ok();
+    }
+
+    fn warn(&mut self, result: anyhow::Result<()>) {
+        if let Err(e) = result {
+            if !std::mem::replace(&mut self.warned, true) {
+                eprintln!(
+                    "mnemo: warning: checkpoint: {e:#}; the run goes on, but a run killed now loses more (further failures are not reported)"
+                );
+            }
+        }
+    }
+
+    /// Waits for the last sync to end (the run syncs everything once more).
+    pub fn finish(&mut self) {
+        if let Some(s) = self.sync.take() {
+            let _ = s.join();
+        }
+    }
+}

@@ -1,0 +1,276 @@
+//! Checkpoints: runs killed with SIGKILL (as the OOM killer or a power cut
+//! ends them) are resumed from their last checkpoint and end as an
+//! uninterrupted run does; a run killed while its pending paths get their
+//! tests after SIGTERM leaves the checkpoint taken at the signal.
+
+use std::collections::BTreeSet;
+use std::os::unix::process::ExitStatusExt;
+use std::path::Path;
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+#[path = "support/cli.rs"]
+mod support;
+use support::{compile, json, mnemo, stderr};
+#[path = "support/programs.rs"]
+#[allow(dead_code)] // Of the programs, one is run here.
+mod programs;
+use programs::FRESH_INPUT_LOOP;
+#[path = "support/process.rs"]
+mod process;
+use process::{signal, wait_for, Running};
+
+/// Ten symbolic bytes, each compared: 1024 paths and 84 division errors,
+/// each path told by its inputs (which comparisons hold) and its outcome.
+const TEN_BYTES: &str = r#"
+#include <klee/klee.h>
+int main(void) {
+  unsigned char s[10];
+  klee_make_symbolic(s, sizeof s, "s");
+  int c = 0;
+  for (int i = 0; i < 10; i++)
+    if (s[i] > 100 + i) c++;
+  if (c == 7 && s[0] == 'x') return 100 / (c - 7);
+  return c;
+}
+"#;
+
+/// `mnemo run -q --no-runtime --output-dir OUT --memo MEMO EXTRA... BC`,
+/// not waited for.
+fn spawn(bc: &Path, out: &Path, memo: &Path, extra: &[&str]) -> Running {
+    let child = mnemo()
+        .args(["run", "-q", "--no-runtime", "--output-dir"])
+        .arg(out)
+        .arg("--memo")
+        .arg(memo)
+        .args(extra)
+        .arg(bc)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("mnemo run starts");
+    Running::new(child)
+}
+
+/// Waits until a checkpoint of the `run`-th run writing `out` (counting
+/// the runs it resumed) counts at least `tests` tests.
+fn wait_for_checkpoint(out: &Path, run: u64, tests: u64) {
+    let start = Instant::now();
+    let stats = out.join("stats.json");
+    loop {
+        if stats.exists() {
+            let s = json(&stats);
+            if s["in_progress"] == true
+                && s["total"]["runs"] == run
+                && s["tests"].as_u64().unwrap_or(0) >= tests
+            {
+                return;
+            }
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(120),
+            "no checkpoint of run {run} with {tests} tests in {}",
+            out.display()
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+/// Kills `child` with SIGKILL; it must not have ended before.
+fn kill(child: Running, what: &str) {
+    signal(&child, libc::SIGKILL);
+    let o = child.wait_with_output();
+    assert_eq!(
+        o.status.signal(),
+        Some(libc::SIGKILL),
+        "{what} ended before it was killed: {}",
+        stderr(&o)
+    );
+}
+
+/// The trie in `memo` as text, canonical, everything but the tests' inputs:
+/// every node's place, choice point, end and stretch of blocks (functions
+/// by name, since their numbering depends on the order paths were found).
+fn trie_shape(memo: &Path, program: &str) -> Vec<String> {
+    let file = mnemo::memo::trie_path(memo, program);
+    let t = mnemo::memo::file::load(&file)
+        .unwrap_or_else(|e| panic!("{e}"))
+        .canonical();
+    let name = |f: u32| t.funcs[f as usize].clone();
+    let mut out = vec![format!("{:?}", t.recorded)];
+    for n in &t.nodes {
+        let point = n
+            .point
+            .as_ref()
+            .map(|p| (name(p.func), p.site, p.line, p.alts.clone()));
+        let stretch: Vec<(String, u32)> = n.stretch.iter().map(|&(f, b)| (name(f), b)).collect();
+        out.push(format!(
+            "{:?} {} {point:?} {:?} {:?} {stretch:?} test={} kept={}",
+            n.parent,
+            n.via,
+            n.children,
+            n.end,
+            n.test.is_some(),
+            n.kept.len()
+        ));
+    }
+    out
+}
+
+/// The tests in `out`: for each, the comparisons its inputs make hold and
+/// its outcome. Every test listed is there, no other test file is, and no
+/// two tests are of the same path.
+fn tests_of(out: &Path) -> BTreeSet<String> {
+    let listed = json(&out.join("tests.json"));
+    let listed = listed["tests"].as_array().expect("tests");
+    let mut seen = BTreeSet::new();
+    for t in listed {
+        let file = out.join(t["ktest"].as_str().expect("ktest"));
+        let k = mnemo::testgen::KTest::read(&file).unwrap_or_else(|e| panic!("{e}"));
+        let s = &k.objects[0].bytes;
+        let holds: String = (0..10)
+            .map(|i| if s[i] > 100 + i as u8 { '1' } else { '0' })
+            .collect();
+        let mut outcome = t.clone();
+        let o = outcome.as_object_mut().expect("a test");
+        o.remove("id");
+        o.remove("ktest");
+        let key = format!("{holds} {outcome}");
+        assert!(seen.insert(key.clone()), "two tests of one path: {key}");
+    }
+    let files = std::fs::read_dir(out)
+        .expect("output directory")
+        .filter(|e| {
+            let name = e.as_ref().expect("entry").file_name();
+            let name = name.to_string_lossy();
+            name.starts_with("test") && name.ends_with(".ktest")
+        })
+        .count();
+    assert_eq!(files, listed.len(), "test files not in tests.json");
+    seen
+}
+
+/// What a killed run leaves for the user: tests.json and stats.json as of
+/// its last checkpoint, each test listed there on disk, a trie that loads.
+fn check_left_behind(out: &Path, memo: &Path) {
+    let stats = json(&out.join("stats.json"));
+    assert_eq!(stats["in_progress"], true, "{stats}");
+    let tests = json(&out.join("tests.json"));
+    let tests = tests["tests"].as_array().expect("tests");
+    assert_eq!(stats["tests"].as_u64(), Some(tests.len() as u64), "{stats}");
+    for t in tests {
+        assert!(
+            out.join(t["ktest"].as_str().expect("ktest")).exists(),
+            "{t}"
+        );
+    }
+    trie_stats(memo);
+}
+
+/// `mnemo trie stats MEMO`, which must succeed.
+fn trie_stats(memo: &Path) -> String {
+    let shown = mnemo()
+        .args(["trie", "stats"])
+        .arg(memo)
+        .output()
+        .expect("trie stats");
+    assert!(shown.status.success(), "{}", stderr(&shown));
+    String::from_utf8_lossy(&shown.stdout).into_owned()
+}
+
+#[test]
+fn sigkill_at_three_points_then_resume_ends_as_an_uninterrupted_run() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let Some(bc) = compile(dir.path(), "ten", TEN_BYTES) else {
+        return;
+    };
+    let (full, full_memo) = (dir.path().join("full"), dir.path().join("full-memo"));
+    let o = spawn(&bc, &full, &full_memo, &["--checkpoint", "0"]).wait_with_output();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let whole = json(&full.join("stats.json"));
+    assert_eq!(whole["tests"], 1108, "{whole}");
+
+    // Killed a fifth of the way, then twice while resuming: after more than
+    // two fifths, and after more than three.
+    let (out, memo) = (dir.path().join("out"), dir.path().join("memo"));
+    let every = ["--checkpoint", "0.05"];
+    let resume = ["--checkpoint", "0.05", "--resume"];
+    let first = spawn(&bc, &out, &memo, &every);
+    wait_for_checkpoint(&out, 1, 200);
+    kill(first, "the run");
+    check_left_behind(&out, &memo);
+    for (n, tests) in [(1, 450), (2, 700)] {
+        let again = spawn(&bc, &out, &memo, &resume);
+        wait_for_checkpoint(&out, n + 1, tests);
+        kill(again, &format!("resume {n}"));
+        check_left_behind(&out, &memo);
+    }
+    let o = spawn(&bc, &out, &memo, &resume).wait_with_output();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+
+    let resumed = json(&out.join("stats.json"));
+    assert_eq!(resumed["in_progress"], false, "{resumed}");
+    assert_eq!(resumed["paths"], whole["paths"], "{resumed}");
+    assert_eq!(resumed["tests"], whole["tests"], "{resumed}");
+    assert_eq!(resumed["total"]["runs"], 4, "{resumed}");
+    assert!(
+        resumed["total"]["instructions"].as_u64() > resumed["instructions"].as_u64(),
+        "{resumed}"
+    );
+    assert_eq!(tests_of(&out), tests_of(&full));
+    assert_eq!(trie_shape(&memo, "ten"), trie_shape(&full_memo, "ten"));
+    // The trie is whole again: its journal is gone.
+    assert!(!memo.join("ten.trie.journal").exists());
+}
+
+#[test]
+fn sigkill_while_pending_paths_get_their_tests_after_sigterm_leaves_the_checkpoint_of_the_signal() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let Some(bc) = compile(dir.path(), "fresh", FRESH_INPUT_LOOP) else {
+        return;
+    };
+    let (out, memo) = (dir.path().join("out"), dir.path().join("memo"));
+    // A checkpoint at the start only, then the one at the signal.
+    let extra = ["--search", "dfs", "--store", "none"];
+    let child = spawn(&bc, &out, &memo, &extra);
+    wait_for(&out.join("stats.json"));
+    // Two seconds of `dfs` leave enough pending paths that solving for
+    // each takes minutes: `timeout -k` would kill the run meanwhile.
+    std::thread::sleep(Duration::from_millis(2000));
+    signal(&child, libc::SIGTERM);
+    let start = Instant::now();
+    loop {
+        let s = json(&out.join("stats.json"));
+        if s["stopped_by"] == "terminated" {
+            assert_eq!(s["in_progress"], true, "{s}");
+            break;
+        }
+        assert!(start.elapsed() < Duration::from_secs(60), "{s}");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    kill(child, "the run stopped by SIGTERM");
+    let text = trie_stats(&memo);
+    let pending: u64 = text
+        .lines()
+        .find_map(|l| l.strip_prefix("leaves pending"))
+        .and_then(|n| n.trim().parse().ok())
+        .unwrap_or_else(|| panic!("no pending leaves:\n{text}"));
+    assert!(pending > 100, "{text}");
+
+    // Resumed, it explores the paths pending at the signal.
+    let mut resume = extra.to_vec();
+    resume.extend(["--resume", "--max-time", "2"]);
+    let o = spawn(&bc, &out, &memo, &resume).wait_with_output();
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    let stats = json(&out.join("stats.json"));
+    assert_eq!(
+        stats["memo"]["candidates"].as_u64(),
+        Some(pending),
+        "{stats}"
+    );
+    assert_eq!(stats["total"]["runs"], 2, "{stats}");
+    assert!(stats["checkpoints"]["count"].as_u64() >= Some(2), "{stats}");
+    let _: Value = json(&out.join("tests.json"));
+}
