@@ -15,6 +15,7 @@ mod intrinsics;
 mod memory;
 mod natives;
 mod state;
+mod tally;
 mod value;
 
 pub use budget::object_bytes;
@@ -25,4 +26,5 @@ pub use guide::{Guidance, Guide, GuideCounters, GuideNode, Next};
 pub use memory::{AddressSpace, AllocKind, MemoryObject, ObjectState};
 pub use natives::Native;
 pub use state::{Alt, Decision, Forced, Frame, Point, State, Symbolic};
+pub use tally::Tally;
 pub use value::{Byte, Value};
