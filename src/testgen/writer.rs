@@ -115,9 +115,114 @@ impl TestWriter {
         for (i, (function, at)) in stack.iter().enumerate() {
             let _ = writeln!(text, "  #{i} {function} at {at}");
         }
-        let path = self.dir.join(format!("test{id:06}.{kind}.err"));
+        let path = self.dir.join(err_name(id, kind));
         crate::files::write_atomic(&path, text.as_bytes())
             .with_context(|| format!("cannot write {}", path.display()))
+    }
+
+    /// Numbers the tests written so far anew: `order[k]` is the index, in
+    /// the order they were written, of the test that becomes number
+    /// `k + 1`. Files move along each cycle of the permutation, with one
+    /// file of the cycle under a temporary name at a time, so a run killed
+    /// meanwhile loses no test.
+    pub fn renumber(&mut self, order: &[usize]) -> anyhow::Result<()> {
+        if order.len() != self.records.len() || order.iter().enumerate().all(|(k, &i)| k == i) {
+            return Ok(());
+        }
+        // `to[i]`: the new index of the test written `i`-th.
+        let mut to = vec![usize::MAX; order.len()];
+        for (k, &i) in order.iter().enumerate() {
+            to[i] = k;
+        }
+        let mut done = vec![false; order.len()];
+        for start in 0..order.len() {
+            if done[start] || to[start] == start {
+                done[start] = true;
+                continue;
+            }
+            // The cycle start -> to[start] -> ... -> start: park the start's
+            // files, fill its slot from the test that goes there, and so on
+            // back round.
+            let parked = self.park(start)?;
+            let mut slot = start;
+            loop {
+                let from = order[slot];
+                done[slot] = true;
+                if from == start {
+                    self.unpark(&parked, start, slot)?;
+                    break;
+                }
+                self.move_files(from, slot)?;
+                slot = from;
+            }
+        }
+        let old = std::mem::take(&mut self.records);
+        self.records = order
+            .iter()
+            .enumerate()
+            .map(|(k, &i)| TestRecord {
+                id: k as u32 + 1,
+                ktest: test_name(k + 1),
+                outcome: old[i].outcome.clone(),
+            })
+            .collect();
+        Ok(())
+    }
+
+    /// The files of the test written `i`-th: its ktest and its `.err`
+    /// report, if it has one.
+    fn files_of(&self, i: usize, number: usize) -> Vec<PathBuf> {
+        let mut files = vec![self.dir.join(test_name(number))];
+        if let Outcome::Error { kind, .. } = &self.records[i].outcome {
+            files.push(self.dir.join(err_name(number, kind)));
+        }
+        files
+    }
+
+    fn rename(from: &Path, to: &Path) -> anyhow::Result<()> {
+        std::fs::rename(from, to)
+            .with_context(|| format!("cannot rename {} to {}", from.display(), to.display()))
+    }
+
+    /// Moves the files of test `i` (still under its number `i + 1`) to
+    /// temporary names.
+    fn park(&self, i: usize) -> anyhow::Result<Vec<(PathBuf, PathBuf)>> {
+        let mut parked = Vec::new();
+        for f in self.files_of(i, i + 1) {
+            let mut tmp = f.clone().into_os_string();
+            tmp.push(".renumbering");
+            let tmp = PathBuf::from(tmp);
+            Self::rename(&f, &tmp)?;
+            parked.push((f, tmp));
+        }
+        Ok(parked)
+    }
+
+    /// Gives the parked files of test `start` the number `slot + 1`.
+    fn unpark(
+        &self,
+        parked: &[(PathBuf, PathBuf)],
+        start: usize,
+        slot: usize,
+    ) -> anyhow::Result<()> {
+        let targets = self.files_of(start, slot + 1);
+        for ((_, tmp), target) in parked.iter().zip(targets) {
+            Self::rename(tmp, &target)?;
+        }
+        Ok(())
+    }
+
+    /// Gives the files of test `from` (under its number `from + 1`) the
+    /// number `slot + 1`.
+    fn move_files(&self, from: usize, slot: usize) -> anyhow::Result<()> {
+        for (f, t) in self
+            .files_of(from, from + 1)
+            .into_iter()
+            .zip(self.files_of(from, slot + 1))
+        {
+            Self::rename(&f, &t)?;
+        }
+        Ok(())
     }
 
     /// Writes one test: its ktest, its `.err` report for an error, and its
@@ -164,7 +269,7 @@ impl TestWriter {
                 })
                 .collect(),
         };
-        let name = format!("test{id:06}.ktest");
+        let name = test_name(id);
         let kpath = self.dir.join(&name);
         ktest
             .write_atomic(&kpath)
@@ -177,4 +282,14 @@ impl TestWriter {
         });
         Ok(())
     }
+}
+
+/// The ktest file of test number `id`.
+fn test_name(id: usize) -> String {
+    format!("test{id:06}.ktest")
+}
+
+/// The error report of test number `id`.
+fn err_name(id: usize, kind: &str) -> String {
+    format!("test{id:06}.{kind}.err")
 }
