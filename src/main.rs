@@ -126,6 +126,13 @@ struct RunArgs {
     /// which no loop on a symbolic guard can starve; `dfs` can).
     #[arg(long, value_enum, default_value_t = SearcherKind::default())]
     search: SearcherKind,
+    /// Workers exploring the run, each on its own thread with its own
+    /// solver (default: the number of cores). Without a limit the trie,
+    /// the paths and the tests' numbering are the same for any N; `1` runs
+    /// the engine on one thread alone.
+    #[arg(long, short = 'j', value_name = "N", allow_negative_numbers = true,
+          value_parser = whole(1, MAX_JOBS))]
+    jobs: Option<usize>,
     /// Seed of the random searchers.
     #[arg(long, value_name = "N", default_value_t = 1, allow_negative_numbers = true,
           value_parser = whole(0, u64::MAX))]
@@ -199,6 +206,10 @@ struct RunArgs {
     #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
     args: Vec<String>,
 }
+
+/// The most workers `--jobs` takes: far more threads than any machine has
+/// cores would only share them.
+const MAX_JOBS: usize = 1024;
 
 /// The largest `--max-memory`: MiB whose bytes a 64-bit count holds.
 const MAX_MEMORY_MB: u64 = u64::MAX >> 20;
@@ -449,6 +460,7 @@ fn run_config(a: RunArgs) -> RunConfig {
         targets: a.target,
         heuristic: a.heuristic,
         last_in_process: true,
+        jobs: a.jobs.unwrap_or_else(mnemo::parallel::default_jobs),
     }
 }
 

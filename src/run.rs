@@ -11,12 +11,13 @@ use crate::exec::{EarlyReason, ExecConfig, Executor, PathEnd};
 use crate::ir::{self, Module};
 use crate::memo::heuristic::{HeuristicKind, Reach, Targets};
 use crate::memo::{
-    self, NodeId, Plan, Recorded, Recorder, StoredTest, Trie, TrieFileError, TrieGuide,
+    self, NodeId, Plan, Recorded, Recorder, StoredTest, TestPlace, Trie, TrieFileError, TrieGuide,
 };
+use crate::parallel::{self, WorkerLine, Workers};
 use crate::search::{explore, ExploreConfig, FinishedPath, PathObserver, SearcherKind};
 use crate::solver::store::{self, SharedStore};
 use crate::solver::SolverConfig;
-use crate::stats::{CoverageStats, MemoStats, Progress, RunStats, SolverStats};
+use crate::stats::{CoverageStats, MemoStats, ParallelStats, Progress, RunStats, SolverStats};
 use crate::stop::StopRequest;
 use crate::testgen::{TestWriter, Toolchain};
 
@@ -61,6 +62,9 @@ pub struct RunConfig {
     /// The process ends with this run: its memory is left to the operating
     /// system to reclaim rather than freed piece by piece.
     pub last_in_process: bool,
+    /// `--jobs`: workers exploring the run (1: the engine on the calling
+    /// thread alone, as before workers existed).
+    pub jobs: usize,
 }
 
 /// The memo directory of a run without `--memo`: `mnemo-memo` beside the
@@ -199,6 +203,9 @@ fn plan_over(
 struct Outputs<'a> {
     writer: &'a mut TestWriter,
     recorder: &'a mut Recorder,
+    /// The place in the trie of every test written, in writing order: the
+    /// tests are numbered by it at the end.
+    places: &'a mut Vec<TestPlace>,
 }
 
 impl PathObserver for Outputs<'_> {
@@ -215,7 +222,12 @@ impl PathObserver for Outputs<'_> {
         if let Some(t) = &test {
             self.writer.write(t)?;
         }
-        self.recorder.record(executor, path, test);
+        let tested = test.is_some();
+        let leaf = self.recorder.record(executor, path, test);
+        if tested {
+            self.places
+                .push(TestPlace::leaf(leaf.unwrap_or(NodeId::ROOT)));
+        }
         Ok(())
     }
 }
@@ -407,8 +419,11 @@ pub fn execute(
     };
     let stores = exec_config.solver.store.clone();
     let exec_stores = stores.as_ref().map(|s| s.0.describe()).unwrap_or_default();
+    // The other workers' executors are made as this one is.
+    let worker_config = (config.jobs > 1).then(|| (exec_config.clone(), watch.clone()));
     let mut executor = Executor::new(module.clone(), exec_config);
     executor.watch(watch);
+    let mut places = Vec::new();
     let explores = plan.as_ref().is_none_or(|p| p.explores());
     let mut recorder = match plan {
         Some(p) => {
@@ -418,6 +433,7 @@ pub fn execute(
             for t in &p.kept {
                 writer.write(t)?;
             }
+            places.extend(p.kept_places.iter().copied());
             // The guide reads the trie as it was; the recorder adds to it.
             executor.set_guide(Arc::new(TrieGuide::new(
                 Arc::new(p.base.clone()),
@@ -428,7 +444,6 @@ pub fn execute(
         }
         None => Recorder::new(Trie::new(now)),
     };
-    let mut searcher = config.searcher.build(config.seed);
     let limits = ExploreConfig {
         max_time: config.max_time,
         started: Some(started),
@@ -436,17 +451,46 @@ pub fn execute(
         max_memory_mb: config.max_memory_mb,
     };
     let progress = Progress::new(config.quiet);
-    let outcome = if explores {
+    let mut outputs = Outputs {
+        writer: &mut writer,
+        recorder: &mut recorder,
+        places: &mut places,
+    };
+    let mut busy_s = Vec::new();
+    let mut moved = 0;
+    let outcome = if !explores {
+        Ok(Default::default())
+    } else if let Some((exec_config, watch)) = worker_config {
+        let guide = executor.guide();
+        let make_executor = |_w: usize| {
+            let mut ex = Executor::new(module.clone(), exec_config.clone());
+            ex.watch(watch.iter().copied());
+            if let Some(g) = &guide {
+                ex.set_guide(g.clone());
+            }
+            ex
+        };
+        let workers = Workers {
+            jobs: config.jobs,
+            make_executor: &make_executor,
+            searcher: config.searcher,
+            seed: config.seed,
+        };
+        let show = |lines: &[WorkerLine]| progress.update_workers(lines);
+        parallel::explore(&mut executor, &workers, &limits, &mut outputs, stop, &show).map(|p| {
+            busy_s = p.busy_s;
+            moved = p.moved;
+            p.outcome
+        })
+    } else {
         let initial = executor.initial_state()?;
+        let mut searcher = config.searcher.build(config.seed);
         explore(
             &mut executor,
             searcher.as_mut(),
             initial,
             &limits,
-            &mut Outputs {
-                writer: &mut writer,
-                recorder: &mut recorder,
-            },
+            &mut outputs,
             stop,
             |ex, p| {
                 progress.update(
@@ -457,12 +501,13 @@ pub fn execute(
                 )
             },
         )
-    } else {
-        Ok(Default::default())
+        .inspect(|o| busy_s = vec![o.elapsed.as_secs_f64()])
     };
     progress.finish();
-    // Whatever happened, keep what was found.
-    let finish = writer.finish();
+    // Whatever happened, keep what was found, numbered by the tests' places
+    // in the trie whatever order their paths ended in.
+    let order = memo::trie_order(&recorder.trie, &places);
+    let finish = writer.renumber(&order).and_then(|()| writer.finish());
     let save_start = Instant::now();
     if let Some((old, marks)) = &complete_with {
         recorder.trie = memo::merge(old, &recorder.trie, marks);
@@ -517,6 +562,12 @@ pub fn execute(
         },
         memo: memo_stats,
         stopped_by: outcome.stopped_by.map(|r| r.as_str().to_string()),
+        parallel: ParallelStats {
+            jobs: config.jobs.max(1) as u64,
+            imbalance: parallel::imbalance(&busy_s),
+            busy_s,
+            moved,
+        },
     };
     let path = config.output_dir.join("stats.json");
     stats

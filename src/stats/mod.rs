@@ -27,6 +27,22 @@ pub struct RunStats {
     /// `max-time`, `interrupted`, ...); `None` when it explored everything.
     #[serde(default)]
     pub stopped_by: Option<String>,
+    #[serde(default)]
+    pub parallel: ParallelStats,
+}
+
+/// How the workers of the run shared it (`--jobs`).
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct ParallelStats {
+    /// Workers.
+    pub jobs: u64,
+    /// Seconds each worker explored (not waiting for work), worker 0 first.
+    pub busy_s: Vec<f64>,
+    /// The longest busy time over the mean: 1 when the work was evenly
+    /// shared.
+    pub imbalance: f64,
+    /// Pending states that moved from one worker to another.
+    pub moved: u64,
 }
 
 /// What the run's trie did: reuse of an earlier run, and its own cost.
