@@ -129,8 +129,9 @@ struct RunArgs {
     /// Workers exploring the run, each on its own thread with its own
     /// solver (default: the number of cores). Without a limit the trie,
     /// the paths and the tests' numbering are the same for any N; `1` runs
-    /// the engine on one thread alone.
-    #[arg(long, short = 'j', value_name = "N", allow_negative_numbers = true,
+    /// the engine on one thread alone. `MNEMO_JOBS` sets another default.
+    #[arg(long, short = 'j', value_name = "N", env = "MNEMO_JOBS",
+          allow_negative_numbers = true,
           value_parser = whole(1, MAX_JOBS))]
     jobs: Option<usize>,
     /// Seed of the random searchers.

@@ -293,3 +293,60 @@ fn test_name(id: usize) -> String {
 fn err_name(id: usize, kind: &str) -> String {
     format!("test{id:06}.{kind}.err")
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn test(tag: u8, error: bool) -> StoredTest {
+        StoredTest {
+            inputs: vec![("x".to_string(), vec![tag])],
+            outcome: if error {
+                StoredOutcome::Error {
+                    kind: "assert".into(),
+                    message: format!("failed {tag}"),
+                    file: String::new(),
+                    line: 0,
+                    stack: Vec::new(),
+                }
+            } else {
+                StoredOutcome::Exit { code: tag }
+            },
+        }
+    }
+
+    #[test]
+    fn renumbering_moves_every_file_with_its_test() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let mut w = TestWriter::create(dir.path(), "p", Vec::new()).expect("writer");
+        // Tags 0..5 written in this order; 1 and 3 are errors.
+        for tag in 0..5u8 {
+            w.write(&test(tag, tag % 2 == 1)).expect("write");
+        }
+        // Numbers 1..5 go to the tests written 3rd, 1st, 5th, 2nd, 4th:
+        // the cycle 0 -> 1 -> 3 -> 4 -> 2 -> 0 over the slots.
+        let order = [2, 0, 4, 1, 3];
+        w.renumber(&order).expect("renumber");
+        for (k, &i) in order.iter().enumerate() {
+            let k = KTest::read(&dir.path().join(test_name(k + 1))).expect("ktest");
+            assert_eq!(k.objects[0].bytes, vec![i as u8]);
+        }
+        let mut names: Vec<String> = std::fs::read_dir(dir.path())
+            .expect("dir")
+            .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        // The errors (tags 1 and 3) are now tests 4 and 5.
+        let mut expect: Vec<String> = (1..=5).map(test_name).collect();
+        expect.extend([err_name(4, "assert"), err_name(5, "assert")]);
+        expect.sort();
+        assert_eq!(names, expect);
+        let err = std::fs::read_to_string(dir.path().join(err_name(5, "assert"))).expect("err");
+        assert!(err.contains("failed 3"), "{err}");
+        assert_eq!(w.records[3].id, 4);
+        assert!(matches!(
+            w.records[0].outcome,
+            Outcome::Exit { exit_code: 2 }
+        ));
+    }
+}
