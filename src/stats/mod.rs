@@ -169,6 +169,21 @@ impl RunStats {
                 self.memo.kept_tests, self.memo.candidates, self.memo.solver_calls_avoided
             );
         }
+        if self.parallel.jobs > 1 {
+            let busy: Vec<String> = self
+                .parallel
+                .busy_s
+                .iter()
+                .map(|b| format!("{b:.2}"))
+                .collect();
+            s += &format!(
+                "mnemo: {} workers, busy {}s; imbalance {:.2}; {} states moved\n",
+                self.parallel.jobs,
+                busy.join("/"),
+                self.parallel.imbalance,
+                self.parallel.moved
+            );
+        }
         if self.memo.mismatches > 0 {
             s += &format!(
                 "mnemo: memo: the trie did not fit the program at {} choice points\n",
