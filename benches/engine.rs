@@ -1,10 +1,11 @@
-//! `make bench`: interpreter throughput, exploration rate, and the
-//! searchers compared on the testsuite (`search` section).
+//! `make bench`: interpreter throughput, exploration rate, the searchers
+//! compared on the testsuite (`search` section), and `--jobs 2` against
+//! `--jobs 1` (`parallel` section).
 //!
-//! Prints tables and writes `bench-results/engine.json` and
-//! `bench-results/search.json`. Figures, not assertions: the tests check
+//! Prints tables and writes `bench-results/engine.json`,
+//! `bench-results/search.json` and `bench-results/parallel.json`. Figures, not assertions: the tests check
 //! behaviour, this measures speed. `cargo bench --bench engine -- SECTION`
-//! runs one section (`throughput`, `exploration`, `search`).
+//! runs one section (`throughput`, `exploration`, `search`, `parallel`).
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -16,6 +17,8 @@ use mnemo::search::{explore, ExploreConfig, FinishedPath, PathObserver, Searcher
 use mnemo::stop::StopRequest;
 use mnemo::testgen::Toolchain;
 
+#[path = "engine/parallel.rs"]
+mod parallel;
 #[path = "engine/search.rs"]
 mod search;
 #[path = "support.rs"]
@@ -162,6 +165,10 @@ fn main() -> anyhow::Result<()> {
     if wants("search") {
         let results = search::run(&root, &toolchain)?;
         support::write_results("search", &None, &results)?;
+    }
+    if wants("parallel") {
+        let results = parallel::run(&root, &toolchain)?;
+        support::write_results("parallel", &None, &results)?;
     }
     Ok(())
 }

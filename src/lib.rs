@@ -2,7 +2,7 @@
 //!
 //! The modules follow the architecture of DESIGN.md; each depends only on
 //! those listed before it: `ir`, `expr` -> `solver` -> `exec` -> `search`,
-//! `memo` -> `testgen`, `stats` -> `checkpoint` -> `run`, `certify`, `regress`. `files` (atomic writes)
+//! `memo` -> `parallel` -> `testgen`, `stats` -> `checkpoint` -> `run`, `certify`, `regress`. `files` (atomic writes)
 //! serves them all; `stop` (signals asking a run to end) serves `search` and
 //! what is above it.
 
@@ -13,6 +13,7 @@ pub mod expr;
 pub mod files;
 pub mod ir;
 pub mod memo;
+pub mod parallel;
 pub mod regress;
 pub mod run;
 pub mod search;

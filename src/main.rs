@@ -126,6 +126,15 @@ struct RunArgs {
     /// which no loop on a symbolic guard can starve; `dfs` can).
     #[arg(long, value_enum, default_value_t = SearcherKind::default())]
     search: SearcherKind,
+    /// Workers exploring the run, each on its own thread with its own
+    /// solver (default: 1, the engine on one thread alone, the only mode
+    /// that takes checkpoints while it runs; `0`: the number of cores).
+    /// Without a limit the trie, the paths and the tests' numbering are the
+    /// same for any N. `MNEMO_JOBS` sets another default.
+    #[arg(long, short = 'j', value_name = "N", env = "MNEMO_JOBS",
+          allow_negative_numbers = true,
+          value_parser = whole(0, MAX_JOBS))]
+    jobs: Option<usize>,
     /// Seed of the random searchers.
     #[arg(long, value_name = "N", default_value_t = 1, allow_negative_numbers = true,
           value_parser = whole(0, u64::MAX))]
@@ -206,6 +215,10 @@ struct RunArgs {
     #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
     args: Vec<String>,
 }
+
+/// The most workers `--jobs` takes: far more threads than any machine has
+/// cores would only share them.
+const MAX_JOBS: usize = 1024;
 
 /// The largest `--max-memory`: MiB whose bytes a 64-bit count holds.
 const MAX_MEMORY_MB: u64 = u64::MAX >> 20;
@@ -457,6 +470,11 @@ fn run_config(a: RunArgs) -> RunConfig {
         heuristic: a.heuristic,
         last_in_process: true,
         checkpoint: (!a.checkpoint.is_zero()).then_some(a.checkpoint),
+        jobs: match a.jobs {
+            Some(0) => mnemo::parallel::default_jobs(),
+            Some(n) => n,
+            None => 1,
+        },
     }
 }
 

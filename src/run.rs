@@ -13,13 +13,15 @@ use crate::ir::{self, Module};
 use crate::memo::heuristic::{HeuristicKind, Reach, Targets};
 use crate::memo::journal::journal_path;
 use crate::memo::{
-    self, NodeId, Plan, Recorded, Recorder, StoredTest, Trie, TrieFileError, TrieGuide,
+    self, NodeId, Plan, Recorded, Recorder, StoredTest, TestPlace, Trie, TrieFileError, TrieGuide,
 };
+use crate::parallel::{self, WorkerLine, Workers};
 use crate::search::{explore, ExploreConfig, FinishedPath, PathObserver, SearcherKind};
 use crate::solver::store::{self, SharedStore};
 use crate::solver::SolverConfig;
 use crate::stats::{
-    CheckpointStats, CoverageStats, MemoStats, Progress, RunStats, SolverStats, Totals,
+    CheckpointStats, CoverageStats, MemoStats, ParallelStats, Progress, RunStats, SolverStats,
+    Totals,
 };
 use crate::stop::StopRequest;
 use crate::testgen::{TestWriter, Toolchain};
@@ -68,6 +70,9 @@ pub struct RunConfig {
     /// `--checkpoint`: how often the trie, `tests.json` and `stats.json`
     /// are saved while the run goes on (`None`: only at its end).
     pub checkpoint: Option<Duration>,
+    /// `--jobs`: workers exploring the run (1: the engine on the calling
+    /// thread alone, as before workers existed).
+    pub jobs: usize,
 }
 
 /// The memo directory of a run without `--memo`: `mnemo-memo` beside the
@@ -219,6 +224,9 @@ struct Outputs<'a> {
     checkpoints: Option<&'a mut Checkpointer>,
     complete_with: Option<&'a (Trie, memo::Marks)>,
     report: &'a Report<'a>,
+    /// The place in the trie of every test written, in writing order: the
+    /// tests are numbered by it at the end.
+    places: &'a mut Vec<TestPlace>,
 }
 
 impl PathObserver for Outputs<'_> {
@@ -258,7 +266,12 @@ impl PathObserver for Outputs<'_> {
         if let Some(t) = &test {
             self.writer.write(t)?;
         }
-        self.recorder.record(executor, path, test);
+        let tested = test.is_some();
+        let leaf = self.recorder.record(executor, path, test);
+        if tested {
+            self.places
+                .push(TestPlace::leaf(leaf.unwrap_or(NodeId::ROOT)));
+        }
         Ok(())
     }
 }
@@ -466,6 +479,9 @@ impl Report<'_> {
             in_progress: false,
             checkpoints: checkpoints.clone(),
             total: Totals::default(),
+            // Filled in at the end of the run (a checkpoint has no workers'
+            // tally yet).
+            parallel: ParallelStats::default(),
         };
         stats.total = self.earlier.clone().unwrap_or_default().plus(&stats);
         stats
@@ -535,8 +551,11 @@ pub fn execute(
     let mut checkpoints = config
         .checkpoint
         .map(|_| Checkpointer::new(&trie_file, &config.output_dir));
+    // The other workers' executors are made as this one is.
+    let worker_config = (config.jobs > 1).then(|| (exec_config.clone(), watch.clone()));
     let mut executor = Executor::new(module.clone(), exec_config);
     executor.watch(watch);
+    let mut places = Vec::new();
     let explores = plan.as_ref().is_none_or(|p| p.explores());
     let mut recorder = match plan {
         Some(p) => {
@@ -546,6 +565,7 @@ pub fn execute(
             for t in &p.kept {
                 writer.write(t)?;
             }
+            places.extend(p.kept_places.iter().copied());
             // The guide reads the trie as it was; the recorder adds to it.
             executor.set_guide(Arc::new(TrieGuide::new(
                 Arc::new(p.base.clone()),
@@ -556,7 +576,6 @@ pub fn execute(
         }
         None => Recorder::new(Trie::new(now)),
     };
-    let mut searcher = config.searcher.build(config.seed);
     let limits = ExploreConfig {
         max_time: config.max_time,
         started: Some(started),
@@ -572,22 +591,51 @@ pub fn execute(
         earlier,
         explore_start: Instant::now(),
     };
-    let outcome = if explores {
-        // Set before the initial state, whose globals count against it.
-        executor.set_memory_limit(config.max_memory_mb);
+    // Set before the initial state, whose globals count against it.
+    executor.set_memory_limit(config.max_memory_mb);
+    let mut outputs = Outputs {
+        writer: &mut writer,
+        recorder: &mut recorder,
+        checkpoints: checkpoints.as_mut(),
+        complete_with: complete_with.as_ref(),
+        report: &report,
+        places: &mut places,
+    };
+    let mut busy_s = Vec::new();
+    let mut moved = 0;
+    let outcome = if !explores {
+        Ok(Default::default())
+    } else if let Some((exec_config, watch)) = worker_config {
+        let guide = executor.guide();
+        let make_executor = |_w: usize| {
+            let mut ex = Executor::new(module.clone(), exec_config.clone());
+            ex.watch(watch.iter().copied());
+            if let Some(g) = &guide {
+                ex.set_guide(g.clone());
+            }
+            ex
+        };
+        let workers = Workers {
+            jobs: config.jobs,
+            make_executor: &make_executor,
+            searcher: config.searcher,
+            seed: config.seed,
+        };
+        let show = |lines: &[WorkerLine]| progress.update_workers(lines);
+        parallel::explore(&mut executor, &workers, &limits, &mut outputs, stop, &show).map(|p| {
+            busy_s = p.busy_s;
+            moved = p.moved;
+            p.outcome
+        })
+    } else {
         let initial = executor.initial_state()?;
+        let mut searcher = config.searcher.build(config.seed);
         explore(
             &mut executor,
             searcher.as_mut(),
             initial,
             &limits,
-            &mut Outputs {
-                writer: &mut writer,
-                recorder: &mut recorder,
-                checkpoints: checkpoints.as_mut(),
-                complete_with: complete_with.as_ref(),
-                report: &report,
-            },
+            &mut outputs,
             stop,
             |ex, p| {
                 progress.update(
@@ -598,12 +646,13 @@ pub fn execute(
                 )
             },
         )
-    } else {
-        Ok(Default::default())
+        .inspect(|o| busy_s = vec![o.elapsed.as_secs_f64()])
     };
     progress.finish();
-    // Whatever happened, keep what was found.
-    let finish = writer.finish();
+    // Whatever happened, keep what was found, numbered by the tests' places
+    // in the trie whatever order their paths ended in.
+    let order = memo::trie_order(&recorder.trie, &places);
+    let finish = writer.renumber(&order).and_then(|()| writer.finish());
     let save_start = Instant::now();
     if let Some((old, marks)) = &complete_with {
         recorder.trie = memo::merge(old, &recorder.trie, marks);
@@ -629,6 +678,12 @@ pub fn execute(
     stats.memo.save_s = save_s;
     stats.memo.nodes = recorder.trie.preorder().len() as u64;
     stats.memo.trie_bytes = std::fs::metadata(&trie_file).map_or(0, |m| m.len());
+    stats.parallel = ParallelStats {
+        jobs: config.jobs.max(1) as u64,
+        imbalance: parallel::imbalance(&busy_s),
+        busy_s,
+        moved,
+    };
     let path = config.output_dir.join("stats.json");
     stats
         .write(&path)

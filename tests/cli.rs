@@ -242,6 +242,8 @@ fn numeric_options_out_of_range_are_refused_naming_the_option_and_the_range() {
         ("--max-memory", "0", "from 1 to"),
         ("--max-memory", "99999999999999999999", "from 1 to"),
         ("--max-stack-frames", "0", "from 1 to 4294967295"),
+        ("--jobs", "1025", "from 0 to 1024"),
+        ("--jobs", "-2", "from 0 to 1024"),
         ("--solver-timeout", "0", "from 1 to 4294967295"),
         ("--solver-timeout", "5000000000", "from 1 to 4294967295"),
         ("--seed", "-1", "from 0 to 18446744073709551615"),

@@ -795,9 +795,12 @@ fn check_memo(prog: &Path) -> Result<(), Failed> {
                 &args,
                 &mbc,
             )?;
-            let stopped = ["max-instructions", "max-time"]
-                .iter()
-                .any(|r| stats["paths"]["early"][r].as_u64().unwrap_or(0) > 0);
+            // A limit can stop a run with no path pending (its last one
+            // ended in a solver error at the deadline): `stopped_by` says so.
+            let stopped = !stats["stopped_by"].is_null()
+                || ["max-instructions", "max-time"]
+                    .iter()
+                    .any(|r| stats["paths"]["early"][r].as_u64().unwrap_or(0) > 0);
             if stopped {
                 continue;
             }

@@ -62,7 +62,9 @@ pub struct Executor {
     pub(crate) natives: Vec<Option<Native>>,
     pub(super) covered: Vec<Vec<bool>>,
     pub(super) covered_count: u64,
-    next_state_id: u64,
+    pub(super) next_state_id: u64,
+    /// What state ids step by (the number of workers, see `set_id_stride`).
+    pub(super) id_stride: u64,
     /// Children produced by the instruction being executed.
     pub(super) forked: Vec<State>,
     /// Counts of instructions executed by every state.
@@ -135,6 +137,7 @@ impl Executor {
             covered,
             covered_count: 0,
             next_state_id: 0,
+            id_stride: 1,
             forked: Vec::new(),
             instructions: 0,
             unsupported_externals: FxHashSet::default(),
@@ -307,7 +310,7 @@ impl Executor {
 
     pub(super) fn next_id(&mut self) -> u64 {
         let id = self.next_state_id;
-        self.next_state_id += 1;
+        self.next_state_id += self.id_stride;
         id
     }
 

@@ -16,6 +16,7 @@ mod memory;
 mod natives;
 mod state;
 mod syscalls;
+mod tally;
 mod value;
 
 pub use budget::object_bytes;
@@ -26,4 +27,5 @@ pub use guide::{Guidance, Guide, GuideCounters, GuideNode, Next};
 pub use memory::{AddressSpace, AllocKind, MemoryObject, ObjectState};
 pub use natives::Native;
 pub use state::{Alt, Decision, Forced, Frame, Point, State, Symbolic};
+pub use tally::Tally;
 pub use value::{Byte, Value};

@@ -11,6 +11,7 @@
 //! - [`impact`]: regression analysis, the nodes a program change impacts;
 //! - [`heuristic`]: reachability and counter heuristics for deeper runs;
 //! - [`plan`]: what a run reuses from the trie of an earlier one;
+//! - [`order`]: the tests' numbering by their place in the trie;
 //! - [`show`]: `mnemo trie show|stats|dot`.
 
 pub mod file;
@@ -19,6 +20,7 @@ pub mod heuristic;
 pub mod impact;
 pub mod journal;
 pub mod mark;
+pub mod order;
 pub mod plan;
 pub mod record;
 pub mod show;
@@ -28,6 +30,7 @@ pub mod trie;
 pub use file::{trie_path, TrieFileError, FORMAT_VERSION};
 pub use guide::TrieGuide;
 pub use mark::{compress, merge, Marks};
+pub use order::{trie_order, TestPlace};
 pub use plan::{Plan, PlanError};
 pub use record::Recorder;
 pub use stored::{StoredOutcome, StoredTest};

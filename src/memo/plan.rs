@@ -11,6 +11,7 @@
 use thiserror::Error;
 
 use super::mark::{boundary_nodes, compress, stopped_nodes, Marks};
+use super::order::TestPlace;
 use super::stored::StoredTest;
 use super::trie::{bound_text, End, NodeId, Recorded, Trie};
 
@@ -38,6 +39,8 @@ pub struct Plan {
     pub marks: Marks,
     /// Tests of the paths this run does not run again.
     pub kept: Vec<StoredTest>,
+    /// Where each of `kept` sits in `base`, for the tests' numbering.
+    pub kept_places: Vec<TestPlace>,
     pub candidates: usize,
 }
 
@@ -129,13 +132,14 @@ impl Plan {
         } else {
             (old, marks)
         };
-        let kept = kept_tests(&base, &marks);
+        let (kept_places, kept) = kept_tests_placed(&base, &marks).into_iter().unzip();
         base.recorded = now.clone();
         Plan {
             base,
             candidates: marks.candidates(),
             marks,
             kept,
+            kept_places,
         }
     }
 
@@ -147,6 +151,15 @@ impl Plan {
 
 /// The tests of every path outside the candidates' subtrees.
 pub fn kept_tests(trie: &Trie, marks: &Marks) -> Vec<StoredTest> {
+    kept_tests_placed(trie, marks)
+        .into_iter()
+        .map(|(_, t)| t)
+        .collect()
+}
+
+/// The tests of every path outside the candidates' subtrees, in trie
+/// order, each with its place.
+pub fn kept_tests_placed(trie: &Trie, marks: &Marks) -> Vec<(TestPlace, StoredTest)> {
     let mut out = Vec::new();
     let mut stack = vec![NodeId::ROOT];
     while let Some(id) = stack.pop() {
@@ -154,8 +167,13 @@ pub fn kept_tests(trie: &Trie, marks: &Marks) -> Vec<StoredTest> {
             continue;
         }
         let n = trie.node(id);
-        out.extend(n.test.iter().cloned());
-        out.extend(n.kept.iter().cloned());
+        out.extend(n.test.iter().map(|t| (TestPlace::leaf(id), t.clone())));
+        out.extend(
+            n.kept
+                .iter()
+                .enumerate()
+                .map(|(i, t)| (TestPlace::kept(id, i), t.clone())),
+        );
         stack.extend(n.children.iter().rev().copied());
     }
     out

@@ -500,29 +500,52 @@ impl Trie {
         out
     }
 
-    /// The same trie with its nodes numbered in depth-first order, so that
-    /// two runs that found the same paths in different orders give equal
-    /// tries (and equal files).
+    /// The same trie with its nodes numbered in depth-first order and its
+    /// functions in the order that walk first names them, so that two runs
+    /// that found the same paths in different orders (another searcher,
+    /// another number of workers) give equal tries (and equal files).
     pub fn canonical(&self) -> Trie {
         let order = self.preorder();
         let mut new_id = vec![NodeId(u32::MAX); self.nodes.len()];
         for (i, id) in order.iter().enumerate() {
             new_id[id.index()] = NodeId(i as u32);
         }
+        let mut new_func = vec![u32::MAX; self.funcs.len()];
+        let mut funcs = Vec::with_capacity(self.funcs.len());
+        let mut name = |f: u32| -> u32 {
+            let Some(slot) = new_func.get_mut(f as usize) else {
+                return f;
+            };
+            if *slot == u32::MAX {
+                *slot = funcs.len() as u32;
+                funcs.push(self.funcs[f as usize].clone());
+            }
+            *slot
+        };
         let nodes = order
             .iter()
             .map(|id| {
                 let n = self.node(*id);
+                let point = n.point.as_ref().map(|p| TriePoint {
+                    func: name(p.func),
+                    ..p.clone()
+                });
+                let stretch = n.stretch.iter().map(|&(f, b)| (name(f), b)).collect();
                 Node {
                     parent: n.parent.map(|p| new_id[p.index()]),
+                    via: n.via,
+                    point,
                     children: n.children.iter().map(|c| new_id[c.index()]).collect(),
-                    ..n.clone()
+                    end: n.end.clone(),
+                    test: n.test.clone(),
+                    kept: n.kept.clone(),
+                    stretch,
                 }
             })
             .collect();
         let mut t = Trie {
             recorded: self.recorded.clone(),
-            funcs: self.funcs.clone(),
+            funcs,
             nodes,
             func_index: FxHashMap::default(),
             changes: None,

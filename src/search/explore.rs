@@ -79,14 +79,14 @@ pub struct RunOutcome {
 /// The share of the time limit that the paths pending at it may take to
 /// get their tests, after it: with the trie and statistics written and
 /// synced after them, a run ends within 5% of its time limit.
-const FINISH_SHARE: f64 = 0.02;
+pub(crate) const FINISH_SHARE: f64 = 0.02;
 
 /// What ending a pending path without the solver costs (trying the known
 /// models, writing its test, its place in the trie): about proportional to
 /// its length in decisions, so the time the paths pending at a time limit
 /// will take is foreseeable. Until measured, a cost per decision a little
 /// above the one measured on long loops is assumed.
-struct ReportCost {
+pub(crate) struct ReportCost {
     time: Duration,
     decisions: u64,
 }
@@ -127,7 +127,7 @@ impl ReportCost {
 /// Models of the latest tests, tried on the paths pending at a limit before
 /// the solver is asked (a pending path often shares its inputs' constraints
 /// with a path that just ended).
-const RECENT_MODELS: usize = 8;
+pub(crate) const RECENT_MODELS: usize = 8;
 
 /// Explores from `initial` until no state is left or a limit is reached.
 /// A request to `stop` (a signal) stops the run as a limit would; a second
@@ -169,27 +169,8 @@ pub fn explore(
                 next_checkpoint = Some(Instant::now() + every);
             }
         }
-        let Some(mut state) = states.remove(&id) else {
-            searcher.remove(id);
-            continue;
-        };
-        match executor.step(&mut state) {
-            Step::Yield => {
-                states.insert(id, state);
-            }
-            Step::Forked(children) => {
-                let ids: Vec<u64> = children.iter().map(|c| c.id).collect();
-                states.insert(id, state);
-                for c in children {
-                    states.insert(c.id, c);
-                }
-                searcher.forked(id, &ids);
-            }
-            Step::Ended(end) => {
-                searcher.remove(id);
-                ended += 1;
-                finish(executor, &state, end, observer, &mut recent)?;
-            }
+        if advance(executor, searcher, &mut states, id, observer, &mut recent)? {
+            ended += 1;
         }
         steps += 1;
         if steps.is_multiple_of(64) {
@@ -205,13 +186,11 @@ pub fn explore(
         // Exploration stops when reporting the pending paths would take
         // it past the limit, so that the time after the limit is left for
         // solving their inputs.
-        if stopped_by.is_none() && steps.is_multiple_of(64) {
-            if let Some(t) = time_limit {
-                let pending: u64 = states.values().map(ReportCost::weight).sum();
-                if Instant::now() + cost.of(pending) >= t {
-                    stopped_by = Some(EarlyReason::MaxTime);
-                }
-            }
+        if stopped_by.is_none()
+            && steps.is_multiple_of(64)
+            && out_of_time(&states, &cost, time_limit)
+        {
+            stopped_by = Some(EarlyReason::MaxTime);
         }
         if stopped_by.is_some() {
             break;
@@ -224,39 +203,14 @@ pub fn explore(
         if limits.checkpoint.is_some() {
             observer.checkpoint(executor, &mut states.values(), Some(reason))?;
         }
-        // Every state still pending ends here and gets its test: from a
-        // model already known where one fits, else from the solver while
-        // the time left lasts; the solver stops early enough for every path
-        // left to be reported by the deadline.
-        executor.set_deadline(finish_by);
-        let mut pending: u64 = states.values().map(ReportCost::weight).sum();
-        for (_, state) in std::mem::take(&mut states) {
-            let weight = ReportCost::weight(&state);
-            pending -= weight;
-            let at = Instant::now();
-            // The time the paths after this one need, before the deadline.
-            let reserve = cost.of(pending);
-            let mut solving = Duration::ZERO;
-            let end = PathEnd::Early(reason);
-            if let Some(model) = known_model(&recent, &state) {
-                report(executor, &state, end, &model, observer)?;
-            } else if stop.hurry() || finish_by.is_some_and(|t| at + reserve >= t) {
-                report_without_inputs(executor, &state, end, observer, true)?;
-            } else {
-                executor.set_deadline(finish_by.map(|t| t - reserve));
-                let model = executor.model(&state);
-                solving = at.elapsed();
-                match model {
-                    Err(SolverError::Timeout) if finish_by.is_some() => {
-                        report_without_inputs(executor, &state, end, observer, true)?;
-                    }
-                    model => finish_with(executor, &state, end, model, observer, &mut recent)?,
-                }
-            }
-            // Freeing the state is part of its cost.
-            drop(state);
-            cost.add(weight, at.elapsed().saturating_sub(solving));
-        }
+        let pending = std::mem::take(&mut states);
+        let mut ending = Ending {
+            reason,
+            finish_by,
+            cost: &mut cost,
+            recent: &mut recent,
+        };
+        end_pending(executor, pending, &mut ending, observer, stop)?;
     }
     executor.set_deadline(None);
     executor.set_memory_limit(None);
@@ -273,7 +227,108 @@ pub fn explore(
     })
 }
 
-fn check_limits(
+/// Runs the state `id` to its next fork or end (a state the searcher still
+/// names but that is gone is dropped from it); true when its path ended.
+pub(crate) fn advance(
+    executor: &mut Executor,
+    searcher: &mut dyn Searcher,
+    states: &mut States,
+    id: u64,
+    observer: &mut dyn PathObserver,
+    recent: &mut VecDeque<Assignment>,
+) -> anyhow::Result<bool> {
+    let Some(mut state) = states.remove(&id) else {
+        searcher.remove(id);
+        return Ok(false);
+    };
+    match executor.step(&mut state) {
+        Step::Yield => {
+            states.insert(id, state);
+        }
+        Step::Forked(children) => {
+            let ids: Vec<u64> = children.iter().map(|c| c.id).collect();
+            states.insert(id, state);
+            for c in children {
+                states.insert(c.id, c);
+            }
+            searcher.forked(id, &ids);
+        }
+        Step::Ended(end) => {
+            searcher.remove(id);
+            finish(executor, &state, end, observer, recent)?;
+            return Ok(true);
+        }
+    }
+    Ok(false)
+}
+
+/// Whether reporting the pending paths would take the run past its time
+/// limit, so that exploration must stop to leave the time after the limit
+/// for solving their inputs.
+pub(crate) fn out_of_time(states: &States, cost: &ReportCost, time_limit: Option<Instant>) -> bool {
+    time_limit.is_some_and(|t| {
+        let pending: u64 = states.values().map(ReportCost::weight).sum();
+        Instant::now() + cost.of(pending) >= t
+    })
+}
+
+/// How the paths pending at a limit end: why, by when, and what reporting
+/// them has learnt so far.
+pub(crate) struct Ending<'a> {
+    pub reason: EarlyReason,
+    /// The end of the time the pending paths have for their tests.
+    pub finish_by: Option<Instant>,
+    pub cost: &'a mut ReportCost,
+    pub recent: &'a mut VecDeque<Assignment>,
+}
+
+/// Ends every state still pending at a limit, each with its test: from a
+/// model already known where one fits, else from the solver while the time
+/// left lasts; the solver stops early enough for every path left to be
+/// reported by the deadline.
+pub(crate) fn end_pending(
+    executor: &mut Executor,
+    states: States,
+    ending: &mut Ending<'_>,
+    observer: &mut dyn PathObserver,
+    stop: &StopRequest,
+) -> anyhow::Result<()> {
+    let (reason, finish_by) = (ending.reason, ending.finish_by);
+    executor.set_deadline(finish_by);
+    let mut pending: u64 = states.values().map(ReportCost::weight).sum();
+    for (_, state) in states {
+        let weight = ReportCost::weight(&state);
+        pending -= weight;
+        let at = Instant::now();
+        // The time the paths after this one need, before the deadline.
+        let reserve = ending.cost.of(pending);
+        let mut solving = Duration::ZERO;
+        let end = PathEnd::Early(reason);
+        if let Some(model) = known_model(ending.recent, &state) {
+            report(executor, &state, end, &model, observer)?;
+        } else if stop.hurry() || finish_by.is_some_and(|t| at + reserve >= t) {
+            report_without_inputs(executor, &state, end, observer, true)?;
+        } else {
+            executor.set_deadline(finish_by.map(|t| t - reserve));
+            let model = executor.model(&state);
+            solving = at.elapsed();
+            match model {
+                Err(SolverError::Timeout) if finish_by.is_some() => {
+                    report_without_inputs(executor, &state, end, observer, true)?;
+                }
+                model => finish_with(executor, &state, end, model, observer, ending.recent)?,
+            }
+        }
+        // Freeing the state is part of its cost.
+        drop(state);
+        ending
+            .cost
+            .add(weight, at.elapsed().saturating_sub(solving));
+    }
+    Ok(())
+}
+
+pub(crate) fn check_limits(
     limits: &ExploreConfig,
     executor: &Executor,
     time_limit: Option<Instant>,

@@ -4,7 +4,7 @@
 mod bfs;
 mod covnew;
 mod dfs;
-mod explore;
+pub(crate) mod explore;
 mod interleaved;
 mod random_path;
 

@@ -324,6 +324,11 @@ impl Solver {
         }
     }
 
+    /// Adds counters of another solver (another worker's) to these.
+    pub fn add_stats(&mut self, other: &SolverStats) {
+        self.stats.add(other);
+    }
+
     /// The counters so far.
     pub fn stats(&self) -> SolverStats {
         self.stats.clone()

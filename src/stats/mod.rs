@@ -37,6 +37,8 @@ pub struct RunStats {
     /// directory counted them.
     #[serde(default)]
     pub total: Totals,
+    #[serde(default)]
+    pub parallel: ParallelStats,
 }
 
 /// What the run's checkpoints cost.
@@ -89,6 +91,20 @@ impl Totals {
             solver_time_s: self.solver_time_s + run.solver.time_s,
         }
     }
+}
+
+/// How the workers of the run shared it (`--jobs`).
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct ParallelStats {
+    /// Workers.
+    pub jobs: u64,
+    /// Seconds each worker explored (not waiting for work), worker 0 first.
+    pub busy_s: Vec<f64>,
+    /// The longest busy time over the mean: 1 when the work was evenly
+    /// shared.
+    pub imbalance: f64,
+    /// Pending states that moved from one worker to another.
+    pub moved: u64,
 }
 
 /// What the run's trie did: reuse of an earlier run, and its own cost.
@@ -219,6 +235,21 @@ impl RunStats {
             s += &format!(
                 "mnemo: memo: {} tests kept, {} candidates explored, {} solver queries answered by the trie\n",
                 self.memo.kept_tests, self.memo.candidates, self.memo.solver_calls_avoided
+            );
+        }
+        if self.parallel.jobs > 1 {
+            let busy: Vec<String> = self
+                .parallel
+                .busy_s
+                .iter()
+                .map(|b| format!("{b:.2}"))
+                .collect();
+            s += &format!(
+                "mnemo: {} workers, busy {}s; imbalance {:.2}; {} states moved\n",
+                self.parallel.jobs,
+                busy.join("/"),
+                self.parallel.imbalance,
+                self.parallel.moved
             );
         }
         if self.memo.mismatches > 0 {

@@ -5,6 +5,8 @@ use std::time::Duration;
 
 use indicatif::{ProgressBar, ProgressStyle};
 
+use crate::parallel::WorkerLine;
+
 /// The progress display of a run.
 pub struct Progress {
     bar: Option<ProgressBar>,
@@ -28,6 +30,27 @@ impl Progress {
         if let Some(bar) = &self.bar {
             bar.set_message(format!(
                 "{paths} paths done, {pending} pending, {instructions} instructions, {queries} queries"
+            ));
+        }
+    }
+
+    /// The counts of a parallel run: the sums, then each worker's paths
+    /// done and pending.
+    pub fn update_workers(&self, workers: &[WorkerLine]) {
+        if let Some(bar) = &self.bar {
+            let sum = |f: fn(&WorkerLine) -> u64| workers.iter().map(f).sum::<u64>();
+            let each: Vec<String> = workers
+                .iter()
+                .enumerate()
+                .map(|(i, w)| format!("#{i} {}/{}", w.ended, w.pending))
+                .collect();
+            bar.set_message(format!(
+                "{} paths done, {} pending, {} instructions, {} queries; workers (done/pending): {}",
+                sum(|w| w.ended),
+                sum(|w| w.pending),
+                sum(|w| w.instructions),
+                sum(|w| w.queries),
+                each.join(" ")
             ));
         }
     }

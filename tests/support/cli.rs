@@ -4,10 +4,16 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-/// `mnemo`, with solver stores in memory unless a test names one.
+/// `mnemo`, with solver stores in memory unless a test names one, and one
+/// worker unless a test asks for more: these tests compare inputs, exit
+/// statuses and solver calls from run to run, and with several workers
+/// the solver's caches, and so the inputs it picks and the queries that
+/// get past them, depend on how the workers shared the run (the paths,
+/// their outcomes and numbering do not: `tests/jobs.rs`).
 pub fn mnemo() -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_mnemo"));
     c.env("MNEMO_STORE", "memory");
+    c.env("MNEMO_JOBS", "1");
     c
 }
 
@@ -24,6 +30,7 @@ pub fn stderr(o: &Output) -> String {
 }
 
 /// Compiles C source to bitcode with `mnemo cc`, or `None` without clang-14.
+#[allow(dead_code)] // Not every test file compiles its own C.
 pub fn compile(dir: &Path, name: &str, source: &str) -> Option<PathBuf> {
     let c = dir.join(format!("{name}.c"));
     std::fs::write(&c, source).expect("write source");

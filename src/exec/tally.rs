@@ -1,0 +1,80 @@
+//! What an executor counted, for the run's statistics: each worker of a
+//! parallel run has its own executor, and the run reports their sum.
+
+use rustc_hash::FxHashSet;
+
+use super::executor::Executor;
+use super::guide::GuideCounters;
+use crate::solver::SolverStats;
+
+/// The counters of one worker's executor, `Send` so that they leave the
+/// worker's thread (the executor itself, with its Z3 context, stays there).
+#[derive(Clone, Debug, Default)]
+pub struct Tally {
+    pub instructions: u64,
+    pub solver: SolverStats,
+    /// Instructions executed at least once, per function.
+    pub covered: Vec<Vec<bool>>,
+    pub guided: GuideCounters,
+    pub target_hit_queries: Option<u64>,
+    pub unsupported_externals: FxHashSet<String>,
+}
+
+impl Executor {
+    /// Numbers this executor's states `first`, `first + stride`, ...: the
+    /// workers of a parallel run number theirs apart, so that a state keeps
+    /// its id when it moves to another worker.
+    pub fn set_id_stride(&mut self, first: u64, stride: u64) {
+        self.next_state_id = first;
+        self.id_stride = stride.max(1);
+    }
+
+    /// The recorded run guiding this executor's states, if any (the other
+    /// workers follow it too).
+    pub fn guide(&self) -> Option<std::sync::Arc<dyn super::guide::Guide>> {
+        self.guide.clone()
+    }
+
+    /// This executor's counters.
+    pub fn tally(&self) -> Tally {
+        Tally {
+            instructions: self.instructions,
+            solver: self.solver.stats(),
+            covered: self.covered.clone(),
+            guided: self.guided.clone(),
+            target_hit_queries: self.target_hit_queries,
+            unsupported_externals: self.unsupported_externals.clone(),
+        }
+    }
+
+    /// Adds another worker's counters to this executor's, so that the
+    /// run's statistics and coverage read as those of one executor. The
+    /// query count at the first target hit is the smallest of the workers'
+    /// (each counts its own queries).
+    pub fn absorb(&mut self, other: &Tally) {
+        self.instructions += other.instructions;
+        self.solver.add_stats(&other.solver);
+        for (mine, theirs) in self.covered.iter_mut().zip(&other.covered) {
+            for (m, t) in mine.iter_mut().zip(theirs) {
+                if *t && !*m {
+                    *m = true;
+                    self.covered_count += 1;
+                }
+            }
+        }
+        self.guided.solver_calls_avoided += other.guided.solver_calls_avoided;
+        self.guided.mismatches += other.guided.mismatches;
+        if self.guided.first_mismatch.is_none() {
+            self.guided.first_mismatch = other.guided.first_mismatch.clone();
+        }
+        if other.guided.last_mismatch.is_some() {
+            self.guided.last_mismatch = other.guided.last_mismatch.clone();
+        }
+        self.target_hit_queries = match (self.target_hit_queries, other.target_hit_queries) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        self.unsupported_externals
+            .extend(other.unsupported_externals.iter().cloned());
+    }
+}

@@ -1,0 +1,225 @@
+//! One worker of a parallel run: the exploration loop of `search::explore`
+//! over the worker's own states, executor and searcher, taking states from
+//! the pool when it runs dry and giving some when another worker does.
+
+use std::collections::VecDeque;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use super::pool::Pool;
+use crate::exec::{EarlyReason, Executor, State};
+use crate::search::explore::{
+    advance, check_limits, end_pending, out_of_time, Ending, ReportCost, FINISH_SHARE,
+    RECENT_MODELS,
+};
+use crate::search::{ExploreConfig, FinishedPath, PathObserver, Searcher, States};
+use crate::stop::StopRequest;
+
+/// What a worker shows on the progress display, updated as it goes.
+#[derive(Debug, Default)]
+pub struct WorkerSlot {
+    pub ended: AtomicU64,
+    pub pending: AtomicU64,
+    pub instructions: AtomicU64,
+    pub queries: AtomicU64,
+}
+
+/// One line of the progress display: a worker's counts.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct WorkerLine {
+    pub ended: u64,
+    pub pending: u64,
+    pub instructions: u64,
+    pub queries: u64,
+}
+
+impl WorkerSlot {
+    pub fn line(&self) -> WorkerLine {
+        WorkerLine {
+            ended: self.ended.load(Ordering::Relaxed),
+            pending: self.pending.load(Ordering::Relaxed),
+            instructions: self.instructions.load(Ordering::Relaxed),
+            queries: self.queries.load(Ordering::Relaxed),
+        }
+    }
+}
+
+/// The observer every worker reports to, one path at a time (the test
+/// writer and the trie are the run's, not a worker's).
+pub struct Locked<'a, 'o>(pub &'a Mutex<&'o mut (dyn PathObserver + Send)>);
+
+impl PathObserver for Locked<'_, '_> {
+    fn path_ended(&mut self, executor: &Executor, path: &FinishedPath<'_>) -> anyhow::Result<()> {
+        let mut observer = self
+            .0
+            .lock()
+            .map_err(|_| anyhow::anyhow!("another worker failed while reporting a path"))?;
+        observer.path_ended(executor, path)
+    }
+}
+
+/// What every worker shares.
+pub struct Common<'a, 'o> {
+    pub pool: &'a Pool,
+    pub limits: &'a ExploreConfig,
+    pub stop: &'a StopRequest,
+    /// Instructions of every worker, for `--max-instructions`.
+    pub instructions: &'a AtomicU64,
+    pub slots: &'a [WorkerSlot],
+    pub progress: &'a (dyn Fn(&[WorkerLine]) + Sync),
+    pub observer: &'a Mutex<&'o mut (dyn PathObserver + Send)>,
+}
+
+/// Runs worker `w` from `initial` (worker 0's first state; the others
+/// start by waiting for one) until the run is over or halted, and ends the
+/// states it holds then. Returns the seconds it was busy (not waiting).
+pub fn work(
+    w: usize,
+    executor: &mut Executor,
+    searcher: &mut dyn Searcher,
+    initial: Option<State>,
+    common: &Common<'_, '_>,
+) -> anyhow::Result<f64> {
+    let start = Instant::now();
+    let mut waited = Duration::ZERO;
+    let limits = common.limits;
+    let limit_start = limits.started.unwrap_or(start);
+    let time_limit = limits.max_time.map(|m| limit_start + m);
+    let finish_by = limits
+        .max_time
+        .map(|m| limit_start + m.mul_f64(1.0 + FINISH_SHARE));
+    executor.set_deadline(time_limit);
+    executor.set_memory_limit(limits.max_memory_mb);
+    // The instruction limit is the run's, over every worker.
+    let local_limits = ExploreConfig {
+        max_instructions: None,
+        ..limits.clone()
+    };
+    let mut observer = Locked(common.observer);
+    let mut recent = VecDeque::with_capacity(RECENT_MODELS);
+    let mut cost = ReportCost::default();
+    let mut states = States::new();
+    if let Some(s) = initial {
+        searcher.add(s.id);
+        states.insert(s.id, s);
+    }
+    let slot = &common.slots[w];
+    let mut steps = 0u64;
+    let mut counted = executor.instructions;
+    let result = (|| -> anyhow::Result<()> {
+        loop {
+            let id = match searcher.select(&states, executor) {
+                Some(id) => id,
+                None => {
+                    slot.pending.store(0, Ordering::Relaxed);
+                    let at = Instant::now();
+                    let taken = common.pool.take();
+                    waited += at.elapsed();
+                    match taken {
+                        Some(s) => {
+                            searcher.add(s.id);
+                            let id = s.id;
+                            states.insert(id, s);
+                            id
+                        }
+                        None => return Ok(()),
+                    }
+                }
+            };
+            if advance(
+                executor,
+                searcher,
+                &mut states,
+                id,
+                &mut observer,
+                &mut recent,
+            )? {
+                slot.ended.fetch_add(1, Ordering::Relaxed);
+            }
+            steps += 1;
+            let total = common
+                .instructions
+                .fetch_add(executor.instructions - counted, Ordering::Relaxed)
+                + (executor.instructions - counted);
+            counted = executor.instructions;
+            if common.pool.hungry() > 0 && states.len() >= 2 {
+                give(common.pool, searcher, &mut states);
+            }
+            if steps.is_multiple_of(64) {
+                slot.pending.store(states.len() as u64, Ordering::Relaxed);
+                slot.instructions
+                    .store(executor.instructions, Ordering::Relaxed);
+                slot.queries
+                    .store(executor.solver_stats().queries, Ordering::Relaxed);
+                let lines: Vec<WorkerLine> = common.slots.iter().map(WorkerSlot::line).collect();
+                (common.progress)(&lines);
+            }
+            if common.pool.is_halted() {
+                return Ok(());
+            }
+            let mut reason = check_limits(&local_limits, executor, time_limit, common.stop);
+            if reason.is_none() && limits.max_instructions.is_some_and(|m| total >= m) {
+                reason = Some(EarlyReason::MaxInstructions);
+            }
+            if reason.is_none()
+                && steps.is_multiple_of(64)
+                && out_of_time(&states, &cost, time_limit)
+            {
+                reason = Some(EarlyReason::MaxTime);
+            }
+            if let Some(r) = reason {
+                common.pool.halt(r);
+                return Ok(());
+            }
+        }
+    })();
+    if let Err(e) = result {
+        // The other workers stop too; the error is the run's.
+        common.pool.halt(EarlyReason::Interrupted);
+        return Err(e);
+    }
+    if let Some(reason) = common.pool.halted() {
+        for s in common.pool.drain() {
+            states.insert(s.id, s);
+        }
+        let ending_states = states.len() as u64;
+        let mut ending = Ending {
+            reason,
+            finish_by,
+            cost: &mut cost,
+            recent: &mut recent,
+        };
+        end_pending(executor, states, &mut ending, &mut observer, common.stop)?;
+        slot.ended.fetch_add(ending_states, Ordering::Relaxed);
+    }
+    slot.pending.store(0, Ordering::Relaxed);
+    slot.instructions
+        .store(executor.instructions, Ordering::Relaxed);
+    executor.set_deadline(None);
+    executor.set_memory_limit(None);
+    Ok((start.elapsed() - waited).as_secs_f64())
+}
+
+/// Gives the waiting workers states of this one: one each, the shallowest
+/// first (the fewest decisions taken, so likely the most left below),
+/// keeping at least one.
+fn give(pool: &Pool, searcher: &mut dyn Searcher, states: &mut States) {
+    let n = pool.hungry().min(states.len() - 1);
+    if n == 0 {
+        return;
+    }
+    let mut by_depth: Vec<(u32, u64)> = states.values().map(|s| (s.depth, s.id)).collect();
+    by_depth.sort_unstable();
+    let mut given = Vec::with_capacity(n);
+    for &(_, id) in by_depth.iter().take(n) {
+        if let Some(s) = states.remove(&id) {
+            searcher.remove(id);
+            given.push(s);
+        }
+    }
+    for s in pool.give(given) {
+        searcher.add(s.id);
+        states.insert(s.id, s);
+    }
+}
