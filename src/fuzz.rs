@@ -104,7 +104,7 @@ pub fn store_record(data: &[u8]) {
     // none, one byte, and a word beside a byte.
     let byte = Array::shared("fuzz_byte", 1, None);
     let word = Array::shared("fuzz_word", 4, None);
-    let shapes: [&[ArrayRef]; 3] = [&[], &[byte.clone()], &[word, byte]];
+    let shapes: [&[ArrayRef]; 3] = [&[], std::slice::from_ref(&byte), &[word, byte.clone()]];
     for arrays in shapes {
         let _ = equiv::decode_answer(data, arrays);
     }
