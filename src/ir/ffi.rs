@@ -8,10 +8,7 @@
 
 use inkwell::llvm_sys::core as c;
 use inkwell::llvm_sys::debuginfo as di;
-use inkwell::llvm_sys::debuginfo::LLVMMetadataKind;
-use inkwell::llvm_sys::prelude::{
-    LLVMBasicBlockRef, LLVMMetadataRef, LLVMModuleRef, LLVMTypeRef, LLVMValueRef,
-};
+use inkwell::llvm_sys::prelude::{LLVMBasicBlockRef, LLVMModuleRef, LLVMTypeRef, LLVMValueRef};
 use inkwell::llvm_sys::target as t;
 use inkwell::llvm_sys::{
     LLVMIntPredicate, LLVMLinkage, LLVMOpcode, LLVMRealPredicate, LLVMTypeKind, LLVMValueKind,
@@ -39,36 +36,7 @@ fn val(v: LLVMValueRef) -> Option<Val> {
 }
 
 /// Copies a (pointer, length) string LLVM lends us.
-/// Directory and file name of a debug-info scope, empty when it names no
-/// file. LLVM 14's verifier does not check what a lexical block holds as
-/// its file, and LLVM reads that as a `DIFile` unchecked: a string there
-/// crashed `LLVMGetDebugLocDirectory` (found by the bitcode fuzz target).
-/// So the kind is checked before the file is read.
-///
-/// # Safety
-/// `scope` is null or a scope of a live module.
-unsafe fn scope_file(scope: LLVMMetadataRef) -> (String, String) {
-    if scope.is_null() {
-        return (String::new(), String::new());
-    }
-    // `LLVMDIScopeGetFile` only casts the operand; nothing is read through
-    // it until its kind is known.
-    let file = di::LLVMDIScopeGetFile(scope);
-    if file.is_null()
-        || !matches!(
-            di::LLVMGetMetadataKind(file),
-            LLVMMetadataKind::LLVMDIFileMetadataKind
-        )
-    {
-        return (String::new(), String::new());
-    }
-    let (mut dlen, mut flen) = (0u32, 0u32);
-    let dir = di::LLVMDIFileGetDirectory(file, &mut dlen);
-    let name = di::LLVMDIFileGetFilename(file, &mut flen);
-    (lent_str(dir, dlen as usize), lent_str(name, flen as usize))
-}
-
-fn lent_str(ptr: *const std::ffi::c_char, len: usize) -> String {
+pub(super) fn lent_str(ptr: *const std::ffi::c_char, len: usize) -> String {
     if ptr.is_null() || len == 0 {
         return String::new();
     }
@@ -395,39 +363,12 @@ impl Val {
     /// Line, column, directory and file name of an instruction's location, or
     /// of a function's subprogram or a global's debug variable.
     pub fn debug_loc(self) -> (u32, u32, String, String) {
-        if self.is_instruction() {
-            // SAFETY: `self.0` is an instruction of the live module; its
-            // location, when present, is a `DILocation` (the verifier checks
-            // that, and that its scope is a local scope).
-            unsafe {
-                let loc = di::LLVMInstructionGetDebugLoc(self.0);
-                if loc.is_null() {
-                    return (0, 0, String::new(), String::new());
-                }
-                let (dir, file) = scope_file(di::LLVMDILocationGetScope(loc));
-                return (
-                    di::LLVMDILocationGetLine(loc),
-                    di::LLVMDILocationGetColumn(loc),
-                    dir,
-                    file,
-                );
-            }
-        }
-        // The verifier checks the file of a subprogram and of a variable.
-        unsafe {
-            let line = c::LLVMGetDebugLocLine(self.0);
-            let col = 0;
-            let mut dlen = 0u32;
-            let d = c::LLVMGetDebugLocDirectory(self.0, &mut dlen);
-            let mut flen = 0u32;
-            let f = c::LLVMGetDebugLocFilename(self.0, &mut flen);
-            (
-                line,
-                col,
-                lent_str(d, dlen as usize),
-                lent_str(f, flen as usize),
-            )
-        }
+        super::debugloc::debug_loc(self)
+    }
+
+    /// The raw reference, for the few readers outside this file.
+    pub(super) fn raw(self) -> LLVMValueRef {
+        self.0
     }
 
     pub fn print(self) -> String {

@@ -412,6 +412,17 @@ mod tests {
         assert_eq!(m.files[loc.file.index()], "");
     }
 
+    /// Found by the bitcode fuzz target: a byte changed in real bitcode
+    /// made LLVM's reader of a function's source file read something else
+    /// as the file's name (SIGSEGV in `MDString::getString`). Whatever
+    /// LLVM makes of it, loading must return.
+    #[test]
+    fn a_function_whose_file_name_is_not_a_string_loads_or_fails_cleanly() {
+        let bc =
+            include_bytes!("../../fuzz/regressions/bitcode/function-file-name-not-a-string.bc");
+        let _ = load_module_from_memory("f.bc", bc);
+    }
+
     #[test]
     fn missing_file_is_a_read_error() {
         let dir = tempfile::tempdir().expect("tempdir");

@@ -12,6 +12,7 @@
 //! within the function (DESIGN.md, invariant 2).
 
 mod consts;
+mod debugloc;
 mod error;
 mod ffi;
 mod hash;
