@@ -79,6 +79,8 @@ corpus: build runtime
 FUZZ_SECONDS ?= 600
 FUZZ_TARGETS ?= ktest trie store spec bitcode
 fuzz: setup
+	@dpkg -s gdb >/dev/null 2>&1 || { echo "fuzz: installing gdb (fuzz/triage.sh reads the frames of a crash)"; \
+	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq gdb; }
 	FUZZ_SECONDS=$(FUZZ_SECONDS) CARGO=$(CARGO) fuzz/run.sh $(FUZZ_TARGETS)
 
 clean:

@@ -53,9 +53,9 @@ for t in $targets; do
     dict=
     [ -f "$here/dicts/$t.dict" ] && dict="-x $here/dicts/$t.dict"
     echo "fuzz: $t for ${seconds}s"
-    # shellcheck disable=SC2086 # $dict is empty or two words
     # -t: an input that takes a second is a hang worth a look (AFL++ would
     # pick a few milliseconds, and call every input LLVM is slow on a hang).
+    # shellcheck disable=SC2086 # $dict is empty or two words
     nice -n "$nice_level" "$cargo" afl fuzz -V "$seconds" -t 1000 -i "$input" -o "$out/$t" \
         $dict -- "$bin" "$t" >"$out/$t.log" 2>&1 ||
         { echo "fuzz: afl-fuzz failed on $t; the end of $out/$t.log:" >&2; tail -20 "$out/$t.log" >&2; exit 1; }
