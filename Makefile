@@ -7,7 +7,7 @@ DEMO_OUT   := mnemo-out-demo
 APT_PKGS   := clang-14 llvm-14-dev libz3-dev libclang-rt-14-dev redis-server
 SUDO       := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all setup build runtime test demo bench corpus clean
+.PHONY: all setup build runtime test demo bench corpus fuzz clean
 
 all: build runtime
 
@@ -72,7 +72,18 @@ corpus: build runtime
 	done; rm -rf $$tmp
 	@ls -l tests/data/queries.corpus
 
+# Every reader of outside input under AFL++ (fuzz/run.sh): FUZZ_SECONDS per
+# target, one target after the other; prints executions, exec/s, crashes
+# and hangs per target. FUZZ_TARGETS picks some; FUZZ_RESUME=1 goes on from
+# the last run's queues.
+FUZZ_SECONDS ?= 600
+FUZZ_TARGETS ?= ktest trie store spec bitcode
+fuzz: setup
+	@dpkg -s gdb >/dev/null 2>&1 || { echo "fuzz: installing gdb (fuzz/triage.sh reads the frames of a crash)"; \
+	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq gdb; }
+	FUZZ_SECONDS=$(FUZZ_SECONDS) CARGO=$(CARGO) fuzz/run.sh $(FUZZ_TARGETS)
+
 clean:
 	$(CARGO) clean
 	$(MAKE) -C runtime clean
-	rm -rf mnemo-out* mnemo-memo $(DEMO_OUT).bc
+	rm -rf mnemo-out* mnemo-memo $(DEMO_OUT).bc fuzz/out fuzz/target

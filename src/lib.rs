@@ -4,13 +4,15 @@
 //! those listed before it: `ir`, `expr` -> `solver` -> `exec` -> `search`,
 //! `memo` -> `parallel` -> `testgen`, `stats` -> `checkpoint` -> `run`, `certify`, `regress`. `files` (atomic writes)
 //! serves them all; `stop` (signals asking a run to end) serves `search` and
-//! what is above it.
+//! what is above it. `fuzz` holds the fuzz targets, one per reader of
+//! outside input.
 
 pub mod certify;
 pub mod checkpoint;
 pub mod exec;
 pub mod expr;
 pub mod files;
+pub mod fuzz;
 pub mod ir;
 pub mod memo;
 pub mod parallel;

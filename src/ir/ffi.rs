@@ -36,7 +36,7 @@ fn val(v: LLVMValueRef) -> Option<Val> {
 }
 
 /// Copies a (pointer, length) string LLVM lends us.
-fn lent_str(ptr: *const std::ffi::c_char, len: usize) -> String {
+pub(super) fn lent_str(ptr: *const std::ffi::c_char, len: usize) -> String {
     if ptr.is_null() || len == 0 {
         return String::new();
     }
@@ -363,24 +363,12 @@ impl Val {
     /// Line, column, directory and file name of an instruction's location, or
     /// of a function's subprogram or a global's debug variable.
     pub fn debug_loc(self) -> (u32, u32, String, String) {
-        unsafe {
-            let line = c::LLVMGetDebugLocLine(self.0);
-            let col = if self.is_instruction() {
-                c::LLVMGetDebugLocColumn(self.0)
-            } else {
-                0
-            };
-            let mut dlen = 0u32;
-            let d = c::LLVMGetDebugLocDirectory(self.0, &mut dlen);
-            let mut flen = 0u32;
-            let f = c::LLVMGetDebugLocFilename(self.0, &mut flen);
-            (
-                line,
-                col,
-                lent_str(d, dlen as usize),
-                lent_str(f, flen as usize),
-            )
-        }
+        super::debugloc::debug_loc(self)
+    }
+
+    /// The raw reference, for the few readers outside this file.
+    pub(super) fn raw(self) -> LLVMValueRef {
+        self.0
     }
 
     pub fn print(self) -> String {

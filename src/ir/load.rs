@@ -451,6 +451,36 @@ mod tests {
             .collect()
     }
 
+    /// Found by the bitcode fuzz target: LLVM's verifier lets a lexical
+    /// block hold a string as its file, and reading an instruction's
+    /// location in that block through `LLVMGetDebugLocDirectory` crashed.
+    /// The line stays; the file is unknown.
+    #[test]
+    fn a_scope_whose_file_is_a_string_gives_a_location_without_a_file() {
+        let ir = include_bytes!("../../fuzz/regressions/bitcode/lexical-block-file-is-a-string.ll");
+        let m = load_module_from_memory("lb.ll", ir).expect("LLVM accepts it");
+        let main = m.func(m.func_by_name("main").expect("main"));
+        let locs = &main.body.as_ref().expect("a body").locs;
+        let loc = locs
+            .iter()
+            .flatten()
+            .next()
+            .expect("the ret has a location");
+        assert_eq!((loc.line, loc.col), (3, 5));
+        assert_eq!(m.files[loc.file.index()], "");
+    }
+
+    /// Found by the bitcode fuzz target: a byte changed in real bitcode
+    /// made LLVM's reader of a function's source file read something else
+    /// as the file's name (SIGSEGV in `MDString::getString`). Whatever
+    /// LLVM makes of it, loading must return.
+    #[test]
+    fn a_function_whose_file_name_is_not_a_string_loads_or_fails_cleanly() {
+        let bc =
+            include_bytes!("../../fuzz/regressions/bitcode/function-file-name-not-a-string.bc");
+        let _ = load_module_from_memory("f.bc", bc);
+    }
+
     #[test]
     fn missing_file_is_a_read_error() {
         let dir = tempfile::tempdir().expect("tempdir");

@@ -13,6 +13,7 @@
 
 pub mod archive;
 mod consts;
+mod debugloc;
 mod error;
 mod ffi;
 mod hash;

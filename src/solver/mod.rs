@@ -18,7 +18,7 @@ mod cex;
 mod chain;
 mod constant;
 pub mod corpus;
-mod equiv;
+pub(crate) mod equiv;
 mod implication;
 pub mod interval;
 mod query;

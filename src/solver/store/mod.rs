@@ -12,12 +12,14 @@
 
 mod memory;
 mod multi;
-mod redis;
+pub(crate) mod redis;
+mod spec;
 mod sqlite;
 
 pub use self::memory::MemoryStore;
 pub use self::multi::{open_all, MultiStore};
 pub use self::redis::RedisStore;
+pub use self::spec::StoreSpec;
 pub use self::sqlite::SqliteStore;
 
 use std::path::PathBuf;
@@ -59,6 +61,9 @@ pub enum StoreError {
         reason: String,
         kept: Result<PathBuf, String>,
     },
+    /// A spec that names no store (empty, a malformed Redis URL).
+    #[error("`{spec}` names no solver store: {reason}")]
+    BadSpec { spec: String, reason: String },
     #[error("solver store {store} is unreachable: {reason}")]
     Unreachable { store: String, reason: String },
     #[error("solver store {store}: {reason}")]
@@ -76,13 +81,16 @@ impl std::fmt::Debug for SharedStore {
 }
 
 /// Opens the store `spec` names: `memory`, `redis://HOST:PORT`, or a file.
+/// `none` names no store to open; the caller turns the stores off for it.
 pub fn open(spec: &str) -> Result<Box<dyn Backend>, StoreError> {
-    if spec == "memory" {
-        Ok(Box::new(MemoryStore::default()))
-    } else if spec.starts_with("redis://") {
-        Ok(Box::new(RedisStore::connect(spec)?))
-    } else {
-        Ok(Box::new(SqliteStore::open(std::path::Path::new(spec))?))
+    match StoreSpec::parse(spec)? {
+        StoreSpec::Memory => Ok(Box::new(MemoryStore::default())),
+        StoreSpec::Redis(url) => Ok(Box::new(RedisStore::connect(&url)?)),
+        StoreSpec::File(path) => Ok(Box::new(SqliteStore::open(&path)?)),
+        StoreSpec::Off => Err(StoreError::BadSpec {
+            spec: spec.to_string(),
+            reason: "`none` turns the stores off".to_string(),
+        }),
     }
 }
 

@@ -49,7 +49,7 @@ impl RedisStore {
     }
 }
 
-fn redis_key(key: &[u8]) -> String {
+pub(crate) fn redis_key(key: &[u8]) -> String {
     let mut out = String::with_capacity(6 + 2 * key.len());
     out.push_str("mnemo:");
     for b in key {
@@ -58,13 +58,21 @@ fn redis_key(key: &[u8]) -> String {
     out
 }
 
-fn key_of(redis_key: &[u8]) -> Option<Vec<u8>> {
+/// The key `redis_key` holds, if it is one `redis_key` writes. Only its
+/// lowercase hex digits are read: `from_str_radix` would also take a sign
+/// or capitals, and so read keys mnemo never wrote as one of its own.
+pub(crate) fn key_of(redis_key: &[u8]) -> Option<Vec<u8>> {
     let hex = redis_key.strip_prefix(b"mnemo:")?;
     if hex.len() % 2 != 0 {
         return None;
     }
+    let digit = |c: u8| match c {
+        b'0'..=b'9' => Some(c - b'0'),
+        b'a'..=b'f' => Some(c - b'a' + 10),
+        _ => None,
+    };
     hex.chunks(2)
-        .map(|c| u8::from_str_radix(std::str::from_utf8(c).ok()?, 16).ok())
+        .map(|c| Some((digit(c[0])? << 4) | digit(c[1])?))
         .collect()
 }
 
@@ -219,5 +227,21 @@ mod tests {
     fn hex_keys_round_trip() {
         let key = b"\x00E*?[]\xff";
         assert_eq!(key_of(redis_key(key).as_bytes()).unwrap(), key);
+    }
+
+    /// Found by the `store` fuzz target: capitals and a `+` sign were read
+    /// as hex digits, so a key mnemo never wrote passed for one of its own.
+    #[test]
+    fn keys_mnemo_did_not_write_are_not_read() {
+        for key in [
+            &b"mnemo:C314"[..],
+            b"mnemo:83+4",
+            b"mnemo:+f",
+            b"mnemo:0g",
+            b"mnemo:7D",
+        ] {
+            assert_eq!(key_of(key), None, "{}", String::from_utf8_lossy(key));
+        }
+        assert_eq!(key_of(b"mnemo:c314"), Some(vec![0xc3, 0x14]));
     }
 }
