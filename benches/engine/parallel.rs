@@ -73,6 +73,8 @@ fn config(bc: &Path, out: PathBuf, memo: PathBuf, depth: u32, jobs: usize) -> Ru
         targets: Vec::new(),
         heuristic: mnemo::memo::heuristic::HeuristicKind::Reachability,
         last_in_process: false,
+        // Measured without checkpoints, which workers do not take.
+        checkpoint: None,
         jobs,
     }
 }
