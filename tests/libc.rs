@@ -99,6 +99,28 @@ fn a_system_call_the_engine_does_not_model_ends_its_path_and_is_named() {
 }
 
 #[test]
+fn every_worker_s_unsupported_system_calls_are_named() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let Some(bc) = compile(dir.path(), "sleeps", SLEEPS) else {
+        return;
+    };
+    for jobs in ["2", "3"] {
+        let o = mnemo()
+            .args(["run", "-q", "--jobs", jobs, "--output-dir"])
+            .arg(dir.path().join(format!("out{jobs}")))
+            .arg(&bc)
+            .output()
+            .expect("mnemo run starts");
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(0), "{err}");
+        assert!(
+            err.contains("unsupported system calls: 35 (nanosleep)"),
+            "--jobs {jobs}: {err}"
+        );
+    }
+}
+
+#[test]
 fn a_run_links_only_the_library_objects_its_program_uses() {
     let dir = tempfile::tempdir().expect("tempdir");
     let Some(bc) = compile(dir.path(), "stdio", STDIO) else {

@@ -18,6 +18,7 @@ pub struct Tally {
     pub guided: GuideCounters,
     pub target_hit_queries: Option<u64>,
     pub unsupported_externals: FxHashSet<String>,
+    pub unsupported_syscalls: FxHashSet<String>,
 }
 
 impl Executor {
@@ -44,6 +45,7 @@ impl Executor {
             guided: self.guided.clone(),
             target_hit_queries: self.target_hit_queries,
             unsupported_externals: self.unsupported_externals.clone(),
+            unsupported_syscalls: self.unsupported_syscalls.clone(),
         }
     }
 
@@ -76,5 +78,7 @@ impl Executor {
         };
         self.unsupported_externals
             .extend(other.unsupported_externals.iter().cloned());
+        self.unsupported_syscalls
+            .extend(other.unsupported_syscalls.iter().cloned());
     }
 }
