@@ -699,15 +699,15 @@ pub fn execute(
             config.output_dir.display()
         );
     }
-    if !executor.unsupported_externals.is_empty() {
-        let mut names: Vec<_> = executor.unsupported_externals.iter().cloned().collect();
-        names.sort();
-        eprintln!("mnemo: unsupported external calls: {}", names.join(", "));
-    }
-    if !executor.unsupported_syscalls.is_empty() {
-        let mut names: Vec<_> = executor.unsupported_syscalls.iter().cloned().collect();
-        names.sort();
-        eprintln!("mnemo: unsupported system calls: {}", names.join(", "));
+    for (what, names) in [
+        ("external calls", &executor.unsupported_externals),
+        ("system calls", &executor.unsupported_syscalls),
+    ] {
+        if !names.is_empty() {
+            let mut names: Vec<_> = names.iter().cloned().collect();
+            names.sort();
+            eprintln!("mnemo: unsupported {what}: {}", names.join(", "));
+        }
     }
     if let Some(reason) = outcome.stopped_by {
         let untested = match stats.paths.untested {

@@ -2,8 +2,6 @@
 //! own state (memory allocation, symbolic inputs, path termination, output).
 //! Everything else of the C library is C code in `runtime/`.
 
-use std::io::Write;
-
 use super::end::{ErrorKind, PathEnd};
 use super::executor::{Exec, Executor, Flow};
 use super::memory::AllocKind;
@@ -136,16 +134,7 @@ impl Executor {
                 Err(self.error(state, ErrorKind::Assert, format!("ASSERTION FAIL: {what}")))
             }
             Native::Write => {
-                let fd = self.concretize(state, &arg(0))? as u64;
-                let buf = self.concretize(state, &arg(1))? as u64;
-                let n = self.concretize(state, &arg(2))? as u64;
-                let bytes = self.read_bytes(state, buf, n)?;
-                if self.config.show_output {
-                    let _ = match fd {
-                        2 => std::io::stderr().write_all(&bytes),
-                        _ => std::io::stdout().write_all(&bytes),
-                    };
-                }
+                let n = self.write_fd(state, &arg(0), &arg(1), &arg(2))?;
                 Ok(Some(Value::concrete(n as u128, ret_width.unwrap_or(64))))
             }
             Native::MakeSymbolic => {

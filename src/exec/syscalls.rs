@@ -128,14 +128,7 @@ impl Executor {
         let arg = |i: usize| args.get(i).cloned().unwrap_or(Value::concrete(0, 64));
         let n = self.concretize(state, &arg(0))? as u64 as i64;
         let result: i64 = match n {
-            nr::WRITE => {
-                let fd = self.concretize(state, &arg(1))? as u64;
-                let buf = self.concretize(state, &arg(2))? as u64;
-                let len = self.concretize(state, &arg(3))? as u64;
-                let bytes = self.read_bytes(state, buf, len)?;
-                self.output(fd, &bytes);
-                len as i64
-            }
+            nr::WRITE => self.write_fd(state, &arg(1), &arg(2), &arg(3))? as i64,
             nr::WRITEV => {
                 let fd = self.concretize(state, &arg(1))? as u64;
                 let iov = self.concretize(state, &arg(2))? as u64;
@@ -176,6 +169,23 @@ impl Executor {
             }
         };
         Ok(Some(Value::concrete(result as u64 as u128, 64)))
+    }
+
+    /// `write(fd, buf, len)`: the bytes written, shown with
+    /// `--show-output`; gives `len`.
+    pub(super) fn write_fd(
+        &mut self,
+        state: &mut State,
+        fd: &Value,
+        buf: &Value,
+        len: &Value,
+    ) -> Exec<u64> {
+        let fd = self.concretize(state, fd)? as u64;
+        let buf = self.concretize(state, buf)? as u64;
+        let len = self.concretize(state, len)? as u64;
+        let bytes = self.read_bytes(state, buf, len)?;
+        self.output(fd, &bytes);
+        Ok(len)
     }
 
     /// What the program writes to a descriptor, shown with `--show-output`.
