@@ -189,6 +189,25 @@ int main(void) {
 }
 "#;
 
+/// `mnemo run --max-memory 50` on `bc` into `out`, watched: its exit code,
+/// its peak resident memory in MiB and what it printed (kept in `dir/log`).
+fn run_within_50_mib(dir: &Path, bc: &Path, out: &Path) -> (Option<i32>, u64, String) {
+    let log = std::fs::File::create(dir.join("log")).expect("log");
+    let child = mnemo()
+        .args(["run", "-q", "--no-runtime", "--max-memory", "50"])
+        // Only a safety net for a mnemo that makes the allocation.
+        .args(["--max-time", "10", "--output-dir"])
+        .arg(out)
+        .arg(bc)
+        .stdout(Stdio::null())
+        .stderr(log)
+        .spawn()
+        .expect("starts");
+    let (code, peak) = wait_peak_mb(Running::new(child));
+    let log = std::fs::read_to_string(dir.join("log")).expect("log");
+    (code, peak, log)
+}
+
 #[test]
 fn max_memory_refuses_an_allocation_it_has_no_room_for() {
     let dir = tempfile::tempdir().expect("tempdir");
@@ -196,19 +215,7 @@ fn max_memory_refuses_an_allocation_it_has_no_room_for() {
         return;
     };
     let out = dir.path().join("out");
-    let log = std::fs::File::create(dir.path().join("log")).expect("log");
-    let child = mnemo()
-        .args(["run", "-q", "--no-runtime", "--max-memory", "50"])
-        // Only a safety net for a mnemo that makes the allocation.
-        .args(["--max-time", "10", "--output-dir"])
-        .arg(&out)
-        .arg(&bc)
-        .stdout(Stdio::null())
-        .stderr(log)
-        .spawn()
-        .expect("starts");
-    let (code, peak) = wait_peak_mb(Running::new(child));
-    let log = std::fs::read_to_string(dir.path().join("log")).expect("log");
+    let (code, peak, log) = run_within_50_mib(dir.path(), &bc, &out);
     assert!(peak < 100, "peak resident memory {peak} MiB: {log}");
     // The path that asked ends; the run itself was not stopped.
     assert_eq!(code, Some(0), "{log}");
@@ -241,18 +248,7 @@ fn a_global_past_the_memory_limit_is_refused_before_it_is_allocated() {
         return;
     };
     let out = dir.path().join("out");
-    let log = std::fs::File::create(dir.path().join("log")).expect("log");
-    let child = mnemo()
-        .args(["run", "-q", "--no-runtime", "--max-memory", "50"])
-        .args(["--max-time", "10", "--output-dir"])
-        .arg(&out)
-        .arg(&bc)
-        .stdout(Stdio::null())
-        .stderr(log)
-        .spawn()
-        .expect("starts");
-    let (code, peak) = wait_peak_mb(Running::new(child));
-    let log = std::fs::read_to_string(dir.path().join("log")).expect("log");
+    let (code, peak, log) = run_within_50_mib(dir.path(), &bc, &out);
     assert!(peak < 100, "peak resident memory {peak} MiB: {log}");
     assert_eq!(code, Some(1), "{log}");
     assert!(
