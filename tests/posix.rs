@@ -225,21 +225,27 @@ fn each_completed_test_has_the_stdout_its_argv_prints() {
     let files = ktests(&out);
     assert!(files.len() >= 4, "{}", files.len());
     for f in &files {
-        let (line, objects) = read_ktest(f);
-        let env = mnemo::exec::posix::environment(&line, &objects).expect("fits");
-        let mut printed = Vec::new();
-        for arg in &env.argv[1..] {
-            printed.extend_from_slice(arg);
-            printed.push(b'|');
-        }
-        let stdout = std::fs::read(f.with_extension("stdout")).expect(".stdout");
-        assert_eq!(
-            String::from_utf8_lossy(&stdout),
-            String::from_utf8_lossy(&printed),
-            "{}",
-            f.display()
-        );
+        check_echo_stdout(f);
     }
+}
+
+/// The `.stdout` of an ECHO test is what ECHO prints for the argv its
+/// objects stand for.
+fn check_echo_stdout(ktest: &Path) {
+    let (line, objects) = read_ktest(ktest);
+    let env = mnemo::exec::posix::environment(&line, &objects).expect("fits");
+    let mut printed = Vec::new();
+    for arg in &env.argv[1..] {
+        printed.extend_from_slice(arg);
+        printed.push(b'|');
+    }
+    let stdout = std::fs::read(ktest.with_extension("stdout")).expect(".stdout");
+    assert_eq!(
+        String::from_utf8_lossy(&stdout),
+        String::from_utf8_lossy(&printed),
+        "{}",
+        ktest.display()
+    );
 }
 
 /// The model's calls, one assertion each: any that fails is an error path.
@@ -484,4 +490,41 @@ fn a_call_the_model_does_not_answer_ends_its_path_with_its_name() {
     let id = error["id"].as_u64().expect("id");
     assert!(!out.join(format!("test{id:06}.stdout")).exists());
     assert!(out.join(format!("test{:06}.stdout", 3 - id)).exists());
+}
+
+/// The names of a run's test files, sorted.
+fn test_file_names(out: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(out)
+        .expect("output")
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with("test") && (n.ends_with(".ktest") || n.ends_with(".stdout")))
+        .collect();
+    names.sort();
+    names
+}
+
+#[test]
+fn a_stopped_and_resumed_run_keeps_each_stdout_with_its_test() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let Some(bc) = compile(dir.path(), "echo", ECHO) else {
+        return;
+    };
+    let args = ["--sym-args", "0", "3", "1"];
+    let whole = dir.path().join("whole");
+    let o = run(&bc, &whole, &[], &args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = dir.path().join("parts");
+    let o = run(&bc, &out, &["--max-instructions", "30000"], &args);
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    let o = run(&bc, &out, &["--resume"], &args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let names = test_file_names(&whole);
+    assert!(names.iter().filter(|n| n.ends_with(".stdout")).count() >= 8);
+    assert_eq!(names, test_file_names(&out));
+    // The inputs may differ from the whole run's (the solver's caches saw
+    // other queries); each test's output is its own inputs'.
+    for f in ktests(&out) {
+        check_echo_stdout(&f);
+    }
 }
