@@ -56,9 +56,10 @@ impl Executor {
                     site,
                     |ex, st| ex.pointer_targets(st, &p, bytes),
                     |st, payloads| {
-                        recorded_conditions(payloads, |base| match st.memory.get(base) {
-                            Some(e) => in_bounds(&p, base, e.object.size, bytes),
-                            None => expr::bool_const(false),
+                        recorded_conditions(payloads, |base| {
+                            st.memory
+                                .get(base)
+                                .map(|e| in_bounds(&p, base, e.object.size, bytes))
                         })
                     },
                 )?;

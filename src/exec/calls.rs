@@ -203,7 +203,7 @@ impl Executor {
                     |ex, st| ex.function_targets(st, &e, nfuncs),
                     |_, payloads| {
                         recorded_conditions(payloads, |v| {
-                            expr::eq(&e, &expr::constant(v as u128, 64))
+                            Some(expr::eq(&e, &expr::constant(v as u128, 64)))
                         })
                     },
                 )?;

@@ -112,6 +112,14 @@ impl Executor {
             ),
             Guidance::Mismatch(m) => m,
         };
+        self.leave_guide(state, problem)?;
+        Ok(None)
+    }
+
+    /// Counts and reports a place where the program no longer does what the
+    /// trie recorded; the path goes on unguided, or ends under
+    /// `--strict-guide`.
+    fn leave_guide(&mut self, state: &mut State, problem: String) -> Exec<()> {
         self.guided.mismatches += 1;
         let at = self.module.describe_loc(self.current_loc(state));
         let problem = format!("{problem} (at {at})");
@@ -123,7 +131,7 @@ impl Executor {
             return Err(Flow::End(PathEnd::Pruned));
         }
         state.guide = None;
-        Ok(None)
+        Ok(())
     }
 
     /// Takes the feasible alternatives of `point` that `next` does not skip:
@@ -313,16 +321,26 @@ impl Executor {
         state: &mut State,
         site: SiteId,
         targets: impl FnOnce(&mut Self, &State) -> Exec<(Vec<ExprRef>, Vec<u64>)>,
-        rebuild: impl FnOnce(&State, &[u64]) -> Vec<ExprRef>,
+        rebuild: impl FnOnce(&State, &[u64]) -> Result<Vec<ExprRef>, u64>,
     ) -> Exec<u64> {
         if state.forced.is_some() {
             return Ok(self.fork(state, site, &[], &[])?.1);
         }
         if let Some((alts, next)) = self.recorded_alternatives(state, site, None)? {
             let payloads: Vec<u64> = alts.iter().map(|a| a.payload).collect();
-            let conds = rebuild(state, &payloads);
-            let point = self.point_at(state, site, alts);
-            return Ok(self.take_alternatives(state, point, &conds, &next, true)?.1);
+            // A changed program (regression analysis) may lay out its
+            // objects elsewhere: a recorded target that is not one in this
+            // state cannot be followed.
+            match rebuild(state, &payloads) {
+                Ok(conds) => {
+                    let point = self.point_at(state, site, alts);
+                    return Ok(self.take_alternatives(state, point, &conds, &next, true)?.1);
+                }
+                Err(gone) => self.leave_guide(
+                    state,
+                    format!("the trie records a target at {gone:#x}, where this run has none"),
+                )?,
+            }
         }
         let (conds, payloads) = targets(self, state)?;
         Ok(self.fork(state, site, &conds, &payloads)?.1)
@@ -344,11 +362,12 @@ pub(super) fn by_target(conds: Vec<ExprRef>, payloads: Vec<u64>) -> (Vec<ExprRef
 
 /// The conditions of a memory or call fork's recorded alternatives, built
 /// as the search for targets built them: `is(payload)` for each target,
-/// and for the error side (`NO_TARGET`) none of the targets before it.
+/// and for the error side (`NO_TARGET`) none of the targets before it; the
+/// first payload that `is` finds no target at, if any, as the error.
 pub(super) fn recorded_conditions(
     payloads: &[u64],
-    mut is: impl FnMut(u64) -> ExprRef,
-) -> Vec<ExprRef> {
+    mut is: impl FnMut(u64) -> Option<ExprRef>,
+) -> Result<Vec<ExprRef>, u64> {
     let mut conds = Vec::with_capacity(payloads.len());
     let mut outside = expr::bool_const(true);
     for &payload in payloads {
@@ -356,9 +375,9 @@ pub(super) fn recorded_conditions(
             conds.push(outside.clone());
             continue;
         }
-        let c = is(payload);
+        let c = is(payload).ok_or(payload)?;
         outside = expr::and(&outside, &expr::not(&c));
         conds.push(c);
     }
-    conds
+    Ok(conds)
 }

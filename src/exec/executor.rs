@@ -53,6 +53,10 @@ const SLICE: u32 = 10_000;
 
 /// The interpreter for one worker: the shared module, the constants
 /// evaluated for this run, the natives, a solver, and coverage.
+/// Bytes set aside for argv[0] (Linux's `PATH_MAX`), however long the
+/// program's name.
+const PROGRAM_NAME_SLOT: u64 = 4096;
+
 pub struct Executor {
     pub(crate) module: Arc<Module>,
     pub(crate) config: ExecConfig,
@@ -392,7 +396,16 @@ impl Executor {
         for (i, arg) in argv.iter().enumerate() {
             let mut bytes = arg.as_bytes().to_vec();
             bytes.push(0);
-            let addr = state.reserve(bytes.len() as u64, false);
+            // argv[0] names the program file, which moves and is renamed
+            // between runs (a new version, a copy elsewhere); a fixed slot
+            // keeps the addresses of everything after it, which tries
+            // record as the targets of symbolic pointers, the same.
+            let slot = if i == 0 {
+                (bytes.len() as u64).max(PROGRAM_NAME_SLOT)
+            } else {
+                bytes.len() as u64
+            };
+            let addr = state.reserve(slot, false);
             state.memory.insert(
                 MemoryObject {
                     address: addr,
