@@ -52,7 +52,9 @@ demo: build runtime
 	rm -rf $(DEMO_OUT)-deeper
 	$(MNEMO) run -q --memo mnemo-memo --max-depth 12 --output-dir $(DEMO_OUT)-deeper $(DEMO_OUT).bc
 
+# The posix section measures line coverage with gcovr (PyPI).
 bench: build runtime
+	@command -v gcovr >/dev/null 2>&1 || python3 -m pip install --quiet gcovr
 	$(CARGO) bench --bench engine
 	$(CARGO) bench --bench solver
 	$(CARGO) bench --bench memo

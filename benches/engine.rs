@@ -1,11 +1,14 @@
 //! `make bench`: interpreter throughput, exploration rate, the searchers
-//! compared on the testsuite (`search` section), and `--jobs 2` against
-//! `--jobs 1` (`parallel` section).
+//! compared on the testsuite (`search` section), `--jobs 2` against
+//! `--jobs 1` (`parallel` section), and the Unix-style tools on symbolic
+//! arguments, files and stdin with their line coverage (`posix` section).
 //!
 //! Prints tables and writes `bench-results/engine.json`,
-//! `bench-results/search.json` and `bench-results/parallel.json`. Figures, not assertions: the tests check
+//! `bench-results/search.json`, `bench-results/parallel.json` and
+//! `bench-results/posix.json`. Figures, not assertions: the tests check
 //! behaviour, this measures speed. `cargo bench --bench engine -- SECTION`
-//! runs one section (`throughput`, `exploration`, `search`, `parallel`).
+//! runs one section (`throughput`, `exploration`, `search`, `parallel`,
+//! `posix`).
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -19,6 +22,8 @@ use mnemo::testgen::Toolchain;
 
 #[path = "engine/parallel.rs"]
 mod parallel;
+#[path = "engine/posix.rs"]
+mod posix;
 #[path = "engine/search.rs"]
 mod search;
 #[path = "support.rs"]
@@ -169,6 +174,10 @@ fn main() -> anyhow::Result<()> {
     if wants("parallel") {
         let results = parallel::run(&root, &toolchain)?;
         support::write_results("parallel", &None, &results)?;
+    }
+    if wants("posix") {
+        let results = posix::run(&root, &toolchain)?;
+        support::write_results("posix", &None, &results)?;
     }
     Ok(())
 }

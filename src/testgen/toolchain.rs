@@ -180,8 +180,20 @@ impl Toolchain {
     /// Builds `src` natively, under sanitizers and linked with the replay
     /// library, into the executable `out`.
     pub fn compile_native(&self, src: &Path, out: &Path) -> Result<(), ToolchainError> {
+        self.compile_native_with(src, out, &[])
+    }
+
+    /// [`Toolchain::compile_native`] with more flags for clang (for
+    /// instance `--coverage`, for a build whose replays gcov measures).
+    pub fn compile_native_with(
+        &self,
+        src: &Path,
+        out: &Path,
+        extra: &[&str],
+    ) -> Result<(), ToolchainError> {
         let lib = self.replay_library()?;
         let mut args: Vec<OsString> = NATIVE_FLAGS.iter().map(OsString::from).collect();
+        args.extend(extra.iter().map(OsString::from));
         args.push("-I".into());
         args.push(self.include_dir().into());
         args.push(src.into());
