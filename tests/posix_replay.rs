@@ -1,0 +1,422 @@
+//! Replay of tests run in a POSIX environment (`--sym-arg`, `--sym-args`,
+//! `--sym-files`, `--sym-stdin`, `--sym-stdout`): natively, as shell
+//! scripts, and as an independent reader of KLEE's conventions sees them.
+//!
+//! The ktests are laid out by hand as KLEE's POSIX runtime lays them out,
+//! so these tests pin the format replay reads, whatever produces it.
+
+#[path = "support/cli.rs"]
+mod support;
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+
+use mnemo::testgen::{
+    replay_dir_with, KTest, KTestObject, NativeOutcome, Outcome, PosixEnv, ReplayOptions,
+    TestRecord, TestsJson, Toolchain, Verdict, TESTS_JSON, TESTS_JSON_VERSION,
+};
+use support::{mnemo, stderr};
+
+/// The toolchain, with the runtime (the replay library) brought up to date
+/// once per test process.
+fn toolchain() -> Toolchain {
+    static BUILT: OnceLock<Result<(), String>> = OnceLock::new();
+    let tc = Toolchain::find().expect("clang-14 and the runtime are needed for replay tests");
+    let built = BUILT.get_or_init(|| {
+        let status = Command::new("make")
+            .args(["-s", "-C"])
+            .arg(&tc.runtime_dir)
+            .status()
+            .map_err(|e| e.to_string())?;
+        status
+            .success()
+            .then_some(())
+            .ok_or(format!("make -C runtime: {status}"))
+    });
+    if let Err(e) = built {
+        panic!("cannot build the runtime: {e}");
+    }
+    tc
+}
+
+fn obj(name: &str, bytes: &[u8]) -> KTestObject {
+    KTestObject {
+        name: name.into(),
+        bytes: bytes.to_vec(),
+    }
+}
+
+/// `argNN` of a `--sym-arg max_len`: the value, NUL padded to max_len + 1.
+fn arg(number: u32, max_len: usize, value: &[u8]) -> KTestObject {
+    let mut bytes = value.to_vec();
+    bytes.resize(max_len + 1, 0);
+    obj(&format!("arg{number:02}"), &bytes)
+}
+
+/// A `-data` object and its `-stat` (x86-64 `struct stat`: st_mode at 24,
+/// st_size at 48).
+fn file(name: &str, contents: &[u8], mode: u32, size: i64) -> [KTestObject; 2] {
+    let mut stat = vec![0u8; 144];
+    stat[24..28].copy_from_slice(&mode.to_le_bytes());
+    stat[48..56].copy_from_slice(&size.to_le_bytes());
+    [obj(name, contents), obj(&format!("{name}-stat"), &stat)]
+}
+
+fn ktest(args: &[&str], objects: Vec<KTestObject>) -> KTest {
+    KTest {
+        args: args.iter().map(|a| a.to_string()).collect(),
+        objects,
+        ..KTest::default()
+    }
+}
+
+/// Writes tests (with their predictions and optional recorded stdout) and
+/// their index into `out`.
+fn write_tests(out: &Path, tests: Vec<(KTest, Outcome, Option<&str>)>) {
+    fs::create_dir_all(out).unwrap();
+    let mut records = Vec::new();
+    for (i, (kt, outcome, stdout)) in tests.into_iter().enumerate() {
+        let name = format!("test{:06}", i + 1);
+        kt.write_atomic(&out.join(format!("{name}.ktest"))).unwrap();
+        if let Some(text) = stdout {
+            fs::write(out.join(format!("{name}.stdout")), text).unwrap();
+        }
+        records.push(TestRecord {
+            id: i as u32 + 1,
+            ktest: format!("{name}.ktest"),
+            outcome,
+        });
+    }
+    TestsJson {
+        version: TESTS_JSON_VERSION,
+        program: "prog.bc".into(),
+        tests: records,
+    }
+    .write_atomic(&out.join(TESTS_JSON))
+    .unwrap();
+}
+
+/// Prints its arguments, the files they name and how many lines stdin has;
+/// exits with its own symbolic input `code`, asserting it is not 13.
+const PROGRAM: &str = r#"
+#include <assert.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <klee/klee.h>
+
+int main(int argc, char **argv) {
+  char cwd[4096];
+  int code, c, lines = 0;
+  klee_make_symbolic(&code, sizeof code, "code");
+  if (getcwd(cwd, sizeof cwd))
+    fprintf(stderr, "cwd %s\n", cwd);
+  printf("argc %d\n", argc);
+  for (int i = 1; i < argc; i++) {
+    struct stat st;
+    printf("arg %d [%s]", i, argv[i]);
+    if (stat(argv[i], &st) == 0 && S_ISREG(st.st_mode)) {
+      FILE *f = fopen(argv[i], "rb");
+      printf(" file mode %o size %ld:", (unsigned)(st.st_mode & 0777), (long)st.st_size);
+      while (f && (c = fgetc(f)) != EOF)
+        printf(" %02x", c);
+      if (f)
+        fclose(f);
+    }
+    printf("\n");
+  }
+  while ((c = getchar()) != EOF)
+    lines += c == '\n';
+  printf("stdin lines %d\n", lines);
+  assert(code != 13);
+  return code;
+}
+"#;
+
+const T1_ARGS: &[&str] = &[
+    "prog.bc",
+    "-v",
+    "--sym-arg",
+    "3",
+    "--sym-files",
+    "1",
+    "4",
+    "--sym-stdin",
+    "8",
+];
+const T1_STDOUT: &str =
+    "argc 3\narg 1 [-v]\narg 2 [A] file mode 640 size 4: 68 69 0a 01\nstdin lines 3\n";
+
+fn t1_objects(code: i32) -> Vec<KTestObject> {
+    let mut objects = vec![arg(0, 3, b"A")];
+    objects.extend(file("A-data", b"hi\n\x01", 0o100640, 4));
+    objects.extend(file("stdin", b"a\nb\nc\nd\n", 0o100644, 6));
+    objects.push(obj("code", &code.to_le_bytes()));
+    objects
+}
+
+/// The run's tests: a completed path with its stdout, an assertion failure
+/// (stdin shortened by its stat), the first with a wrong recorded stdout,
+/// one missing its `n_args`, and one missing the program's own input.
+fn posix_tests(out: &Path) {
+    let mut t2 = vec![obj("n_args", &2i32.to_le_bytes())];
+    t2.extend([arg(0, 2, b"ab"), arg(1, 2, b"A\0")]);
+    t2.extend(file("A-data", b"xy", 0o100600, 2));
+    t2.extend(file("stdin", b"x\ny\n", 0, 2));
+    t2.push(obj("model_version", &1u32.to_le_bytes()));
+    t2.push(obj("code", &13i32.to_le_bytes()));
+    let assert = Outcome::Error {
+        kind: "assert".into(),
+        file: "prog.c".into(),
+        line: 31,
+        message: "ASSERTION FAIL: code != 13".into(),
+    };
+    let wrong = T1_STDOUT.replace("68 69", "68 6a");
+    let env_only = t1_objects(0)[..5].to_vec();
+    write_tests(
+        out,
+        vec![
+            (
+                ktest(T1_ARGS, t1_objects(3)),
+                Outcome::Exit { exit_code: 3 },
+                Some(T1_STDOUT),
+            ),
+            (
+                ktest(
+                    &[
+                        "prog.bc",
+                        "--sym-args",
+                        "1",
+                        "2",
+                        "2",
+                        "--sym-files",
+                        "1",
+                        "2",
+                        "--sym-stdin",
+                        "4",
+                    ],
+                    t2,
+                ),
+                assert,
+                None,
+            ),
+            (
+                ktest(T1_ARGS, t1_objects(3)),
+                Outcome::Exit { exit_code: 3 },
+                Some(&wrong),
+            ),
+            (
+                ktest(&["prog.bc", "--sym-args", "0", "1", "2"], vec![arg(0, 2, b"a")]),
+                Outcome::Exit { exit_code: 0 },
+                None,
+            ),
+            (
+                ktest(T1_ARGS, env_only),
+                Outcome::Exit { exit_code: 0 },
+                None,
+            ),
+        ],
+    );
+}
+
+#[test]
+fn native_replay_recreates_args_files_and_stdin() {
+    let tc = toolchain();
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("prog.c");
+    fs::write(&src, PROGRAM).unwrap();
+    let out = dir.path().join("out");
+    posix_tests(&out);
+
+    let options = ReplayOptions::default();
+    let report = replay_dir_with(&tc, &src, &out, &options).unwrap();
+    let r = &report.results;
+    assert_eq!(r.len(), 5, "{report}");
+    assert_eq!(
+        (&r[0].native, &r[0].verdict, &r[0].stdout_diff),
+        (&NativeOutcome::Exit(3), &Verdict::Match, &None),
+        "{report}\n{}",
+        r[0].stderr
+    );
+    // The scratch directory the program ran in is gone.
+    let cwd = r[0]
+        .stderr
+        .lines()
+        .find_map(|l| l.strip_prefix("cwd "))
+        .expect("the program printed its working directory");
+    assert!(!Path::new(cwd).exists(), "{cwd} was not removed");
+    assert_eq!(
+        (&r[1].native, &r[1].verdict),
+        (&NativeOutcome::Error("assert"), &Verdict::Match),
+        "{report}\n{}",
+        r[1].stderr
+    );
+    assert_eq!(r[2].verdict, Verdict::Mismatch, "{report}");
+    let diff = r[2].stdout_diff.as_deref().expect("a stdout diff");
+    assert!(
+        diff.contains("line 3") && diff.contains("68 6a") && diff.contains("68 69"),
+        "{diff}"
+    );
+    assert!(
+        matches!(&r[3].verdict, Verdict::ReplayFailed(m)
+            if m == "POSIX environment: object 0 should be 'n_args' but the test has 'arg00'"),
+        "{report}"
+    );
+    assert!(
+        matches!(&r[4].verdict, Verdict::ReplayFailed(m)
+            if m.contains("klee_make_symbolic(\"code\") asks for input 6 but the test has only 5")),
+        "{report}"
+    );
+
+    // The command line prints the same report and fails on it.
+    let o = mnemo().arg("replay").arg(&src).arg(&out).output().unwrap();
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(1), "{text}{}", stderr(&o));
+    assert!(text.contains("test000003.ktest: predicted exit 3, native exit 3: MISMATCH (stdout differs)"), "{text}");
+    assert!(text.contains("    - expected: \"arg 2 [A] file mode 640 size 4: 68 6a"), "{text}");
+    assert!(text.contains("5 tests: 2 match, 1 mismatch, 0 not predicted, 2 replay failed"), "{text}");
+}
+
+/// Runs a script with `sh`, from `cwd`, with `PROG` set when given.
+fn run_script(script: &Path, cwd: &Path, prog: Option<&str>) -> std::process::Output {
+    let mut c = Command::new("sh");
+    c.arg(script).current_dir(cwd);
+    if let Some(p) = prog {
+        c.env("PROG", p);
+    }
+    c.output().unwrap()
+}
+
+#[test]
+fn scripts_give_the_predicted_outcome() {
+    toolchain();
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("prog.c");
+    fs::write(&src, PROGRAM).unwrap();
+    let out = dir.path().join("out");
+    posix_tests(&out);
+    let o = mnemo()
+        .args(["replay", "--as-commands"])
+        .arg(&src)
+        .arg(&out)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&o.stdout);
+    // The test with inconsistent objects gets no script, and says why.
+    assert_eq!(o.status.code(), Some(1), "{text}{}", stderr(&o));
+    assert!(
+        text.contains("test000004.ktest: no script: POSIX environment: object 0 should be 'n_args'"),
+        "{text}"
+    );
+    assert!(text.contains("wrote 4 script(s)"), "{text}");
+    assert!(!out.join("test000004.sh").exists());
+
+    let script = fs::read_to_string(out.join("test000001.sh")).unwrap();
+    assert!(script.contains("# The engine predicted: exit status 3."), "{script}");
+    assert!(script.contains("# It recorded the path's stdout in test000001.stdout."), "{script}");
+    assert!(script.contains("printf 'hi\\n\\001' > A\nchmod 640 A\n"), "{script}");
+    assert!(script.contains("printf 'a\\nb\\nc\\n' | \"$PROG\" -v A\n"), "{script}");
+
+    // Run from elsewhere: the script finds its program and ktest itself.
+    let o = run_script(&out.join("test000001.sh"), dir.path(), None);
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    assert_eq!(String::from_utf8_lossy(&o.stdout), T1_STDOUT);
+    let o = run_script(&out.join("test000002.sh"), &out, None);
+    assert_ne!(o.status.code(), Some(0));
+    assert!(stderr(&o).contains("Assertion `code != 13' failed"), "{}", stderr(&o));
+    let script = fs::read_to_string(out.join("test000002.sh")).unwrap();
+    assert!(script.contains("# The engine predicted: error 'assert' at prog.c:31"), "{script}");
+    assert!(script.contains("printf 'x\\n' | \"$PROG\" ab A\n"), "{script}");
+
+    // PROG overrides the program, relative to where the script is run.
+    fs::create_dir(dir.path().join("other")).unwrap();
+    fs::copy(out.join("prog.native"), dir.path().join("other/p")).unwrap();
+    fs::remove_file(out.join("prog.native")).unwrap();
+    let o = run_script(&out.join("test000001.sh"), dir.path(), Some("other/p"));
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    assert_eq!(String::from_utf8_lossy(&o.stdout), T1_STDOUT);
+}
+
+/// The independent reader's view of a set of ktests.
+fn klee_reader(paths: &[PathBuf]) -> serde_json::Value {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/support/klee_posix.py");
+    let o = Command::new("python3")
+        .arg(script)
+        .args(paths)
+        .output()
+        .expect("python3 runs");
+    assert!(o.status.success(), "{}", stderr(&o));
+    serde_json::from_slice(&o.stdout).unwrap()
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// What the reader prints for an environment mnemo rebuilt.
+fn as_reader_prints(env: &PosixEnv) -> serde_json::Value {
+    serde_json::json!({
+        "argv": env.args.iter().map(|a| hex(a)).collect::<Vec<_>>(),
+        "files": env.files.iter().map(|f| serde_json::json!({
+            "name": f.name, "mode": f.mode, "data": hex(&f.contents),
+        })).collect::<Vec<_>>(),
+        "stdin": env.stdin.as_deref().map(hex),
+        "objects": env.objects,
+    })
+}
+
+#[test]
+fn an_independent_reader_of_klee_conventions_sees_the_same_environment() {
+    let dir = tempfile::tempdir().unwrap();
+    posix_tests(dir.path());
+    let mut all = vec![arg(0, 1, b"q"), obj("n_args", &0i32.to_le_bytes())];
+    all.extend(file("A-data", b"\0\xff", 0o100000, 2));
+    all.extend(file("B-data", b"'$", 0o100400, 1));
+    all.extend(file("stdout", &[0; 1024], 0o100644, 1024));
+    all.push(obj("x", b"own"));
+    let extra = ktest(
+        &[
+            "p", "-sym-arg", "1", "c d", "--sym-args", "0", "3", "1", "--sym-files", "2", "2",
+            "--sym-stdout", "--sym-stdin", "0",
+        ],
+        all,
+    );
+    extra.write_atomic(&dir.path().join("extra.ktest")).unwrap();
+    let mut paths: Vec<PathBuf> = fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "ktest"))
+        .collect();
+    paths.sort();
+    let seen = klee_reader(&paths);
+    let mut readable = 0;
+    for p in &paths {
+        let theirs = &seen[p.to_str().unwrap()];
+        match PosixEnv::from_ktest(&KTest::read(p).unwrap()) {
+            Ok(env) => {
+                readable += 1;
+                let mut theirs = theirs.clone();
+                // The whole -data object (what klee-replay writes) is
+                // compared below, not here.
+                for f in theirs["files"].as_array_mut().into_iter().flatten() {
+                    f.as_object_mut().unwrap().remove("object");
+                }
+                assert_eq!(theirs, as_reader_prints(&env), "{}", p.display());
+            }
+            Err(e) => assert!(
+                theirs.get("error").is_some(),
+                "{}: mnemo says {e}, the reader {theirs}",
+                p.display()
+            ),
+        }
+    }
+    assert_eq!(readable, 5, "{seen:#}");
+    let extra = &seen[dir.path().join("extra.ktest").to_str().unwrap()];
+    assert_eq!(extra["argv"], serde_json::json!(["71", "632064"]));
+    assert_eq!(extra["files"][0]["mode"], 0o644);
+    assert_eq!(extra["files"][1]["data"], "27");
+    // klee-replay writes whole objects; mnemo cuts them at st_size.
+    assert_eq!(extra["files"][1]["object"], "2724");
+}
