@@ -208,7 +208,10 @@ fn posix_tests(out: &Path) {
                 Some(&wrong),
             ),
             (
-                ktest(&["prog.bc", "--sym-args", "0", "1", "2"], vec![arg(0, 2, b"a")]),
+                ktest(
+                    &["prog.bc", "--sym-args", "0", "1", "2"],
+                    vec![arg(0, 2, b"a")],
+                ),
                 Outcome::Exit { exit_code: 0 },
                 None,
             ),
@@ -274,9 +277,20 @@ fn native_replay_recreates_args_files_and_stdin() {
     let o = mnemo().arg("replay").arg(&src).arg(&out).output().unwrap();
     let text = String::from_utf8_lossy(&o.stdout);
     assert_eq!(o.status.code(), Some(1), "{text}{}", stderr(&o));
-    assert!(text.contains("test000003.ktest: predicted exit 3, native exit 3: MISMATCH (stdout differs)"), "{text}");
-    assert!(text.contains("    - expected: \"arg 2 [A] file mode 640 size 4: 68 6a"), "{text}");
-    assert!(text.contains("5 tests: 2 match, 1 mismatch, 0 not predicted, 2 replay failed"), "{text}");
+    assert!(
+        text.contains(
+            "test000003.ktest: predicted exit 3, native exit 3: MISMATCH (stdout differs)"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("    - expected: \"arg 2 [A] file mode 640 size 4: 68 6a"),
+        "{text}"
+    );
+    assert!(
+        text.contains("5 tests: 2 match, 1 mismatch, 0 not predicted, 2 replay failed"),
+        "{text}"
+    );
 }
 
 /// Runs a script with `sh`, from `cwd`, with `PROG` set when given.
@@ -307,17 +321,31 @@ fn scripts_give_the_predicted_outcome() {
     // The test with inconsistent objects gets no script, and says why.
     assert_eq!(o.status.code(), Some(1), "{text}{}", stderr(&o));
     assert!(
-        text.contains("test000004.ktest: no script: POSIX environment: object 0 should be 'n_args'"),
+        text.contains(
+            "test000004.ktest: no script: POSIX environment: object 0 should be 'n_args'"
+        ),
         "{text}"
     );
     assert!(text.contains("wrote 4 script(s)"), "{text}");
     assert!(!out.join("test000004.sh").exists());
 
     let script = fs::read_to_string(out.join("test000001.sh")).unwrap();
-    assert!(script.contains("# The engine predicted: exit status 3."), "{script}");
-    assert!(script.contains("# It recorded the path's stdout in test000001.stdout."), "{script}");
-    assert!(script.contains("printf 'hi\\n\\001' > A\nchmod 640 A\n"), "{script}");
-    assert!(script.contains("printf 'a\\nb\\nc\\n' | \"$PROG\" -v A\n"), "{script}");
+    assert!(
+        script.contains("# The engine predicted: exit status 3."),
+        "{script}"
+    );
+    assert!(
+        script.contains("# It recorded the path's stdout in test000001.stdout."),
+        "{script}"
+    );
+    assert!(
+        script.contains("printf 'hi\\n\\001' > A\nchmod 640 A\n"),
+        "{script}"
+    );
+    assert!(
+        script.contains("printf 'a\\nb\\nc\\n' | \"$PROG\" -v A\n"),
+        "{script}"
+    );
 
     // Run from elsewhere: the script finds its program and ktest itself.
     let o = run_script(&out.join("test000001.sh"), dir.path(), None);
@@ -325,10 +353,20 @@ fn scripts_give_the_predicted_outcome() {
     assert_eq!(String::from_utf8_lossy(&o.stdout), T1_STDOUT);
     let o = run_script(&out.join("test000002.sh"), &out, None);
     assert_ne!(o.status.code(), Some(0));
-    assert!(stderr(&o).contains("Assertion `code != 13' failed"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("Assertion `code != 13' failed"),
+        "{}",
+        stderr(&o)
+    );
     let script = fs::read_to_string(out.join("test000002.sh")).unwrap();
-    assert!(script.contains("# The engine predicted: error 'assert' at prog.c:31"), "{script}");
-    assert!(script.contains("printf 'x\\n' | \"$PROG\" ab A\n"), "{script}");
+    assert!(
+        script.contains("# The engine predicted: error 'assert' at prog.c:31"),
+        "{script}"
+    );
+    assert!(
+        script.contains("printf 'x\\n' | \"$PROG\" ab A\n"),
+        "{script}"
+    );
 
     // PROG overrides the program, relative to where the script is run.
     fs::create_dir(dir.path().join("other")).unwrap();
@@ -378,8 +416,20 @@ fn an_independent_reader_of_klee_conventions_sees_the_same_environment() {
     all.push(obj("x", b"own"));
     let extra = ktest(
         &[
-            "p", "-sym-arg", "1", "c d", "--sym-args", "0", "3", "1", "--sym-files", "2", "2",
-            "--sym-stdout", "--sym-stdin", "0",
+            "p",
+            "-sym-arg",
+            "1",
+            "c d",
+            "--sym-args",
+            "0",
+            "3",
+            "1",
+            "--sym-files",
+            "2",
+            "2",
+            "--sym-stdout",
+            "--sym-stdin",
+            "0",
         ],
         all,
     );
@@ -419,4 +469,137 @@ fn an_independent_reader_of_klee_conventions_sees_the_same_environment() {
     assert_eq!(extra["files"][1]["data"], "27");
     // klee-replay writes whole objects; mnemo cuts them at st_size.
     assert_eq!(extra["files"][1]["object"], "2724");
+}
+
+/// Prints, in hex, every argument, file A (with its permission bits) and
+/// stdin: what a script handed the program.
+const DUMPER: &str = r#"
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static void hex(FILE *f) {
+  int c;
+  while ((c = fgetc(f)) != EOF)
+    printf("%02x", c);
+  printf("\n");
+}
+
+int main(int argc, char **argv) {
+  struct stat st;
+  for (int i = 1; i < argc; i++) {
+    printf("arg ");
+    for (size_t j = 0; j < strlen(argv[i]); j++)
+      printf("%02x", (unsigned char)argv[i][j]);
+    printf("\n");
+  }
+  if (stat("A", &st) == 0) {
+    FILE *f = fopen("A", "rb");
+    printf("A %o ", (unsigned)(st.st_mode & 0777));
+    if (f)
+      hex(f);
+  }
+  printf("stdin ");
+  hex(stdin);
+  return 0;
+}
+"#;
+
+/// The dumper, compiled natively once per test process.
+fn dumper() -> &'static Path {
+    static BUILT: OnceLock<(tempfile::TempDir, PathBuf)> = OnceLock::new();
+    let (_, path) = BUILT.get_or_init(|| {
+        let tc = toolchain();
+        let dir = tempfile::tempdir().unwrap();
+        let src = dir.path().join("dump.c");
+        fs::write(&src, DUMPER).unwrap();
+        let bin = dir.path().join("dump");
+        tc.compile_native(&src, &bin).unwrap();
+        (dir, bin)
+    });
+    path
+}
+
+mod quoting {
+    use super::*;
+    use mnemo::testgen::commands::script;
+    use proptest::prelude::*;
+
+    /// Bytes a shell or printf could take for syntax, and any other byte.
+    fn hostile() -> impl Strategy<Value = Vec<u8>> {
+        let special = prop::sample::select(
+            b"'\"\\$`!*?[]{}();&|<>~#%\n\t -=\x7f\xff\x80\xc3\x00017".to_vec(),
+        );
+        prop::collection::vec(prop_oneof![special, any::<u8>()], 0..14)
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 40, ..ProptestConfig::default() })]
+
+        #[test]
+        fn scripts_hand_the_program_exactly_the_test_bytes(
+            sym_args in prop::collection::vec(hostile(), 0..3),
+            concrete in prop::collection::vec("[\\PC'\"$`\\\\\n]{0,8}", 0..3),
+            contents in hostile(),
+            perms in 0u32..0o1000,
+            stdin in prop::option::of(hostile()),
+        ) {
+            let max_len = 14;
+            let mut args = vec!["prog.bc".to_string()];
+            let mut objects = Vec::new();
+            for (i, a) in sym_args.iter().enumerate() {
+                args.extend(["--sym-arg".to_string(), max_len.to_string()]);
+                objects.push(arg(i as u32, max_len, a));
+            }
+            args.extend(concrete.iter().cloned());
+            let len = contents.len().max(1);
+            args.extend(["--sym-files", "1"].map(String::from));
+            args.push(len.to_string());
+            // Owner-readable, so the dumper can read it as any user.
+            let mode = 0o100000 | perms | 0o400;
+            objects.extend(file("A-data", &pad(&contents, len), mode, contents.len() as i64));
+            if let Some(bytes) = &stdin {
+                let n = bytes.len().max(1);
+                args.extend(["--sym-stdin".to_string(), n.to_string()]);
+                objects.extend(file("stdin", &pad(bytes, n), 0, bytes.len() as i64));
+            }
+            let test = KTest { args, objects, ..KTest::default() };
+            let env = PosixEnv::from_ktest(&test).unwrap();
+            let record = TestRecord {
+                id: 1,
+                ktest: "test000001.ktest".into(),
+                outcome: Outcome::Exit { exit_code: 0 },
+            };
+            let text = script(&record, &env, "prog.native", "prog.c", None);
+            let dir = tempfile::tempdir().unwrap();
+            let path = dir.path().join("test000001.sh");
+            fs::write(&path, &text).unwrap();
+
+            let cut = |a: &[u8]| a[..a.iter().position(|&b| b == 0).unwrap_or(a.len())].to_vec();
+            let mut want = String::new();
+            for a in sym_args.iter().map(|a| cut(a)).chain(concrete.iter().map(|c| cut(c.as_bytes()))) {
+                want += &format!("arg {}\n", hex(&a));
+            }
+            want += &format!("A {:o} {}\n", perms | 0o400, hex(&contents));
+            want += &format!("stdin {}\n", hex(stdin.as_deref().unwrap_or(&[])));
+            for shell in ["sh", "bash"] {
+                let o = Command::new(shell)
+                    .arg(&path)
+                    .env("PROG", dumper())
+                    .output()
+                    .unwrap();
+                prop_assert!(o.status.success(), "{shell}: {}", stderr(&o));
+                prop_assert_eq!(
+                    String::from_utf8_lossy(&o.stdout), want.as_str(),
+                    "{} with {}:\n{}", shell, path.display(), String::from_utf8_lossy(&text)
+                );
+            }
+        }
+    }
+
+    fn pad(bytes: &[u8], len: usize) -> Vec<u8> {
+        let mut v = bytes.to_vec();
+        v.resize(len, 0);
+        v
+    }
 }
