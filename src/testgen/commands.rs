@@ -66,12 +66,14 @@ pub fn shell_word(bytes: &[u8]) -> Vec<u8> {
 /// A single-quoted `printf` format that prints exactly `bytes`: printable
 /// ASCII as is, `%` and `\` doubled, everything else (and a quote) as a
 /// three-digit octal escape. A digit right after an octal escape is
-/// escaped too, so no shell's printf can read it as a fourth digit.
+/// escaped too, so no shell's printf can read it as a fourth digit, and
+/// so is a leading `-`, which printf would take for an option.
 pub fn printf_format(bytes: &[u8]) -> Vec<u8> {
     let mut out = vec![b'\''];
     let mut after_octal = false;
-    for &b in bytes {
+    for (i, &b) in bytes.iter().enumerate() {
         let octal = match b {
+            b'-' if i == 0 => true,
             b'%' => {
                 out.extend_from_slice(b"%%");
                 false

@@ -22,15 +22,15 @@ Objects of the POSIX environment, in the order klee_init_env makes them:
   --sym-stdin N (N > 0):            stdin, stdin-stat
   --sym-stdout:                     stdout (1024 bytes), stdout-stat
   then possibly model_version (4 bytes).
-A -stat object is an x86-64 struct stat (144 bytes): st_mode is the u32
-at offset 24, st_size the i64 at offset 48, both little-endian. The file
-length is st_size; klee-replay creates the file with st_mode's permission
-bits, or 0644 where those are zero.
+A -stat object is an x86-64 struct stat (144 bytes), st_mode the
+little-endian u32 at offset 24. klee-replay writes a file's whole -data
+object, with st_mode's permission bits, or 0644 where those are zero; an
+argument is the first N bytes of its object up to a NUL (KLEE's runtime
+stores a NUL over the last one).
 
 Output (stdout, JSON): {"argv": [hex, ...], "files": [{"name", "mode",
-"data" (hex, st_size bytes), "object" (hex, the whole -data object, which
-is what klee-replay v3.2 writes)}], "stdin": hex or null, "objects": count}
-or {"error": text} for a test these rules cannot read.
+"data" (hex)}], "stdin": hex or null, "objects": count}, or
+{"error": text} for a test these rules cannot read.
 """
 
 import json
@@ -98,20 +98,13 @@ def environment(args, objects):
     def sym_arg(max_len):
         raw = next_object("arg%02d" % numbered[0], max_len + 1)
         numbered[0] += 1
-        if b"\0" not in raw:
-            raise Bad("argument without NUL")
-        argv.append(raw[:raw.index(b"\0")])
+        argv.append(raw[:max_len].split(b"\0")[0])
 
     def disk_file(name, size):
         contents = next_object(name, size)
         stat = next_object(name + "-stat", 144)
         (mode,) = struct.unpack_from("<I", stat, 24)
-        (st_size,) = struct.unpack_from("<q", stat, 48)
-        if st_size < 0 or st_size > size:
-            raise Bad("st_size %d of %s" % (st_size, name))
-        perms = mode & 0o777 or 0o644
-        return {"mode": perms, "data": contents[:st_size].hex(),
-                "object": contents.hex()}
+        return {"mode": mode & 0o777 or 0o644, "data": contents.hex()}
 
     n_files = file_len = stdin_len = 0
     sym_stdout = False
