@@ -224,14 +224,21 @@ fn posix_tests(out: &Path) {
     );
 }
 
-#[test]
-fn native_replay_recreates_args_files_and_stdin() {
-    let tc = toolchain();
+/// A directory holding PROGRAM as `prog.c` and the run of [`posix_tests`]
+/// in `out`: (the directory, the source, the output directory).
+fn posix_run() -> (tempfile::TempDir, PathBuf, PathBuf) {
     let dir = tempfile::tempdir().unwrap();
     let src = dir.path().join("prog.c");
     fs::write(&src, PROGRAM).unwrap();
     let out = dir.path().join("out");
     posix_tests(&out);
+    (dir, src, out)
+}
+
+#[test]
+fn native_replay_recreates_args_files_and_stdin() {
+    let tc = toolchain();
+    let (_dir, src, out) = posix_run();
 
     let options = ReplayOptions::default();
     let report = replay_dir_with(&tc, &src, &out, &options).unwrap();
@@ -306,11 +313,7 @@ fn run_script(script: &Path, cwd: &Path, prog: Option<&str>) -> std::process::Ou
 #[test]
 fn scripts_give_the_predicted_outcome() {
     toolchain();
-    let dir = tempfile::tempdir().unwrap();
-    let src = dir.path().join("prog.c");
-    fs::write(&src, PROGRAM).unwrap();
-    let out = dir.path().join("out");
-    posix_tests(&out);
+    let (dir, src, out) = posix_run();
     let o = mnemo()
         .args(["replay", "--as-commands"])
         .arg(&src)
