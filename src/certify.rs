@@ -24,6 +24,8 @@ pub struct CertifyConfig {
     pub memo_dir: PathBuf,
     pub entry: String,
     pub program_args: Vec<String>,
+    /// `--file`: the host files the recorded run could read.
+    pub host_files: Vec<PathBuf>,
     pub link_runtime: bool,
 }
 
@@ -176,11 +178,14 @@ pub fn certify(config: &CertifyConfig) -> anyhow::Result<CertifyReport> {
     }
     let mut argv = vec![program_name];
     argv.extend(config.program_args.iter().cloned());
+    let (posix, host_files) = crate::run::environment_of(&config.program_args, &config.host_files)?;
     let exec_config = ExecConfig {
         max_depth: trie.recorded.max_depth,
         max_stack_frames: crate::exec::DEFAULT_MAX_STACK_FRAMES,
         argv,
         entry: config.entry.clone(),
+        posix,
+        host_files,
         show_output: false,
         solver: SolverConfig::default(),
         runtime_dir: runtime_sources(&toolchain),

@@ -81,6 +81,9 @@ enum Command {
         /// Do not link the runtime's C library.
         #[arg(long)]
         no_runtime: bool,
+        /// A host file the program may read, as for `run`.
+        #[arg(long = "file", value_name = "PATH")]
+        files: Vec<PathBuf>,
         /// Arguments for the program.
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
         args: Vec<String>,
@@ -216,9 +219,15 @@ struct RunArgs {
     /// each run following the trie of the one before.
     #[arg(long, value_name = "A:STEP:B", conflicts_with_all = ["max_depth", "resume"])]
     deepen: Option<Deepen>,
+    /// A host file the program may open by this path (read only; writing
+    /// it fails with EROFS). Repeat for several.
+    #[arg(long = "file", value_name = "PATH")]
+    files: Vec<PathBuf>,
     /// The program's bitcode (`mnemo cc` makes it).
     program: PathBuf,
-    /// Arguments for the program.
+    /// Arguments for the program, with KLEE's `--sym-arg N`, `--sym-args
+    /// MIN MAX N`, `--sym-files NUM N`, `--sym-stdin N` and `--sym-stdout`
+    /// among them if wanted.
     #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
     args: Vec<String>,
 }
@@ -401,6 +410,7 @@ fn real_main() -> anyhow::Result<ExitCode> {
             memo,
             entry,
             no_runtime,
+            files,
             args,
         } => {
             check_loadable(&program, &StopRequest::default())?;
@@ -409,6 +419,7 @@ fn real_main() -> anyhow::Result<ExitCode> {
                 memo_dir: memo,
                 entry,
                 program_args: args,
+                host_files: files,
                 link_runtime: !no_runtime,
             })?;
             print!("{report}");
@@ -481,6 +492,7 @@ fn run_config(a: RunArgs) -> RunConfig {
         program: a.program,
         output_dir: a.output_dir,
         program_args: a.args,
+        host_files: a.files,
         max_depth: a.max_depth,
         max_time: a.max_time,
         max_instructions: a.max_instructions,

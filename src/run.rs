@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 use anyhow::Context;
 
 use crate::checkpoint::Checkpointer;
+use crate::exec::posix::{HostFile, PosixArgs};
 use crate::exec::{EarlyReason, ExecConfig, Executor, PathEnd, State};
 use crate::ir::{self, Module};
 use crate::memo::heuristic::{HeuristicKind, Reach, Targets};
@@ -31,8 +32,11 @@ use crate::testgen::{TestWriter, Toolchain};
 pub struct RunConfig {
     pub program: PathBuf,
     pub output_dir: PathBuf,
-    /// Arguments given to the program after its name.
+    /// Arguments given to the program after its name (KLEE's `--sym-*`
+    /// options among them are expanded before main).
     pub program_args: Vec<String>,
+    /// `--file`: host files the program may read (never write).
+    pub host_files: Vec<PathBuf>,
     pub max_depth: Option<u32>,
     pub max_time: Option<Duration>,
     pub max_instructions: Option<u64>,
@@ -330,6 +334,23 @@ pub fn runtime_sources(toolchain: &Option<Toolchain>) -> Option<String> {
         .map(|t| format!("{}/", t.runtime_dir.display()))
 }
 
+/// Whether the program's arguments ask for KLEE's POSIX environment, and
+/// the host files `--file` names, read: a bad `--sym-*` option or a file
+/// that cannot be read is an error before the run.
+pub fn environment_of(
+    program_args: &[String],
+    host_files: &[PathBuf],
+) -> anyhow::Result<(bool, Vec<HostFile>)> {
+    let posix = PosixArgs::parse(program_args)
+        .context("bad program arguments")?
+        .is_some();
+    let mut files = Vec::new();
+    for path in host_files {
+        files.extend(HostFile::read(&path.display().to_string())?);
+    }
+    Ok((posix, files))
+}
+
 pub fn run(config: &RunConfig, stop: &StopRequest) -> anyhow::Result<RunStats> {
     let started = Instant::now();
     let memo_dir = config
@@ -509,11 +530,14 @@ pub fn execute(
     let program_name = config.program.display().to_string();
     let mut argv = vec![program_name.clone()];
     argv.extend(config.program_args.iter().cloned());
+    let (posix, host_files) = environment_of(&config.program_args, &config.host_files)?;
     let exec_config = ExecConfig {
         max_depth,
         max_stack_frames: config.max_stack_frames,
-        argv,
+        argv: argv.clone(),
         entry: config.entry.clone(),
+        posix,
+        host_files,
         show_output: config.show_output,
         solver: SolverConfig {
             store: open_stores(config),
@@ -529,17 +553,9 @@ pub fn execute(
         .flatten()
         .map(|s| Totals::of(&s));
     let mut writer = if config.resume {
-        TestWriter::resume(
-            &config.output_dir,
-            &program_name,
-            config.program_args.clone(),
-        )?
+        TestWriter::resume(&config.output_dir, &program_name, argv)?
     } else {
-        TestWriter::create(
-            &config.output_dir,
-            &program_name,
-            config.program_args.clone(),
-        )?
+        TestWriter::create(&config.output_dir, &program_name, argv)?
     };
     let mut memo_stats = MemoStats {
         trie: trie_file.display().to_string(),

@@ -8,6 +8,7 @@
 //! ```text
 //! /* what the program exercises
 //!  * mnemo-args: --max-depth 12
+//!  * program-args: --sym-args 0 2 3 --sym-stdin 4
 //!  * expect-completed: 12
 //!  * expect-error: assert 23 1
 //!  * expect-early: max-depth 3
@@ -16,8 +17,9 @@
 //! ```
 //!
 //! `expect-completed` and `expect-tests` are required; a missing
-//! `expect-error` or `expect-early` means "none". Any other `expect-` or
-//! `mnemo-` key is rejected, so that a typo cannot silently drop a check.
+//! `expect-error` or `expect-early` means "none". Any other `expect-`,
+//! `mnemo-` or `program-` key is rejected, so that a typo cannot silently
+//! drop a check. `program-args` go to the program, after the bitcode.
 //!
 //! Run it with `cargo test --test testsuite` (or `cargo nextest run --test
 //! testsuite`); a filter such as `cargo test --test testsuite paper_` runs
@@ -46,6 +48,8 @@ mod header {
     pub struct Expectation {
         /// Extra arguments for `mnemo run`, placed before the bitcode path.
         pub args: Vec<String>,
+        /// Arguments for the program, placed after the bitcode path.
+        pub program_args: Vec<String>,
         /// Paths that ended by returning from main or calling exit().
         pub completed: u64,
         /// Error paths per (kind, source line of the faulting instruction).
@@ -94,13 +98,17 @@ mod header {
         let mut seen_completed = false;
         let mut seen_tests = false;
         let mut seen_args = false;
+        let mut seen_program_args = false;
         for raw in body.lines() {
             let line = raw.trim().trim_start_matches('*').trim();
             let Some((key, value)) = line.split_once(':') else {
                 continue;
             };
             let key = key.trim();
-            if !(key.starts_with("expect-") || key.starts_with("mnemo-")) {
+            if !["expect-", "mnemo-", "program-"]
+                .iter()
+                .any(|p| key.starts_with(p))
+            {
                 continue;
             }
             let fields: Vec<&str> = value.split_whitespace().collect();
@@ -111,6 +119,13 @@ mod header {
                     }
                     seen_args = true;
                     exp.args = fields.iter().map(|s| s.to_string()).collect();
+                }
+                "program-args" => {
+                    if seen_program_args {
+                        return Err("`program-args` given twice".into());
+                    }
+                    seen_program_args = true;
+                    exp.program_args = fields.iter().map(|s| s.to_string()).collect();
                 }
                 "expect-completed" | "expect-tests" => {
                     let [n] = fields[..] else {
@@ -291,6 +306,7 @@ struct Actual {
     missing_ktests: Vec<String>,
     ktest_files: u64,
     err_files: u64,
+    stdout_files: u64,
 }
 
 fn collect(out: &Path) -> Result<Actual, String> {
@@ -353,6 +369,8 @@ fn collect(out: &Path) -> Result<Actual, String> {
             act.ktest_files += 1;
         } else if name.starts_with("test") && name.ends_with(".err") {
             act.err_files += 1;
+        } else if name.starts_with("test") && name.ends_with(".stdout") {
+            act.stdout_files += 1;
         }
     }
     Ok(act)
@@ -449,6 +467,12 @@ fn compare(exp: &header::Expectation, act: &Actual, prog_name: &str) -> Vec<Stri
         exp.error_total().to_string(),
         act.err_files.to_string(),
     );
+    check(
+        &mut diffs,
+        ".stdout files on disk (one per completed path)",
+        exp.completed.to_string(),
+        act.stdout_files.to_string(),
+    );
     if !act.missing_ktests.is_empty() {
         diffs.push(format!(
             "tests.json names ktest files that do not exist: {}",
@@ -495,12 +519,14 @@ fn check_program(prog: &Path) -> Result<(), Failed> {
             .arg("--output-dir")
             .arg(&out)
             .args(&exp.args)
-            .arg(&bc);
+            .arg(&bc)
+            .args(&exp.program_args);
         let o = run(cmd, &dir, "run")?;
         if !o.status.success() {
             return Err(format!(
-                "`mnemo run {}` exited with {} (it must exit 0 even when the program has errors):\n{}",
+                "`mnemo run {} prog.bc {}` exited with {} (it must exit 0 even when the program has errors):\n{}",
                 exp.args.join(" "),
+                exp.program_args.join(" "),
                 o.status,
                 o.text
             ));
@@ -516,6 +542,9 @@ fn check_program(prog: &Path) -> Result<(), Failed> {
             return Err(msg);
         }
 
+        if !replays_natively(&exp) {
+            return Ok(());
+        }
         let mut replay = Command::new(mnemo);
         replay
             .current_dir(crate_root())
@@ -533,6 +562,28 @@ fn check_program(prog: &Path) -> Result<(), Failed> {
     })();
 
     keep_on_failure(tmp, result)
+}
+
+/// Whether `mnemo replay` can run the program's tests natively: tests of
+/// KLEE's POSIX options replay once it recreates their argv, files and
+/// stdin (issue 13, part 4); until then their `.stdout` files say what a
+/// native run must print.
+fn replays_natively(exp: &header::Expectation) -> bool {
+    !exp.program_args.iter().any(|a| a.starts_with("--sym-"))
+}
+
+/// The `--file PATH` options among the header's `mnemo-args`, which a
+/// certification needs as the run did.
+fn host_files(exp: &header::Expectation) -> Vec<String> {
+    let mut files = Vec::new();
+    let mut it = exp.args.iter();
+    while let Some(a) = it.next() {
+        if a == "--file" {
+            files.push(a.clone());
+            files.extend(it.next().cloned());
+        }
+    }
+    files
 }
 
 /// A trial's temporary directory.
@@ -635,7 +686,8 @@ fn check_memo(prog: &Path) -> Result<(), Failed> {
             .arg("--memo")
             .arg(dir.join(memo))
             .args(extra)
-            .arg(target);
+            .arg(target)
+            .args(&exp.program_args);
         let o = run(cmd, &dir, label)?;
         // 3: a limit stopped the run (the stopped runs, the mutants' budget).
         if !matches!(o.status.code(), Some(0 | 3)) {
@@ -705,7 +757,7 @@ fn check_memo(prog: &Path) -> Result<(), Failed> {
             .arg(prog)
             .arg(dir.join("deepen"));
         let o = run(replay, &dir, "replay-deepen")?;
-        if !o.status.success() {
+        if replays_natively(&exp) && !o.status.success() {
             return Err(format!(
                 "the deepened run's tests do not replay natively:\n{}",
                 o.text
@@ -726,9 +778,11 @@ fn check_memo(prog: &Path) -> Result<(), Failed> {
         let mut cert = Command::new(mnemo);
         cert.env("MNEMO_STORE", "memory")
             .arg("certify")
-            .arg(&bc)
             .arg("--memo")
-            .arg(dir.join("memo"));
+            .arg(dir.join("memo"))
+            .args(host_files(&exp))
+            .arg(&bc)
+            .args(&exp.program_args);
         let o = run(cert, &dir, "certify")?;
         if !o.status.success() || !o.text.contains(" 0 solver queries") {
             return Err(format!("certification failed:\n{}", o.text));
@@ -875,6 +929,7 @@ fn header_trials() -> Vec<Trial> {
     vec![
         Trial::test("header::parses_every_key", || {
             let src = "/* what it does\n * mnemo-args: --max-depth 12 --seed 3\n \
+                       * program-args: --sym-arg 3 x\n \
                        * expect-completed: 12\n * expect-error: assert 23 1\n \
                        * expect-error: null 30 2\n * expect-early: max-depth 3\n \
                        * expect-tests: 18\n */\nint main(void) { return 0; }\n";
@@ -891,6 +946,7 @@ fn header_trials() -> Vec<Trial> {
                     "--seed".into(),
                     "3".into(),
                 ],
+                program_args: vec!["--sym-arg".into(), "3".into(), "x".into()],
                 completed: 12,
                 errors,
                 early,
@@ -913,6 +969,14 @@ fn header_trials() -> Vec<Trial> {
             expect_err(
                 "/* x\n * mnemo-arg: --max-depth 2\n * expect-completed: 1\n * expect-tests: 1\n */",
                 "unknown header key `mnemo-arg`",
+            )?;
+            expect_err(
+                "/* x\n * program-arg: a\n * expect-completed: 1\n * expect-tests: 1\n */",
+                "unknown header key `program-arg`",
+            )?;
+            expect_err(
+                "/* x\n * program-args: a\n * program-args: b\n * expect-completed: 1\n * expect-tests: 1\n */",
+                "`program-args` given twice",
             )
         }),
         Trial::test("header::rejects_missing_or_malformed", || {
@@ -981,6 +1045,7 @@ fn harness_trials() -> Vec<Trial> {
             write(&format!("test00000{n}.ktest"), "KTEST")?;
         }
         write("test000002.assert.err", "Error: m")?;
+        write("test000001.stdout", "")?;
         Ok(dir)
     }
     fn expectation(src: &str) -> Result<header::Expectation, Failed> {

@@ -54,6 +54,7 @@ fn config(bc: &Path, out: PathBuf, memo: PathBuf, depth: u32, jobs: usize) -> Ru
         program: bc.to_path_buf(),
         output_dir: out,
         program_args: Vec::new(),
+        host_files: Vec::new(),
         max_depth: Some(depth),
         max_time: None,
         max_instructions: None,

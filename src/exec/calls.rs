@@ -49,6 +49,11 @@ impl Executor {
             for a in extra {
                 size += if a.width() > 64 { 16 } else { 8 };
             }
+            // A call without variadic arguments still leaves va_arg one slot
+            // of zeros to read, as the x86-64 register save area does: musl's
+            // fcntl and ioctl read their third argument whether or not it
+            // was passed.
+            size = size.max(8);
             self.check_allocation(state, size, "varargs")?;
             let addr = state.reserve(size, true);
             let mut obj = ObjectState::zeroed(size);

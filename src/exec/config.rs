@@ -1,5 +1,6 @@
 //! What the executor needs to know from the command line.
 
+use super::posix::HostFile;
 use crate::solver::SolverConfig;
 
 /// `--max-stack-frames` unless given: KLEE's default.
@@ -17,6 +18,12 @@ pub struct ExecConfig {
     pub argv: Vec<String>,
     /// The function to start in.
     pub entry: String,
+    /// The arguments hold KLEE's POSIX options: the run starts in the
+    /// runtime's `__mnemo_posix_start`, which expands them before `entry`
+    /// (which must then be `main`).
+    pub posix: bool,
+    /// The host files the program may read (`--file`).
+    pub host_files: Vec<HostFile>,
     /// Forward the program's writes to stdout/stderr.
     pub show_output: bool,
     /// The solver chain and its settings.
@@ -36,6 +43,8 @@ impl Default for ExecConfig {
             max_stack_frames: DEFAULT_MAX_STACK_FRAMES,
             argv: vec!["prog".to_string()],
             entry: "main".to_string(),
+            posix: false,
+            host_files: Vec::new(),
             show_output: false,
             solver: SolverConfig::default(),
             runtime_dir: None,

@@ -90,6 +90,9 @@ pub struct Executor {
     pub(super) budget: Budget,
 }
 
+/// The runtime's function that expands KLEE's POSIX options and calls main.
+pub const POSIX_START: &str = "__mnemo_posix_start";
+
 impl Executor {
     pub fn new(module: Arc<Module>, config: ExecConfig) -> Executor {
         let solver = Solver::new(config.solver.clone());
@@ -342,6 +345,8 @@ impl Executor {
             next_stack: STACK_BASE,
             instructions: 0,
             nondet_count: 0,
+            stdout: imbl::Vector::new(),
+            stderr: imbl::Vector::new(),
             since_new_cover: 0,
             forced: None,
         };
@@ -427,6 +432,32 @@ impl Executor {
                 _ => Value::concrete(0, *w),
             });
         }
+        // KLEE's POSIX options are expanded by the runtime before main,
+        // which it calls with as many parameters as main has.
+        let entry = if self.config.posix {
+            if self.config.entry != "main" {
+                anyhow::bail!(
+                    "--sym-* program arguments need the run to start in `main`, not `{}`",
+                    self.config.entry
+                );
+            }
+            let start = module
+                .func_by_name(POSIX_START)
+                .filter(|f| module.func(*f).body.is_some())
+                .ok_or_else(|| {
+                    anyhow::anyhow!(
+                        "--sym-* program arguments need the runtime's C library (`{POSIX_START}` is not linked)"
+                    )
+                })?;
+            args = vec![
+                Value::concrete(argv.len() as u128, 32),
+                Value::concrete(argv_addr as u128, 64),
+                Value::concrete(f.params.len() as u128, 32),
+            ];
+            start
+        } else {
+            entry
+        };
         if self
             .push_frame(&mut state, entry, args, None, None)
             .is_err()

@@ -14,6 +14,7 @@ mod instructions;
 mod intrinsics;
 mod memory;
 mod natives;
+pub mod posix;
 mod state;
 mod syscalls;
 mod tally;

@@ -4,7 +4,7 @@
 
 use super::end::{ErrorKind, PathEnd};
 use super::executor::{Exec, Executor, Flow};
-use super::memory::AllocKind;
+use super::memory::{AllocKind, MemoryObject, ObjectState};
 use super::state::State;
 use super::value::{Byte, Value};
 use crate::expr;
@@ -37,8 +37,11 @@ pub enum Native {
         boolean: bool,
     },
     ReachError,
-    /// `__mnemo_syscall`: a system call of the C library (`syscalls`).
+    /// `__mnemo_kernel`: a system call the runtime's model of files
+    /// leaves to the engine (`syscalls`).
     Syscall,
+    /// `__mnemo_host_file`: a host file `--file` names, for the model of files.
+    HostFile,
 }
 
 impl Native {
@@ -62,7 +65,8 @@ impl Native {
             "klee_is_symbolic" => Native::IsSymbolic,
             "mnemo_example" => Native::Example,
             "reach_error" | "__VERIFIER_error" => Native::ReachError,
-            "__mnemo_syscall" => Native::Syscall,
+            "__mnemo_kernel" => Native::Syscall,
+            "__mnemo_host_file" => Native::HostFile,
             n if n.starts_with("__VERIFIER_nondet_") => Native::Nondet {
                 boolean: n.ends_with("bool") || n.ends_with("_Bool"),
             },
@@ -248,6 +252,7 @@ impl Executor {
                 Err(self.error(state, ErrorKind::Reach, format!("{name}() reached")))
             }
             Native::Syscall => self.system_call(state, args),
+            Native::HostFile => self.host_file(state, args),
         }
     }
 
@@ -289,8 +294,8 @@ impl Executor {
         Value::from_expr(acc.expect("at least one byte"))
     }
 
-    /// Concrete bytes of memory (symbolic ones take a value from a model).
-    pub(super) fn read_bytes(&mut self, state: &mut State, addr: u64, n: u64) -> Exec<Vec<u8>> {
+    /// The bytes of memory at `addr`, symbolic ones as they are.
+    pub(super) fn read_raw_bytes(&mut self, state: &State, addr: u64, n: u64) -> Exec<Vec<Byte>> {
         let mut out = Vec::with_capacity(n as usize);
         for i in 0..n {
             let a = addr + i;
@@ -301,12 +306,34 @@ impl Executor {
                     format!("output read from {a:#x}, which is in no object"),
                 ));
             };
-            let b = e.state.byte(a - e.object.address);
-            out.push(match b {
-                Byte::Concrete(v) => v,
-                Byte::Symbolic(x) => self.example(state, &Value::Symbolic(x))? as u8,
-            });
+            out.push(e.state.byte(a - e.object.address));
         }
         Ok(out)
+    }
+
+    /// A new object of the path holding `bytes` (a runtime object, as argv's
+    /// are); gives its address.
+    pub(super) fn allocate_bytes(
+        &mut self,
+        state: &mut State,
+        bytes: &[u8],
+        name: &str,
+        read_only: bool,
+    ) -> Exec<u64> {
+        let size = bytes.len() as u64;
+        self.check_allocation(state, size, name)?;
+        let addr = state.reserve(size, false);
+        state.memory.insert(
+            MemoryObject {
+                address: addr,
+                size,
+                kind: AllocKind::Runtime,
+                name: name.to_string(),
+                site: None,
+                read_only,
+            },
+            ObjectState::from_bytes(bytes.to_vec()),
+        );
+        Ok(addr)
     }
 }

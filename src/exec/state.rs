@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use super::guide::GuideNode;
 use super::memory::AddressSpace;
-use super::value::Value;
+use super::value::{Byte, Value};
 use crate::expr::{ArrayRef, Assignment, ExprRef};
 use crate::ir::{FuncId, InstId, Reg, SiteId};
 
@@ -136,6 +136,11 @@ pub struct State {
     pub instructions: u64,
     /// Counter for naming `__VERIFIER_nondet_*` inputs uniquely.
     pub nondet_count: u32,
+    /// What the path wrote to stdout (fd 1 of the engine's output), symbolic
+    /// bytes as they are: a test's `.stdout` is these under its inputs.
+    pub stdout: imbl::Vector<Byte>,
+    /// What the path wrote to stderr.
+    pub stderr: imbl::Vector<Byte>,
     /// Instructions executed since the path last covered a new one (covnew).
     pub since_new_cover: u64,
     /// The alternative this state must take at its next choice point: set on

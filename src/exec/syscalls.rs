@@ -9,7 +9,7 @@ use std::io::Write;
 use super::end::{ErrorKind, PathEnd};
 use super::executor::{Exec, Executor, Flow};
 use super::state::State;
-use super::value::Value;
+use super::value::{Byte, Value};
 
 /// Linux x86-64 system-call numbers (`SYS_*`), 0 to 334, space-separated in
 /// order: the names errors and statistics use.
@@ -97,18 +97,17 @@ pub fn name(n: i64) -> Option<&'static str> {
     NAMES_HIGH.iter().find(|(k, _)| *k == n).map(|(_, v)| *v)
 }
 
-/// `errno` values the model returns (negated, as the kernel does).
-const ENOTTY: i64 = 25;
+/// `errno` values the engine returns (negated, as the kernel does).
 const ENOMEM: i64 = 12;
 
-/// The system calls the model implements.
+/// The system calls the engine answers itself; the runtime's model of
+/// files (`runtime/musl/src/mnemo_syscall.c`) answers the calls on
+/// descriptors, paths and memory and passes the rest here.
 mod nr {
     pub const WRITE: i64 = 1;
     pub const BRK: i64 = 12;
     pub const RT_SIGACTION: i64 = 13;
     pub const RT_SIGPROCMASK: i64 = 14;
-    pub const IOCTL: i64 = 16;
-    pub const WRITEV: i64 = 20;
     pub const GETPID: i64 = 39;
     pub const EXIT: i64 = 60;
     pub const GETUID: i64 = 102;
@@ -122,31 +121,14 @@ mod nr {
 }
 
 impl Executor {
-    /// `__mnemo_syscall(n, a, b, c, d, e, f)`: the result the kernel would
+    /// `__mnemo_kernel(n, a, b, c, d, e, f)`: the result the kernel would
     /// return (a negated errno on failure), or the end of the path.
     pub(crate) fn system_call(&mut self, state: &mut State, args: &[Value]) -> Exec<Option<Value>> {
         let arg = |i: usize| args.get(i).cloned().unwrap_or(Value::concrete(0, 64));
         let n = self.concretize(state, &arg(0))? as u64 as i64;
         let result: i64 = match n {
+            // The model passes on writes to stdout and stderr only.
             nr::WRITE => self.write_fd(state, &arg(1), &arg(2), &arg(3))? as i64,
-            nr::WRITEV => {
-                let fd = self.concretize(state, &arg(1))? as u64;
-                let iov = self.concretize(state, &arg(2))? as u64;
-                let count = self.concretize(state, &arg(3))? as u64;
-                let mut all = Vec::new();
-                for i in 0..count.min(1024) {
-                    let entry = self.read_bytes(state, iov + 16 * i, 16)?;
-                    let word =
-                        |k: usize| u64::from_le_bytes(entry[k..k + 8].try_into().expect("8 bytes"));
-                    let bytes = self.read_bytes(state, word(0), word(8))?;
-                    all.extend_from_slice(&bytes);
-                }
-                self.output(fd, &all);
-                all.len() as i64
-            }
-            // No descriptor is a terminal: stdout is fully buffered, as when
-            // a program's output goes to a file.
-            nr::IOCTL => -ENOTTY,
             // The engine allocates (malloc is native); musl's own heap is
             // not linked.
             nr::BRK => -ENOMEM,
@@ -171,7 +153,8 @@ impl Executor {
         Ok(Some(Value::concrete(result as u64 as u128, 64)))
     }
 
-    /// `write(fd, buf, len)`: the bytes written, shown with
+    /// `write(fd, buf, len)` to the path's output: the bytes are kept with
+    /// the path (stdout for fd 1, stderr for any other), and shown with
     /// `--show-output`; gives `len`.
     pub(super) fn write_fd(
         &mut self,
@@ -183,19 +166,60 @@ impl Executor {
         let fd = self.concretize(state, fd)? as u64;
         let buf = self.concretize(state, buf)? as u64;
         let len = self.concretize(state, len)? as u64;
-        let bytes = self.read_bytes(state, buf, len)?;
-        self.output(fd, &bytes);
+        let bytes = self.read_raw_bytes(state, buf, len)?;
+        if self.config.show_output {
+            let mut shown = Vec::with_capacity(bytes.len());
+            for b in &bytes {
+                shown.push(match b {
+                    Byte::Concrete(v) => *v,
+                    Byte::Symbolic(x) => self.example(state, &Value::Symbolic(x.clone()))? as u8,
+                });
+            }
+            let _ = match fd {
+                2 => std::io::stderr().write_all(&shown),
+                _ => std::io::stdout().write_all(&shown),
+            };
+        }
+        let kept = if fd == 1 {
+            &mut state.stdout
+        } else {
+            &mut state.stderr
+        };
+        kept.extend(bytes);
         Ok(len)
     }
 
-    /// What the program writes to a descriptor, shown with `--show-output`.
-    fn output(&self, fd: u64, bytes: &[u8]) {
-        if self.config.show_output {
-            let _ = match fd {
-                2 => std::io::stderr().write_all(bytes),
-                _ => std::io::stdout().write_all(bytes),
-            };
+    /// `__mnemo_host_file(index, &path, &contents, &stat)`: the `index`-th
+    /// host file `--file` names, as new objects of the path (its name and
+    /// its bytes, read only) and its status; gives its size, or -1 past the
+    /// last one.
+    pub(crate) fn host_file(&mut self, state: &mut State, args: &[Value]) -> Exec<Option<Value>> {
+        let arg = |i: usize| args.get(i).cloned().unwrap_or(Value::concrete(0, 64));
+        let index = self.concretize(state, &arg(0))? as u64 as i64;
+        let Some(file) = usize::try_from(index)
+            .ok()
+            .and_then(|i| self.config.host_files.get(i))
+            .cloned()
+        else {
+            return Ok(Some(Value::concrete(u64::MAX as u128, 64)));
+        };
+        let (path_out, contents_out, stat_out) = (
+            self.concretize(state, &arg(1))? as u64,
+            self.concretize(state, &arg(2))? as u64,
+            self.concretize(state, &arg(3))? as u64,
+        );
+        let mut name = file.path.as_bytes().to_vec();
+        name.push(0);
+        let path = self.allocate_bytes(state, &name, "host file path", false)?;
+        let contents = self.allocate_bytes(state, &file.contents, &file.path, true)?;
+        let ptr = |v: u64| Value::concrete(v as u128, 64);
+        self.store(state, &ptr(path_out), 8, &ptr(path), None)?;
+        self.store(state, &ptr(contents_out), 8, &ptr(contents), None)?;
+        for (i, b) in file.stat().iter().enumerate() {
+            let at = ptr(stat_out + i as u64);
+            self.store(state, &at, 1, &Value::concrete(*b as u128, 8), None)?;
         }
+        Ok(Some(ptr(file.contents.len() as u64)))
     }
 }
 

@@ -28,8 +28,10 @@ use std::path::{Path, PathBuf};
 
 /// What is linked from an archive whether or not the program names it:
 /// `exit`, where the engine goes when the entry function returns (so that
-/// atexit handlers run and stdio's buffers are written, as after `main`).
-const ALWAYS_LINKED: &[&str] = &["exit"];
+/// atexit handlers run and stdio's buffers are written, as after `main`),
+/// and the start of a run with KLEE's POSIX options, which the engine
+/// calls when the program's arguments hold them.
+const ALWAYS_LINKED: &[&str] = &["exit", "__mnemo_posix_start"];
 
 /// A library linked into the program: a bitcode file, linked whole, or an
 /// archive directory, of which only what the program needs is linked.

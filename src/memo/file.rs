@@ -10,7 +10,7 @@ use super::trie::Trie;
 
 const MAGIC: &[u8; 16] = b"mnemo trie file\n";
 /// Bumped whenever the body's layout changes; older files are refused.
-pub const FORMAT_VERSION: u32 = 1;
+pub const FORMAT_VERSION: u32 = 2;
 const HEADER: usize = MAGIC.len() + 4 + 32;
 
 /// Why a trie file could not be used.

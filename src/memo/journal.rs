@@ -24,7 +24,7 @@ use super::trie::{Node, NodeId, Trie};
 
 const MAGIC: &[u8; 16] = b"mnemo trie jrnl\n";
 /// Bumped whenever a record's layout changes; older journals are stale.
-const VERSION: u32 = 1;
+const VERSION: u32 = 2;
 /// Magic, version, the checksum of the trie file's body.
 const HEADER: usize = MAGIC.len() + 4 + 32;
 /// A record's length and checksum.

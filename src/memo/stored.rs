@@ -12,6 +12,9 @@ pub struct StoredTest {
     /// `(name, bytes)` of each symbolic input, in creation order.
     pub inputs: Vec<(String, Vec<u8>)>,
     pub outcome: StoredOutcome,
+    /// What a completed path wrote to stdout under these inputs (the
+    /// test's `.stdout`); `None` for other paths.
+    pub stdout: Option<Vec<u8>>,
 }
 
 /// How the path of a stored test ended.
@@ -67,6 +70,7 @@ impl StoredTest {
         Some(StoredTest {
             inputs: path.inputs.clone(),
             outcome,
+            stdout: path.stdout.clone(),
         })
     }
 }

@@ -27,6 +27,7 @@ fn test_of(tag: u8, outcome: StoredOutcome) -> StoredTest {
     StoredTest {
         inputs: vec![("x".into(), vec![tag, 0, 0, 0])],
         outcome,
+        stdout: None,
     }
 }
 

@@ -5,7 +5,7 @@ use std::collections::VecDeque;
 use std::time::{Duration, Instant};
 
 use super::{Searcher, States};
-use crate::exec::{EarlyReason, ErrorKind, Executor, PathEnd, PathError, State, Step};
+use crate::exec::{Byte, EarlyReason, ErrorKind, Executor, PathEnd, PathError, State, Step};
 use crate::expr::{self, Assignment, Evaluator};
 use crate::solver::SolverError;
 use crate::stop::StopRequest;
@@ -35,6 +35,8 @@ pub struct FinishedPath<'a> {
     pub inputs: Vec<(String, Vec<u8>)>,
     /// The exit status of a completed path, as a process would see it.
     pub exit_code: Option<u8>,
+    /// What a completed path wrote to stdout, under its inputs.
+    pub stdout: Option<Vec<u8>>,
     /// No inputs were found for this path (no test can be written): it was
     /// pending at the time limit, and no time was left to solve for them,
     /// or pending when a second signal asked the run to end at once.
@@ -436,6 +438,16 @@ fn report(
         }),
         _ => None,
     };
+    let stdout = exit_code.map(|_| {
+        state
+            .stdout
+            .iter()
+            .map(|b| match b {
+                Byte::Concrete(v) => *v,
+                Byte::Symbolic(e) => expr::eval(e, model) as u8,
+            })
+            .collect()
+    });
     observer.path_ended(
         executor,
         &FinishedPath {
@@ -443,6 +455,7 @@ fn report(
             end: &end,
             inputs,
             exit_code,
+            stdout,
             untested: false,
         },
     )
@@ -465,6 +478,7 @@ fn report_without_inputs(
             end: &end,
             inputs: Vec::new(),
             exit_code: None,
+            stdout: None,
             untested,
         },
     )

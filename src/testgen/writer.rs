@@ -1,6 +1,8 @@
 //! Writes what a run found: a ktest per path, an `.err` report per error
-//! path, `tests.json` with each test's predicted outcome, and the path counts
-//! that go into `stats.json`.
+//! path, a `.stdout` per completed path (the bytes it wrote to stdout under
+//! the test's inputs, which a native run with them prints), `tests.json`
+//! with each test's predicted outcome, and the path counts that go into
+//! `stats.json`.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -19,6 +21,8 @@ pub struct TestWriter {
     program: String,
     args: Vec<String>,
     records: Vec<TestRecord>,
+    /// Whether each test written has a `.stdout` (in the order of `records`).
+    has_stdout: Vec<bool>,
     pub paths: PathStats,
     /// Test files of an earlier run in the directory, by test number, not
     /// yet written over by this run's.
@@ -57,6 +61,7 @@ impl TestWriter {
             program: program.to_string(),
             args,
             records: Vec::new(),
+            has_stdout: Vec::new(),
             paths: PathStats::default(),
             leftovers,
         }
@@ -208,6 +213,8 @@ impl TestWriter {
                 slot = from;
             }
         }
+        let had = std::mem::take(&mut self.has_stdout);
+        self.has_stdout = order.iter().map(|&i| had[i]).collect();
         let old = std::mem::take(&mut self.records);
         self.records = order
             .iter()
@@ -221,12 +228,15 @@ impl TestWriter {
         Ok(())
     }
 
-    /// The files of the test written `i`-th: its ktest and its `.err`
-    /// report, if it has one.
+    /// The files of the test written `i`-th: its ktest, and its `.err`
+    /// report or its `.stdout` if it has one.
     fn files_of(&self, i: usize, number: usize) -> Vec<PathBuf> {
         let mut files = vec![self.dir.join(test_name(number))];
         if let Outcome::Error { kind, .. } = &self.records[i].outcome {
             files.push(self.dir.join(err_name(number, kind)));
+        }
+        if self.has_stdout[i] {
+            files.push(self.dir.join(stdout_name(number)));
         }
         files
     }
@@ -327,13 +337,28 @@ impl TestWriter {
             .write_atomic(&kpath)
             .with_context(|| format!("cannot write {}", kpath.display()))?;
         let err = self.write_err(id, test)?;
-        // An earlier run's report of this number that this one did not
-        // replace (another kind, or no error) would be taken for this test's.
+        let stdout = match &test.stdout {
+            Some(bytes) => {
+                let out = stdout_name(id);
+                let path = self.dir.join(&out);
+                crate::files::write_atomic(&path, bytes)
+                    .with_context(|| format!("cannot write {}", path.display()))?;
+                Some(out)
+            }
+            None => None,
+        };
+        // An earlier run's file of this number that this one did not
+        // replace (another kind of report, or none) would be taken for this
+        // test's.
         for earlier in self.leftovers.remove(&id).unwrap_or_default() {
-            if earlier != name && Some(&earlier) != err.as_ref() {
+            if earlier != name
+                && Some(&earlier) != err.as_ref()
+                && Some(&earlier) != stdout.as_ref()
+            {
                 self.remove_leftover(&earlier)?;
             }
         }
+        self.has_stdout.push(stdout.is_some());
         self.records.push(TestRecord {
             id: id as u32,
             ktest: name,
@@ -349,6 +374,7 @@ fn test_number(name: &str) -> Option<usize> {
     let digits = rest.find(|c: char| !c.is_ascii_digit())?;
     let (number, kind) = rest.split_at(digits);
     let ours = kind == ".ktest"
+        || kind == ".stdout"
         || kind
             .strip_prefix('.')
             .and_then(|k| k.strip_suffix(".err"))
@@ -381,6 +407,11 @@ fn err_name(id: usize, kind: &str) -> String {
     format!("test{id:06}.{kind}.err")
 }
 
+/// What completed test number `id` wrote to stdout.
+pub fn stdout_name(id: usize) -> String {
+    format!("test{id:06}.stdout")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -389,6 +420,7 @@ mod tests {
     fn test_files_are_told_from_others_by_name() {
         assert_eq!(test_number("test000042.ktest"), Some(42));
         assert_eq!(test_number("test000042.div-by-zero.err"), Some(42));
+        assert_eq!(test_number("test000042.stdout"), Some(42));
         assert_eq!(test_number("test1234567.ktest"), Some(1234567));
         for other in [
             "test42.ktest",
@@ -406,6 +438,7 @@ mod tests {
         StoredTest {
             inputs: vec![("x".into(), vec![code])],
             outcome: StoredOutcome::Exit { code },
+            stdout: Some(vec![b'0' + code]),
         }
     }
 
@@ -419,6 +452,7 @@ mod tests {
                 line: 3,
                 stack: Vec::new(),
             },
+            stdout: None,
         }
     }
 
@@ -436,6 +470,7 @@ mod tests {
             } else {
                 StoredOutcome::Exit { code: tag }
             },
+            stdout: (!error).then(|| vec![tag]),
         }
     }
 
@@ -475,10 +510,14 @@ mod tests {
             [
                 "stats.json",
                 "test000001.ktest",
+                "test000001.stdout",
                 "test000002.ktest",
+                "test000002.stdout",
                 "tests.json"
             ]
         );
+        let out = std::fs::read(dir.join("test000002.stdout")).expect("stdout");
+        assert_eq!(out, b"6");
         let json = std::fs::read_to_string(dir.join("tests.json")).expect("tests.json");
         assert_eq!(json.matches("\"ktest\"").count(), 2, "{json}");
     }
@@ -519,8 +558,12 @@ mod tests {
         // The errors (tags 1 and 3) are now tests 4 and 5.
         let mut expect: Vec<String> = (1..=5).map(test_name).collect();
         expect.extend([err_name(4, "assert"), err_name(5, "assert")]);
+        expect.extend((1..=3).map(stdout_name));
         expect.sort();
         assert_eq!(names, expect);
+        // Each completed test's output went with it: test 1 is tag 2's.
+        let out = std::fs::read(dir.path().join(stdout_name(1))).expect("stdout");
+        assert_eq!(out, vec![2]);
         let err = std::fs::read_to_string(dir.path().join(err_name(5, "assert"))).expect("err");
         assert!(err.contains("failed 3"), "{err}");
         assert_eq!(w.records[3].id, 4);

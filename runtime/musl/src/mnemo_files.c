@@ -1,0 +1,250 @@
+/* The files of mnemo's model and the calls that name them by path: the
+ * symbolic files A, B, ... (opened by exactly that name, as in KLEE), the
+ * host files `mnemo run --file PATH` names (read only, by the path as
+ * given or as the engine resolved it), and the working directory "/",
+ * which lists the symbolic files. Nothing else exists (ENOENT), and
+ * nothing can be created (EROFS). */
+#include "mnemo_fs.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* What a path names. */
+enum found { NOTHING, DIRECTORY, REGULAR };
+
+static int same(const char *a, const char *b) {
+  while (*a == *b) {
+    if (!*a)
+      return 1;
+    a++, b++;
+  }
+  return 0;
+}
+
+static void add_file(struct mnemo_file *f) {
+  struct mnemo_file **end = &__mnemo_fs.files;
+  while (*end)
+    end = &(*end)->next;
+  *end = f;
+}
+
+struct mnemo_file *__mnemo_new_file(const char *path, unsigned long size,
+                                     const char *data_name,
+                                     const char *stat_name) {
+  struct mnemo_file *f = calloc(1, sizeof *f);
+  f->path = path;
+  f->size = size;
+  f->contents = malloc(size);
+  f->st = malloc(sizeof *f->st);
+  klee_make_symbolic(f->contents, size, data_name);
+  klee_make_symbolic(f->st, sizeof *f->st, stat_name);
+  /* As KLEE constrains a symbolic file's status: an inode number that
+   * readdir does not skip, a block size a buffer can take, and the size
+   * and blocks the file has. */
+  klee_assume((f->st->st_ino & 0x7FFFFFFF) != 0);
+  klee_assume((f->st->st_blksize & ~0xFFFF) == 0);
+  f->st->st_size = size;
+  f->st->st_blocks = 8;
+  /* Only the files A, B, ... can be opened; stdin and stdout cannot. */
+  if (path) {
+    add_file(f);
+    __mnemo_fs.sym_files++;
+  }
+  return f;
+}
+
+/* The host files, asked of the engine once per path that looks for one. */
+static void load_hosts(void) {
+  if (__mnemo_fs.hosts_loaded)
+    return;
+  __mnemo_fs.hosts_loaded = 1;
+  for (long i = 0;; i++) {
+    char *path, *contents;
+    struct stat *st = malloc(sizeof *st);
+    long size = __mnemo_host_file(i, &path, &contents, st);
+    if (size < 0) {
+      free(st);
+      return;
+    }
+    struct mnemo_file *f = calloc(1, sizeof *f);
+    f->path = path;
+    f->read_only = 1;
+    f->size = size;
+    f->contents = contents;
+    f->st = st;
+    add_file(f);
+  }
+}
+
+/* The file or directory `path` names, in that order: a symbolic file, a
+ * host file, the working directory. */
+static enum found lookup(const char *path, struct mnemo_file **out) {
+  char c = path[0];
+  *out = 0;
+  if (c == 0)
+    return NOTHING;
+  struct mnemo_file *f = __mnemo_fs.files;
+  if (path[1] == 0) {
+    for (unsigned i = 0; i < __mnemo_fs.sym_files; i++, f = f->next) {
+      if (c == 'A' + (char)i) {
+        *out = f;
+        return REGULAR;
+      }
+    }
+  }
+  load_hosts();
+  for (f = __mnemo_fs.files; f; f = f->next) {
+    if (f->read_only && same(path, f->path)) {
+      *out = f;
+      return REGULAR;
+    }
+  }
+  if (same(path, ".") || same(path, "/") || same(path, "./"))
+    return DIRECTORY;
+  return NOTHING;
+}
+
+/* Paths relative to a descriptor other than the working directory are
+ * looked up as if relative to it: the model has one directory. */
+static long check_dirfd(int dirfd, const char *path) {
+  if (dirfd == AT_FDCWD || path[0] == '/')
+    return 0;
+  if (dirfd < 0 || dirfd >= MNEMO_FDS || !__mnemo_fs.fds[dirfd].desc)
+    return -EBADF;
+  return __mnemo_fs.fds[dirfd].desc->kind == MNEMO_DIR ? 0 : -ENOTDIR;
+}
+
+long __mnemo_open(int dirfd, const char *path, int flags) {
+  struct mnemo_file *f;
+  long bad = check_dirfd(dirfd, path);
+  if (bad)
+    return bad;
+  enum found what = lookup(path, &f);
+  int writing = (flags & 3) != O_RDONLY || (flags & O_TRUNC);
+  if (what == NOTHING)
+    return (flags & O_CREAT) ? -EROFS : -ENOENT;
+  if ((flags & O_CREAT) && (flags & O_EXCL))
+    return -EEXIST;
+  if (what == DIRECTORY && writing)
+    return -EISDIR;
+  if (what == REGULAR && (flags & O_DIRECTORY))
+    return -ENOTDIR;
+  if (what == REGULAR && f->read_only && writing)
+    return -EROFS;
+  struct mnemo_desc *d = calloc(1, sizeof *d);
+  d->kind = what == DIRECTORY ? MNEMO_DIR : MNEMO_FILE;
+  d->flags = flags & ~(O_CREAT | O_EXCL | O_TRUNC | O_CLOEXEC);
+  d->file = f;
+  d->heap = 1;
+  if (what == REGULAR && (flags & O_TRUNC)) {
+    f->size = 0;
+    f->st->st_size = 0;
+  }
+  for (int fd = 0; fd < MNEMO_FDS; fd++) {
+    if (!__mnemo_fs.fds[fd].desc) {
+      __mnemo_fs.fds[fd].desc = d;
+      __mnemo_fs.fds[fd].cloexec = (flags & O_CLOEXEC) != 0;
+      d->refs = 1;
+      return fd;
+    }
+  }
+  free(d);
+  return -EMFILE;
+}
+
+/* The status of what is not a file of the model: the directory, and the
+ * standard descriptors without a symbolic file (pipes, as when a harness
+ * runs the program). */
+static void plain_stat(struct stat *st, unsigned mode, unsigned long ino) {
+  memset(st, 0, sizeof *st);
+  st->st_mode = mode;
+  st->st_ino = ino;
+  st->st_nlink = S_ISDIR(mode) ? 2 : 1;
+  st->st_blksize = 4096;
+}
+
+void __mnemo_stat_of(struct mnemo_desc *d, struct stat *st) {
+  if (d->file)
+    __builtin_memcpy(st, d->file->st, sizeof *st);
+  else if (d->kind == MNEMO_DIR)
+    plain_stat(st, S_IFDIR | 0755, 1);
+  else
+    plain_stat(st, S_IFIFO | 0600, 2 + d->stream);
+}
+
+long __mnemo_stat_path(int dirfd, const char *path, struct stat *st, int flags) {
+  struct mnemo_file *f;
+  if ((flags & AT_EMPTY_PATH) && path[0] == 0) {
+    if (dirfd < 0 || dirfd >= MNEMO_FDS || !__mnemo_fs.fds[dirfd].desc)
+      return -EBADF;
+    __mnemo_stat_of(__mnemo_fs.fds[dirfd].desc, st);
+    return 0;
+  }
+  long bad = check_dirfd(dirfd, path);
+  if (bad)
+    return bad;
+  switch (lookup(path, &f)) {
+  case REGULAR: __builtin_memcpy(st, f->st, sizeof *st); return 0;
+  case DIRECTORY: plain_stat(st, S_IFDIR | 0755, 1); return 0;
+  default: return -ENOENT;
+  }
+}
+
+long __mnemo_access(const char *path, int mode) {
+  struct mnemo_file *f;
+  enum found what = lookup(path, &f);
+  if (what == NOTHING)
+    return -ENOENT;
+  if ((mode & W_OK) && (what == DIRECTORY || f->read_only))
+    return -EROFS;
+  return 0;
+}
+
+/* No file of the model is a link. */
+long __mnemo_readlink(const char *path) {
+  struct mnemo_file *f;
+  return lookup(path, &f) == NOTHING ? -ENOENT : -EINVAL;
+}
+
+/* One entry of the directory: ".", "..", then the symbolic files. */
+static int entry(unsigned long i, const char **name, unsigned long *ino) {
+  static const char *dots[2] = {".", ".."};
+  if (i < 2) {
+    *name = dots[i];
+    *ino = 1;
+    return 1;
+  }
+  struct mnemo_file *f = __mnemo_fs.files;
+  for (unsigned long k = 2; f && k < i; k++)
+    f = f->next;
+  if (!f || i - 2 >= __mnemo_fs.sym_files)
+    return 0;
+  *name = f->path;
+  *ino = f->st->st_ino & 0x7FFFFFFF;
+  return 1;
+}
+
+long __mnemo_getdents(struct mnemo_desc *d, char *buf, unsigned long n) {
+  unsigned long used = 0;
+  const char *name;
+  unsigned long ino;
+  while (entry(d->off, &name, &ino)) {
+    unsigned long len = strlen(name);
+    unsigned long reclen = (19 + len + 1 + 7) & ~7UL;
+    if (used + reclen > n)
+      return used ? (long)used : -EINVAL;
+    char *p = buf + used;
+    memset(p, 0, reclen);
+    *(unsigned long *)p = ino;
+    *(long *)(p + 8) = d->off + 1;
+    *(unsigned short *)(p + 16) = reclen;
+    p[18] = d->off < 2 ? 4 /* DT_DIR */ : 8 /* DT_REG */;
+    __builtin_memcpy(p + 19, name, len);
+    used += reclen;
+    d->off++;
+  }
+  return used;
+}

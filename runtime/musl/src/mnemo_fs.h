@@ -1,0 +1,98 @@
+/* The model of files behind mnemo's system calls, shared by the calls
+ * (mnemo_syscall.c, mnemo_files.c) and the set-up of a symbolic
+ * environment (mnemo_posix.c). Everything here is program memory, so each
+ * path has its own copy of the model, forked with the path. */
+#ifndef MNEMO_FS_H
+#define MNEMO_FS_H
+
+#define _GNU_SOURCE
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/stat.h>
+
+/* Descriptors 0 to MNEMO_FDS - 1. */
+#define MNEMO_FDS 64
+
+/* A file of the model: a symbolic one (A, B, ..., stdin, stdout) made by
+ * the environment's set-up, or a host file named with `mnemo run --file`,
+ * read only. */
+struct mnemo_file {
+  /* The name a program opens it by ("A", or the host path). */
+  const char *path;
+  int read_only;
+  unsigned long size;
+  char *contents;
+  struct stat *st;
+  struct mnemo_file *next;
+};
+
+/* What an open file description reads from and writes to. */
+enum mnemo_kind {
+  MNEMO_CLOSED,
+  /* Standard input without --sym-stdin: always at its end. */
+  MNEMO_EMPTY_IN,
+  /* The output the engine keeps for the path: stdout or stderr. */
+  MNEMO_OUTPUT,
+  MNEMO_FILE,
+  /* The working directory, which lists the symbolic files. */
+  MNEMO_DIR,
+};
+
+/* An open file description, shared by the descriptors dup makes. */
+struct mnemo_desc {
+  int refs;
+  enum mnemo_kind kind;
+  int flags;
+  unsigned long off;
+  /* The file read or written (for an output, the symbolic stdout whose
+   * status fstat gives, if any). */
+  struct mnemo_file *file;
+  /* For an output: 1 (stdout) or 2 (stderr). */
+  int stream;
+  /* Made by malloc (the three standard ones are static). */
+  int heap;
+};
+
+struct mnemo_fd {
+  struct mnemo_desc *desc;
+  int cloexec;
+};
+
+/* The state of the model. */
+struct mnemo_fs {
+  struct mnemo_fd fds[MNEMO_FDS];
+  /* The symbolic files, A first, in a list with the host files once they
+   * are loaded. */
+  struct mnemo_file *files;
+  unsigned sym_files;
+  int hosts_loaded;
+  unsigned umask;
+};
+
+extern struct mnemo_fs __mnemo_fs;
+extern struct mnemo_desc __mnemo_std[3];
+
+/* Symbolic files: made by the environment's set-up. */
+struct mnemo_file *__mnemo_new_file(const char *path, unsigned long size,
+                                     const char *data_name,
+                                     const char *stat_name);
+/* The descriptor calls (mnemo_files.c); each returns what the kernel
+ * would (a negated errno on failure). */
+long __mnemo_open(int dirfd, const char *path, int flags);
+long __mnemo_stat_path(int dirfd, const char *path, struct stat *st, int flags);
+long __mnemo_access(const char *path, int mode);
+long __mnemo_readlink(const char *path);
+long __mnemo_getdents(struct mnemo_desc *d, char *buf, unsigned long n);
+void __mnemo_stat_of(struct mnemo_desc *d, struct stat *st);
+
+/* The engine's side: the calls it implements itself (output, exit, ids,
+ * and the message and count for unsupported calls), and the host files. */
+long __mnemo_kernel(long n, long a, long b, long c, long d, long e, long f);
+long __mnemo_host_file(long index, char **path, char **contents,
+                       struct stat *st);
+
+void klee_make_symbolic(void *addr, size_t nbytes, const char *name);
+void klee_assume(uintptr_t condition);
+int klee_range(int begin, int end, const char *name);
+
+#endif

@@ -1,0 +1,103 @@
+/* The start of a run whose program arguments hold KLEE's POSIX options:
+ * the options are replaced by what they stand for before main, with the
+ * symbolic objects made in the order, names and sizes KLEE's
+ * klee_init_env and klee_init_fds give them (see src/exec/posix.rs), so
+ * that KLEE's klee-replay, which expands the same command line again,
+ * reads a test's objects in the order they were made. The engine checked
+ * the options before the run; what is left to fail here is memory. */
+#include "mnemo_fs.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int main(int, char **, char **);
+
+static int is_option(const char *arg, const char *name) {
+  if (arg[0] != '-')
+    return 0;
+  arg += arg[1] == '-' ? 2 : 1;
+  return strcmp(arg, name) == 0;
+}
+
+static unsigned number(const char *s) {
+  unsigned n = 0;
+  while (*s >= '0' && *s <= '9')
+    n = n * 10 + (*s++ - '0');
+  return n;
+}
+
+/* A symbolic argument of at most `len` characters: `len + 1` symbolic
+ * bytes, the last one made a terminator. */
+static char *sym_arg(unsigned len, unsigned index) {
+  char name[6] = {'a', 'r', 'g', '0' + index / 10, '0' + index % 10, 0};
+  char *s = malloc(len + 1);
+  klee_make_symbolic(s, len + 1, name);
+  s[len] = 0;
+  return s;
+}
+
+/* Makes the symbolic files, stdin and stdout, and the model's version. */
+static void make_files(unsigned files, unsigned file_len, unsigned stdin_len,
+                       int sym_stdout) {
+  for (unsigned k = 0; k < files; k++) {
+    char *path = malloc(2);
+    char data[7] = {'A' + k, '-', 'd', 'a', 't', 'a', 0};
+    char stat[12] = {'A' + k, '-', 'd', 'a', 't', 'a', '-', 's', 't', 'a', 't', 0};
+    path[0] = 'A' + k, path[1] = 0;
+    __mnemo_new_file(path, file_len, data, stat);
+  }
+  if (stdin_len) {
+    struct mnemo_desc *in = &__mnemo_std[0];
+    in->kind = MNEMO_FILE;
+    in->file = __mnemo_new_file(0, stdin_len, "stdin", "stdin-stat");
+  }
+  if (sym_stdout)
+    __mnemo_std[1].file = __mnemo_new_file(0, 1024, "stdout", "stdout-stat");
+  unsigned version;
+  klee_make_symbolic(&version, sizeof version, "model_version");
+  klee_assume(version == 1);
+}
+
+int __mnemo_posix_start(int argc, char **argv, int main_params) {
+  char **out = malloc((argc + 100 + 1) * sizeof *out);
+  unsigned files = 0, file_len = 0, stdin_len = 0, sym_args = 0;
+  int sym_stdout = 0, n = 0;
+  /* argv[0] is the program's name, never an option. */
+  for (int k = 0; k < argc;) {
+    const char *a = argv[k];
+    if (k > 0 && is_option(a, "sym-arg")) {
+      out[n++] = sym_arg(number(argv[k + 1]), sym_args++);
+      k += 2;
+    } else if (k > 0 && is_option(a, "sym-args")) {
+      unsigned min = number(argv[k + 1]), max = number(argv[k + 2]);
+      unsigned len = number(argv[k + 3]);
+      int count = min == max ? (int)min : klee_range(min, max + 1, "n_args");
+      for (int i = 0; i < count; i++)
+        out[n++] = sym_arg(len, sym_args++);
+      k += 4;
+    } else if (k > 0 && is_option(a, "sym-files")) {
+      files = number(argv[k + 1]);
+      file_len = number(argv[k + 2]);
+      k += 3;
+    } else if (k > 0 && is_option(a, "sym-stdin")) {
+      stdin_len = number(argv[k + 1]);
+      k += 2;
+    } else if (k > 0 && is_option(a, "sym-stdout")) {
+      sym_stdout = 1;
+      k += 1;
+    } else {
+      out[n++] = argv[k++];
+    }
+  }
+  out[n] = 0;
+  make_files(files, file_len, stdin_len, sym_stdout);
+  /* main as the program declares it: the engine says how many parameters
+   * it has. */
+  static char *no_env[1];
+  switch (main_params) {
+  case 0: return ((int (*)(void))main)();
+  case 1: return ((int (*)(int))main)(n);
+  case 2: return ((int (*)(int, char **))main)(n, out);
+  default: return main(n, out, no_env);
+  }
+}

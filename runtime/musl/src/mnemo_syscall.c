@@ -1,0 +1,343 @@
+/* mnemo's system calls: every call of musl comes here (see
+ * musl/arch/syscall_arch.h). Calls on descriptors and memory are answered
+ * over the model of files in program memory (mnemo_fs.h); the rest goes to
+ * the engine, which writes the path's output, ends it at exit, and ends it
+ * with "unsupported system call N (name)" for a call nobody models. */
+#include "mnemo_fs.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <time.h>
+
+struct mnemo_desc __mnemo_std[3] = {
+    {.refs = 1, .kind = MNEMO_EMPTY_IN, .flags = O_RDONLY},
+    {.refs = 1, .kind = MNEMO_OUTPUT, .flags = O_WRONLY, .stream = 1},
+    {.refs = 1, .kind = MNEMO_OUTPUT, .flags = O_WRONLY, .stream = 2},
+};
+
+struct mnemo_fs __mnemo_fs = {
+    .fds = {{.desc = &__mnemo_std[0]}, {.desc = &__mnemo_std[1]}, {.desc = &__mnemo_std[2]}},
+    .umask = 022,
+};
+
+/* The time every clock reads: runs are deterministic (2024-01-01 UTC). */
+#define MNEMO_TIME 1704067200L
+
+static struct mnemo_desc *desc_of(long fd) {
+  if (fd < 0 || fd >= MNEMO_FDS)
+    return 0;
+  return __mnemo_fs.fds[fd].desc;
+}
+
+static int readable(struct mnemo_desc *d) { return (d->flags & 3) != O_WRONLY; }
+static int writable(struct mnemo_desc *d) { return (d->flags & 3) != O_RDONLY; }
+
+static long do_read(struct mnemo_desc *d, char *buf, unsigned long n,
+                    unsigned long off) {
+  struct mnemo_file *f = d->file;
+  if (d->kind == MNEMO_EMPTY_IN)
+    return 0;
+  if (d->kind == MNEMO_DIR)
+    return -EISDIR;
+  if (d->kind != MNEMO_FILE)
+    return -EBADF;
+  if (off >= f->size)
+    return 0;
+  if (n > f->size - off)
+    n = f->size - off;
+  __builtin_memcpy(buf, f->contents + off, n);
+  return n;
+}
+
+static long sys_read(long fd, char *buf, unsigned long n) {
+  struct mnemo_desc *d = desc_of(fd);
+  if (!d || !readable(d))
+    return -EBADF;
+  long r = do_read(d, buf, n, d->off);
+  if (r > 0)
+    d->off += r;
+  return r;
+}
+
+static long sys_pread(long fd, char *buf, unsigned long n, long off) {
+  struct mnemo_desc *d = desc_of(fd);
+  if (!d || !readable(d))
+    return -EBADF;
+  if (d->kind != MNEMO_FILE)
+    return d->kind == MNEMO_DIR ? -EISDIR : -ESPIPE;
+  if (off < 0)
+    return -EINVAL;
+  return do_read(d, buf, n, off);
+}
+
+/* A symbolic file keeps its size: bytes written past its end are dropped,
+ * as KLEE's model drops them, while the offset moves on. */
+static long sys_write(long fd, const char *buf, unsigned long n) {
+  struct mnemo_desc *d = desc_of(fd);
+  if (!d || !writable(d))
+    return -EBADF;
+  if (d->kind == MNEMO_OUTPUT)
+    return __mnemo_kernel(SYS_write, d->stream, (long)buf, n, 0, 0, 0);
+  if (d->kind != MNEMO_FILE)
+    return -EBADF;
+  struct mnemo_file *f = d->file;
+  if (d->flags & O_APPEND)
+    d->off = f->size;
+  if (d->off < f->size) {
+    unsigned long k = n < f->size - d->off ? n : f->size - d->off;
+    __builtin_memcpy(f->contents + d->off, buf, k);
+  }
+  d->off += n;
+  return n;
+}
+
+static long sys_iov(long fd, const struct iovec *iov, long count, int out) {
+  long total = 0;
+  if (count < 0 || count > 1024)
+    return -EINVAL;
+  for (long i = 0; i < count; i++) {
+    long r = out ? sys_write(fd, iov[i].iov_base, iov[i].iov_len)
+                 : sys_read(fd, iov[i].iov_base, iov[i].iov_len);
+    if (r < 0)
+      return total ? total : r;
+    total += r;
+    if ((unsigned long)r < iov[i].iov_len)
+      break;
+  }
+  return total;
+}
+
+static long sys_lseek(long fd, long off, long whence) {
+  struct mnemo_desc *d = desc_of(fd);
+  long base;
+  if (!d)
+    return -EBADF;
+  if (d->kind == MNEMO_OUTPUT || d->kind == MNEMO_EMPTY_IN)
+    return -ESPIPE;
+  switch (whence) {
+  case SEEK_SET: base = 0; break;
+  case SEEK_CUR: base = d->off; break;
+  case SEEK_END: base = d->kind == MNEMO_FILE ? (long)d->file->size : 0; break;
+  default: return -EINVAL;
+  }
+  if (base + off < 0)
+    return -EINVAL;
+  d->off = base + off;
+  return d->off;
+}
+
+static void release(struct mnemo_desc *d) {
+  if (--d->refs == 0 && d->heap)
+    free(d);
+}
+
+static long sys_close(long fd) {
+  struct mnemo_desc *d = desc_of(fd);
+  if (!d)
+    return -EBADF;
+  __mnemo_fs.fds[fd].desc = 0;
+  release(d);
+  return 0;
+}
+
+/* The lowest free descriptor from `min` on, made to share `d`. */
+static long dup_from(struct mnemo_desc *d, long min, int cloexec) {
+  for (long fd = min < 0 ? 0 : min; fd < MNEMO_FDS; fd++) {
+    if (!__mnemo_fs.fds[fd].desc) {
+      __mnemo_fs.fds[fd].desc = d;
+      __mnemo_fs.fds[fd].cloexec = cloexec;
+      d->refs++;
+      return fd;
+    }
+  }
+  return -EMFILE;
+}
+
+static long sys_dup2(long old, long new, int cloexec) {
+  struct mnemo_desc *d = desc_of(old);
+  if (!d || new < 0 || new >= MNEMO_FDS)
+    return -EBADF;
+  if (old == new)
+    return new;
+  if (__mnemo_fs.fds[new].desc)
+    sys_close(new);
+  return dup_from(d, new, cloexec);
+}
+
+static long sys_fcntl(long fd, long cmd, long arg) {
+  struct mnemo_desc *d = desc_of(fd);
+  if (!d)
+    return -EBADF;
+  switch (cmd) {
+  case F_DUPFD: return dup_from(d, arg, 0);
+  case F_DUPFD_CLOEXEC: return dup_from(d, arg, 1);
+  case F_GETFD: return __mnemo_fs.fds[fd].cloexec ? FD_CLOEXEC : 0;
+  case F_SETFD: __mnemo_fs.fds[fd].cloexec = (arg & FD_CLOEXEC) != 0; return 0;
+  case F_GETFL: return d->flags;
+  case F_SETFL:
+    d->flags = (d->flags & ~(O_APPEND | O_NONBLOCK)) | (arg & (O_APPEND | O_NONBLOCK));
+    return 0;
+  default: return -EINVAL;
+  }
+}
+
+/* The kernel's struct termios (TCGETS fills 36 bytes, not libc's). */
+struct kernel_termios {
+  unsigned iflag, oflag, cflag, lflag;
+  unsigned char line, cc[19];
+};
+
+/* A descriptor is a terminal when its file's status says it is a
+ * character device (on a symbolic status, both ways are explored). */
+static long sys_ioctl(long fd, long request, long arg) {
+  struct mnemo_desc *d = desc_of(fd);
+  if (!d)
+    return -EBADF;
+  if (request == FIONREAD) {
+    unsigned long left = 0;
+    if (d->kind == MNEMO_FILE && d->off < d->file->size)
+      left = d->file->size - d->off;
+    *(int *)arg = left;
+    return 0;
+  }
+  if (!d->file || !S_ISCHR(d->file->st->st_mode))
+    return -ENOTTY;
+  if (request == TCGETS) {
+    struct kernel_termios *t = (struct kernel_termios *)arg;
+    memset(t, 0, sizeof *t);
+    t->iflag = 0x500;  /* ICRNL | IXON */
+    t->oflag = 0x5;    /* OPOST | ONLCR */
+    t->cflag = 0xbf;   /* B38400 | CS8 | CREAD */
+    t->lflag = 0x8a3b; /* ISIG | ICANON | ECHO | ECHOE | ECHOK | IEXTEN ... */
+    return 0;
+  }
+  if (request == TIOCGWINSZ) {
+    unsigned short *ws = (unsigned short *)arg;
+    ws[0] = 24, ws[1] = 80, ws[2] = 0, ws[3] = 0;
+    return 0;
+  }
+  return -EINVAL;
+}
+
+/* Mappings: anonymous memory, or a private copy of a file's bytes. */
+struct mapping {
+  char *addr;
+  struct mapping *next;
+};
+static struct mapping *mappings;
+
+static long sys_mmap(long addr, unsigned long len, long prot, long flags,
+                     long fd, long off) {
+  (void)addr, (void)prot;
+  if (len == 0 || (flags & MAP_FIXED))
+    return -EINVAL;
+  struct mnemo_desc *d = 0;
+  if (!(flags & MAP_ANONYMOUS)) {
+    d = desc_of(fd);
+    if (!d || d->kind != MNEMO_FILE || !readable(d))
+      return -EBADF;
+    if (off < 0)
+      return -EINVAL;
+  }
+  struct mapping *m = malloc(sizeof *m);
+  char *p = calloc(1, len);
+  if (!m || !p)
+    return -ENOMEM;
+  if (d)
+    do_read(d, p, len, off);
+  m->addr = p;
+  m->next = mappings;
+  mappings = m;
+  return (long)p;
+}
+
+/* Only whole mappings are unmapped (a part of one: EINVAL). */
+static long sys_munmap(long addr) {
+  for (struct mapping **m = &mappings; *m; m = &(*m)->next) {
+    if ((long)(*m)->addr == addr) {
+      struct mapping *gone = *m;
+      *m = gone->next;
+      free(gone->addr);
+      free(gone);
+      return 0;
+    }
+  }
+  return -EINVAL;
+}
+
+static long sys_getcwd(char *buf, unsigned long size) {
+  if (size < 2)
+    return -ERANGE;
+  buf[0] = '/', buf[1] = 0;
+  return 2;
+}
+
+long __mnemo_syscall(long n, long a, long b, long c, long d, long e, long f) {
+  switch (n) {
+  case SYS_read: return sys_read(a, (char *)b, c);
+  case SYS_write: return sys_write(a, (const char *)b, c);
+  case SYS_pread64: return sys_pread(a, (char *)b, c, d);
+  case SYS_readv: return sys_iov(a, (const struct iovec *)b, c, 0);
+  case SYS_writev: return sys_iov(a, (const struct iovec *)b, c, 1);
+  case SYS_open: return __mnemo_open(AT_FDCWD, (const char *)a, b);
+  case SYS_openat: return __mnemo_open(a, (const char *)b, c);
+  case SYS_close: return sys_close(a);
+  case SYS_lseek: return sys_lseek(a, b, c);
+  case SYS_stat: return __mnemo_stat_path(AT_FDCWD, (const char *)a, (struct stat *)b, 0);
+  case SYS_lstat:
+    return __mnemo_stat_path(AT_FDCWD, (const char *)a, (struct stat *)b, AT_SYMLINK_NOFOLLOW);
+  case SYS_newfstatat: return __mnemo_stat_path(a, (const char *)b, (struct stat *)c, d);
+  case SYS_fstat: {
+    struct mnemo_desc *ds = desc_of(a);
+    if (!ds)
+      return -EBADF;
+    __mnemo_stat_of(ds, (struct stat *)b);
+    return 0;
+  }
+  case SYS_access: return __mnemo_access((const char *)a, b);
+  case SYS_faccessat: return __mnemo_access((const char *)b, c);
+  case SYS_ioctl: return sys_ioctl(a, b, c);
+  case SYS_fcntl: return sys_fcntl(a, b, c);
+  case SYS_dup: return desc_of(a) ? dup_from(desc_of(a), 0, 0) : -EBADF;
+  case SYS_dup2: return sys_dup2(a, b, 0);
+  case SYS_dup3: return a == b ? -EINVAL : sys_dup2(a, b, (c & O_CLOEXEC) != 0);
+  case SYS_getdents64: {
+    struct mnemo_desc *ds = desc_of(a);
+    if (!ds)
+      return -EBADF;
+    return ds->kind == MNEMO_DIR ? __mnemo_getdents(ds, (char *)b, c) : -ENOTDIR;
+  }
+  case SYS_getcwd: return sys_getcwd((char *)a, b);
+  case SYS_readlink: return __mnemo_readlink((const char *)a);
+  case SYS_readlinkat: return __mnemo_readlink((const char *)b);
+  case SYS_umask: {
+    long old = __mnemo_fs.umask;
+    __mnemo_fs.umask = a & 0777;
+    return old;
+  }
+  case SYS_clock_gettime: {
+    struct timespec *ts = (struct timespec *)b;
+    ts->tv_sec = MNEMO_TIME, ts->tv_nsec = 0;
+    return 0;
+  }
+  case SYS_gettimeofday: {
+    long *tv = (long *)a;
+    if (tv)
+      tv[0] = MNEMO_TIME, tv[1] = 0;
+    return 0;
+  }
+  case SYS_time:
+    if (a)
+      *(long *)a = MNEMO_TIME;
+    return MNEMO_TIME;
+  case SYS_mmap: return sys_mmap(a, b, c, d, e, f);
+  case SYS_munmap: return sys_munmap(a);
+  default: return __mnemo_kernel(n, a, b, c, d, e, f);
+  }
+}
