@@ -401,9 +401,10 @@ fn as_reader_prints(env: &PosixEnv) -> serde_json::Value {
     serde_json::json!({
         "argv": env.args.iter().map(|a| hex(a)).collect::<Vec<_>>(),
         "files": env.files.iter().map(|f| serde_json::json!({
-            "name": f.name, "mode": f.mode, "data": hex(&f.contents),
+            "name": f.name, "mode": f.mode, "data": hex(&f.contents), "directory": f.directory,
         })).collect::<Vec<_>>(),
         "stdin": env.stdin.as_deref().map(hex),
+        "stdin_terminal": env.stdin_terminal,
         "objects": env.objects,
     })
 }
@@ -413,7 +414,7 @@ fn an_independent_reader_of_klee_conventions_sees_the_same_environment() {
     let dir = tempfile::tempdir().unwrap();
     posix_tests(dir.path());
     let mut all = vec![arg(0, 1, b"q"), obj("n_args", &0i32.to_le_bytes())];
-    all.extend(file("A-data", b"\0\xff", 0o100000));
+    all.extend(file("A-data", b"\0\xff", 0o040000));
     all.extend(file("B-data", b"'$", 0o100400));
     all.extend(file("stdout", &[0; 1024], 0o100644));
     all.push(obj("x", b"own"));
@@ -463,6 +464,7 @@ fn an_independent_reader_of_klee_conventions_sees_the_same_environment() {
     let extra = &seen[dir.path().join("extra.ktest").to_str().unwrap()];
     assert_eq!(extra["argv"], serde_json::json!(["71", "632064"]));
     assert_eq!(extra["files"][0]["mode"], 0o644);
+    assert_eq!(extra["files"][0]["directory"], true);
     assert_eq!(extra["files"][1]["mode"], 0o400);
     assert_eq!(extra["files"][1]["data"], "2724");
 }
@@ -589,5 +591,109 @@ mod quoting {
                 );
             }
         }
+    }
+}
+
+/// Reads file A when its argument names it, and stdin: 10 paths under
+/// `--sym-args 0 1 2 --sym-files 1 2 --sym-stdin 2`.
+const TOOL: &str = r#"
+#include <stdio.h>
+#include <string.h>
+
+int main(int argc, char **argv) {
+  int n = 0;
+  if (argc > 1 && strcmp(argv[1], "A") == 0) {
+    FILE *f = fopen("A", "r");
+    if (f && fgetc(f) == 'k')
+      n += 2;
+  }
+  if (getchar() == 'q')
+    n += 1;
+  printf("n=%d\n", n);
+  return n;
+}
+"#;
+
+#[test]
+fn a_posix_run_replays_natively_as_scripts_and_as_klee_reads_it() {
+    toolchain();
+    let dir = tempfile::tempdir().unwrap();
+    let Some(bc) = support::compile(dir.path(), "tool", TOOL) else {
+        return;
+    };
+    let src = dir.path().join("tool.c");
+    let out = dir.path().join("out");
+    let o = mnemo()
+        .args(["run", "--store", "none", "--output-dir"])
+        .arg(&out)
+        .arg(&bc)
+        .args([
+            "--sym-args",
+            "0",
+            "1",
+            "2",
+            "--sym-files",
+            "1",
+            "2",
+            "--sym-stdin",
+            "2",
+        ])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let index = TestsJson::read(&out.join(TESTS_JSON)).unwrap();
+    // Every return value 0..=3 is reached (argument "A", its byte 'k',
+    // stdin's 'q'), so the paths did use argv, the file and stdin.
+    let mut codes: Vec<i32> = index.tests.iter().map(|t| codes_of(&t.outcome)).collect();
+    codes.sort();
+    codes.dedup();
+    assert_eq!(codes, vec![0, 1, 2, 3]);
+
+    let o = mnemo().arg("replay").arg(&src).arg(&out).output().unwrap();
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{text}{}", stderr(&o));
+    let n = index.tests.len();
+    assert!(text.contains(&format!("{n} tests: {n} match,")), "{text}");
+
+    let o = mnemo()
+        .args(["replay", "--as-commands"])
+        .arg(&src)
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let mut ktests = Vec::new();
+    for t in &index.tests {
+        let ktest = out.join(&t.ktest);
+        let o = run_script(&ktest.with_extension("sh"), dir.path(), None);
+        assert_eq!(
+            (o.status.code(), o.stdout.clone()),
+            (
+                Some(codes_of(&t.outcome)),
+                fs::read(ktest.with_extension("stdout")).unwrap()
+            ),
+            "{}: {}",
+            t.ktest,
+            stderr(&o)
+        );
+        ktests.push(ktest);
+    }
+
+    let seen = klee_reader(&ktests);
+    for k in &ktests {
+        let env = PosixEnv::from_ktest(&KTest::read(k).unwrap()).unwrap();
+        assert_eq!(
+            seen[k.to_str().unwrap()],
+            as_reader_prints(&env),
+            "{}",
+            k.display()
+        );
+    }
+}
+
+fn codes_of(outcome: &Outcome) -> i32 {
+    match outcome {
+        Outcome::Exit { exit_code } => i32::from(*exit_code),
+        other => panic!("{other}"),
     }
 }

@@ -189,8 +189,18 @@ pub fn script(
     line(&[b"cd \"$scratch\" || exit 1"]);
     for f in &env.files {
         let file = shell_word(f.name.as_bytes());
-        line(&[b"printf ", &printf_format(&f.contents), b" > ", &file]);
+        if f.directory {
+            line(&[b"mkdir ", &file]);
+        } else {
+            line(&[b"printf ", &printf_format(&f.contents), b" > ", &file]);
+        }
         line(&[format!("chmod {:o} ", f.mode).as_bytes(), &file]);
+    }
+    if env.stdin_terminal {
+        line(&[
+            b"# The test's stdin was a terminal; replay types these bytes into one,
+                 # but the pipe below is not one.",
+        ]);
     }
     let mut command: Vec<u8> = Vec::new();
     if let Some(stdin) = &env.stdin {

@@ -10,6 +10,7 @@ pub mod commands;
 pub mod index;
 pub mod ktest;
 pub mod posix;
+mod pty;
 pub mod replay;
 pub mod toolchain;
 mod writer;

@@ -17,9 +17,12 @@
 //! them symbolic (an argument's last byte with NUL, a stat's `st_size` with
 //! the object's length), so a test records the solver's values for those
 //! bytes, which nothing constrains: replay ignores them, as klee-replay
-//! does. An argument is its first N bytes up to a NUL, a file's contents
-//! are its whole `-data` object, and of a stat only the permission bits
-//! count (the files are always regular files, stdin always a pipe).
+//! does. An argument is its first N bytes up to a NUL, and a file's
+//! contents are its whole `-data` object. Of a stat, the permission bits
+//! count, and the file type where the model lets a program see it: a file
+//! whose status says directory is made a directory, and a stdin whose
+//! status says character device a terminal (as klee-replay makes them);
+//! every other file is a regular file and every other stdin a pipe.
 
 use std::fs;
 use std::io;
@@ -34,6 +37,9 @@ use super::ktest::{KTest, KTestObject};
 /// which is what a `-stat` object holds.
 pub const STAT_SIZE: usize = 144;
 const ST_MODE_OFFSET: usize = 24;
+const S_IFMT: u32 = 0o170000;
+const S_IFDIR: u32 = 0o040000;
+const S_IFCHR: u32 = 0o020000;
 /// klee-replay creates a file whose permission bits are all zero with these.
 const DEFAULT_MODE: u32 = 0o644;
 /// The size KLEE gives a symbolic stdout.
@@ -53,6 +59,9 @@ pub struct SymFile {
     pub contents: Vec<u8>,
     /// The permission bits (`st_mode & 0777`, or 0644 where those are 0).
     pub mode: u32,
+    /// Made a directory (its status says so) rather than a regular file;
+    /// its contents are then unused.
+    pub directory: bool,
 }
 
 /// The environment of one test, ready to be recreated natively.
@@ -65,6 +74,9 @@ pub struct PosixEnv {
     /// The bytes on standard input; `None` when stdin was not symbolic
     /// (the program then reads end of file at once).
     pub stdin: Option<Vec<u8>>,
+    /// Whether stdin's status says character device: the program's stdin
+    /// is then a terminal.
+    pub stdin_terminal: bool,
     /// Whether `--sym-stdout` was given.
     pub sym_stdout: bool,
     /// How many of the test's leading objects describe the environment;
@@ -150,16 +162,16 @@ impl<'a> Objects<'a> {
         Ok(c_string(&bytes[..max_len as usize]))
     }
 
-    /// A `-data` object and its `-stat` object: (contents, permission bits).
+    /// A `-data` object and its `-stat` object: (contents, st_mode with
+    /// its permission bits defaulted).
     fn take_file(&mut self, data: &str, len: usize) -> Result<(Vec<u8>, u32), PosixError> {
         let (_, bytes) = self.take_sized(data, len)?;
         let (_, stat) = self.take_sized(&format!("{data}-stat"), STAT_SIZE)?;
-        let mode = u32::from_le_bytes(le_field(stat, ST_MODE_OFFSET));
-        let perms = match mode & 0o777 {
-            0 => DEFAULT_MODE,
-            p => p,
-        };
-        Ok((bytes.to_vec(), perms))
+        let mut mode = u32::from_le_bytes(le_field(stat, ST_MODE_OFFSET));
+        if mode & 0o777 == 0 {
+            mode |= DEFAULT_MODE;
+        }
+        Ok((bytes.to_vec(), mode))
     }
 }
 
@@ -293,12 +305,15 @@ impl PosixEnv {
                 env.files.push(SymFile {
                     name,
                     contents,
-                    mode,
+                    mode: mode & 0o777,
+                    directory: mode & S_IFMT == S_IFDIR,
                 });
             }
         }
         if stdin_len > 0 {
-            env.stdin = Some(objs.take_file("stdin", stdin_len as usize)?.0);
+            let (contents, mode) = objs.take_file("stdin", stdin_len as usize)?;
+            env.stdin = Some(contents);
+            env.stdin_terminal = mode & S_IFMT == S_IFCHR;
         }
         if env.sym_stdout {
             objs.take_file("stdout", SYM_STDOUT_SIZE)?;
@@ -318,7 +333,11 @@ impl PosixEnv {
     pub fn create_files(&self, dir: &Path) -> io::Result<()> {
         for f in &self.files {
             let path = dir.join(&f.name);
-            fs::write(&path, &f.contents)?;
+            if f.directory {
+                fs::create_dir(&path)?;
+            } else {
+                fs::write(&path, &f.contents)?;
+            }
             fs::set_permissions(&path, fs::Permissions::from_mode(f.mode))?;
         }
         Ok(())
@@ -406,12 +425,14 @@ pub(crate) mod tests {
                 SymFile {
                     name: "A".into(),
                     contents: b"ab\nc".to_vec(),
-                    mode: 0o600
+                    mode: 0o600,
+                    directory: false,
                 },
                 SymFile {
                     name: "B".into(),
                     contents: b"\0\xff'$".to_vec(),
-                    mode: 0o644
+                    mode: 0o644,
+                    directory: false,
                 },
             ]
         );
@@ -499,12 +520,14 @@ pub(crate) mod tests {
     #[test]
     fn creates_files_with_their_modes() {
         let dir = tempfile::tempdir().unwrap();
+        let file = |name: &str, mode, directory| SymFile {
+            name: name.into(),
+            contents: b"\0x".to_vec(),
+            mode,
+            directory,
+        };
         let env = PosixEnv {
-            files: vec![SymFile {
-                name: "A".into(),
-                contents: b"\0x".to_vec(),
-                mode: 0o640,
-            }],
+            files: vec![file("A", 0o640, false), file("B", 0o750, true)],
             ..PosixEnv::default()
         };
         env.create_files(dir.path()).unwrap();
@@ -512,5 +535,8 @@ pub(crate) mod tests {
         assert_eq!(fs::read(&path).unwrap(), b"\0x");
         let mode = fs::metadata(&path).unwrap().permissions().mode();
         assert_eq!(mode & 0o777, 0o640);
+        let b = fs::metadata(dir.path().join("B")).unwrap();
+        assert!(b.is_dir());
+        assert_eq!(b.permissions().mode() & 0o777, 0o750);
     }
 }

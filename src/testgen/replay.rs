@@ -13,6 +13,8 @@ use std::os::unix::ffi::OsStringExt;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -166,9 +168,23 @@ struct NativeRun<'a> {
     cwd: &'a Path,
     ktest: &'a Path,
     posix_objects: usize,
-    /// Bytes fed through a pipe; `None` gives an empty stdin.
-    stdin: Option<Vec<u8>>,
+    stdin: Stdin,
 }
+
+/// Where a native run's stdin comes from.
+enum Stdin {
+    /// Nothing: the program reads end of file at once.
+    Empty,
+    /// These bytes, through a pipe.
+    Pipe(Vec<u8>),
+    /// These bytes, typed into a terminal.
+    Terminal(Vec<u8>),
+}
+
+/// How long a terminal stays open after its bytes are written: a program
+/// reading past them then sees the terminal hang up, its end of input
+/// (klee-replay waits likewise before closing its terminal).
+const TERMINAL_LINGER: Duration = Duration::from_secs(1);
 
 /// How a native run ended, with what it wrote.
 struct NativeResult {
@@ -217,6 +233,14 @@ fn keep_start(kept: &mut Vec<u8>, chunk: &[u8]) {
 
 /// Runs the replay binary once and waits for it, up to `timeout`.
 fn run_one(run: NativeRun<'_>, timeout: Duration) -> std::io::Result<NativeResult> {
+    let (stdin, feed, terminal) = match run.stdin {
+        Stdin::Empty => (Stdio::null(), None, None),
+        Stdin::Pipe(bytes) => (Stdio::piped(), Some(bytes), None),
+        Stdin::Terminal(bytes) => {
+            let pty = super::pty::open_raw()?;
+            (Stdio::from(pty.slave), Some(bytes), Some(pty.master))
+        }
+    };
     let mut child = Command::new(run.binary)
         .arg0(&run.arg0)
         .args(&run.args)
@@ -224,19 +248,33 @@ fn run_one(run: NativeRun<'_>, timeout: Duration) -> std::io::Result<NativeResul
         .env("KTEST_FILE", run.ktest)
         .env(POSIX_OBJECTS_ENV, run.posix_objects.to_string())
         .env("ASAN_OPTIONS", "detect_leaks=0:abort_on_error=0")
-        .stdin(if run.stdin.is_some() {
-            Stdio::piped()
-        } else {
-            Stdio::null()
-        })
+        .stdin(stdin)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()?;
+    let exited = Arc::new(AtomicBool::new(false));
+    let linger = if terminal.is_some() {
+        TERMINAL_LINGER
+    } else {
+        Duration::ZERO
+    };
     // A program that stops reading early closes the pipe: the write error
     // that follows is expected, not a failure of the replay.
-    let feeder = child.stdin.take().zip(run.stdin).map(|(mut pipe, bytes)| {
+    let sink: Option<Box<dyn Write + Send>> = match terminal {
+        Some(master) => Some(Box::new(master)),
+        None => child
+            .stdin
+            .take()
+            .map(|p| Box::new(p) as Box<dyn Write + Send>),
+    };
+    let feeder = sink.zip(feed).map(|(mut sink, bytes)| {
+        let exited = Arc::clone(&exited);
         thread::spawn(move || {
-            let _ = pipe.write_all(&bytes);
+            let _ = sink.write_all(&bytes);
+            let until = Instant::now() + linger;
+            while !exited.load(Ordering::Relaxed) && Instant::now() < until {
+                thread::sleep(Duration::from_millis(5));
+            }
         })
     });
     let stderr = child.stderr.take().map(|p| drain(p, keep_end));
@@ -254,6 +292,7 @@ fn run_one(run: NativeRun<'_>, timeout: Duration) -> std::io::Result<NativeResul
         }
         thread::sleep(Duration::from_millis(5));
     };
+    exited.store(true, Ordering::Relaxed);
     if let Some(h) = feeder {
         let _ = h.join();
     }
@@ -364,7 +403,11 @@ fn replay_one(
         cwd: scratch.path(),
         ktest: ktest_path,
         posix_objects: env.objects,
-        stdin: env.stdin,
+        stdin: match env.stdin {
+            None => Stdin::Empty,
+            Some(bytes) if env.stdin_terminal => Stdin::Terminal(bytes),
+            Some(bytes) => Stdin::Pipe(bytes),
+        },
     };
     let result = run_one(run, options.timeout).map_err(io_err(binary))?;
     let native = classify_native(result.termination, &result.stderr);

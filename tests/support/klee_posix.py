@@ -26,10 +26,13 @@ A -stat object is an x86-64 struct stat (144 bytes), st_mode the
 little-endian u32 at offset 24. klee-replay writes a file's whole -data
 object, with st_mode's permission bits, or 0644 where those are zero; an
 argument is the first N bytes of its object up to a NUL (KLEE's runtime
-stores a NUL over the last one).
+stores a NUL over the last one). Where st_mode's type is a directory
+(S_IFDIR, 0o040000), klee-replay makes the file a directory; where stdin's
+is a character device (S_IFCHR, 0o020000), it makes stdin a terminal.
 
 Output (stdout, JSON): {"argv": [hex, ...], "files": [{"name", "mode",
-"data" (hex)}], "stdin": hex or null, "objects": count}, or
+"data" (hex), "directory"}], "stdin": hex or null, "stdin_terminal",
+"objects": count}, or
 {"error": text} for a test these rules cannot read.
 """
 
@@ -104,7 +107,8 @@ def environment(args, objects):
         contents = next_object(name, size)
         stat = next_object(name + "-stat", 144)
         (mode,) = struct.unpack_from("<I", stat, 24)
-        return {"mode": mode & 0o777 or 0o644, "data": contents.hex()}
+        return {"mode": mode & 0o777 or 0o644, "data": contents.hex(),
+                "type": mode & 0o170000}
 
     n_files = file_len = stdin_len = 0
     sym_stdout = False
@@ -146,14 +150,18 @@ def environment(args, objects):
         name = chr(ord("A") + i)
         entry = disk_file(name + "-data", file_len)
         entry["name"] = name
+        entry["directory"] = entry.pop("type") == 0o040000
         files.append(entry)
-    stdin = disk_file("stdin", stdin_len)["data"] if stdin_len else None
+    stdin, stdin_terminal = None, False
+    if stdin_len:
+        entry = disk_file("stdin", stdin_len)
+        stdin, stdin_terminal = entry["data"], entry["type"] == 0o020000
     if sym_stdout:
         disk_file("stdout", 1024)
     if cursor[0] < len(objects) and objects[cursor[0]][0] == "model_version":
         next_object("model_version", 4)
-    return {"argv": [a.hex() for a in argv], "files": files,
-            "stdin": stdin, "objects": cursor[0]}
+    return {"argv": [a.hex() for a in argv], "files": files, "stdin": stdin,
+            "stdin_terminal": stdin_terminal, "objects": cursor[0]}
 
 
 def main():
