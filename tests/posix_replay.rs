@@ -281,9 +281,8 @@ fn native_replay_recreates_args_files_and_stdin() {
     );
 
     // The command line prints the same report and fails on it.
-    let o = mnemo().arg("replay").arg(&src).arg(&out).output().unwrap();
-    let text = String::from_utf8_lossy(&o.stdout);
-    assert_eq!(o.status.code(), Some(1), "{text}{}", stderr(&o));
+    let (status, text) = replay_cli(&[], &src, &out);
+    assert_eq!(status, Some(1), "{text}");
     assert!(
         text.contains(
             "test000003.ktest: predicted exit 3, native exit 3: MISMATCH (stdout differs)"
@@ -300,6 +299,19 @@ fn native_replay_recreates_args_files_and_stdin() {
     );
 }
 
+/// `mnemo replay [extra...] SRC OUT`: its exit status and what it printed.
+fn replay_cli(extra: &[&str], src: &Path, out: &Path) -> (Option<i32>, String) {
+    let o = mnemo()
+        .arg("replay")
+        .args(extra)
+        .arg(src)
+        .arg(out)
+        .output()
+        .unwrap();
+    let text = format!("{}{}", String::from_utf8_lossy(&o.stdout), stderr(&o));
+    (o.status.code(), text)
+}
+
 /// Runs a script with `sh`, from `cwd`, with `PROG` set when given.
 fn run_script(script: &Path, cwd: &Path, prog: Option<&str>) -> std::process::Output {
     let mut c = Command::new("sh");
@@ -314,15 +326,9 @@ fn run_script(script: &Path, cwd: &Path, prog: Option<&str>) -> std::process::Ou
 fn scripts_give_the_predicted_outcome() {
     toolchain();
     let (dir, src, out) = posix_run();
-    let o = mnemo()
-        .args(["replay", "--as-commands"])
-        .arg(&src)
-        .arg(&out)
-        .output()
-        .unwrap();
-    let text = String::from_utf8_lossy(&o.stdout);
+    let (status, text) = replay_cli(&["--as-commands"], &src, &out);
     // The test with inconsistent objects gets no script, and says why.
-    assert_eq!(o.status.code(), Some(1), "{text}{}", stderr(&o));
+    assert_eq!(status, Some(1), "{text}");
     assert!(
         text.contains(
             "test000004.ktest: no script: POSIX environment: object 0 should be 'n_args'"
@@ -649,19 +655,13 @@ fn a_posix_run_replays_natively_as_scripts_and_as_klee_reads_it() {
     codes.dedup();
     assert_eq!(codes, vec![0, 1, 2, 3]);
 
-    let o = mnemo().arg("replay").arg(&src).arg(&out).output().unwrap();
-    let text = String::from_utf8_lossy(&o.stdout);
-    assert!(o.status.success(), "{text}{}", stderr(&o));
+    let (status, text) = replay_cli(&[], &src, &out);
+    assert_eq!(status, Some(0), "{text}");
     let n = index.tests.len();
     assert!(text.contains(&format!("{n} tests: {n} match,")), "{text}");
 
-    let o = mnemo()
-        .args(["replay", "--as-commands"])
-        .arg(&src)
-        .arg(&out)
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", stderr(&o));
+    let (status, text) = replay_cli(&["--as-commands"], &src, &out);
+    assert_eq!(status, Some(0), "{text}");
     let mut ktests = Vec::new();
     for t in &index.tests {
         let ktest = out.join(&t.ktest);

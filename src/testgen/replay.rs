@@ -754,6 +754,25 @@ int main(void) {
     }
 
     #[test]
+    fn stdout_diffs_name_the_first_differing_line() {
+        assert_eq!(stdout_diff(b"a\nb\n", b"a\nb\n", 4), None);
+        let d = stdout_diff(b"a\nb\n", b"a\nc\n", 4).unwrap();
+        assert!(d.starts_with("stdout differs at byte 2 (line 2)"), "{d}");
+        assert!(
+            d.contains("- expected: \"b\\n\"") && d.contains("+ native:   \"c\\n\""),
+            "{d}"
+        );
+        let d = stdout_diff(b"a\n", b"a\nmore", 6).unwrap();
+        assert!(
+            d.contains("(end of output)") && d.contains("\"more\""),
+            "{d}"
+        );
+        // Only the start of a long output is kept: its length still counts.
+        let d = stdout_diff(b"ab", b"ab", 3).unwrap();
+        assert!(d.contains("expected 2 bytes, got 3"), "{d}");
+    }
+
+    #[test]
     fn missing_index_is_an_error() {
         let tc = toolchain();
         let dir = tempfile::tempdir().unwrap();
