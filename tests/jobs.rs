@@ -37,6 +37,7 @@ struct Found {
 /// `mnemo ARGS`, failing with what it printed unless it ends well.
 fn mnemo(args: &[&std::ffi::OsStr]) -> Result<String, String> {
     let o = cli::mnemo()
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
         .args(args)
         .output()
         .map_err(|e| format!("cannot start mnemo: {e}"))?;
@@ -77,8 +78,15 @@ fn trie_of(memo: &Path) -> Result<String, String> {
     mnemo(&["trie".as_ref(), "show".as_ref(), memo.as_os_str()])
 }
 
-/// `mnemo run -q --jobs N --output-dir DIR/OUT --memo DIR/MEMO ARGS BC`.
-fn run(dir: &Path, jobs: usize, out: &str, memo: &str, args: &[String]) -> Result<(), String> {
+/// `mnemo run -q --jobs N --output-dir DIR/OUT --memo DIR/MEMO ARGS BC
+/// PROGRAM_ARGS`.
+fn run(
+    dir: &Path,
+    jobs: usize,
+    out: &str,
+    memo: &str,
+    (args, program_args): (&[String], &[String]),
+) -> Result<(), String> {
     let jobs = jobs.to_string();
     let mut all: Vec<&std::ffi::OsStr> = vec![
         "run".as_ref(),
@@ -92,6 +100,7 @@ fn run(dir: &Path, jobs: usize, out: &str, memo: &str, args: &[String]) -> Resul
     all.extend(args.iter().map(std::ffi::OsStr::new));
     let bc = dir.join("prog.bc");
     all.push(bc.as_os_str());
+    all.extend(program_args.iter().map(std::ffi::OsStr::new));
     mnemo(&all).map(|_| ())
 }
 
@@ -128,6 +137,15 @@ fn differ(what: &str, a: &Found, b: &Found) -> Result<(), String> {
     Ok(())
 }
 
+/// The header's `program-args`.
+fn program_args(source: &str) -> Vec<String> {
+    source
+        .lines()
+        .find_map(|l| l.split_once("program-args:").map(|(_, a)| a))
+        .map(|a| a.split_whitespace().map(str::to_string).collect())
+        .unwrap_or_default()
+}
+
 /// The header's `mnemo-args`, split into the depth bound and the rest.
 fn header_args(source: &str) -> (Vec<String>, Option<u32>, Vec<String>) {
     let args: Vec<String> = source
@@ -151,6 +169,7 @@ fn header_args(source: &str) -> (Vec<String>, Option<u32>, Vec<String>) {
 fn check(prog: &Path) -> Result<(), Failed> {
     let source = std::fs::read_to_string(prog).map_err(|e| e.to_string())?;
     let (args, bound, rest) = header_args(&source);
+    let program = program_args(&source);
     let tmp = tempfile::Builder::new()
         .prefix("mnemo-jobs-")
         .tempdir()
@@ -167,7 +186,7 @@ fn check(prog: &Path) -> Result<(), Failed> {
         let mut one = None;
         for jobs in JOBS {
             let (out, memo) = (format!("out-{jobs}"), format!("memo-{jobs}"));
-            run(&dir, jobs, &out, &memo, &args)?;
+            run(&dir, jobs, &out, &memo, (&args, &program))?;
             let f = found(&dir, &out, &memo)?;
             match &one {
                 None => one = Some(f),
@@ -182,15 +201,31 @@ fn check(prog: &Path) -> Result<(), Failed> {
             "--max-depth".to_string(),
             bound.map_or(2, |b| b / 2).to_string(),
         ]);
-        run(&dir, DEEPEN_JOBS, "shallow", "memo-deepen", &shallow)?;
-        run(&dir, DEEPEN_JOBS, "deepen", "memo-deepen", &args)?;
+        run(
+            &dir,
+            DEEPEN_JOBS,
+            "shallow",
+            "memo-deepen",
+            (&shallow, &program),
+        )?;
+        run(
+            &dir,
+            DEEPEN_JOBS,
+            "deepen",
+            "memo-deepen",
+            (&args, &program),
+        )?;
         differ(
             &format!("deepening with --jobs {DEEPEN_JOBS}"),
             &one,
             &found(&dir, "deepen", "memo-deepen")?,
         )?;
-        let last = dir.join(format!("out-{}", JOBS[JOBS.len() - 1]));
-        mnemo(&["replay".as_ref(), prog.as_os_str(), last.as_os_str()])?;
+        // Tests of KLEE's POSIX options replay natively once `mnemo
+        // replay` recreates their argv, files and stdin (issue 13, part 4).
+        if !program.iter().any(|a| a.starts_with("--sym-")) {
+            let last = dir.join(format!("out-{}", JOBS[JOBS.len() - 1]));
+            mnemo(&["replay".as_ref(), prog.as_os_str(), last.as_os_str()])?;
+        }
         Ok(())
     })();
     result.map_err(|msg| {

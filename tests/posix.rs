@@ -263,7 +263,9 @@ const CALLS: &str = r#"
 int main(void) {
   char buf[8], c;
   struct stat st;
+  const char *none = 0;
   assert(open("missing", O_RDONLY) == -1 && errno == ENOENT);
+  assert(open(none, O_RDONLY) == -1 && errno == EFAULT);
   assert(open("B", O_RDONLY) == -1 && errno == ENOENT);
   assert(read(42, buf, 1) == -1 && errno == EBADF);
   assert(close(42) == -1 && errno == EBADF);

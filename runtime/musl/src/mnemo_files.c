@@ -3,7 +3,8 @@
  * host files `mnemo run --file PATH` names (read only, by the path as
  * given or as the engine resolved it), and the working directory "/",
  * which lists the symbolic files. Nothing else exists (ENOENT), and
- * nothing can be created (EROFS). */
+ * nothing can be created (EROFS). A null path is EFAULT, as the kernel's
+ * copy of it fails; another bad pointer is the program's memory error. */
 #include "mnemo_fs.h"
 
 #include <errno.h>
@@ -119,6 +120,8 @@ static long check_dirfd(int dirfd, const char *path) {
 
 long __mnemo_open(int dirfd, const char *path, int flags) {
   struct mnemo_file *f;
+  if (!path)
+    return -EFAULT;
   long bad = check_dirfd(dirfd, path);
   if (bad)
     return bad;
@@ -177,6 +180,8 @@ void __mnemo_stat_of(struct mnemo_desc *d, struct stat *st) {
 
 long __mnemo_stat_path(int dirfd, const char *path, struct stat *st, int flags) {
   struct mnemo_file *f;
+  if (!path)
+    return -EFAULT;
   if ((flags & AT_EMPTY_PATH) && path[0] == 0) {
     if (dirfd < 0 || dirfd >= MNEMO_FDS || !__mnemo_fs.fds[dirfd].desc)
       return -EBADF;
@@ -195,6 +200,8 @@ long __mnemo_stat_path(int dirfd, const char *path, struct stat *st, int flags) 
 
 long __mnemo_access(const char *path, int mode) {
   struct mnemo_file *f;
+  if (!path)
+    return -EFAULT;
   enum found what = lookup(path, &f);
   if (what == NOTHING)
     return -ENOENT;
@@ -206,6 +213,8 @@ long __mnemo_access(const char *path, int mode) {
 /* No file of the model is a link. */
 long __mnemo_readlink(const char *path) {
   struct mnemo_file *f;
+  if (!path)
+    return -EFAULT;
   return lookup(path, &f) == NOTHING ? -ENOENT : -EINVAL;
 }
 
