@@ -13,7 +13,7 @@ use mnemo::run::RunConfig;
 use mnemo::search::SearcherKind;
 use mnemo::stats::RunStats;
 use mnemo::stop::StopRequest;
-use mnemo::testgen::{replay_dir, KTest, Toolchain};
+use mnemo::testgen::{replay_dir, write_commands, KTest, Toolchain};
 
 #[derive(Parser)]
 #[command(
@@ -41,10 +41,17 @@ enum Command {
     Run(RunArgs),
     /// Print a ktest file.
     Ktest { files: Vec<PathBuf> },
-    /// Compile the program natively and replay every test of an output directory.
+    /// Compile the program natively and replay every test of an output
+    /// directory in the environment it describes (arguments, symbolic files
+    /// in a scratch working directory, stdin), comparing outcome and stdout.
     Replay {
         source: PathBuf,
         output_dir: PathBuf,
+        /// Instead of replaying, write each test as a shell script
+        /// (testNNNNNN.sh beside its ktest) running the program compiled
+        /// natively into OUTPUT_DIR/<source stem>.native (or $PROG).
+        #[arg(long)]
+        as_commands: bool,
     },
     /// Regression analysis: explore a new version of a program again only
     /// where its changes can alter the paths in the old version's trie
@@ -433,7 +440,36 @@ fn real_main() -> anyhow::Result<ExitCode> {
             }
             Ok(ExitCode::SUCCESS)
         }
-        Command::Replay { source, output_dir } => {
+        Command::Replay {
+            source,
+            output_dir,
+            as_commands: true,
+        } => {
+            let toolchain = Toolchain::find()?;
+            let report = write_commands(&toolchain, &source, &output_dir)?;
+            for (ktest, why) in &report.skipped {
+                println!("{ktest}: no script: {why}");
+            }
+            println!(
+                "wrote {} script(s) running {}; run one with `sh {}`",
+                report.scripts.len(),
+                report.program.display(),
+                report
+                    .scripts
+                    .first()
+                    .map_or_else(|| "SCRIPT".into(), |p| p.display().to_string())
+            );
+            Ok(if report.skipped.is_empty() {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::from(EXIT_CHECK_FAILED)
+            })
+        }
+        Command::Replay {
+            source,
+            output_dir,
+            as_commands: false,
+        } => {
             let toolchain = Toolchain::find()?;
             let report = replay_dir(&toolchain, &source, &output_dir)?;
             print!("{report}");

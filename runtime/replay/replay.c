@@ -6,6 +6,11 @@
  * "MNEMO-REPLAY:" line on stderr, so it cannot be mistaken for a behaviour
  * of the program; errors the program reports through klee.h print a marker
  * line that mnemo's replay classifier recognizes.
+ *
+ * A test of a program run in a POSIX environment (--sym-arg, --sym-files,
+ * --sym-stdin, ...) starts with the objects that describe that environment;
+ * mnemo's replay recreates it outside the program and tells this library
+ * how many such objects to pass over with $MNEMO_POSIX_OBJECTS.
  */
 #include "klee/klee.h"
 #include "ktest_reader.h"
@@ -33,6 +38,19 @@ static void fail(const char *fmt, ...) {
   va_end(ap);
   fputc('\n', stderr);
   exit(REPLAY_FAILED);
+}
+
+static void skip_environment_objects(const char *path) {
+  const char *text = getenv("MNEMO_POSIX_OBJECTS");
+  char *end;
+  unsigned long n;
+  if (text == NULL || *text == '\0')
+    return;
+  n = strtoul(text, &end, 10);
+  if (*end != '\0' || n > test.num_objects)
+    fail("MNEMO_POSIX_OBJECTS=%s, but %s has %u object(s)", text, path,
+         test.num_objects);
+  next_object = (uint32_t)n;
 }
 
 static void load_test(void) {
@@ -67,6 +85,7 @@ static void load_test(void) {
   fclose(f);
   if (ktest_parse(data, size, &test, err, sizeof err) != 0)
     fail("%s: %s", path, err);
+  skip_environment_objects(path);
   test_loaded = 1;
 }
 

@@ -10,8 +10,8 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 
+use super::index::{Outcome, TestRecord, TestsJson};
 use super::ktest::{KTest, KTestObject};
-use super::replay::{Outcome, TestRecord, TestsJson};
 use crate::memo::{StoredOutcome, StoredTest};
 use crate::stats::PathStats;
 

@@ -1,0 +1,278 @@
+//! `mnemo replay SRC OUTDIR --as-commands`: every test of a run as a shell
+//! script a person can read and run, `testNNNNNN.sh` beside its ktest.
+//!
+//! A script recreates the test's environment in a scratch directory (the
+//! symbolic files written with `printf`, their permission bits set with
+//! `chmod`), makes that the working directory and runs the program there
+//! with the test's arguments and its stdin piped in:
+//!
+//! ```sh
+//! printf 'ab\n' > A
+//! chmod 644 A
+//! printf 'x y\nz' | "$PROG" -l A
+//! ```
+//!
+//! `PROG` defaults to the program compiled natively beside the scripts
+//! (`OUTDIR/<source stem>.native`, under the same sanitizers as replay);
+//! setting `PROG` runs another build. Comments head each script with the
+//! outcome the engine predicted.
+
+use std::fs;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+
+use super::index::{Outcome, TestRecord, TestsJson, TESTS_JSON};
+use super::ktest::KTest;
+use super::posix::PosixEnv;
+use super::replay::{io_err, ReplayError, POSIX_OBJECTS_ENV};
+use super::toolchain::Toolchain;
+use crate::files::write_atomic;
+
+/// What `--as-commands` wrote.
+#[derive(Clone, Debug, Default)]
+pub struct CommandsReport {
+    /// The natively compiled program the scripts run by default.
+    pub program: PathBuf,
+    /// One script per test, in the order of `tests.json`.
+    pub scripts: Vec<PathBuf>,
+    /// Tests that got no script: (ktest file, why).
+    pub skipped: Vec<(String, String)>,
+}
+
+/// Bytes that need no quoting in a shell word.
+fn plain(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b"_-+=.,:/@%^".contains(&b)
+}
+
+/// `bytes` as one shell word: as is when every byte is plain, otherwise in
+/// single quotes, inside which only the quote itself needs care (it closes
+/// the quotes, adds an escaped quote and reopens them).
+pub fn shell_word(bytes: &[u8]) -> Vec<u8> {
+    if !bytes.is_empty() && bytes.iter().all(|&b| plain(b)) {
+        return bytes.to_vec();
+    }
+    let mut out = vec![b'\''];
+    for &b in bytes {
+        if b == b'\'' {
+            out.extend_from_slice(b"'\\''");
+        } else {
+            out.push(b);
+        }
+    }
+    out.push(b'\'');
+    out
+}
+
+/// A single-quoted `printf` format that prints exactly `bytes`: printable
+/// ASCII as is, `%` and `\` doubled, everything else (and a quote) as a
+/// three-digit octal escape. A digit right after an octal escape is
+/// escaped too, so no shell's printf can read it as a fourth digit, and
+/// so is a leading `-`, which printf would take for an option.
+pub fn printf_format(bytes: &[u8]) -> Vec<u8> {
+    let mut out = vec![b'\''];
+    let mut after_octal = false;
+    for (i, &b) in bytes.iter().enumerate() {
+        let octal = match b {
+            b'-' if i == 0 => true,
+            b'%' => {
+                out.extend_from_slice(b"%%");
+                false
+            }
+            b'\\' => {
+                out.extend_from_slice(b"\\\\");
+                false
+            }
+            b'\n' => {
+                out.extend_from_slice(b"\\n");
+                false
+            }
+            b'0'..=b'9' if after_octal => true,
+            b' '..=b'~' if b != b'\'' => {
+                out.push(b);
+                false
+            }
+            _ => true,
+        };
+        if octal {
+            out.extend_from_slice(format!("\\{b:03o}").as_bytes());
+        }
+        after_octal = octal;
+    }
+    out.push(b'\'');
+    out
+}
+
+/// Text for a comment line: control characters escaped, so a message
+/// cannot end the comment.
+fn comment(text: &str) -> String {
+    text.chars()
+        .flat_map(|c| {
+            let escaped: Vec<char> = if c.is_control() {
+                c.escape_default().collect()
+            } else {
+                vec![c]
+            };
+            escaped
+        })
+        .collect()
+}
+
+fn prediction(outcome: &Outcome) -> String {
+    match outcome {
+        Outcome::Exit { exit_code } => format!("exit status {exit_code}"),
+        Outcome::Error {
+            kind,
+            file,
+            line,
+            message,
+        } => comment(&format!("error '{kind}' at {file}:{line}: {message}")),
+        Outcome::Early { reason } => {
+            comment(&format!("none: the run stopped this path early ({reason})"))
+        }
+    }
+}
+
+/// The script of one test. `program` is the native build's file name in
+/// the output directory, `source` the program's source as given.
+pub fn script(
+    record: &TestRecord,
+    env: &PosixEnv,
+    program: &str,
+    source: &str,
+    stdout_file: Option<&str>,
+) -> Vec<u8> {
+    let mut s: Vec<u8> = Vec::new();
+    let mut line = |parts: &[&[u8]]| {
+        for p in parts {
+            s.extend_from_slice(p);
+        }
+        s.push(b'\n');
+    };
+    let name = record.ktest.trim_end_matches(".ktest");
+    let header = format!(
+        "#!/bin/sh\n\
+         # Test {} of {} ({}), written by `mnemo replay --as-commands`.\n\
+         # The engine predicted: {}.",
+        record.id,
+        comment(source),
+        comment(&record.ktest),
+        prediction(&record.outcome)
+    );
+    line(&[header.as_bytes()]);
+    if let Some(f) = stdout_file {
+        line(&[format!("# It recorded the path's stdout in {}.", comment(f)).as_bytes()]);
+    }
+    line(&[format!(
+        "# Run it with `sh {name}.sh`; `PROG=/path/to/build sh {name}.sh` runs another build."
+    )
+    .as_bytes()]);
+    line(&[b"here=$(cd \"$(dirname \"$0\")\" && pwd) || exit 1"]);
+    line(&[
+        b"PROG=${PROG:-$here/",
+        &shell_word(program.as_bytes()),
+        b"}",
+    ]);
+    line(&[b"case $PROG in /*) ;; */*) PROG=$PWD/$PROG ;; esac"]);
+    line(&[format!(
+        "# The program's own klee_make_symbolic and __VERIFIER_nondet_* inputs are the\n\
+         # test's objects after the {} that describe this environment.",
+        env.objects
+    )
+    .as_bytes()]);
+    line(&[b"KTEST_FILE=$here/", &shell_word(record.ktest.as_bytes())]);
+    line(&[format!("{POSIX_OBJECTS_ENV}={}", env.objects).as_bytes()]);
+    line(&[b"ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0}"]);
+    line(&[format!("export KTEST_FILE {POSIX_OBJECTS_ENV} ASAN_OPTIONS").as_bytes()]);
+    line(&[b"# A scratch working directory, holding the symbolic files."]);
+    line(&[b"scratch=$(mktemp -d) || exit 1"]);
+    line(&[b"trap 'rm -rf \"$scratch\"' EXIT"]);
+    line(&[b"cd \"$scratch\" || exit 1"]);
+    for f in &env.files {
+        let file = shell_word(f.name.as_bytes());
+        if f.directory {
+            line(&[b"mkdir ", &file]);
+        } else {
+            line(&[b"printf ", &printf_format(&f.contents), b" > ", &file]);
+        }
+        line(&[format!("chmod {:o} ", f.mode).as_bytes(), &file]);
+    }
+    if env.stdin_terminal {
+        line(&[
+            b"# The test's stdin was a terminal; replay types these bytes into one,
+                 # but the pipe below is not one.",
+        ]);
+    }
+    let mut command: Vec<u8> = Vec::new();
+    if let Some(stdin) = &env.stdin {
+        command.extend_from_slice(b"printf ");
+        command.extend_from_slice(&printf_format(stdin));
+        command.extend_from_slice(b" | ");
+    }
+    command.extend_from_slice(b"\"$PROG\"");
+    for a in &env.args {
+        command.push(b' ');
+        command.extend_from_slice(&shell_word(a));
+    }
+    if env.stdin.is_none() {
+        command.extend_from_slice(b" < /dev/null");
+    }
+    line(&[&command]);
+    s
+}
+
+/// Compiles `src` natively into `out_dir` and writes a script for every
+/// test listed in `out_dir/tests.json`, beside its ktest. A test whose
+/// ktest cannot be read or whose environment is inconsistent gets no
+/// script and is listed in the report.
+pub fn write_commands(
+    toolchain: &Toolchain,
+    src: &Path,
+    out_dir: &Path,
+) -> Result<CommandsReport, ReplayError> {
+    let index = TestsJson::read(&out_dir.join(TESTS_JSON))?;
+    let stem = src
+        .file_stem()
+        .map_or_else(|| "program".into(), |s| s.to_string_lossy().into_owned());
+    let program_name = format!("{stem}.native");
+    let program = out_dir.join(&program_name);
+    // Built aside and renamed into place, so the program is never half
+    // written.
+    let build = tempfile::Builder::new()
+        .prefix(".mnemo-build-")
+        .tempdir_in(out_dir)
+        .map_err(io_err(out_dir))?;
+    let built = build.path().join(&program_name);
+    toolchain.compile_native(src, &built)?;
+    fs::rename(&built, &program).map_err(io_err(&program))?;
+
+    let mut report = CommandsReport {
+        program,
+        ..CommandsReport::default()
+    };
+    let source = src.display().to_string();
+    for record in &index.tests {
+        let ktest_path = out_dir.join(&record.ktest);
+        let env = KTest::read(&ktest_path)
+            .map_err(|e| e.to_string())
+            .and_then(|t| PosixEnv::from_ktest(&t).map_err(|e| format!("POSIX environment: {e}")));
+        let env = match env {
+            Ok(env) => env,
+            Err(why) => {
+                report.skipped.push((record.ktest.clone(), why));
+                continue;
+            }
+        };
+        let stdout_path = ktest_path.with_extension("stdout");
+        let stdout_file = stdout_path
+            .is_file()
+            .then(|| stdout_path.file_name())
+            .flatten()
+            .map(|n| n.to_string_lossy().into_owned());
+        let text = script(record, &env, &program_name, &source, stdout_file.as_deref());
+        let path = ktest_path.with_extension("sh");
+        write_atomic(&path, &text).map_err(io_err(&path))?;
+        fs::set_permissions(&path, fs::Permissions::from_mode(0o755)).map_err(io_err(&path))?;
+        report.scripts.push(path);
+    }
+    Ok(report)
+}
