@@ -471,6 +471,7 @@ impl Report<'_> {
             memo: MemoStats {
                 recorded_paths,
                 solver_calls_avoided: executor.guided.solver_calls_avoided,
+                replay_s: executor.guided.replay.as_secs_f64(),
                 mismatches: executor.guided.mismatches,
                 target_hit_queries: executor.target_hit_queries,
                 ..self.memo.clone()

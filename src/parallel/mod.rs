@@ -12,7 +12,9 @@
 //! `--max-instructions` or `--max-memory` the paths found by the limit
 //! depend on how the workers were scheduled.
 
+pub mod partition;
 pub mod pool;
+pub mod shard;
 pub mod worker;
 
 use std::sync::atomic::AtomicU64;
