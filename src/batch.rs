@@ -111,16 +111,26 @@ pub fn partition_trie(
         config.max_depth,
     );
     let changed = trie.recorded.changed_functions(&module);
-    let plan = Plan::new(trie.clone(), &now, changed, false, &mut |_, b| b).map_err(|e| {
-        anyhow::anyhow!("{} cannot be partitioned: {e}", trie_file.display())
-    })?;
+    let plan = Plan::new(trie.clone(), &now, changed, false, &mut |_, b| b)
+        .map_err(|e| anyhow::anyhow!("{} cannot be partitioned: {e}", trie_file.display()))?;
     let candidates = plan.marks.candidate_ids();
     Ok((trie, candidates, shallow_run))
 }
 
-/// The hash that names a partition: its trie's, as the trie file holds it.
-fn partition_id(trie: &Trie) -> String {
+/// The hash of a trie, as the trie file holds it.
+fn trie_hash(trie: &Trie) -> String {
     blake3::hash(&memo::file::encode(trie)).to_hex().to_string()
+}
+
+/// The hash that names a partition: of its trie, the shards' options, and
+/// how it was cut.
+fn partition_id(trie: &str, options: &ShardOptions, shards: u32, packing: Packing) -> String {
+    let mut h = blake3::Hasher::new();
+    h.update(trie.as_bytes());
+    h.update(&bincode::serialize(options).expect("options serialize"));
+    h.update(&shards.to_le_bytes());
+    h.update(format!("{packing:?}").as_bytes());
+    h.finalize().to_hex().to_string()
 }
 
 /// `mnemo partition`: writes `shards` shard files into `out`.
@@ -153,7 +163,11 @@ pub fn write_shards(
     let parts = partition(&trie, &weights, shards as usize, packing);
     std::fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
     let options = shard_options(config);
-    let (id, hash) = (partition_id(&trie), module_hash(&module));
+    let trie_id = trie_hash(&trie);
+    let (id, hash) = (
+        partition_id(&trie_id, &options, shards, packing),
+        module_hash(&module),
+    );
     let mut report = PartitionReport {
         trie_depth: trie.recorded.max_depth,
         shallow_run,
@@ -166,6 +180,7 @@ pub fn write_shards(
             index: i as u32,
             count: shards,
             partition: id.clone(),
+            trie: trie_id.clone(),
             module_hash: hash.clone(),
             program: config.program.clone(),
             options: options.clone(),
@@ -262,7 +277,13 @@ pub fn run_shard(
         &config.program_args,
         config.max_depth,
     );
-    let plan = Plan::with_candidates(shard.prefixes.clone(), &now, &shard.candidates, false, false);
+    let plan = Plan::with_candidates(
+        shard.prefixes.clone(),
+        &now,
+        &shard.candidates,
+        false,
+        false,
+    );
     let stats = execute(
         &config,
         &toolchain,
@@ -366,7 +387,7 @@ pub fn merge(outs: &[PathBuf], memo_dir: &Path, output_dir: &Path) -> anyhow::Re
     let key = program_key(&first.program);
     let trie_file = memo::trie_path(memo_dir, &key);
     let base = memo::file::load(&trie_file)?;
-    if partition_id(&base) != first.partition {
+    if trie_hash(&base) != first.trie {
         anyhow::bail!(
             "{} is not the trie the shards were made from (it changed after `mnemo partition`, or the memo directory is another)",
             trie_file.display()

@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 use thiserror::Error;
 
 use super::journal::{journal_path, replay};
-use crate::files::FrameError;
 use super::trie::Trie;
+use crate::files::FrameError;
 
 const MAGIC: &[u8; 16] = b"mnemo trie file\n";
 /// Bumped whenever the body's layout changes; older files are refused.

@@ -328,7 +328,14 @@ mod tests {
 
     #[test]
     fn every_candidate_goes_to_exactly_one_list() {
-        let (t, c) = trie_of(&[&[0, 0, 0], &[0, 0, 1], &[0, 1], &[1, 0], &[1, 1, 0], &[1, 1, 1]]);
+        let (t, c) = trie_of(&[
+            &[0, 0, 0],
+            &[0, 0, 1],
+            &[0, 1],
+            &[1, 0],
+            &[1, 1, 0],
+            &[1, 1, 1],
+        ]);
         let w = Weights::new(&t, &c, Some(5));
         for lists in 1..8 {
             for packing in [Packing::Lpt, Packing::Naive] {
@@ -353,7 +360,10 @@ mod tests {
         let lpt = partition(&t, &w, 2, Packing::Lpt);
         let naive = partition(&t, &w, 2, Packing::Naive);
         let costs = |ps: &[Partition]| ps.iter().map(|p| p.weight).collect::<Vec<_>>();
-        assert!(crate::parallel::imbalance(&costs(&lpt)) <= crate::parallel::imbalance(&costs(&naive)) + 1e-9);
+        assert!(
+            crate::parallel::imbalance(&costs(&lpt))
+                <= crate::parallel::imbalance(&costs(&naive)) + 1e-9
+        );
         // The naive split takes the first branch: the shallow leaf alone,
         // and the four deep ones together.
         assert_eq!(naive[0].candidates, vec![c[0]]);

@@ -45,10 +45,12 @@ pub struct Shard {
     /// This shard's number, from 0, and how many the partition has.
     pub index: u32,
     pub count: u32,
-    /// The hash of the trie file the partition was made from: the shards
-    /// of one partition, and the trie `mnemo merge` joins them into, carry
-    /// the same.
+    /// The hash that names the partition (its trie, options and number of
+    /// shards): the shards of one partition carry the same.
     pub partition: String,
+    /// The hash of the trie file the partition was made from, which
+    /// `mnemo merge` joins the shards' subtrees into.
+    pub trie: String,
     /// [`module_hash`] of the program the partition was made for.
     pub module_hash: String,
     /// The program's bitcode as `mnemo partition` was given it.
@@ -226,6 +228,7 @@ mod tests {
             index: 1,
             count: 3,
             partition: "p".into(),
+            trie: "t".into(),
             module_hash: "m".into(),
             program: "prog.bc".into(),
             options: ShardOptions::default(),
