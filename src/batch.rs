@@ -57,50 +57,78 @@ impl fmt::Display for PartitionReport {
     }
 }
 
-/// The trie a partitioned run is made from, with the nodes it explores
-/// anew: the memo directory's, or, when it has none, the trie of a
-/// shallow run recorded there now, deepened one decision at a time until
-/// it has `want` candidates (or nothing left below). Returns the trie,
-/// the candidates, and whether the shallow run was made.
-pub fn partition_trie(
-    config: &RunConfig,
-    want: usize,
-    stop: &StopRequest,
-) -> anyhow::Result<(Trie, Vec<memo::NodeId>, bool)> {
+/// Records the trie a partitioned run is made from in the memo directory,
+/// when it has none: a shallow run, deepened one decision at a time until
+/// it leaves `want` boundary nodes (or nothing below, or the run's bound
+/// is reached). Returns whether it ran.
+pub fn shallow_trie(config: &RunConfig, want: usize, stop: &StopRequest) -> anyhow::Result<bool> {
     let memo_dir = config
         .memo_dir
         .clone()
         .context("a partitioned run needs a memo directory (--memo)")?;
     check_memo_dir(&memo_dir)?;
     let trie_file = memo::trie_path(&memo_dir, &program_key(&config.program));
-    let mut shallow_run = false;
-    if !trie_file.exists() {
-        shallow_run = true;
-        let scratch = memo_dir.join(".partition-shallow");
-        for depth in 1.. {
-            if config.max_depth.is_some_and(|b| depth >= b) || stop.reason().is_some() {
-                break;
-            }
-            let _ = std::fs::remove_dir_all(&scratch);
-            let shallow = RunConfig {
-                output_dir: scratch.clone(),
-                max_depth: Some(depth),
-                quiet: true,
-                last_in_process: false,
-                checkpoint: None,
-                resume: false,
-                ..config.clone()
-            };
-            crate::run::run(&shallow, stop)
-                .with_context(|| format!("the shallow run at depth {depth} failed"))?;
-            let _ = std::fs::remove_dir_all(&scratch);
-            let trie = memo::file::load(&trie_file)?;
-            let boundary = memo::mark::boundary_nodes(&trie).len();
-            if boundary == 0 || boundary >= want {
-                break;
-            }
+    if trie_file.exists() {
+        return Ok(false);
+    }
+    let scratch = memo_dir.join(".partition-shallow");
+    for depth in 1.. {
+        if config.max_depth.is_some_and(|b| depth >= b) || stop.reason().is_some() {
+            break;
+        }
+        let _ = std::fs::remove_dir_all(&scratch);
+        let shallow = RunConfig {
+            output_dir: scratch.clone(),
+            max_depth: Some(depth),
+            quiet: true,
+            last_in_process: false,
+            checkpoint: None,
+            resume: false,
+            ..config.clone()
+        };
+        crate::run::run(&shallow, stop)
+            .with_context(|| format!("the shallow run at depth {depth} failed"))?;
+        let _ = std::fs::remove_dir_all(&scratch);
+        let trie = memo::file::load(&trie_file)?;
+        let boundary = memo::mark::boundary_nodes(&trie).len();
+        if boundary == 0 || boundary >= want {
+            break;
         }
     }
+    Ok(true)
+}
+
+/// A run (`mnemo run`) whose workers start from partitions of a trie
+/// (`--balance trie|static|naive` with several workers): without a trie in
+/// the memo directory, a shallow run records one first. Without `--memo`
+/// that is the default memo directory, whose trie of the program this run
+/// replaces anyway.
+pub fn run(config: &RunConfig, stop: &StopRequest) -> anyhow::Result<RunStats> {
+    if config.jobs < 2 || config.balance.partitions().is_none() || config.resume {
+        return crate::run::run(config, stop);
+    }
+    let mut config = config.clone();
+    if config.memo_dir.is_none() {
+        let memo_dir = crate::run::default_memo_dir(&config.output_dir);
+        let trie_file = memo::trie_path(&memo_dir, &program_key(&config.program));
+        for f in [memo::journal::journal_path(&trie_file), trie_file] {
+            match std::fs::remove_file(&f) {
+                Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                    return Err(e).with_context(|| format!("cannot replace {}", f.display()))
+                }
+                _ => {}
+            }
+        }
+        config.memo_dir = Some(memo_dir);
+    }
+    shallow_trie(&config, config.jobs * PIECES_PER_LIST, stop)?;
+    crate::run::run(&config, stop)
+}
+
+/// The trie a partition is made from and the nodes its run explores anew.
+fn partition_trie(config: &RunConfig) -> anyhow::Result<(Trie, Vec<memo::NodeId>)> {
+    let memo_dir = config.memo_dir.clone().unwrap_or_default();
+    let trie_file = memo::trie_path(&memo_dir, &program_key(&config.program));
     let trie = memo::file::load(&trie_file)?;
     let (_, module) = load_program(&config.program, config.link_runtime)?;
     let now = Recorded::of(
@@ -113,8 +141,7 @@ pub fn partition_trie(
     let changed = trie.recorded.changed_functions(&module);
     let plan = Plan::new(trie.clone(), &now, changed, false, &mut |_, b| b)
         .map_err(|e| anyhow::anyhow!("{} cannot be partitioned: {e}", trie_file.display()))?;
-    let candidates = plan.marks.candidate_ids();
-    Ok((trie, candidates, shallow_run))
+    Ok((trie, plan.marks.candidate_ids()))
 }
 
 /// The hash of a trie, as the trie file holds it.
@@ -157,7 +184,8 @@ pub fn write_shards(
         }
     }
     let want = shards as usize * PIECES_PER_LIST;
-    let (trie, candidates, shallow_run) = partition_trie(config, want, stop)?;
+    let shallow_run = shallow_trie(config, want, stop)?;
+    let (trie, candidates) = partition_trie(config)?;
     let (_, module) = load_program(&config.program, config.link_runtime)?;
     let weights = Weights::new(&trie, &candidates, config.max_depth);
     let parts = partition(&trie, &weights, shards as usize, packing);

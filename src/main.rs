@@ -167,6 +167,13 @@ struct RunArgs {
           allow_negative_numbers = true,
           value_parser = whole(0, MAX_JOBS))]
     jobs: Option<usize>,
+    /// How several workers share the run: `dynamic` moves pending states to
+    /// idle workers; `trie` starts each worker on a balanced partition of
+    /// the trie (`--memo`'s, else one a short shallow run records), then
+    /// moves states as `dynamic` does; `static` and `naive` (the first
+    /// branch dealt out) move nothing, for comparison.
+    #[arg(long, value_enum, default_value_t = mnemo::parallel::Balance::default())]
+    balance: mnemo::parallel::Balance,
     /// Seed of the random searchers.
     #[arg(long, value_name = "N", default_value_t = 1, allow_negative_numbers = true,
           value_parser = whole(0, u64::MAX))]
@@ -402,7 +409,7 @@ fn real_main() -> anyhow::Result<ExitCode> {
             if let Some(d) = deepen_bounds {
                 return deepen(config, d, &stop);
             }
-            let stats = mnemo::run::run(&config, &stop)?;
+            let stats = mnemo::batch::run(&config, &stop)?;
             eprint!("{}", stats.summary());
             eprintln!("mnemo: output in {}", config.output_dir.display());
             Ok(run_status(&stats, &stop))
@@ -581,6 +588,7 @@ fn run_config(a: RunArgs) -> anyhow::Result<RunConfig> {
             Some(n) => n,
             None => 1,
         },
+        balance: a.balance,
     })
 }
 
@@ -643,7 +651,7 @@ fn deepen(mut config: RunConfig, d: Deepen, stop: &StopRequest) -> anyhow::Resul
         if !last {
             let _ = std::fs::remove_dir_all(&scratch);
         }
-        let stats = mnemo::run::run(&c, stop)?;
+        let stats = mnemo::batch::run(&c, stop)?;
         status = run_status(&stats, stop);
         if !last {
             let _ = std::fs::remove_dir_all(&scratch);

@@ -1,5 +1,6 @@
 //! `--jobs N` gives one result whatever N (DESIGN.md, invariant 7): for
-//! every program of `testsuite/`, runs with 1, 2 and 4 workers, and
+//! every program of `testsuite/`, runs with 1, 2 and 4 workers, with 3
+//! started on partitions of a trie (`--balance trie` and `static`), and
 //! iterative deepening with 3, give the same trie, the same tests under
 //! the same numbers with the same outcomes, and the tests of a parallel
 //! run replay natively as predicted.
@@ -25,6 +26,9 @@ const JOBS: [usize; 3] = [1, 2, 4];
 
 /// The workers of the deepening runs.
 const DEEPEN_JOBS: usize = 3;
+
+/// The workers of the runs started from partitions of a trie.
+const PARTITION_JOBS: usize = 3;
 
 /// `mnemo run -q --jobs N --output-dir DIR/OUT --memo DIR/MEMO ARGS BC`.
 fn run(dir: &Path, jobs: usize, out: &str, memo: &str, args: &[String]) -> Result<(), String> {
@@ -71,6 +75,19 @@ fn check(prog: &Path) -> Result<(), Failed> {
             }
         }
         let one = one.ok_or("no run")?;
+        // Workers started on partitions of a trie that a shallow run
+        // records first, states moving on top; and the static ones.
+        for balance in ["trie", "static"] {
+            let mut with = args.clone();
+            with.extend(["--balance".to_string(), balance.to_string()]);
+            let (out, memo) = (format!("out-{balance}"), format!("memo-{balance}"));
+            run(&dir, PARTITION_JOBS, &out, &memo, &with)?;
+            differ(
+                &format!("--jobs {PARTITION_JOBS} --balance {balance}"),
+                &one,
+                &found(&dir, &out, &memo)?,
+            )?;
+        }
         // Iterative deepening, both runs parallel: from half the bound (2
         // without one) to the header's.
         let mut shallow = rest.clone();

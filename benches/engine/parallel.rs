@@ -76,6 +76,7 @@ fn config(bc: &Path, out: PathBuf, memo: PathBuf, depth: u32, jobs: usize) -> Ru
         // Measured without checkpoints, which workers do not take.
         checkpoint: None,
         jobs,
+        balance: mnemo::parallel::Balance::Dynamic,
     }
 }
 

@@ -19,7 +19,11 @@
 
 use std::cmp::Ordering;
 
-use crate::memo::{NodeId, Trie};
+use std::sync::Arc;
+
+use crate::exec::Guide;
+use crate::ir::Module;
+use crate::memo::{Marks, NodeId, Trie, TrieGuide};
 
 /// Frontier nodes per list the partitioner aims for before packing: with
 /// several pieces per list, LPT evens out what one piece's weight cannot.
@@ -266,6 +270,30 @@ pub fn partition(trie: &Trie, weights: &Weights, lists: usize, packing: Packing)
         p.candidates.sort_by_key(|id| weights.rank(*id));
     }
     out
+}
+
+/// The guides of a parallel run over `base` (marked `marks`) whose workers
+/// each start on a partition of the candidates: per worker, a guide that
+/// follows its partition's prefixes (and skips the others'), and whether
+/// it has any.
+pub fn worker_guides(
+    base: &Arc<Trie>,
+    marks: &Marks,
+    bound: Option<u32>,
+    jobs: usize,
+    packing: Packing,
+    module: &Module,
+) -> Vec<(Arc<dyn Guide>, bool)> {
+    let candidates = marks.candidate_ids();
+    let weights = Weights::new(base, &candidates, bound);
+    partition(base, &weights, jobs, packing)
+        .into_iter()
+        .map(|p| {
+            let own = Marks::new(base, &p.candidates);
+            let guide: Arc<dyn Guide> = Arc::new(TrieGuide::new(base.clone(), own, module));
+            (guide, !p.candidates.is_empty())
+        })
+        .collect()
 }
 
 /// The children of the first node with more than one child holding

@@ -61,6 +61,11 @@ impl PathObserver for Locked<'_, '_> {
 
 /// What every worker shares.
 pub struct Common<'a, 'o> {
+    /// Whether states move to idle workers.
+    pub moves: bool,
+    /// Whether each worker follows its own partition of the trie: then only
+    /// states exploring freely move.
+    pub partitioned: bool,
     pub pool: &'a Pool,
     pub limits: &'a ExploreConfig,
     pub stop: &'a StopRequest,
@@ -143,8 +148,8 @@ pub fn work(
                 .fetch_add(executor.instructions - counted, Ordering::Relaxed)
                 + (executor.instructions - counted);
             counted = executor.instructions;
-            if common.pool.hungry() > 0 && states.len() >= 2 {
-                give(common.pool, searcher, &mut states);
+            if common.moves && common.pool.hungry() > 0 && states.len() >= 2 {
+                give(common.pool, searcher, &mut states, common.partitioned);
             }
             if steps.is_multiple_of(64) {
                 slot.pending.store(states.len() as u64, Ordering::Relaxed);
@@ -203,13 +208,18 @@ pub fn work(
 
 /// Gives the waiting workers states of this one: one each, the shallowest
 /// first (the fewest decisions taken, so likely the most left below),
-/// keeping at least one.
-fn give(pool: &Pool, searcher: &mut dyn Searcher, states: &mut States) {
+/// keeping at least one; with `free_only`, only states no longer following
+/// the trie (another worker's guide follows another partition).
+fn give(pool: &Pool, searcher: &mut dyn Searcher, states: &mut States, free_only: bool) {
     let n = pool.hungry().min(states.len() - 1);
     if n == 0 {
         return;
     }
-    let mut by_depth: Vec<(u32, u64)> = states.values().map(|s| (s.depth, s.id)).collect();
+    let mut by_depth: Vec<(u32, u64)> = states
+        .values()
+        .filter(|s| !free_only || s.guide.is_none())
+        .map(|s| (s.depth, s.id))
+        .collect();
     by_depth.sort_unstable();
     let mut given = Vec::with_capacity(n);
     for &(_, id) in by_depth.iter().take(n) {
@@ -217,6 +227,9 @@ fn give(pool: &Pool, searcher: &mut dyn Searcher, states: &mut States) {
             searcher.remove(id);
             given.push(s);
         }
+    }
+    if given.is_empty() {
+        return;
     }
     for s in pool.give(given) {
         searcher.add(s.id);
