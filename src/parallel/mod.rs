@@ -15,6 +15,7 @@
 pub mod partition;
 pub mod pool;
 pub mod shard;
+pub mod simulate;
 pub mod worker;
 
 use std::sync::atomic::AtomicU64;

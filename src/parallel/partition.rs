@@ -314,7 +314,7 @@ fn first_branch(trie: &Trie, weights: &Weights) -> Vec<NodeId> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::exec::Alt;
     use crate::memo::trie::TriePoint;
@@ -322,7 +322,7 @@ mod tests {
 
     /// A trie whose every inner node branches two ways, with boundary
     /// leaves: `shape` gives, per leaf in order, its path of alternatives.
-    fn trie_of(paths: &[&[u32]]) -> (Trie, Vec<NodeId>) {
+    pub(crate) fn trie_of(paths: &[&[u32]]) -> (Trie, Vec<NodeId>) {
         let mut t = Trie::new(Recorded::default());
         let mut leaves = Vec::new();
         for path in paths {
