@@ -219,11 +219,10 @@ impl Shard {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::memo::Recorded;
 
     fn shard() -> Shard {
-        let mut t = Trie::new(Recorded::default());
-        let a = t.add_child(NodeId::ROOT, 0);
+        let (t, leaves) = crate::parallel::partition::tests::trie_of(&[&[0], &[1]]);
+        let a = leaves[0];
         Shard {
             index: 1,
             count: 3,
