@@ -324,13 +324,14 @@ pub(crate) mod tests {
     /// leaves: `shape` gives, per leaf in order, its path of alternatives.
     pub(crate) fn trie_of(paths: &[&[u32]]) -> (Trie, Vec<NodeId>) {
         let mut t = Trie::new(Recorded::default());
+        let func = t.intern_func("f");
         let mut leaves = Vec::new();
         for path in paths {
             let mut at = NodeId::ROOT;
             for &alt in *path {
                 if t.nodes[at.index()].point.is_none() {
                     t.nodes[at.index()].point = Some(TriePoint {
-                        func: 0,
+                        func,
                         site: 0,
                         line: 0,
                         alts: (0..2)
