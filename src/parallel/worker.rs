@@ -16,6 +16,10 @@ use crate::search::explore::{
 use crate::search::{ExploreConfig, FinishedPath, PathObserver, Searcher, States};
 use crate::stop::StopRequest;
 
+/// Steps a worker goes on before it looks again for states to give, after
+/// it found none it could.
+const GIVE_RETRY_STEPS: u64 = 64;
+
 /// What a worker shows on the progress display, updated as it goes.
 #[derive(Debug, Default)]
 pub struct WorkerSlot {
@@ -111,6 +115,7 @@ pub fn work(
     }
     let slot = &common.slots[w];
     let mut steps = 0u64;
+    let mut give_again = 0u64;
     let mut counted = executor.instructions;
     let result = (|| -> anyhow::Result<()> {
         loop {
@@ -148,8 +153,16 @@ pub fn work(
                 .fetch_add(executor.instructions - counted, Ordering::Relaxed)
                 + (executor.instructions - counted);
             counted = executor.instructions;
-            if common.moves && common.pool.hungry() > 0 && states.len() >= 2 {
-                give(common.pool, searcher, &mut states, common.partitioned);
+            if common.moves
+                && steps >= give_again
+                && common.pool.hungry() > 0
+                && states.len() >= 2
+                && !give(common.pool, searcher, &mut states, common.partitioned)
+            {
+                // Nothing could move (every state still follows this
+                // worker's partition): looking at every state again on
+                // each step would cost more than the step.
+                give_again = steps + GIVE_RETRY_STEPS;
             }
             if steps.is_multiple_of(64) {
                 slot.pending.store(states.len() as u64, Ordering::Relaxed);
@@ -209,11 +222,12 @@ pub fn work(
 /// Gives the waiting workers states of this one: one each, the shallowest
 /// first (the fewest decisions taken, so likely the most left below),
 /// keeping at least one; with `free_only`, only states no longer following
-/// the trie (another worker's guide follows another partition).
-fn give(pool: &Pool, searcher: &mut dyn Searcher, states: &mut States, free_only: bool) {
+/// the trie (another worker's guide follows another partition). Returns
+/// whether any could be given.
+fn give(pool: &Pool, searcher: &mut dyn Searcher, states: &mut States, free_only: bool) -> bool {
     let n = pool.hungry().min(states.len() - 1);
     if n == 0 {
-        return;
+        return true;
     }
     let mut by_depth: Vec<(u32, u64)> = states
         .values()
@@ -229,10 +243,11 @@ fn give(pool: &Pool, searcher: &mut dyn Searcher, states: &mut States, free_only
         }
     }
     if given.is_empty() {
-        return;
+        return false;
     }
     for s in pool.give(given) {
         searcher.add(s.id);
         states.insert(s.id, s);
     }
+    true
 }
