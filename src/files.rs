@@ -49,6 +49,49 @@ pub fn create_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<fs::File> {
     result
 }
 
+/// Why the framed bytes of a file (see [`frame`]) cannot be read.
+#[derive(Debug, PartialEq, Eq)]
+pub enum FrameError {
+    /// Too short, or another magic: not a file of this kind.
+    Foreign,
+    /// A file of this kind in another format version.
+    Version(u32),
+    /// The body does not match its checksum.
+    Checksum,
+}
+
+/// The bytes of a versioned, checksummed file: `magic`, the format
+/// version, the body's blake3 hash, the body. Tries and shard files are
+/// framed this way, so a damaged or foreign file is refused before its body
+/// is read.
+pub fn frame(magic: &[u8], version: u32, body: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(magic.len() + 36 + body.len());
+    out.extend_from_slice(magic);
+    out.extend_from_slice(&version.to_le_bytes());
+    out.extend_from_slice(blake3::hash(body).as_bytes());
+    out.extend_from_slice(body);
+    out
+}
+
+/// The body of bytes [`frame`] made with `magic` and `version`, checked.
+pub fn unframe<'a>(bytes: &'a [u8], magic: &[u8], version: u32) -> Result<&'a [u8], FrameError> {
+    let header = magic.len() + 4 + 32;
+    if bytes.len() < header || &bytes[..magic.len()] != magic {
+        return Err(FrameError::Foreign);
+    }
+    let mut v = [0u8; 4];
+    v.copy_from_slice(&bytes[magic.len()..magic.len() + 4]);
+    let found = u32::from_le_bytes(v);
+    if found != version {
+        return Err(FrameError::Version(found));
+    }
+    let body = &bytes[header..];
+    if blake3::hash(body).as_bytes() != &bytes[magic.len() + 4..header] {
+        return Err(FrameError::Checksum);
+    }
+    Ok(body)
+}
+
 /// The file a temporary of [`write_atomic`] was for, and the process that
 /// made it: `.NAME.tmp.PID.N` gives `(NAME, PID)`.
 pub fn temporary_of(name: &str) -> Option<(&str, u32)> {

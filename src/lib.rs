@@ -2,11 +2,12 @@
 //!
 //! The modules follow the architecture of DESIGN.md; each depends only on
 //! those listed before it: `ir`, `expr` -> `solver` -> `exec` -> `search`,
-//! `memo` -> `parallel` -> `testgen`, `stats` -> `checkpoint` -> `run`, `certify`, `regress`. `files` (atomic writes)
+//! `memo` -> `parallel` -> `testgen`, `stats` -> `checkpoint` -> `run`, `certify`, `regress` -> `batch`. `files` (atomic writes)
 //! serves them all; `stop` (signals asking a run to end) serves `search` and
 //! what is above it. `fuzz` holds the fuzz targets, one per reader of
 //! outside input.
 
+pub mod batch;
 pub mod certify;
 pub mod checkpoint;
 pub mod exec;

@@ -39,6 +39,38 @@ enum Command {
     },
     /// Explore a program's paths and write a test for each.
     Run(RunArgs),
+    /// Share a run out into shard files, one per machine of a batch job:
+    /// the trie in `--memo` (recorded now by a shallow run when there is
+    /// none) gives the prefixes, packed into balanced shards.
+    Partition {
+        /// Shard files to write.
+        #[arg(long, value_name = "K", value_parser = whole(1, MAX_SHARDS))]
+        shards: u32,
+        /// Where the shard files go (`000.shard`, `001.shard`, ...).
+        #[arg(short = 'o', long = "out", value_name = "DIR")]
+        out: PathBuf,
+        /// How the candidates are packed: weighted and balanced (`lpt`), or
+        /// the first branch's children in turn (`naive`, for comparison).
+        #[arg(long, value_enum, default_value = "lpt")]
+        packing: PackingArg,
+        #[command(flatten)]
+        run: RunArgs,
+    },
+    /// Join the outputs of every shard of a partition (`mnemo run --shard`)
+    /// into one result: the trie in `--memo`, and tests numbered by their
+    /// place in it, as a single run writes them.
+    Merge {
+        /// The shards' output directories.
+        #[arg(required = true)]
+        outputs: Vec<PathBuf>,
+        /// The memo directory `mnemo partition` was given.
+        #[arg(long, value_name = "DIR")]
+        memo: PathBuf,
+        /// Where the merged tests and statistics go (must not exist or be
+        /// empty).
+        #[arg(long)]
+        output_dir: PathBuf,
+    },
     /// Print a ktest file.
     Ktest { files: Vec<PathBuf> },
     /// Compile the program natively and replay every test of an output
@@ -145,6 +177,13 @@ struct RunArgs {
           allow_negative_numbers = true,
           value_parser = whole(0, MAX_JOBS))]
     jobs: Option<usize>,
+    /// How several workers share the run: `dynamic` moves pending states to
+    /// idle workers; `trie` starts each worker on a balanced partition of
+    /// the trie (`--memo`'s, else one a short shallow run records), then
+    /// moves states as `dynamic` does; `static` and `naive` (the first
+    /// branch dealt out) move nothing, for comparison.
+    #[arg(long, value_enum, default_value_t = mnemo::parallel::Balance::default())]
+    balance: mnemo::parallel::Balance,
     /// Seed of the random searchers.
     #[arg(long, value_name = "N", default_value_t = 1, allow_negative_numbers = true,
           value_parser = whole(0, u64::MAX))]
@@ -223,13 +262,30 @@ struct RunArgs {
     /// it fails with EROFS). Repeat for several.
     #[arg(long = "file", value_name = "PATH")]
     files: Vec<PathBuf>,
+    /// Run one shard file of `mnemo partition`, with the options it holds
+    /// (the program it names unless one is given); the output directory
+    /// gets the tests, the trie and a copy of the shard for `mnemo merge`.
+    #[arg(long, value_name = "FILE",
+          conflicts_with_all = ["deepen", "resume", "memo", "max_depth", "target", "compress"])]
+    shard: Option<PathBuf>,
     /// The program's bitcode (`mnemo cc` makes it).
-    program: PathBuf,
+    #[arg(required_unless_present = "shard")]
+    program: Option<PathBuf>,
     /// Arguments for the program, with KLEE's `--sym-arg N`, `--sym-args
     /// MIN MAX N`, `--sym-files NUM N`, `--sym-stdin N` and `--sym-stdout`
     /// among them if wanted.
     #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
     args: Vec<String>,
+}
+
+/// The most shard files `mnemo partition` writes.
+const MAX_SHARDS: u32 = 1_000_000;
+
+/// `--packing`.
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+enum PackingArg {
+    Lpt,
+    Naive,
 }
 
 /// The most workers `--jobs` takes: far more threads than any machine has
@@ -360,13 +416,16 @@ fn real_main() -> anyhow::Result<ExitCode> {
         }
         Command::Run(a) => {
             let stop = signal_handlers()?;
-            check_loadable(&a.program, &stop)?;
+            if let Some(shard) = a.shard.clone() {
+                return run_shard(a, &shard, &stop);
+            }
             let deepen_bounds = a.deepen;
-            let config = run_config(a);
+            let config = run_config(a)?;
+            check_loadable(&config.program, &stop)?;
             if let Some(d) = deepen_bounds {
                 return deepen(config, d, &stop);
             }
-            let stats = mnemo::run::run(&config, &stop)?;
+            let stats = mnemo::batch::run(&config, &stop)?;
             eprint!("{}", stats.summary());
             eprintln!("mnemo: output in {}", config.output_dir.display());
             Ok(run_status(&stats, &stop))
@@ -374,16 +433,49 @@ fn real_main() -> anyhow::Result<ExitCode> {
         Command::Regress { old, run } => {
             let stop = signal_handlers()?;
             check_loadable(&old, &stop)?;
-            check_loadable(&run.program, &stop)?;
-            if run.deepen.is_some() || run.resume {
-                anyhow::bail!("regress takes neither --deepen nor --resume");
+            if run.deepen.is_some() || run.resume || run.shard.is_some() {
+                anyhow::bail!("regress takes neither --deepen, --resume nor --shard");
             }
-            let config = run_config(run);
+            let config = run_config(run)?;
+            check_loadable(&config.program, &stop)?;
             let report = mnemo::regress::regress(&config, &old, &stop)?;
             print!("{report}");
             eprint!("{}", report.stats.summary());
             eprintln!("mnemo: output in {}", config.output_dir.display());
             Ok(run_status(&report.stats, &stop))
+        }
+        Command::Partition {
+            shards,
+            out,
+            packing,
+            run,
+        } => {
+            let stop = signal_handlers()?;
+            if run.memo.is_none() {
+                anyhow::bail!("partition needs --memo DIR: the trie the shards are made from is kept there, and `mnemo merge` reads it");
+            }
+            if run.deepen.is_some() || run.resume || run.shard.is_some() {
+                anyhow::bail!("partition takes neither --deepen, --resume nor --shard");
+            }
+            let config = run_config(run)?;
+            check_loadable(&config.program, &stop)?;
+            let packing = match packing {
+                PackingArg::Lpt => mnemo::parallel::partition::Packing::Lpt,
+                PackingArg::Naive => mnemo::parallel::partition::Packing::Naive,
+            };
+            let report = mnemo::batch::write_shards(&config, shards, &out, packing, &stop)?;
+            print!("{report}");
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Merge {
+            outputs,
+            memo,
+            output_dir,
+        } => {
+            let stats = mnemo::batch::merge(&outputs, &memo, &output_dir)?;
+            eprint!("{}", stats.summary());
+            eprintln!("mnemo: output in {}", output_dir.display());
+            Ok(ExitCode::SUCCESS)
         }
         Command::Trie { what } => {
             let (path, text) = match what {
@@ -482,14 +574,35 @@ fn real_main() -> anyhow::Result<ExitCode> {
     }
 }
 
+/// `mnemo run --shard FILE`: the shard's options, this command line's
+/// output directory, workers and stores.
+fn run_shard(a: RunArgs, shard: &std::path::Path, stop: &StopRequest) -> anyhow::Result<ExitCode> {
+    let program = match &a.program {
+        Some(p) => p.clone(),
+        None => mnemo::parallel::shard::Shard::read(shard)?.program,
+    };
+    check_loadable(&program, stop)?;
+    let config = run_config(RunArgs {
+        program: Some(program.clone()),
+        ..a
+    })?;
+    let stats = mnemo::batch::run_shard(shard, Some(&program), &config, stop)?;
+    eprint!("{}", stats.summary());
+    eprintln!("mnemo: output in {}", config.output_dir.display());
+    Ok(run_status(&stats, stop))
+}
+
 /// The library's run configuration from the command line's.
 ///
 /// Z3's seed is a setting of the process, not of one solver: it is set
 /// here, where every command that solves passes.
-fn run_config(a: RunArgs) -> RunConfig {
+fn run_config(a: RunArgs) -> anyhow::Result<RunConfig> {
     mnemo::solver::set_z3_seed(a.z3_seed);
-    RunConfig {
-        program: a.program,
+    let program = a
+        .program
+        .context("name the program's bitcode (or a shard with --shard)")?;
+    Ok(RunConfig {
+        program,
         output_dir: a.output_dir,
         program_args: a.args,
         host_files: a.files,
@@ -523,7 +636,8 @@ fn run_config(a: RunArgs) -> RunConfig {
             Some(n) => n,
             None => 1,
         },
-    }
+        balance: a.balance,
+    })
 }
 
 /// Ctrl-C, SIGTERM and SIGHUP stop the run as a limit would: everything
@@ -585,7 +699,7 @@ fn deepen(mut config: RunConfig, d: Deepen, stop: &StopRequest) -> anyhow::Resul
         if !last {
             let _ = std::fs::remove_dir_all(&scratch);
         }
-        let stats = mnemo::run::run(&c, stop)?;
+        let stats = mnemo::batch::run(&c, stop)?;
         status = run_status(&stats, stop);
         if !last {
             let _ = std::fs::remove_dir_all(&scratch);

@@ -77,6 +77,8 @@ pub struct RunConfig {
     /// `--jobs`: workers exploring the run (1: the engine on the calling
     /// thread alone, as before workers existed).
     pub jobs: usize,
+    /// `--balance`: how the workers share the run out.
+    pub balance: parallel::Balance,
 }
 
 /// The memo directory of a run without `--memo`: `mnemo-memo` beside the
@@ -492,6 +494,7 @@ impl Report<'_> {
             memo: MemoStats {
                 recorded_paths,
                 solver_calls_avoided: executor.guided.solver_calls_avoided,
+                replay_s: executor.guided.replay.as_secs_f64(),
                 mismatches: executor.guided.mismatches,
                 target_hit_queries: executor.target_hit_queries,
                 ..self.memo.clone()
@@ -573,6 +576,7 @@ pub fn execute(
     executor.watch(watch);
     let mut places = Vec::new();
     let explores = plan.as_ref().is_none_or(|p| p.explores());
+    let mut partitions = None;
     let mut recorder = match plan {
         Some(p) => {
             memo_stats.reused = true;
@@ -583,11 +587,19 @@ pub fn execute(
             }
             places.extend(p.kept_places.iter().copied());
             // The guide reads the trie as it was; the recorder adds to it.
-            executor.set_guide(Arc::new(TrieGuide::new(
-                Arc::new(p.base.clone()),
-                p.marks,
-                &module,
-            )));
+            let base = Arc::new(p.base.clone());
+            if let Some(packing) = config.balance.partitions().filter(|_| config.jobs > 1) {
+                let guides = parallel::partition::worker_guides(
+                    &base,
+                    &p.marks,
+                    max_depth,
+                    config.jobs,
+                    packing,
+                    &module,
+                );
+                partitions = Some(guides);
+            }
+            executor.set_guide(Arc::new(TrieGuide::new(base, p.marks, &module)));
             Recorder::new(p.base)
         }
         None => Recorder::new(Trie::new(now)),
@@ -623,10 +635,15 @@ pub fn execute(
         Ok(Default::default())
     } else if let Some((exec_config, watch)) = worker_config {
         let guide = executor.guide();
-        let make_executor = |_w: usize| {
+        // Each worker follows its own partition; worker 0 is this executor.
+        if let Some((g, _)) = partitions.as_ref().and_then(|p| p.first()) {
+            executor.set_guide(g.clone());
+        }
+        let make_executor = |w: usize| {
             let mut ex = Executor::new(module.clone(), exec_config.clone());
             ex.watch(watch.iter().copied());
-            if let Some(g) = &guide {
+            let own = partitions.as_ref().and_then(|p| p.get(w)).map(|(g, _)| g);
+            if let Some(g) = own.or(guide.as_ref()) {
                 ex.set_guide(g.clone());
             }
             ex
@@ -636,6 +653,10 @@ pub fn execute(
             make_executor: &make_executor,
             searcher: config.searcher,
             seed: config.seed,
+            starts: partitions
+                .as_ref()
+                .map(|p| p.iter().map(|(_, has)| *has).collect()),
+            moves: config.balance.moves(),
         };
         let show = |lines: &[WorkerLine]| progress.update_workers(lines);
         parallel::explore(&mut executor, &workers, &limits, &mut outputs, stop, &show).map(|p| {

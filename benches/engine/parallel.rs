@@ -2,7 +2,17 @@
 //! single-core run takes 10 to 60 seconds: the speedup of the exploration's
 //! wall time, and the imbalance of the two workers' busy times (the
 //! longest over the mean). Targets: a speedup of 1.8 or more, an imbalance
-//! of 1.1 or less.
+//! of 1.1 or less. Beside dynamic balancing (`--balance dynamic`), rows
+//! for the other ways of sharing out: trie partitions with dynamic
+//! balancing on top (`trie`), trie partitions alone (`static`), and the
+//! naive split of the first branch (`naive`); each timed as a whole call,
+//! the shallow run that records a trie for the partitions included, with
+//! the share of the workers' busy time spent replaying prefixes.
+//!
+//! Then a prediction, not a measurement: from the costs the run recorded
+//! (its finished trie) and the partitions of a shallow trie, the speedup
+//! and imbalance of 64, 256 and 1024 workers, static and with dynamic
+//! balancing (`mnemo::parallel::simulate`).
 //!
 //! Each run is a whole `mnemo run` in this process (trie and tests
 //! written), solver stores off, so that the runs do not help each other.
@@ -12,6 +22,8 @@
 
 use std::path::{Path, PathBuf};
 
+use mnemo::parallel::simulate::{predict, Prediction};
+use mnemo::parallel::Balance;
 use mnemo::run::RunConfig;
 use mnemo::search::SearcherKind;
 use mnemo::stats::RunStats;
@@ -49,7 +61,25 @@ const SUBJECTS: [Subject; 3] = [
     },
 ];
 
-fn config(bc: &Path, out: PathBuf, memo: PathBuf, depth: u32, jobs: usize) -> RunConfig {
+/// The ways of sharing a run out that are compared.
+const BALANCES: [Balance; 4] = [
+    Balance::Dynamic,
+    Balance::Trie,
+    Balance::Static,
+    Balance::Naive,
+];
+
+/// The numbers of workers the simulation predicts.
+const SIMULATED: [usize; 3] = [64, 256, 1024];
+
+fn config(
+    bc: &Path,
+    out: PathBuf,
+    memo: PathBuf,
+    depth: u32,
+    jobs: usize,
+    balance: Balance,
+) -> RunConfig {
     RunConfig {
         program: bc.to_path_buf(),
         output_dir: out,
@@ -77,6 +107,7 @@ fn config(bc: &Path, out: PathBuf, memo: PathBuf, depth: u32, jobs: usize) -> Ru
         // Measured without checkpoints, which workers do not take.
         checkpoint: None,
         jobs,
+        balance,
     }
 }
 
@@ -88,69 +119,187 @@ fn load_average() -> f64 {
         .unwrap_or(f64::NAN)
 }
 
+/// One measured run: its statistics and the seconds of the whole call.
+struct Measured {
+    stats: RunStats,
+    wall_s: f64,
+    memo: PathBuf,
+}
+
 /// Runs `s` with `jobs` workers in a fresh directory under `scratch`.
-fn measure(scratch: &Path, bc: &Path, s: &Subject, jobs: usize) -> anyhow::Result<RunStats> {
-    let dir = scratch.join(format!("{}-{:?}-{}-j{jobs}", s.program, s.from, s.depth));
+fn measure(
+    scratch: &Path,
+    bc: &Path,
+    s: &Subject,
+    jobs: usize,
+    balance: Balance,
+) -> anyhow::Result<Measured> {
+    let dir = scratch.join(format!(
+        "{}-{:?}-{}-j{jobs}-{balance:?}",
+        s.program, s.from, s.depth
+    ));
     let memo = dir.join("memo");
     let stop = StopRequest::default();
     if let Some(from) = s.from {
-        let c = config(bc, dir.join("shallow"), memo.clone(), from, jobs);
+        let c = config(
+            bc,
+            dir.join("shallow"),
+            memo.clone(),
+            from,
+            jobs,
+            Balance::Dynamic,
+        );
         mnemo::run::run(&c, &stop)?;
     }
-    let c = config(bc, dir.join("out"), memo, s.depth, jobs);
-    mnemo::run::run(&c, &stop)
+    let c = config(bc, dir.join("out"), memo.clone(), s.depth, jobs, balance);
+    let start = std::time::Instant::now();
+    let stats = mnemo::batch::run(&c, &stop)?;
+    Ok(Measured {
+        stats,
+        wall_s: start.elapsed().as_secs_f64(),
+        memo,
+    })
+}
+
+/// The share of the workers' busy time spent replaying prefixes.
+fn replay_share(s: &RunStats) -> f64 {
+    let busy: f64 = s.parallel.busy_s.iter().sum();
+    if busy > 0.0 {
+        s.memo.replay_s / busy
+    } else {
+        0.0
+    }
+}
+
+/// Predicts [`SIMULATED`] workers for `s`: partitions of a shallow trie
+/// (as `--balance trie` records one for 4 pieces a worker of the largest
+/// number), costs from `done`, the finished run's trie.
+fn simulate(
+    scratch: &Path,
+    bc: &Path,
+    s: &Subject,
+    done: &Path,
+) -> anyhow::Result<Vec<Prediction>> {
+    let dir = scratch.join(format!("{}-{:?}-{}-sim", s.program, s.from, s.depth));
+    let memo = dir.join("memo");
+    let c = config(bc, dir.join("out"), memo.clone(), s.depth, 1, Balance::Trie);
+    let want = SIMULATED[SIMULATED.len() - 1] * mnemo::parallel::partition::PIECES_PER_LIST;
+    mnemo::batch::shallow_trie(&c, want, &StopRequest::default())?;
+    let key = mnemo::run::program_key(bc);
+    let base = mnemo::memo::file::load(&mnemo::memo::trie_path(&memo, &key))?;
+    let done = mnemo::memo::file::load(&mnemo::memo::trie_path(done, &key))?;
+    let candidates = mnemo::memo::mark::boundary_nodes(&base);
+    Ok(SIMULATED
+        .iter()
+        .map(|&w| predict(&base, &candidates, Some(s.depth), &done, w))
+        .collect())
 }
 
 pub fn run(root: &Path, toolchain: &mnemo::testgen::Toolchain) -> anyhow::Result<Vec<Value>> {
     let scratch = tempfile::tempdir()?;
     let mut results = Vec::new();
     println!(
-        "\n{:<28} {:>7} {:>6} | {:>8} {:>8} {:>7} | {:>9} {:>7} {:>7} {:>5}",
-        "parallel",
+        "\n{:<22} {:>6} {:>6} | {:>7} | {:>7} {:>7} {:>7} {:>7} | {:>6} {:>6} {:>6} {:>6} | {:>7} {:>5}",
+        "parallel (--jobs 2)",
         "depth",
         "paths",
         "jobs1 s",
-        "jobs2 s",
-        "speedup",
-        "imbalance",
-        "z3 j1",
-        "z3 j2",
+        "dyn s",
+        "trie s",
+        "stat s",
+        "naive s",
+        "x dyn",
+        "x trie",
+        "x stat",
+        "x naiv",
+        "replay",
         "load"
     );
+    let mut predictions = Vec::new();
     for s in &SUBJECTS {
         let source = root.join("testsuite").join(format!("{}.c", s.program));
         let bc = scratch.path().join(format!("{}.bc", s.program));
         toolchain.compile_bitcode(&source, &bc, &[])?;
         let load = load_average();
-        let one = measure(scratch.path(), &bc, s, 1)?;
-        let two = measure(scratch.path(), &bc, s, 2)?;
-        let speedup = one.wall_s / two.wall_s.max(1e-9);
+        let one = measure(scratch.path(), &bc, s, 1, Balance::Dynamic)?;
+        let mut two = Vec::new();
+        for b in BALANCES {
+            two.push((b, measure(scratch.path(), &bc, s, 2, b)?));
+        }
         let depth = match s.from {
             Some(a) => format!("{a}->{}", s.depth),
             None => s.depth.to_string(),
         };
-        let paths = two.memo.recorded_paths;
+        let paths = one.stats.paths.completed
+            + one.stats.paths.errors.values().sum::<u64>()
+            + one.stats.paths.early.values().sum::<u64>();
+        let trie_run = &two[1].1;
         println!(
-            "{:<28} {:>7} {:>6} | {:>8.2} {:>8.2} {:>6.2}x | {:>9.3} {:>7} {:>7} {:>5.1}",
+            "{:<22} {:>6} {:>6} | {:>7.2} | {} | {} | {:>6.1}% {:>5.1}",
             s.program,
             depth,
             paths,
             one.wall_s,
-            two.wall_s,
-            speedup,
-            two.parallel.imbalance,
-            one.solver.z3_calls,
-            two.solver.z3_calls,
+            two.iter()
+                .map(|(_, m)| format!("{:>7.2}", m.wall_s))
+                .collect::<Vec<_>>()
+                .join(" "),
+            two.iter()
+                .map(|(_, m)| format!("{:>5.2}x", one.wall_s / m.wall_s.max(1e-9)))
+                .collect::<Vec<_>>()
+                .join(" "),
+            100.0 * replay_share(&trie_run.stats),
             load
         );
+        let rows: Vec<Value> = two
+            .iter()
+            .map(|(b, m)| {
+                json!({
+                    "balance": format!("{b:?}").to_lowercase(), "wall_s": m.wall_s,
+                    "speedup": one.wall_s / m.wall_s.max(1e-9),
+                    "imbalance": m.stats.parallel.imbalance, "busy_s": m.stats.parallel.busy_s,
+                    "moved": m.stats.parallel.moved, "replay_s": m.stats.memo.replay_s,
+                    "replay_share": replay_share(&m.stats), "z3_calls": m.stats.solver.z3_calls,
+                })
+            })
+            .collect();
+        let sim = simulate(scratch.path(), &bc, s, &one.memo)?;
+        predictions.push((s, depth.clone(), sim.clone()));
         results.push(json!({
             "bench": "parallel", "program": s.program, "from": s.from, "max_depth": s.depth,
-            "paths": paths, "jobs1_s": one.wall_s, "jobs2_s": two.wall_s, "speedup": speedup,
-            "imbalance": two.parallel.imbalance, "busy_s": two.parallel.busy_s,
-            "moved": two.parallel.moved, "z3_calls_jobs1": one.solver.z3_calls,
-            "z3_calls_jobs2": two.solver.z3_calls, "load_average": load,
+            "paths": paths, "jobs1_s": one.wall_s, "jobs2": rows, "load_average": load,
+            "prediction": sim.iter().map(|p| json!({
+                "workers": p.workers, "static_speedup": p.static_speedup,
+                "static_imbalance": p.static_imbalance, "speedup": p.speedup,
+                "imbalance": p.imbalance,
+            })).collect::<Vec<_>>(),
         }));
     }
-    println!("(targets: speedup >= 1.8x, imbalance <= 1.1; load: the machine's 1-minute load average before the pair)");
+    println!("(targets: speedup >= 1.8x, imbalance <= 1.1, replay <= 5% of the busy time (of the trie run); wall times are whole calls, a shallow run for the partitions included; load: the 1-minute load average before the runs: with other work on the cores, speedups measured here are unreliable)");
+    println!(
+        "\n{:<22} {:>6} | {}",
+        "predicted (not measured)",
+        "depth",
+        SIMULATED
+            .iter()
+            .map(|w| format!("{:>5}w static x/imb  dynamic x/imb", w))
+            .collect::<Vec<_>>()
+            .join(" | ")
+    );
+    for (s, depth, sim) in predictions {
+        println!(
+            "{:<22} {:>6} | {}",
+            s.program,
+            depth,
+            sim.iter()
+                .map(|p| format!(
+                    "{:>12.1}x/{:<5.2} {:>7.1}x/{:<5.2}",
+                    p.static_speedup, p.static_imbalance, p.speedup, p.imbalance
+                ))
+                .collect::<Vec<_>>()
+                .join(" | ")
+        );
+    }
+    println!("(a simulation from the finished run's trie: a node costs 1 + the blocks it executed; partitions of a shallow trie packed largest first, and with dynamic balancing an idle worker takes the shallowest pending node of the busiest)");
     Ok(results)
 }

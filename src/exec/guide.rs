@@ -72,6 +72,9 @@ pub trait Guide: Send + Sync {
 pub struct GuideCounters {
     /// Feasibility checks and other solver queries answered by the trie.
     pub solver_calls_avoided: u64,
+    /// Time spent stepping states still following the trie (replaying a
+    /// recorded prefix with the solver off).
+    pub replay: std::time::Duration,
     /// Choice points at which the trie did not fit the program.
     pub mismatches: u64,
     /// The first such misfit, described.

@@ -66,6 +66,7 @@ impl Executor {
         }
         self.guided.solver_calls_avoided += other.guided.solver_calls_avoided;
         self.guided.mismatches += other.guided.mismatches;
+        self.guided.replay += other.guided.replay;
         if self.guided.first_mismatch.is_none() {
             self.guided.first_mismatch = other.guided.first_mismatch.clone();
         }

@@ -7,6 +7,7 @@ use thiserror::Error;
 
 use super::journal::{journal_path, replay};
 use super::trie::Trie;
+use crate::files::FrameError;
 
 const MAGIC: &[u8; 16] = b"mnemo trie file\n";
 /// Bumped whenever the body's layout changes; older files are refused.
@@ -73,12 +74,7 @@ fn frame_trie(trie: &Trie) -> (Vec<u8>, [u8; 32]) {
 /// frames its input this way, so that the body's reader sees bytes the
 /// checksum would otherwise turn away.
 pub fn frame(body: &[u8]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(HEADER + body.len());
-    out.extend_from_slice(MAGIC);
-    out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
-    out.extend_from_slice(blake3::hash(body).as_bytes());
-    out.extend_from_slice(body);
-    out
+    crate::files::frame(MAGIC, FORMAT_VERSION, body)
 }
 
 /// A trie from the bytes of a trie file (`path` names it in errors).
@@ -95,20 +91,14 @@ pub fn decode(bytes: &[u8], path: &Path) -> Result<Trie, TrieFileError> {
 /// The trie of a trie file's bytes, its shape not yet checked.
 fn decode_body(bytes: &[u8], path: &Path) -> Result<Trie, TrieFileError> {
     let path = path.to_path_buf();
-    if bytes.len() < HEADER || &bytes[..MAGIC.len()] != MAGIC {
-        return Err(TrieFileError::NotATrie { path });
-    }
-    let mut v = [0u8; 4];
-    v.copy_from_slice(&bytes[MAGIC.len()..MAGIC.len() + 4]);
-    let found = u32::from_le_bytes(v);
-    if found != FORMAT_VERSION {
-        return Err(TrieFileError::Version { path, found });
-    }
-    let sum = &bytes[MAGIC.len() + 4..HEADER];
-    let body = &bytes[HEADER..];
-    if blake3::hash(body).as_bytes() != sum {
-        return Err(TrieFileError::Checksum { path });
-    }
+    let body = crate::files::unframe(bytes, MAGIC, FORMAT_VERSION).map_err(|e| match e {
+        FrameError::Foreign => TrieFileError::NotATrie { path: path.clone() },
+        FrameError::Version(found) => TrieFileError::Version {
+            path: path.clone(),
+            found,
+        },
+        FrameError::Checksum => TrieFileError::Checksum { path: path.clone() },
+    })?;
     bincode::deserialize(body).map_err(|e| TrieFileError::Body {
         path,
         detail: e.to_string(),

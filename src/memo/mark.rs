@@ -62,6 +62,14 @@ impl Marks {
         self.candidate.iter().filter(|c| **c).count()
     }
 
+    /// The candidates, in arena order.
+    pub fn candidate_ids(&self) -> Vec<NodeId> {
+        (0..self.candidate.len())
+            .filter(|i| self.candidate[*i])
+            .map(|i| NodeId(i as u32))
+            .collect()
+    }
+
     /// Marks for a trie that grew (nodes added after these marks were made
     /// are neither marked nor candidates).
     fn extended(&self, len: usize) -> Marks {
@@ -154,7 +162,7 @@ pub fn merge(old: &Trie, new: &Trie, marks: &Marks) -> Trie {
 /// Copies the children of `from` in `src`, with their subtrees, under
 /// `to` in `dst`, whose point and leaf data become `from`'s. Function
 /// indices are translated into `dst`'s table on the way.
-fn graft(src: &Trie, from: NodeId, dst: &mut Trie, to: NodeId) {
+pub(crate) fn graft(src: &Trie, from: NodeId, dst: &mut Trie, to: NodeId) {
     let mut stack = vec![(from, to)];
     while let Some((s, d)) = stack.pop() {
         let sn = src.node(s);

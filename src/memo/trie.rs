@@ -475,6 +475,22 @@ impl Trie {
         d
     }
 
+    /// The depth of every node (as [`Trie::depth_of`] counts), by arena slot.
+    pub fn depths(&self) -> Vec<u32> {
+        let mut depth = vec![0u32; self.arena_len()];
+        for id in self.preorder() {
+            if let Some(parent) = self.node(id).parent {
+                let branch = self
+                    .node(parent)
+                    .point
+                    .as_ref()
+                    .is_some_and(|p| p.feasible() >= 2);
+                depth[id.index()] = depth[parent.index()] + u32::from(branch);
+            }
+        }
+        depth
+    }
+
     /// The decisions leading to `id`, as `function:site/alternative` words.
     pub fn path_text(&self, id: NodeId) -> String {
         self.path_to(id)

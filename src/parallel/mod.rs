@@ -12,7 +12,10 @@
 //! `--max-instructions` or `--max-memory` the paths found by the limit
 //! depend on how the workers were scheduled.
 
+pub mod partition;
 pub mod pool;
+pub mod shard;
+pub mod simulate;
 pub mod worker;
 
 use std::sync::atomic::AtomicU64;
@@ -26,6 +29,40 @@ use crate::stop::StopRequest;
 pub use pool::Pool;
 pub use worker::{WorkerLine, WorkerSlot};
 
+/// How the work of a parallel run is shared out among its workers.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum Balance {
+    /// One worker starts; idle workers take pending states from busy ones.
+    #[default]
+    Dynamic,
+    /// Each worker starts on its own partition of the trie's candidates
+    /// (weighted, packed largest first), replaying its prefixes with the
+    /// solver off; idle workers then take pending states as with
+    /// `dynamic`. Without a trie, a short shallow run records one.
+    Trie,
+    /// The trie's partitions, and nothing moves (for comparison).
+    Static,
+    /// The first branch's children dealt out in turn, and nothing moves
+    /// (the naive split, for comparison).
+    Naive,
+}
+
+impl Balance {
+    /// Whether the run starts from partitions of a trie.
+    pub fn partitions(self) -> Option<partition::Packing> {
+        match self {
+            Balance::Dynamic => None,
+            Balance::Trie | Balance::Static => Some(partition::Packing::Lpt),
+            Balance::Naive => Some(partition::Packing::Naive),
+        }
+    }
+
+    /// Whether pending states move to idle workers.
+    pub fn moves(self) -> bool {
+        matches!(self, Balance::Dynamic | Balance::Trie)
+    }
+}
+
 /// How a parallel run is made up.
 pub struct Workers<'a> {
     /// Workers, including the calling thread's (at least 2).
@@ -35,6 +72,13 @@ pub struct Workers<'a> {
     pub make_executor: &'a (dyn Fn(usize) -> Executor + Sync),
     pub searcher: SearcherKind,
     pub seed: u64,
+    /// The workers that make their own initial state (each follows its own
+    /// partition of the trie), or `None`: worker 0 alone starts.
+    pub starts: Option<Vec<bool>>,
+    /// Whether pending states move to idle workers: with partitions only
+    /// those exploring freely do, since a state still replaying follows
+    /// its own worker's partition.
+    pub moves: bool,
 }
 
 /// How a parallel exploration went.
@@ -69,7 +113,17 @@ pub fn explore(
     let start = Instant::now();
     let jobs = workers.jobs.max(1);
     executor.set_id_stride(0, jobs as u64);
-    let initial = executor.initial_state()?;
+    let starts = |w: usize| {
+        workers
+            .starts
+            .as_ref()
+            .map_or(w == 0, |s| s.get(w).copied().unwrap_or(false))
+    };
+    let initial = if starts(0) {
+        Some(executor.initial_state()?)
+    } else {
+        None
+    };
     let threads = rayon::ThreadPoolBuilder::new()
         .num_threads(jobs - 1)
         .thread_name(|i| format!("mnemo-worker-{}", i + 1))
@@ -83,6 +137,8 @@ pub fn explore(
     let instructions = AtomicU64::new(0);
     let observer = Mutex::new(observer);
     let common = worker::Common {
+        moves: workers.moves,
+        partitioned: workers.starts.is_some(),
         pool: &pool,
         limits,
         stop,
@@ -103,14 +159,19 @@ pub fn explore(
                 let mut ex = (workers.make_executor)(w);
                 ex.set_id_stride(w as u64, jobs as u64);
                 let mut searcher = workers.searcher.build(workers.seed.wrapping_add(w as u64));
-                let busy = worker::work(w, &mut ex, searcher.as_mut(), None, common);
+                let busy = if starts(w) {
+                    ex.initial_state().map(Some)
+                } else {
+                    Ok(None)
+                }
+                .and_then(|initial| worker::work(w, &mut ex, searcher.as_mut(), initial, common));
                 let ended = busy.map(|b| (b, ex.tally()));
                 *others[w - 1].lock().unwrap_or_else(|e| e.into_inner()) = Some(ended);
             });
         }
         let _leave = Leave(&pool);
         let mut searcher = workers.searcher.build(workers.seed);
-        worker::work(0, executor, searcher.as_mut(), Some(initial), &common)
+        worker::work(0, executor, searcher.as_mut(), initial, &common)
     });
     let mut busy_s = vec![first?];
     for (w, slot) in others.into_iter().enumerate() {

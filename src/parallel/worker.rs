@@ -16,6 +16,10 @@ use crate::search::explore::{
 use crate::search::{ExploreConfig, FinishedPath, PathObserver, Searcher, States};
 use crate::stop::StopRequest;
 
+/// Steps a worker goes on before it looks again for states to give, after
+/// it found none it could.
+const GIVE_RETRY_STEPS: u64 = 64;
+
 /// What a worker shows on the progress display, updated as it goes.
 #[derive(Debug, Default)]
 pub struct WorkerSlot {
@@ -61,6 +65,11 @@ impl PathObserver for Locked<'_, '_> {
 
 /// What every worker shares.
 pub struct Common<'a, 'o> {
+    /// Whether states move to idle workers.
+    pub moves: bool,
+    /// Whether each worker follows its own partition of the trie: then only
+    /// states exploring freely move.
+    pub partitioned: bool,
     pub pool: &'a Pool,
     pub limits: &'a ExploreConfig,
     pub stop: &'a StopRequest,
@@ -106,6 +115,7 @@ pub fn work(
     }
     let slot = &common.slots[w];
     let mut steps = 0u64;
+    let mut give_again = 0u64;
     let mut counted = executor.instructions;
     let result = (|| -> anyhow::Result<()> {
         loop {
@@ -143,8 +153,16 @@ pub fn work(
                 .fetch_add(executor.instructions - counted, Ordering::Relaxed)
                 + (executor.instructions - counted);
             counted = executor.instructions;
-            if common.pool.hungry() > 0 && states.len() >= 2 {
-                give(common.pool, searcher, &mut states);
+            if common.moves
+                && steps >= give_again
+                && common.pool.hungry() > 0
+                && states.len() >= 2
+                && !give(common.pool, searcher, &mut states, common.partitioned)
+            {
+                // Nothing could move (every state still follows this
+                // worker's partition): looking at every state again on
+                // each step would cost more than the step.
+                give_again = steps + GIVE_RETRY_STEPS;
             }
             if steps.is_multiple_of(64) {
                 slot.pending.store(states.len() as u64, Ordering::Relaxed);
@@ -203,13 +221,19 @@ pub fn work(
 
 /// Gives the waiting workers states of this one: one each, the shallowest
 /// first (the fewest decisions taken, so likely the most left below),
-/// keeping at least one.
-fn give(pool: &Pool, searcher: &mut dyn Searcher, states: &mut States) {
+/// keeping at least one; with `free_only`, only states no longer following
+/// the trie (another worker's guide follows another partition). Returns
+/// whether any could be given.
+fn give(pool: &Pool, searcher: &mut dyn Searcher, states: &mut States, free_only: bool) -> bool {
     let n = pool.hungry().min(states.len() - 1);
     if n == 0 {
-        return;
+        return true;
     }
-    let mut by_depth: Vec<(u32, u64)> = states.values().map(|s| (s.depth, s.id)).collect();
+    let mut by_depth: Vec<(u32, u64)> = states
+        .values()
+        .filter(|s| !free_only || s.guide.is_none())
+        .map(|s| (s.depth, s.id))
+        .collect();
     by_depth.sort_unstable();
     let mut given = Vec::with_capacity(n);
     for &(_, id) in by_depth.iter().take(n) {
@@ -218,8 +242,12 @@ fn give(pool: &Pool, searcher: &mut dyn Searcher, states: &mut States) {
             given.push(s);
         }
     }
+    if given.is_empty() {
+        return false;
+    }
     for s in pool.give(given) {
         searcher.add(s.id);
         states.insert(s.id, s);
     }
+    true
 }

@@ -243,7 +243,14 @@ pub(crate) fn advance(
         searcher.remove(id);
         return Ok(false);
     };
-    match executor.step(&mut state) {
+    // A state that follows the trie replays a recorded prefix: its time is
+    // what partitions of a run cost beyond exploring.
+    let replaying = state.guide.is_some().then(std::time::Instant::now);
+    let step = executor.step(&mut state);
+    if let Some(t) = replaying {
+        executor.guided.replay += t.elapsed();
+    }
+    match step {
         Step::Yield => {
             states.insert(id, state);
         }

@@ -122,6 +122,10 @@ pub struct MemoStats {
     pub recorded_paths: u64,
     /// Solver queries answered by the trie on replayed prefixes.
     pub solver_calls_avoided: u64,
+    /// Seconds spent replaying recorded prefixes with the solver off
+    /// (over every worker).
+    #[serde(default)]
+    pub replay_s: f64,
     /// Choice points where the trie did not fit the program.
     pub mismatches: u64,
     /// Nodes of the saved trie.

@@ -1,0 +1,498 @@
+//! A run split into shard files for batch schedulers (Slurm array jobs,
+//! Kubernetes indexed jobs): `mnemo partition` shares the run's candidate
+//! nodes out into shard files, `mnemo run --shard` runs one on any machine,
+//! and `mnemo merge` joins their tries and tests into the result of a
+//! single run.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use anyhow::Context;
+use clap::ValueEnum;
+
+use crate::memo::{self, mark::graft, plan::kept_tests_placed, Marks, Plan, Recorded, Trie};
+use crate::parallel::partition::{partition, Packing, Weights, PIECES_PER_LIST};
+use crate::parallel::shard::{module_hash, prefixes, Shard, ShardOptions};
+use crate::run::{check_memo_dir, execute, load_program, program_key, Memo, RunConfig};
+use crate::stats::{ParallelStats, RunStats};
+use crate::stop::StopRequest;
+use crate::testgen::TestWriter;
+
+/// The file a shard's run keeps a copy of its shard in, for `mnemo merge`.
+pub const RUN_SHARD: &str = "run.shard";
+
+/// What `mnemo partition` did.
+#[derive(Clone, Debug)]
+pub struct PartitionReport {
+    /// The depth bound of the trie the partition was made from, and whether
+    /// this call ran the shallow phase that recorded it.
+    pub trie_depth: Option<u32>,
+    pub shallow_run: bool,
+    pub candidates: usize,
+    /// Each shard's file and expected cost.
+    pub shards: Vec<(PathBuf, f64)>,
+}
+
+impl fmt::Display for PartitionReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let costs: Vec<f64> = self.shards.iter().map(|s| s.1).collect();
+        writeln!(
+            f,
+            "{} candidate nodes of a trie of depth bound {} ({}) in {} shards; expected imbalance {:.3}",
+            self.candidates,
+            memo::trie::bound_text(self.trie_depth),
+            if self.shallow_run {
+                "recorded by a shallow run now"
+            } else {
+                "recorded before"
+            },
+            self.shards.len(),
+            crate::parallel::imbalance(&costs)
+        )?;
+        for (path, weight) in &self.shards {
+            writeln!(f, "{}  expected cost {weight:.0}", path.display())?;
+        }
+        Ok(())
+    }
+}
+
+/// Records the trie a partitioned run is made from in the memo directory,
+/// when it has none: a shallow run, deepened one decision at a time until
+/// it leaves `want` boundary nodes (or nothing below, or the run's bound
+/// is reached). Returns whether it ran.
+pub fn shallow_trie(config: &RunConfig, want: usize, stop: &StopRequest) -> anyhow::Result<bool> {
+    let memo_dir = config
+        .memo_dir
+        .clone()
+        .context("a partitioned run needs a memo directory (--memo)")?;
+    check_memo_dir(&memo_dir)?;
+    let trie_file = memo::trie_path(&memo_dir, &program_key(&config.program));
+    if trie_file.exists() {
+        return Ok(false);
+    }
+    let scratch = memo_dir.join(".partition-shallow");
+    for depth in 1.. {
+        if config.max_depth.is_some_and(|b| depth >= b) || stop.reason().is_some() {
+            break;
+        }
+        let _ = std::fs::remove_dir_all(&scratch);
+        let shallow = RunConfig {
+            output_dir: scratch.clone(),
+            max_depth: Some(depth),
+            quiet: true,
+            last_in_process: false,
+            checkpoint: None,
+            resume: false,
+            ..config.clone()
+        };
+        crate::run::run(&shallow, stop)
+            .with_context(|| format!("the shallow run at depth {depth} failed"))?;
+        let _ = std::fs::remove_dir_all(&scratch);
+        let trie = memo::file::load(&trie_file)?;
+        let boundary = memo::mark::boundary_nodes(&trie).len();
+        if boundary == 0 || boundary >= want {
+            break;
+        }
+    }
+    Ok(true)
+}
+
+/// A run (`mnemo run`) whose workers start from partitions of a trie
+/// (`--balance trie|static|naive` with several workers): without a trie in
+/// the memo directory, a shallow run records one first. Without `--memo`
+/// that is the default memo directory, whose trie of the program this run
+/// replaces anyway.
+pub fn run(config: &RunConfig, stop: &StopRequest) -> anyhow::Result<RunStats> {
+    if config.jobs < 2 || config.balance.partitions().is_none() || config.resume {
+        return crate::run::run(config, stop);
+    }
+    let mut config = config.clone();
+    if config.memo_dir.is_none() {
+        let memo_dir = crate::run::default_memo_dir(&config.output_dir);
+        let trie_file = memo::trie_path(&memo_dir, &program_key(&config.program));
+        for f in [memo::journal::journal_path(&trie_file), trie_file] {
+            match std::fs::remove_file(&f) {
+                Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                    return Err(e).with_context(|| format!("cannot replace {}", f.display()))
+                }
+                _ => {}
+            }
+        }
+        config.memo_dir = Some(memo_dir);
+    }
+    shallow_trie(&config, config.jobs * PIECES_PER_LIST, stop)?;
+    crate::run::run(&config, stop)
+}
+
+/// The trie a partition is made from and the nodes its run explores anew.
+fn partition_trie(config: &RunConfig) -> anyhow::Result<(Trie, Vec<memo::NodeId>)> {
+    let memo_dir = config.memo_dir.clone().unwrap_or_default();
+    let trie_file = memo::trie_path(&memo_dir, &program_key(&config.program));
+    let trie = memo::file::load(&trie_file)?;
+    let (_, module) = load_program(&config.program, config.link_runtime)?;
+    let now = Recorded::of(
+        &module,
+        &program_key(&config.program),
+        &config.entry,
+        &config.program_args,
+        config.max_depth,
+    );
+    let changed = trie.recorded.changed_functions(&module);
+    let plan = Plan::new(trie.clone(), &now, changed, false, &mut |_, b| b)
+        .map_err(|e| anyhow::anyhow!("{} cannot be partitioned: {e}", trie_file.display()))?;
+    Ok((trie, plan.marks.candidate_ids()))
+}
+
+/// The hash of a trie, as the trie file holds it.
+fn trie_hash(trie: &Trie) -> String {
+    blake3::hash(&memo::file::encode(trie)).to_hex().to_string()
+}
+
+/// The hash that names a partition: of its trie, the shards' options, and
+/// how it was cut.
+fn partition_id(trie: &str, options: &ShardOptions, shards: u32, packing: Packing) -> String {
+    let mut h = blake3::Hasher::new();
+    h.update(trie.as_bytes());
+    h.update(&bincode::serialize(options).expect("options serialize"));
+    h.update(&shards.to_le_bytes());
+    h.update(format!("{packing:?}").as_bytes());
+    h.finalize().to_hex().to_string()
+}
+
+/// `mnemo partition`: writes `shards` shard files into `out`.
+pub fn write_shards(
+    config: &RunConfig,
+    shards: u32,
+    out: &Path,
+    packing: Packing,
+    stop: &StopRequest,
+) -> anyhow::Result<PartitionReport> {
+    if shards == 0 {
+        anyhow::bail!("--shards must be at least 1");
+    }
+    if let Ok(entries) = std::fs::read_dir(out) {
+        let old = entries
+            .flatten()
+            .filter(|e| e.path().extension().is_some_and(|x| x == "shard"))
+            .count();
+        if old > 0 {
+            anyhow::bail!(
+                "{} already holds {old} shard files; remove them or name another directory",
+                out.display()
+            );
+        }
+    }
+    let want = shards as usize * PIECES_PER_LIST;
+    let shallow_run = shallow_trie(config, want, stop)?;
+    let (trie, candidates) = partition_trie(config)?;
+    let (_, module) = load_program(&config.program, config.link_runtime)?;
+    let weights = Weights::new(&trie, &candidates, config.max_depth);
+    let parts = partition(&trie, &weights, shards as usize, packing);
+    std::fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
+    let options = shard_options(config);
+    let trie_id = trie_hash(&trie);
+    let (id, hash) = (
+        partition_id(&trie_id, &options, shards, packing),
+        module_hash(&module),
+    );
+    let mut report = PartitionReport {
+        trie_depth: trie.recorded.max_depth,
+        shallow_run,
+        candidates: candidates.len(),
+        shards: Vec::new(),
+    };
+    for (i, part) in parts.into_iter().enumerate() {
+        let (cut, ids) = prefixes(&trie, &part.candidates);
+        let shard = Shard {
+            index: i as u32,
+            count: shards,
+            partition: id.clone(),
+            trie: trie_id.clone(),
+            module_hash: hash.clone(),
+            program: config.program.clone(),
+            options: options.clone(),
+            prefixes: cut,
+            candidates: ids,
+            weight: part.weight,
+        };
+        let path = out.join(Shard::file_name(i as u32, shards));
+        shard.write(&path)?;
+        report.shards.push((path, part.weight));
+    }
+    crate::files::sync_written(&[out])
+        .with_context(|| format!("cannot sync {} to disk", out.display()))?;
+    Ok(report)
+}
+
+/// The options a shard's run takes from the partition's command line.
+fn shard_options(c: &RunConfig) -> ShardOptions {
+    ShardOptions {
+        entry: c.entry.clone(),
+        args: c.program_args.clone(),
+        max_depth: c.max_depth,
+        max_time_s: c.max_time.map(|d| d.as_secs_f64()),
+        max_instructions: c.max_instructions,
+        max_memory_mb: c.max_memory_mb,
+        max_stack_frames: c.max_stack_frames,
+        searcher: c
+            .searcher
+            .to_possible_value()
+            .map(|v| v.get_name().to_string())
+            .unwrap_or_default(),
+        seed: c.seed,
+        solver_timeout_ms: c.solver.timeout_ms,
+        solver_chain: c.solver.chain.to_string(),
+        link_runtime: c.link_runtime,
+    }
+}
+
+/// `config` with a shard's options: what the partition fixed replaces
+/// what the command line says.
+fn with_options(config: &RunConfig, o: &ShardOptions, path: &Path) -> anyhow::Result<RunConfig> {
+    let bad = |what: &str, e: String| anyhow::anyhow!("{} names {what}: {e}", path.display());
+    Ok(RunConfig {
+        entry: o.entry.clone(),
+        program_args: o.args.clone(),
+        max_depth: o.max_depth,
+        max_time: o
+            .max_time_s
+            .map(std::time::Duration::try_from_secs_f64)
+            .transpose()
+            .map_err(|e| bad("a bad time limit", e.to_string()))?,
+        max_instructions: o.max_instructions,
+        max_memory_mb: o.max_memory_mb,
+        max_stack_frames: o.max_stack_frames,
+        searcher: <crate::search::SearcherKind as ValueEnum>::from_str(&o.searcher, false)
+            .map_err(|e| bad("an unknown searcher", e))?,
+        seed: o.seed,
+        solver: crate::solver::SolverConfig {
+            timeout_ms: o.solver_timeout_ms,
+            chain: o
+                .solver_chain
+                .parse()
+                .map_err(|e: crate::solver::ChainError| bad("a bad solver chain", e.to_string()))?,
+            ..config.solver.clone()
+        },
+        link_runtime: o.link_runtime,
+        ..config.clone()
+    })
+}
+
+/// `mnemo run --shard FILE`: explores below the shard's candidates, into
+/// `config.output_dir`, which also gets the run's trie and a copy of the
+/// shard. `program` overrides the bitcode the shard names.
+pub fn run_shard(
+    shard_file: &Path,
+    program: Option<&Path>,
+    config: &RunConfig,
+    stop: &StopRequest,
+) -> anyhow::Result<RunStats> {
+    let started = Instant::now();
+    let shard = Shard::read(shard_file)?;
+    let program = program.map_or(shard.program.clone(), Path::to_path_buf);
+    let mut config = with_options(config, &shard.options, shard_file)?;
+    config.program = program.clone();
+    config.memo_dir = Some(config.output_dir.clone());
+    config.resume = false;
+    let (toolchain, module) = load_program(&program, config.link_runtime)?;
+    shard.check_module(shard_file, &program, &module)?;
+    let key = program_key(&program);
+    let now = Recorded::of(
+        &module,
+        &key,
+        &config.entry,
+        &config.program_args,
+        config.max_depth,
+    );
+    let plan = Plan::with_candidates(
+        shard.prefixes.clone(),
+        &now,
+        &shard.candidates,
+        false,
+        false,
+    );
+    let stats = execute(
+        &config,
+        &toolchain,
+        module,
+        Memo {
+            plan: Some(plan),
+            now,
+            trie_file: memo::trie_path(&config.output_dir, &key),
+            load_s: started.elapsed().as_secs_f64(),
+            max_depth: config.max_depth,
+            watch: Vec::new(),
+            complete_with: None,
+            started,
+        },
+        stop,
+    )?;
+    shard.write(&config.output_dir.join(RUN_SHARD))?;
+    Ok(stats)
+}
+
+/// One shard's output, read back for the merge.
+struct Done {
+    dir: PathBuf,
+    shard: Shard,
+    trie: Trie,
+    stats: RunStats,
+}
+
+fn read_done(dir: &Path) -> anyhow::Result<Done> {
+    let file = dir.join(RUN_SHARD);
+    if !file.exists() {
+        anyhow::bail!(
+            "{} holds no {RUN_SHARD}: it is not the output of `mnemo run --shard` (or that run did not finish)",
+            dir.display()
+        );
+    }
+    let shard = Shard::read(&file)?;
+    let trie = memo::file::load(&memo::trie_path(dir, &program_key(&shard.program)))?;
+    let stats_file = dir.join("stats.json");
+    let stats = RunStats::read(&stats_file)
+        .with_context(|| format!("cannot read {}", stats_file.display()))?;
+    Ok(Done {
+        dir: dir.to_path_buf(),
+        shard,
+        trie,
+        stats,
+    })
+}
+
+/// Refuses outputs that are not every shard of one partition, once each.
+fn check_complete(done: &[Done]) -> anyhow::Result<()> {
+    let Some(first) = done.first() else {
+        anyhow::bail!("no shard outputs to merge");
+    };
+    let count = first.shard.count;
+    let mut seen: Vec<Option<&Path>> = vec![None; count as usize];
+    for d in done {
+        if d.shard.partition != first.shard.partition || d.shard.count != count {
+            anyhow::bail!(
+                "{} is a shard of another partition than {} (made by another `mnemo partition`)",
+                d.dir.display(),
+                first.dir.display()
+            );
+        }
+        if let Some(other) = seen[d.shard.index as usize].replace(&d.dir) {
+            anyhow::bail!(
+                "{} and {} are both shard {} of {count}",
+                other.display(),
+                d.dir.display(),
+                d.shard.index
+            );
+        }
+    }
+    let missing: Vec<String> = seen
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| s.is_none())
+        .map(|(i, _)| Shard::file_name(i as u32, count))
+        .collect();
+    if !missing.is_empty() {
+        anyhow::bail!(
+            "the outputs of {} of {count} shards are missing: {}",
+            missing.len(),
+            missing.join(", ")
+        );
+    }
+    Ok(())
+}
+
+/// `mnemo merge`: joins the shard outputs `outs` with the partition's trie
+/// in `memo_dir` into one trie (saved there) and one output directory,
+/// tests numbered by their place in the trie, as a single run writes them.
+pub fn merge(outs: &[PathBuf], memo_dir: &Path, output_dir: &Path) -> anyhow::Result<RunStats> {
+    let start = Instant::now();
+    let done = outs
+        .iter()
+        .map(|d| read_done(d))
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    check_complete(&done)?;
+    let first = &done[0].shard;
+    let key = program_key(&first.program);
+    let trie_file = memo::trie_path(memo_dir, &key);
+    let base = memo::file::load(&trie_file)?;
+    if trie_hash(&base) != first.trie {
+        anyhow::bail!(
+            "{} is not the trie the shards were made from (it changed after `mnemo partition`, or the memo directory is another)",
+            trie_file.display()
+        );
+    }
+    let mut merged = base.clone();
+    merged.recorded = done[0].trie.recorded.clone();
+    for d in &done {
+        for &c in &d.shard.candidates {
+            let path = d.shard.prefixes.path_to(c);
+            let at = base.find(&path).with_context(|| {
+                format!(
+                    "the partition's trie has no node {}",
+                    d.shard.prefixes.path_text(c)
+                )
+            })?;
+            let from = d.trie.find(&path).with_context(|| {
+                format!(
+                    "the trie in {} has no node {} of its shard",
+                    d.dir.display(),
+                    d.shard.prefixes.path_text(c)
+                )
+            })?;
+            graft(&d.trie, from, &mut merged, at);
+        }
+    }
+    let mut writer = TestWriter::create(
+        output_dir,
+        &first.program.display().to_string(),
+        first.options.args.clone(),
+    )?;
+    for (_, test) in kept_tests_placed(&merged, &Marks::default()) {
+        writer.write(&test)?;
+    }
+    writer.finish()?;
+    memo::file::save(&merged, &trie_file).context("cannot save the merged trie")?;
+    let stats = merged_stats(&done, &writer, &merged, start);
+    let path = output_dir.join("stats.json");
+    stats
+        .write(&path)
+        .with_context(|| format!("cannot write {}", path.display()))?;
+    crate::files::sync_written(&[output_dir, memo_dir])
+        .with_context(|| format!("cannot sync {} to disk", output_dir.display()))?;
+    Ok(stats)
+}
+
+/// The merged run's statistics: its paths and tests as written, the
+/// shards' work added up, and each shard as a worker.
+fn merged_stats(done: &[Done], writer: &TestWriter, merged: &Trie, start: Instant) -> RunStats {
+    let mut s = RunStats {
+        paths: writer.paths.clone(),
+        tests: writer.tests(),
+        ..RunStats::default()
+    };
+    for d in done {
+        let o = &d.stats;
+        s.instructions += o.instructions;
+        s.wall_s = s.wall_s.max(o.wall_s);
+        s.solver.queries += o.solver.queries;
+        s.solver.z3_calls += o.solver.z3_calls;
+        s.solver.time_s += o.solver.time_s;
+        s.memo.recorded_paths += o.memo.recorded_paths;
+        s.memo.solver_calls_avoided += o.memo.solver_calls_avoided;
+        s.memo.mismatches += o.memo.mismatches;
+        s.memo.replay_s += o.memo.replay_s;
+        s.stopped_by = s.stopped_by.take().or_else(|| o.stopped_by.clone());
+        s.parallel.busy_s.push(o.wall_s);
+    }
+    s.solver.chain = done[0].shard.options.solver_chain.clone();
+    s.memo.reused = true;
+    s.memo.nodes = merged.preorder().len() as u64;
+    s.memo.save_s = start.elapsed().as_secs_f64();
+    s.parallel = ParallelStats {
+        jobs: done.len() as u64,
+        imbalance: crate::parallel::imbalance(&s.parallel.busy_s),
+        busy_s: std::mem::take(&mut s.parallel.busy_s),
+        moved: 0,
+    };
+    s
+}
