@@ -39,6 +39,12 @@ fn ktests(out: &Path) -> Vec<PathBuf> {
 
 /// KLEE's ktest format read on its own terms (big-endian, version 3): the
 /// command line and the `(name, bytes)` objects.
+/// The environment a test stands for, as replay reads it back.
+fn posix_env(ktest: &Path) -> mnemo::testgen::posix::PosixEnv {
+    let test = mnemo::testgen::KTest::read(ktest).expect("a ktest");
+    mnemo::testgen::posix::PosixEnv::from_ktest(&test).expect("objects that fit the command line")
+}
+
 fn read_ktest(path: &Path) -> (Vec<String>, Vec<(String, Vec<u8>)>) {
     struct Reader {
         data: Vec<u8>,
@@ -188,15 +194,15 @@ fn tests_hold_the_command_line_and_klees_objects_in_klees_order() {
             }
         }
         // The argv the objects stand for, as mnemo reads them back.
-        let env = mnemo::exec::posix::environment(&line, &objects).expect("fits");
+        let env = posix_env(f);
         assert_eq!(
-            env.argv.len(),
-            2 + counts.last().copied().unwrap_or(0) as usize + 1
+            env.args.len(),
+            1 + counts.last().copied().unwrap_or(0) as usize + 1
         );
-        assert_eq!(env.argv[1], b"-v");
+        assert_eq!(env.args[0], b"-v");
         assert_eq!(env.files.len(), 2);
         assert_eq!(env.stdin.as_ref().map(Vec::len), Some(4));
-        assert_eq!(env.objects_used, objects.len());
+        assert_eq!(env.objects, objects.len());
     }
     counts.sort();
     assert_eq!(counts, [1, 2]);
@@ -232,10 +238,9 @@ fn each_completed_test_has_the_stdout_its_argv_prints() {
 /// The `.stdout` of an ECHO test is what ECHO prints for the argv its
 /// objects stand for.
 fn check_echo_stdout(ktest: &Path) {
-    let (line, objects) = read_ktest(ktest);
-    let env = mnemo::exec::posix::environment(&line, &objects).expect("fits");
+    let env = posix_env(ktest);
     let mut printed = Vec::new();
-    for arg in &env.argv[1..] {
+    for arg in &env.args {
         printed.extend_from_slice(arg);
         printed.push(b'|');
     }

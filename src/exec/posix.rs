@@ -67,20 +67,6 @@ pub struct PosixArgs {
     pub sym_stdout: bool,
 }
 
-/// What a test's objects stand for: a program's argv and input files.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Environment {
-    /// argv, the program name first, each without its terminating NUL.
-    pub argv: Vec<Vec<u8>>,
-    /// `(name, contents)` of each symbolic file: `A`, `B`, ...
-    pub files: Vec<(String, Vec<u8>)>,
-    /// The symbolic stdin, if any.
-    pub stdin: Option<Vec<u8>>,
-    /// How many of the test's objects the environment used; the program's
-    /// own symbolic inputs follow.
-    pub objects_used: usize,
-}
-
 /// The option a program argument is, without its one or two dashes.
 fn option_of(arg: &str) -> Option<&str> {
     let bare = arg.strip_prefix("--").or_else(|| arg.strip_prefix('-'))?;
@@ -241,81 +227,6 @@ impl PosixArgs {
     }
 }
 
-/// Reads a test's objects back into the environment its command line
-/// (`args`, the program name first, as the ktest keeps it) made: the
-/// objects are taken in order, as the runtime made them. `None` when the
-/// objects do not fit the command line (another program's test).
-pub fn environment(args: &[String], objects: &[(String, Vec<u8>)]) -> Option<Environment> {
-    let mut env = Environment::default();
-    let mut next = 0usize;
-    let mut take = |name: &str, size: Option<usize>| -> Option<Vec<u8>> {
-        let (n, bytes) = objects.get(next)?;
-        if n != name || size.is_some_and(|s| s != bytes.len()) {
-            return None;
-        }
-        next += 1;
-        Some(bytes.clone())
-    };
-    let c_string = |bytes: Vec<u8>| bytes.into_iter().take_while(|b| *b != 0).collect();
-    let options = PosixArgs::parse(args.get(1..).unwrap_or(&[])).ok()??;
-    let mut sym_arg = 0u32;
-    let mut k = 0;
-    while k < args.len() {
-        let number = |i: usize| args.get(k + i).and_then(|a| a.parse::<usize>().ok());
-        match option_of(&args[k]).filter(|_| k > 0) {
-            Some("sym-arg") => {
-                let len = number(1)?;
-                let arg = take(&format!("arg{sym_arg:02}"), Some(len + 1))?;
-                sym_arg += 1;
-                env.argv.push(c_string(arg));
-                k += 2;
-            }
-            Some("sym-args") => {
-                let (min, max, len) = (number(1)?, number(2)?, number(3)?);
-                let count = if min == max {
-                    min
-                } else {
-                    let n = take("n_args", Some(4))?;
-                    i32::from_le_bytes(n.try_into().ok()?) as usize
-                };
-                if count < min || count > max {
-                    return None;
-                }
-                for _ in 0..count {
-                    let arg = take(&format!("arg{sym_arg:02}"), Some(len + 1))?;
-                    sym_arg += 1;
-                    env.argv.push(c_string(arg));
-                }
-                k += 4;
-            }
-            Some("sym-files") => k += 3,
-            Some("sym-stdin") => k += 2,
-            Some(_) => k += 1,
-            None => {
-                env.argv.push(args[k].as_bytes().to_vec());
-                k += 1;
-            }
-        }
-    }
-    for i in 0..options.files {
-        let name = char::from(b'A' + i as u8).to_string();
-        let data = take(&format!("{name}-data"), Some(options.file_len as usize))?;
-        take(&format!("{name}-data-stat"), Some(STAT_SIZE))?;
-        env.files.push((name, data));
-    }
-    if options.stdin_len > 0 {
-        env.stdin = Some(take("stdin", Some(options.stdin_len as usize))?);
-        take("stdin-stat", Some(STAT_SIZE))?;
-    }
-    if options.sym_stdout {
-        take("stdout", Some(SYM_STDOUT_SIZE))?;
-        take("stdout-stat", Some(STAT_SIZE))?;
-    }
-    take("model_version", Some(4))?;
-    env.objects_used = next;
-    Some(env)
-}
-
 /// A host file `mnemo run --file PATH` lets the program read, under one
 /// name (the path as given, or as resolved).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -454,48 +365,5 @@ mod tests {
         assert!(e.to_string().contains("given twice"), "{e}");
         let e = parse("--max-fail 1").unwrap_err();
         assert!(e.to_string().contains("does not support"), "{e}");
-    }
-
-    fn obj(name: &str, bytes: &[u8]) -> (String, Vec<u8>) {
-        (name.to_string(), bytes.to_vec())
-    }
-
-    #[test]
-    fn objects_read_back_into_argv_files_and_stdin() {
-        let cmd = args("prog.bc -v --sym-args 0 2 2 --sym-arg 1 end --sym-files 1 3 --sym-stdin 2");
-        let stat = vec![0u8; STAT_SIZE];
-        let objects = vec![
-            obj("n_args", &1i32.to_le_bytes()),
-            obj("arg00", b"hi\0"),
-            obj("arg01", b"\0\0"),
-            obj("A-data", b"abc"),
-            obj("A-data-stat", &stat),
-            obj("stdin", b"xy"),
-            obj("stdin-stat", &stat),
-            obj("model_version", &1u32.to_le_bytes()),
-            obj("mine", b"z"),
-        ];
-        let env = environment(&cmd, &objects).expect("fits");
-        let argv: Vec<&[u8]> = env.argv.iter().map(Vec::as_slice).collect();
-        assert_eq!(argv, [&b"prog.bc"[..], b"-v", b"hi", b"", b"end"]);
-        assert_eq!(env.files, vec![("A".to_string(), b"abc".to_vec())]);
-        assert_eq!(env.stdin.as_deref(), Some(&b"xy"[..]));
-        assert_eq!(env.objects_used, 8);
-    }
-
-    #[test]
-    fn equal_bounds_make_no_n_args_object() {
-        let cmd = args("p --sym-args 1 1 1");
-        let objects = vec![obj("arg00", b"q\0"), obj("model_version", &[1, 0, 0, 0])];
-        let env = environment(&cmd, &objects).expect("fits");
-        assert_eq!(env.argv, vec![b"p".to_vec(), b"q".to_vec()]);
-    }
-
-    #[test]
-    fn objects_of_another_command_line_do_not_fit() {
-        let cmd = args("p --sym-arg 2");
-        assert_eq!(environment(&cmd, &[obj("arg00", b"ab")]), None);
-        assert_eq!(environment(&cmd, &[obj("x", b"ab\0")]), None);
-        assert_eq!(environment(&args("p plain"), &[]), None);
     }
 }
