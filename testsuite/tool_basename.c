@@ -1,9 +1,9 @@
 /* basename: prints NAME with any leading directories removed, and SUFFIX
  * removed from its end when given and not the whole remaining name.
  * Trailing slashes are ignored; a name made only of slashes is "/".
- * program-args: --sym-args 1 2 3
- * expect-completed: 151
- * expect-tests: 151
+ * program-args: --sym-args 0 2 3
+ * expect-completed: 152
+ * expect-tests: 152
  */
 #include <stdio.h>
 #include <string.h>

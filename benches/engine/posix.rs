@@ -60,7 +60,14 @@ fn coverage(
     let copy = dir.join(source.file_name().context("a source file")?);
     std::fs::copy(source, &copy)?;
     let prog = dir.join("prog.cov");
-    toolchain.compile_native_with(&copy, &prog, &["--coverage"])?;
+    // Notes and counts beside the build, not in the bench's directory.
+    let notes = format!("-coverage-notes-file={}", dir.join("tool.gcno").display());
+    let data = format!("-coverage-data-file={}", dir.join("tool.gcda").display());
+    toolchain.compile_native_with(
+        &copy,
+        &prog,
+        &["--coverage", "-Xclang", &notes, "-Xclang", &data],
+    )?;
     let mut scripts: Vec<PathBuf> = std::fs::read_dir(out)?
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| p.extension().is_some_and(|x| x == "sh"))
@@ -91,13 +98,17 @@ fn coverage(
         "gcovr",
     )?;
     let summary: Value = serde_json::from_slice(&report.stdout).context("gcovr's summary")?;
+    let name = copy
+        .file_name()
+        .and_then(|n| n.to_str())
+        .context("a source file name")?;
     let file = summary["files"]
         .as_array()
         .and_then(|fs| {
             fs.iter()
-                .find(|f| f["filename"].as_str() == copy.file_name().and_then(|n| n.to_str()))
+                .find(|f| f["filename"].as_str().is_some_and(|n| n.ends_with(name)))
         })
-        .context("gcovr reports no coverage of the tool's source")?;
+        .with_context(|| format!("gcovr reports no coverage of {name}: {summary}"))?;
     Ok((
         file["line_covered"].as_u64().unwrap_or(0),
         file["line_total"].as_u64().unwrap_or(0),
