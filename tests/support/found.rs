@@ -96,23 +96,24 @@ pub fn differ(what: &str, a: &Found, b: &Found) -> Result<(), String> {
     Ok(())
 }
 
-/// The header's `program-args`.
-#[allow(dead_code)] // Not every test file runs POSIX programs.
-pub fn program_args(source: &str) -> Vec<String> {
+/// The words after `key` (`name:`) in a testsuite header, if it has it.
+fn header_words(source: &str, key: &str) -> Vec<String> {
     source
         .lines()
-        .find_map(|l| l.split_once("program-args:").map(|(_, a)| a))
+        .find_map(|l| l.split_once(key).map(|(_, a)| a))
         .map(|a| a.split_whitespace().map(str::to_string).collect())
         .unwrap_or_default()
 }
 
+/// The header's `program-args`.
+#[allow(dead_code)] // Not every test file runs POSIX programs.
+pub fn program_args(source: &str) -> Vec<String> {
+    header_words(source, "program-args:")
+}
+
 /// The header's `mnemo-args`, split into the depth bound and the rest.
 pub fn header_args(source: &str) -> (Vec<String>, Option<u32>, Vec<String>) {
-    let args: Vec<String> = source
-        .lines()
-        .find_map(|l| l.split_once("mnemo-args:").map(|(_, a)| a))
-        .map(|a| a.split_whitespace().map(str::to_string).collect())
-        .unwrap_or_default();
+    let args = header_words(source, "mnemo-args:");
     let mut bound = None;
     let mut rest = Vec::new();
     let mut it = args.iter();
