@@ -17,7 +17,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use anyhow::{bail, Context};
 use serde_json::{json, Value};
@@ -663,34 +663,11 @@ fn per_call(_: &mut Bench, results: &mut Vec<Value>) -> anyhow::Result<()> {
 /// Two processes at once on one Redis store: the original and a mutant.
 fn shared_redis(b: &mut Bench, results: &mut Vec<Value>) -> anyhow::Result<()> {
     println!("\n== two mnemo processes sharing one Redis store");
-    let Ok(listener) = std::net::TcpListener::bind("127.0.0.1:0") else {
-        println!("(no loopback port)");
+    let Some(server) = mnemo::solver::store::LocalServer::start() else {
+        println!("(no Redis server could be started: skipped)");
         return Ok(());
     };
-    let port = listener.local_addr()?.port();
-    drop(listener);
-    let server = Command::new("redis-server")
-        .args([
-            "--port",
-            &port.to_string(),
-            "--bind",
-            "127.0.0.1",
-            "--save",
-            "",
-            "--appendonly",
-            "no",
-        ])
-        .stdout(Stdio::null())
-        .spawn();
-    let Ok(mut server) = server else {
-        println!("(redis-server is not installed: skipped)");
-        return Ok(());
-    };
-    let url = format!("redis://127.0.0.1:{port}");
-    let deadline = Instant::now() + Duration::from_secs(5);
-    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() && Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    let url = server.url.clone();
     let outcome = (|| -> anyhow::Result<()> {
         let prog = "paper_wbs.c";
         let source = subject(prog)?;
@@ -717,8 +694,7 @@ fn shared_redis(b: &mut Bench, results: &mut Vec<Value>) -> anyhow::Result<()> {
             "original": r1.json(), "mutant_concurrent": r2.json(), "mutant_after": r3.json()}));
         Ok(())
     })();
-    let _ = server.kill();
-    let _ = server.wait();
+    drop(server);
     outcome
 }
 

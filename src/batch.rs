@@ -107,6 +107,15 @@ pub fn run(config: &RunConfig, stop: &StopRequest) -> anyhow::Result<RunStats> {
     if config.jobs < 2 || config.balance.partitions().is_none() || config.resume {
         return crate::run::run(config, stop);
     }
+    let config = with_memo_dir(config)?;
+    shallow_trie(&config, config.jobs * PIECES_PER_LIST, stop)?;
+    crate::run::run(&config, stop)
+}
+
+/// `config` with a memo directory for the trie its partition is cut from:
+/// `--memo`'s, else the default one, whose trie of the program is removed
+/// (this run replaces it anyway).
+pub(crate) fn with_memo_dir(config: &RunConfig) -> anyhow::Result<RunConfig> {
     let mut config = config.clone();
     if config.memo_dir.is_none() {
         let memo_dir = crate::run::default_memo_dir(&config.output_dir);
@@ -121,8 +130,7 @@ pub fn run(config: &RunConfig, stop: &StopRequest) -> anyhow::Result<RunStats> {
         }
         config.memo_dir = Some(memo_dir);
     }
-    shallow_trie(&config, config.jobs * PIECES_PER_LIST, stop)?;
-    crate::run::run(&config, stop)
+    Ok(config)
 }
 
 /// The trie a partition is made from and the nodes its run explores anew.
@@ -145,7 +153,7 @@ fn partition_trie(config: &RunConfig) -> anyhow::Result<(Trie, Vec<memo::NodeId>
 }
 
 /// The hash of a trie, as the trie file holds it.
-fn trie_hash(trie: &Trie) -> String {
+pub(crate) fn trie_hash(trie: &Trie) -> String {
     blake3::hash(&memo::file::encode(trie)).to_hex().to_string()
 }
 
@@ -158,6 +166,61 @@ fn partition_id(trie: &str, options: &ShardOptions, shards: u32, packing: Packin
     h.update(&shards.to_le_bytes());
     h.update(format!("{packing:?}").as_bytes());
     h.finalize().to_hex().to_string()
+}
+
+/// A partition cut into shards, before they are written anywhere.
+pub(crate) struct Cut {
+    pub trie_depth: Option<u32>,
+    pub shallow_run: bool,
+    pub candidates: usize,
+    pub shards: Vec<Shard>,
+}
+
+/// Cuts the run `config` describes into `shards` shards: a shallow run
+/// records a trie first when the memo directory has none.
+pub(crate) fn cut(
+    config: &RunConfig,
+    shards: u32,
+    packing: Packing,
+    stop: &StopRequest,
+) -> anyhow::Result<Cut> {
+    let want = shards as usize * PIECES_PER_LIST;
+    let shallow_run = shallow_trie(config, want, stop)?;
+    let (trie, candidates) = partition_trie(config)?;
+    let (_, module) = load_program(&config.program, config.link_runtime)?;
+    let weights = Weights::new(&trie, &candidates, config.max_depth);
+    let parts = partition(&trie, &weights, shards as usize, packing);
+    let options = shard_options(config);
+    let trie_id = trie_hash(&trie);
+    let (id, hash) = (
+        partition_id(&trie_id, &options, shards, packing),
+        module_hash(&module),
+    );
+    let shards = parts
+        .into_iter()
+        .enumerate()
+        .map(|(i, part)| {
+            let (cut, ids) = prefixes(&trie, &part.candidates);
+            Shard {
+                index: i as u32,
+                count: shards,
+                partition: id.clone(),
+                trie: trie_id.clone(),
+                module_hash: hash.clone(),
+                program: config.program.clone(),
+                options: options.clone(),
+                prefixes: cut,
+                candidates: ids,
+                weight: part.weight,
+            }
+        })
+        .collect();
+    Ok(Cut {
+        trie_depth: trie.recorded.max_depth,
+        shallow_run,
+        candidates: candidates.len(),
+        shards,
+    })
 }
 
 /// `mnemo partition`: writes `shards` shard files into `out`.
@@ -183,42 +246,18 @@ pub fn write_shards(
             );
         }
     }
-    let want = shards as usize * PIECES_PER_LIST;
-    let shallow_run = shallow_trie(config, want, stop)?;
-    let (trie, candidates) = partition_trie(config)?;
-    let (_, module) = load_program(&config.program, config.link_runtime)?;
-    let weights = Weights::new(&trie, &candidates, config.max_depth);
-    let parts = partition(&trie, &weights, shards as usize, packing);
+    let cut = cut(config, shards, packing, stop)?;
     std::fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
-    let options = shard_options(config);
-    let trie_id = trie_hash(&trie);
-    let (id, hash) = (
-        partition_id(&trie_id, &options, shards, packing),
-        module_hash(&module),
-    );
     let mut report = PartitionReport {
-        trie_depth: trie.recorded.max_depth,
-        shallow_run,
-        candidates: candidates.len(),
+        trie_depth: cut.trie_depth,
+        shallow_run: cut.shallow_run,
+        candidates: cut.candidates,
         shards: Vec::new(),
     };
-    for (i, part) in parts.into_iter().enumerate() {
-        let (cut, ids) = prefixes(&trie, &part.candidates);
-        let shard = Shard {
-            index: i as u32,
-            count: shards,
-            partition: id.clone(),
-            trie: trie_id.clone(),
-            module_hash: hash.clone(),
-            program: config.program.clone(),
-            options: options.clone(),
-            prefixes: cut,
-            candidates: ids,
-            weight: part.weight,
-        };
-        let path = out.join(Shard::file_name(i as u32, shards));
+    for shard in &cut.shards {
+        let path = out.join(Shard::file_name(shard.index, shards));
         shard.write(&path)?;
-        report.shards.push((path, part.weight));
+        report.shards.push((path, shard.weight));
     }
     crate::files::sync_written(&[out])
         .with_context(|| format!("cannot sync {} to disk", out.display()))?;
@@ -291,13 +330,29 @@ pub fn run_shard(
     let started = Instant::now();
     let shard = Shard::read(shard_file)?;
     let program = program.map_or(shard.program.clone(), Path::to_path_buf);
-    let mut config = with_options(config, &shard.options, shard_file)?;
-    config.program = program.clone();
+    let stats = explore_shard(&shard, shard_file, &program, config, started, stop)?;
+    shard.write(&config.output_dir.join(RUN_SHARD))?;
+    Ok(stats)
+}
+
+/// Explores below `shard`'s candidates with the shard's options, the
+/// program's bitcode read from `program`, into `config.output_dir` (its
+/// trie too); `origin` names the shard in errors.
+pub(crate) fn explore_shard(
+    shard: &Shard,
+    origin: &Path,
+    program: &Path,
+    config: &RunConfig,
+    started: Instant,
+    stop: &StopRequest,
+) -> anyhow::Result<RunStats> {
+    let mut config = with_options(config, &shard.options, origin)?;
+    config.program = program.to_path_buf();
     config.memo_dir = Some(config.output_dir.clone());
     config.resume = false;
-    let (toolchain, module) = load_program(&program, config.link_runtime)?;
-    shard.check_module(shard_file, &program, &module)?;
-    let key = program_key(&program);
+    let (toolchain, module) = load_program(program, config.link_runtime)?;
+    shard.check_module(origin, program, &module)?;
+    let key = program_key(program);
     let now = Recorded::of(
         &module,
         &key,
@@ -312,7 +367,7 @@ pub fn run_shard(
         false,
         false,
     );
-    let stats = execute(
+    execute(
         &config,
         &toolchain,
         module,
@@ -327,9 +382,7 @@ pub fn run_shard(
             started,
         },
         stop,
-    )?;
-    shard.write(&config.output_dir.join(RUN_SHARD))?;
-    Ok(stats)
+    )
 }
 
 /// One shard's output, read back for the merge.
@@ -421,57 +474,121 @@ pub fn merge(outs: &[PathBuf], memo_dir: &Path, output_dir: &Path) -> anyhow::Re
             trie_file.display()
         );
     }
-    let mut merged = base.clone();
-    merged.recorded = done[0].trie.recorded.clone();
+    let mut explored = Vec::new();
     for d in &done {
         for &c in &d.shard.candidates {
-            let path = d.shard.prefixes.path_to(c);
-            let at = base.find(&path).with_context(|| {
-                format!(
-                    "the partition's trie has no node {}",
-                    d.shard.prefixes.path_text(c)
-                )
-            })?;
-            let from = d.trie.find(&path).with_context(|| {
-                format!(
-                    "the trie in {} has no node {} of its shard",
-                    d.dir.display(),
-                    d.shard.prefixes.path_text(c)
-                )
-            })?;
-            graft(&d.trie, from, &mut merged, at);
+            explored.push(Explored {
+                path: d.shard.prefixes.path_to(c),
+                trie: &d.trie,
+                origin: d.dir.display().to_string(),
+                stats: &d.stats,
+                worker: d.shard.index as usize,
+            });
         }
     }
-    let mut writer = TestWriter::create(
-        output_dir,
-        &first.program.display().to_string(),
-        first.options.args.clone(),
-    )?;
+    let (program, args) = (first.program.clone(), first.options.args.clone());
+    let chain = first.options.solver_chain.clone();
+    let workers = done.len();
+    join(
+        &base, &explored, &trie_file, output_dir, &program, args, &chain, workers, start,
+    )
+}
+
+/// A subtree explored apart from the run it belongs to, for [`join`]: the
+/// path to its root and the trie of the run that explored it.
+pub(crate) struct Explored<'a> {
+    pub path: Vec<(String, u32, u32)>,
+    pub trie: &'a Trie,
+    /// Where it came from, for errors.
+    pub origin: String,
+    /// The statistics of the run that explored it (one run may have
+    /// explored several subtrees: its counts are added once).
+    pub stats: &'a RunStats,
+    /// The worker that ran it, from 0: its runs' times add up to the
+    /// worker's busy time.
+    pub worker: usize,
+}
+
+/// Grafts the `explored` subtrees into `base` at their paths; writes the
+/// result's trie to `trie_file` and its tests (numbered by their place in
+/// the trie, as a single run writes them) and statistics to `output_dir`.
+/// `workers`: how many runs the work was shared among.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn join(
+    base: &Trie,
+    explored: &[Explored<'_>],
+    trie_file: &Path,
+    output_dir: &Path,
+    program: &Path,
+    args: Vec<String>,
+    chain: &str,
+    workers: usize,
+    start: Instant,
+) -> anyhow::Result<RunStats> {
+    let mut merged = base.clone();
+    if let Some(first) = explored.first() {
+        merged.recorded = first.trie.recorded.clone();
+    }
+    for e in explored {
+        let text = || {
+            e.path
+                .iter()
+                .map(|(f, s, a)| format!("{f}:{s}/{a}"))
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
+        let at = base
+            .find(&e.path)
+            .with_context(|| format!("the partition's trie has no node {}", text()))?;
+        let from = e.trie.find(&e.path).with_context(|| {
+            format!(
+                "the trie of {} has no node {} it explored",
+                e.origin,
+                text()
+            )
+        })?;
+        graft(e.trie, from, &mut merged, at);
+    }
+    let mut writer = TestWriter::create(output_dir, &program.display().to_string(), args)?;
     for (_, test) in kept_tests_placed(&merged, &Marks::default()) {
         writer.write(&test)?;
     }
     writer.finish()?;
-    memo::file::save(&merged, &trie_file).context("cannot save the merged trie")?;
-    let stats = merged_stats(&done, &writer, &merged, start);
+    memo::file::save(&merged, trie_file).context("cannot save the merged trie")?;
+    let mut seen = std::collections::HashSet::new();
+    let runs: Vec<(usize, &RunStats)> = explored
+        .iter()
+        .filter(|e| seen.insert(e.stats as *const RunStats))
+        .map(|e| (e.worker, e.stats))
+        .collect();
+    let stats = merged_stats(&runs, chain, workers, &writer, &merged, start);
     let path = output_dir.join("stats.json");
     stats
         .write(&path)
         .with_context(|| format!("cannot write {}", path.display()))?;
+    let memo_dir = trie_file.parent().unwrap_or(Path::new("."));
     crate::files::sync_written(&[output_dir, memo_dir])
         .with_context(|| format!("cannot sync {} to disk", output_dir.display()))?;
     Ok(stats)
 }
 
-/// The merged run's statistics: its paths and tests as written, the
-/// shards' work added up, and each shard as a worker.
-fn merged_stats(done: &[Done], writer: &TestWriter, merged: &Trie, start: Instant) -> RunStats {
+/// The merged run's statistics: its paths and tests as written, and the
+/// work of the `runs` that explored it (each with its worker) added up.
+fn merged_stats(
+    runs: &[(usize, &RunStats)],
+    chain: &str,
+    workers: usize,
+    writer: &TestWriter,
+    merged: &Trie,
+    start: Instant,
+) -> RunStats {
     let mut s = RunStats {
         paths: writer.paths.clone(),
         tests: writer.tests(),
         ..RunStats::default()
     };
-    for d in done {
-        let o = &d.stats;
+    let mut busy_s = vec![0.0; workers];
+    for &(worker, o) in runs {
         s.instructions += o.instructions;
         s.wall_s = s.wall_s.max(o.wall_s);
         s.solver.queries += o.solver.queries;
@@ -482,16 +599,18 @@ fn merged_stats(done: &[Done], writer: &TestWriter, merged: &Trie, start: Instan
         s.memo.mismatches += o.memo.mismatches;
         s.memo.replay_s += o.memo.replay_s;
         s.stopped_by = s.stopped_by.take().or_else(|| o.stopped_by.clone());
-        s.parallel.busy_s.push(o.wall_s);
+        if let Some(b) = busy_s.get_mut(worker) {
+            *b += o.wall_s;
+        }
     }
-    s.solver.chain = done[0].shard.options.solver_chain.clone();
+    s.solver.chain = chain.to_string();
     s.memo.reused = true;
     s.memo.nodes = merged.preorder().len() as u64;
     s.memo.save_s = start.elapsed().as_secs_f64();
     s.parallel = ParallelStats {
-        jobs: done.len() as u64,
-        imbalance: crate::parallel::imbalance(&s.parallel.busy_s),
-        busy_s: std::mem::take(&mut s.parallel.busy_s),
+        jobs: workers as u64,
+        imbalance: crate::parallel::imbalance(&busy_s),
+        busy_s,
         moved: 0,
     };
     s

@@ -112,6 +112,7 @@ pub fn program_args(source: &str) -> Vec<String> {
 }
 
 /// The header's `mnemo-args`, split into the depth bound and the rest.
+#[allow(dead_code)] // Not every test file reads a header.
 pub fn header_args(source: &str) -> (Vec<String>, Option<u32>, Vec<String>) {
     let args = header_words(source, "mnemo-args:");
     let mut bound = None;

@@ -53,6 +53,7 @@ pub fn signal(child: &Running, signal: i32) {
 
 /// Waits until `path` exists (a run's output directory is made after
 /// loading, once the signal handlers are in place).
+#[allow(dead_code)] // Not every test file waits for a file.
 pub fn wait_for(path: &Path) {
     let start = Instant::now();
     while !path.exists() {

@@ -18,7 +18,7 @@ mod sqlite;
 
 pub use self::memory::MemoryStore;
 pub use self::multi::{open_all, MultiStore};
-pub use self::redis::RedisStore;
+pub use self::redis::{LocalServer, RedisStore};
 pub use self::spec::StoreSpec;
 pub use self::sqlite::SqliteStore;
 

@@ -228,7 +228,7 @@ mod tests {
 
     #[test]
     fn background_writes_reach_redis() {
-        let Some(server) = super::super::redis::TestServer::start() else {
+        let Some(server) = super::super::redis::LocalServer::start() else {
             return;
         };
         let (m, errors) = open_all(&["memory".to_string(), server.url.clone()]);

@@ -138,18 +138,17 @@ impl Backend for RedisStore {
     }
 }
 
-/// A `redis-server` child process on a free port, for tests.
-#[cfg(test)]
-pub(crate) struct TestServer {
+/// A `redis-server` child process on a free loopback port, stopped when
+/// dropped: for tests and benchmarks that need a server of their own.
+pub struct LocalServer {
     child: std::process::Child,
     pub url: String,
 }
 
-#[cfg(test)]
-impl TestServer {
+impl LocalServer {
     /// Starts a server, or `None` (with a note) when `redis-server` is not
-    /// installed.
-    pub(crate) fn start() -> Option<TestServer> {
+    /// installed or does not come up.
+    pub fn start() -> Option<LocalServer> {
         let port = std::net::TcpListener::bind("127.0.0.1:0")
             .ok()?
             .local_addr()
@@ -159,6 +158,8 @@ impl TestServer {
             .args([
                 "--port",
                 &port.to_string(),
+                "--bind",
+                "127.0.0.1",
                 "--save",
                 "",
                 "--appendonly",
@@ -173,19 +174,26 @@ impl TestServer {
                 return None;
             }
         };
-        let url = format!("redis://127.0.0.1:{port}");
+        let mut server = LocalServer {
+            child,
+            url: format!("redis://127.0.0.1:{port}"),
+        };
         for _ in 0..100 {
-            if RedisStore::connect(&url).is_ok() {
-                return Some(TestServer { child, url });
+            if RedisStore::connect(&server.url).is_ok() {
+                return Some(server);
+            }
+            if let Ok(Some(status)) = server.child.try_wait() {
+                eprintln!("note: redis-server ended at once ({status})");
+                return None;
             }
             std::thread::sleep(Duration::from_millis(50));
         }
-        panic!("redis-server did not start on port {port}");
+        eprintln!("note: redis-server did not start on port {port}");
+        None
     }
 }
 
-#[cfg(test)]
-impl Drop for TestServer {
+impl Drop for LocalServer {
     fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
@@ -198,7 +206,7 @@ mod tests {
 
     #[test]
     fn round_trips_on_a_real_server() {
-        let Some(server) = TestServer::start() else {
+        let Some(server) = LocalServer::start() else {
             return;
         };
         let store = RedisStore::connect(&server.url).unwrap();
