@@ -56,6 +56,31 @@ enum Command {
         #[command(flatten)]
         run: RunArgs,
     },
+    /// Work for a cluster run (`mnemo run --cluster URL`) until its
+    /// coordinator has joined it: claim shards from the Redis server,
+    /// explore them, send the subtrees back. Start as many as you like, on
+    /// any machine with the runtime; kill any of them at any time.
+    Worker {
+        /// The run: `redis://HOST:PORT/NAME`, as the coordinator names it.
+        url: String,
+        /// Workers exploring each candidate in this process (default: the
+        /// number of cores).
+        #[arg(long, short = 'j', value_name = "N", allow_negative_numbers = true,
+              value_parser = whole(1, MAX_JOBS))]
+        jobs: Option<usize>,
+        /// Where solver answers are shared (as `run --store`); default: the
+        /// run's Redis server.
+        #[arg(long = "store", value_name = "SPEC")]
+        stores: Vec<String>,
+        /// A shard whose worker has not renewed its lease for this many
+        /// seconds (a worker killed, a machine lost) goes to another worker.
+        #[arg(long, value_name = "S", default_value = "30", allow_negative_numbers = true,
+              value_parser = seconds)]
+        lease: Duration,
+        /// No messages but errors and the final report.
+        #[arg(long, short)]
+        quiet: bool,
+    },
     /// Join the outputs of every shard of a partition (`mnemo run --shard`)
     /// into one result: the trie in `--memo`, and tests numbered by their
     /// place in it, as a single run writes them.
@@ -268,6 +293,12 @@ struct RunArgs {
     #[arg(long, value_name = "FILE",
           conflicts_with_all = ["deepen", "resume", "memo", "max_depth", "target", "compress"])]
     shard: Option<PathBuf>,
+    /// Run on the workers (`mnemo worker URL`) of a cluster run on a Redis
+    /// server, `redis://HOST:PORT/NAME`: its work starts as `--jobs`
+    /// shards; run the same command again to go on after a stop.
+    #[arg(long, value_name = "URL",
+          conflicts_with_all = ["shard", "deepen", "resume", "max_time", "max_instructions", "target", "files"])]
+    cluster: Option<String>,
     /// The program's bitcode (`mnemo cc` makes it).
     #[arg(required_unless_present = "shard")]
     program: Option<PathBuf>,
@@ -420,8 +451,15 @@ fn real_main() -> anyhow::Result<ExitCode> {
                 return run_shard(a, &shard, &stop);
             }
             let deepen_bounds = a.deepen;
+            let cluster = a.cluster.clone();
             let config = run_config(a)?;
             check_loadable(&config.program, &stop)?;
+            if let Some(url) = cluster {
+                let stats = mnemo::cluster::coordinate(&config, &url, &stop)?;
+                eprint!("{}", stats.summary());
+                eprintln!("mnemo: output in {}", config.output_dir.display());
+                return Ok(run_status(&stats, &stop));
+            }
             if let Some(d) = deepen_bounds {
                 return deepen(config, d, &stop);
             }
@@ -465,6 +503,25 @@ fn real_main() -> anyhow::Result<ExitCode> {
             };
             let report = mnemo::batch::write_shards(&config, shards, &out, packing, &stop)?;
             print!("{report}");
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Worker {
+            url,
+            jobs,
+            stores,
+            lease,
+            quiet,
+        } => {
+            let stop = signal_handlers()?;
+            let config = mnemo::cluster::WorkerConfig {
+                url,
+                jobs: jobs.unwrap_or_else(mnemo::parallel::default_jobs),
+                stores,
+                lease,
+                quiet,
+            };
+            let report = mnemo::cluster::work(&config, &stop)?;
+            eprint!("{report}");
             Ok(ExitCode::SUCCESS)
         }
         Command::Merge {

@@ -1,0 +1,285 @@
+//! `mnemo worker URL`: claims shards of a cluster run, explores below each
+//! of their candidates in turn, and sends each candidate's subtree back.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use anyhow::Context;
+
+use super::queue::{Claimed, Plan, Queue, Subtree};
+use super::RunUrl;
+use crate::batch::explore_shard;
+use crate::memo::{self, NodeId};
+use crate::parallel::shard::{prefixes, Shard};
+use crate::run::{program_key, RunConfig};
+use crate::stop::StopRequest;
+
+/// How long a worker waits on the stream before it looks again for shards
+/// to reclaim and for the run's end.
+const POLL: Duration = Duration::from_secs(1);
+
+/// What `mnemo worker` was asked.
+#[derive(Clone, Debug)]
+pub struct WorkerConfig {
+    pub url: String,
+    /// Workers exploring each candidate, in this process.
+    pub jobs: usize,
+    /// `--store` specs; empty: the run's Redis server.
+    pub stores: Vec<String>,
+    /// A shard its worker has not touched for this long goes to another.
+    pub lease: Duration,
+    pub quiet: bool,
+}
+
+/// What a worker did.
+#[derive(Clone, Debug, Default)]
+pub struct WorkerReport {
+    pub shards: usize,
+    /// Of those, taken over from a worker whose lease expired.
+    pub reclaimed: usize,
+    pub candidates: usize,
+    /// Candidates skipped: another worker had explored them.
+    pub skipped: usize,
+    /// Shards split off to idle workers.
+    pub splits: usize,
+    pub busy_s: f64,
+}
+
+impl std::fmt::Display for WorkerReport {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        writeln!(
+            f,
+            "worker: {} shards ({} reclaimed), {} candidates explored, {} skipped, {} split off; busy {:.1}s",
+            self.shards, self.reclaimed, self.candidates, self.skipped, self.splits, self.busy_s
+        )
+    }
+}
+
+/// Works for the run at `config.url` until the coordinator has joined it
+/// (or a signal stops it).
+pub fn work(config: &WorkerConfig, stop: &StopRequest) -> anyhow::Result<WorkerReport> {
+    let url = RunUrl::parse(&config.url)?;
+    let mut queue = Queue::connect(&url)?;
+    let me = consumer_name();
+    let mut said = false;
+    let plan = loop {
+        if let Some(plan) = queue.plan()? {
+            break plan;
+        }
+        if stop.reason().is_some() {
+            anyhow::bail!("stopped while waiting for the coordinator of {url}");
+        }
+        if !said && !config.quiet {
+            eprintln!("mnemo: waiting for the coordinator of {url}");
+            said = true;
+        }
+        std::thread::sleep(POLL);
+    };
+    let scratch = tempfile::Builder::new()
+        .prefix("mnemo-worker-")
+        .tempdir()
+        .context("cannot make the worker's scratch directory")?;
+    let name = plan
+        .program
+        .file_name()
+        .map_or_else(|| "program.bc".into(), |n| n.to_owned());
+    let program = scratch.path().join(name);
+    crate::files::write_atomic(&program, &queue.module()?)
+        .with_context(|| format!("cannot write {}", program.display()))?;
+    let stores = if config.stores.is_empty() {
+        vec![url.server.clone()]
+    } else {
+        config.stores.clone()
+    };
+    let base = base_config(&program, scratch.path(), stores, config);
+    let mut report = WorkerReport::default();
+    while stop.reason().is_none() && !queue.is_done()? {
+        let claimed = match queue.reclaim(&me, config.lease)? {
+            Some(c) => {
+                report.reclaimed += 1;
+                if !config.quiet {
+                    eprintln!("mnemo: shard {} was left by its worker: taken over", c.id);
+                }
+                Some(c)
+            }
+            None => queue.take(&me, POLL)?,
+        };
+        let Some(claimed) = claimed else {
+            queue.set_idle(&me, true)?;
+            continue;
+        };
+        queue.set_idle(&me, false)?;
+        report.shards += 1;
+        if !config.quiet {
+            eprintln!("mnemo: claimed shard {}", claimed.id);
+        }
+        let started = Instant::now();
+        let lease = Lease::hold(&url, &me, &claimed.id, config.lease)?;
+        let result = explore(&mut queue, &me, &plan, &claimed, &base, &mut report, stop);
+        lease.release();
+        report.busy_s += started.elapsed().as_secs_f64();
+        if result? {
+            queue.ack(&claimed.id)?;
+        }
+    }
+    queue.set_idle(&me, false)?;
+    Ok(report)
+}
+
+/// A name for this worker in the group, unique across machines and
+/// restarts.
+fn consumer_name() -> String {
+    let host = std::fs::read_to_string("/etc/hostname")
+        .ok()
+        .map(|h| h.trim().to_string())
+        .filter(|h| !h.is_empty())
+        .unwrap_or_else(|| "host".to_string());
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.subsec_nanos());
+    format!("{host}-{}-{nanos:09}", std::process::id())
+}
+
+/// The run configuration each candidate's run starts from; the shard's
+/// options replace what the run fixed.
+fn base_config(program: &Path, scratch: &Path, stores: Vec<String>, c: &WorkerConfig) -> RunConfig {
+    RunConfig {
+        program: program.to_path_buf(),
+        output_dir: scratch.join("out"),
+        program_args: Vec::new(),
+        host_files: Vec::new(),
+        max_depth: None,
+        max_time: None,
+        max_instructions: None,
+        max_memory_mb: None,
+        max_stack_frames: crate::exec::DEFAULT_MAX_STACK_FRAMES,
+        searcher: Default::default(),
+        seed: 1,
+        solver: Default::default(),
+        stores,
+        show_output: false,
+        entry: "main".to_string(),
+        link_runtime: true,
+        quiet: true,
+        memo_dir: None,
+        resume: false,
+        compress: false,
+        targets: Vec::new(),
+        heuristic: crate::memo::heuristic::HeuristicKind::Reachability,
+        last_in_process: false,
+        checkpoint: None,
+        jobs: c.jobs.max(1),
+        balance: Default::default(),
+    }
+}
+
+/// Explores below each candidate of the claimed shard that no worker has
+/// explored yet; returns whether every one was (not stopped by a signal).
+fn explore(
+    queue: &mut Queue,
+    me: &str,
+    plan: &Plan,
+    claimed: &Claimed,
+    base: &RunConfig,
+    report: &mut WorkerReport,
+    stop: &StopRequest,
+) -> anyhow::Result<bool> {
+    let origin = PathBuf::from(format!("{}#{}", queue.url, claimed.id));
+    let shard = Shard::decode(&claimed.shard, &origin)?;
+    if shard.partition != plan.partition {
+        anyhow::bail!(
+            "{} belongs to another partition than the run's plan",
+            origin.display()
+        );
+    }
+    let mut todo: Vec<NodeId> = shard.candidates.clone();
+    todo.reverse();
+    while let Some(c) = todo.pop() {
+        if stop.reason().is_some() {
+            return Ok(false);
+        }
+        if !todo.is_empty() && queue.dry()? && queue.idle_workers()? > 0 {
+            let give: Vec<NodeId> = todo.drain(..todo.len().div_ceil(2)).rev().collect();
+            queue.requeue(&split(&shard, &give).encode())?;
+            report.splits += 1;
+        }
+        let path = shard.prefixes.path_to(c);
+        if queue.finished(&path)? {
+            report.skipped += 1;
+            continue;
+        }
+        let one = split(&shard, &[c]);
+        let out = base.output_dir.with_file_name(format!("out-{}", c.0));
+        let _ = std::fs::remove_dir_all(&out);
+        let config = RunConfig {
+            output_dir: out.clone(),
+            ..base.clone()
+        };
+        let stats = explore_shard(&one, &origin, &base.program, &config, Instant::now(), stop)?;
+        if stats.stopped_by.is_some() && stop.reason().is_some() {
+            return Ok(false);
+        }
+        let trie_file = memo::trie_path(&out, &program_key(&base.program));
+        let trie = std::fs::read(&trie_file)
+            .with_context(|| format!("cannot read {}", trie_file.display()))?;
+        queue.send(&Subtree {
+            path,
+            trie,
+            stats,
+            worker: me.to_string(),
+        })?;
+        let _ = std::fs::remove_dir_all(&out);
+        report.candidates += 1;
+    }
+    Ok(true)
+}
+
+/// The shard for some of `shard`'s candidates.
+fn split(shard: &Shard, candidates: &[NodeId]) -> Shard {
+    let (cut, ids) = prefixes(&shard.prefixes, candidates);
+    Shard {
+        weight: shard.weight * candidates.len() as f64 / shard.candidates.len().max(1) as f64,
+        prefixes: cut,
+        candidates: ids,
+        ..shard.clone()
+    }
+}
+
+/// Renews the lease on a claimed shard from a thread of its own while the
+/// shard is explored, so that only a worker that stopped loses it.
+struct Lease {
+    quit: Arc<AtomicBool>,
+    thread: std::thread::JoinHandle<()>,
+}
+
+impl Lease {
+    fn hold(url: &RunUrl, me: &str, id: &str, lease: Duration) -> anyhow::Result<Lease> {
+        let mut queue = Queue::connect(url)?;
+        let quit = Arc::new(AtomicBool::new(false));
+        let (me, id, flag) = (me.to_string(), id.to_string(), quit.clone());
+        let every = (lease / 3).max(Duration::from_millis(100));
+        let thread = std::thread::Builder::new()
+            .name("mnemo-lease".into())
+            .spawn(move || {
+                let mut last = Instant::now();
+                while !flag.load(Ordering::Acquire) {
+                    std::thread::sleep(Duration::from_millis(50));
+                    if last.elapsed() >= every {
+                        if let Err(e) = queue.touch(&me, &id) {
+                            eprintln!("mnemo: {e}");
+                        }
+                        last = Instant::now();
+                    }
+                }
+            })
+            .context("cannot start the lease thread")?;
+        Ok(Lease { quit, thread })
+    }
+
+    fn release(self) {
+        self.quit.store(true, Ordering::Release);
+        let _ = self.thread.join();
+    }
+}
