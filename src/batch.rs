@@ -72,14 +72,20 @@ pub fn shallow_trie(config: &RunConfig, want: usize, stop: &StopRequest) -> anyh
         return Ok(false);
     }
     let scratch = memo_dir.join(".partition-shallow");
+    let started = Instant::now();
     for depth in 1.. {
-        if config.max_depth.is_some_and(|b| depth >= b) || stop.reason().is_some() {
+        let left = config.max_time.map(|t| t.saturating_sub(started.elapsed()));
+        if config.max_depth.is_some_and(|b| depth >= b)
+            || stop.reason().is_some()
+            || left.is_some_and(|t| t.is_zero())
+        {
             break;
         }
         let _ = std::fs::remove_dir_all(&scratch);
         let shallow = RunConfig {
             output_dir: scratch.clone(),
             max_depth: Some(depth),
+            max_time: left,
             quiet: true,
             last_in_process: false,
             checkpoint: None,
@@ -107,8 +113,12 @@ pub fn run(config: &RunConfig, stop: &StopRequest) -> anyhow::Result<RunStats> {
     if config.jobs < 2 || config.balance.partitions().is_none() || config.resume {
         return crate::run::run(config, stop);
     }
-    let config = with_memo_dir(config)?;
+    let mut config = with_memo_dir(config)?;
+    // The shallow phase is part of the run: its time counts against
+    // `--max-time`.
+    let started = Instant::now();
     shallow_trie(&config, config.jobs * PIECES_PER_LIST, stop)?;
+    config.max_time = config.max_time.map(|t| t.saturating_sub(started.elapsed()));
     crate::run::run(&config, stop)
 }
 

@@ -416,6 +416,48 @@ fn max_time_holds_with_thousands_of_pending_paths() {
     );
 }
 
+/// Long concrete work before every choice: each shallow run that records
+/// the trie a partitioned run starts from spends its time there.
+const SLOW_START: &str = r#"
+#include <klee/klee.h>
+int main(void) {
+  volatile unsigned warm = 0;
+  for (unsigned i = 0; i < 400000000u; i++) warm += i;
+  int x = klee_int("x");
+  while (x > 0) x -= klee_int("step") > 3 ? 2 : 1;
+  return warm & 1;
+}
+"#;
+
+#[test]
+fn max_time_counts_the_shallow_phase_of_a_partitioned_run() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let Some(bc) = compile(dir.path(), "slow", SLOW_START) else {
+        return;
+    };
+    let out = dir.path().join("out");
+    let start = std::time::Instant::now();
+    let o = run(
+        &bc,
+        &out,
+        &[
+            "--jobs",
+            "2",
+            "--balance",
+            "trie",
+            "--store",
+            "none",
+            "--max-time",
+            "2",
+        ],
+    );
+    let took = start.elapsed();
+    assert_eq!(o.status.code(), Some(LIMIT), "{}", stderr(&o));
+    // Each shallow run and the run itself once had the whole limit; the
+    // margin is for a busy machine.
+    assert!(took < Duration::from_millis(3500), "{took:?}");
+}
+
 /// A multiplicative hash looked up in buckets: inverting it is where Z3's
 /// time depends on its seed.
 const HASHED: &str = r#"
