@@ -161,6 +161,54 @@ fn measure(
     })
 }
 
+/// Runs `s` as a cluster run on `server`: the coordinator in this process,
+/// two `mnemo worker -j 1` processes beside it, all on this machine.
+fn measure_cluster(
+    scratch: &Path,
+    bc: &Path,
+    s: &Subject,
+    server: &mnemo::solver::store::LocalServer,
+) -> anyhow::Result<Measured> {
+    let name = format!("{}-{}-{}", s.program, s.from.unwrap_or(0), s.depth);
+    let dir = scratch.join(format!("cluster-{name}"));
+    let memo = dir.join("memo");
+    let stop = StopRequest::default();
+    if let Some(from) = s.from {
+        let c = config(
+            bc,
+            dir.join("shallow"),
+            memo.clone(),
+            from,
+            1,
+            Balance::Dynamic,
+        );
+        mnemo::run::run(&c, &stop)?;
+    }
+    let url = format!("{}/{name}", server.url);
+    let start = std::time::Instant::now();
+    let workers: Vec<std::process::Child> = (0..2)
+        .map(|_| {
+            std::process::Command::new(env!("CARGO_BIN_EXE_mnemo"))
+                .args(["worker", "-q", "-j", "1", "--store", "none", &url])
+                .stderr(std::process::Stdio::null())
+                .spawn()
+        })
+        .collect::<Result<_, _>>()?;
+    let c = config(bc, dir.join("out"), memo.clone(), s.depth, 2, Balance::Trie);
+    let stats = mnemo::cluster::coordinate(&c, &url, &stop);
+    for mut w in workers {
+        if stats.is_err() {
+            let _ = w.kill();
+        }
+        let _ = w.wait();
+    }
+    Ok(Measured {
+        stats: stats?,
+        wall_s: start.elapsed().as_secs_f64(),
+        memo,
+    })
+}
+
 /// The share of the workers' busy time spent replaying prefixes.
 fn replay_share(s: &RunStats) -> f64 {
     let busy: f64 = s.parallel.busy_s.iter().sum();
@@ -215,6 +263,8 @@ pub fn run(root: &Path, toolchain: &mnemo::testgen::Toolchain) -> anyhow::Result
         "replay",
         "load"
     );
+    let server = mnemo::solver::store::LocalServer::start();
+    let mut clusters = Vec::new();
     let mut predictions = Vec::new();
     for s in &SUBJECTS {
         let source = root.join("testsuite").join(format!("{}.c", s.program));
@@ -263,6 +313,22 @@ pub fn run(root: &Path, toolchain: &mnemo::testgen::Toolchain) -> anyhow::Result
                 })
             })
             .collect();
+        if let Some(server) = &server {
+            let m = measure_cluster(scratch.path(), &bc, s, server)?;
+            clusters.push((
+                s,
+                depth.clone(),
+                one.wall_s,
+                m.wall_s,
+                m.stats.parallel.imbalance,
+            ));
+            results.push(json!({
+                "bench": "parallel-cluster", "program": s.program, "from": s.from,
+                "max_depth": s.depth, "jobs1_s": one.wall_s, "wall_s": m.wall_s,
+                "speedup": one.wall_s / m.wall_s.max(1e-9),
+                "imbalance": m.stats.parallel.imbalance, "busy_s": m.stats.parallel.busy_s,
+            }));
+        }
         let sim = simulate(scratch.path(), &bc, s, &one.memo)?;
         predictions.push((s, depth.clone(), sim.clone()));
         results.push(json!({
@@ -276,6 +342,25 @@ pub fn run(root: &Path, toolchain: &mnemo::testgen::Toolchain) -> anyhow::Result
         }));
     }
     println!("(targets: speedup >= 1.8x, imbalance <= 1.1, replay <= 5% of the busy time (of the trie run); wall times are whole calls, a shallow run for the partitions included; load: the 1-minute load average before the runs: with other work on the cores, speedups measured here are unreliable)");
+    println!(
+        "\n{:<22} {:>6} | {:>7} | {:>9} {:>7} {:>9}",
+        "cluster (2 workers)", "depth", "jobs1 s", "cluster s", "x", "imbalance"
+    );
+    for (s, depth, one, two, imbalance) in &clusters {
+        println!(
+            "{:<22} {:>6} | {:>7.2} | {:>9.2} {:>6.2}x {:>9.2}",
+            s.program,
+            depth,
+            one,
+            two,
+            one / two.max(1e-9),
+            imbalance
+        );
+    }
+    if server.is_none() {
+        println!("(no Redis server could be started: no cluster rows)");
+    }
+    println!("(a coordinator and two `mnemo worker -j 1` processes on a Redis server on this machine: shards of the trie, one candidate at a time, split off to an idle worker; the program loaded once per candidate)");
     println!(
         "\n{:<22} {:>6} | {}",
         "predicted (not measured)",
