@@ -340,18 +340,26 @@ pub fn run_shard(
     let started = Instant::now();
     let shard = Shard::read(shard_file)?;
     let program = program.map_or(shard.program.clone(), Path::to_path_buf);
-    let stats = explore_shard(&shard, shard_file, &program, config, started, stop)?;
+    let stats = explore_shard(&shard, shard_file, &program, None, config, started, stop)?;
     shard.write(&config.output_dir.join(RUN_SHARD))?;
     Ok(stats)
 }
 
+/// A program loaded (`run::load_program`) and checked against a shard's
+/// module hash, for the runs of several shards.
+pub(crate) type Loaded = (
+    Option<crate::testgen::Toolchain>,
+    std::sync::Arc<crate::ir::Module>,
+);
+
 /// Explores below `shard`'s candidates with the shard's options, the
-/// program's bitcode read from `program`, into `config.output_dir` (its
-/// trie too); `origin` names the shard in errors.
+/// program's bitcode read from `program` (unless `loaded` holds it), into
+/// `config.output_dir` (its trie too); `origin` names the shard in errors.
 pub(crate) fn explore_shard(
     shard: &Shard,
     origin: &Path,
     program: &Path,
+    loaded: Option<&Loaded>,
     config: &RunConfig,
     started: Instant,
     stop: &StopRequest,
@@ -360,8 +368,14 @@ pub(crate) fn explore_shard(
     config.program = program.to_path_buf();
     config.memo_dir = Some(config.output_dir.clone());
     config.resume = false;
-    let (toolchain, module) = load_program(program, config.link_runtime)?;
-    shard.check_module(origin, program, &module)?;
+    let (toolchain, module) = match loaded {
+        Some((toolchain, module)) => (toolchain.clone(), module.clone()),
+        None => {
+            let (toolchain, module) = load_program(program, config.link_runtime)?;
+            shard.check_module(origin, program, &module)?;
+            (toolchain, module)
+        }
+    };
     let key = program_key(program);
     let now = Recorded::of(
         &module,

@@ -10,10 +10,10 @@ use anyhow::Context;
 
 use super::queue::{Claimed, Plan, Queue, Subtree};
 use super::RunUrl;
-use crate::batch::explore_shard;
+use crate::batch::{explore_shard, Loaded};
 use crate::memo::{self, NodeId};
 use crate::parallel::shard::{prefixes, Shard};
-use crate::run::{program_key, RunConfig};
+use crate::run::{load_program, program_key, RunConfig};
 use crate::stop::StopRequest;
 
 /// How long a worker waits on the stream before it looks again for shards
@@ -93,7 +93,10 @@ pub fn work(config: &WorkerConfig, stop: &StopRequest) -> anyhow::Result<WorkerR
     } else {
         config.stores.clone()
     };
-    let base = base_config(&program, scratch.path(), stores, config);
+    let mut local = Local {
+        base: base_config(&program, scratch.path(), stores, config),
+        loaded: None,
+    };
     let mut report = WorkerReport::default();
     while stop.reason().is_none() && !queue.is_done()? {
         let claimed = match queue.reclaim(&me, config.lease)? {
@@ -117,7 +120,15 @@ pub fn work(config: &WorkerConfig, stop: &StopRequest) -> anyhow::Result<WorkerR
         }
         let started = Instant::now();
         let lease = Lease::hold(&url, &me, &claimed.id, config.lease)?;
-        let result = explore(&mut queue, &me, &plan, &claimed, &base, &mut report, stop);
+        let result = explore(
+            &mut queue,
+            &me,
+            &plan,
+            &claimed,
+            &mut local,
+            &mut report,
+            stop,
+        );
         lease.release();
         report.busy_s += started.elapsed().as_secs_f64();
         if result? {
@@ -126,6 +137,13 @@ pub fn work(config: &WorkerConfig, stop: &StopRequest) -> anyhow::Result<WorkerR
     }
     queue.set_idle(&me, false)?;
     Ok(report)
+}
+
+/// What a worker keeps from shard to shard: the configuration its runs
+/// start from, and the program loaded (with the runtime linked or not).
+struct Local {
+    base: RunConfig,
+    loaded: Option<(bool, Loaded)>,
 }
 
 /// A name for this worker in the group, unique across machines and
@@ -182,7 +200,7 @@ fn explore(
     me: &str,
     plan: &Plan,
     claimed: &Claimed,
-    base: &RunConfig,
+    local: &mut Local,
     report: &mut WorkerReport,
     stop: &StopRequest,
 ) -> anyhow::Result<bool> {
@@ -194,6 +212,14 @@ fn explore(
             origin.display()
         );
     }
+    let link = shard.options.link_runtime;
+    let loaded = match local.loaded.take() {
+        Some((linked, l)) if linked == link => l,
+        _ => load_program(&local.base.program, link)?,
+    };
+    shard.check_module(&origin, &local.base.program, &loaded.1)?;
+    let loaded = &local.loaded.insert((link, loaded)).1;
+    let base = &local.base;
     let mut todo: Vec<NodeId> = shard.candidates.clone();
     todo.reverse();
     while let Some(c) = todo.pop() {
@@ -217,7 +243,15 @@ fn explore(
             output_dir: out.clone(),
             ..base.clone()
         };
-        let stats = explore_shard(&one, &origin, &base.program, &config, Instant::now(), stop)?;
+        let stats = explore_shard(
+            &one,
+            &origin,
+            &base.program,
+            Some(loaded),
+            &config,
+            Instant::now(),
+            stop,
+        )?;
         if stats.stopped_by.is_some() && stop.reason().is_some() {
             return Ok(false);
         }
