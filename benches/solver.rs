@@ -482,22 +482,28 @@ fn chain_subjects(b: &mut Bench) -> anyhow::Result<Vec<(String, PathBuf)>> {
     Ok(out)
 }
 
-/// Runs `bc` under `chain` with Z3 seeds 0, 1, 2, ... : all of the first
-/// three, then more (up to ten) while less than three seconds have been
-/// spent, and gives the mean time of the runs (with the most paths lost to
-/// timeouts among them).
+/// Runs `bc` under each of `chains` with Z3 seeds 0, 1, 2, ... : all of
+/// the first three, then more (up to ten) while the fastest chain has spent
+/// less than three seconds and all of them less than two minutes; gives
+/// each chain's mean time (with the most paths lost to timeouts among its
+/// runs).
 ///
 /// On hard queries Z3's time depends on its heuristics' random choices as
 /// much as on the query (a factor of 10 on one query of `hash_mul`): one
 /// run is one draw, and the fastest of several runs with one seed measures
 /// the machine's noise, not that. Each chain gets the same seeds, and a
 /// short run gets more of them, since its few queries average less luck
-/// out.
-fn over_seeds(b: &mut Bench, bc: &Path, chain: &str) -> anyhow::Result<Run> {
-    let mut runs: Vec<Run> = Vec::new();
-    let mut spent = 0.0;
+/// out. The chains take turns seed by seed, so that a change in the
+/// machine's load while a subject is measured falls on all of them alike.
+fn over_seeds(b: &mut Bench, bc: &Path, chains: &[&str]) -> anyhow::Result<Vec<Run>> {
+    let mut runs: Vec<Vec<Run>> = chains.iter().map(|_| Vec::new()).collect();
     for seed in 0..10 {
-        if seed >= 3 && spent > 3.0 {
+        let spent: Vec<f64> = runs
+            .iter()
+            .map(|r| r.iter().map(|r| r.wall_s).sum::<f64>())
+            .collect();
+        let fastest = spent.iter().copied().fold(f64::INFINITY, f64::min);
+        if seed >= 3 && (fastest > 3.0 || spent.iter().sum::<f64>() > 120.0) {
             break;
         }
         // `--store none`: the store layers keep their answers in memory for
@@ -505,18 +511,22 @@ fn over_seeds(b: &mut Bench, bc: &Path, chain: &str) -> anyhow::Result<Run> {
         // file store costs and saves is the `incremental` and `reuse`
         // sections' subject).
         let seed = seed.to_string();
-        let r = b.run_with(bc, chain, &[], &["--z3-seed", &seed])?;
-        spent += r.wall_s;
-        runs.push(r);
+        for (chain, runs) in chains.iter().zip(&mut runs) {
+            runs.push(b.run_with(bc, chain, &[], &["--z3-seed", &seed])?);
+        }
     }
-    let n = runs.len() as f64;
-    let mean = runs.iter().map(|r| r.wall_s).sum::<f64>() / n;
-    let mut worst = runs
-        .into_iter()
-        .max_by_key(|r| r.solver_errors)
-        .context("no run")?;
-    worst.wall_s = mean;
-    Ok(worst)
+    runs.into_iter()
+        .map(|runs| {
+            let n = runs.len() as f64;
+            let mean = runs.iter().map(|r| r.wall_s).sum::<f64>() / n;
+            let mut worst = runs
+                .into_iter()
+                .max_by_key(|r| r.solver_errors)
+                .context("no run")?;
+            worst.wall_s = mean;
+            Ok(worst)
+        })
+        .collect()
 }
 
 /// Which chain is fastest on a first run of each program (an empty store):
@@ -559,10 +569,7 @@ fn chains(b: &mut Bench, results: &mut Vec<Value>) -> anyhow::Result<()> {
     let mut totals = vec![0.0; candidates.len()];
     let mut worst_ratio: f64 = 0.0;
     for (name, bc) in &subjects {
-        let mut runs = Vec::new();
-        for chain in candidates {
-            runs.push(over_seeds(b, bc, chain)?);
-        }
+        let runs = over_seeds(b, bc, &candidates)?;
         let best = runs.iter().map(|r| r.wall_s).fold(f64::INFINITY, f64::min);
         let fewest_lost = runs.iter().map(|r| r.solver_errors).min().unwrap_or(0);
         let d = candidates
