@@ -226,4 +226,12 @@ fn unreachable_servers_and_bad_urls_are_clear_errors() {
     }
     let msg = mnemo(&["worker".as_ref(), "redis://127.0.0.1:1".as_ref()]).expect_err("no run");
     assert!(msg.contains("does not name a cluster run"), "{msg}");
+    let msg = mnemo(&[
+        "worker".as_ref(),
+        "redis://127.0.0.1:1/r".as_ref(),
+        "--lease".as_ref(),
+        "0.5".as_ref(),
+    ])
+    .expect_err("a lease too short");
+    assert!(msg.contains("--lease must be at least 1 second"), "{msg}");
 }

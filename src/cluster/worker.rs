@@ -60,6 +60,11 @@ impl std::fmt::Display for WorkerReport {
 /// Works for the run at `config.url` until the coordinator has joined it
 /// (or a signal stops it).
 pub fn work(config: &WorkerConfig, stop: &StopRequest) -> anyhow::Result<WorkerReport> {
+    if config.lease < Duration::from_secs(1) {
+        // Shorter than a renewal takes on a busy server: every shard would
+        // go from worker to worker while they explore it.
+        anyhow::bail!("--lease must be at least 1 second");
+    }
     let url = RunUrl::parse(&config.url)?;
     let mut queue = Queue::connect(&url)?;
     let me = consumer_name();
