@@ -175,10 +175,16 @@ fn gather(
         }
         if !quiet && found.len() != shown {
             shown = found.len();
+            let mut by: std::collections::BTreeMap<&str, usize> = Default::default();
+            for (_, worker, _) in found.values() {
+                *by.entry(worker.as_str()).or_default() += 1;
+            }
+            let by: Vec<String> = by.iter().map(|(w, n)| format!("{w}: {n}")).collect();
             eprintln!(
-                "mnemo: {} of {} subtrees explored",
+                "mnemo: {} of {} subtrees explored ({})",
                 found.len(),
-                wanted.len()
+                wanted.len(),
+                by.join(", ")
             );
         }
     }
