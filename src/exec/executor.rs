@@ -14,6 +14,7 @@ use std::sync::Arc;
 use rustc_hash::FxHashSet;
 
 use super::budget::Budget;
+use super::composing::{CallComposer, ReplayCounters};
 use super::config::ExecConfig;
 use super::end::{EarlyReason, ErrorKind, PathEnd, PathError, StackEntry};
 use super::guide::{Guide, GuideCounters};
@@ -92,6 +93,10 @@ pub struct Executor {
     pub target_hit_queries: Option<u64>,
     /// `--max-memory`: what allocations and the step loop check.
     pub(super) budget: Budget,
+    /// Takes over calls of summarised functions (`--compose`).
+    pub(super) composer: Option<Arc<dyn CallComposer>>,
+    /// What replaying callees along recorded paths did.
+    pub replay: ReplayCounters,
 }
 
 /// The runtime's function that expands KLEE's POSIX options and calls main.
@@ -156,6 +161,8 @@ impl Executor {
             targets: FxHashSet::default(),
             target_hit_queries: None,
             budget: Budget::default(),
+            composer: None,
+            replay: ReplayCounters::default(),
         };
         ex.consts = (0..ex.module.consts.len())
             .map(|i| ex.eval_const(ConstId(i as u32)))
@@ -353,6 +360,7 @@ impl Executor {
             stderr: imbl::Vector::new(),
             since_new_cover: 0,
             forced: None,
+            composing: None,
         };
         for (i, g) in module.globals.iter().enumerate() {
             // Globals are allocations too: one past the memory limit is
