@@ -16,6 +16,10 @@ use crate::ir::{FuncId, Module};
 const MAX_INSTRUCTIONS: u64 = 2_000_000;
 /// Paths one summary may have.
 const MAX_LEAVES: usize = 4096;
+/// Time one summary may take: a function whose paths fix its inputs early
+/// and then run long with one feasible way at each choice (a recursion
+/// over a constrained value) stays below the depth bound for a long time.
+const MAX_TIME: std::time::Duration = std::time::Duration::from_secs(2);
 
 /// Builds summaries with one executor (its solver's counters are the
 /// summaries' cost).
@@ -78,6 +82,7 @@ impl Builder {
             .function_state(func, args, symbolics)
             .map_err(|_| Fallback::Bounded)?;
         let start_instructions = self.executor.instructions;
+        let started = std::time::Instant::now();
         let mut pending = vec![initial];
         let mut leaves = Vec::new();
         while let Some(mut state) = pending.pop() {
@@ -87,14 +92,19 @@ impl Builder {
                     Step::Forked(children) => pending.extend(children),
                     Step::Ended(end) => break end,
                 }
-                if self.executor.instructions - start_instructions > MAX_INSTRUCTIONS {
+                if self.executor.instructions - start_instructions > MAX_INSTRUCTIONS
+                    || started.elapsed() > MAX_TIME
+                {
                     return Err(Fallback::Bounded);
                 }
             };
+            // A path that reached memory it was not given may have tried
+            // to resolve the pointer first: the memory is the reason.
+            let leaf = self.leaf(&module, &state, end, f.params.len())?;
             if self.executor.replay.fixed != fixed_before {
                 return Err(Fallback::FixesValues);
             }
-            leaves.push(self.leaf(&module, &state, end, f.params.len())?);
+            leaves.push(leaf);
             if leaves.len() > MAX_LEAVES {
                 return Err(Fallback::Bounded);
             }

@@ -219,13 +219,12 @@ pub fn prepare(
                     Ok(Arc::new(s))
                 }
                 Some(Stored::Refused(why)) if Fallback::parse(&why).is_some() => {
-                    prepared.reused += 1;
                     Err(Fallback::parse(&why).unwrap_or(Fallback::Bounded))
                 }
                 _ => {
                     builder.set_composer(Arc::new(Composer::new(table.clone(), false)));
                     let built = builder.build(f, key).map(Arc::new);
-                    prepared.built += 1;
+                    prepared.built += built.is_ok() as u64;
                     let stored = match &built {
                         Ok(s) => Stored::Summary((**s).clone()),
                         Err(why) => Stored::Refused(why.as_str().to_string()),
