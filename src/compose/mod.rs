@@ -201,6 +201,10 @@ pub fn prepare(
             .expect("a component has a function");
         for f in rest {
             table[f.index()] = Err(Fallback::InCycle);
+            *prepared
+                .refused
+                .entry(Fallback::InCycle.as_str())
+                .or_default() += 1;
         }
         let f = *head;
         if f == entry || module.func(f).body.is_none() {
