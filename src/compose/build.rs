@@ -37,10 +37,9 @@ impl Builder {
             strict_guide: false,
             ..config.clone()
         };
-        Builder {
-            executor: Executor::new(module, config),
-            bound,
-        }
+        let mut executor = Executor::new(module, config);
+        executor.summarising = true;
+        Builder { executor, bound }
     }
 
     /// The executor's solver counters.

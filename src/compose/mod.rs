@@ -39,7 +39,7 @@ pub enum Fallback {
     /// It may call an external function that reaches the environment.
     Environment,
     /// A path reached memory it was not given (a global, or memory behind
-    /// a pointer parameter).
+    /// a pointer parameter), or went through a symbolic pointer.
     Memory,
     /// A path made a fresh input (`klee_make_symbolic` and the like).
     MakesInputs,

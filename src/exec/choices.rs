@@ -16,7 +16,7 @@
 
 use std::sync::Arc;
 
-use super::end::{EarlyReason, PathEnd};
+use super::end::{EarlyReason, ErrorKind, PathEnd};
 use super::executor::{Exec, Executor, Flow, NO_TARGET};
 use super::guide::{Guidance, Next};
 use super::state::{Alt, Decision, Forced, Point, State};
@@ -332,6 +332,13 @@ impl Executor {
         rebuild: impl FnOnce(&State, &[u64]) -> Result<Vec<ExprRef>, u64>,
     ) -> Exec<u64> {
         self.replay.fixed += 1;
+        if self.summarising {
+            return Err(self.error(
+                state,
+                ErrorKind::Ptr,
+                "a symbolic pointer in a function being summarised",
+            ));
+        }
         if state.forced.is_some() {
             return Ok(self.fork(state, site, &[], &[])?.1);
         }

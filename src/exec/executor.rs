@@ -97,6 +97,10 @@ pub struct Executor {
     pub(super) composer: Option<Arc<dyn CallComposer>>,
     /// What replaying callees along recorded paths did.
     pub replay: ReplayCounters,
+    /// Set while building a summary: a symbolic pointer ends the path at
+    /// once (the summary is refused anyway, and searching the objects it
+    /// may point to can take far longer than the whole program's run).
+    pub(crate) summarising: bool,
 }
 
 /// The runtime's function that expands KLEE's POSIX options and calls main.
@@ -163,6 +167,7 @@ impl Executor {
             budget: Budget::default(),
             composer: None,
             replay: ReplayCounters::default(),
+            summarising: false,
         };
         ex.consts = (0..ex.module.consts.len())
             .map(|i| ex.eval_const(ConstId(i as u32)))
