@@ -224,6 +224,45 @@ fn each_fallback_is_counted() -> Result<(), Failed> {
     keep_on_failure(tmp, result)
 }
 
+const SYMBOLIC_POINTER: &str = r#"
+#include <klee/klee.h>
+#include <stdlib.h>
+int pick(int i) {
+  int *a = malloc(4 * sizeof *a);
+  for (int k = 0; k < 4; k++) a[k] = k * k;
+  int r = 0;
+  if (i >= 0 && i < 4) r = a[i];
+  free(a);
+  return r;
+}
+int main(void) {
+  int i;
+  klee_make_symbolic(&i, sizeof i, "i");
+  if (pick(i) > 3) return 1;
+  return 0;
+}
+"#;
+
+/// A symbolic pointer ends a summary's path at once, even into the
+/// function's own memory (searching the objects it may reach can take far
+/// longer than the program's run): the function is executed at its calls,
+/// counted under `memory`, and the paths are those of a whole run.
+fn symbolic_pointer_refuses_the_summary() -> Result<(), Failed> {
+    let tmp = scratch()?;
+    let dir = tmp.path().to_path_buf();
+    let result = (|| -> Result<(), String> {
+        let s = composed_stats(&dir, "pointer", SYMBOLIC_POINTER, "memo")?;
+        if count(&s, "unsummarised", "memory") != 1
+            || count(&s, "calls_executed", "memory") != 1
+            || s["summaries_built"] != 0
+        {
+            return Err(format!("`pick` should be refused for memory: {s}"));
+        }
+        Ok(())
+    })();
+    keep_on_failure(tmp, result)
+}
+
 const RECURSION: &str = r#"
 #include <klee/klee.h>
 int down(int n) { if (n <= 0) return 0; if (n > 3) return 10 + down(3); return 1 + down(n - 1); }
@@ -327,6 +366,10 @@ fn main() {
     trials.push(Trial::test(
         "fallbacks::each_is_counted",
         each_fallback_is_counted,
+    ));
+    trials.push(Trial::test(
+        "fallbacks::symbolic_pointer",
+        symbolic_pointer_refuses_the_summary,
     ));
     trials.push(Trial::test(
         "recursion::direct_and_through_a_cycle",

@@ -198,28 +198,7 @@ impl Executor {
         args: Vec<Value>,
         symbolics: Vec<super::state::Symbolic>,
     ) -> Exec<State> {
-        let mut state = State {
-            id: self.next_id(),
-            stack: Vec::new(),
-            memory: Default::default(),
-            constraints: Arc::new(Vec::new()),
-            symbolics,
-            path: imbl::Vector::new(),
-            depth: 0,
-            stopped_at: None,
-            guide: None,
-            hint: None,
-            stretch: Vec::new(),
-            next_heap: super::state::HEAP_BASE,
-            next_stack: super::state::STACK_BASE,
-            instructions: 0,
-            nondet_count: 0,
-            stdout: imbl::Vector::new(),
-            stderr: imbl::Vector::new(),
-            since_new_cover: 0,
-            forced: None,
-            composing: None,
-        };
+        let mut state = self.empty_state(symbolics);
         self.push_frame(&mut state, func, args, None, None)?;
         Ok(state)
     }

@@ -345,28 +345,7 @@ impl Executor {
                     self.config.entry
                 )
             })?;
-        let mut state = State {
-            id: self.next_id(),
-            stack: Vec::new(),
-            memory: Default::default(),
-            constraints: Arc::new(Vec::new()),
-            symbolics: Vec::new(),
-            path: imbl::Vector::new(),
-            depth: 0,
-            stopped_at: None,
-            guide: None,
-            hint: None,
-            stretch: Vec::new(),
-            next_heap: HEAP_BASE,
-            next_stack: STACK_BASE,
-            instructions: 0,
-            nondet_count: 0,
-            stdout: imbl::Vector::new(),
-            stderr: imbl::Vector::new(),
-            since_new_cover: 0,
-            forced: None,
-            composing: None,
-        };
+        let mut state = self.empty_state(Vec::new());
         for (i, g) in module.globals.iter().enumerate() {
             // Globals are allocations too: one past the memory limit is
             // refused before its bytes are.
@@ -588,6 +567,33 @@ impl Executor {
     }
 
     // ---- errors -------------------------------------------------------------
+
+    /// A state with nothing on its stack or in memory, and these inputs:
+    /// the program's first state and a summary's start are made from it.
+    pub(crate) fn empty_state(&mut self, symbolics: Vec<super::state::Symbolic>) -> State {
+        State {
+            id: self.next_id(),
+            stack: Vec::new(),
+            memory: Default::default(),
+            constraints: Arc::new(Vec::new()),
+            symbolics,
+            path: imbl::Vector::new(),
+            depth: 0,
+            stopped_at: None,
+            guide: None,
+            hint: None,
+            stretch: Vec::new(),
+            next_heap: HEAP_BASE,
+            next_stack: STACK_BASE,
+            instructions: 0,
+            nondet_count: 0,
+            stdout: imbl::Vector::new(),
+            stderr: imbl::Vector::new(),
+            since_new_cover: 0,
+            forced: None,
+            composing: None,
+        }
+    }
 
     pub(crate) fn error(&self, state: &State, kind: ErrorKind, message: impl Into<String>) -> Flow {
         Flow::End(PathEnd::Error(PathError {
