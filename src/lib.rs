@@ -11,6 +11,7 @@ pub mod batch;
 pub mod certify;
 pub mod checkpoint;
 pub mod cluster;
+pub mod compose;
 pub mod exec;
 pub mod expr;
 pub mod files;

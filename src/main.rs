@@ -145,10 +145,22 @@ enum Command {
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
         args: Vec<String>,
     },
+    /// Per-function summaries that `run --compose` keeps in a memo directory.
+    Summary {
+        #[command(subcommand)]
+        what: SummaryCommand,
+    },
     /// Read a program's bitcode and nothing else (run in a child process by
     /// `run`: LLVM's reader aborts the process on some corrupt bitcode).
     #[command(hide = true)]
     CheckLoad { program: PathBuf },
+}
+
+#[derive(Subcommand)]
+enum SummaryCommand {
+    /// A function's summary: its paths as a tree of choices, each leaf with
+    /// how the path ended and its condition over the parameters.
+    Show { memo: PathBuf, function: String },
 }
 
 #[derive(Subcommand)]
@@ -209,6 +221,17 @@ struct RunArgs {
     /// branch dealt out) move nothing, for comparison.
     #[arg(long, value_enum, default_value_t = mnemo::parallel::Balance::default())]
     balance: mnemo::parallel::Balance,
+    /// Compositional run: every function the entry reaches gets a summary
+    /// of its own paths (kept in the memo directory by structural hash),
+    /// and its calls fork over the paths feasible there, replayed with the
+    /// solver off.
+    #[arg(long)]
+    compose: bool,
+    /// The depth bound summaries are built to (with `--compose`): a
+    /// function with a path deeper than this is executed at its calls.
+    #[arg(long, value_name = "N", default_value_t = 32, requires = "compose",
+          allow_negative_numbers = true, value_parser = whole(1, u32::MAX))]
+    summary_depth: u32,
     /// Seed of the random searchers.
     #[arg(long, value_name = "N", default_value_t = 1, allow_negative_numbers = true,
           value_parser = whole(0, u64::MAX))]
@@ -534,6 +557,12 @@ fn real_main() -> anyhow::Result<ExitCode> {
             eprintln!("mnemo: output in {}", output_dir.display());
             Ok(ExitCode::SUCCESS)
         }
+        Command::Summary {
+            what: SummaryCommand::Show { memo, function },
+        } => {
+            print!("{}", mnemo::compose::show::show(&memo, &function)?);
+            Ok(ExitCode::SUCCESS)
+        }
         Command::Trie { what } => {
             let (path, text) = match what {
                 TrieCommand::Show { trie } => {
@@ -694,6 +723,7 @@ fn run_config(a: RunArgs) -> anyhow::Result<RunConfig> {
             None => 1,
         },
         balance: a.balance,
+        compose: a.compose.then_some(a.summary_depth),
     })
 }
 

@@ -79,6 +79,9 @@ pub struct RunConfig {
     pub jobs: usize,
     /// `--balance`: how the workers share the run out.
     pub balance: parallel::Balance,
+    /// `--compose`: the depth bound summaries are built to (`None`: the
+    /// run is not compositional).
+    pub compose: Option<u32>,
 }
 
 /// The memo directory of a run without `--memo`: `mnemo-memo` beside the
@@ -362,10 +365,19 @@ pub fn run(config: &RunConfig, stop: &StopRequest) -> anyhow::Result<RunStats> {
     check_memo_dir(&memo_dir)?;
     let (toolchain, module) = load_program(&config.program, config.link_runtime)?;
 
-    let key = program_key(&config.program);
+    let mut key = program_key(&config.program);
+    if config.compose.is_some() {
+        crate::compose::check_run(config.resume, config.jobs, !config.targets.is_empty())?;
+        // A compositional run's trie has summary nodes at call sites; it is
+        // kept apart from the whole-program runs' trie, and not followed.
+        key.push_str(".compose");
+    }
     let trie_file = memo::trie_path(&memo_dir, &key);
     let load_start = Instant::now();
-    let old = earlier_trie(config, &trie_file)?;
+    let old = match config.compose {
+        Some(_) => None,
+        None => earlier_trie(config, &trie_file)?,
+    };
     // A resumed run keeps the depth bound of the run it resumes.
     let max_depth = match (&old, config.resume) {
         (Some(t), true) => config.max_depth.or(t.recorded.max_depth),
@@ -506,6 +518,7 @@ impl Report<'_> {
             // Filled in at the end of the run (a checkpoint has no workers'
             // tally yet).
             parallel: ParallelStats::default(),
+            compose: Default::default(),
         };
         stats.total = self.earlier.clone().unwrap_or_default().plus(&stats);
         stats
@@ -572,8 +585,23 @@ pub fn execute(
         .map(|_| Checkpointer::new(&trie_file, &config.output_dir));
     // The other workers' executors are made as this one is.
     let worker_config = (config.jobs > 1).then(|| (exec_config.clone(), watch.clone()));
+    let composer = match config.compose {
+        Some(bound) => {
+            let memo_dir = trie_file.parent().unwrap_or(Path::new("."));
+            Some(crate::compose::attach(
+                &module,
+                &exec_config,
+                memo_dir,
+                bound,
+            )?)
+        }
+        None => None,
+    };
     let mut executor = Executor::new(module.clone(), exec_config);
     executor.watch(watch);
+    if let Some((c, _)) = &composer {
+        executor.set_composer(c.clone());
+    }
     let mut places = Vec::new();
     let explores = plan.as_ref().is_none_or(|p| p.explores());
     let mut partitions = None;
@@ -715,6 +743,9 @@ pub fn execute(
     stats.memo.save_s = save_s;
     stats.memo.nodes = recorder.trie.preorder().len() as u64;
     stats.memo.trie_bytes = std::fs::metadata(&trie_file).map_or(0, |m| m.len());
+    if let Some((c, prepared)) = &composer {
+        stats.compose = crate::compose::stats(prepared, &c.counts(), &executor.replay);
+    }
     stats.parallel = ParallelStats {
         jobs: config.jobs.max(1) as u64,
         imbalance: parallel::imbalance(&busy_s),

@@ -108,6 +108,7 @@ fn config(
         checkpoint: None,
         jobs,
         balance,
+        compose: None,
     }
 }
 

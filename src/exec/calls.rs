@@ -102,6 +102,7 @@ impl Executor {
         for a in &frame.allocas {
             state.memory.remove(*a);
         }
+        Executor::leave_replay(state);
         match state.stack.last_mut() {
             None => {
                 let status = value.unwrap_or(Value::concrete(0, 32));
@@ -168,6 +169,17 @@ impl Executor {
                         f.params.len()
                     ),
                 ));
+            }
+            // A call through a symbolic pointer forked over its targets
+            // already; its children re-execute it with that alternative.
+            let concrete_target = match callee {
+                Callee::Direct(_) => true,
+                Callee::Indirect(op) => self.operand(state.frame(), op).as_concrete().is_some(),
+            };
+            if let Some(c) = self.composer.clone().filter(|_| concrete_target) {
+                if c.at_call(self, state, target, &values, dst, site)? {
+                    return Ok(());
+                }
             }
             state.frame_mut().pc = InstId(pc.0 + 1);
             return self.push_frame(state, target, values, dst, Some(pc));

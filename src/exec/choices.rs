@@ -16,7 +16,7 @@
 
 use std::sync::Arc;
 
-use super::end::{EarlyReason, PathEnd};
+use super::end::{EarlyReason, ErrorKind, PathEnd};
 use super::executor::{Exec, Executor, Flow, NO_TARGET};
 use super::guide::{Guidance, Next};
 use super::state::{Alt, Decision, Forced, Point, State};
@@ -45,6 +45,9 @@ impl Executor {
     ) -> Exec<(usize, u64)> {
         if let Some(f) = state.forced.take() {
             return Ok((f.alternative as usize, f.payload));
+        }
+        if let Some(taken) = self.replayed_choice(state, site, conds, payloads) {
+            return taken;
         }
         if let Some((alts, next)) = self.recorded_alternatives(state, site, Some(conds.len()))? {
             let point = self.point_at(state, site, alts);
@@ -79,7 +82,7 @@ impl Executor {
     }
 
     /// The choice point at `site` of the state's current function.
-    fn point_at(&self, state: &State, site: SiteId, alts: Arc<[Alt]>) -> Point {
+    pub(super) fn point_at(&self, state: &State, site: SiteId, alts: Arc<[Alt]>) -> Point {
         Point {
             func: state.frame().func,
             site,
@@ -139,7 +142,7 @@ impl Executor {
     /// feasible the path ends there. `alone_implied`: a lone feasible
     /// alternative is implied by the path condition (true of a fork, whose
     /// alternatives cover everything; not of an assumption).
-    fn take_alternatives(
+    pub(super) fn take_alternatives(
         &mut self,
         state: &mut State,
         point: Point,
@@ -265,6 +268,9 @@ impl Executor {
     /// The recorded inputs that satisfy a guided state's path condition, as
     /// an assignment of its symbolic arrays.
     pub(super) fn witness(&self, state: &State) -> Option<Assignment> {
+        if let Some(super::composing::Composing::Replaying { model, .. }) = &state.composing {
+            return Some((**model).clone());
+        }
         let inputs = self.guide.as_ref()?.witness(state.guide?)?;
         Some(state.assignment(inputs.iter()))
     }
@@ -288,6 +294,7 @@ impl Executor {
         match v {
             Value::Concrete { bits, .. } => Ok(*bits),
             Value::Symbolic(e) => {
+                self.replay.fixed += 1;
                 let c = self.example(state, v)?;
                 state.add_constraint(expr::eq(e, &expr::constant(c, e.width())));
                 Ok(c)
@@ -301,6 +308,7 @@ impl Executor {
         match v {
             Value::Concrete { bits, .. } => Ok(*bits),
             Value::Symbolic(e) => {
+                self.replay.fixed += 1;
                 if let Some(w) = self.witness(state) {
                     self.guided.solver_calls_avoided += 1;
                     return Ok(expr::eval(e, &w));
@@ -323,6 +331,14 @@ impl Executor {
         targets: impl FnOnce(&mut Self, &State) -> Exec<(Vec<ExprRef>, Vec<u64>)>,
         rebuild: impl FnOnce(&State, &[u64]) -> Result<Vec<ExprRef>, u64>,
     ) -> Exec<u64> {
+        self.replay.fixed += 1;
+        if self.summarising {
+            return Err(self.error(
+                state,
+                ErrorKind::Ptr,
+                "a symbolic pointer in a function being summarised",
+            ));
+        }
         if state.forced.is_some() {
             return Ok(self.fork(state, site, &[], &[])?.1);
         }

@@ -14,6 +14,7 @@ use std::sync::Arc;
 use rustc_hash::FxHashSet;
 
 use super::budget::Budget;
+use super::composing::{CallComposer, ReplayCounters};
 use super::config::ExecConfig;
 use super::end::{EarlyReason, ErrorKind, PathEnd, PathError, StackEntry};
 use super::guide::{Guide, GuideCounters};
@@ -92,6 +93,14 @@ pub struct Executor {
     pub target_hit_queries: Option<u64>,
     /// `--max-memory`: what allocations and the step loop check.
     pub(super) budget: Budget,
+    /// Takes over calls of summarised functions (`--compose`).
+    pub(super) composer: Option<Arc<dyn CallComposer>>,
+    /// What replaying callees along recorded paths did.
+    pub replay: ReplayCounters,
+    /// Set while building a summary: a symbolic pointer ends the path at
+    /// once (the summary is refused anyway, and searching the objects it
+    /// may point to can take far longer than the whole program's run).
+    pub(crate) summarising: bool,
 }
 
 /// The runtime's function that expands KLEE's POSIX options and calls main.
@@ -156,6 +165,9 @@ impl Executor {
             targets: FxHashSet::default(),
             target_hit_queries: None,
             budget: Budget::default(),
+            composer: None,
+            replay: ReplayCounters::default(),
+            summarising: false,
         };
         ex.consts = (0..ex.module.consts.len())
             .map(|i| ex.eval_const(ConstId(i as u32)))
@@ -333,27 +345,7 @@ impl Executor {
                     self.config.entry
                 )
             })?;
-        let mut state = State {
-            id: self.next_id(),
-            stack: Vec::new(),
-            memory: Default::default(),
-            constraints: Arc::new(Vec::new()),
-            symbolics: Vec::new(),
-            path: imbl::Vector::new(),
-            depth: 0,
-            stopped_at: None,
-            guide: None,
-            hint: None,
-            stretch: Vec::new(),
-            next_heap: HEAP_BASE,
-            next_stack: STACK_BASE,
-            instructions: 0,
-            nondet_count: 0,
-            stdout: imbl::Vector::new(),
-            stderr: imbl::Vector::new(),
-            since_new_cover: 0,
-            forced: None,
-        };
+        let mut state = self.empty_state(Vec::new());
         for (i, g) in module.globals.iter().enumerate() {
             // Globals are allocations too: one past the memory limit is
             // refused before its bytes are.
@@ -575,6 +567,33 @@ impl Executor {
     }
 
     // ---- errors -------------------------------------------------------------
+
+    /// A state with nothing on its stack or in memory, and these inputs:
+    /// the program's first state and a summary's start are made from it.
+    pub(crate) fn empty_state(&mut self, symbolics: Vec<super::state::Symbolic>) -> State {
+        State {
+            id: self.next_id(),
+            stack: Vec::new(),
+            memory: Default::default(),
+            constraints: Arc::new(Vec::new()),
+            symbolics,
+            path: imbl::Vector::new(),
+            depth: 0,
+            stopped_at: None,
+            guide: None,
+            hint: None,
+            stretch: Vec::new(),
+            next_heap: HEAP_BASE,
+            next_stack: STACK_BASE,
+            instructions: 0,
+            nondet_count: 0,
+            stdout: imbl::Vector::new(),
+            stderr: imbl::Vector::new(),
+            since_new_cover: 0,
+            forced: None,
+            composing: None,
+        }
+    }
 
     pub(crate) fn error(&self, state: &State, kind: ErrorKind, message: impl Into<String>) -> Flow {
         Flow::End(PathEnd::Error(PathError {

@@ -146,6 +146,9 @@ pub struct State {
     /// The alternative this state must take at its next choice point: set on
     /// the children of a fork, and by trie-guided replay.
     pub forced: Option<Forced>,
+    /// Where the state is in composing a call (`--compose`): forked over a
+    /// callee's recorded paths, or replaying one.
+    pub composing: Option<super::composing::Composing>,
 }
 
 /// A recorded alternative a state must take at its next choice point.

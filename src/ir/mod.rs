@@ -23,7 +23,7 @@ mod lower;
 pub mod semantics;
 mod sniff;
 #[cfg(test)]
-mod testutil;
+pub(crate) mod testutil;
 
 pub use error::LoadError;
 

@@ -39,6 +39,42 @@ pub struct RunStats {
     pub total: Totals,
     #[serde(default)]
     pub parallel: ParallelStats,
+    /// What `--compose` did (all zero without it).
+    #[serde(default)]
+    pub compose: ComposeStats,
+}
+
+/// Compositional runs (`--compose`): the summaries and the calls composed
+/// from them.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct ComposeStats {
+    pub enabled: bool,
+    /// Summaries built by this run, and read from the memo directory.
+    pub summaries_built: u64,
+    pub summaries_reused: u64,
+    /// Functions reachable from the entry without a summary, by reason.
+    pub unsummarised: BTreeMap<String, u64>,
+    /// Paths over all summaries.
+    pub summary_paths: u64,
+    /// The solver's work building summaries (counted apart from the
+    /// run's `solver`), and the time building or reading them.
+    pub init_queries: u64,
+    pub init_z3_calls: u64,
+    pub init_s: f64,
+    /// Calls composed from a summary, and executed as usual by reason.
+    pub calls_composed: u64,
+    pub calls_executed: BTreeMap<String, u64>,
+    /// A callee's paths checked against a caller's path, and found
+    /// feasible there.
+    pub paths_checked: u64,
+    pub paths_feasible: u64,
+    /// Choice points inside replayed callees decided with the solver off,
+    /// and the feasibility checks that saved.
+    pub replayed_choices: u64,
+    pub solver_calls_avoided: u64,
+    /// Replays where the model did not decide a choice and the solver
+    /// decided the rest of the callee.
+    pub replays_abandoned: u64,
 }
 
 /// What the run's checkpoints cost.

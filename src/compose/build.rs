@@ -1,0 +1,181 @@
+//! Building a function's summary: bounded symbolic execution of the
+//! function alone, on fresh symbolic parameters, with nothing else in
+//! memory. A path that reaches anything the summary could not carry to a
+//! call site (memory it was not given, a fresh input, a value fixed by the
+//! solver, the bound) leaves the function without a summary, for that
+//! reason: its calls are executed as usual.
+
+use std::sync::Arc;
+
+use super::summary::{param_array, param_value, reads_only_params, Choice, Leaf, LeafEnd, Summary};
+use super::Fallback;
+use crate::exec::{ErrorKind, ExecConfig, Executor, PathEnd, State, Step, Symbolic};
+use crate::ir::{FuncId, Module};
+
+/// Instructions the paths of one summary may execute in all.
+const MAX_INSTRUCTIONS: u64 = 2_000_000;
+/// Paths one summary may have.
+const MAX_LEAVES: usize = 4096;
+/// Time one summary may take: a function whose paths fix its inputs early
+/// and then run long with one feasible way at each choice (a recursion
+/// over a constrained value) stays below the depth bound for a long time.
+const MAX_TIME: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// Builds summaries with one executor (its solver's counters are the
+/// summaries' cost).
+pub struct Builder {
+    executor: Executor,
+    bound: u32,
+}
+
+impl Builder {
+    /// A builder whose paths run as `config` says, to depth `bound`.
+    pub fn new(module: Arc<Module>, config: &ExecConfig, bound: u32) -> Builder {
+        let config = ExecConfig {
+            max_depth: Some(bound),
+            show_output: false,
+            strict_guide: false,
+            ..config.clone()
+        };
+        let mut executor = Executor::new(module, config);
+        executor.summarising = true;
+        Builder { executor, bound }
+    }
+
+    /// The executor's solver counters.
+    pub fn solver_stats(&self) -> crate::solver::SolverStats {
+        self.executor.solver_stats()
+    }
+
+    /// Lets the summaries being built compose the calls of functions
+    /// summarised before them (callees come first, Algorithm 1).
+    pub(crate) fn set_composer(&mut self, c: Arc<dyn crate::exec::CallComposer>) {
+        self.executor.set_composer(c);
+    }
+
+    /// The summary of `func`, or why it has none.
+    pub fn build(&mut self, func: FuncId, key: u64) -> Result<Summary, Fallback> {
+        let module = self.executor.module().clone();
+        let f = module.func(func);
+        if f.is_vararg {
+            return Err(Fallback::Variadic);
+        }
+        let args: Vec<_> = f
+            .params
+            .iter()
+            .enumerate()
+            .map(|(i, w)| param_value(i, *w))
+            .collect();
+        let symbolics = f
+            .params
+            .iter()
+            .enumerate()
+            .map(|(i, w)| Symbolic {
+                name: format!("param{i}"),
+                array: param_array(i, *w),
+            })
+            .collect();
+        let fixed_before = self.executor.replay.fixed;
+        let initial = self
+            .executor
+            .function_state(func, args, symbolics)
+            .map_err(|_| Fallback::Bounded)?;
+        let start_instructions = self.executor.instructions;
+        let started = std::time::Instant::now();
+        let mut pending = vec![initial];
+        let mut leaves = Vec::new();
+        while let Some(mut state) = pending.pop() {
+            let end = loop {
+                match self.executor.step(&mut state) {
+                    Step::Yield => {}
+                    Step::Forked(children) => pending.extend(children),
+                    Step::Ended(end) => break end,
+                }
+                if self.executor.instructions - start_instructions > MAX_INSTRUCTIONS
+                    || started.elapsed() > MAX_TIME
+                {
+                    return Err(Fallback::Bounded);
+                }
+            };
+            // A path that reached memory it was not given may have tried
+            // to resolve the pointer first: the memory is the reason.
+            let leaf = self.leaf(&module, &state, end, f.params.len())?;
+            if self.executor.replay.fixed != fixed_before {
+                return Err(Fallback::FixesValues);
+            }
+            leaves.push(leaf);
+            if leaves.len() > MAX_LEAVES {
+                return Err(Fallback::Bounded);
+            }
+        }
+        // Leaves in the order of their choices, whatever order the paths
+        // ran in, so that a summary is the same wherever it is built.
+        leaves.sort_by(|a: &Leaf, b: &Leaf| {
+            let key = |l: &Leaf| l.choices.iter().map(|c| c.taken).collect::<Vec<_>>();
+            key(a).cmp(&key(b))
+        });
+        Ok(Summary {
+            function: f.name.clone(),
+            key,
+            bound: self.bound,
+            params: f.params.clone(),
+            leaves,
+        })
+    }
+
+    /// The leaf of a path that ended, or why the path cannot be one.
+    fn leaf(
+        &self,
+        module: &Module,
+        state: &State,
+        end: PathEnd,
+        params: usize,
+    ) -> Result<Leaf, Fallback> {
+        let end = match end {
+            PathEnd::Completed { .. } => LeafEnd::Completed,
+            PathEnd::Silent => LeafEnd::Silent,
+            PathEnd::Early(_) | PathEnd::Pruned => return Err(Fallback::Bounded),
+            PathEnd::Error(e) => match e.kind {
+                ErrorKind::Null
+                | ErrorKind::Ptr
+                | ErrorKind::UseAfterFree
+                | ErrorKind::DoubleFree
+                | ErrorKind::InvalidFree
+                | ErrorKind::ReadOnly => return Err(Fallback::Memory),
+                ErrorKind::External | ErrorKind::Unsupported | ErrorKind::Solver => {
+                    return Err(Fallback::Environment)
+                }
+                kind => LeafEnd::Error {
+                    kind: kind.as_str().to_string(),
+                    line: e.loc.map_or(0, |l| l.line),
+                },
+            },
+        };
+        if state.symbolics.len() != params {
+            return Err(Fallback::MakesInputs);
+        }
+        if !state
+            .constraints
+            .iter()
+            .all(|c| reads_only_params(c, params))
+        {
+            return Err(Fallback::MakesInputs);
+        }
+        let choices = state
+            .path
+            .iter()
+            .map(|d| Choice {
+                function: module.func(d.point.func).name.clone(),
+                site: d.point.site.0,
+                line: d.point.line,
+                taken: d.taken,
+                feasible: d.point.alts.iter().map(|a| a.feasible).collect(),
+            })
+            .collect();
+        Ok(Leaf {
+            choices,
+            end,
+            condition: (*state.constraints).clone(),
+        })
+    }
+}

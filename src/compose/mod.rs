@@ -1,0 +1,318 @@
+//! Compositional symbolic execution with memoized replay (Qiu, Yang,
+//! Pasareanu, Khurshid, ICSE 2015): each function reachable from the entry
+//! gets its own memoization tree (a summary), built bottom-up over the call
+//! graph and kept in the memo directory under the function's structural
+//! hash; at a call site the solver is asked only which of the callee's
+//! paths the caller's path allows, and the callee is replayed along each of
+//! them with the solver off.
+
+mod build;
+mod call;
+pub mod graph;
+pub mod show;
+pub mod store;
+pub mod summary;
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::sync::Arc;
+
+pub use build::Builder;
+pub use call::{CallCounts, Composer};
+pub use graph::{has_branch, CallGraph, Component};
+
+use crate::exec::{ExecConfig, Native};
+use crate::ir::{FuncId, Module};
+use store::Stored;
+
+/// Why a call is executed rather than composed (or a function has no
+/// summary). The names are `stats.json`'s keys.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Fallback {
+    /// The function has no conditional branch: it has one path.
+    NoBranch,
+    /// Another function of its cycle of calls is summarised, with this one
+    /// executed inside it.
+    InCycle,
+    /// Variadic: its arguments are not all parameters.
+    Variadic,
+    /// It may call an external function that reaches the environment.
+    Environment,
+    /// A path reached memory it was not given (a global, or memory behind
+    /// a pointer parameter), or went through a symbolic pointer.
+    Memory,
+    /// A path made a fresh input (`klee_make_symbolic` and the like).
+    MakesInputs,
+    /// A path fixed a symbolic value to one value or resolved a symbolic
+    /// pointer, which holds only where the summary was built.
+    FixesValues,
+    /// A path reached the summary's bound (depth, instructions or paths).
+    Bounded,
+    /// The function is not reachable from the entry in the call graph.
+    NotReached,
+    /// The run has a depth bound (`--max-depth`).
+    DepthBound,
+    /// The caller follows a recorded run's trie.
+    Guided,
+    /// A condition of the summary could not be carried to the arguments.
+    Unmappable,
+    /// No recorded path was found feasible (as a precaution: the call is
+    /// executed, and the solver decides).
+    NoFeasiblePath,
+}
+
+impl Fallback {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Fallback::NoBranch => "no-branch",
+            Fallback::InCycle => "in-cycle",
+            Fallback::Variadic => "variadic",
+            Fallback::Environment => "environment",
+            Fallback::Memory => "memory",
+            Fallback::MakesInputs => "makes-inputs",
+            Fallback::FixesValues => "fixes-values",
+            Fallback::Bounded => "bounded",
+            Fallback::NotReached => "not-reached",
+            Fallback::DepthBound => "max-depth",
+            Fallback::Guided => "guided",
+            Fallback::Unmappable => "unmappable",
+            Fallback::NoFeasiblePath => "no-feasible-path",
+        }
+    }
+
+    fn parse(s: &str) -> Option<Fallback> {
+        use Fallback::*;
+        [
+            NoBranch,
+            InCycle,
+            Variadic,
+            Environment,
+            Memory,
+            MakesInputs,
+            FixesValues,
+            Bounded,
+            NotReached,
+            DepthBound,
+            Guided,
+            Unmappable,
+            NoFeasiblePath,
+        ]
+        .into_iter()
+        .find(|f| f.as_str() == s)
+    }
+}
+
+/// What preparing the summaries did, for `stats.json`.
+#[derive(Clone, Debug, Default)]
+pub struct Prepared {
+    /// Summaries built by this run, and read from the memo directory.
+    pub built: u64,
+    pub reused: u64,
+    /// Functions without a summary, by reason.
+    pub refused: BTreeMap<&'static str, u64>,
+    /// Leaves over all summaries.
+    pub leaves: u64,
+    /// The solver's work building them (the paper's "Init").
+    pub solver: crate::solver::SolverStats,
+    pub seconds: f64,
+}
+
+/// The key a summary of `f` is kept under: the structural hashes of every
+/// function it may reach, by name, and what it is built with.
+pub fn summary_key(module: &Module, graph: &CallGraph, f: FuncId, bound: u32, frames: u32) -> u64 {
+    let mut s = blake3::Hasher::new();
+    s.update(&bound.to_le_bytes());
+    s.update(&frames.to_le_bytes());
+    s.update(&module.func(f).hash.to_le_bytes());
+    let mut reach: Vec<(&str, u64)> = graph
+        .reachable(f)
+        .into_iter()
+        .map(|g| (module.func(g).name.as_str(), module.func(g).hash))
+        .collect();
+    reach.sort();
+    for (name, hash) in reach {
+        s.update(&(name.len() as u64).to_le_bytes());
+        s.update(name.as_bytes());
+        s.update(&hash.to_le_bytes());
+    }
+    let mut first = [0u8; 8];
+    first.copy_from_slice(&s.finalize().as_bytes()[..8]);
+    u64::from_le_bytes(first)
+}
+
+/// Whether a path of a summary may call this external function: the
+/// engine's own models of memory, ending and checking the program, which
+/// act the same wherever they are called (a replay runs them again).
+fn is_summarisable_native(name: &str) -> bool {
+    name.starts_with("llvm.")
+        || matches!(
+            Native::by_name(name),
+            Some(
+                Native::Malloc
+                    | Native::Calloc
+                    | Native::Realloc
+                    | Native::Free
+                    | Native::Exit
+                    | Native::Abort
+                    | Native::AssertFail
+                    | Native::Assume
+                    | Native::ReportError
+                    | Native::SilentExit
+                    | Native::Warning
+                    | Native::ReachError
+            )
+        )
+}
+
+/// Why `f` cannot be summarised whatever its paths do, if so: a call it
+/// may make leaves the program.
+fn static_fallback(module: &Module, graph: &CallGraph, f: FuncId) -> Option<Fallback> {
+    if module.func(f).is_vararg {
+        return Some(Fallback::Variadic);
+    }
+    let leaves_program = graph.reachable(f).into_iter().any(|g| {
+        let g = module.func(g);
+        g.body.is_none() && !is_summarisable_native(&g.name)
+    });
+    leaves_program.then_some(Fallback::Environment)
+}
+
+/// The summaries of every function reachable from `entry`, bottom-up,
+/// read from `memo_dir` where an unchanged function has one and built
+/// (then saved) where not. The entry function itself is not summarised.
+pub fn prepare(
+    module: &Arc<Module>,
+    config: &ExecConfig,
+    entry: FuncId,
+    memo_dir: &Path,
+    bound: u32,
+) -> (Vec<Result<Arc<summary::Summary>, Fallback>>, Prepared) {
+    let started = std::time::Instant::now();
+    let graph = CallGraph::of(module);
+    let mut table: Vec<Result<Arc<summary::Summary>, Fallback>> =
+        vec![Err(Fallback::NotReached); module.functions.len()];
+    let mut prepared = Prepared::default();
+    let mut builder = Builder::new(module.clone(), config, bound);
+    for component in graph.bottom_up(entry) {
+        // One function of a cycle is summarised, the others run inside it.
+        let (head, rest) = component
+            .funcs
+            .split_first()
+            .expect("a component has a function");
+        for f in rest {
+            table[f.index()] = Err(Fallback::InCycle);
+            *prepared
+                .refused
+                .entry(Fallback::InCycle.as_str())
+                .or_default() += 1;
+        }
+        let f = *head;
+        if f == entry || module.func(f).body.is_none() {
+            continue;
+        }
+        let name = module.func(f).name.clone();
+        let outcome = if !has_branch(module, f) {
+            Err(Fallback::NoBranch)
+        } else if let Some(why) = static_fallback(module, &graph, f) {
+            Err(why)
+        } else {
+            let key = summary_key(module, &graph, f, bound, config.max_stack_frames);
+            match store::find(memo_dir, &name, key) {
+                Some(Stored::Summary(s)) if s.function == name => {
+                    prepared.reused += 1;
+                    Ok(Arc::new(s))
+                }
+                Some(Stored::Refused(why)) if Fallback::parse(&why).is_some() => {
+                    Err(Fallback::parse(&why).unwrap_or(Fallback::Bounded))
+                }
+                _ => {
+                    builder.set_composer(Arc::new(Composer::new(table.clone(), false)));
+                    let built = builder.build(f, key).map(Arc::new);
+                    prepared.built += built.is_ok() as u64;
+                    let stored = match &built {
+                        Ok(s) => Stored::Summary((**s).clone()),
+                        Err(why) => Stored::Refused(why.as_str().to_string()),
+                    };
+                    if let Err(e) = store::save(memo_dir, &name, key, &stored) {
+                        eprintln!("mnemo: warning: cannot keep the summary of `{name}`: {e}");
+                    }
+                    built
+                }
+            }
+        };
+        match &outcome {
+            Ok(s) => prepared.leaves += s.leaves.len() as u64,
+            Err(why) => *prepared.refused.entry(why.as_str()).or_default() += 1,
+        }
+        table[f.index()] = outcome;
+    }
+    prepared.solver = builder.solver_stats();
+    prepared.seconds = started.elapsed().as_secs_f64();
+    (table, prepared)
+}
+
+/// Refuses what a compositional run cannot do yet, before anything runs.
+pub fn check_run(resume: bool, jobs: usize, targets: bool) -> Result<(), ComposeError> {
+    let what = if resume {
+        "--resume"
+    } else if jobs > 1 {
+        "--jobs above 1"
+    } else if targets {
+        "--target"
+    } else {
+        return Ok(());
+    };
+    Err(ComposeError::Unsupported(what))
+}
+
+/// What stops a compositional run.
+#[derive(Debug, thiserror::Error)]
+pub enum ComposeError {
+    #[error("--compose cannot be combined with {0} (not supported yet)")]
+    Unsupported(&'static str),
+    #[error("the program has no function `{0}` to start in")]
+    NoEntry(String),
+}
+
+/// The run's composer over the summaries of everything the entry reaches
+/// (read from `memo_dir` or built there), and what preparing them did.
+pub fn attach(
+    module: &Arc<Module>,
+    config: &ExecConfig,
+    memo_dir: &Path,
+    bound: u32,
+) -> Result<(Arc<Composer>, Prepared), ComposeError> {
+    let entry = module
+        .func_by_name(&config.entry)
+        .ok_or_else(|| ComposeError::NoEntry(config.entry.clone()))?;
+    let (table, prepared) = prepare(module, config, entry, memo_dir, bound);
+    let composer = Arc::new(Composer::new(table, config.max_depth.is_some()));
+    Ok((composer, prepared))
+}
+
+/// `stats.json`'s view of a compositional run.
+pub fn stats(
+    p: &Prepared,
+    calls: &CallCounts,
+    replay: &crate::exec::ReplayCounters,
+) -> crate::stats::ComposeStats {
+    let named =
+        |m: &BTreeMap<&'static str, u64>| m.iter().map(|(k, v)| (k.to_string(), *v)).collect();
+    crate::stats::ComposeStats {
+        enabled: true,
+        summaries_built: p.built,
+        summaries_reused: p.reused,
+        unsummarised: named(&p.refused),
+        summary_paths: p.leaves,
+        init_queries: p.solver.queries,
+        init_z3_calls: p.solver.z3_calls,
+        init_s: p.seconds,
+        calls_composed: calls.composed,
+        calls_executed: named(&calls.executed),
+        paths_checked: calls.paths_checked,
+        paths_feasible: calls.paths_feasible,
+        replayed_choices: replay.choices,
+        solver_calls_avoided: replay.solver_calls_avoided,
+        replays_abandoned: replay.abandoned,
+    }
+}

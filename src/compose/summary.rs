@@ -1,0 +1,262 @@
+//! A function's summary: the paths of its own memoization tree, each with
+//! the choices it took, how it ended, and its path condition over the
+//! function's parameters; and the map from those parameters to a call's
+//! arguments.
+
+use std::sync::Arc;
+
+use rustc_hash::FxHashMap;
+use serde::{Deserialize, Serialize};
+
+use crate::exec::Value;
+use crate::expr::{self, Array, ArrayRef, ExprKind, ExprRef, UpdateList};
+
+/// A leaf of a summary, by index.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct LeafId(pub u32);
+
+impl LeafId {
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+/// One choice a summarised path took: a choice point (named by function
+/// and site, DESIGN.md invariant 2) and the alternative.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Choice {
+    pub function: String,
+    pub site: u32,
+    /// Source line, for `summary show` (0 when unknown).
+    pub line: u32,
+    pub taken: u32,
+    /// How many alternatives the point had, and which were feasible.
+    pub feasible: Vec<bool>,
+}
+
+/// How a summarised path ended.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum LeafEnd {
+    /// The function returned, or the program exited inside it.
+    Completed,
+    /// An error of this kind (`ErrorKind::as_str`) at this line.
+    Error { kind: String, line: u32 },
+    /// An assumption that cannot hold ended the path silently.
+    Silent,
+}
+
+/// One path of a summary.
+#[derive(Clone, Debug)]
+pub struct Leaf {
+    pub choices: Vec<Choice>,
+    pub end: LeafEnd,
+    /// The path condition, over the summary's parameter arrays.
+    pub condition: Vec<ExprRef>,
+}
+
+/// A function's memoization tree as its paths: every path of the function
+/// run alone on symbolic parameters, complete within the bound (a summary
+/// with a path cut by the bound is never made).
+#[derive(Clone, Debug)]
+pub struct Summary {
+    pub function: String,
+    /// What the summary is keyed by: the structural hashes of the function
+    /// and of every function it may call, and the bounds it was built with.
+    pub key: u64,
+    /// The depth bound it was built to.
+    pub bound: u32,
+    /// Width in bits of each parameter.
+    pub params: Vec<u32>,
+    pub leaves: Vec<Leaf>,
+}
+
+/// The array standing for parameter `i` of `width` bits in a summary.
+pub fn param_array(i: usize, width: u32) -> ArrayRef {
+    Array::shared(&param_name(i), width.div_ceil(8), None)
+}
+
+fn param_name(i: usize) -> String {
+    format!("@param{i}")
+}
+
+/// The value of parameter `i` of `width` bits: its array's bytes, little
+/// endian, cut to the width.
+pub fn param_value(i: usize, width: u32) -> Value {
+    let array = param_array(i, width);
+    let list = UpdateList::new(array.clone());
+    let mut e = expr::read(&list, &expr::constant(0, 64));
+    for k in 1..array.size {
+        let byte = expr::read(&list, &expr::constant(k as u128, 64));
+        e = expr::concat(&byte, &e);
+    }
+    if e.width() != width {
+        e = expr::extract(&e, 0, width);
+    }
+    Value::from_expr(e)
+}
+
+/// Rewrites a summary's conditions for a call: each parameter's bytes
+/// become the bytes of the argument passed for it.
+pub struct ParamMap {
+    /// For each parameter array name, the argument widened to whole bytes.
+    args: FxHashMap<String, ExprRef>,
+    done: FxHashMap<ExprRef, ExprRef>,
+}
+
+/// A condition that mentions something besides the parameters' bytes (it
+/// cannot be carried over to a caller).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("the summary's condition reads `{0}`, which is not a parameter of the function")]
+pub struct Unmappable(pub String);
+
+impl ParamMap {
+    /// The map of a call passing `args` for parameters of `params` bits.
+    pub fn new(params: &[u32], args: &[Value]) -> ParamMap {
+        let args = params
+            .iter()
+            .zip(args)
+            .enumerate()
+            .map(|(i, (w, a))| {
+                let bytes = w.div_ceil(8) * 8;
+                let e = a.to_expr();
+                let e = if e.width() > *w {
+                    expr::extract(&e, 0, *w)
+                } else {
+                    e
+                };
+                let e = if bytes > e.width() {
+                    expr::zext(&e, bytes)
+                } else {
+                    e
+                };
+                (param_name(i), e)
+            })
+            .collect();
+        ParamMap {
+            args,
+            done: FxHashMap::default(),
+        }
+    }
+
+    /// `e` with every parameter byte replaced by the argument's.
+    pub fn map(&mut self, root: &ExprRef) -> Result<ExprRef, Unmappable> {
+        let mut stack = vec![(root.clone(), false)];
+        while let Some((e, expanded)) = stack.pop() {
+            if self.done.contains_key(&e) {
+                continue;
+            }
+            if let ExprKind::Read { updates, index } = e.kind() {
+                let name = &updates.root.name;
+                let byte = match (self.args.get(name), index.as_const()) {
+                    (Some(arg), Some(k))
+                        if updates.head.is_none() && (k as u32 + 1) * 8 <= arg.width() =>
+                    {
+                        expr::extract(arg, k as u32 * 8, 8)
+                    }
+                    _ => return Err(Unmappable(name.clone())),
+                };
+                self.done.insert(e, byte);
+                continue;
+            }
+            if !expanded {
+                stack.push((e.clone(), true));
+                e.for_each_child(|c| {
+                    if !self.done.contains_key(c) {
+                        stack.push((c.clone(), false));
+                    }
+                });
+                continue;
+            }
+            let r = |c: &ExprRef| self.done[c].clone();
+            let new = match e.kind() {
+                ExprKind::Const(_) | ExprKind::Read { .. } => e.clone(),
+                ExprKind::Select {
+                    cond,
+                    then_e,
+                    else_e,
+                } => expr::select(&r(cond), &r(then_e), &r(else_e)),
+                ExprKind::Concat { hi, lo } => expr::concat(&r(hi), &r(lo)),
+                ExprKind::Extract { expr: x, offset } => expr::extract(&r(x), *offset, e.width()),
+                ExprKind::ZExt(x) => expr::zext(&r(x), e.width()),
+                ExprKind::SExt(x) => expr::sext(&r(x), e.width()),
+                ExprKind::Not(x) => expr::not(&r(x)),
+                ExprKind::Binary { op, lhs, rhs } => expr::binary(*op, &r(lhs), &r(rhs)),
+                ExprKind::Cmp { op, lhs, rhs } => expr::cmp(*op, &r(lhs), &r(rhs)),
+            };
+            self.done.insert(e, new);
+        }
+        Ok(self.done[root].clone())
+    }
+
+    /// The conjunction of a leaf's condition, mapped.
+    pub fn condition(&mut self, leaf: &Leaf) -> Result<ExprRef, Unmappable> {
+        let mut c = expr::bool_const(true);
+        for e in &leaf.condition {
+            c = expr::and(&c, &self.map(e)?);
+        }
+        Ok(c)
+    }
+}
+
+/// Whether an expression reads only the parameter arrays of a function
+/// with `params` (what a summary's conditions may mention).
+pub fn reads_only_params(e: &ExprRef, params: usize) -> bool {
+    let mut arrays = Vec::new();
+    expr::arrays_in(e, &mut arrays);
+    arrays
+        .iter()
+        .all(|a| (0..params).any(|i| a.name == param_name(i)) && a.init.is_none())
+}
+
+/// A summary shared by the run's composer and its workers.
+pub type SharedSummary = Arc<Summary>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parameters_map_to_the_arguments_bytes() {
+        let x = param_value(0, 32).to_expr();
+        let y = param_value(1, 8).to_expr();
+        let cond = expr::slt(&expr::add(&x, &expr::constant(1, 32)), &expr::zext(&y, 32));
+        let caller = Array::symbolic("a", 4);
+        let list = UpdateList::new(caller.clone());
+        let mut a = expr::read(&list, &expr::constant(0, 64));
+        for k in 1..4 {
+            a = expr::concat(&expr::read(&list, &expr::constant(k, 64)), &a);
+        }
+        let mut map = ParamMap::new(
+            &[32, 8],
+            &[Value::from_expr(a.clone()), Value::concrete(7, 8)],
+        );
+        let mapped = map.map(&cond).expect("maps");
+        let want = expr::slt(
+            &expr::add(&a, &expr::constant(1, 32)),
+            &expr::constant(7, 32),
+        );
+        assert_eq!(mapped, want);
+        assert!(reads_only_params(&cond, 2));
+        assert!(!reads_only_params(&cond, 1));
+        assert!(!reads_only_params(&mapped, 2));
+    }
+
+    #[test]
+    fn a_condition_on_other_inputs_cannot_be_mapped() {
+        let other = Array::symbolic("z", 1);
+        let e = expr::eq(
+            &expr::read(&UpdateList::new(other), &expr::constant(0, 64)),
+            &expr::constant(3, 8),
+        );
+        let mut map = ParamMap::new(&[8], &[Value::concrete(1, 8)]);
+        assert_eq!(map.map(&e), Err(Unmappable("z".into())));
+    }
+
+    #[test]
+    fn a_one_bit_parameter_takes_the_low_bit_of_its_byte() {
+        let b = param_value(0, 1).to_expr();
+        assert_eq!(b.width(), 1);
+        let mut map = ParamMap::new(&[1], &[Value::concrete(1, 1)]);
+        assert_eq!(map.map(&b).expect("maps").as_const(), Some(1));
+    }
+}
