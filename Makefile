@@ -4,7 +4,7 @@ CARGO      ?= cargo
 MNEMO      := target/release/mnemo
 DEMO       ?= testsuite/paper_memoise_compute.c
 DEMO_OUT   := mnemo-out-demo
-APT_PKGS   := clang-14 llvm-14-dev libz3-dev libclang-rt-14-dev redis-server
+APT_PKGS   := clang-14 llvm-14-dev libz3-dev libclang-rt-14-dev redis-server musl-tools
 SUDO       := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: all setup build runtime test demo bench corpus fuzz clean

@@ -24,7 +24,7 @@ use super::classify::{classify_native, verdict, NativeOutcome, Termination, Verd
 use super::index::{Outcome, TestsJson, TESTS_JSON};
 use super::ktest::KTest;
 use super::posix::PosixEnv;
-use super::toolchain::{Toolchain, ToolchainError};
+use super::toolchain::{is_native_program, Toolchain, ToolchainError};
 
 /// The environment variable telling the replay library how many leading
 /// objects of the test describe the POSIX environment, so that the
@@ -144,12 +144,16 @@ impl fmt::Display for ReplayReport {
 pub struct ReplayOptions {
     /// How long one test may run before it is killed.
     pub timeout: Duration,
+    /// More environment for the program (for instance `GCOV_PREFIX`, so
+    /// that replays side by side keep their coverage data apart).
+    pub env: Vec<(OsString, OsString)>,
 }
 
 impl Default for ReplayOptions {
     fn default() -> Self {
         ReplayOptions {
             timeout: Duration::from_secs(10),
+            env: Vec::new(),
         }
     }
 }
@@ -169,6 +173,7 @@ struct NativeRun<'a> {
     ktest: &'a Path,
     posix_objects: usize,
     stdin: Stdin,
+    env: &'a [(OsString, OsString)],
 }
 
 /// Where a native run's stdin comes from.
@@ -248,6 +253,7 @@ fn run_one(run: NativeRun<'_>, timeout: Duration) -> std::io::Result<NativeResul
         .env("KTEST_FILE", run.ktest)
         .env(POSIX_OBJECTS_ENV, run.posix_objects.to_string())
         .env("ASAN_OPTIONS", "detect_leaks=0:abort_on_error=0")
+        .envs(run.env.iter().map(|(k, v)| (k, v)))
         .stdin(stdin)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -355,7 +361,8 @@ pub fn stdout_diff(expected: &[u8], got: &[u8], got_len: usize) -> Option<String
 }
 
 /// Replays every test listed in `out_dir/tests.json` on `src` compiled
-/// natively, with a 10 s limit per test.
+/// natively (or on `src` itself when it is a native program), with a 10 s
+/// limit per test.
 pub fn replay_dir(
     toolchain: &Toolchain,
     src: &Path,
@@ -408,6 +415,7 @@ fn replay_one(
             Some(bytes) if env.stdin_terminal => Stdin::Terminal(bytes),
             Some(bytes) => Stdin::Pipe(bytes),
         },
+        env: &options.env,
     };
     let result = run_one(run, options.timeout).map_err(io_err(binary))?;
     let native = classify_native(result.termination, &result.stderr);
@@ -426,8 +434,14 @@ pub fn replay_dir_with(
         .prefix("mnemo-replay-build-")
         .tempdir()
         .map_err(io_err(&std::env::temp_dir()))?;
-    let binary = build.path().join("replay-prog");
-    toolchain.compile_native(src, &binary)?;
+    // A program of a project's own build replays as it is.
+    let binary = if is_native_program(src) {
+        std::path::absolute(src).map_err(io_err(src))?
+    } else {
+        let binary = build.path().join("replay-prog");
+        toolchain.compile_native(src, &binary)?;
+        binary
+    };
     let out_abs = std::path::absolute(out_dir).map_err(io_err(out_dir))?;
 
     let mut report = ReplayReport::default();
@@ -591,6 +605,7 @@ int main(int argc, char **argv) {
 
         let options = ReplayOptions {
             timeout: Duration::from_secs(4),
+            ..ReplayOptions::default()
         };
         let report = replay_dir_with(&tc, &src, &out, &options).unwrap();
         let got: Vec<(&NativeOutcome, &Verdict)> = report
