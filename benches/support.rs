@@ -13,6 +13,7 @@ pub fn ran(status: &std::process::ExitStatus) -> bool {
 }
 
 /// The section `cargo bench --bench NAME -- SECTION` asks for, if any.
+#[allow(dead_code)] // Not every benchmark has sections.
 pub fn section() -> Option<String> {
     std::env::args().nth(1).filter(|a| !a.starts_with('-'))
 }
