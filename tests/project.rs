@@ -218,3 +218,64 @@ fn compiler_errors_reach_the_build() {
         .unwrap();
     assert!(stderr(&o).contains("-o needs a value"), "{}", stderr(&o));
 }
+
+#[test]
+fn replays_can_run_as_another_user() {
+    // SAFETY: getuid has no preconditions.
+    if unsafe { libc::getuid() } != 0 {
+        eprintln!("skipped: only root can run a replay as another user");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("who.c");
+    std::fs::write(
+        &src,
+        "#include <stdio.h>\n#include <unistd.h>\n\
+         int main(void) { FILE *f = fopen(\"A\", \"r+\");\n\
+           return f && getuid() == 65534 && getgid() == 65534 ? 7 : 1; }\n",
+    )
+    .unwrap();
+    let bc = dir.path().join("who.bc");
+    ok(
+        mnemo()
+            .arg("cc")
+            .arg(&src)
+            .arg("-o")
+            .arg(&bc)
+            .output()
+            .unwrap(),
+        "mnemo cc",
+    );
+    let out = dir.path().join("out");
+    ok(
+        mnemo()
+            .args(["run", "-q", "--output-dir"])
+            .arg(&out)
+            .arg(&bc)
+            .args(["--sym-files", "1", "1"])
+            .output()
+            .unwrap(),
+        "mnemo run",
+    );
+    let toolchain = mnemo::testgen::Toolchain::find().unwrap();
+    let run = |run_as| {
+        let options = mnemo::testgen::ReplayOptions {
+            run_as,
+            ..Default::default()
+        };
+        let report = mnemo::testgen::replay_dir_with(&toolchain, &src, &out, &options).unwrap();
+        let natives: Vec<String> = report
+            .results
+            .iter()
+            .map(|r| r.native.to_string())
+            .collect();
+        natives
+    };
+    // As root the program is not nobody; as nobody it owns its file.
+    assert!(run(None).iter().all(|n| n == "exit 1"), "{:?}", run(None));
+    let as_nobody = run(Some((65534, 65534)));
+    assert!(
+        !as_nobody.is_empty() && as_nobody.iter().all(|n| n == "exit 7"),
+        "{as_nobody:?}"
+    );
+}
