@@ -4,10 +4,10 @@ CARGO      ?= cargo
 MNEMO      := target/release/mnemo
 DEMO       ?= testsuite/paper_memoise_compute.c
 DEMO_OUT   := mnemo-out-demo
-APT_PKGS   := clang-14 llvm-14-dev libz3-dev libclang-rt-14-dev redis-server
+APT_PKGS   := clang-14 llvm-14-dev libz3-dev libclang-rt-14-dev redis-server musl-tools
 SUDO       := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all setup build runtime test demo bench corpus fuzz clean
+.PHONY: all setup build runtime test demo bench bench-coreutils coreutils corpus fuzz clean
 
 all: build runtime
 
@@ -59,6 +59,23 @@ bench: build runtime
 	$(CARGO) bench --bench solver
 	$(CARGO) bench --bench memo
 
+# GNU coreutils 9.1 (Debian's source package) built with `mnemo cc-project`:
+# every program's bitcode in coreutils-bc/, and a gcov build beside it
+# (coreutils/Makefile). Not part of `make test`: it downloads.
+coreutils: build runtime
+	$(MAKE) -C coreutils MNEMO=$(abspath $(MNEMO))
+
+# Explores TOOLS (default: all of coreutils-bc/) for MINUTES each, JOBS
+# tools at a time, with KLEE's arguments; replays every test on the gcov
+# build and reports paths, tests, unsupported features, line coverage and
+# crashes (benches/coreutils.rs).
+TOOLS ?=
+MINUTES ?= 5
+JOBS ?= 1
+bench-coreutils: coreutils
+	@command -v gcovr >/dev/null 2>&1 || python3 -m pip install --quiet gcovr
+	TOOLS="$(TOOLS)" MINUTES=$(MINUTES) JOBS=$(JOBS) $(CARGO) bench --bench coreutils
+
 # The recorded queries tests/solver_chains.rs runs through every solver chain:
 # those of a few testsuite programs (small enough to keep in the repository).
 CORPUS_PROGRAMS := paper_green_m paper_tritype paper_incremental_step \
@@ -89,3 +106,4 @@ clean:
 	$(CARGO) clean
 	$(MAKE) -C runtime clean
 	rm -rf mnemo-out* mnemo-memo $(DEMO_OUT).bc fuzz/out fuzz/target
+	$(MAKE) -C coreutils clean

@@ -13,6 +13,7 @@ pub fn ran(status: &std::process::ExitStatus) -> bool {
 }
 
 /// The section `cargo bench --bench NAME -- SECTION` asks for, if any.
+#[allow(dead_code)] // Not every benchmark has sections.
 pub fn section() -> Option<String> {
     std::env::args().nth(1).filter(|a| !a.starts_with('-'))
 }
@@ -34,4 +35,63 @@ pub fn write_results(
     std::fs::write(&path, serde_json::to_string_pretty(results)?)?;
     println!("\nwritten: {}", path.display());
     Ok(())
+}
+
+/// Runs `cmd`; its output, or an error naming `what` with what it printed
+/// when it fails.
+#[allow(dead_code)] // Not every benchmark runs other tools.
+pub fn command(
+    cmd: &mut std::process::Command,
+    what: &str,
+) -> anyhow::Result<std::process::Output> {
+    use anyhow::Context;
+    let out = cmd
+        .output()
+        .with_context(|| format!("cannot start {what}"))?;
+    if !out.status.success() {
+        anyhow::bail!(
+            "{what} failed ({}):\n{}{}",
+            out.status,
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    Ok(out)
+}
+
+/// gcovr's JSON summary of the gcov data under `search` (sources named
+/// relative to `root`), read with `gcov` (`"llvm-cov-14 gcov"` for clang's
+/// data); `extra` asks for more reports (`--html-details FILE`).
+#[allow(dead_code)] // Not every benchmark measures coverage.
+pub fn gcovr_summary(
+    root: &std::path::Path,
+    search: &std::path::Path,
+    gcov: &str,
+    extra: &[&std::ffi::OsStr],
+) -> anyhow::Result<Value> {
+    use anyhow::Context;
+    let report = command(
+        std::process::Command::new("gcovr")
+            .current_dir(search)
+            .args(["--gcov-executable", gcov, "--json-summary", "-", "-r"])
+            .arg(root)
+            .args(extra)
+            .arg(search),
+        "gcovr",
+    )?;
+    serde_json::from_slice(&report.stdout).context("gcovr's summary")
+}
+
+/// (lines covered, lines) of the file of gcovr's `summary` whose name ends
+/// with `name`, if it has one.
+#[allow(dead_code)] // Not every benchmark measures coverage.
+pub fn file_lines(summary: &Value, name: &str) -> Option<(u64, u64)> {
+    let file = summary["files"]
+        .as_array()?
+        .iter()
+        .find(|f| f["filename"].as_str().is_some_and(|n| n.ends_with(name)))?;
+    Some((
+        file["line_covered"].as_u64().unwrap_or(0),
+        file["line_total"].as_u64().unwrap_or(0),
+    ))
 }

@@ -2,7 +2,7 @@
 //!
 //! The modules follow the architecture of DESIGN.md; each depends only on
 //! those listed before it: `ir`, `expr` -> `solver` -> `exec` -> `search`,
-//! `memo` -> `parallel` -> `testgen`, `stats` -> `checkpoint` -> `run`, `certify`, `regress` -> `batch`. `files` (atomic writes)
+//! `memo` -> `parallel` -> `testgen`, `stats` -> `checkpoint` -> `run`, `certify`, `regress` -> `batch`; `project` (whole projects to bitcode) uses `testgen`'s toolchain. `files` (atomic writes)
 //! serves them all; `stop` (signals asking a run to end) serves `search` and
 //! what is above it. `fuzz` holds the fuzz targets, one per reader of
 //! outside input.
@@ -19,6 +19,7 @@ pub mod fuzz;
 pub mod ir;
 pub mod memo;
 pub mod parallel;
+pub mod project;
 pub mod regress;
 pub mod run;
 pub mod search;

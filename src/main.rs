@@ -37,6 +37,23 @@ enum Command {
         #[arg(last = true)]
         clang_args: Vec<String>,
     },
+    /// A C compiler for a project's own build (`./configure && make
+    /// CC="mnemo cc-project"`): native objects, each carrying its bitcode,
+    /// built and linked against musl.
+    #[command(disable_help_flag = true)]
+    CcProject {
+        /// The compiler's arguments, as a build passes them.
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<std::ffi::OsString>,
+    },
+    /// Link the bitcode of a program built with `mnemo cc-project` into one
+    /// module.
+    Extract {
+        program: PathBuf,
+        /// The module to write (default: PROGRAM.bc).
+        #[arg(short, long)]
+        output: Option<PathBuf>,
+    },
     /// Explore a program's paths and write a test for each.
     Run(RunArgs),
     /// Share a run out into shard files, one per machine of a batch job:
@@ -101,12 +118,14 @@ enum Command {
     /// Compile the program natively and replay every test of an output
     /// directory in the environment it describes (arguments, symbolic files
     /// in a scratch working directory, stdin), comparing outcome and stdout.
+    /// SOURCE may also be a native program (of a project's own build).
     Replay {
         source: PathBuf,
         output_dir: PathBuf,
         /// Instead of replaying, write each test as a shell script
         /// (testNNNNNN.sh beside its ktest) running the program compiled
-        /// natively into OUTPUT_DIR/<source stem>.native (or $PROG).
+        /// natively into OUTPUT_DIR/<source stem>.native (or $PROG); SOURCE
+        /// may also be a native program built elsewhere, which they run.
         #[arg(long)]
         as_commands: bool,
     },
@@ -466,6 +485,16 @@ fn real_main() -> anyhow::Result<ExitCode> {
             let toolchain = Toolchain::find()?;
             let output = output.unwrap_or_else(|| source.with_extension("bc"));
             toolchain.compile_bitcode(&source, &output, &clang_args)?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::CcProject { args } => {
+            mnemo::project::ProjectCc::find()?.run(&args)?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Extract { program, output } => {
+            let output = output.unwrap_or_else(|| program.with_extension("bc"));
+            let n = mnemo::project::ProjectCc::find()?.extract(&program, &output)?;
+            eprintln!("mnemo: {} object(s) linked into {}", n, output.display());
             Ok(ExitCode::SUCCESS)
         }
         Command::Run(a) => {

@@ -19,9 +19,11 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Instant;
 
-use anyhow::{bail, Context};
+use anyhow::Context;
 use mnemo::testgen::Toolchain;
 use serde_json::{json, Value};
+
+use crate::support::{command, file_lines, gcovr_summary};
 
 const MNEMO: &str = env!("CARGO_BIN_EXE_mnemo");
 
@@ -32,21 +34,6 @@ fn program_args(source: &str) -> Vec<String> {
         .find_map(|l| l.split_once("program-args:"))
         .map(|(_, rest)| rest.split_whitespace().map(String::from).collect())
         .unwrap_or_default()
-}
-
-fn command(cmd: &mut Command, what: &str) -> anyhow::Result<std::process::Output> {
-    let out = cmd
-        .output()
-        .with_context(|| format!("cannot start {what}"))?;
-    if !out.status.success() {
-        bail!(
-            "{what} failed ({}):\n{}{}",
-            out.status,
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        );
-    }
-    Ok(out)
 }
 
 /// Line coverage of `source` by every replay script in `out`, run against
@@ -84,35 +71,13 @@ fn coverage(
             .status()
             .with_context(|| format!("cannot run {}", script.display()))?;
     }
-    let report = command(
-        Command::new("gcovr")
-            .current_dir(dir)
-            .args([
-                "--gcov-executable",
-                "llvm-cov-14 gcov",
-                "--json-summary",
-                "-",
-                "-r",
-            ])
-            .arg(dir),
-        "gcovr",
-    )?;
-    let summary: Value = serde_json::from_slice(&report.stdout).context("gcovr's summary")?;
+    let summary = gcovr_summary(dir, dir, "llvm-cov-14 gcov", &[])?;
     let name = copy
         .file_name()
         .and_then(|n| n.to_str())
         .context("a source file name")?;
-    let file = summary["files"]
-        .as_array()
-        .and_then(|fs| {
-            fs.iter()
-                .find(|f| f["filename"].as_str().is_some_and(|n| n.ends_with(name)))
-        })
-        .with_context(|| format!("gcovr reports no coverage of {name}: {summary}"))?;
-    Ok((
-        file["line_covered"].as_u64().unwrap_or(0),
-        file["line_total"].as_u64().unwrap_or(0),
-    ))
+    file_lines(&summary, name)
+        .with_context(|| format!("gcovr reports no coverage of {name}: {summary}"))
 }
 
 pub fn run(root: &Path, toolchain: &Toolchain) -> anyhow::Result<Vec<Value>> {

@@ -16,6 +16,9 @@ pub enum Native {
     Malloc,
     Calloc,
     Realloc,
+    /// `aligned_alloc` and `memalign` (alignment, size): a heap block at a
+    /// multiple of the alignment (musl's `posix_memalign` calls it).
+    AlignedAlloc,
     Free,
     Exit,
     Abort,
@@ -50,6 +53,7 @@ impl Native {
             "malloc" => Native::Malloc,
             "calloc" => Native::Calloc,
             "realloc" => Native::Realloc,
+            "aligned_alloc" | "memalign" => Native::AlignedAlloc,
             "free" => Native::Free,
             "exit" | "_exit" | "_Exit" => Native::Exit,
             "abort" => Native::Abort,
@@ -99,6 +103,17 @@ impl Executor {
                     n.saturating_mul(size),
                     "calloc",
                 )?))
+            }
+            Native::AlignedAlloc => {
+                let align = self.concretize(state, &arg(0))? as u64;
+                let size = self.concretize(state, &arg(1))? as u64;
+                if !align.is_power_of_two() {
+                    return Ok(ptr(0));
+                }
+                // Heap addresses only grow: moving the next one up to the
+                // alignment aligns the block, and the gap holds nothing.
+                state.next_heap = state.next_heap.next_multiple_of(align.max(16));
+                Ok(ptr(self.heap_alloc(state, size, "aligned_alloc")?))
             }
             Native::Realloc => {
                 let old = self.concretize(state, &arg(0))? as u64;

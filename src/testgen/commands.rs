@@ -25,7 +25,7 @@ use super::index::{Outcome, TestRecord, TestsJson, TESTS_JSON};
 use super::ktest::KTest;
 use super::posix::PosixEnv;
 use super::replay::{io_err, ReplayError, POSIX_OBJECTS_ENV};
-use super::toolchain::Toolchain;
+use super::toolchain::{is_native_program, Toolchain};
 use crate::files::write_atomic;
 
 /// What `--as-commands` wrote.
@@ -167,11 +167,14 @@ pub fn script(
     )
     .as_bytes()]);
     line(&[b"here=$(cd \"$(dirname \"$0\")\" && pwd) || exit 1"]);
-    line(&[
-        b"PROG=${PROG:-$here/",
-        &shell_word(program.as_bytes()),
-        b"}",
-    ]);
+    // A program built elsewhere is named by its absolute path; the one
+    // compiled for the scripts lies beside them.
+    let default = if program.starts_with('/') {
+        shell_word(program.as_bytes())
+    } else {
+        [b"$here/".as_slice(), &shell_word(program.as_bytes())].concat()
+    };
+    line(&[b"PROG=${PROG:-", &default, b"}"]);
     line(&[b"case $PROG in /*) ;; */*) PROG=$PWD/$PROG ;; esac"]);
     line(&[format!(
         "# The program's own klee_make_symbolic and __VERIFIER_nondet_* inputs are the\n\
@@ -220,30 +223,38 @@ pub fn script(
     s
 }
 
-/// Compiles `src` natively into `out_dir` and writes a script for every
-/// test listed in `out_dir/tests.json`, beside its ktest. A test whose
-/// ktest cannot be read or whose environment is inconsistent gets no
-/// script and is listed in the report.
+/// Writes a script for every test listed in `out_dir/tests.json`, beside
+/// its ktest, running `src`: a C source compiled natively into `out_dir`,
+/// or a native program built elsewhere (a project's own build), run where
+/// it is. A test whose ktest cannot be read or whose environment is
+/// inconsistent gets no script and is listed in the report.
 pub fn write_commands(
     toolchain: &Toolchain,
     src: &Path,
     out_dir: &Path,
 ) -> Result<CommandsReport, ReplayError> {
     let index = TestsJson::read(&out_dir.join(TESTS_JSON))?;
-    let stem = src
-        .file_stem()
-        .map_or_else(|| "program".into(), |s| s.to_string_lossy().into_owned());
-    let program_name = format!("{stem}.native");
-    let program = out_dir.join(&program_name);
-    // Built aside and renamed into place, so the program is never half
-    // written.
-    let build = tempfile::Builder::new()
-        .prefix(".mnemo-build-")
-        .tempdir_in(out_dir)
-        .map_err(io_err(out_dir))?;
-    let built = build.path().join(&program_name);
-    toolchain.compile_native(src, &built)?;
-    fs::rename(&built, &program).map_err(io_err(&program))?;
+    let (program, program_name) = if is_native_program(src) {
+        let program = fs::canonicalize(src).map_err(io_err(src))?;
+        let name = program.to_string_lossy().into_owned();
+        (program, name)
+    } else {
+        let stem = src
+            .file_stem()
+            .map_or_else(|| "program".into(), |s| s.to_string_lossy().into_owned());
+        let program_name = format!("{stem}.native");
+        let program = out_dir.join(&program_name);
+        // Built aside and renamed into place, so the program is never half
+        // written.
+        let build = tempfile::Builder::new()
+            .prefix(".mnemo-build-")
+            .tempdir_in(out_dir)
+            .map_err(io_err(out_dir))?;
+        let built = build.path().join(&program_name);
+        toolchain.compile_native(src, &built)?;
+        fs::rename(&built, &program).map_err(io_err(&program))?;
+        (program, program_name)
+    };
 
     let mut report = CommandsReport {
         program,

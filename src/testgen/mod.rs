@@ -9,6 +9,7 @@ pub mod classify;
 pub mod commands;
 pub mod index;
 pub mod ktest;
+mod native;
 pub mod posix;
 mod pty;
 pub mod replay;

@@ -8,23 +8,18 @@
 use std::ffi::OsString;
 use std::fmt;
 use std::fs;
-use std::io::{Read, Write};
 use std::os::unix::ffi::OsStringExt;
-use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
-use std::thread;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use thiserror::Error;
 
 use super::classify::{classify_native, verdict, NativeOutcome, Termination, Verdict};
 use super::index::{Outcome, TestsJson, TESTS_JSON};
 use super::ktest::KTest;
+use super::native::{give_to, run_one, NativeResult, NativeRun, Stdin};
 use super::posix::PosixEnv;
-use super::toolchain::{Toolchain, ToolchainError};
+use super::toolchain::{is_native_program, Toolchain, ToolchainError};
 
 /// The environment variable telling the replay library how many leading
 /// objects of the test describe the POSIX environment, so that the
@@ -144,169 +139,24 @@ impl fmt::Display for ReplayReport {
 pub struct ReplayOptions {
     /// How long one test may run before it is killed.
     pub timeout: Duration,
+    /// More environment for the program (for instance `GCOV_PREFIX`, so
+    /// that replays side by side keep their coverage data apart).
+    pub env: Vec<(OsString, OsString)>,
+    /// A user and group to run the program as, with no supplementary
+    /// groups, its scratch directory given to them: a test of a tool that
+    /// changes files or sends signals (`chmod -R 0 /`, `kill -9 -1`) must
+    /// not be able to harm the machine when the replay runs as root.
+    pub run_as: Option<(u32, u32)>,
 }
 
 impl Default for ReplayOptions {
     fn default() -> Self {
         ReplayOptions {
             timeout: Duration::from_secs(10),
+            env: Vec::new(),
+            run_as: None,
         }
     }
-}
-
-/// The most of a program's stderr kept: its end, where reports are.
-const STDERR_KEEP: usize = 64 * 1024;
-/// The most of a program's stdout kept: its start, for the comparison.
-const STDOUT_KEEP: usize = 16 << 20;
-
-/// What one native run gets: its command line, directory and input.
-struct NativeRun<'a> {
-    binary: &'a Path,
-    /// argv[0] as the engine gave it (the test's first recorded argument).
-    arg0: OsString,
-    args: Vec<OsString>,
-    cwd: &'a Path,
-    ktest: &'a Path,
-    posix_objects: usize,
-    stdin: Stdin,
-}
-
-/// Where a native run's stdin comes from.
-enum Stdin {
-    /// Nothing: the program reads end of file at once.
-    Empty,
-    /// These bytes, through a pipe.
-    Pipe(Vec<u8>),
-    /// These bytes, typed into a terminal.
-    Terminal(Vec<u8>),
-}
-
-/// How long a terminal stays open after its bytes are written: a program
-/// reading past them then sees the terminal hang up, its end of input
-/// (klee-replay waits likewise before closing its terminal).
-const TERMINAL_LINGER: Duration = Duration::from_secs(1);
-
-/// How a native run ended, with what it wrote.
-struct NativeResult {
-    termination: Termination,
-    /// The end of stderr.
-    stderr: String,
-    /// The start of stdout, and how many bytes it had in all.
-    stdout: Vec<u8>,
-    stdout_len: usize,
-}
-
-/// Reads a pipe to its end on a thread (so a chatty program cannot block on
-/// a full pipe while we wait for it), keeping what `keep` selects.
-fn drain<R: Read + Send + 'static>(
-    mut pipe: R,
-    keep: fn(&mut Vec<u8>, &[u8]),
-) -> thread::JoinHandle<(Vec<u8>, usize)> {
-    thread::spawn(move || {
-        let mut kept = Vec::new();
-        let mut total = 0;
-        let mut chunk = [0u8; 8192];
-        loop {
-            match pipe.read(&mut chunk) {
-                Ok(0) | Err(_) => break,
-                Ok(n) => {
-                    total += n;
-                    keep(&mut kept, &chunk[..n]);
-                }
-            }
-        }
-        (kept, total)
-    })
-}
-
-fn keep_end(kept: &mut Vec<u8>, chunk: &[u8]) {
-    kept.extend_from_slice(chunk);
-    if kept.len() > 2 * STDERR_KEEP {
-        kept.drain(..kept.len() - STDERR_KEEP);
-    }
-}
-
-fn keep_start(kept: &mut Vec<u8>, chunk: &[u8]) {
-    let room = STDOUT_KEEP.saturating_sub(kept.len());
-    kept.extend_from_slice(&chunk[..chunk.len().min(room)]);
-}
-
-/// Runs the replay binary once and waits for it, up to `timeout`.
-fn run_one(run: NativeRun<'_>, timeout: Duration) -> std::io::Result<NativeResult> {
-    let (stdin, feed, terminal) = match run.stdin {
-        Stdin::Empty => (Stdio::null(), None, None),
-        Stdin::Pipe(bytes) => (Stdio::piped(), Some(bytes), None),
-        Stdin::Terminal(bytes) => {
-            let pty = super::pty::open_raw()?;
-            (Stdio::from(pty.slave), Some(bytes), Some(pty.master))
-        }
-    };
-    let mut child = Command::new(run.binary)
-        .arg0(&run.arg0)
-        .args(&run.args)
-        .current_dir(run.cwd)
-        .env("KTEST_FILE", run.ktest)
-        .env(POSIX_OBJECTS_ENV, run.posix_objects.to_string())
-        .env("ASAN_OPTIONS", "detect_leaks=0:abort_on_error=0")
-        .stdin(stdin)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()?;
-    let exited = Arc::new(AtomicBool::new(false));
-    let linger = if terminal.is_some() {
-        TERMINAL_LINGER
-    } else {
-        Duration::ZERO
-    };
-    // A program that stops reading early closes the pipe: the write error
-    // that follows is expected, not a failure of the replay.
-    let sink: Option<Box<dyn Write + Send>> = match terminal {
-        Some(master) => Some(Box::new(master)),
-        None => child
-            .stdin
-            .take()
-            .map(|p| Box::new(p) as Box<dyn Write + Send>),
-    };
-    let feeder = sink.zip(feed).map(|(mut sink, bytes)| {
-        let exited = Arc::clone(&exited);
-        thread::spawn(move || {
-            let _ = sink.write_all(&bytes);
-            let until = Instant::now() + linger;
-            while !exited.load(Ordering::Relaxed) && Instant::now() < until {
-                thread::sleep(Duration::from_millis(5));
-            }
-        })
-    });
-    let stderr = child.stderr.take().map(|p| drain(p, keep_end));
-    let stdout = child.stdout.take().map(|p| drain(p, keep_start));
-    let deadline = Instant::now() + timeout;
-    let termination = loop {
-        if let Some(status) = child.try_wait()? {
-            break Termination::from_status(status);
-        }
-        if Instant::now() >= deadline {
-            // The child may have exited just now; either way it is reaped.
-            let _ = child.kill();
-            let _ = child.wait();
-            break Termination::TimedOut;
-        }
-        thread::sleep(Duration::from_millis(5));
-    };
-    exited.store(true, Ordering::Relaxed);
-    if let Some(h) = feeder {
-        let _ = h.join();
-    }
-    let (mut err, _) = stderr.and_then(|h| h.join().ok()).unwrap_or_default();
-    if err.len() > STDERR_KEEP {
-        err.drain(..err.len() - STDERR_KEEP);
-    }
-    let (stdout, stdout_len) = stdout.and_then(|h| h.join().ok()).unwrap_or_default();
-    Ok(NativeResult {
-        termination,
-        stderr: String::from_utf8_lossy(&err).into_owned(),
-        stdout,
-        stdout_len,
-    })
 }
 
 /// A short description of how `got` (the start of `got_len` bytes) differs
@@ -355,7 +205,8 @@ pub fn stdout_diff(expected: &[u8], got: &[u8], got_len: usize) -> Option<String
 }
 
 /// Replays every test listed in `out_dir/tests.json` on `src` compiled
-/// natively, with a 10 s limit per test.
+/// natively (or on `src` itself when it is a native program), with a 10 s
+/// limit per test.
 pub fn replay_dir(
     toolchain: &Toolchain,
     src: &Path,
@@ -396,6 +247,9 @@ fn replay_one(
         .map_err(io_err(&std::env::temp_dir()))?;
     env.create_files(scratch.path())
         .map_err(io_err(scratch.path()))?;
+    if let Some((uid, gid)) = options.run_as {
+        give_to(scratch.path(), uid, gid).map_err(io_err(scratch.path()))?;
+    }
     let run = NativeRun {
         binary,
         arg0: OsString::from(test.args.first().map_or("", String::as_str)),
@@ -408,6 +262,8 @@ fn replay_one(
             Some(bytes) if env.stdin_terminal => Stdin::Terminal(bytes),
             Some(bytes) => Stdin::Pipe(bytes),
         },
+        env: &options.env,
+        run_as: options.run_as,
     };
     let result = run_one(run, options.timeout).map_err(io_err(binary))?;
     let native = classify_native(result.termination, &result.stderr);
@@ -426,8 +282,14 @@ pub fn replay_dir_with(
         .prefix("mnemo-replay-build-")
         .tempdir()
         .map_err(io_err(&std::env::temp_dir()))?;
-    let binary = build.path().join("replay-prog");
-    toolchain.compile_native(src, &binary)?;
+    // A program of a project's own build replays as it is.
+    let binary = if is_native_program(src) {
+        std::path::absolute(src).map_err(io_err(src))?
+    } else {
+        let binary = build.path().join("replay-prog");
+        toolchain.compile_native(src, &binary)?;
+        binary
+    };
     let out_abs = std::path::absolute(out_dir).map_err(io_err(out_dir))?;
 
     let mut report = ReplayReport::default();
@@ -464,6 +326,7 @@ mod tests {
     use crate::testgen::classify::tests::err;
     use crate::testgen::index::{TestRecord, TESTS_JSON_VERSION};
     use crate::testgen::ktest::KTestObject;
+    use std::process::Command;
 
     /// The toolchain with an up-to-date runtime, built once per test process.
     fn toolchain() -> Toolchain {
@@ -591,6 +454,7 @@ int main(int argc, char **argv) {
 
         let options = ReplayOptions {
             timeout: Duration::from_secs(4),
+            ..ReplayOptions::default()
         };
         let report = replay_dir_with(&tc, &src, &out, &options).unwrap();
         let got: Vec<(&NativeOutcome, &Verdict)> = report

@@ -58,6 +58,15 @@ pub enum ToolchainError {
     },
 }
 
+/// Whether `path` is a native executable (an ELF file), such as a program
+/// of a project's own build, rather than a C source to compile.
+pub fn is_native_program(path: &Path) -> bool {
+    let mut magic = [0u8; 4];
+    std::fs::File::open(path)
+        .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut magic))
+        .is_ok_and(|()| &magic == b"\x7fELF")
+}
+
 /// The tools and runtime one run of mnemo uses, found once.
 #[derive(Clone, Debug)]
 pub struct Toolchain {
@@ -82,7 +91,10 @@ fn is_executable(path: &Path) -> bool {
 }
 
 /// The tool named by environment variable `env`, else `default` on PATH.
-fn find_tool(env_var: &'static str, default: &'static str) -> Result<PathBuf, ToolchainError> {
+pub(crate) fn find_tool(
+    env_var: &'static str,
+    default: &'static str,
+) -> Result<PathBuf, ToolchainError> {
     let not_found = ToolchainError::ToolNotFound {
         tool: default,
         env: env_var,
@@ -142,6 +154,18 @@ impl Toolchain {
         self.runtime_dir.join("build/musl/include")
     }
 
+    /// The include path of every compilation for the engine: the C library
+    /// the engine links (not the host's), then klee.h.
+    pub fn include_flags(&self) -> Vec<OsString> {
+        vec![
+            "-nostdinc".into(),
+            "-isystem".into(),
+            self.libc_include_dir().into(),
+            "-I".into(),
+            self.include_dir().into(),
+        ]
+    }
+
     /// The native replay library linked into replay binaries.
     pub fn replay_library(&self) -> Result<PathBuf, ToolchainError> {
         self.built_file("build/libmnemo-replay.a")
@@ -164,12 +188,7 @@ impl Toolchain {
         extra: &[String],
     ) -> Result<(), ToolchainError> {
         let mut args: Vec<OsString> = BITCODE_FLAGS.iter().map(OsString::from).collect();
-        // The C library the engine links, not the host's.
-        args.push("-nostdinc".into());
-        args.push("-isystem".into());
-        args.push(self.libc_include_dir().into());
-        args.push("-I".into());
-        args.push(self.include_dir().into());
+        args.extend(self.include_flags());
         args.extend(extra.iter().map(OsString::from));
         args.push(src.into());
         args.push("-o".into());

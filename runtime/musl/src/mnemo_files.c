@@ -210,6 +210,32 @@ long __mnemo_access(const char *path, int mode) {
   return 0;
 }
 
+/* A call that would change the directory or a file's metadata (unlink,
+ * rename, chmod, utimensat, ...; with `create`, one that makes a new
+ * name: mkdir, link, mknod, ...): the model keeps both as they are, a
+ * read-only file system (EROFS), after the errors the path's lookup gives. */
+long __mnemo_change(const char *path, int create) {
+  struct mnemo_file *f;
+  if (!path)
+    return -EFAULT;
+  enum found what = lookup(path, &f);
+  if (create)
+    return what == NOTHING ? -EROFS : -EEXIST;
+  return what == NOTHING ? -ENOENT : -EROFS;
+}
+
+/* The working directory stays "/": changing to it (or to ".") succeeds,
+ * to a file is ENOTDIR, to anything else ENOENT. */
+long __mnemo_chdir(const char *path) {
+  struct mnemo_file *f;
+  if (!path)
+    return -EFAULT;
+  enum found what = lookup(path, &f);
+  if (what == NOTHING)
+    return -ENOENT;
+  return what == DIRECTORY ? 0 : -ENOTDIR;
+}
+
 /* No file of the model is a link. */
 long __mnemo_readlink(const char *path) {
   struct mnemo_file *f;

@@ -11,8 +11,12 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
+#include <sys/sysinfo.h>
 #include <sys/uio.h>
+#include <sys/utsname.h>
 #include <time.h>
 
 struct mnemo_desc __mnemo_std[3] = {
@@ -278,6 +282,57 @@ static long sys_getcwd(char *buf, unsigned long size) {
   return 2;
 }
 
+/* The machine a run sees: fixed, so runs are deterministic. */
+static long sys_uname(struct utsname *u) {
+  *u = (struct utsname){0};
+  strcpy(u->sysname, "Linux");
+  strcpy(u->nodename, "mnemo");
+  strcpy(u->release, "6.1.0");
+  strcpy(u->version, "#1 SMP");
+  strcpy(u->machine, "x86_64");
+  strcpy(u->domainname, "(none)");
+  return 0;
+}
+
+static long sys_sysinfo(struct sysinfo *s) {
+  *s = (struct sysinfo){0};
+  s->uptime = 3600;
+  s->totalram = s->freeram = 1L << 32;
+  s->procs = 1;
+  s->mem_unit = 1;
+  return 0;
+}
+
+/* One processor: the first bit of the mask. */
+static long sys_getaffinity(unsigned long len, unsigned char *mask) {
+  if (len < sizeof(long))
+    return -EINVAL;
+  memset(mask, 0, len);
+  mask[0] = 1;
+  return sizeof(long);
+}
+
+static long sys_statfs(struct statfs *st) {
+  *st = (struct statfs){0};
+  st->f_type = 0x01021994; /* tmpfs */
+  st->f_bsize = st->f_frsize = 4096;
+  st->f_namelen = 255;
+  return 0;
+}
+
+/* Operations on a descriptor that touch no data the model keeps
+ * (advice, syncing) succeed on an open one. */
+static long on_open(long fd) { return desc_of(fd) ? 0 : -EBADF; }
+
+/* No process but this one (pid 1) exists; signals are not delivered. */
+static long sys_kill(long pid, long sig) {
+  if (sig < 0 || sig > 64)
+    return -EINVAL;
+  if (pid == 1 || pid == 0 || pid == -1)
+    return 0;
+  return -ESRCH;
+}
+
 long __mnemo_syscall(long n, long a, long b, long c, long d, long e, long f) {
   switch (n) {
   case SYS_read: return sys_read(a, (char *)b, c);
@@ -338,6 +393,90 @@ long __mnemo_syscall(long n, long a, long b, long c, long d, long e, long f) {
     return MNEMO_TIME;
   case SYS_mmap: return sys_mmap(a, b, c, d, e, f);
   case SYS_munmap: return sys_munmap(a);
+  case SYS_faccessat2: return __mnemo_access((const char *)b, c);
+  case SYS_fadvise64: return on_open(a);
+  case SYS_fsync:
+  case SYS_fdatasync:
+  case SYS_syncfs: return on_open(a);
+  case SYS_sync: return 0;
+  case SYS_fchmod:
+  case SYS_fchown:
+  case SYS_ftruncate:
+  case SYS_fallocate: return desc_of(a) ? -EROFS : -EBADF;
+  case SYS_chmod:
+  case SYS_chown:
+  case SYS_lchown:
+  case SYS_unlink:
+  case SYS_rmdir:
+  case SYS_truncate:
+  case SYS_rename: return __mnemo_change((const char *)a, 0);
+  case SYS_fchmodat:
+  case SYS_fchownat:
+  case SYS_unlinkat:
+  case SYS_renameat:
+  case SYS_renameat2:
+    return __mnemo_change((const char *)b, 0);
+  case SYS_utimensat:
+    return b ? __mnemo_change((const char *)b, 0) : (desc_of(a) ? -EROFS : -EBADF);
+  case SYS_mkdir:
+  case SYS_mknod: return __mnemo_change((const char *)a, 1);
+  case SYS_mkdirat:
+  case SYS_mknodat:
+  case SYS_link:
+  case SYS_symlink: return __mnemo_change((const char *)b, 1);
+  case SYS_symlinkat: return __mnemo_change((const char *)c, 1);
+  case SYS_linkat: return __mnemo_change((const char *)d, 1);
+  case SYS_chdir: return __mnemo_chdir((const char *)a);
+  case SYS_fchdir: return desc_of(a) ? (desc_of(a)->kind == MNEMO_DIR ? 0 : -ENOTDIR) : -EBADF;
+  /* What needs privileges or other processes fails as it would for an
+   * unprivileged user with no children. */
+  case SYS_chroot:
+  case SYS_setpriority:
+  case SYS_setpgid:
+  case SYS_setsid: return -EPERM;
+  case SYS_execve: return -ENOENT;
+  case SYS_fork:
+  case SYS_vfork:
+  case SYS_clone: return -EAGAIN;
+  case SYS_wait4: return -ECHILD;
+  case SYS_kill: return sys_kill(a, b);
+  case SYS_getpriority: return 20; /* the kernel's 20 - nice, nice 0 */
+  case SYS_getgroups: return 0;
+  case SYS_getpgid:
+  case SYS_getpgrp:
+  case SYS_getsid: return 1;
+  case SYS_uname: return sys_uname((struct utsname *)a);
+  case SYS_sysinfo: return sys_sysinfo((struct sysinfo *)a);
+  case SYS_sched_getaffinity: return sys_getaffinity(b, (unsigned char *)c);
+  case SYS_statfs: {
+    long r = __mnemo_access((const char *)a, 0);
+    return r ? r : sys_statfs((struct statfs *)b);
+  }
+  case SYS_fstatfs: return desc_of(a) ? sys_statfs((struct statfs *)b) : -EBADF;
+  case SYS_getrlimit:
+  case SYS_prlimit64: {
+    struct rlimit *old = (struct rlimit *)(n == SYS_getrlimit ? b : d);
+    if (old)
+      old->rlim_cur = old->rlim_max = RLIM_INFINITY;
+    return 0;
+  }
+  case SYS_setrlimit: return 0;
+  case SYS_clock_getres: {
+    struct timespec *ts = (struct timespec *)b;
+    if (ts)
+      ts->tv_sec = 0, ts->tv_nsec = 1;
+    return 0;
+  }
+  /* Time does not pass: a sleep ends at once. */
+  case SYS_nanosleep:
+  case SYS_clock_nanosleep: return 0;
+  case SYS_getrandom: {
+    /* Fixed bytes: runs are deterministic. */
+    unsigned char *buf = (unsigned char *)a;
+    for (unsigned long i = 0; i < (unsigned long)b; i++)
+      buf[i] = (unsigned char)(i * 131 + 7);
+    return b;
+  }
   default: return __mnemo_kernel(n, a, b, c, d, e, f);
   }
 }

@@ -1,0 +1,515 @@
+//! `make bench-coreutils`: GNU coreutils as KLEE measured it (OSDI 2008).
+//! Each tool of `coreutils-bc/` (`make coreutils`) is explored for
+//! `MINUTES` with KLEE's arguments
+//!
+//! ```text
+//! mnemo run --max-time S TOOL.bc --sym-args 0 1 10 --sym-args 0 2 2 --sym-files 1 8 --sym-stdin 8
+//! ```
+//!
+//! and every test is replayed on the tool of the gcov build (as `mnemo
+//! replay` does: argv, files and stdin recreated in a scratch directory),
+//! each tool's gcov data kept apart with `GCOV_PREFIX`. Reported per tool:
+//! paths, tests, time, the unsupported features its paths met, line
+//! coverage of its own source (`src/TOOL.c`) and of the `src/` and `lib/`
+//! files linked into it, tests whose outcome differs from the engine's
+//! prediction, and crashes (a native replay killed by a signal) with their
+//! command lines. A table, `bench-results/coreutils.json` and gcovr's HTML
+//! (`bench-results/coreutils/TOOL/html/`).
+//!
+//! Environment: `TOOLS` (names; default every tool), `MINUTES` (default
+//! 5), `JOBS` (tools explored at once; default 1).
+
+use std::collections::{BTreeMap, VecDeque};
+use std::ffi::OsString;
+use std::os::unix::fs::PermissionsExt;
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use anyhow::Context;
+use mnemo::testgen::{
+    commands::shell_word, replay_dir_with, KTest, NativeOutcome, Outcome, PosixEnv, ReplayOptions,
+    TestsJson, Toolchain, Verdict, TESTS_JSON,
+};
+use serde_json::{json, Value};
+
+#[path = "support.rs"]
+mod support;
+use support::{file_lines, gcovr_summary};
+
+const MNEMO: &str = env!("CARGO_BIN_EXE_mnemo");
+const KLEE_ARGS: &[&str] = &[
+    "--sym-args",
+    "0",
+    "1",
+    "10",
+    "--sym-args",
+    "0",
+    "2",
+    "2",
+    "--sym-files",
+    "1",
+    "8",
+    "--sym-stdin",
+    "8",
+];
+/// Past its time limit, a run has this long to write its tests.
+const GRACE: Duration = Duration::from_secs(180);
+/// The address space a run may have (`--max-memory` is 3000 MiB).
+const ADDRESS_SPACE: u64 = 8 << 30;
+/// The user and group native replays run as when the bench runs as root:
+/// nobody's, so that no test (`chmod -R 0 /`, `kill -9 -1`) can harm the
+/// machine.
+const NOBODY: (u32, u32) = (65534, 65534);
+/// The signals of a crash (ILL, TRAP, ABRT, BUS, FPE, SEGV, SYS); a tool
+/// may send itself others (`kill 0`).
+const CRASH_SIGNALS: &[i32] = &[4, 5, 6, 7, 8, 11, 31];
+
+/// Where the inputs are and the results go.
+struct Setup {
+    bitcode: PathBuf,
+    gcov_tree: PathBuf,
+    results: PathBuf,
+    seconds: u64,
+    toolchain: Toolchain,
+    /// Each program's own source file (`src/echo.c`), from the gcov
+    /// tree's Makefile.
+    own_source: BTreeMap<String, String>,
+}
+
+/// The first source of every program in an automake Makefile
+/// (`src_PROG_SOURCES = src/prog.c ...`), keyed by the program's
+/// canonical name (non-alphanumerics as `_`), references followed.
+fn program_sources(makefile: &str) -> BTreeMap<String, String> {
+    let mut first: BTreeMap<String, String> = BTreeMap::new();
+    for line in makefile.lines() {
+        let Some((name, rest)) = line.split_once("_SOURCES = ") else {
+            continue;
+        };
+        let Some(canon) = name.strip_prefix("src_") else {
+            continue;
+        };
+        if let Some(word) = rest.split_whitespace().next() {
+            first.insert(canon.to_string(), word.to_string());
+        }
+    }
+    let resolve = |mut word: String| {
+        for _ in 0..8 {
+            let Some(inner) = word
+                .strip_prefix("$(src_")
+                .and_then(|w| w.strip_suffix("_SOURCES)"))
+            else {
+                break;
+            };
+            match first.get(inner) {
+                Some(next) => word = next.clone(),
+                None => break,
+            }
+        }
+        word
+    };
+    first
+        .keys()
+        .map(|k| (k.clone(), resolve(first[k].clone())))
+        .collect()
+}
+
+fn canonical(tool: &str) -> String {
+    tool.chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+        .collect()
+}
+
+/// The file whose lines are the tool's own: its first source, or the C
+/// file that source merely includes (`lbracket.c` is `test.c`).
+fn own_file(setup: &Setup, tool: &str) -> String {
+    let first = setup
+        .own_source
+        .get(&canonical(tool))
+        .cloned()
+        .unwrap_or_else(|| format!("src/{tool}.c"));
+    let text = std::fs::read_to_string(setup.gcov_tree.join(&first)).unwrap_or_default();
+    text.lines()
+        .find_map(|l| l.trim().strip_prefix("#include \""))
+        .and_then(|l| l.strip_suffix('"'))
+        .filter(|inc| inc.ends_with(".c"))
+        .map_or(first.clone(), |inc| format!("src/{inc}"))
+}
+
+/// Runs `mnemo run` on one tool, killing it if it overruns its limit by
+/// more than [`GRACE`]: (exit status, the end of stderr, seconds).
+fn explore(setup: &Setup, tool: &str, out: &Path) -> anyhow::Result<(Option<i32>, String, f64)> {
+    let log = out.with_extension("log");
+    let start = Instant::now();
+    let mut command = Command::new(MNEMO);
+    // A run whose memory grows inside one step, past --max-memory's
+    // checks, must fail alone rather than take the machine down.
+    // SAFETY: setrlimit is async-signal-safe and touches no memory of the
+    // parent; it runs in the child between fork and exec.
+    unsafe {
+        command.pre_exec(|| {
+            let limit = libc::rlimit {
+                rlim_cur: ADDRESS_SPACE,
+                rlim_max: ADDRESS_SPACE,
+            };
+            if libc::setrlimit(libc::RLIMIT_AS, &limit) == 0 {
+                Ok(())
+            } else {
+                Err(std::io::Error::last_os_error())
+            }
+        });
+    }
+    let mut child = command
+        .args([
+            "run",
+            "-q",
+            "--store",
+            "none",
+            "--max-memory",
+            "3000",
+            "--max-time",
+        ])
+        .arg(setup.seconds.to_string())
+        .arg("--output-dir")
+        .arg(out)
+        .arg(setup.bitcode.join(format!("{tool}.bc")))
+        .args(KLEE_ARGS)
+        .stdout(Stdio::null())
+        .stderr(std::fs::File::create(&log)?)
+        .spawn()
+        .context("cannot start mnemo run")?;
+    let deadline = start + Duration::from_secs(setup.seconds) + GRACE;
+    let status = loop {
+        if let Some(status) = child.try_wait()? {
+            break status.code();
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            break None;
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    };
+    let stderr = std::fs::read_to_string(&log).unwrap_or_default();
+    let tail: Vec<&str> = stderr.lines().rev().take(8).collect();
+    let tail: Vec<&str> = tail.into_iter().rev().collect();
+    Ok((status, tail.join("\n"), start.elapsed().as_secs_f64()))
+}
+
+/// The unsupported features the run's paths ended on (external calls,
+/// system calls, instructions), with how many paths each ended.
+fn unsupported(index: &TestsJson) -> BTreeMap<String, u64> {
+    let mut found = BTreeMap::new();
+    for t in &index.tests {
+        if let Outcome::Error { kind, message, .. } = &t.outcome {
+            if kind == "external" || kind == "unsupported" {
+                *found.entry(message.clone()).or_insert(0) += 1;
+            }
+        }
+    }
+    found
+}
+
+/// The command line of a test, as its replay script runs it.
+fn command_line(ktest: &Path) -> String {
+    let Ok(env) = KTest::read(ktest)
+        .map_err(|e| e.to_string())
+        .and_then(|t| PosixEnv::from_ktest(&t).map_err(|e| e.to_string()))
+    else {
+        return "(unreadable test)".into();
+    };
+    let mut line = String::from("TOOL");
+    for a in &env.args {
+        line.push(' ');
+        line.push_str(&String::from_utf8_lossy(&shell_word(a)));
+    }
+    if let Some(stdin) = &env.stdin {
+        line.push_str(&format!(" < stdin {:?}", String::from_utf8_lossy(stdin)));
+    }
+    line
+}
+
+/// Copies gcov's notes beside every data file replays wrote under
+/// `gcda` (which mirrors the gcov tree's absolute path), so gcovr reads
+/// them as a build directory.
+fn pair_notes(gcda: &Path, dir: &Path) -> anyhow::Result<()> {
+    for entry in std::fs::read_dir(dir)? {
+        let path = entry?.path();
+        if path.is_dir() {
+            pair_notes(gcda, &path)?;
+        } else if path.extension().is_some_and(|x| x == "gcda") {
+            let original = Path::new("/").join(path.strip_prefix(gcda)?);
+            std::fs::copy(original.with_extension("gcno"), path.with_extension("gcno"))?;
+        }
+    }
+    Ok(())
+}
+
+/// (covered, total) over the files of gcovr's summary whose names start
+/// with one of `prefixes`.
+fn lines_under(summary: &Value, prefixes: &[&str]) -> (u64, u64) {
+    summary["files"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|f| {
+            f["filename"]
+                .as_str()
+                .is_some_and(|n| prefixes.iter().any(|p| n.starts_with(p)))
+        })
+        .fold((0, 0), |(c, t), f| {
+            (
+                c + f["line_covered"].as_u64().unwrap_or(0),
+                t + f["line_total"].as_u64().unwrap_or(0),
+            )
+        })
+}
+
+fn pct(covered: u64, total: u64) -> f64 {
+    100.0 * covered as f64 / total.max(1) as f64
+}
+
+/// Explores, replays and measures one tool.
+fn bench_tool(setup: &Setup, tool: &str) -> anyhow::Result<Value> {
+    let dir = setup.results.join(tool);
+    if dir.exists() {
+        std::fs::remove_dir_all(&dir)?;
+    }
+    std::fs::create_dir_all(&dir)?;
+    let out = dir.join("out");
+    let (status, stderr, seconds) = explore(setup, tool, &out)?;
+    let engine_ok = matches!(status, Some(0 | 3));
+    let stats: Value = std::fs::read(out.join("stats.json"))
+        .ok()
+        .and_then(|b| serde_json::from_slice(&b).ok())
+        .unwrap_or(Value::Null);
+    let index = TestsJson::read(&out.join(TESTS_JSON)).ok();
+    let paths = stats["paths"]["completed"].as_u64().unwrap_or(0)
+        + ["errors", "early"]
+            .iter()
+            .filter_map(|k| stats["paths"][k].as_object())
+            .flat_map(|m| m.values().filter_map(Value::as_u64))
+            .sum::<u64>();
+    let unsupported = index.as_ref().map(unsupported).unwrap_or_default();
+
+    let gcda = dir.join("gcda");
+    std::fs::create_dir_all(&gcda)?;
+    // SAFETY: getuid has no preconditions.
+    let run_as = (unsafe { libc::getuid() } == 0).then_some(NOBODY);
+    if run_as.is_some() {
+        // The replays write their coverage data here as nobody.
+        std::fs::set_permissions(&gcda, std::fs::Permissions::from_mode(0o777))?;
+    }
+    let program = setup.gcov_tree.join("src").join(tool);
+    let options = ReplayOptions {
+        timeout: Duration::from_secs(10),
+        env: vec![(OsString::from("GCOV_PREFIX"), gcda.clone().into_os_string())],
+        run_as,
+    };
+    let report = if index.is_some() {
+        replay_dir_with(&setup.toolchain, &program, &out, &options)?
+    } else {
+        Default::default()
+    };
+    let (matched, mismatched, not_predicted, failed) = report.counts();
+    let mut crashes = Vec::new();
+    let mut mismatches = Vec::new();
+    let mut hangs = 0;
+    for r in &report.results {
+        let ktest = out.join(&r.ktest);
+        match &r.native {
+            NativeOutcome::Signal(sig) if !CRASH_SIGNALS.contains(sig) => {}
+            NativeOutcome::Signal(_) | NativeOutcome::WildAccess | NativeOutcome::Error(_) => {
+                crashes.push(json!({"test": r.ktest, "native": r.native.to_string(),
+                                    "command": command_line(&ktest)}));
+            }
+            NativeOutcome::Timeout => hangs += 1,
+            _ => {}
+        }
+        if matches!(r.verdict, Verdict::Mismatch) && mismatches.len() < 5 {
+            mismatches.push(json!({"test": r.ktest, "predicted": r.predicted.to_string(),
+                                   "native": r.native.to_string(), "command": command_line(&ktest)}));
+        }
+    }
+
+    pair_notes(&gcda, &gcda)?;
+    let html = dir.join("html");
+    std::fs::create_dir_all(&html)?;
+    let html_index = html.join("index.html");
+    let summary = gcovr_summary(
+        &setup.gcov_tree,
+        &gcda,
+        "gcov",
+        &[
+            // Sources bison generated (parse-datetime.y's #line) are not
+            // kept; their lines still count.
+            "--gcov-ignore-errors=source_not_found".as_ref(),
+            "--gcov-ignore-errors=no_working_dir_found".as_ref(),
+            "--html-details".as_ref(),
+            html_index.as_os_str(),
+        ],
+    )?;
+    let own = own_file(setup, tool);
+    let (own_covered, own_total) = file_lines(&summary, &own).unwrap_or((0, 0));
+    let (all_covered, all_total) = lines_under(&summary, &["src/", "lib/"]);
+    Ok(json!({
+        "tool": tool, "engine_ok": engine_ok, "exit_status": status, "stderr_tail": stderr,
+        "seconds": seconds, "paths": paths, "tests": stats["tests"].as_u64().unwrap_or(0),
+        "instructions": stats["instructions"].as_u64().unwrap_or(0),
+        "stopped_by": stats["stopped_by"],
+        "unsupported": unsupported,
+        "replay": {"match": matched, "mismatch": mismatched, "not_predicted": not_predicted,
+                   "failed": failed, "hangs": hangs},
+        "mismatches": mismatches,
+        "crashes": crashes,
+        "own_file": own, "own_lines_covered": own_covered, "own_lines": own_total,
+        "own_coverage_pct": pct(own_covered, own_total),
+        "all_lines_covered": all_covered, "all_lines": all_total,
+        "all_coverage_pct": pct(all_covered, all_total),
+        "html": html_index,
+    }))
+}
+
+fn row(r: &Value) -> String {
+    let features = r["unsupported"].as_object().map_or(0, |m| m.len());
+    format!(
+        "{:<10} {:>7} {:>7} {:>7.0} {:>5} {:>8.1}% {:>8.1}% {:>7} {:>10} {:>6}",
+        r["tool"].as_str().unwrap_or("?"),
+        r["paths"].as_u64().unwrap_or(0),
+        r["tests"].as_u64().unwrap_or(0),
+        r["seconds"].as_f64().unwrap_or(0.0),
+        features,
+        r["own_coverage_pct"].as_f64().unwrap_or(0.0),
+        r["all_coverage_pct"].as_f64().unwrap_or(0.0),
+        r["crashes"].as_array().map_or(0, Vec::len),
+        r["replay"]["mismatch"].as_u64().unwrap_or(0),
+        if r["engine_ok"].as_bool() == Some(true) {
+            "ok"
+        } else {
+            "ERROR"
+        },
+    )
+}
+
+const HEADER: &str =
+    "tool         paths   tests   run s unsup   own cov  src+lib crashes mismatches engine";
+
+fn main() -> anyhow::Result<()> {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let bitcode = root.join("coreutils-bc");
+    let gcov_tree = root.join("coreutils/build/gcov");
+    anyhow::ensure!(
+        bitcode.is_dir() && gcov_tree.join(".built").is_file(),
+        "{} or the gcov build is missing: run `make coreutils` first",
+        bitcode.display()
+    );
+    let minutes: f64 = std::env::var("MINUTES")
+        .ok()
+        .filter(|m| !m.is_empty())
+        .map_or(Ok(5.0), |m| m.parse())
+        .context("MINUTES must be a number")?;
+    let jobs: usize = std::env::var("JOBS")
+        .ok()
+        .filter(|j| !j.is_empty())
+        .map_or(Ok(1), |j| j.parse())
+        .context("JOBS must be a whole number")?;
+    let mut tools: Vec<String> = std::env::var("TOOLS")
+        .unwrap_or_default()
+        .split_whitespace()
+        .map(String::from)
+        .collect();
+    if tools.is_empty() {
+        for e in std::fs::read_dir(&bitcode)? {
+            let name = e?.file_name().to_string_lossy().into_owned();
+            if let Some(tool) = name.strip_suffix(".bc") {
+                tools.push(tool.to_string());
+            }
+        }
+        tools.sort();
+    }
+    for t in &tools {
+        anyhow::ensure!(
+            bitcode.join(format!("{t}.bc")).is_file(),
+            "no bitcode for {t} in {}",
+            bitcode.display()
+        );
+    }
+    let makefile = std::fs::read_to_string(gcov_tree.join("Makefile"))?;
+    let setup = Setup {
+        bitcode,
+        own_source: program_sources(&makefile),
+        gcov_tree,
+        results: root.join("bench-results/coreutils"),
+        seconds: (minutes * 60.0).round().max(1.0) as u64,
+        toolchain: Toolchain::find()?,
+    };
+    println!(
+        "coreutils: {} tool(s), {} s each, {} at a time\n{HEADER}",
+        tools.len(),
+        setup.seconds,
+        jobs.max(1)
+    );
+    let queue = Mutex::new(tools.iter().cloned().collect::<VecDeque<_>>());
+    let results = Mutex::new(Vec::new());
+    std::thread::scope(|s| {
+        for _ in 0..jobs.max(1) {
+            s.spawn(|| loop {
+                let Some(tool) = queue.lock().unwrap_or_else(|e| e.into_inner()).pop_front() else {
+                    break;
+                };
+                let r = bench_tool(&setup, &tool).unwrap_or_else(
+                    |e| json!({"tool": tool, "engine_ok": false, "bench_error": format!("{e:#}")}),
+                );
+                println!("{}", row(&r));
+                results.lock().unwrap_or_else(|e| e.into_inner()).push(r);
+            });
+        }
+    });
+    let mut results = results.into_inner().unwrap_or_else(|e| e.into_inner());
+    results.sort_by(|a, b| a["tool"].as_str().cmp(&b["tool"].as_str()));
+    println!("\n{HEADER}");
+    for r in &results {
+        println!("{}", row(r));
+    }
+    let n = results.len().max(1) as f64;
+    let mean = |key: &str| results.iter().filter_map(|r| r[key].as_f64()).sum::<f64>() / n;
+    let crashes: Vec<&Value> = results
+        .iter()
+        .flat_map(|r| r["crashes"].as_array().into_iter().flatten())
+        .collect();
+    let engine_errors: Vec<&str> = results
+        .iter()
+        .filter(|r| r["engine_ok"].as_bool() != Some(true))
+        .filter_map(|r| r["tool"].as_str())
+        .collect();
+    println!(
+        "\naverage line coverage: {:.1}% of the tools' own files, {:.1}% of src/ and lib/; \
+         {} crash(es); engine errors: {}",
+        mean("own_coverage_pct"),
+        mean("all_coverage_pct"),
+        crashes.len(),
+        if engine_errors.is_empty() {
+            "none".to_string()
+        } else {
+            engine_errors.join(" ")
+        }
+    );
+    for r in &results {
+        for c in r["crashes"].as_array().into_iter().flatten() {
+            println!("crash: {} {}: {}", r["tool"], c["native"], c["command"]);
+        }
+        if let Some(m) = r["unsupported"].as_object().filter(|m| !m.is_empty()) {
+            let names: Vec<String> = m.iter().map(|(k, v)| format!("{k} ({v})")).collect();
+            println!("unsupported in {}: {}", r["tool"], names.join(", "));
+        }
+    }
+    results.push(json!({
+        "summary": true, "tools": results.len(), "seconds_per_tool": setup.seconds,
+        "mean_own_coverage_pct": mean("own_coverage_pct"),
+        "mean_all_coverage_pct": mean("all_coverage_pct"),
+        "crashes": crashes.len(), "engine_errors": engine_errors,
+    }));
+    support::write_results("coreutils", &None, &results)
+}

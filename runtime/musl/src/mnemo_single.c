@@ -1,0 +1,82 @@
+/* What programs ask of threads and of the allocator beyond malloc, in a
+ * run that has one thread and the engine's heap (musl's src/thread and
+ * src/malloc are not linked). Locks are never contended, so taking one
+ * always succeeds at once; a new thread cannot be made (EAGAIN, which
+ * callers such as sort's treat as "work alone"); waiting on a condition
+ * would wait for ever, which no caller with one thread does. */
+#include "pthread_impl.h"
+#include "syscall.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+extern struct pthread __mnemo_self;
+
+int __pthread_setcancelstate(int new, int *old) {
+  if (new > 2U)
+    return EINVAL;
+  if (old)
+    *old = __mnemo_self.canceldisable;
+  __mnemo_self.canceldisable = new;
+  return 0;
+}
+weak_alias(__pthread_setcancelstate, pthread_setcancelstate);
+
+int pthread_mutex_init(pthread_mutex_t *m, const pthread_mutexattr_t *a) {
+  (void)a;
+  *m = (pthread_mutex_t){0};
+  return 0;
+}
+int pthread_mutex_destroy(pthread_mutex_t *m) { (void)m; return 0; }
+int pthread_mutex_lock(pthread_mutex_t *m) { (void)m; return 0; }
+int pthread_mutex_trylock(pthread_mutex_t *m) { (void)m; return 0; }
+int pthread_mutex_unlock(pthread_mutex_t *m) { (void)m; return 0; }
+
+int pthread_cond_init(pthread_cond_t *c, const pthread_condattr_t *a) {
+  (void)a;
+  *c = (pthread_cond_t){0};
+  return 0;
+}
+int pthread_cond_destroy(pthread_cond_t *c) { (void)c; return 0; }
+int pthread_cond_signal(pthread_cond_t *c) { (void)c; return 0; }
+int pthread_cond_broadcast(pthread_cond_t *c) { (void)c; return 0; }
+int pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m) {
+  (void)c, (void)m;
+  return EDEADLK;
+}
+
+int pthread_create(pthread_t *t, const pthread_attr_t *a, void *(*f)(void *), void *arg) {
+  (void)t, (void)a, (void)f, (void)arg;
+  return EAGAIN;
+}
+int pthread_join(pthread_t t, void **res) {
+  (void)t, (void)res;
+  return ESRCH;
+}
+
+/* musl's sigprocmask calls this, which asks the kernel (the engine). */
+int pthread_sigmask(int how, const sigset_t *set, sigset_t *old) {
+  if ((unsigned)how - SIG_BLOCK > 2U)
+    return EINVAL;
+  return -__syscall(SYS_rt_sigprocmask, how, set, old, _NSIG / 8);
+}
+
+void *reallocarray(void *p, size_t n, size_t m) {
+  if (n && m > SIZE_MAX / n) {
+    errno = ENOMEM;
+    return 0;
+  }
+  return realloc(p, n * m);
+}
+
+int posix_memalign(void **res, size_t align, size_t size) {
+  if (align < sizeof(void *) || (align & (align - 1)))
+    return EINVAL;
+  void *p = aligned_alloc(align, size);
+  if (!p)
+    return ENOMEM;
+  *res = p;
+  return 0;
+}

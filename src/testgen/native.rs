@@ -1,0 +1,199 @@
+//! One native run of a test's program: spawned in its scratch directory
+//! with the test's arguments and stdin (a pipe or a terminal), optionally
+//! as another user, waited for up to a limit, its output kept.
+
+use std::ffi::OsString;
+use std::io::{Read, Write};
+use std::os::unix::process::CommandExt;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::thread;
+use std::time::{Duration, Instant};
+
+use super::classify::Termination;
+use super::replay::POSIX_OBJECTS_ENV;
+
+/// The most of a program's stderr kept: its end, where reports are.
+const STDERR_KEEP: usize = 64 * 1024;
+/// The most of a program's stdout kept: its start, for the comparison.
+const STDOUT_KEEP: usize = 16 << 20;
+
+/// What one native run gets: its command line, directory and input.
+pub(crate) struct NativeRun<'a> {
+    pub(crate) binary: &'a Path,
+    /// argv[0] as the engine gave it (the test's first recorded argument).
+    pub(crate) arg0: OsString,
+    pub(crate) args: Vec<OsString>,
+    pub(crate) cwd: &'a Path,
+    pub(crate) ktest: &'a Path,
+    pub(crate) posix_objects: usize,
+    pub(crate) stdin: Stdin,
+    pub(crate) env: &'a [(OsString, OsString)],
+    pub(crate) run_as: Option<(u32, u32)>,
+}
+
+/// Where a native run's stdin comes from.
+pub(crate) enum Stdin {
+    /// Nothing: the program reads end of file at once.
+    Empty,
+    /// These bytes, through a pipe.
+    Pipe(Vec<u8>),
+    /// These bytes, typed into a terminal.
+    Terminal(Vec<u8>),
+}
+
+/// How long a terminal stays open after its bytes are written: a program
+/// reading past them then sees the terminal hang up, its end of input
+/// (klee-replay waits likewise before closing its terminal).
+const TERMINAL_LINGER: Duration = Duration::from_secs(1);
+
+/// How a native run ended, with what it wrote.
+pub(crate) struct NativeResult {
+    pub(crate) termination: Termination,
+    /// The end of stderr.
+    pub(crate) stderr: String,
+    /// The start of stdout, and how many bytes it had in all.
+    pub(crate) stdout: Vec<u8>,
+    pub(crate) stdout_len: usize,
+}
+
+/// Reads a pipe to its end on a thread (so a chatty program cannot block on
+/// a full pipe while we wait for it), keeping what `keep` selects.
+fn drain<R: Read + Send + 'static>(
+    mut pipe: R,
+    keep: fn(&mut Vec<u8>, &[u8]),
+) -> thread::JoinHandle<(Vec<u8>, usize)> {
+    thread::spawn(move || {
+        let mut kept = Vec::new();
+        let mut total = 0;
+        let mut chunk = [0u8; 8192];
+        loop {
+            match pipe.read(&mut chunk) {
+                Ok(0) | Err(_) => break,
+                Ok(n) => {
+                    total += n;
+                    keep(&mut kept, &chunk[..n]);
+                }
+            }
+        }
+        (kept, total)
+    })
+}
+
+fn keep_end(kept: &mut Vec<u8>, chunk: &[u8]) {
+    kept.extend_from_slice(chunk);
+    if kept.len() > 2 * STDERR_KEEP {
+        kept.drain(..kept.len() - STDERR_KEEP);
+    }
+}
+
+fn keep_start(kept: &mut Vec<u8>, chunk: &[u8]) {
+    let room = STDOUT_KEEP.saturating_sub(kept.len());
+    kept.extend_from_slice(&chunk[..chunk.len().min(room)]);
+}
+
+/// Runs the replay binary once and waits for it, up to `timeout`.
+pub(crate) fn run_one(run: NativeRun<'_>, timeout: Duration) -> std::io::Result<NativeResult> {
+    let (stdin, feed, terminal) = match run.stdin {
+        Stdin::Empty => (Stdio::null(), None, None),
+        Stdin::Pipe(bytes) => (Stdio::piped(), Some(bytes), None),
+        Stdin::Terminal(bytes) => {
+            let pty = super::pty::open_raw()?;
+            (Stdio::from(pty.slave), Some(bytes), Some(pty.master))
+        }
+    };
+    let mut command = Command::new(run.binary);
+    if let Some((uid, gid)) = run.run_as {
+        // Run as root, std also drops the supplementary groups; a group
+        // of its own keeps `kill 0` to the program.
+        command.uid(uid).gid(gid).process_group(0);
+    }
+    let mut child = command
+        .arg0(&run.arg0)
+        .args(&run.args)
+        .current_dir(run.cwd)
+        .env("KTEST_FILE", run.ktest)
+        .env(POSIX_OBJECTS_ENV, run.posix_objects.to_string())
+        .env("ASAN_OPTIONS", "detect_leaks=0:abort_on_error=0")
+        .envs(run.env.iter().map(|(k, v)| (k, v)))
+        .stdin(stdin)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()?;
+    let exited = Arc::new(AtomicBool::new(false));
+    let linger = if terminal.is_some() {
+        TERMINAL_LINGER
+    } else {
+        Duration::ZERO
+    };
+    // A program that stops reading early closes the pipe: the write error
+    // that follows is expected, not a failure of the replay.
+    let sink: Option<Box<dyn Write + Send>> = match terminal {
+        Some(master) => Some(Box::new(master)),
+        None => child
+            .stdin
+            .take()
+            .map(|p| Box::new(p) as Box<dyn Write + Send>),
+    };
+    let feeder = sink.zip(feed).map(|(mut sink, bytes)| {
+        let exited = Arc::clone(&exited);
+        thread::spawn(move || {
+            let _ = sink.write_all(&bytes);
+            let until = Instant::now() + linger;
+            while !exited.load(Ordering::Relaxed) && Instant::now() < until {
+                thread::sleep(Duration::from_millis(5));
+            }
+        })
+    });
+    let stderr = child.stderr.take().map(|p| drain(p, keep_end));
+    let stdout = child.stdout.take().map(|p| drain(p, keep_start));
+    let deadline = Instant::now() + timeout;
+    // Most programs end within a millisecond (a project's thousands of
+    // tests replay at the speed of this loop): the wait starts short and
+    // grows to 5 ms.
+    let mut pause = Duration::from_micros(100);
+    let termination = loop {
+        if let Some(status) = child.try_wait()? {
+            break Termination::from_status(status);
+        }
+        if Instant::now() >= deadline {
+            // The child may have exited just now; either way it is reaped.
+            let _ = child.kill();
+            let _ = child.wait();
+            break Termination::TimedOut;
+        }
+        thread::sleep(pause);
+        pause = (pause * 2).min(Duration::from_millis(5));
+    };
+    exited.store(true, Ordering::Relaxed);
+    if let Some(h) = feeder {
+        let _ = h.join();
+    }
+    let (mut err, _) = stderr.and_then(|h| h.join().ok()).unwrap_or_default();
+    if err.len() > STDERR_KEEP {
+        err.drain(..err.len() - STDERR_KEEP);
+    }
+    let (stdout, stdout_len) = stdout.and_then(|h| h.join().ok()).unwrap_or_default();
+    Ok(NativeResult {
+        termination,
+        stderr: String::from_utf8_lossy(&err).into_owned(),
+        stdout,
+        stdout_len,
+    })
+}
+
+/// Makes `dir` and everything in it belong to `uid` and `gid`.
+pub(crate) fn give_to(dir: &Path, uid: u32, gid: u32) -> std::io::Result<()> {
+    std::os::unix::fs::chown(dir, Some(uid), Some(gid))?;
+    for entry in std::fs::read_dir(dir)? {
+        let path = entry?.path();
+        if path.is_dir() && !path.is_symlink() {
+            give_to(&path, uid, gid)?;
+        } else {
+            std::os::unix::fs::lchown(&path, Some(uid), Some(gid))?;
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,86 @@
+/* The system calls GNU coreutils makes beyond files' contents, as the
+ * model answers them: advice and syncing succeed on an open descriptor;
+ * changes to the directory or to metadata meet a read-only file system
+ * (after the lookup's own errors); the machine is fixed (one processor,
+ * uname, no other process, no children, time does not pass); and what a
+ * run of one thread needs of threads and aligned allocation. Run by
+ * tests/syscall_model.rs with `--sym-files 1 4`; every assertion must
+ * hold in the engine (a native run on a real file system differs). */
+#define _GNU_SOURCE
+#include <assert.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+static void *work(void *arg) { return arg; }
+
+int main(void) {
+  int fd = open("A", O_RDWR);
+  assert(fd >= 0);
+  assert(posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL) == 0);
+  assert(fsync(fd) == 0 && fdatasync(fd) == 0);
+  assert(posix_fadvise(99, 0, 0, POSIX_FADV_SEQUENTIAL) == EBADF);
+  assert(faccessat(AT_FDCWD, "A", R_OK, AT_EACCESS) == 0);
+
+  assert(unlink("A") == -1 && errno == EROFS);
+  assert(unlink("none") == -1 && errno == ENOENT);
+  assert(mkdir("d", 0755) == -1 && errno == EROFS);
+  assert(mkdir("A", 0755) == -1 && errno == EEXIST);
+  assert(chmod("A", 0) == -1 && errno == EROFS);
+  assert(fchmod(fd, 0) == -1 && errno == EROFS);
+  assert(rename("A", "B") == -1 && errno == EROFS);
+  assert(link("A", "B") == -1 && errno == EROFS);
+  assert(chdir("/") == 0);
+  assert(chdir("A") == -1 && errno == ENOTDIR);
+
+  struct utsname u;
+  assert(uname(&u) == 0 && strcmp(u.sysname, "Linux") == 0);
+  cpu_set_t cpus;
+  assert(sched_getaffinity(0, sizeof cpus, &cpus) == 0 && CPU_COUNT(&cpus) == 1);
+  struct rlimit r;
+  assert(getrlimit(RLIMIT_NOFILE, &r) == 0 && r.rlim_cur == RLIM_INFINITY);
+  struct statfs sf;
+  assert(statfs("A", &sf) == 0 && sf.f_bsize == 4096);
+  assert(statfs("none", &sf) == -1 && errno == ENOENT);
+  assert(getgroups(0, 0) == 0);
+  struct timespec nap = {5, 0};
+  assert(nanosleep(&nap, 0) == 0);
+  assert(kill(getpid(), 0) == 0);
+  assert(kill(1234, SIGTERM) == -1 && errno == ESRCH);
+  assert(fork() == -1 && errno == EAGAIN);
+  char *argv[] = {"ls", 0};
+  assert(execv("/bin/ls", argv) == -1 && errno == ENOENT);
+
+  errno = 0;
+  assert(reallocarray(0, SIZE_MAX / 2, 4) == 0 && errno == ENOMEM);
+  int *many = reallocarray(0, 4, sizeof *many);
+  assert(many);
+  void *page;
+  assert(posix_memalign(&page, 4096, 100) == 0 && (uintptr_t)page % 4096 == 0);
+  free(page);
+  pthread_mutex_t m;
+  assert(pthread_mutex_init(&m, 0) == 0 && pthread_mutex_lock(&m) == 0);
+  assert(pthread_mutex_unlock(&m) == 0 && pthread_mutex_destroy(&m) == 0);
+  pthread_t t;
+  assert(pthread_create(&t, 0, work, 0) == EAGAIN);
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGINT);
+  assert(pthread_sigmask(SIG_BLOCK, &set, 0) == 0);
+  assert(sigprocmask(SIG_UNBLOCK, &set, 0) == 0);
+  int old;
+  assert(pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &old) == 0);
+  assert(old == PTHREAD_CANCEL_ENABLE);
+  return 0;
+}

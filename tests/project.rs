@@ -1,0 +1,281 @@
+//! A whole project through the pipeline the coreutils benchmark uses: the
+//! tiny autotools-style project of tests/data/tinyproj configured and built
+//! with `mnemo cc-project` as CC, one program's bitcode linked by `mnemo
+//! extract`, explored with KLEE's symbolic arguments, files and stdin, and
+//! every test replayed against the native program of the same build by
+//! the scripts of `mnemo replay --as-commands`.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+#[path = "support/cli.rs"]
+mod support;
+use support::{json, mnemo, stderr};
+
+fn project_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/tinyproj")
+}
+
+fn cc() -> String {
+    format!("{} cc-project", env!("CARGO_BIN_EXE_mnemo"))
+}
+
+fn ok(o: Output, what: &str) -> Output {
+    assert!(
+        o.status.success(),
+        "{what} failed ({}):\n{}{}",
+        o.status,
+        String::from_utf8_lossy(&o.stdout),
+        stderr(&o)
+    );
+    o
+}
+
+/// Configures and builds the tiny project in `build`.
+fn build(build: &Path) {
+    assert!(
+        Command::new("musl-gcc").arg("--version").output().is_ok(),
+        "musl-gcc is missing: install Debian's musl-tools (`make setup`)"
+    );
+    let configure = Command::new(project_dir().join("configure"))
+        .arg(format!("CC={}", cc()))
+        .arg("CFLAGS=-g -O0")
+        .current_dir(build)
+        .output()
+        .expect("configure starts");
+    let log = std::fs::read_to_string(build.join("config.log")).unwrap_or_default();
+    let o = ok(configure, &format!("configure (config.log:\n{log})"));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("for strnlen... yes"), "{out}");
+    assert!(out.contains("no-such-header.h... no"), "{out}");
+    ok(
+        Command::new("make")
+            .current_dir(build)
+            .output()
+            .expect("make starts"),
+        "make",
+    );
+}
+
+#[test]
+fn a_project_builds_runs_and_replays_natively() {
+    let dir = tempfile::tempdir().unwrap();
+    build(dir.path());
+    let tool = dir.path().join("src/tiny");
+    let native = ok(
+        Command::new(&tool)
+            .args(["-u", "ab", "c"])
+            .output()
+            .unwrap(),
+        "the native program",
+    );
+    assert_eq!(native.stdout, b"AB\nC\n");
+    let deps = std::fs::read_to_string(dir.path().join("lib/caps.d")).unwrap();
+    assert!(
+        deps.starts_with("lib/caps.o:") && deps.contains("caps.h"),
+        "{deps}"
+    );
+
+    let bc = dir.path().join("tiny.bc");
+    let o = ok(
+        mnemo()
+            .arg("extract")
+            .arg(&tool)
+            .arg("-o")
+            .arg(&bc)
+            .output()
+            .unwrap(),
+        "mnemo extract",
+    );
+    assert!(stderr(&o).contains("2 object(s)"), "{}", stderr(&o));
+    let module = std::fs::read(&bc).unwrap();
+    let has = |name: &[u8]| module.windows(name.len()).any(|w| w == name);
+    // The archive member the program needs is in; the other one is not.
+    assert!(has(b"caps") && has(b"count_lines") && !has(b"tiny_unused"));
+
+    let out = dir.path().join("out");
+    ok(
+        mnemo()
+            .args(["run", "-q", "--max-time", "120", "--output-dir"])
+            .arg(&out)
+            .arg(&bc)
+            .args(["--sym-args", "0", "2", "2", "--sym-files", "1", "3"])
+            .args(["--sym-stdin", "3"])
+            .output()
+            .unwrap(),
+        "mnemo run",
+    );
+    let stats = json(&out.join("stats.json"));
+    assert_eq!(stats["stopped_by"], serde_json::Value::Null, "{stats}");
+    assert!(
+        stats["paths"]["errors"]
+            .as_object()
+            .is_none_or(|e| e.is_empty()),
+        "{stats}"
+    );
+    assert!(stats["tests"].as_u64().unwrap() >= 30, "{stats}");
+
+    let o = ok(
+        mnemo()
+            .arg("replay")
+            .arg(&tool)
+            .arg(&out)
+            .arg("--as-commands")
+            .output()
+            .unwrap(),
+        "mnemo replay --as-commands",
+    );
+    assert!(String::from_utf8_lossy(&o.stdout).contains("running"));
+    let tests = json(&out.join("tests.json"));
+    let tests = tests["tests"].as_array().unwrap();
+    let mut with_stdout = 0;
+    for t in tests {
+        let ktest = t["ktest"].as_str().unwrap();
+        let script = out.join(ktest.replace(".ktest", ".sh"));
+        let replay = Command::new("sh").arg(&script).output().unwrap();
+        assert_eq!(
+            replay.status.code().map(i64::from),
+            t["exit_code"].as_i64(),
+            "{} replays to another status: {}",
+            script.display(),
+            stderr(&replay)
+        );
+        if let Ok(expected) = std::fs::read(out.join(ktest.replace(".ktest", ".stdout"))) {
+            assert_eq!(replay.stdout, expected, "stdout of {}", script.display());
+            with_stdout += 1;
+        }
+    }
+    assert!(with_stdout > 0, "no test recorded its stdout");
+    // Each option has tests, and so has a bad one (status 2).
+    let scripts: Vec<String> = tests
+        .iter()
+        .map(|t| {
+            let ktest = t["ktest"].as_str().unwrap();
+            let script = std::fs::read(out.join(ktest.replace(".ktest", ".sh"))).unwrap();
+            String::from_utf8_lossy(&script).into_owned()
+        })
+        .collect();
+    for option in ["\"$PROG\" -l", "\"$PROG\" -u"] {
+        assert!(
+            scripts.iter().any(|s| s.contains(option)),
+            "no test runs {option}"
+        );
+    }
+    assert!(
+        tests.iter().any(|t| t["exit_code"] == 2),
+        "no test of a bad option"
+    );
+}
+
+#[test]
+fn a_program_without_bitcode_is_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let c = dir.path().join("plain.c");
+    std::fs::write(&c, "int main(void) { return 0; }\n").unwrap();
+    let plain = dir.path().join("plain");
+    ok(
+        Command::new("musl-gcc")
+            .arg(&c)
+            .arg("-o")
+            .arg(&plain)
+            .output()
+            .unwrap(),
+        "musl-gcc",
+    );
+    for program in [plain, dir.path().join("no-such-program")] {
+        let o = mnemo().arg("extract").arg(&program).output().unwrap();
+        assert!(!o.status.success());
+        let msg = stderr(&o);
+        assert!(msg.contains(&*program.to_string_lossy()), "{msg}");
+    }
+    let o = mnemo()
+        .arg("extract")
+        .arg(dir.path().join("plain"))
+        .output()
+        .unwrap();
+    assert!(stderr(&o).contains("cc-project"), "{}", stderr(&o));
+}
+
+#[test]
+fn compiler_errors_reach_the_build() {
+    let dir = tempfile::tempdir().unwrap();
+    let c = dir.path().join("bad.c");
+    std::fs::write(&c, "int main(void) { return undefined_name; }\n").unwrap();
+    let o = mnemo()
+        .arg("cc-project")
+        .arg("-c")
+        .arg(&c)
+        .arg("-o")
+        .arg(dir.path().join("bad.o"))
+        .output()
+        .unwrap();
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("undefined_name"), "{}", stderr(&o));
+    assert!(!dir.path().join("bad.o").exists());
+    let o = mnemo()
+        .args(["cc-project", "-c", "x.c", "-o"])
+        .output()
+        .unwrap();
+    assert!(stderr(&o).contains("-o needs a value"), "{}", stderr(&o));
+}
+
+#[test]
+fn replays_can_run_as_another_user() {
+    // SAFETY: getuid has no preconditions.
+    if unsafe { libc::getuid() } != 0 {
+        eprintln!("skipped: only root can run a replay as another user");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("who.c");
+    std::fs::write(
+        &src,
+        "#include <stdio.h>\n#include <unistd.h>\n\
+         int main(void) { FILE *f = fopen(\"A\", \"r+\");\n\
+           return f && getuid() == 65534 && getgid() == 65534 ? 7 : 1; }\n",
+    )
+    .unwrap();
+    let bc = dir.path().join("who.bc");
+    ok(
+        mnemo()
+            .arg("cc")
+            .arg(&src)
+            .arg("-o")
+            .arg(&bc)
+            .output()
+            .unwrap(),
+        "mnemo cc",
+    );
+    let out = dir.path().join("out");
+    ok(
+        mnemo()
+            .args(["run", "-q", "--output-dir"])
+            .arg(&out)
+            .arg(&bc)
+            .args(["--sym-files", "1", "1"])
+            .output()
+            .unwrap(),
+        "mnemo run",
+    );
+    let toolchain = mnemo::testgen::Toolchain::find().unwrap();
+    let run = |run_as| {
+        let options = mnemo::testgen::ReplayOptions {
+            run_as,
+            ..Default::default()
+        };
+        let report = mnemo::testgen::replay_dir_with(&toolchain, &src, &out, &options).unwrap();
+        let natives: Vec<String> = report
+            .results
+            .iter()
+            .map(|r| r.native.to_string())
+            .collect();
+        natives
+    };
+    // As root the program is not nobody; as nobody it owns its file.
+    assert!(run(None).iter().all(|n| n == "exit 1"), "{:?}", run(None));
+    let as_nobody = run(Some((65534, 65534)));
+    assert!(
+        !as_nobody.is_empty() && as_nobody.iter().all(|n| n == "exit 7"),
+        "{as_nobody:?}"
+    );
+}
