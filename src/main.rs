@@ -339,7 +339,7 @@ struct RunArgs {
     /// server, `redis://HOST:PORT/NAME`: its work starts as `--jobs`
     /// shards; run the same command again to go on after a stop.
     #[arg(long, value_name = "URL",
-          conflicts_with_all = ["shard", "deepen", "resume", "max_time", "max_instructions", "target", "files"])]
+          conflicts_with_all = ["shard", "deepen", "resume", "max_time", "max_instructions", "target", "files", "compose"])]
     cluster: Option<String>,
     /// The program's bitcode (`mnemo cc` makes it).
     #[arg(required_unless_present = "shard")]

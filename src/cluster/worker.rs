@@ -195,6 +195,7 @@ fn base_config(program: &Path, scratch: &Path, stores: Vec<String>, c: &WorkerCo
         checkpoint: None,
         jobs: c.jobs.max(1),
         balance: Default::default(),
+        compose: None,
     }
 }
 
