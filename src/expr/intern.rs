@@ -1,10 +1,11 @@
 //! The global expression interner and the iterative destruction of
 //! expressions.
 //!
-//! The table maps structural hashes to weak references, so it never keeps an
-//! expression alive; a shard drops its dead entries whenever it has grown to
-//! twice the number of live entries it held after its last purge, which
-//! bounds its size by a constant factor of the live expressions.
+//! The table maps identity keys (a node's shape over its operands'
+//! addresses) to weak references, so it never keeps an expression alive;
+//! a shard drops its dead entries whenever it has grown to twice the
+//! number of live entries it held after its last purge, which bounds its
+//! size by a constant factor of the live expressions.
 
 use super::{kind_tag, ExprKind, ExprNode, ExprRef};
 use parking_lot::Mutex;
@@ -104,29 +105,84 @@ pub(super) fn hash_kind(kind: &ExprKind, width: u32) -> u64 {
             h.write_u64(rhs.structural_hash());
         }
     }
-    // A final mix so that the shard index (high bits) and the map's own
-    // hashing (which multiplies) see well-spread values.
-    let x = h.finish();
+    mix(h.finish())
+}
+
+/// A final mix, so that the shard index (high bits) and the map's own
+/// hashing (which multiplies) see well-spread values.
+fn mix(x: u64) -> u64 {
     let x = (x ^ (x >> 33)).wrapping_mul(0xff51_afd7_ed55_8ccd);
     let x = (x ^ (x >> 33)).wrapping_mul(0xc4ce_b9fe_1a85_ec53);
     x ^ (x >> 33)
 }
 
+/// The key a node is found by in the table: its shape over the identities
+/// of its operands (their addresses, alive while `kind` holds them), not
+/// over their structural hashes. Paths that fork and then each create an
+/// input under the same name make distinct arrays whose expressions have
+/// equal structural hashes; keyed by those, one bucket held hundreds of
+/// live nodes on a loop reading fresh input, and finding a node walked
+/// them all. Equal kinds have equal keys: operands compare by identity,
+/// and update lists by their array's identity and their writes' contents.
+fn identity_key(kind: &ExprKind, width: u32) -> u64 {
+    let mut h = FxHasher::default();
+    h.write_u8(kind_tag(kind));
+    h.write_u32(width);
+    let id = |h: &mut FxHasher, e: &ExprRef| h.write_usize(e.as_ptr() as usize);
+    match kind {
+        ExprKind::Const(v) => h.write_u128(*v),
+        ExprKind::Read { updates, index } => {
+            id(&mut h, index);
+            h.write_usize(Arc::as_ptr(&updates.root) as usize);
+            h.write_u64(updates.structural_hash());
+        }
+        ExprKind::Select {
+            cond,
+            then_e,
+            else_e,
+        } => {
+            id(&mut h, cond);
+            id(&mut h, then_e);
+            id(&mut h, else_e);
+        }
+        ExprKind::Concat { hi, lo } => {
+            id(&mut h, hi);
+            id(&mut h, lo);
+        }
+        ExprKind::Extract { expr, offset } => {
+            id(&mut h, expr);
+            h.write_u32(*offset);
+        }
+        ExprKind::ZExt(e) | ExprKind::SExt(e) | ExprKind::Not(e) => id(&mut h, e),
+        ExprKind::Binary { op, lhs, rhs } => {
+            h.write_u8(op.code());
+            id(&mut h, lhs);
+            id(&mut h, rhs);
+        }
+        ExprKind::Cmp { op, lhs, rhs } => {
+            h.write_u8(*op as u8);
+            id(&mut h, lhs);
+            id(&mut h, rhs);
+        }
+    }
+    mix(h.finish())
+}
+
 /// Returns the unique node for `kind` at `width`, creating it if needed.
 /// Callers (the builders) guarantee that the node is well formed.
 pub(super) fn intern(kind: ExprKind, width: u32) -> ExprRef {
-    let hash = hash_kind(&kind, width);
-    let mut shard = shards()[(hash >> 60) as usize % SHARDS].lock();
-    ExprRef(shard.intern(kind, width, hash))
+    let key = identity_key(&kind, width);
+    let mut shard = shards()[(key >> 60) as usize % SHARDS].lock();
+    ExprRef(shard.intern(kind, width, key))
 }
 
 impl Shard {
-    fn intern(&mut self, kind: ExprKind, width: u32, hash: u64) -> Arc<ExprNode> {
+    fn intern(&mut self, kind: ExprKind, width: u32, key: u64) -> Arc<ExprNode> {
         let found = |w: &Weak<ExprNode>| -> Option<Arc<ExprNode>> {
             let node = w.upgrade()?;
             (node.width == width && *node.kind == kind).then_some(node)
         };
-        if let Some(bucket) = self.map.get(&hash) {
+        if let Some(bucket) = self.map.get(&key) {
             let hit = match bucket {
                 Bucket::One(w) => found(w),
                 Bucket::Many(v) => v.iter().find_map(found),
@@ -135,13 +191,16 @@ impl Shard {
                 return node;
             }
         }
+        // The node keeps its structural hash, the same on every run (the
+        // stores and the canonical order rely on it); the table, its key.
+        let hash = hash_kind(&kind, width);
         let node = Arc::new(ExprNode {
             kind: ManuallyDrop::new(kind),
             width,
             hash,
         });
         let weak = Arc::downgrade(&node);
-        match self.map.get_mut(&hash) {
+        match self.map.get_mut(&key) {
             Some(Bucket::Many(v)) => {
                 // Reuse a dead slot if there is one, so a bucket does not
                 // grow with every re-creation of the same expression.
@@ -165,7 +224,7 @@ impl Shard {
                 };
             }
             None => {
-                self.map.insert(hash, Bucket::One(weak));
+                self.map.insert(key, Bucket::One(weak));
                 self.entries += 1;
             }
         }
