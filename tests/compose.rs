@@ -15,8 +15,11 @@ mod cli;
 #[path = "support/found.rs"]
 #[allow(dead_code)] // This file compares outcomes, not tries.
 mod found;
+#[path = "support/trial.rs"]
+mod trial;
 
 use found::{header_args, mnemo, program_args, programs, tests_of};
+use trial::{keep_on_failure, scratch};
 
 /// A run's tests without their numbers, sorted.
 fn outcomes(out: &Path) -> Result<Vec<String>, String> {
@@ -51,28 +54,13 @@ fn run(
     Ok(cli::json(&o.join("stats.json")))
 }
 
-fn scratch() -> Result<tempfile::TempDir, String> {
-    tempfile::Builder::new()
-        .prefix("mnemo-compose-")
-        .tempdir()
-        .map_err(|e| e.to_string())
-}
-
-fn keep_on_failure(tmp: tempfile::TempDir, result: Result<(), String>) -> Result<(), Failed> {
-    result.map_err(|msg| {
-        let mut tmp = tmp;
-        tmp.disable_cleanup(true);
-        format!("{msg}\n(kept the runs in {})", tmp.path().display()).into()
-    })
-}
-
 /// One testsuite program: whole-program and compositional runs agree, and
 /// the compositional run's tests replay natively.
 fn check_program(prog: &Path) -> Result<(), Failed> {
     let source = std::fs::read_to_string(prog).map_err(|e| e.to_string())?;
     let (args, _, _) = header_args(&source);
     let program = program_args(&source);
-    let tmp = scratch()?;
+    let tmp = scratch("mnemo-compose-")?;
     let dir = tmp.path().to_path_buf();
     let result = (|| -> Result<(), String> {
         let bc = dir.join("prog.bc");
@@ -183,7 +171,7 @@ int main(void) {
 "#;
 
 fn each_fallback_is_counted() -> Result<(), Failed> {
-    let tmp = scratch()?;
+    let tmp = scratch("mnemo-compose-")?;
     let dir = tmp.path().to_path_buf();
     let result = (|| -> Result<(), String> {
         let s = composed_stats(&dir, "fallbacks", FALLBACKS, "memo")?;
@@ -248,7 +236,7 @@ int main(void) {
 /// longer than the program's run): the function is executed at its calls,
 /// counted under `memory`, and the paths are those of a whole run.
 fn symbolic_pointer_refuses_the_summary() -> Result<(), Failed> {
-    let tmp = scratch()?;
+    let tmp = scratch("mnemo-compose-")?;
     let dir = tmp.path().to_path_buf();
     let result = (|| -> Result<(), String> {
         let s = composed_stats(&dir, "pointer", SYMBOLIC_POINTER, "memo")?;
@@ -279,7 +267,7 @@ int main(void) {
 "#;
 
 fn recursion_direct_and_through_a_cycle() -> Result<(), Failed> {
-    let tmp = scratch()?;
+    let tmp = scratch("mnemo-compose-")?;
     let dir = tmp.path().to_path_buf();
     let result = (|| -> Result<(), String> {
         let s = composed_stats(&dir, "recursion", RECURSION, "memo")?;
@@ -308,7 +296,7 @@ fn program_with(clamp: &str, caller: &str) -> String {
 const CLAMP: &str = "int clamp(int x) { if (x < 0) return 0; if (x > 9) return 9; return x; }";
 
 fn summaries_are_reused_by_another_program() -> Result<(), Failed> {
-    let tmp = scratch()?;
+    let tmp = scratch("mnemo-compose-")?;
     let dir = tmp.path().to_path_buf();
     let result = (|| -> Result<(), String> {
         let first = program_with(

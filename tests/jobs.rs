@@ -18,8 +18,11 @@ use libtest_mimic::{Arguments, Failed, Trial};
 mod cli;
 #[path = "support/found.rs"]
 mod found;
+#[path = "support/trial.rs"]
+mod trial;
 
 use found::{differ, found, header_args, mnemo, program_args, programs};
+use trial::{keep_on_failure, scratch};
 
 /// The worker counts every program is run with.
 const JOBS: [usize; 3] = [1, 2, 4];
@@ -60,10 +63,7 @@ fn check(prog: &Path) -> Result<(), Failed> {
     let source = std::fs::read_to_string(prog).map_err(|e| e.to_string())?;
     let (args, bound, rest) = header_args(&source);
     let program = program_args(&source);
-    let tmp = tempfile::Builder::new()
-        .prefix("mnemo-jobs-")
-        .tempdir()
-        .map_err(|e| e.to_string())?;
+    let tmp = scratch("mnemo-jobs-")?;
     let dir = tmp.path().to_path_buf();
     let result = (|| -> Result<(), String> {
         let bc = dir.join("prog.bc");
@@ -132,11 +132,7 @@ fn check(prog: &Path) -> Result<(), Failed> {
         }
         Ok(())
     })();
-    result.map_err(|msg| {
-        let mut tmp = tmp;
-        tmp.disable_cleanup(true);
-        format!("{msg}\n(kept the runs in {})", tmp.path().display()).into()
-    })
+    keep_on_failure(tmp, result)
 }
 
 fn main() {

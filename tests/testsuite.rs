@@ -38,6 +38,10 @@ use serde_json::Value;
 
 #[path = "support/mutants.rs"]
 mod mutants;
+#[path = "support/trial.rs"]
+mod trial;
+
+use trial::{keep_on_failure, scratch};
 
 /// Parsing of the expectation header at the top of each program.
 mod header {
@@ -584,23 +588,6 @@ fn host_files(exp: &header::Expectation) -> Vec<String> {
         }
     }
     files
-}
-
-/// A trial's temporary directory.
-fn scratch(prefix: &str) -> Result<tempfile::TempDir, String> {
-    tempfile::Builder::new()
-        .prefix(prefix)
-        .tempdir()
-        .map_err(|e| format!("cannot create a temporary directory: {e}"))
-}
-
-/// A trial's verdict; on failure its temporary directory is kept, and
-/// named, as evidence for whoever reads the failure.
-fn keep_on_failure(mut tmp: tempfile::TempDir, result: Result<(), String>) -> Result<(), Failed> {
-    result.map_err(|msg| {
-        tmp.disable_cleanup(true);
-        format!("{msg}\n(kept the runs in {})", tmp.path().display()).into()
-    })
 }
 
 /// The outcomes of a run's tests, as a sorted list: what must not change
