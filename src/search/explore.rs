@@ -253,6 +253,7 @@ pub(crate) fn advance(
     match step {
         Step::Yield => {
             states.insert(id, state);
+            searcher.stepped(id);
         }
         Step::Forked(children) => {
             let ids: Vec<u64> = children.iter().map(|c| c.id).collect();

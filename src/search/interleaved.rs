@@ -59,6 +59,11 @@ impl Searcher for Interleaved {
         self.covnew.forked(parent, children);
     }
 
+    fn stepped(&mut self, id: u64) {
+        self.random_path.stepped(id);
+        self.covnew.stepped(id);
+    }
+
     fn add(&mut self, id: u64) {
         self.random_path.add(id);
         self.covnew.add(id);

@@ -7,6 +7,7 @@ mod dfs;
 pub(crate) mod explore;
 mod interleaved;
 mod random_path;
+mod sum_tree;
 
 pub use bfs::Bfs;
 pub use covnew::CovNew;
@@ -29,6 +30,8 @@ pub trait Searcher {
     /// `parent` forked into `children` (in alternative order); `parent`
     /// continues with the first alternative.
     fn forked(&mut self, parent: u64, children: &[u64]);
+    /// `id` ran a slice and goes on (its place in the program changed).
+    fn stepped(&mut self, _id: u64) {}
     /// New states with no parent (the initial state).
     fn add(&mut self, id: u64);
     /// A state ended.
