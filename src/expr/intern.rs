@@ -110,7 +110,7 @@ pub(super) fn hash_kind(kind: &ExprKind, width: u32) -> u64 {
 
 /// A final mix, so that the shard index (high bits) and the map's own
 /// hashing (which multiplies) see well-spread values.
-fn mix(x: u64) -> u64 {
+pub(super) fn mix(x: u64) -> u64 {
     let x = (x ^ (x >> 33)).wrapping_mul(0xff51_afd7_ed55_8ccd);
     let x = (x ^ (x >> 33)).wrapping_mul(0xc4ce_b9fe_1a85_ec53);
     x ^ (x >> 33)

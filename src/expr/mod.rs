@@ -212,10 +212,16 @@ impl PartialEq for ExprRef {
 
 impl Eq for ExprRef {}
 
+/// By identity, as equality is: interning makes equal expressions one
+/// node. The structural hash would not do: sibling paths that each create
+/// an input under the same name build distinct nodes with equal structural
+/// hashes, and a map keyed by those (the solver's caches) piles them into
+/// one bucket. The address is mixed because it is aligned: its low bits,
+/// which pick a map's bucket, are always zero.
 impl Hash for ExprRef {
     #[inline]
     fn hash<H: Hasher>(&self, state: &mut H) {
-        state.write_u64(self.0.hash);
+        state.write_u64(intern::mix(Arc::as_ptr(&self.0) as usize as u64));
     }
 }
 
