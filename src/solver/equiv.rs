@@ -3,10 +3,13 @@
 
 use std::sync::Arc;
 
+use rustc_hash::FxHashMap;
+
+use super::arrays::ArraysOf;
 use super::query::{Answer, Chain, Layer, Query};
 use super::store::Backend;
 use super::SolverError;
-use crate::expr::{arrays_in_all, serial, ArrayRef, Assignment, Evaluator, ExprRef};
+use crate::expr::{serial, ArrayRef, Assignment, Evaluator, ExprRef};
 
 /// Version of the values this layer writes; a value of another version is
 /// a miss.
@@ -14,6 +17,11 @@ const VALUE_VERSION: u8 = 1;
 /// Keys of this layer's entries start with this byte (the implication
 /// store keeps its entries in the same backend under another prefix).
 pub(crate) const KEY_PREFIX: u8 = b'E';
+/// Version of the keys' form (the hash of the conjuncts' own hashes); a
+/// store written under another form is a miss, never a wrong answer.
+const KEY_VERSION: u8 = 2;
+/// Remembered digests are dropped once this many expressions are known.
+const DIGEST_LIMIT: usize = 1 << 16;
 
 /// Looks each query up by a hash of its encoding; on a miss asks the rest
 /// of the chain (for a full model, so that the entry can answer later
@@ -25,6 +33,8 @@ pub(crate) const KEY_PREFIX: u8 = b'E';
 /// does not satisfy the query is reported and ignored.
 pub struct EquivalenceStore {
     backend: Arc<dyn Backend>,
+    keys: Keys,
+    arrays: ArraysOf,
     /// Set after the first backend error, so that a failing store warns
     /// once instead of once per query.
     warned: bool,
@@ -35,6 +45,8 @@ impl EquivalenceStore {
     pub fn new(backend: Arc<dyn Backend>) -> Self {
         EquivalenceStore {
             backend,
+            keys: Keys::default(),
+            arrays: ArraysOf::default(),
             warned: false,
         }
     }
@@ -79,9 +91,8 @@ impl Layer for EquivalenceStore {
     fn check(&mut self, q: &Query<'_>, next: &mut Chain<'_>) -> Result<Answer, SolverError> {
         let mut exprs: Vec<ExprRef> = q.constraints.to_vec();
         exprs.push(q.expr.clone());
-        let key = key_of(&exprs);
-        let mut arrays = Vec::new();
-        arrays_in_all(&exprs, &mut arrays);
+        let key = self.keys.key(&exprs);
+        let arrays = self.arrays.of_all(&exprs);
         if let Some(answer) = self.lookup(&key, q, &arrays) {
             next.stats().hit(self.name());
             return Ok(strip(answer, q));
@@ -106,12 +117,44 @@ impl Layer for EquivalenceStore {
     }
 }
 
-/// The store key of a conjunction: a prefix byte and a hash of its stable
-/// encoding.
-pub(crate) fn key_of(exprs: &[ExprRef]) -> Vec<u8> {
-    let mut key = vec![KEY_PREFIX];
-    key.extend_from_slice(blake3::hash(&serial::encode(exprs)).as_bytes());
-    key
+/// Store keys of conjunctions: a prefix byte and a hash over the hashes of
+/// the conjuncts' stable encodings. A query shares all but its last few
+/// conjuncts with the one before it; each conjunct is encoded once, not
+/// once per query (that encoding was a sixth of a loop-heavy run).
+#[derive(Default)]
+struct Keys {
+    digests: FxHashMap<ExprRef, [u8; 32]>,
+}
+
+impl Keys {
+    fn key(&mut self, exprs: &[ExprRef]) -> Vec<u8> {
+        let mut h = blake3::Hasher::new();
+        h.update(&[KEY_VERSION]);
+        for e in exprs {
+            h.update(&self.digest(e));
+        }
+        let mut key = vec![KEY_PREFIX];
+        key.extend_from_slice(h.finalize().as_bytes());
+        key
+    }
+
+    fn digest(&mut self, e: &ExprRef) -> [u8; 32] {
+        if let Some(d) = self.digests.get(e) {
+            return *d;
+        }
+        if self.digests.len() >= DIGEST_LIMIT {
+            self.digests.clear();
+        }
+        let d = *blake3::hash(&serial::encode(std::slice::from_ref(e))).as_bytes();
+        self.digests.insert(e.clone(), d);
+        d
+    }
+}
+
+/// The store key of a conjunction.
+#[cfg(test)]
+fn key_of(exprs: &[ExprRef]) -> Vec<u8> {
+    Keys::default().key(exprs)
 }
 
 /// Drops the model when the query did not ask for one.

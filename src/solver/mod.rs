@@ -12,6 +12,7 @@
 //!
 //! One `Solver` per worker thread: Z3 contexts are per thread.
 
+mod arrays;
 mod cache;
 mod canon;
 mod cex;

@@ -11,19 +11,16 @@ use std::sync::Arc;
 
 use rustc_hash::FxHashMap;
 
+use super::arrays::ArraysOf;
 use super::query::{Answer, Chain, Layer, Query};
 use super::SolverError;
-use crate::expr::{arrays_in, bool_const, Array, ArrayRef, Assignment, Evaluator, ExprRef};
-
-/// Cached array lists are dropped once this many expressions are known.
-const MEMO_LIMIT: usize = 1 << 16;
+use crate::expr::{bool_const, Array, ArrayRef, Assignment, Evaluator, ExprRef};
 
 /// Keeps only the part of each query its answer depends on.
 #[derive(Default)]
 pub struct SliceLayer {
-    /// The symbolic arrays of each expression seen: path conditions repeat
-    /// from query to query, their walks need not.
-    arrays: FxHashMap<ExprRef, Arc<[ArrayRef]>>,
+    /// The symbolic arrays of each expression seen.
+    arrays: ArraysOf,
     /// The model this layer last returned. States along a path, and
     /// neighbouring paths, share most of their factors: a factor this model
     /// already satisfies takes its bytes from it, checked by evaluation,
@@ -36,20 +33,6 @@ impl SliceLayer {
     /// A layer with nothing cached.
     pub fn new() -> Self {
         Self::default()
-    }
-
-    fn arrays_of(&mut self, e: &ExprRef) -> Arc<[ArrayRef]> {
-        if let Some(a) = self.arrays.get(e) {
-            return a.clone();
-        }
-        if self.arrays.len() >= MEMO_LIMIT {
-            self.arrays.clear();
-        }
-        let mut out = Vec::new();
-        arrays_in(e, &mut out);
-        let out: Arc<[ArrayRef]> = out.into();
-        self.arrays.insert(e.clone(), out.clone());
-        out
     }
 }
 
@@ -99,8 +82,8 @@ impl Layer for SliceLayer {
 
     fn check(&mut self, q: &Query<'_>, next: &mut Chain<'_>) -> Result<Answer, SolverError> {
         let per_constraint: Vec<Arc<[ArrayRef]>> =
-            q.constraints.iter().map(|c| self.arrays_of(c)).collect();
-        let expr_arrays = self.arrays_of(&q.expr);
+            q.constraints.iter().map(|c| self.arrays.of(c)).collect();
+        let expr_arrays = self.arrays.of(&q.expr);
         let mut factors = Factors::default();
         for arrays in per_constraint.iter().chain(std::iter::once(&expr_arrays)) {
             factors.union(arrays);
