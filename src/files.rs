@@ -24,6 +24,36 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
 /// its end: what is written to it goes to the file renamed into place, not
 /// to one another process may have renamed over it since.
 pub fn create_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<fs::File> {
+    let tmp = temporary_for(path);
+    let result = (|| {
+        let f = write_new(&tmp, bytes)?;
+        fs::rename(&tmp, path)?;
+        Ok(f)
+    })();
+    if result.is_err() {
+        let _ = fs::remove_file(&tmp);
+    }
+    result
+}
+
+/// Writes `bytes` to a new temporary of `path` (named as [`write_atomic`]
+/// names its temporaries) and returns the temporary's name, for whoever
+/// renames it into place later: a file can be written before the name it
+/// will have is known, and a process killed meanwhile leaves a temporary
+/// that [`remove_dead_temporaries`] recognises.
+pub fn stage(path: &Path, bytes: &[u8]) -> std::io::Result<PathBuf> {
+    let tmp = temporary_for(path);
+    match write_new(&tmp, bytes) {
+        Ok(_) => Ok(tmp),
+        Err(e) => {
+            let _ = fs::remove_file(&tmp);
+            Err(e)
+        }
+    }
+}
+
+/// A fresh temporary name for `path`, in the same directory.
+fn temporary_for(path: &Path) -> PathBuf {
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
         _ => PathBuf::from("."),
@@ -32,21 +62,17 @@ pub fn create_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<fs::File> {
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| "file".to_string());
-    let tmp = dir.join(format!(
+    dir.join(format!(
         ".{name}.tmp.{}.{}",
         std::process::id(),
         TEMP_COUNTER.fetch_add(1, Ordering::Relaxed)
-    ));
-    let result = (|| {
-        let mut f = fs::File::create(&tmp)?;
-        f.write_all(bytes)?;
-        fs::rename(&tmp, path)?;
-        Ok(f)
-    })();
-    if result.is_err() {
-        let _ = fs::remove_file(&tmp);
-    }
-    result
+    ))
+}
+
+fn write_new(path: &Path, bytes: &[u8]) -> std::io::Result<fs::File> {
+    let mut f = fs::File::create(path)?;
+    f.write_all(bytes)?;
+    Ok(f)
 }
 
 /// Why the framed bytes of a file (see [`frame`]) cannot be read.

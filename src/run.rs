@@ -25,7 +25,7 @@ use crate::stats::{
     Totals,
 };
 use crate::stop::StopRequest;
-use crate::testgen::{TestWriter, Toolchain};
+use crate::testgen::{StagedTest, TestWriter, Toolchain};
 
 /// Everything a run needs from the command line.
 #[derive(Clone, Debug)]
@@ -281,6 +281,19 @@ impl PathObserver for Outputs<'_> {
             self.places
                 .push(TestPlace::leaf(leaf.unwrap_or(NodeId::ROOT)));
         }
+        Ok(())
+    }
+
+    fn path_ended_staged(
+        &mut self,
+        executor: &Executor,
+        path: &FinishedPath<'_>,
+        staged: StagedTest,
+    ) -> anyhow::Result<()> {
+        let test = self.writer.commit(staged)?;
+        let leaf = self.recorder.record(executor, path, Some(test));
+        self.places
+            .push(TestPlace::leaf(leaf.unwrap_or(NodeId::ROOT)));
         Ok(())
     }
 }
@@ -649,6 +662,15 @@ pub fn execute(
     };
     // Set before the initial state, whose globals count against it.
     executor.set_memory_limit(config.max_memory_mb);
+    let stager = writer.stager().clone();
+    let stage = |ex: &Executor, path: &FinishedPath<'_>| -> anyhow::Result<Option<StagedTest>> {
+        if path.untested {
+            return Ok(None);
+        }
+        StoredTest::of_path(ex, path)
+            .map(|t| stager.stage(t))
+            .transpose()
+    };
     let mut outputs = Outputs {
         writer: &mut writer,
         recorder: &mut recorder,
@@ -685,6 +707,7 @@ pub fn execute(
                 .as_ref()
                 .map(|p| p.iter().map(|(_, has)| *has).collect()),
             moves: config.balance.moves(),
+            stage: Some(&stage),
         };
         let show = |lines: &[WorkerLine]| progress.update_workers(lines);
         parallel::explore(&mut executor, &workers, &limits, &mut outputs, stop, &show).map(|p| {

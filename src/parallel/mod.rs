@@ -79,6 +79,9 @@ pub struct Workers<'a> {
     /// those exploring freely do, since a state still replaying follows
     /// its own worker's partition.
     pub moves: bool,
+    /// Writes each path's test files before the worker takes the shared
+    /// observer, or `None`: the observer writes them.
+    pub stage: Option<worker::Stage<'a>>,
 }
 
 /// How a parallel exploration went.
@@ -146,6 +149,7 @@ pub fn explore(
         slots: &slots,
         progress,
         observer: &observer,
+        stage: workers.stage,
     };
     type Ended = anyhow::Result<(f64, Tally)>;
     let others: Vec<Mutex<Option<Ended>>> = (1..jobs).map(|_| Mutex::new(None)).collect();

@@ -15,6 +15,7 @@ use crate::search::explore::{
 };
 use crate::search::{ExploreConfig, FinishedPath, PathObserver, Searcher, States};
 use crate::stop::StopRequest;
+use crate::testgen::StagedTest;
 
 /// Steps a worker goes on before it looks again for states to give, after
 /// it found none it could.
@@ -49,17 +50,33 @@ impl WorkerSlot {
     }
 }
 
+/// Writes a path's test files before the observer is taken (see
+/// [`crate::testgen::StagedTest`]); `None` for a path that gets no test.
+pub type Stage<'a> =
+    &'a (dyn Fn(&Executor, &FinishedPath<'_>) -> anyhow::Result<Option<StagedTest>> + Sync);
+
 /// The observer every worker reports to, one path at a time (the test
-/// writer and the trie are the run's, not a worker's).
-pub struct Locked<'a, 'o>(pub &'a Mutex<&'o mut (dyn PathObserver + Send)>);
+/// writer and the trie are the run's, not a worker's), with the test's
+/// files written before it is taken.
+pub struct Locked<'a, 'o> {
+    pub observer: &'a Mutex<&'o mut (dyn PathObserver + Send)>,
+    pub stage: Option<Stage<'a>>,
+}
 
 impl PathObserver for Locked<'_, '_> {
     fn path_ended(&mut self, executor: &Executor, path: &FinishedPath<'_>) -> anyhow::Result<()> {
+        let staged = match self.stage {
+            Some(stage) => stage(executor, path)?,
+            None => None,
+        };
         let mut observer = self
-            .0
+            .observer
             .lock()
             .map_err(|_| anyhow::anyhow!("another worker failed while reporting a path"))?;
-        observer.path_ended(executor, path)
+        match staged {
+            Some(s) => observer.path_ended_staged(executor, path, s),
+            None => observer.path_ended(executor, path),
+        }
     }
 }
 
@@ -78,6 +95,7 @@ pub struct Common<'a, 'o> {
     pub slots: &'a [WorkerSlot],
     pub progress: &'a (dyn Fn(&[WorkerLine]) + Sync),
     pub observer: &'a Mutex<&'o mut (dyn PathObserver + Send)>,
+    pub stage: Option<Stage<'a>>,
 }
 
 /// Runs worker `w` from `initial` (worker 0's first state; the others
@@ -105,7 +123,10 @@ pub fn work(
         max_instructions: None,
         ..limits.clone()
     };
-    let mut observer = Locked(common.observer);
+    let mut observer = Locked {
+        observer: common.observer,
+        stage: common.stage,
+    };
     let mut recent = VecDeque::with_capacity(RECENT_MODELS);
     let mut cost = ReportCost::default();
     let mut states = States::new();

@@ -47,6 +47,20 @@ pub struct FinishedPath<'a> {
 pub trait PathObserver {
     fn path_ended(&mut self, executor: &Executor, path: &FinishedPath<'_>) -> anyhow::Result<()>;
 
+    /// [`Self::path_ended`] for a path whose test's files a parallel worker
+    /// has already written under temporary names (see
+    /// [`crate::testgen::StagedTest`]). By default they are dropped (which
+    /// removes them) and the path is reported as usual.
+    fn path_ended_staged(
+        &mut self,
+        executor: &Executor,
+        path: &FinishedPath<'_>,
+        staged: crate::testgen::StagedTest,
+    ) -> anyhow::Result<()> {
+        drop(staged);
+        self.path_ended(executor, path)
+    }
+
     /// Saves what was found so far with the paths still `pending`, so that
     /// a run killed after it can be resumed from it; `stopping`: the limit
     /// or signal that is ending the run (its pending paths are reported

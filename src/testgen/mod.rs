@@ -13,6 +13,7 @@ mod native;
 pub mod posix;
 mod pty;
 pub mod replay;
+mod stage;
 pub mod toolchain;
 mod writer;
 
@@ -25,5 +26,6 @@ pub use replay::{
     replay_dir, replay_dir_with, ReplayError, ReplayOptions, ReplayReport, ReplayResult,
     POSIX_OBJECTS_ENV,
 };
+pub use stage::{StagedTest, Stager};
 pub use toolchain::{Toolchain, ToolchainError, BITCODE_FLAGS, NATIVE_FLAGS};
 pub use writer::TestWriter;

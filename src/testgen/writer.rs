@@ -5,21 +5,20 @@
 //! `stats.json`.
 
 use std::collections::BTreeMap;
-use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 
 use super::index::{Outcome, TestRecord, TestsJson};
-use super::ktest::{KTest, KTestObject};
+use super::stage::{Role, StagedTest, Stager};
 use crate::memo::{StoredOutcome, StoredTest};
 use crate::stats::PathStats;
 
 /// The observer that turns ended paths into files in the output directory.
 pub struct TestWriter {
-    dir: PathBuf,
+    /// The output directory and the program's arguments.
+    stager: Stager,
     program: String,
-    args: Vec<String>,
     records: Vec<TestRecord>,
     /// Whether each test written has a `.stdout` (in the order of `records`).
     has_stdout: Vec<bool>,
@@ -57,9 +56,11 @@ impl TestWriter {
         leftovers: BTreeMap<usize, Vec<String>>,
     ) -> TestWriter {
         TestWriter {
-            dir: dir.to_path_buf(),
+            stager: Stager {
+                dir: dir.to_path_buf(),
+                args,
+            },
             program: program.to_string(),
-            args,
             records: Vec::new(),
             has_stdout: Vec::new(),
             paths: PathStats::default(),
@@ -120,7 +121,7 @@ impl TestWriter {
             program: self.program.clone(),
             tests: self.records.clone(),
         };
-        let path = self.dir.join("tests.json");
+        let path = self.stager.dir.join("tests.json");
         json.write_atomic(&path)
             .with_context(|| format!("cannot write {}", path.display()))
     }
@@ -138,43 +139,13 @@ impl TestWriter {
     }
 
     fn remove_leftover(&self, name: &str) -> anyhow::Result<()> {
-        let path = self.dir.join(name);
+        let path = self.stager.dir.join(name);
         match std::fs::remove_file(&path) {
             Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
                 Err(e).with_context(|| format!("cannot remove {}", path.display()))
             }
             _ => Ok(()),
         }
-    }
-
-    /// Writes the `.err` report of an error's test; returns its name.
-    fn write_err(&self, id: usize, test: &StoredTest) -> anyhow::Result<Option<String>> {
-        let StoredOutcome::Error {
-            kind,
-            message,
-            file,
-            line,
-            stack,
-        } = &test.outcome
-        else {
-            return Ok(None);
-        };
-        let mut text = String::new();
-        let _ = writeln!(text, "Error: {message}");
-        let _ = writeln!(text, "Kind: {kind}");
-        if *line != 0 || !file.is_empty() {
-            let _ = writeln!(text, "File: {file}");
-            let _ = writeln!(text, "Line: {line}");
-        }
-        let _ = writeln!(text, "Stack:");
-        for (i, (function, at)) in stack.iter().enumerate() {
-            let _ = writeln!(text, "  #{i} {function} at {at}");
-        }
-        let name = err_name(id, kind);
-        let path = self.dir.join(&name);
-        crate::files::write_atomic(&path, text.as_bytes())
-            .with_context(|| format!("cannot write {}", path.display()))?;
-        Ok(Some(name))
     }
 
     /// Numbers the tests written so far anew: `order[k]` is the index, in
@@ -231,12 +202,12 @@ impl TestWriter {
     /// The files of the test written `i`-th: its ktest, and its `.err`
     /// report or its `.stdout` if it has one.
     fn files_of(&self, i: usize, number: usize) -> Vec<PathBuf> {
-        let mut files = vec![self.dir.join(test_name(number))];
+        let mut files = vec![self.stager.dir.join(test_name(number))];
         if let Outcome::Error { kind, .. } = &self.records[i].outcome {
-            files.push(self.dir.join(err_name(number, kind)));
+            files.push(self.stager.dir.join(err_name(number, kind)));
         }
         if self.has_stdout[i] {
-            files.push(self.dir.join(stdout_name(number)));
+            files.push(self.stager.dir.join(stdout_name(number)));
         }
         files
     }
@@ -287,9 +258,46 @@ impl TestWriter {
         Ok(())
     }
 
-    /// Writes one test: its ktest, its `.err` report for an error, and its
-    /// entry for `tests.json`; counts its path.
+    /// Writes one test: its ktest, its `.err` report for an error, or its
+    /// `.stdout`, and its entry for `tests.json`; counts its path.
     pub fn write(&mut self, test: &StoredTest) -> anyhow::Result<()> {
+        let staged = self.stager.stage(test.clone())?;
+        self.commit(staged).map(drop)
+    }
+
+    /// What a parallel worker writes its tests' files with before it takes
+    /// the writer (see [`StagedTest`]).
+    pub fn stager(&self) -> &Stager {
+        &self.stager
+    }
+
+    /// Gives a staged test the next number: its files are renamed to their
+    /// names, it is counted, and it has an entry in `tests.json`. Returns
+    /// the test.
+    pub fn commit(&mut self, mut staged: StagedTest) -> anyhow::Result<StoredTest> {
+        let id = self.records.len() + 1;
+        let mut names = Vec::with_capacity(staged.files.len());
+        for (role, tmp) in &staged.files {
+            let name = match role {
+                Role::Ktest => test_name(id),
+                Role::Err(kind) => err_name(id, kind),
+                Role::Stdout => stdout_name(id),
+            };
+            let target = self.stager.dir.join(&name);
+            if let Err(e) = std::fs::rename(tmp, &target) {
+                // The files already renamed go too: no test is half there.
+                for done in &names {
+                    let _ = std::fs::remove_file(self.stager.dir.join(done));
+                }
+                return Err(e).with_context(|| format!("cannot write {}", target.display()));
+            }
+            names.push(name);
+        }
+        staged.files.clear();
+        let test = staged
+            .test
+            .take()
+            .expect("a staged test holds its test until it is committed");
         let outcome = match &test.outcome {
             StoredOutcome::Exit { code } => {
                 self.paths.completed += 1;
@@ -317,54 +325,21 @@ impl TestWriter {
                 }
             }
         };
-        let id = self.records.len() + 1;
-        let ktest = KTest {
-            args: self.args.clone(),
-            sym_argvs: 0,
-            sym_argv_len: 0,
-            objects: test
-                .inputs
-                .iter()
-                .map(|(name, bytes)| KTestObject {
-                    name: name.clone(),
-                    bytes: bytes.clone(),
-                })
-                .collect(),
-        };
-        let name = test_name(id);
-        let kpath = self.dir.join(&name);
-        ktest
-            .write_atomic(&kpath)
-            .with_context(|| format!("cannot write {}", kpath.display()))?;
-        let err = self.write_err(id, test)?;
-        let stdout = match &test.stdout {
-            Some(bytes) => {
-                let out = stdout_name(id);
-                let path = self.dir.join(&out);
-                crate::files::write_atomic(&path, bytes)
-                    .with_context(|| format!("cannot write {}", path.display()))?;
-                Some(out)
-            }
-            None => None,
-        };
         // An earlier run's file of this number that this one did not
         // replace (another kind of report, or none) would be taken for this
         // test's.
         for earlier in self.leftovers.remove(&id).unwrap_or_default() {
-            if earlier != name
-                && Some(&earlier) != err.as_ref()
-                && Some(&earlier) != stdout.as_ref()
-            {
+            if !names.contains(&earlier) {
                 self.remove_leftover(&earlier)?;
             }
         }
-        self.has_stdout.push(stdout.is_some());
+        self.has_stdout.push(test.stdout.is_some());
         self.records.push(TestRecord {
             id: id as u32,
-            ktest: name,
+            ktest: test_name(id),
             outcome,
         });
-        Ok(())
+        Ok(test)
     }
 }
 
@@ -398,12 +373,12 @@ fn is_temporary(name: &str) -> bool {
 }
 
 /// The ktest file of test number `id`.
-fn test_name(id: usize) -> String {
+pub(super) fn test_name(id: usize) -> String {
     format!("test{id:06}.ktest")
 }
 
 /// The error report of test number `id`.
-fn err_name(id: usize, kind: &str) -> String {
+pub(super) fn err_name(id: usize, kind: &str) -> String {
     format!("test{id:06}.{kind}.err")
 }
 
@@ -415,6 +390,7 @@ pub fn stdout_name(id: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::testgen::KTest;
 
     #[test]
     fn test_files_are_told_from_others_by_name() {
@@ -481,6 +457,46 @@ mod tests {
             .collect();
         v.sort();
         v
+    }
+
+    #[test]
+    fn staged_tests_are_numbered_in_the_order_they_are_committed() {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let dir = tmp.path().join("out");
+        let mut w = TestWriter::create(&dir, "p", Vec::new()).expect("create");
+        let first = w.stager().clone().stage(test(1, false)).expect("stage");
+        let second = w.stager().clone().stage(test(2, true)).expect("stage");
+        // Staged, they are temporaries of no test's number.
+        let staged = names(&dir);
+        assert_eq!(staged.len(), 4, "{staged:?}");
+        assert!(staged.iter().all(|n| is_temporary(n)), "{staged:?}");
+        assert_eq!(w.commit(second).expect("commit").inputs[0].1, vec![2]);
+        assert_eq!(w.commit(first).expect("commit").inputs[0].1, vec![1]);
+        w.finish().expect("finish");
+        assert_eq!(
+            names(&dir),
+            [
+                "test000001.assert.err",
+                "test000001.ktest",
+                "test000002.ktest",
+                "test000002.stdout",
+                "tests.json"
+            ]
+        );
+        let k = KTest::read(&dir.join("test000001.ktest")).expect("ktest");
+        assert_eq!(k.objects[0].bytes, vec![2]);
+        assert_eq!(w.paths.completed, 1);
+    }
+
+    #[test]
+    fn a_staged_test_never_committed_leaves_no_file() {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let dir = tmp.path().join("out");
+        let w = TestWriter::create(&dir, "p", Vec::new()).expect("create");
+        let staged = w.stager().clone().stage(error()).expect("stage");
+        assert_eq!(names(&dir).len(), 2);
+        drop(staged);
+        assert!(names(&dir).is_empty(), "{:?}", names(&dir));
     }
 
     #[test]
