@@ -30,31 +30,51 @@ use mnemo::stats::RunStats;
 use mnemo::stop::StopRequest;
 use serde_json::{json, Value};
 
-/// A subject: a testsuite program and its bound, explored fresh or
-/// deepened from a shallower bound (`from`), where the deeper run is the
-/// one measured.
+/// A subject: a program (`dir/program.c` under the repository's root) and
+/// its bound, explored fresh or deepened from a shallower bound (`from`),
+/// where the deeper run is the one measured. Each is deep enough that one
+/// worker takes 10 to 60 s on the 2-core machine.
 struct Subject {
+    dir: &'static str,
     program: &'static str,
     from: Option<u32>,
     depth: u32,
 }
 
-const SUBJECTS: [Subject; 3] = [
-    // Nested loops on nondet guards: thousands of short paths.
+const SUBJECTS: [Subject; 5] = [
+    // Nested loops on nondet guards: tens of thousands of short paths, a
+    // test written every few hundred instructions.
     Subject {
+        dir: "testsuite",
         program: "svcomp_nested_loops",
         from: None,
-        depth: 19,
+        depth: 21,
     },
-    // The same, deepened: the trie replays the paths to depth 15 with the
+    // The same, deepened: the trie replays the paths to depth 17 with the
     // solver off, and the workers share the boundary nodes below.
     Subject {
+        dir: "testsuite",
         program: "svcomp_nested_loops",
-        from: Some(15),
-        depth: 19,
+        from: Some(17),
+        depth: 21,
+    },
+    // A reactive controller stepped on fresh input until the bound.
+    Subject {
+        dir: "benches/programs/parallel",
+        program: "wbs_run",
+        from: None,
+        depth: 20,
+    },
+    // A container filled with symbolic keys: most time in the solver.
+    Subject {
+        dir: "benches/programs/parallel",
+        program: "bintree_run",
+        from: None,
+        depth: 16,
     },
     // Euclid's gcd by subtraction: few paths, long solver calls.
     Subject {
+        dir: "testsuite",
         program: "paper_gcd",
         from: None,
         depth: 44,
@@ -268,7 +288,7 @@ pub fn run(root: &Path, toolchain: &mnemo::testgen::Toolchain) -> anyhow::Result
     let mut clusters = Vec::new();
     let mut predictions = Vec::new();
     for s in &SUBJECTS {
-        let source = root.join("testsuite").join(format!("{}.c", s.program));
+        let source = root.join(s.dir).join(format!("{}.c", s.program));
         let bc = scratch.path().join(format!("{}.bc", s.program));
         toolchain.compile_bitcode(&source, &bc, &[])?;
         let load = load_average();
