@@ -3,7 +3,8 @@
  * changes to the directory or to metadata meet a read-only file system
  * (after the lookup's own errors); the machine is fixed (one processor,
  * uname, no other process, no children, time does not pass); every open
- * descriptor is ready for poll at once; and what a
+ * descriptor is ready for poll at once; the environment is empty but
+ * there; and what a
  * run of one thread needs of threads and aligned allocation. Run by
  * tests/syscall_model.rs with `--sym-files 1 4`; every assertion must
  * hold in the engine (a native run on a real file system differs). */
@@ -93,5 +94,7 @@ int main(void) {
   assert(p[2].revents == POLLNVAL && p[3].revents == 0);
   p[0].events = POLLRDBAND;
   assert(poll(p, 1, 0) == 0 && p[0].revents == 0);
+  extern char **environ;
+  assert(environ && !environ[0] && !getenv("HOME"));
   return 0;
 }
