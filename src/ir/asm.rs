@@ -54,7 +54,7 @@ pub(super) fn strings(printed: &str) -> Option<(String, String)> {
 /// LLVM's `\XX` hexadecimal escapes decoded.
 fn quoted(s: &str) -> Option<(String, &str)> {
     let end = s.find('"')?;
-    let raw = s[..end].as_bytes();
+    let raw = &s.as_bytes()[..end];
     let mut out = Vec::with_capacity(raw.len());
     let mut i = 0;
     while i < raw.len() {
