@@ -306,3 +306,68 @@ fn endless_recursion_ends_its_path_at_the_stack_limit() {
         assert_eq!(early[0]["reason"], "max-stack", "{tests}");
     }
 }
+
+/// SHA-512's shape: 80 rounds of 64-bit rotations, sums and choices over
+/// eight symbolic bytes, then a branch on the result. The query of that
+/// branch is a circuit too large for Z3's incremental kernel, which
+/// internalizes it without looking at its timer.
+const SHA512_ROUNDS: &str = r#"
+#include <klee/klee.h>
+typedef unsigned long long u64;
+#define ROR(x, n) (((x) >> (n)) | ((x) << (64 - (n))))
+int main(void) {
+  u64 w[80], k = 0x428a2f98d728ae22ULL;
+  unsigned char m[8];
+  klee_make_symbolic(m, sizeof m, "m");
+  for (int i = 0; i < 16; i++)
+    w[i] = i == 0 ? *(u64 *)m : i == 15 ? 64 : 0;
+  for (int i = 16; i < 80; i++)
+    w[i] = w[i - 16] + (ROR(w[i - 15], 1) ^ ROR(w[i - 15], 8) ^ (w[i - 15] >> 7)) + w[i - 7] +
+           (ROR(w[i - 2], 19) ^ ROR(w[i - 2], 61) ^ (w[i - 2] >> 6));
+  u64 a = 1, b = 2, c = 3, d = 4, e = 5, f = 6, g = 7, h = 8;
+  for (int i = 0; i < 80; i++) {
+    k = k * 6364136223846793005ULL + 1442695040888963407ULL;
+    u64 t1 = h + (ROR(e, 14) ^ ROR(e, 18) ^ ROR(e, 41)) + ((e & f) ^ (~e & g)) + k + w[i];
+    u64 t2 = (ROR(a, 28) ^ ROR(a, 34) ^ ROR(a, 39)) + ((a & b) ^ (a & c) ^ (b & c));
+    h = g; g = f; f = e; e = d + t1; d = c; c = b; b = a; a = t1 + t2;
+  }
+  if (a == 0x1234)
+    return 1;
+  return 0;
+}
+"#;
+
+#[test]
+fn a_hash_too_hard_to_invert_ends_within_the_time_and_memory_limits() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let Some(bc) = compile(dir.path(), "sha", SHA512_ROUNDS) else {
+        return;
+    };
+    let out = dir.path().join("out");
+    let log = std::fs::File::create(dir.path().join("log")).expect("log");
+    let start = Instant::now();
+    let child = mnemo()
+        .args(["run", "-q", "--no-runtime", "--max-memory", "1000"])
+        .args(["--max-time", "10", "--output-dir"])
+        .arg(&out)
+        .arg(&bc)
+        .stdout(Stdio::null())
+        .stderr(log)
+        .spawn()
+        .expect("starts");
+    let (code, peak) = wait_peak_mb(Running::new(child));
+    let took = start.elapsed();
+    let log = std::fs::read_to_string(dir.path().join("log")).expect("log");
+    // Before, the run went on for minutes and past 6 GB. The run keeps
+    // within 5% of its limit; the process has a second more to start and
+    // to load the program.
+    assert!(took < Duration::from_secs(12), "{took:?}: {log}");
+    assert!(peak < 1000, "peak resident memory {peak} MiB: {log}");
+    // Stopped by a limit.
+    assert_eq!(code, Some(3), "{log}");
+    let stats = json(&out.join("stats.json"));
+    let wall = stats["wall_s"].as_f64().expect("wall_s");
+    assert!(wall < 10.5, "{wall} s: {log}");
+    assert_eq!(stats["paths"]["early"]["max-time"], 1, "{stats}");
+    assert_eq!(stats["solver"]["z3_strategy"]["large"], 1, "{stats}");
+}

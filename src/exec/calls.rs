@@ -7,6 +7,7 @@ use super::choices::{by_target, recorded_conditions, MAX_POINTER_TARGETS};
 use super::end::{EarlyReason, ErrorKind, PathEnd};
 use super::executor::{Exec, Executor, Flow, NO_TARGET};
 use super::memory::{AllocKind, MemoryObject, ObjectState};
+use super::natives::Native;
 use super::state::{function_address, function_at, Frame, State, NULL_PAGE};
 use super::value::Value;
 use crate::expr::{self, ExprRef};
@@ -192,6 +193,11 @@ impl Executor {
                 format!("unsupported external call {}", f.name),
             ));
         };
+        match native {
+            Native::SetJmp => return self.set_jump(state, &values, dst, pc),
+            Native::LongJmp => return self.long_jump(state, &values),
+            _ => {}
+        }
         let result = self.call_native(state, native, &f.name, &values, ret_width)?;
         let fr = state.frame_mut();
         if let (Some(d), Some(v)) = (dst, result) {

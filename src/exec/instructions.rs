@@ -11,7 +11,8 @@ use super::value::Value;
 use crate::expr::{self, ExprRef};
 use crate::ir::semantics::{self, mask};
 use crate::ir::{
-    switch_alternatives, BinOp, BlockId, CastOp, Inst, InstId, Module, Operand, Reg, SiteId,
+    switch_alternatives, AsmOp, BinOp, BlockId, CastOp, Inst, InstId, Module, Operand, Reg, SiteId,
+    X87_DEFAULT_CONTROL,
 };
 
 impl Executor {
@@ -357,8 +358,39 @@ impl Executor {
             Inst::Unsupported { what } => {
                 return Err(self.error(state, ErrorKind::Unsupported, what.clone()));
             }
+            Inst::Asm { op, addr } => {
+                self.asm(state, *op, *addr)?;
+                state.frame_mut().pc = InstId(pc.0 + 1);
+            }
         }
         Ok(())
+    }
+
+    /// Inline assembly the engine knows. Its floating point rounds to
+    /// nearest at full precision, which is the x87 control word after
+    /// `finit`: that is the word `fnstcw` stores, and `fldcw` of another
+    /// (another rounding or precision) ends the path as unsupported.
+    fn asm(&mut self, state: &mut State, op: AsmOp, addr: Option<Operand>) -> Exec<()> {
+        let Some(addr) = addr.map(|a| self.operand(state.frame(), a)) else {
+            return Ok(());
+        };
+        let default = Value::concrete(u128::from(X87_DEFAULT_CONTROL), 16);
+        match op {
+            AsmOp::Barrier => Ok(()),
+            AsmOp::StoreFpuControl => self.store(state, &addr, 2, &default, None),
+            AsmOp::LoadFpuControl => {
+                let word = self.load(state, &addr, 2, 16, None)?;
+                if word.as_concrete() == Some(u128::from(X87_DEFAULT_CONTROL)) {
+                    return Ok(());
+                }
+                Err(self.error(
+                    state,
+                    ErrorKind::Unsupported,
+                    "fldcw of an x87 control word other than the default: \
+                     only rounding to nearest at full precision is modelled",
+                ))
+            }
+        }
     }
 
     /// The operands of a float operation, which mnemo computes concretely

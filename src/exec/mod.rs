@@ -13,6 +13,7 @@ mod float;
 mod guide;
 mod instructions;
 mod intrinsics;
+mod jumps;
 mod memory;
 mod natives;
 pub mod posix;

@@ -45,6 +45,10 @@ pub enum Native {
     Syscall,
     /// `__mnemo_host_file`: a host file `--file` names, for the model of files.
     HostFile,
+    /// `setjmp`, `_setjmp`, `sigsetjmp` (`jumps`).
+    SetJmp,
+    /// `longjmp`, `_longjmp`, `siglongjmp` (`jumps`).
+    LongJmp,
 }
 
 impl Native {
@@ -71,6 +75,8 @@ impl Native {
             "reach_error" | "__VERIFIER_error" => Native::ReachError,
             "__mnemo_kernel" => Native::Syscall,
             "__mnemo_host_file" => Native::HostFile,
+            "setjmp" | "_setjmp" | "sigsetjmp" | "__sigsetjmp" => Native::SetJmp,
+            "longjmp" | "_longjmp" | "siglongjmp" => Native::LongJmp,
             n if n.starts_with("__VERIFIER_nondet_") => Native::Nondet {
                 boolean: n.ends_with("bool") || n.ends_with("_Bool"),
             },
@@ -268,6 +274,12 @@ impl Executor {
             }
             Native::Syscall => self.system_call(state, args),
             Native::HostFile => self.host_file(state, args),
+            // They move the program counter, so `call` runs them itself.
+            Native::SetJmp | Native::LongJmp => Err(self.error(
+                state,
+                ErrorKind::External,
+                format!("{name} is not called as a function here"),
+            )),
         }
     }
 

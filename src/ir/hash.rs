@@ -6,8 +6,8 @@
 //! them module-wide), so a function keeps its hash when others change.
 
 use super::{
-    Body, Callee, CastOp, Const, FBinOp, FCastOp, FloatPredicate, FloatTy, Function, Global, Inst,
-    IntPredicate, Intrinsic, Operand,
+    AsmOp, Body, Callee, CastOp, Const, FBinOp, FCastOp, FloatPredicate, FloatTy, Function, Global,
+    Inst, IntPredicate, Intrinsic, Operand,
 };
 
 /// A fixed-seed byte-stream hasher (64-bit FNV-1a plus a final mix).
@@ -568,6 +568,17 @@ impl<'a> Hashing<'a> {
             Inst::Unsupported { what } => {
                 s.u8(22);
                 s.str(what);
+            }
+            Inst::Asm { op, addr } => {
+                s.u8(23);
+                s.u8(match op {
+                    AsmOp::Barrier => 0,
+                    AsmOp::StoreFpuControl => 1,
+                    AsmOp::LoadFpuControl => 2,
+                });
+                if let Some(a) = addr {
+                    self.operand(s, a);
+                }
             }
         }
     }

@@ -5,6 +5,7 @@
 //! An instruction mnemo cannot execute becomes `Inst::Unsupported` in place,
 //! which keeps the rest of the function usable.
 
+use super::asm::{self, AsmOp};
 use super::consts::{bin_op, describe, int_predicate, Cx};
 use super::ffi::{Bb, Val};
 use super::{
@@ -788,10 +789,28 @@ impl FnLower<'_> {
         Ok(())
     }
 
+    /// A call of inline assembly: one of the templates the engine knows,
+    /// else unsupported, naming the template.
+    fn inline_asm(&mut self, inst: Val, callee: Val) -> Result<(), String> {
+        let text = callee.print();
+        let (template, constraints) = asm::strings(&text).unwrap_or_default();
+        let Some(op) = AsmOp::recognise(&template, &constraints) else {
+            return Err(format!("inline assembly \"{}\"", template.escape_debug()));
+        };
+        let addr = match op {
+            AsmOp::Barrier => None,
+            AsmOp::StoreFpuControl | AsmOp::LoadFpuControl => {
+                Some(self.operand(self.op(inst, 0)?)?)
+            }
+        };
+        self.out.push(Inst::Asm { op, addr });
+        Ok(())
+    }
+
     fn call(&mut self, inst: Val) -> Result<(), String> {
         let callee_v = inst.called_value().ok_or("call without callee")?;
         if callee_v.kind() == VK::LLVMInlineAsmValueKind {
-            return Err("inline assembly".to_string());
+            return self.inline_asm(inst, callee_v);
         }
         let nargs = inst.num_arg_operands();
         let arg_vals: Vec<Val> = (0..nargs)

@@ -12,6 +12,7 @@
 //! within the function (DESIGN.md, invariant 2).
 
 pub mod archive;
+mod asm;
 mod consts;
 mod debugloc;
 mod error;
@@ -25,6 +26,7 @@ mod sniff;
 #[cfg(test)]
 pub(crate) mod testutil;
 
+pub use asm::{AsmOp, X87_DEFAULT_CONTROL};
 pub use error::LoadError;
 
 /// How C is compiled for the loader (`mnemo cc` uses them): unoptimized but
@@ -501,6 +503,12 @@ pub enum Inst {
         dst: Option<Reg>,
         width: u32,
         args: Vec<Operand>,
+    },
+    /// Inline assembly whose meaning the engine knows (see [`AsmOp`]);
+    /// `addr` is the memory operand of those that have one.
+    Asm {
+        op: AsmOp,
+        addr: Option<Operand>,
     },
     /// An instruction mnemo cannot execute. Loading succeeds; a path that
     /// reaches it ends with an "unsupported" error naming `what`.

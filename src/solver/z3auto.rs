@@ -16,6 +16,14 @@
 //! The choice is made on the query's content; a query that times out under
 //! the chosen solver is asked of the other before the path is given up.
 //!
+//! A large circuit (SHA-512's 80 rounds over symbolic bytes) goes to the
+//! fresh solver alone: the stack's kernel internalizes it without looking
+//! at its timer, and its memory grew with the rounds from 0.76 GB at 32 to
+//! 6 GB at 64, for a minute past a 10 s limit, where the fresh solver
+//! stopped at its limit with 0.3 to 1 GB. The bound between them (2^15
+//! operand bits; 24 rounds are 37,000, 32 rounds 53,000) is above every
+//! query of `expr`, `wc` and `md5sum` under KLEE's arguments.
+//!
 //! A fresh solver is given the query in one of two ways: asserted as it
 //! is, or each conjunct under an assumed literal (as for an unsat core).
 //! Which is faster depends on the query, and measurably so: on remainder
@@ -32,10 +40,14 @@ use super::z3stack::Z3StackLayer;
 use super::SolverError;
 use crate::expr::{ExprKind, ExprRef};
 use crate::ir::BinOp;
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 /// Classifications kept before the memo is cleared (memory bound).
 const MEMO_LIMIT: usize = 1 << 18;
+
+/// The circuit size (in operand bits, see [`circuit_bits`]) from which a
+/// constraint goes to the fresh solver alone.
+const LARGE_CIRCUIT: u64 = 1 << 15;
 
 /// The solver a query goes to first.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -49,6 +61,9 @@ pub enum Strategy {
     Fresh,
     /// A fresh solver, each conjunct asserted under an assumed literal.
     Assumed,
+    /// A fresh solver for a circuit too large for the stack, with no
+    /// retry on the stack.
+    Large,
 }
 
 impl Strategy {
@@ -59,14 +74,17 @@ impl Strategy {
             Strategy::Shared => "shared",
             Strategy::Fresh => "fresh",
             Strategy::Assumed => "assumed",
+            Strategy::Large => "large",
         }
     }
 
-    /// The strategy a query that timed out under this one is asked of.
-    fn other(self) -> Strategy {
+    /// The strategy a query that timed out under this one is asked of,
+    /// if any.
+    fn other(self) -> Option<Strategy> {
         match self {
-            Strategy::Stack | Strategy::Shared => Strategy::Fresh,
-            Strategy::Fresh | Strategy::Assumed => Strategy::Stack,
+            Strategy::Stack | Strategy::Shared => Some(Strategy::Fresh),
+            Strategy::Fresh | Strategy::Assumed => Some(Strategy::Stack),
+            Strategy::Large => None,
         }
     }
 }
@@ -94,6 +112,9 @@ pub struct Z3AutoLayer {
     /// What an expression holds that the stack is slow on, by expression
     /// (constraints recur from query to query).
     hard: FxHashMap<ExprRef, Hardness>,
+    /// The circuit size of each constraint asked about (up to
+    /// [`LARGE_CIRCUIT`]).
+    bits: FxHashMap<ExprRef, u64>,
 }
 
 impl Z3AutoLayer {
@@ -104,17 +125,32 @@ impl Z3AutoLayer {
             stack: Z3StackLayer::new(timeout_ms, false),
             shared: Z3StackLayer::new(timeout_ms, true),
             hard: FxHashMap::default(),
+            bits: FxHashMap::default(),
         }
     }
 
-    /// The solver `q` goes to first: fresh when a constraint or the
-    /// condition multiplies, divides or takes the remainder of two
+    /// The solver `q` goes to first: fresh alone when a constraint or the
+    /// condition is a large circuit; fresh when one
+    /// multiplies, divides or takes the remainder of two
     /// non-constant terms; fresh under assumptions when one reads an array
     /// through a write at a symbolic index (and none is nonlinear); else
     /// the stack.
     pub fn strategy(&mut self, q: &Query<'_>) -> Strategy {
         if self.hard.len() > MEMO_LIMIT {
             self.hard.clear();
+        }
+        if self.bits.len() > MEMO_LIMIT {
+            self.bits.clear();
+        }
+        let parts = || q.constraints.iter().chain(std::iter::once(&q.expr));
+        for e in parts() {
+            let bits = *self
+                .bits
+                .entry(e.clone())
+                .or_insert_with(|| circuit_bits(e, LARGE_CIRCUIT));
+            if bits >= LARGE_CIRCUIT {
+                return Strategy::Large;
+            }
         }
         let hardness = q
             .constraints
@@ -172,7 +208,7 @@ impl Z3AutoLayer {
         match strategy {
             Strategy::Stack => self.stack.solve(q, timeout),
             Strategy::Shared => self.shared.solve(q, timeout),
-            Strategy::Fresh | Strategy::Assumed => {
+            Strategy::Fresh | Strategy::Assumed | Strategy::Large => {
                 let wants_core = next.wants_core();
                 let assume = strategy == Strategy::Assumed || wants_core;
                 let (answer, core) = solve(q, timeout, assume)?;
@@ -202,6 +238,50 @@ fn own_hardness(e: &ExprRef) -> Hardness {
         }
         _ => Hardness::Linear,
     }
+}
+
+/// The size of the circuit `root` bit-blasts to, counted once per
+/// distinct subexpression as the bits of its operation (the square of
+/// the width for products, quotients and remainders), up to `limit`:
+/// the walk stops there, so that sizing a huge expression costs no more
+/// than a small one.
+fn circuit_bits(root: &ExprRef, limit: u64) -> u64 {
+    let mut seen: FxHashSet<ExprRef> = FxHashSet::default();
+    let mut stack = vec![root.clone()];
+    let mut bits = 0u64;
+    while let Some(e) = stack.pop() {
+        if bits >= limit {
+            break;
+        }
+        if !seen.insert(e.clone()) {
+            continue;
+        }
+        let width = u64::from(e.width());
+        bits += match e.kind() {
+            // A product by a constant is one adder per bit set in it.
+            ExprKind::Binary {
+                op: BinOp::Mul,
+                lhs,
+                rhs,
+            } if lhs.is_const() || rhs.is_const() => {
+                let c = lhs.as_const().or(rhs.as_const()).unwrap_or(0);
+                width * u64::from(c.count_ones()).max(1)
+            }
+            ExprKind::Binary {
+                op: BinOp::Mul | BinOp::UDiv | BinOp::SDiv | BinOp::URem | BinOp::SRem,
+                ..
+            } => width * width,
+            ExprKind::Binary { .. } | ExprKind::Not(_) | ExprKind::Select { .. } => width,
+            ExprKind::Cmp { lhs, .. } => u64::from(lhs.width()),
+            _ => 0,
+        };
+        e.for_each_child(|c| {
+            if !seen.contains(c) {
+                stack.push(c.clone());
+            }
+        });
+    }
+    bits.min(limit)
 }
 
 /// Whether `e` is a constant factor of at least 2^16 that is not a power
@@ -239,12 +319,12 @@ impl Layer for Z3AutoLayer {
         } else {
             self.strategy(q)
         };
-        match self.attempt(first, q, next) {
-            Err(SolverError::Timeout) => {
+        match (self.attempt(first, q, next), first.other()) {
+            (Err(SolverError::Timeout), Some(other)) => {
                 *next.stats().z3_strategy.entry("retried").or_default() += 1;
-                self.attempt(first.other(), q, next)
+                self.attempt(other, q, next)
             }
-            other => other,
+            (answer, _) => answer,
         }
     }
 }
@@ -304,6 +384,51 @@ mod tests {
         );
         // Memoized answers are the same answers.
         assert_eq!(strategy(&mut layer, &[linear], &remainder), Strategy::Fresh);
+    }
+
+    #[test]
+    fn a_large_circuit_goes_to_the_fresh_solver_alone() {
+        let x = expr::zext(&byte("auto_big"), 64);
+        // Rounds of sums and xors of rotations, each round's value used
+        // twice: the DAG grows by a few nodes a round, the tree doubles.
+        let mut v = x.clone();
+        let rounds = |v: &mut ExprRef, n: usize| {
+            for i in 0..n {
+                let k = constant(0x9e37_79b9_7f4a_7c15 ^ i as u128, 64);
+                let rot = expr::binary(
+                    BinOp::Or,
+                    &expr::binary(BinOp::LShr, v, &constant(14, 64)),
+                    &expr::binary(BinOp::Shl, v, &constant(50, 64)),
+                );
+                *v = expr::add(&expr::binary(BinOp::Xor, &rot, v), &k);
+            }
+        };
+        rounds(&mut v, 8);
+        let small = expr::eq(&v, &constant(7, 64));
+        let bits = circuit_bits(&small, u64::MAX);
+        assert!((8 * 64..LARGE_CIRCUIT).contains(&bits), "{bits}");
+        let mut layer = Z3AutoLayer::new(10_000);
+        assert_eq!(
+            layer.strategy(&Query::new(&[], small.clone())),
+            Strategy::Stack
+        );
+        rounds(&mut v, 200);
+        let large = expr::eq(&v, &constant(7, 64));
+        assert_eq!(circuit_bits(&large, 1000), 1000);
+        assert!(circuit_bits(&large, u64::MAX) >= LARGE_CIRCUIT);
+        // In a constraint or as the condition.
+        assert_eq!(
+            layer.strategy(&Query::new(&[], large.clone())),
+            Strategy::Large
+        );
+        assert_eq!(
+            layer.strategy(&Query::new(std::slice::from_ref(&large), small)),
+            Strategy::Large
+        );
+        assert_eq!(Strategy::Large.other(), None);
+        // A product by a constant costs its set bits, not the square.
+        let scaled = expr::mul(&x, &constant(10, 64));
+        assert_eq!(circuit_bits(&scaled, u64::MAX), 2 * 64);
     }
 
     #[test]

@@ -211,7 +211,15 @@ pub fn script(
         command.extend_from_slice(&printf_format(stdin));
         command.extend_from_slice(b" | ");
     }
-    command.extend_from_slice(b"\"$PROG\"");
+    // The environment is empty, as the engine's is, but for the replay
+    // library's own variables.
+    command.extend_from_slice(
+        format!(
+            "env -i KTEST_FILE=\"$KTEST_FILE\" {POSIX_OBJECTS_ENV}=\"${POSIX_OBJECTS_ENV}\" \
+             ASAN_OPTIONS=\"$ASAN_OPTIONS\" \"$PROG\""
+        )
+        .as_bytes(),
+    );
     for a in &env.args {
         command.push(b' ');
         command.extend_from_slice(&shell_word(a));

@@ -114,6 +114,9 @@ pub(crate) fn run_one(run: NativeRun<'_>, timeout: Duration) -> std::io::Result<
         .arg0(&run.arg0)
         .args(&run.args)
         .current_dir(run.cwd)
+        // The engine's programs run with an empty environment: natively,
+        // `printenv HOME` or a locale from LANG would answer otherwise.
+        .env_clear()
         .env("KTEST_FILE", run.ktest)
         .env(POSIX_OBJECTS_ENV, run.posix_objects.to_string())
         .env("ASAN_OPTIONS", "detect_leaks=0:abort_on_error=0")

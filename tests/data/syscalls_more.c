@@ -2,7 +2,9 @@
  * model answers them: advice and syncing succeed on an open descriptor;
  * changes to the directory or to metadata meet a read-only file system
  * (after the lookup's own errors); the machine is fixed (one processor,
- * uname, no other process, no children, time does not pass); and what a
+ * uname, no other process, no children, time does not pass); every open
+ * descriptor is ready for poll at once; the environment is empty but
+ * there; and what a
  * run of one thread needs of threads and aligned allocation. Run by
  * tests/syscall_model.rs with `--sym-files 1 4`; every assertion must
  * hold in the engine (a native run on a real file system differs). */
@@ -10,6 +12,7 @@
 #include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -82,5 +85,16 @@ int main(void) {
   int old;
   assert(pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &old) == 0);
   assert(old == PTHREAD_CANCEL_ENABLE);
+  struct pollfd p[4] = {{.fd = 1, .events = POLLOUT | POLLRDBAND},
+                        {.fd = fd, .events = POLLIN | POLLPRI},
+                        {.fd = 40, .events = POLLIN},
+                        {.fd = -1, .events = POLLIN}};
+  assert(poll(p, 4, -1) == 3);
+  assert(p[0].revents == POLLOUT && p[1].revents == POLLIN);
+  assert(p[2].revents == POLLNVAL && p[3].revents == 0);
+  p[0].events = POLLRDBAND;
+  assert(poll(p, 1, 0) == 0 && p[0].revents == 0);
+  extern char **environ;
+  assert(environ && !environ[0] && !getenv("HOME"));
   return 0;
 }

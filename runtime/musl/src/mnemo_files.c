@@ -46,6 +46,10 @@ struct mnemo_file *__mnemo_new_file(const char *path, unsigned long size,
    * readdir does not skip, a block size a buffer can take, and the size
    * and blocks the file has. */
   klee_assume((f->st->st_ino & 0x7FFFFFFF) != 0);
+  /* Not a directory: the model opens, reads and lists it as a regular
+   * file, and a status that said otherwise led fts (du) to an abort no
+   * native run has. */
+  klee_assume(!S_ISDIR(f->st->st_mode));
   klee_assume((f->st->st_blksize & ~0xFFFF) == 0);
   f->st->st_size = size;
   f->st->st_blocks = 8;

@@ -9,6 +9,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 int main(int, char **, char **);
 
@@ -91,9 +92,13 @@ int __mnemo_posix_start(int argc, char **argv, int main_params) {
   }
   out[n] = 0;
   make_files(files, file_len, stdin_len, sym_stdout);
+  /* The environment is empty, but there is one: C programs walk
+   * `environ` without checking it for null, as the kernel never leaves it
+   * so (musl's startup sets it from the stack, which this start skips). */
+  static char *no_env[1];
+  __environ = no_env;
   /* main as the program declares it: the engine says how many parameters
    * it has. */
-  static char *no_env[1];
   switch (main_params) {
   case 0: return ((int (*)(void))main)();
   case 1: return ((int (*)(int))main)(n);

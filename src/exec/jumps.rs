@@ -1,0 +1,139 @@
+//! `setjmp` and `longjmp` (and their `sig` and `_` forms): a non-local
+//! return to a frame still on the stack.
+//!
+//! `setjmp` writes into the `jmp_buf` where it was called from: the depth
+//! of the calling frame, its function and the call instruction, behind a
+//! tag. `longjmp` reads them back, pops the frames above (releasing their
+//! stack objects, as returns would) and resumes after that call with the
+//! value given (1 for 0). Registers of the resumed frame keep the values
+//! they have at the jump; at `-O0` locals live in memory, so the program
+//! sees what C promises it (volatile locals as last written).
+//!
+//! Signal masks are not modelled, so `sigsetjmp` is `setjmp`.
+
+use super::end::ErrorKind;
+use super::executor::{Exec, Executor};
+use super::state::State;
+use super::value::Value;
+use crate::expr;
+use crate::ir::{FuncId, Inst, InstId, Reg};
+
+/// Marks a `jmp_buf` that `setjmp` filled ("mnemojmp", little-endian).
+const TAG: u64 = u64::from_le_bytes(*b"mnemojmp");
+/// The words `setjmp` writes: tag, depth, function, call instruction (musl's
+/// `jmp_buf` has 25, glibc's 25 as well).
+const WORDS: u64 = 4;
+
+impl Executor {
+    /// `setjmp(env)` called by the instruction at `pc` of the current
+    /// frame: records where to come back to and returns 0 into `dst`.
+    pub(super) fn set_jump(
+        &mut self,
+        state: &mut State,
+        args: &[Value],
+        dst: Option<Reg>,
+        pc: InstId,
+    ) -> Exec<()> {
+        let env = self.jump_buffer(state, args, "setjmp")?;
+        let fr = state.frame();
+        let words = [
+            TAG,
+            state.stack.len() as u64,
+            u64::from(fr.func.0),
+            u64::from(pc.0),
+        ];
+        for (i, w) in words.iter().enumerate() {
+            let at = Value::concrete(u128::from(env + 8 * i as u64), 64);
+            self.store(state, &at, 8, &Value::concrete(u128::from(*w), 64), None)?;
+        }
+        let fr = state.frame_mut();
+        if let Some(d) = dst {
+            let width = fr.regs[d.index()].width();
+            fr.regs[d.index()] = Value::concrete(0, width);
+        }
+        fr.pc = InstId(pc.0 + 1);
+        Ok(())
+    }
+
+    /// `longjmp(env, val)`: back to where `setjmp` filled `env`, whose
+    /// frame must still be on the stack.
+    pub(super) fn long_jump(&mut self, state: &mut State, args: &[Value]) -> Exec<()> {
+        let env = self.jump_buffer(state, args, "longjmp")?;
+        let mut words = [0u64; WORDS as usize];
+        for (i, w) in words.iter_mut().enumerate() {
+            let at = Value::concrete(u128::from(env + 8 * i as u64), 64);
+            let v = self.load(state, &at, 8, 64, None)?;
+            *w = self.concretize(state, &v)? as u64;
+        }
+        let [tag, depth, func, pc] = words;
+        let depth = usize::try_from(depth).unwrap_or(usize::MAX);
+        let live = tag == TAG
+            && depth >= 1
+            && depth <= state.stack.len()
+            && u64::from(state.stack[depth - 1].func.0) == func;
+        let call = live
+            .then(|| {
+                let f = FuncId(func as u32);
+                let body = self.module.func(f).body.as_ref()?;
+                match body.insts.get(usize::try_from(pc).ok()?)? {
+                    Inst::Call { dst, .. } => Some((f, InstId(pc as u32), *dst)),
+                    _ => None,
+                }
+            })
+            .flatten();
+        let Some((f, pc, dst)) = call else {
+            return Err(self.error(
+                state,
+                ErrorKind::BadCall,
+                format!("longjmp to {env:#x}, which no setjmp of a live frame filled"),
+            ));
+        };
+        let value = args.get(1).cloned().unwrap_or(Value::concrete(1, 32));
+        // longjmp(env, 0) makes setjmp return 1.
+        let value = match &value {
+            Value::Concrete { bits: 0, width } => Value::concrete(1, *width),
+            Value::Concrete { .. } => value,
+            Value::Symbolic(e) => {
+                let w = e.width();
+                let zero = expr::eq(e, &expr::constant(0, w));
+                Value::from_expr(expr::select(&zero, &expr::constant(1, w), e))
+            }
+        };
+        while state.stack.len() > depth {
+            let frame = state.stack.pop().expect("deeper than the target");
+            for a in &frame.allocas {
+                state.memory.remove(*a);
+            }
+            Executor::leave_replay(state);
+        }
+        let fr = state.frame_mut();
+        if let Some(d) = dst {
+            let width = fr.regs[d.index()].width();
+            fr.regs[d.index()] = self.resize(&value, width, false);
+        }
+        let next = InstId(pc.0 + 1);
+        state.frame_mut().pc = next;
+        let block = self
+            .module
+            .func(f)
+            .body
+            .as_ref()
+            .and_then(|b| b.block_of.get(next.index()).copied());
+        if let Some(b) = block {
+            self.enter_block(state, f, b);
+        }
+        Ok(())
+    }
+
+    /// The address of the `jmp_buf` argument, concrete.
+    fn jump_buffer(&mut self, state: &mut State, args: &[Value], what: &str) -> Exec<u64> {
+        match args.first() {
+            Some(v) => Ok(self.concretize(state, v)? as u64),
+            None => Err(self.error(
+                state,
+                ErrorKind::BadCall,
+                format!("{what} called without its jmp_buf"),
+            )),
+        }
+    }
+}

@@ -1,0 +1,104 @@
+//! Inline assembly the engine understands: a call of inline assembly is
+//! lowered to [`super::Inst::Asm`] when its template is one of these, and
+//! to an unsupported instruction naming the template otherwise.
+
+/// The inline assembly the engine runs: compiler barriers and the x87
+/// control word, as gnulib's `vasnprintf` saves and restores it around
+/// `long double` formatting. Anything else stays unsupported.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum AsmOp {
+    /// An empty template (`asm volatile("" ::: "memory")`): it orders the
+    /// compiler's accesses and does nothing at run time.
+    Barrier,
+    /// `fnstcw m16`: stores the x87 control word.
+    StoreFpuControl,
+    /// `fldcw m16`: loads the x87 control word.
+    LoadFpuControl,
+}
+
+impl AsmOp {
+    /// The operation of an inline assembly template with its constraint
+    /// string, if the engine knows it.
+    pub fn recognise(template: &str, constraints: &str) -> Option<AsmOp> {
+        // Clobbers (`~{...}`) change nothing the engine models.
+        let operands: Vec<&str> = constraints
+            .split(',')
+            .filter(|c| !c.is_empty() && !c.starts_with('~'))
+            .collect();
+        match (template.trim(), operands.as_slice()) {
+            ("", []) => Some(AsmOp::Barrier),
+            ("fnstcw $0", ["=*m"]) => Some(AsmOp::StoreFpuControl),
+            ("fldcw $0", ["*m"]) => Some(AsmOp::LoadFpuControl),
+            _ => None,
+        }
+    }
+}
+
+/// The x87 control word after `finit`, which the engine's floating point
+/// follows: all exceptions masked, 64-bit precision, rounding to nearest.
+pub const X87_DEFAULT_CONTROL: u16 = 0x037f;
+
+/// The template and the constraints of inline assembly as LLVM prints it
+/// (`TYPE asm [sideeffect] "TEMPLATE", "CONSTRAINTS"`), escapes (`\0A`)
+/// decoded.
+pub(super) fn strings(printed: &str) -> Option<(String, String)> {
+    let rest = &printed[printed.find(" asm ")? + 5..];
+    let open = rest.find('"')?;
+    let (template, rest) = quoted(&rest[open + 1..])?;
+    let open = rest.find('"')?;
+    let (constraints, _) = quoted(&rest[open + 1..])?;
+    Some((template, constraints))
+}
+
+/// The string up to the next unescaped quote and what follows it, with
+/// LLVM's `\XX` hexadecimal escapes decoded.
+fn quoted(s: &str) -> Option<(String, &str)> {
+    let end = s.find('"')?;
+    let raw = &s.as_bytes()[..end];
+    let mut out = Vec::with_capacity(raw.len());
+    let mut i = 0;
+    while i < raw.len() {
+        let hex = raw
+            .get(i + 1..i + 3)
+            .and_then(|h| std::str::from_utf8(h).ok())
+            .and_then(|h| u8::from_str_radix(h, 16).ok());
+        match (raw[i], hex) {
+            (b'\\', Some(b)) => {
+                out.push(b);
+                i += 3;
+            }
+            (c, _) => {
+                out.push(c);
+                i += 1;
+            }
+        }
+    }
+    Some((String::from_utf8_lossy(&out).into_owned(), &s[end + 1..]))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn templates_are_read_as_llvm_prints_them() {
+        let fnstcw =
+            r#"void (i16*)* asm sideeffect "fnstcw $0", "=*m,~{dirflag},~{fpsr},~{flags}""#;
+        let (t, c) = strings(fnstcw).unwrap();
+        assert_eq!(AsmOp::recognise(&t, &c), Some(AsmOp::StoreFpuControl));
+        let fldcw = r#"void (i16*)* asm sideeffect "fldcw $0", "*m,~{dirflag},~{fpsr},~{flags}""#;
+        let (t, c) = strings(fldcw).unwrap();
+        assert_eq!(AsmOp::recognise(&t, &c), Some(AsmOp::LoadFpuControl));
+        let barrier = r#"void ()* asm sideeffect "", "~{memory},~{dirflag},~{fpsr},~{flags}""#;
+        let (t, c) = strings(barrier).unwrap();
+        assert_eq!(AsmOp::recognise(&t, &c), Some(AsmOp::Barrier));
+        // Two instructions, escapes decoded; not one the engine runs.
+        let add = r#"{ i64, i64 } (i64, i64, i64, i64)* asm "addq $5,${1:q}\0A\09adcq $3,${0:q}", "=r,=&r,0,rme,%1,rme,~{flags}""#;
+        let (t, c) = strings(add).unwrap();
+        assert_eq!(t, "addq $5,${1:q}\n\tadcq $3,${0:q}");
+        assert_eq!(AsmOp::recognise(&t, &c), None);
+        // An empty template with an output is not a barrier.
+        assert_eq!(AsmOp::recognise("", "=r"), None);
+        assert_eq!(strings("no assembly here"), None);
+    }
+}
