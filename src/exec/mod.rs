@@ -13,6 +13,7 @@ mod float;
 mod guide;
 mod instructions;
 mod intrinsics;
+pub mod lazy;
 mod memory;
 mod natives;
 pub mod posix;
