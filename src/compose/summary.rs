@@ -292,6 +292,27 @@ mod tests {
     }
 
     #[test]
+    fn an_input_objects_bytes_map_to_the_callers_from_its_start() {
+        // Input object 0 starts at offset 4 of the caller's object, whose
+        // byte 6 is symbolic and byte 5 concrete.
+        let caller = Array::symbolic("c", 1);
+        let sym = expr::read(&UpdateList::new(caller), &expr::constant(0, 64));
+        let mut object = ObjectState::zeroed(8);
+        object.set_byte(5, crate::exec::Byte::Concrete(9));
+        object.set_byte(6, crate::exec::Byte::Symbolic(sym.clone()));
+        let input = Array::shared(&input_array_name(0), 4096, None);
+        let list = UpdateList::new(input);
+        let b = |k: u128| expr::read(&list, &expr::constant(k, 64));
+        let cond = expr::ult(&b(1), &b(2));
+        let mut map = ParamMap::new(&[], &[]);
+        map.with_object(input_array_name(0), Arc::new(object), 4);
+        let mapped = map.map(&cond).expect("maps");
+        assert_eq!(mapped, expr::ult(&expr::constant(9, 8), &sym));
+        // Past the caller's object, the byte is not the caller's to give.
+        assert!(map.map(&expr::eq(&b(4), &b(0))).is_err());
+    }
+
+    #[test]
     fn a_one_bit_parameter_takes_the_low_bit_of_its_byte() {
         let b = param_value(0, 1).to_expr();
         assert_eq!(b.width(), 1);
