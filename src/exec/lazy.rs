@@ -30,11 +30,11 @@ use super::executor::{Exec, Executor, Flow};
 use super::memory::{AllocKind, MemoryObject, ObjectState};
 use super::state::State;
 use super::value::Value;
-use crate::expr::{self, Array, ArrayRef, ExprKind, ExprRef};
+use crate::expr::{self, Array, ArrayRef, ExprKind, ExprRef, UpdateList};
 
 /// Bytes a lazily made object has: an access beyond them (or before the
 /// pointer) leaves the function without a summary (`input-bound`).
-pub const LAZY_OBJECT_SIZE: u64 = 4096;
+pub const LAZY_OBJECT_SIZE: u64 = 1024;
 /// Input objects one path may make before the function is refused.
 pub const MAX_INPUT_OBJECTS: usize = 64;
 /// Where lazily made objects are placed, and where the objects a summarised
@@ -182,6 +182,42 @@ fn split_offset(p: &ExprRef) -> (ExprRef, u64) {
     (p.clone(), 0)
 }
 
+/// The 64-bit little-endian word at `first` of an array's first contents.
+pub fn word_of(array: &ArrayRef, first: u64) -> ExprRef {
+    let list = UpdateList::new(array.clone());
+    let mut e = expr::read(&list, &expr::constant(first as u128, 64));
+    for k in 1..8 {
+        let b = expr::read(&list, &expr::constant((first + k) as u128, 64));
+        e = expr::concat(&b, &e);
+    }
+    e
+}
+
+/// The value a concatenation of bytes was cut from, where every piece is
+/// exactly the bits of one expression at its place (what extracting those
+/// bits builds, simplified the same way): the pieces then are that value.
+fn rebuilt(p: &ExprRef) -> Option<ExprRef> {
+    let mut pieces: Vec<(u32, ExprRef)> = Vec::new();
+    let mut stack = vec![(0u32, p.clone())];
+    while let Some((at, e)) = stack.pop() {
+        match e.kind() {
+            ExprKind::Concat { hi, lo } => {
+                stack.push((at + lo.width(), hi.clone()));
+                stack.push((at, lo.clone()));
+            }
+            _ => pieces.push((at, e.clone())),
+        }
+    }
+    let whole = pieces.iter().find_map(|(_, e)| match e.kind() {
+        ExprKind::Extract { expr: x, .. } if x.width() == p.width() => Some(x.clone()),
+        _ => None,
+    })?;
+    pieces
+        .iter()
+        .all(|(at, e)| expr::extract(&whole, *at, e.width()) == *e)
+        .then_some(whole)
+}
+
 /// The array and first index of a 64-bit little-endian word read from an
 /// array's first contents at consecutive constant indices.
 pub fn input_word(e: &ExprRef) -> Option<(ArrayRef, u64)> {
@@ -240,7 +276,9 @@ impl Executor {
         p: &ExprRef,
         bytes: u64,
     ) -> Exec<(u64, Value)> {
-        let (root, offset) = split_offset(p);
+        let Some((root, offset)) = Self::pointer_form(p) else {
+            return Err(self.refuse_inputs(state, InputRefusal::SymbolicPointer));
+        };
         let known = state
             .inputs
             .as_ref()
@@ -261,6 +299,25 @@ impl Executor {
         inputs.touch(object as usize, end);
         let base = inputs.addresses[object as usize];
         Ok((base, Value::concrete(offset as u128, 64)))
+    }
+
+    /// A pointer as an input word plus a constant, where it is one: as
+    /// built, or as it comes back from memory (a pointer stored and loaded
+    /// again is rebuilt byte by byte, some bytes simplified on their own).
+    fn pointer_form(p: &ExprRef) -> Option<(ExprRef, u64)> {
+        // A pointer stepped in a loop nests one rebuilt sum in the next.
+        let (mut e, mut offset) = (p.clone(), 0u64);
+        loop {
+            let (root, c) = split_offset(&rebuilt(&e).unwrap_or_else(|| e.clone()));
+            offset = offset.wrapping_add(c);
+            if input_word(&root).is_some() {
+                return Some((root, offset));
+            }
+            if root == e {
+                return None;
+            }
+            e = root;
+        }
     }
 
     /// Decides what an input pointer dereferenced for the first time points
@@ -290,9 +347,13 @@ impl Executor {
         };
         let zero = expr::constant(0, 64);
         let mut fresh = expr::ne(root, &zero);
-        for (r, o) in &heap.roots {
-            if o.is_some() {
-                fresh = expr::and(&fresh, &expr::ne(root, r));
+        // A fresh parameter differs from the parameters it could alias. No
+        // more is said of where pointers are (each such fact makes every
+        // later query larger): a path that assumes more than holds is
+        // ruled out by the heap check at the call instead.
+        for &m in &offered {
+            if let Some(by) = &heap.made_by[m as usize] {
+                fresh = expr::and(&fresh, &expr::ne(root, by));
             }
         }
         // Null last: the path taking it ends in this instruction, and the
@@ -502,16 +563,9 @@ fn contents_hash(o: &ObjectState, size: u64) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::expr::UpdateList;
 
     fn word(array: &ArrayRef, first: u64) -> ExprRef {
-        let list = UpdateList::new(array.clone());
-        let mut e = expr::read(&list, &expr::constant(first as u128, 64));
-        for k in 1..8 {
-            let b = expr::read(&list, &expr::constant((first + k) as u128, 64));
-            e = expr::concat(&b, &e);
-        }
-        e
+        word_of(array, first)
     }
 
     #[test]
@@ -538,5 +592,30 @@ mod tests {
         let (root, _) = split_offset(&expr::add(&w, &idx));
         assert!(input_word(&root).is_none());
         assert_eq!(input_array_object("@param0"), None);
+    }
+
+    #[test]
+    fn a_pointer_rebuilt_from_its_bytes_is_the_sum_it_was() {
+        let a = Array::shared("@param0", 8, None);
+        let p = expr::add(&word(&a, 0), &expr::constant(1, 64));
+        // Stored and loaded again: each byte an extract of the sum.
+        let bytes: Vec<ExprRef> = (0..8).map(|k| expr::extract(&p, 8 * k, 8)).collect();
+        let mut back = bytes[0].clone();
+        for b in &bytes[1..] {
+            back = expr::concat(b, &back);
+        }
+        assert_eq!(Executor::pointer_form(&back), Some((word(&a, 0), 1)));
+        // Stepped again, from the rebuilt form.
+        let q = expr::add(&back, &expr::constant(1, 64));
+        let mut again = expr::extract(&q, 0, 8);
+        for k in 1..8 {
+            again = expr::concat(&expr::extract(&q, 8 * k, 8), &again);
+        }
+        assert_eq!(Executor::pointer_form(&again), Some((word(&a, 0), 2)));
+        // A byte of another value breaks it.
+        let b = Array::shared("@param1", 8, None);
+        let other = expr::extract(&word(&b, 0), 0, 8);
+        let mixed = expr::concat(&expr::extract(&p, 8, 56), &other);
+        assert_eq!(Executor::pointer_form(&mixed), None);
     }
 }
