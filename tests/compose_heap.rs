@@ -405,6 +405,56 @@ fn access_beyond_the_bound_refuses_the_summary() -> Result<(), Failed> {
     executes_for(&s, "input-bound")
 }
 
+/// A program counting with `bump` (of `COUNTER`'s kind), with `pad` bytes
+/// of another global laid out before the counter.
+fn counting(pad: usize) -> String {
+    format!(
+        "#include <klee/klee.h>\nchar pad[{pad}];\nint count;\n\
+         int bump(int x) {{ pad[0] = 1; if (x > count) {{ count++; return 1; }} return 0; }}\n\
+         int main(void) {{ int a; klee_make_symbolic(&a, sizeof a, \"a\"); return bump(a) + bump(a - 1); }}\n"
+    )
+}
+
+/// A stored summary whose paths read globals is reused by a program whose
+/// globals lie where they did, and built again for one where they moved.
+fn globals_elsewhere_rebuild_the_summary() -> Result<(), Failed> {
+    let tmp = scratch("mnemo-compose-heap-")?;
+    let dir = tmp.path().to_path_buf();
+    let result = (|| -> Result<(), String> {
+        let memo = dir.join("shared");
+        let mut stats = Vec::new();
+        for (name, pad) in [("first", 16), ("same", 16), ("moved", 4096)] {
+            let Some(bc) = cli::compile(&dir, name, &counting(pad)) else {
+                return Err("clang-14 is needed".into());
+            };
+            let out = dir.join(name);
+            mnemo(&[
+                "run".as_ref(),
+                "-q".as_ref(),
+                "--no-runtime".as_ref(),
+                "--compose".as_ref(),
+                "--output-dir".as_ref(),
+                out.as_os_str(),
+                "--memo".as_ref(),
+                memo.as_os_str(),
+                bc.as_os_str(),
+            ])?;
+            stats.push(cli::json(&out.join("stats.json"))["compose"].clone());
+        }
+        let want = [(1, 0), (0, 1), (1, 0)];
+        for (s, (built, reused)) in stats.iter().zip(want) {
+            let counts = (s["summaries_built"].clone(), s["summaries_reused"].clone());
+            if counts != (built.into(), reused.into()) || s["calls_composed"] != 3 {
+                return Err(format!(
+                    "wanted {built} built, {reused} reused, 3 composed (the second call on two paths): {s}"
+                ));
+            }
+        }
+        Ok(())
+    })();
+    keep_on_failure(tmp, result)
+}
+
 fn main() {
     let args = Arguments::from_args();
     let trials = vec![
@@ -434,6 +484,10 @@ fn main() {
         Trial::test(
             "refused::input_bound",
             access_beyond_the_bound_refuses_the_summary,
+        ),
+        Trial::test(
+            "reuse::globals_elsewhere",
+            globals_elsewhere_rebuild_the_summary,
         ),
     ];
     libtest_mimic::run(&args, trials).exit();
