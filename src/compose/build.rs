@@ -1,14 +1,17 @@
 //! Building a function's summary: bounded symbolic execution of the
 //! function alone, on fresh symbolic parameters, with nothing else in
-//! memory. A path that reaches anything the summary could not carry to a
-//! call site (memory it was not given, a fresh input, a value fixed by the
-//! solver, the bound) leaves the function without a summary, for that
-//! reason: its calls are executed as usual.
+//! memory: the memory it reaches through pointer parameters and globals is
+//! made as it reaches it (`exec::lazy`), each path keeping what it assumed
+//! of it. A path that reaches anything the summary could not carry to a
+//! call site (a symbolic pointer into memory, a fresh input, a value fixed
+//! by the solver, the bound) leaves the function without a summary, for
+//! that reason: its calls are executed as usual.
 
 use std::sync::Arc;
 
-use super::summary::{param_array, param_value, reads_only_params, Choice, Leaf, LeafEnd, Summary};
+use super::summary::{param_array, param_value, reads_only_inputs, Choice, Leaf, LeafEnd, Summary};
 use super::Fallback;
+use crate::exec::lazy::{InputKind, InputRefusal};
 use crate::exec::{ErrorKind, ExecConfig, Executor, PathEnd, State, Step, Symbolic};
 use crate::ir::{FuncId, Module};
 
@@ -51,6 +54,30 @@ impl Builder {
     /// summarised before them (callees come first, Algorithm 1).
     pub(crate) fn set_composer(&mut self, c: Arc<dyn crate::exec::CallComposer>) {
         self.executor.set_composer(c);
+    }
+
+    /// Whether the globals a stored summary's paths read are this module's:
+    /// the same name at the same address and of the same size, and a
+    /// read-only one with the same contents (a summary is reused by other
+    /// programs, whose globals are laid out otherwise).
+    pub fn globals_match(&self, summary: &Summary) -> bool {
+        summary
+            .leaves
+            .iter()
+            .flat_map(|l| &l.heap.objects)
+            .all(|o| match &o.kind {
+                InputKind::Lazy => true,
+                InputKind::Global {
+                    name,
+                    address,
+                    size,
+                    read_only,
+                    contents,
+                } => {
+                    self.executor.global_contents_hash(name)
+                        == Some((*address, *size, *read_only, *contents))
+                }
+            })
     }
 
     /// The summary of `func`, or why it has none.
@@ -97,12 +124,18 @@ impl Builder {
                     return Err(Fallback::Bounded);
                 }
             };
-            // A path that reached memory it was not given may have tried
-            // to resolve the pointer first: the memory is the reason.
-            let leaf = self.leaf(&module, &state, end, f.params.len())?;
+            // Memory the summary cannot carry may have been concretized
+            // first: the memory is the reason.
+            if let Some(why) = state.inputs.as_ref().and_then(|h| h.refused) {
+                return Err(match why {
+                    InputRefusal::SymbolicPointer => Fallback::SymbolicPointer,
+                    InputRefusal::Bound => Fallback::InputBound,
+                });
+            }
             if self.executor.replay.fixed != fixed_before {
                 return Err(Fallback::FixesValues);
             }
+            let leaf = self.leaf(&module, &state, end, f.params.len())?;
             leaves.push(leaf);
             if leaves.len() > MAX_LEAVES {
                 return Err(Fallback::Bounded);
@@ -112,7 +145,7 @@ impl Builder {
         // ran in, so that a summary is the same wherever it is built.
         leaves.sort_by(|a: &Leaf, b: &Leaf| {
             let key = |l: &Leaf| l.choices.iter().map(|c| c.taken).collect::<Vec<_>>();
-            key(a).cmp(&key(b))
+            key(a).cmp(&key(b)).then_with(|| a.heap.cmp(&b.heap))
         });
         Ok(Summary {
             function: f.name.clone(),
@@ -135,13 +168,10 @@ impl Builder {
             PathEnd::Completed { .. } => LeafEnd::Completed,
             PathEnd::Silent => LeafEnd::Silent,
             PathEnd::Early(_) | PathEnd::Pruned => return Err(Fallback::Bounded),
+            // Memory errors are the callee's own: on its own objects, or
+            // on an input as assumed (a null pointer), which a call
+            // meets the same way wherever the heap check lets it replay.
             PathEnd::Error(e) => match e.kind {
-                ErrorKind::Null
-                | ErrorKind::Ptr
-                | ErrorKind::UseAfterFree
-                | ErrorKind::DoubleFree
-                | ErrorKind::InvalidFree
-                | ErrorKind::ReadOnly => return Err(Fallback::Memory),
                 ErrorKind::External | ErrorKind::Unsupported | ErrorKind::Solver => {
                     return Err(Fallback::Environment)
                 }
@@ -154,10 +184,15 @@ impl Builder {
         if state.symbolics.len() != params {
             return Err(Fallback::MakesInputs);
         }
+        let heap = state
+            .inputs
+            .as_ref()
+            .map(|h| h.condition.clone())
+            .unwrap_or_default();
         if !state
             .constraints
             .iter()
-            .all(|c| reads_only_params(c, params))
+            .all(|c| reads_only_inputs(c, params, &heap))
         {
             return Err(Fallback::MakesInputs);
         }
@@ -176,6 +211,7 @@ impl Builder {
             choices,
             end,
             condition: (*state.constraints).clone(),
+            heap,
         })
     }
 }

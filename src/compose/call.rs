@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use parking_lot::Mutex;
 
-use super::summary::{ParamMap, SharedSummary};
+use super::summary::SharedSummary;
 use super::Fallback;
 use crate::exec::{CallComposer, Executor, State, Value};
 use crate::expr::{self, ArrayRef};
@@ -87,14 +87,10 @@ impl CallComposer for Composer {
         if state.guide.is_some() {
             return self.executed(Fallback::Guided);
         }
-        let mut map = ParamMap::new(&summary.params, args);
-        let mut conds = Vec::with_capacity(summary.leaves.len());
-        for leaf in &summary.leaves {
-            match map.condition(leaf) {
-                Ok(c) => conds.push(c),
-                Err(_) => return self.executed(Fallback::Unmappable),
-            }
-        }
+        let conds = match super::heap::leaf_conditions(ex, state, &summary, args) {
+            Ok(c) => c,
+            Err(why) => return self.executed(why),
+        };
         // The model must give every array the callee's choices may read.
         let mut arrays: Vec<ArrayRef> = state.symbolics.iter().map(|s| s.array.clone()).collect();
         expr::arrays_in_all(&state.constraints, &mut arrays);

@@ -9,6 +9,7 @@
 mod build;
 mod call;
 pub mod graph;
+mod heap;
 pub mod show;
 pub mod store;
 pub mod summary;
@@ -38,9 +39,14 @@ pub enum Fallback {
     Variadic,
     /// It may call an external function that reaches the environment.
     Environment,
-    /// A path reached memory it was not given (a global, or memory behind
-    /// a pointer parameter), or went through a symbolic pointer.
-    Memory,
+    /// A path went through a symbolic address that is not an input
+    /// pointer plus a constant offset (an index into memory, a pointer
+    /// computed from inputs, a symbolic function pointer).
+    SymbolicPointer,
+    /// A path accessed a lazily made input object outside its bound
+    /// (`exec::lazy::LAZY_OBJECT_SIZE` bytes from the pointer, none before
+    /// it), or made more input objects than a path may.
+    InputBound,
     /// A path made a fresh input (`klee_make_symbolic` and the like).
     MakesInputs,
     /// A path fixed a symbolic value to one value or resolved a symbolic
@@ -59,6 +65,24 @@ pub enum Fallback {
     /// No recorded path was found feasible (as a precaution: the call is
     /// executed, and the solver decides).
     NoFeasiblePath,
+    /// The heap check met a pointer the summary needs that is symbolic in
+    /// the caller (a parameter, or a pointer in an input object).
+    HeapSymbolic,
+    /// A pointer a summary's path takes for an object points to none in
+    /// the caller (freed, wild, a small offset from null), or a global is
+    /// not the summary's.
+    HeapNoObject,
+    /// The caller's object has fewer bytes from the pointer than a path
+    /// of the summary touches.
+    HeapSize,
+    /// Two inputs overlap in the caller without being the same address.
+    HeapOverlap,
+    /// A pointer is the address of an earlier input where the summary
+    /// did not consider that alias (pointers read from memory, say a
+    /// cycle in a list).
+    HeapAlias,
+    /// A path writes an input that is read-only in the caller.
+    HeapReadOnly,
 }
 
 impl Fallback {
@@ -68,7 +92,8 @@ impl Fallback {
             Fallback::InCycle => "in-cycle",
             Fallback::Variadic => "variadic",
             Fallback::Environment => "environment",
-            Fallback::Memory => "memory",
+            Fallback::SymbolicPointer => "symbolic-pointer",
+            Fallback::InputBound => "input-bound",
             Fallback::MakesInputs => "makes-inputs",
             Fallback::FixesValues => "fixes-values",
             Fallback::Bounded => "bounded",
@@ -77,6 +102,12 @@ impl Fallback {
             Fallback::Guided => "guided",
             Fallback::Unmappable => "unmappable",
             Fallback::NoFeasiblePath => "no-feasible-path",
+            Fallback::HeapSymbolic => "heap-symbolic-pointer",
+            Fallback::HeapNoObject => "heap-no-object",
+            Fallback::HeapSize => "heap-size",
+            Fallback::HeapOverlap => "heap-overlap",
+            Fallback::HeapAlias => "heap-alias",
+            Fallback::HeapReadOnly => "heap-read-only",
         }
     }
 
@@ -87,7 +118,8 @@ impl Fallback {
             InCycle,
             Variadic,
             Environment,
-            Memory,
+            SymbolicPointer,
+            InputBound,
             MakesInputs,
             FixesValues,
             Bounded,
@@ -96,6 +128,12 @@ impl Fallback {
             Guided,
             Unmappable,
             NoFeasiblePath,
+            HeapSymbolic,
+            HeapNoObject,
+            HeapSize,
+            HeapOverlap,
+            HeapAlias,
+            HeapReadOnly,
         ]
         .into_iter()
         .find(|f| f.as_str() == s)
@@ -218,7 +256,7 @@ pub fn prepare(
         } else {
             let key = summary_key(module, &graph, f, bound, config.max_stack_frames);
             match store::find(memo_dir, &name, key) {
-                Some(Stored::Summary(s)) if s.function == name => {
+                Some(Stored::Summary(s)) if s.function == name && builder.globals_match(&s) => {
                     prepared.reused += 1;
                     Ok(Arc::new(s))
                 }

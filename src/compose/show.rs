@@ -7,6 +7,7 @@ use std::path::Path;
 
 use super::store::{self, Stored, SummaryFileError};
 use super::summary::{Choice, LeafEnd, Summary};
+use crate::exec::lazy::{Assumed, HeapCondition, HeapEvent, InputKind, PointerOrigin};
 
 /// Why there is nothing to show.
 #[derive(Debug, thiserror::Error)]
@@ -98,7 +99,57 @@ pub fn render(s: &Summary) -> String {
             cond.join(", "),
             indent = 2 * leaf.choices.len()
         );
+        if !leaf.heap.is_empty() {
+            let _ = writeln!(
+                out,
+                "{:indent$}  heap [{}]",
+                "",
+                heap_text(&leaf.heap),
+                indent = 2 * leaf.choices.len()
+            );
+        }
         previous = &leaf.choices;
     }
     out
+}
+
+/// A heap condition as text: each assumption in order, each object with
+/// the bytes the path touched (`*` where it wrote).
+fn heap_text(heap: &HeapCondition) -> String {
+    let mut parts = Vec::new();
+    let mut next = 0usize;
+    let object = |k: usize| {
+        let o = &heap.objects[k];
+        let w = if o.written { "*" } else { "" };
+        match &o.kind {
+            InputKind::Lazy => format!("#{k} ({} bytes{w})", o.extent),
+            InputKind::Global { name, .. } => format!("#{k} global {name}{w}"),
+        }
+    };
+    for e in &heap.events {
+        match e {
+            HeapEvent::Global => {
+                parts.push(object(next));
+                next += 1;
+            }
+            HeapEvent::Pointer {
+                origin, assumed, ..
+            } => {
+                let from = match origin {
+                    PointerOrigin::Param(i) => format!("@param{i}"),
+                    PointerOrigin::Field { object, offset } => format!("#{object}+{offset}"),
+                };
+                let to = match assumed {
+                    Assumed::Null => "null".to_string(),
+                    Assumed::Alias(m) => format!("= #{m}"),
+                    Assumed::Fresh => {
+                        next += 1;
+                        format!("-> {}", object(next - 1))
+                    }
+                };
+                parts.push(format!("{from} {to}"));
+            }
+        }
+    }
+    parts.join(", ")
 }

@@ -10,12 +10,13 @@ use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
 use super::summary::{Choice, Leaf, LeafEnd, Summary};
+use crate::exec::lazy::HeapCondition;
 use crate::expr::serial::{encode, Decoder};
 use crate::files::FrameError;
 
 const MAGIC: &[u8; 16] = b"mnemo summary \n\0";
 /// Bumped whenever the body's layout changes; older files are refused.
-const FORMAT_VERSION: u32 = 1;
+const FORMAT_VERSION: u32 = 2;
 
 /// What a function's file says.
 #[derive(Clone, Debug)]
@@ -32,7 +33,7 @@ enum Body {
         key: u64,
         bound: u32,
         params: Vec<u32>,
-        leaves: Vec<(Vec<Choice>, LeafEnd, u32)>,
+        leaves: Vec<(Vec<Choice>, LeafEnd, u32, HeapCondition)>,
         /// Every leaf's condition, one after the other (`leaves[i].2` each).
         conditions: Vec<u8>,
     },
@@ -127,7 +128,10 @@ pub fn save(
                 leaves: s
                     .leaves
                     .iter()
-                    .map(|l| (l.choices.clone(), l.end.clone(), l.condition.len() as u32))
+                    .map(|l| {
+                        let n = l.condition.len() as u32;
+                        (l.choices.clone(), l.end.clone(), n, l.heap.clone())
+                    })
                     .collect(),
                 conditions: encode(&all),
             }
@@ -194,10 +198,11 @@ pub fn load(path: &Path) -> Result<Stored, SummaryFileError> {
             let mut rest = all.into_iter();
             let leaves = leaves
                 .into_iter()
-                .map(|(choices, end, n)| Leaf {
+                .map(|(choices, end, n, heap)| Leaf {
                     choices,
                     end,
                     condition: rest.by_ref().take(n as usize).collect(),
+                    heap,
                 })
                 .collect();
             Stored::Summary(Summary {

@@ -8,7 +8,8 @@ use std::sync::Arc;
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 
-use crate::exec::Value;
+use crate::exec::lazy::{global_array_name, input_array_name, HeapCondition, InputKind};
+use crate::exec::{ObjectState, Value};
 use crate::expr::{self, Array, ArrayRef, ExprKind, ExprRef, UpdateList};
 
 /// A leaf of a summary, by index.
@@ -50,8 +51,11 @@ pub enum LeafEnd {
 pub struct Leaf {
     pub choices: Vec<Choice>,
     pub end: LeafEnd,
-    /// The path condition, over the summary's parameter arrays.
+    /// The path condition, over the summary's parameter arrays and the
+    /// first contents of its memory inputs (`@inN`, `@global:NAME`).
     pub condition: Vec<ExprRef>,
+    /// What the path assumed of its memory inputs (the paper's HeapPC).
+    pub heap: HeapCondition,
 }
 
 /// A function's memoization tree as its paths: every path of the function
@@ -96,10 +100,14 @@ pub fn param_value(i: usize, width: u32) -> Value {
 }
 
 /// Rewrites a summary's conditions for a call: each parameter's bytes
-/// become the bytes of the argument passed for it.
+/// become the bytes of the argument passed for it, and each memory input's
+/// bytes the caller's where the heap check found that input.
 pub struct ParamMap {
     /// For each parameter array name, the argument widened to whole bytes.
     args: FxHashMap<String, ExprRef>,
+    /// For each memory input's array name, the caller's object and the
+    /// offset in it the input starts at.
+    objects: FxHashMap<String, (Arc<ObjectState>, u64)>,
     done: FxHashMap<ExprRef, ExprRef>,
 }
 
@@ -134,8 +142,16 @@ impl ParamMap {
             .collect();
         ParamMap {
             args,
+            objects: FxHashMap::default(),
             done: FxHashMap::default(),
         }
+    }
+
+    /// Maps the memory input whose array is `array` to the caller's bytes
+    /// of `object` from offset `start`.
+    pub fn with_object(&mut self, array: String, object: Arc<ObjectState>, start: u64) {
+        self.done.clear();
+        self.objects.insert(array, (object, start));
     }
 
     /// `e` with every parameter byte replaced by the argument's.
@@ -147,11 +163,15 @@ impl ParamMap {
             }
             if let ExprKind::Read { updates, index } = e.kind() {
                 let name = &updates.root.name;
-                let byte = match (self.args.get(name), index.as_const()) {
-                    (Some(arg), Some(k))
-                        if updates.head.is_none() && (k as u32 + 1) * 8 <= arg.width() =>
-                    {
+                let k = index.as_const().filter(|_| updates.head.is_none());
+                let byte = match (self.args.get(name), self.objects.get(name), k) {
+                    (Some(arg), _, Some(k)) if (k as u32 + 1) * 8 <= arg.width() => {
                         expr::extract(arg, k as u32 * 8, 8)
+                    }
+                    (None, Some((object, start)), Some(k))
+                        if start + (k as u64) < object.size() =>
+                    {
+                        object.byte(start + k as u64).to_expr()
                     }
                     _ => return Err(Unmappable(name.clone())),
                 };
@@ -199,13 +219,31 @@ impl ParamMap {
 }
 
 /// Whether an expression reads only the parameter arrays of a function
-/// with `params` (what a summary's conditions may mention).
-pub fn reads_only_params(e: &ExprRef, params: usize) -> bool {
+/// with `params` and the memory inputs of `heap` (what a summary's
+/// conditions may mention).
+pub fn reads_only_inputs(e: &ExprRef, params: usize, heap: &HeapCondition) -> bool {
     let mut arrays = Vec::new();
     expr::arrays_in(e, &mut arrays);
-    arrays
-        .iter()
-        .all(|a| (0..params).any(|i| a.name == param_name(i)) && a.init.is_none())
+    arrays.iter().all(|a| {
+        let param = (0..params).any(|i| a.name == param_name(i));
+        let input = heap
+            .objects
+            .iter()
+            .enumerate()
+            .any(|(i, o)| input_array(i, &o.kind).is_some_and(|n| n == a.name));
+        (param || input) && a.init.is_none()
+    })
+}
+
+/// The name of the array holding input object `i`'s first contents, if it
+/// has one (a read-only global's are part of the summary).
+pub fn input_array(i: usize, kind: &InputKind) -> Option<String> {
+    match kind {
+        InputKind::Lazy => Some(input_array_name(i)),
+        InputKind::Global {
+            name, read_only, ..
+        } => (!read_only).then(|| global_array_name(name)),
+    }
 }
 
 /// A summary shared by the run's composer and its workers.
@@ -236,9 +274,10 @@ mod tests {
             &expr::constant(7, 32),
         );
         assert_eq!(mapped, want);
-        assert!(reads_only_params(&cond, 2));
-        assert!(!reads_only_params(&cond, 1));
-        assert!(!reads_only_params(&mapped, 2));
+        let none = HeapCondition::default();
+        assert!(reads_only_inputs(&cond, 2, &none));
+        assert!(!reads_only_inputs(&cond, 1, &none));
+        assert!(!reads_only_inputs(&mapped, 2, &none));
     }
 
     #[test]
@@ -250,6 +289,27 @@ mod tests {
         );
         let mut map = ParamMap::new(&[8], &[Value::concrete(1, 8)]);
         assert_eq!(map.map(&e), Err(Unmappable("z".into())));
+    }
+
+    #[test]
+    fn an_input_objects_bytes_map_to_the_callers_from_its_start() {
+        // Input object 0 starts at offset 4 of the caller's object, whose
+        // byte 6 is symbolic and byte 5 concrete.
+        let caller = Array::symbolic("c", 1);
+        let sym = expr::read(&UpdateList::new(caller), &expr::constant(0, 64));
+        let mut object = ObjectState::zeroed(8);
+        object.set_byte(5, crate::exec::Byte::Concrete(9));
+        object.set_byte(6, crate::exec::Byte::Symbolic(sym.clone()));
+        let input = Array::shared(&input_array_name(0), 4096, None);
+        let list = UpdateList::new(input);
+        let b = |k: u128| expr::read(&list, &expr::constant(k, 64));
+        let cond = expr::ult(&b(1), &b(2));
+        let mut map = ParamMap::new(&[], &[]);
+        map.with_object(input_array_name(0), Arc::new(object), 4);
+        let mapped = map.map(&cond).expect("maps");
+        assert_eq!(mapped, expr::ult(&expr::constant(9, 8), &sym));
+        // Past the caller's object, the byte is not the caller's to give.
+        assert!(map.map(&expr::eq(&b(4), &b(0))).is_err());
     }
 
     #[test]

@@ -30,6 +30,10 @@ impl Executor {
         match addr {
             Value::Concrete { bits, .. } => {
                 let a = *bits as u64;
+                // A global a summarised function reaches becomes an input.
+                if self.summarising && self.input_global(state, a) {
+                    return self.resolve(state, addr, bytes, site);
+                }
                 match state.memory.find(a) {
                     Some(e) if a - e.object.address + bytes <= e.object.size => Ok((
                         e.object.address,
@@ -48,6 +52,7 @@ impl Executor {
                     None => Err(self.bad_address(state, a, bytes)),
                 }
             }
+            Value::Symbolic(p) if self.summarising => self.resolve_input(state, p, bytes),
             Value::Symbolic(p) => {
                 let p = p.clone();
                 let site = site.unwrap_or(SiteId(u32::MAX));
@@ -143,7 +148,7 @@ impl Executor {
         Ok(by_target(conds, payloads))
     }
 
-    fn bad_address(&self, state: &State, a: u64, bytes: u64) -> Flow {
+    pub(super) fn bad_address(&self, state: &State, a: u64, bytes: u64) -> Flow {
         if a < NULL_PAGE {
             return self.error(
                 state,
@@ -190,6 +195,9 @@ impl Executor {
         site: Option<SiteId>,
     ) -> Exec<()> {
         let (base, offset) = self.resolve(state, addr, bytes as u64, site)?;
+        if self.summarising {
+            Self::note_input_write(state, base);
+        }
         let entry = state.memory.get(base).expect("resolved objects are live");
         if entry.object.read_only {
             let name = entry.object.name.clone();

@@ -109,8 +109,12 @@ impl Executor {
                 let status = value.unwrap_or(Value::concrete(0, 32));
                 // With the C library linked, returning from the entry
                 // function is exit(status), as after main: the atexit
-                // handlers run and stdio's buffers are written.
-                match self.libc_exit.filter(|e| *e != frame.func) {
+                // handlers run and stdio's buffers are written. A function
+                // summarised alone just returns: its caller goes on.
+                let exit = self
+                    .libc_exit
+                    .filter(|e| *e != frame.func && !self.summarising);
+                match exit {
                     Some(exit) => self.push_frame(state, exit, vec![status], None, None),
                     None => Err(Flow::End(PathEnd::Completed { status })),
                 }

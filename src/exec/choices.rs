@@ -333,6 +333,11 @@ impl Executor {
     ) -> Exec<u64> {
         self.replay.fixed += 1;
         if self.summarising {
+            if let Some(inputs) = &mut state.inputs {
+                Arc::make_mut(inputs)
+                    .refused
+                    .get_or_insert(super::lazy::InputRefusal::SymbolicPointer);
+            }
             return Err(self.error(
                 state,
                 ErrorKind::Ptr,

@@ -191,7 +191,8 @@ impl Executor {
 
     /// A state at the start of `func`, called with `args`, whose inputs
     /// are `symbolics` and whose memory is empty: a summary's paths run on
-    /// it, and any memory they reach besides their own is an error on them.
+    /// it, and the memory they reach besides their own is made as they
+    /// reach it (see `lazy`).
     pub(crate) fn function_state(
         &mut self,
         func: FuncId,
@@ -199,6 +200,7 @@ impl Executor {
         symbolics: Vec<super::state::Symbolic>,
     ) -> Exec<State> {
         let mut state = self.empty_state(symbolics);
+        Self::track_inputs(&mut state);
         self.push_frame(&mut state, func, args, None, None)?;
         Ok(state)
     }

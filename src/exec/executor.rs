@@ -333,6 +333,40 @@ impl Executor {
         id
     }
 
+    /// Global `i`'s first contents.
+    pub(crate) fn global_contents(&self, i: usize) -> ObjectState {
+        let g = &self.module.globals[i];
+        let Some(init) = &g.init else {
+            return ObjectState::zeroed(g.size);
+        };
+        let mut bytes = init.bytes.clone();
+        bytes.resize(g.size as usize, 0);
+        let mut contents = ObjectState::from_bytes(bytes);
+        for (offset, c) in &init.relocs {
+            let v = self.consts[c.index()].clone();
+            let n = (v.width() / 8).max(1);
+            if offset + n as u64 <= g.size {
+                contents.write(*offset, n, &v);
+            }
+        }
+        contents
+    }
+
+    /// Global `i`'s address.
+    pub(crate) fn global_address(&self, i: usize) -> u64 {
+        self.global_addrs[i]
+    }
+
+    /// The global whose bytes hold `addr`, if any.
+    pub(crate) fn global_at(&self, addr: u64) -> Option<usize> {
+        let i = self
+            .global_addrs
+            .partition_point(|a| *a <= addr)
+            .checked_sub(1)?;
+        let size = self.module.globals[i].size.max(1);
+        (addr - self.global_addrs[i] < size).then_some(i)
+    }
+
     /// The state at the entry function with globals and argv in memory.
     pub fn initial_state(&mut self) -> anyhow::Result<State> {
         let module = self.module.clone();
@@ -357,19 +391,7 @@ impl Executor {
                     self.budget.limit_mb().unwrap_or(0)
                 );
             }
-            let mut contents = ObjectState::zeroed(g.size);
-            if let Some(init) = &g.init {
-                let mut bytes = init.bytes.clone();
-                bytes.resize(g.size as usize, 0);
-                contents = ObjectState::from_bytes(bytes);
-                for (offset, c) in &init.relocs {
-                    let v = self.consts[c.index()].clone();
-                    let n = (v.width() / 8).max(1);
-                    if offset + n as u64 <= g.size {
-                        contents.write(*offset, n, &v);
-                    }
-                }
-            }
+            let contents = self.global_contents(i);
             state.memory.insert(
                 MemoryObject {
                     address: self.global_addrs[i],
@@ -592,6 +614,7 @@ impl Executor {
             since_new_cover: 0,
             forced: None,
             composing: None,
+            inputs: None,
         }
     }
 

@@ -296,6 +296,16 @@ impl Executor {
         p: &Value,
         n: u64,
     ) -> Exec<(u64, u64)> {
+        if self.summarising && p.as_concrete().is_none() {
+            // An input pointer: its object, counted as written (callers
+            // may write through it).
+            let (base, off) = self.resolve(state, p, n, None)?;
+            Self::note_input_write(state, base);
+            return match off.as_concrete() {
+                Some(off) => Ok((base, off as u64)),
+                None => Err(self.refuse_inputs(state, super::lazy::InputRefusal::SymbolicPointer)),
+            };
+        }
         let a = self.concretize(state, p)?;
         let (base, off) = self.resolve(state, &Value::concrete(a, 64), n, None)?;
         Ok((base, off.as_concrete().unwrap_or(0) as u64))

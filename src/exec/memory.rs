@@ -109,6 +109,18 @@ impl ObjectState {
         })
     }
 
+    /// An object whose contents are `array`'s bytes (a summary's input:
+    /// nothing is held until it is written).
+    pub fn of_array(array: crate::expr::ArrayRef) -> ObjectState {
+        ObjectState::counting(ObjectState {
+            size: array.size as u64,
+            concrete: Vec::new(),
+            symbolic: Vec::new(),
+            updates: Some(UpdateList::new(array)),
+            counted: 0,
+        })
+    }
+
     /// `o`, its bytes counted.
     fn counting(mut o: ObjectState) -> ObjectState {
         o.recount();

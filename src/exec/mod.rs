@@ -14,6 +14,7 @@ mod guide;
 mod instructions;
 mod intrinsics;
 mod jumps;
+pub mod lazy;
 mod memory;
 mod natives;
 pub mod posix;

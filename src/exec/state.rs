@@ -149,6 +149,9 @@ pub struct State {
     /// Where the state is in composing a call (`--compose`): forked over a
     /// callee's recorded paths, or replaying one.
     pub composing: Option<super::composing::Composing>,
+    /// The memory inputs of a path summarising a function (`None` on
+    /// every other path): what it assumed of them, and where they are.
+    pub inputs: Option<Arc<super::lazy::InputHeap>>,
 }
 
 /// A recorded alternative a state must take at its next choice point.
