@@ -11,7 +11,7 @@ use parking_lot::Mutex;
 use super::summary::{Leaf, LeafEnd, ParamMap, SharedSummary};
 use super::Fallback;
 use crate::exec::{CallComposer, ErrorKind, Executor, State, Value};
-use crate::expr::{self, ArrayRef};
+use crate::expr::{self, ArrayRef, ExprRef};
 use crate::ir::{FuncId, Module, Reg, SiteId, SourceLoc};
 
 /// What the composer did, for `stats.json`.
@@ -151,13 +151,38 @@ impl CallComposer for Composer {
         let pruned = (conds.len() - order.len()) as u64;
         let mut models = vec![None; conds.len()];
         let mut checked = 0u64;
-        for &i in &order {
+        let mut prefixes = Prefixes::default();
+        for (k, &i) in order.iter().enumerate() {
+            checked += 1;
             if conds[i].is_false() {
                 continue;
             }
+            let leaf = &summary.leaves[i];
+            // The part of its condition this path shares with the next one
+            // is worth a question of its own.
+            let shared = order.get(k + 1).map_or(0, |&j| {
+                let next = &summary.leaves[j].condition;
+                leaf.condition
+                    .iter()
+                    .zip(next)
+                    .take_while(|(a, b)| a == b)
+                    .count()
+            });
+            let condition = &leaf.condition[..shared];
+            match prefixes.feasible(ex, &state.constraints, &mut map, condition) {
+                Ok(true) => {}
+                Ok(false) => continue,
+                Err(e) => return Err(ex.solver_error(state, e)),
+            }
+            // The path's conditions one by one, as a path's own would be:
+            // the solver's caches match queries by their conjuncts.
             let mut cs = (*state.constraints).clone();
-            cs.push(conds[i].clone());
-            checked += 1;
+            for c in &leaf.condition {
+                match map.map(c) {
+                    Ok(m) => cs.push(m),
+                    Err(_) => return self.executed(Fallback::Unmappable),
+                }
+            }
             let model = match ex.solver.get_model(&cs, &arrays) {
                 Ok(m) => m.map(Arc::new),
                 Err(e) => return Err(ex.solver_error(state, e)),
@@ -218,4 +243,61 @@ fn line_in(module: &Module, callee: FuncId, leaf: &Leaf, line: u32) -> Option<So
         let body = module.func(f).body.as_ref()?;
         body.locs.iter().flatten().find(|l| l.line == line).copied()
     })
+}
+
+/// The prefixes of a summary's path conditions whose feasibility at a call
+/// is known. A summary's paths come from one tree: neighbouring paths share
+/// the prefix of their conditions down to where they parted, and a prefix
+/// the caller's path rules out rules out every path below it, with one
+/// question to the solver (as a whole-program run forking through the
+/// callee would ask it) rather than one per path.
+#[derive(Default)]
+struct Prefixes {
+    /// The conditions of the last path asked about, as recorded and mapped
+    /// to the call, each with whether the prefix up to it is feasible (an
+    /// infeasible one is the last).
+    known: Vec<(ExprRef, ExprRef, bool)>,
+}
+
+impl Prefixes {
+    /// Whether every prefix of `condition` (a prefix of a path's, over the
+    /// callee's parameters) may hold after `constraints`. The rest of the
+    /// path's condition is left to the question for its model.
+    fn feasible(
+        &mut self,
+        ex: &mut Executor,
+        constraints: &[ExprRef],
+        map: &mut ParamMap,
+        condition: &[ExprRef],
+    ) -> Result<bool, crate::solver::SolverError> {
+        let shared = self
+            .known
+            .iter()
+            .zip(condition)
+            .take_while(|((recorded, _, _), c)| recorded == *c)
+            .count();
+        self.known.truncate(shared);
+        if self.known.last().is_some_and(|(_, _, ok)| !ok) {
+            return Ok(false);
+        }
+        for c in &condition[shared..] {
+            let Ok(mapped) = map.map(c) else {
+                // The whole condition was mapped before: not reached.
+                return Ok(true);
+            };
+            let ok = match mapped.as_const() {
+                Some(v) => v != 0,
+                None => {
+                    let mut cs = constraints.to_vec();
+                    cs.extend(self.known.iter().map(|(_, m, _)| m.clone()));
+                    ex.solver.may_be_true(&cs, &mapped)?
+                }
+            };
+            self.known.push((c.clone(), mapped, ok));
+            if !ok {
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    }
 }
