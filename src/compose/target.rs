@@ -193,3 +193,90 @@ fn reaches_inst(body: &Body, from: InstId, to: InstId) -> bool {
     }
     false
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::compose::Builder;
+    use crate::exec::ExecConfig;
+    use crate::ir::testutil::load_c;
+    use std::sync::Arc;
+
+    const SOURCE: &str = "void reach_error(void);\n\
+        int f(int x, int y) {\n\
+          if (x > 3) {\n\
+            if (y == 2)\n\
+              reach_error();\n\
+            return 1;\n\
+          }\n\
+          return 0;\n\
+        }\n\
+        int g(int x) { if (x < 0) return 0; return f(x, x); }\n\
+        int main(void) { return g(1); }\n";
+
+    /// The instructions on `line`, as `Targets` would find them.
+    fn on_line(m: &Module, line: u32) -> Vec<(FuncId, InstId)> {
+        let mut v = Vec::new();
+        for (fi, f) in m.functions.iter().enumerate() {
+            let Some(body) = &f.body else { continue };
+            for (ii, loc) in body.locs.iter().enumerate() {
+                if loc.is_some_and(|l| l.line == line) {
+                    v.push((FuncId(fi as u32), InstId(ii as u32)));
+                }
+            }
+        }
+        v
+    }
+
+    /// For each path of `f`'s summary (by how it ends), whether it is kept
+    /// for a target on `line`.
+    fn kept(line: u32) -> Option<Vec<(String, bool)>> {
+        let m = Arc::new(load_c(SOURCE)?);
+        let f = m.func_by_name("f").expect("f");
+        let summary = Builder::new(m.clone(), &ExecConfig::default(), 32)
+            .build(f, 0)
+            .expect("f is summarised");
+        let reach = TargetReach::new(&m, &CallGraph::of(&m), &on_line(&m, line));
+        let keep = reach.paths_kept(&m, f, &summary);
+        let mut v: Vec<(String, bool)> = summary
+            .leaves
+            .iter()
+            .zip(keep)
+            .map(|(l, k)| {
+                let c: Vec<u32> = l.choices.iter().map(|c| c.taken).collect();
+                (format!("{:?}{c:?}", l.end), k)
+            })
+            .collect();
+        v.sort();
+        Some(v)
+    }
+
+    #[test]
+    fn an_error_target_keeps_the_path_that_ends_there() {
+        let Some(v) = kept(5) else { return };
+        assert_eq!(v.iter().filter(|(_, k)| *k).count(), 1, "{v:?}");
+        assert!(
+            v.iter().any(|(end, k)| *k && end.starts_with("Error")),
+            "{v:?}"
+        );
+    }
+
+    #[test]
+    fn a_statement_target_keeps_the_paths_through_it() {
+        // `return 1;`: both paths with x > 3 pass it (the error one is kept
+        // as its choices cannot tell), the path with x <= 3 does not.
+        let Some(v) = kept(6) else { return };
+        assert_eq!(v.iter().filter(|(_, k)| !*k).count(), 1, "{v:?}");
+        assert!(
+            v.iter().any(|(end, k)| !*k && end.starts_with("Completed")),
+            "{v:?}"
+        );
+    }
+
+    #[test]
+    fn a_target_the_function_cannot_reach_keeps_every_path() {
+        // A line of main: f returns there whatever path it took.
+        let Some(v) = kept(11) else { return };
+        assert!(v.iter().all(|(_, k)| *k), "{v:?}");
+    }
+}
