@@ -124,7 +124,7 @@ fn measure(
         c.targets = targets;
     }
     c.max_time = limit;
-    Ok(mnemo::run::run(&c, &StopRequest::default())?)
+    mnemo::run::run(&c, &StopRequest::default())
 }
 
 fn compile(toolchain: &Toolchain, src: &Path, bc: &Path, seed: u32) -> anyhow::Result<()> {
