@@ -1,14 +1,16 @@
 //! `make bench`: interpreter throughput, exploration rate, the searchers
 //! compared on the testsuite (`search` section), `--jobs 2` against
-//! `--jobs 1` (`parallel` section), and the Unix-style tools on symbolic
-//! arguments, files and stdin with their line coverage (`posix` section).
+//! `--jobs 1` (`parallel` section), the Unix-style tools on symbolic
+//! arguments, files and stdin with their line coverage (`posix` section),
+//! and compositional runs against whole ones (`compose` section, the ICSE
+//! 2015 paper's Tables I and II).
 //!
 //! Prints tables and writes `bench-results/engine.json`,
-//! `bench-results/search.json`, `bench-results/parallel.json` and
-//! `bench-results/posix.json`. Figures, not assertions: the tests check
+//! `bench-results/search.json`, `bench-results/parallel.json`,
+//! `bench-results/posix.json` and `bench-results/compose.json`. Figures, not assertions: the tests check
 //! behaviour, this measures speed. `cargo bench --bench engine -- SECTION`
 //! runs one section (`throughput`, `exploration`, `search`, `parallel`,
-//! `posix`).
+//! `posix`, `compose`).
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -20,6 +22,8 @@ use mnemo::search::{explore, ExploreConfig, FinishedPath, PathObserver, Searcher
 use mnemo::stop::StopRequest;
 use mnemo::testgen::Toolchain;
 
+#[path = "engine/compose.rs"]
+mod compose;
 #[path = "engine/parallel.rs"]
 mod parallel;
 #[path = "engine/posix.rs"]
@@ -178,6 +182,10 @@ fn main() -> anyhow::Result<()> {
     if wants("posix") {
         let results = posix::run(&root, &toolchain)?;
         support::write_results("posix", &None, &results)?;
+    }
+    if wants("compose") {
+        let results = compose::run(&root, &toolchain)?;
+        support::write_results("compose", &None, &results)?;
     }
     Ok(())
 }

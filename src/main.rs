@@ -311,16 +311,22 @@ struct RunArgs {
     /// saves, keeping their tests (smaller tries, Memoise's ID-c).
     #[arg(long)]
     compress: bool,
-    /// A source line (`FILE:LINE`) or function a deeper run should reach:
-    /// of the boundary nodes, only those the heuristic picks for it are
-    /// explored. Repeat for several.
+    /// A source line (`FILE:LINE`) or function a deeper run (or a
+    /// `--compose` run with `--heuristic h2`) should reach: of the boundary
+    /// nodes (of a summary's paths), only those the heuristic picks for it
+    /// are explored. Repeat for several.
     #[arg(long, value_name = "FILE:LINE|FUNCTION")]
     target: Vec<String>,
-    /// How boundary nodes are picked for `--target`: those from which a
-    /// target is reachable, or those whose paths took the branch nearest to
-    /// a target most often.
-    #[arg(long, value_enum, default_value = "reachability")]
-    heuristic: mnemo::memo::heuristic::HeuristicKind,
+    /// How a run is directed at `--target`: a deeper memoized run picks the
+    /// boundary nodes from which a target is reachable (`reachability`, the
+    /// default) or whose paths took the branch nearest to a target most
+    /// often (`counter`). A `--compose` run takes `h1` (a summary's paths
+    /// ending in an error are checked first at a call, and one feasible
+    /// there is reported without replaying the callee, the call's other
+    /// paths left out) or `h2` (only a summary's paths that lead to a
+    /// target are composed); both give up paths for speed.
+    #[arg(long, value_enum, value_name = "KIND")]
+    heuristic: Option<mnemo::memo::heuristic::HeuristicKind>,
     /// Iterative deepening in one call: depth bounds A, A+STEP, ... up to B,
     /// each run following the trie of the one before.
     #[arg(long, value_name = "A:STEP:B", conflicts_with_all = ["max_depth", "resume"])]
@@ -743,7 +749,14 @@ fn run_config(a: RunArgs) -> anyhow::Result<RunConfig> {
         resume: a.resume,
         compress: a.compress,
         targets: a.target,
-        heuristic: a.heuristic,
+        heuristic: match a.heuristic {
+            Some(h) if a.compose && !h.is_compositional() => anyhow::bail!(
+                "--heuristic {} is for memoized runs; --compose takes h1 or h2",
+                h.as_str()
+            ),
+            Some(h) => h,
+            None => mnemo::memo::heuristic::HeuristicKind::Reachability,
+        },
         last_in_process: true,
         checkpoint: (!a.checkpoint.is_zero()).then_some(a.checkpoint),
         jobs: match a.jobs {

@@ -21,8 +21,8 @@ use crate::search::{explore, ExploreConfig, FinishedPath, PathObserver, Searcher
 use crate::solver::store::{self, SharedStore};
 use crate::solver::SolverConfig;
 use crate::stats::{
-    CheckpointStats, CoverageStats, MemoStats, ParallelStats, Progress, RunStats, SolverStats,
-    Totals,
+    CheckpointStats, CoverageStats, FirstError, MemoStats, ParallelStats, Progress, RunStats,
+    SolverStats, Totals,
 };
 use crate::stop::StopRequest;
 use crate::testgen::{StagedTest, TestWriter, Toolchain};
@@ -183,6 +183,8 @@ fn plan_over(
             return boundary;
         };
         let chosen = match heuristic {
+            // Refused before the run: they act at composed calls.
+            HeuristicKind::H1 | HeuristicKind::H2 => boundary.clone(),
             HeuristicKind::Reachability => reach.reachable(trie, &boundary),
             HeuristicKind::Counter => match reach.counter(trie, &boundary) {
                 Some(((f, site), chosen)) => {
@@ -199,10 +201,7 @@ fn plan_over(
         };
         eprintln!(
             "mnemo: {} heuristic: {} of {} boundary nodes explored",
-            match heuristic {
-                HeuristicKind::Reachability => "reachability",
-                HeuristicKind::Counter => "counter",
-            },
+            heuristic.as_str(),
             chosen.len(),
             boundary.len()
         );
@@ -236,6 +235,7 @@ struct Outputs<'a> {
     /// The place in the trie of every test written, in writing order: the
     /// tests are numbered by it at the end.
     places: &'a mut Vec<TestPlace>,
+    first_error: Option<FirstError>,
 }
 
 impl PathObserver for Outputs<'_> {
@@ -263,6 +263,14 @@ impl PathObserver for Outputs<'_> {
     }
 
     fn path_ended(&mut self, executor: &Executor, path: &FinishedPath<'_>) -> anyhow::Result<()> {
+        if self.first_error.is_none() && matches!(path.end, PathEnd::Error(_)) {
+            let solver = executor.solver_stats();
+            self.first_error = Some(FirstError {
+                queries: solver.queries,
+                z3_calls: solver.z3_calls,
+                seconds: self.report.explore_start.elapsed().as_secs_f64(),
+            });
+        }
         if path.untested {
             // Recorded without a test: a resumed run explores it again.
             if let PathEnd::Early(reason) = path.end {
@@ -378,9 +386,14 @@ pub fn run(config: &RunConfig, stop: &StopRequest) -> anyhow::Result<RunStats> {
     check_memo_dir(&memo_dir)?;
     let (toolchain, module) = load_program(&config.program, config.link_runtime)?;
 
+    crate::compose::check_heuristic(
+        config.heuristic,
+        config.compose.is_some(),
+        !config.targets.is_empty(),
+    )?;
     let mut key = program_key(&config.program);
     if config.compose.is_some() {
-        crate::compose::check_run(config.resume, config.jobs, !config.targets.is_empty())?;
+        crate::compose::check_run(config.resume, config.jobs)?;
         // A compositional run's trie has summary nodes at call sites; it is
         // kept apart from the whole-program runs' trie, and not followed.
         key.push_str(".compose");
@@ -532,6 +545,7 @@ impl Report<'_> {
             // tally yet).
             parallel: ParallelStats::default(),
             compose: Default::default(),
+            first_error: None,
         };
         stats.total = self.earlier.clone().unwrap_or_default().plus(&stats);
         stats
@@ -606,6 +620,7 @@ pub fn execute(
                 &exec_config,
                 memo_dir,
                 bound,
+                (config.heuristic, &watch),
             )?)
         }
         None => None,
@@ -678,6 +693,7 @@ pub fn execute(
         complete_with: complete_with.as_ref(),
         report: &report,
         places: &mut places,
+        first_error: None,
     };
     let mut busy_s = Vec::new();
     let mut moved = 0;
@@ -737,6 +753,7 @@ pub fn execute(
         .inspect(|o| busy_s = vec![o.elapsed.as_secs_f64()])
     };
     progress.finish();
+    let first_error = outputs.first_error.take();
     // Whatever happened, keep what was found, numbered by the tests' places
     // in the trie whatever order their paths ended in.
     let order = memo::trie_order(&recorder.trie, &places);
@@ -762,12 +779,18 @@ pub fn execute(
         &checkpoint_stats.unwrap_or_default(),
     );
     stats.wall_s = outcome.elapsed.as_secs_f64();
+    stats.first_error = first_error;
     stats.total = report.earlier.clone().unwrap_or_default().plus(&stats);
     stats.memo.save_s = save_s;
     stats.memo.nodes = recorder.trie.preorder().len() as u64;
     stats.memo.trie_bytes = std::fs::metadata(&trie_file).map_or(0, |m| m.len());
     if let Some((c, prepared)) = &composer {
-        stats.compose = crate::compose::stats(prepared, &c.counts(), &executor.replay);
+        stats.compose = crate::compose::stats(
+            prepared,
+            &c.counts(),
+            &executor.replay,
+            Some(config.heuristic),
+        );
     }
     stats.parallel = ParallelStats {
         jobs: config.jobs.max(1) as u64,

@@ -8,11 +8,11 @@ use std::sync::Arc;
 
 use parking_lot::Mutex;
 
-use super::summary::SharedSummary;
+use super::summary::{conjunction, Leaf, LeafEnd, SharedSummary};
 use super::Fallback;
-use crate::exec::{CallComposer, Executor, State, Value};
-use crate::expr::{self, ArrayRef};
-use crate::ir::{FuncId, Reg, SiteId};
+use crate::exec::{CallComposer, ErrorKind, Executor, State, Value};
+use crate::expr::{self, ArrayRef, ExprRef};
+use crate::ir::{FuncId, Module, Reg, SiteId, SourceLoc};
 
 /// What the composer did, for `stats.json`.
 #[derive(Clone, Debug, Default)]
@@ -24,6 +24,24 @@ pub struct CallCounts {
     /// Recorded paths checked against a caller's path, and found feasible.
     pub paths_checked: u64,
     pub paths_feasible: u64,
+    /// Heuristic H1: errors of a summary's paths reported at calls
+    /// without replaying the callee.
+    pub errors_reported: u64,
+    /// Heuristic H2: a summary's paths left out at calls, as leading to no
+    /// target, and caller's paths ended as no kept path was feasible.
+    pub paths_pruned: u64,
+    pub calls_pruned: u64,
+}
+
+/// A compositional run's heuristic at the calls it composes (ICSE 2015
+/// §IV-E).
+pub enum Directed {
+    /// H1: a summary's error paths are checked first; one feasible at a
+    /// call ends the caller's path with that error.
+    Errors,
+    /// H2: for each function (by `FuncId`) with a summary, which of its
+    /// paths may lead to a target; only those are composed.
+    Targets(Vec<Option<Arc<[bool]>>>),
 }
 
 /// The run's composer: the summaries by function, and why the others have
@@ -34,6 +52,7 @@ pub struct Composer {
     /// choices as one: the run would cut other paths than a whole-program
     /// run. Calls are executed as usual then.
     depth_bounded: bool,
+    directed: Option<Directed>,
     counts: Mutex<CallCounts>,
 }
 
@@ -43,8 +62,22 @@ impl Composer {
         Composer {
             summaries,
             depth_bounded,
+            directed: None,
             counts: Mutex::new(CallCounts::default()),
         }
+    }
+
+    /// The same composer, directed by a heuristic.
+    pub fn directed(self, directed: Directed) -> Composer {
+        Composer {
+            directed: Some(directed),
+            ..self
+        }
+    }
+
+    /// The summaries, by function.
+    pub fn summaries(&self) -> &[Result<SharedSummary, Fallback>] {
+        &self.summaries
     }
 
     /// The counters so far.
@@ -87,10 +120,11 @@ impl CallComposer for Composer {
         if state.guide.is_some() {
             return self.executed(Fallback::Guided);
         }
-        let conds = match super::heap::leaf_conditions(ex, state, &summary, args) {
+        let parts = match super::heap::leaf_conditions(ex, state, &summary, args) {
             Ok(c) => c,
             Err(why) => return self.executed(why),
         };
+        let conds: Vec<ExprRef> = parts.iter().map(|p| conjunction(p)).collect();
         // The model must give every array the callee's choices may read.
         let mut arrays: Vec<ArrayRef> = state.symbolics.iter().map(|s| s.array.clone()).collect();
         expr::arrays_in_all(&state.constraints, &mut arrays);
@@ -98,31 +132,155 @@ impl CallComposer for Composer {
         arrays.sort_by_key(|a| Arc::as_ptr(a) as usize);
         arrays.dedup_by(|a, b| Arc::ptr_eq(a, b));
         arrays.retain(|a| a.init.is_none());
-        let mut models = Vec::with_capacity(conds.len());
-        for c in &conds {
-            if c.is_false() {
-                models.push(None);
+        // Which paths are asked about, in the order they are asked.
+        let kept = match &self.directed {
+            Some(Directed::Targets(kept)) => kept.get(callee.index()).cloned().flatten(),
+            _ => None,
+        };
+        let errors_first = matches!(self.directed, Some(Directed::Errors));
+        let is_error = |i: &usize| matches!(summary.leaves[*i].end, LeafEnd::Error { .. });
+        let mut order: Vec<usize> = (0..conds.len())
+            .filter(|i| kept.as_ref().is_none_or(|k| k.get(*i) != Some(&false)))
+            .collect();
+        if errors_first {
+            order.sort_by_key(|i| !is_error(i));
+        }
+        let pruned = (conds.len() - order.len()) as u64;
+        let mut models = vec![None; conds.len()];
+        let mut checked = 0u64;
+        let mut prefixes = Prefixes::default();
+        for (k, &i) in order.iter().enumerate() {
+            checked += 1;
+            if conds[i].is_false() {
                 continue;
             }
-            let mut cs = (*state.constraints).clone();
-            cs.push(c.clone());
-            match ex.solver.get_model(&cs, &arrays) {
-                Ok(m) => models.push(m.map(Arc::new)),
+            let leaf = &parts[i];
+            // The part of its condition this path shares with the next one
+            // is worth a question of its own.
+            let shared = order.get(k + 1).map_or(0, |&j| {
+                leaf.iter()
+                    .zip(&parts[j])
+                    .take_while(|(a, b)| a == b)
+                    .count()
+            });
+            match prefixes.feasible(ex, &state.constraints, &leaf[..shared]) {
+                Ok(true) => {}
+                Ok(false) => continue,
                 Err(e) => return Err(ex.solver_error(state, e)),
             }
+            // The path's conditions one by one, as a path's own would be:
+            // the solver's caches match queries by their conjuncts.
+            let mut cs = (*state.constraints).clone();
+            cs.extend(leaf.iter().cloned());
+            let model = match ex.solver.get_model(&cs, &arrays) {
+                Ok(m) => m.map(Arc::new),
+                Err(e) => return Err(ex.solver_error(state, e)),
+            };
+            if let (true, Some(_), LeafEnd::Error { kind, line }) =
+                (errors_first, &model, &summary.leaves[i].end)
+            {
+                if let Some(kind) = ErrorKind::parse(kind) {
+                    {
+                        let mut counts = self.counts.lock();
+                        counts.composed += 1;
+                        counts.paths_checked += checked;
+                        counts.paths_feasible += 1;
+                        counts.errors_reported += 1;
+                    }
+                    let loc = line_in(ex.module(), callee, &summary.leaves[i], *line);
+                    return ex.end_with_recorded_error(state, site, &conds, i, callee, (kind, loc));
+                }
+            }
+            models[i] = model;
         }
         let feasible = models.iter().filter(|m| m.is_some()).count() as u64;
+        if feasible == 0 && pruned > 0 {
+            let mut counts = self.counts.lock();
+            counts.paths_checked += checked;
+            counts.paths_pruned += pruned;
+            counts.calls_pruned += 1;
+            drop(counts);
+            return Executor::pruned_here();
+        }
         if feasible == 0 {
             return self.executed(Fallback::NoFeasiblePath);
         }
         {
             let mut counts = self.counts.lock();
             counts.composed += 1;
-            counts.paths_checked += conds.len() as u64;
+            counts.paths_checked += checked;
             counts.paths_feasible += feasible;
+            counts.paths_pruned += pruned;
         }
         let (_, model) = ex.fork_over_paths(state, site, &conds, models)?;
         ex.enter_replay(state, callee, args.to_vec(), dst, model)?;
+        Ok(true)
+    }
+}
+
+/// Where a summary's path of `callee` ended in an error on `line`: an
+/// instruction on that line in the callee, or in a function the path made
+/// a choice in (a path keeps the line alone).
+fn line_in(module: &Module, callee: FuncId, leaf: &Leaf, line: u32) -> Option<SourceLoc> {
+    let mut funcs = vec![callee];
+    funcs.extend(
+        leaf.choices
+            .iter()
+            .filter_map(|c| module.func_by_name(&c.function)),
+    );
+    funcs.into_iter().find_map(|f| {
+        let body = module.func(f).body.as_ref()?;
+        body.locs.iter().flatten().find(|l| l.line == line).copied()
+    })
+}
+
+/// The prefixes of a summary's path conditions, carried over to a call,
+/// whose feasibility there is known. A summary's paths come from one tree:
+/// neighbouring paths share the prefix of their conditions down to where
+/// they parted, and a prefix the caller's path rules out rules out every
+/// path below it, with one question to the solver (as a whole-program run
+/// forking through the callee would ask it) rather than one per path.
+#[derive(Default)]
+struct Prefixes {
+    /// The conditions of the last path asked about, each with whether the
+    /// prefix up to it is feasible (an infeasible one is the last).
+    known: Vec<(ExprRef, bool)>,
+}
+
+impl Prefixes {
+    /// Whether every prefix of `condition` (a prefix of a path's, carried
+    /// over to the call) may hold after `constraints`. The rest of the
+    /// path's condition is left to the question for its model.
+    fn feasible(
+        &mut self,
+        ex: &mut Executor,
+        constraints: &[ExprRef],
+        condition: &[ExprRef],
+    ) -> Result<bool, crate::solver::SolverError> {
+        let shared = self
+            .known
+            .iter()
+            .zip(condition)
+            .take_while(|((known, _), c)| known == *c)
+            .count();
+        self.known.truncate(shared);
+        if self.known.last().is_some_and(|(_, ok)| !ok) {
+            return Ok(false);
+        }
+        for c in &condition[shared..] {
+            let ok = match c.as_const() {
+                Some(v) => v != 0,
+                None => {
+                    let mut cs = constraints.to_vec();
+                    cs.extend(self.known.iter().map(|(m, _)| m.clone()));
+                    ex.solver.may_be_true(&cs, c)?
+                }
+            };
+            self.known.push((c.clone(), ok));
+            if !ok {
+                return Ok(false);
+            }
+        }
         Ok(true)
     }
 }

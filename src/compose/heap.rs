@@ -49,44 +49,44 @@ enum Actual {
     Other(u64),
 }
 
-/// Each leaf's condition carried over to a call of `summary` with `args`
-/// in `state` (false where the heap check finds the leaf infeasible), or
-/// why the call is to be executed instead.
+/// Each leaf's conditions carried over to a call of `summary` with `args`
+/// in `state`, one by one (a single false where the heap check finds the
+/// leaf infeasible), or why the call is to be executed instead.
 pub(super) fn leaf_conditions(
     ex: &mut Executor,
     state: &mut State,
     summary: &Summary,
     args: &[Value],
-) -> Result<Vec<ExprRef>, Fallback> {
+) -> Result<Vec<Vec<ExprRef>>, Fallback> {
     let mut shared = ParamMap::new(&summary.params, args);
     let mut conds = Vec::with_capacity(summary.leaves.len());
     for leaf in &summary.leaves {
         if leaf.heap.is_empty() {
-            conds.push(shared.condition(leaf).map_err(|_| Fallback::Unmappable)?);
+            conds.push(shared.conjuncts(leaf).map_err(|_| Fallback::Unmappable)?);
             continue;
         }
         match check(ex, state, &leaf.heap, args)? {
-            None => conds.push(crate::expr::bool_const(false)),
+            None => conds.push(vec![crate::expr::bool_const(false)]),
             Some(found) => conds.push(mapped(summary, leaf, args, &found)?),
         }
     }
     Ok(conds)
 }
 
-/// A leaf's condition over the caller's arguments and memory.
+/// A leaf's conditions over the caller's arguments and memory.
 fn mapped(
     summary: &Summary,
     leaf: &Leaf,
     args: &[Value],
     found: &[Option<Found>],
-) -> Result<ExprRef, Fallback> {
+) -> Result<Vec<ExprRef>, Fallback> {
     let mut map = ParamMap::new(&summary.params, args);
     for (i, (o, f)) in leaf.heap.objects.iter().zip(found).enumerate() {
         if let (Some(name), Some(f)) = (input_array(i, &o.kind), f) {
             map.with_object(name, f.object.clone(), f.start - f.base);
         }
     }
-    map.condition(leaf).map_err(|_| Fallback::Unmappable)
+    map.conjuncts(leaf).map_err(|_| Fallback::Unmappable)
 }
 
 /// Checks a leaf's heap condition against the caller: the caller's input

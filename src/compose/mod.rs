@@ -13,17 +13,19 @@ mod heap;
 pub mod show;
 pub mod store;
 pub mod summary;
+pub mod target;
 
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::Arc;
 
 pub use build::Builder;
-pub use call::{CallCounts, Composer};
+pub use call::{CallCounts, Composer, Directed};
 pub use graph::{has_branch, CallGraph, Component};
 
 use crate::exec::{ExecConfig, Native};
 use crate::ir::{FuncId, Module};
+use crate::memo::heuristic::HeuristicKind;
 use store::Stored;
 
 /// Why a call is executed rather than composed (or a function has no
@@ -290,17 +292,35 @@ pub fn prepare(
 }
 
 /// Refuses what a compositional run cannot do yet, before anything runs.
-pub fn check_run(resume: bool, jobs: usize, targets: bool) -> Result<(), ComposeError> {
+pub fn check_run(resume: bool, jobs: usize) -> Result<(), ComposeError> {
     let what = if resume {
         "--resume"
     } else if jobs > 1 {
         "--jobs above 1"
-    } else if targets {
-        "--target"
     } else {
         return Ok(());
     };
     Err(ComposeError::Unsupported(what))
+}
+
+/// Refuses a compositional heuristic where it cannot act: H1 and H2 act
+/// at composed calls, and H2 needs a target. (A compositional run follows
+/// no trie, so the memoized runs' heuristics leave it as it is.)
+pub fn check_heuristic(
+    heuristic: HeuristicKind,
+    compose: bool,
+    targets: bool,
+) -> Result<(), ComposeError> {
+    if heuristic.is_compositional() && !compose {
+        return Err(ComposeError::Heuristic(
+            heuristic.as_str(),
+            "needs --compose",
+        ));
+    }
+    if heuristic == HeuristicKind::H2 && !targets {
+        return Err(ComposeError::Heuristic("h2", "needs a --target"));
+    }
+    Ok(())
 }
 
 /// What stops a compositional run.
@@ -310,22 +330,44 @@ pub enum ComposeError {
     Unsupported(&'static str),
     #[error("the program has no function `{0}` to start in")]
     NoEntry(String),
+    #[error("--heuristic {0} {1}")]
+    Heuristic(&'static str, &'static str),
 }
 
 /// The run's composer over the summaries of everything the entry reaches
 /// (read from `memo_dir` or built there), and what preparing them did.
+/// `heuristic`: H1 or H2 direct it (H2 at these target instructions);
+/// the others leave it as it is.
 pub fn attach(
     module: &Arc<Module>,
     config: &ExecConfig,
     memo_dir: &Path,
     bound: u32,
+    heuristic: (HeuristicKind, &[(FuncId, crate::ir::InstId)]),
 ) -> Result<(Arc<Composer>, Prepared), ComposeError> {
     let entry = module
         .func_by_name(&config.entry)
         .ok_or_else(|| ComposeError::NoEntry(config.entry.clone()))?;
     let (table, prepared) = prepare(module, config, entry, memo_dir, bound);
-    let composer = Arc::new(Composer::new(table, config.max_depth.is_some()));
-    Ok((composer, prepared))
+    let composer = Composer::new(table, config.max_depth.is_some());
+    let composer = match heuristic {
+        (HeuristicKind::H1, _) => composer.directed(Directed::Errors),
+        (HeuristicKind::H2, targets) => {
+            let reach = target::TargetReach::new(module, &CallGraph::of(module), targets);
+            let kept = composer
+                .summaries()
+                .iter()
+                .enumerate()
+                .map(|(f, s)| {
+                    let s = s.as_ref().ok()?;
+                    Some(reach.paths_kept(module, FuncId(f as u32), s).into())
+                })
+                .collect();
+            composer.directed(Directed::Targets(kept))
+        }
+        _ => composer,
+    };
+    Ok((Arc::new(composer), prepared))
 }
 
 /// `stats.json`'s view of a compositional run.
@@ -333,6 +375,7 @@ pub fn stats(
     p: &Prepared,
     calls: &CallCounts,
     replay: &crate::exec::ReplayCounters,
+    heuristic: Option<HeuristicKind>,
 ) -> crate::stats::ComposeStats {
     let named =
         |m: &BTreeMap<&'static str, u64>| m.iter().map(|(k, v)| (k.to_string(), *v)).collect();
@@ -349,6 +392,12 @@ pub fn stats(
         calls_executed: named(&calls.executed),
         paths_checked: calls.paths_checked,
         paths_feasible: calls.paths_feasible,
+        heuristic: heuristic
+            .filter(|h| h.is_compositional())
+            .map_or(String::new(), |h| h.as_str().to_string()),
+        errors_reported: calls.errors_reported,
+        paths_pruned: calls.paths_pruned,
+        calls_pruned: calls.calls_pruned,
         replayed_choices: replay.choices,
         solver_calls_avoided: replay.solver_calls_avoided,
         replays_abandoned: replay.abandoned,

@@ -210,12 +210,20 @@ impl ParamMap {
 
     /// The conjunction of a leaf's condition, mapped.
     pub fn condition(&mut self, leaf: &Leaf) -> Result<ExprRef, Unmappable> {
-        let mut c = expr::bool_const(true);
-        for e in &leaf.condition {
-            c = expr::and(&c, &self.map(e)?);
-        }
-        Ok(c)
+        Ok(conjunction(&self.conjuncts(leaf)?))
     }
+
+    /// The leaf's conditions one by one, over the call's arguments.
+    pub fn conjuncts(&mut self, leaf: &Leaf) -> Result<Vec<ExprRef>, Unmappable> {
+        leaf.condition.iter().map(|e| self.map(e)).collect()
+    }
+}
+
+/// The conjunction of `conds` (true when there are none).
+pub fn conjunction(conds: &[ExprRef]) -> ExprRef {
+    conds
+        .iter()
+        .fold(expr::bool_const(true), |c, e| expr::and(&c, e))
 }
 
 /// Whether an expression reads only the parameter arrays of a function

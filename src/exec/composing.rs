@@ -14,12 +14,13 @@
 
 use std::sync::Arc;
 
-use super::executor::{Exec, Executor};
+use super::end::{ErrorKind, PathEnd, PathError, StackEntry};
+use super::executor::{Exec, Executor, Flow};
 use super::guide::Next;
 use super::state::{Alt, State};
 use super::value::Value;
 use crate::expr::{self, Assignment, ExprRef};
-use crate::ir::{FuncId, Reg, SiteId};
+use crate::ir::{FuncId, Reg, SiteId, SourceLoc};
 
 /// What a state does about composition, beyond what every state does.
 #[derive(Clone, Debug)]
@@ -212,5 +213,58 @@ impl Executor {
                 state.composing = None;
             }
         }
+    }
+}
+
+impl Executor {
+    /// Ends `state` at the call of `callee` at `site` with an error of
+    /// `kind` at `loc`, the end of the callee's recorded path `alt` (of
+    /// `conds.len()`), whose condition joins the path's: heuristic H1
+    /// reports such an error without replaying the callee. The call's
+    /// choice point is recorded with that path alone feasible (the others
+    /// were not checked).
+    pub(crate) fn end_with_recorded_error(
+        &mut self,
+        state: &mut State,
+        site: SiteId,
+        conds: &[ExprRef],
+        alt: usize,
+        callee: FuncId,
+        (kind, loc): (ErrorKind, Option<SourceLoc>),
+    ) -> Exec<bool> {
+        let alts: Vec<Alt> = (0..conds.len())
+            .map(|i| Alt {
+                payload: i as u64,
+                feasible: i == alt,
+            })
+            .collect();
+        let point = self.point_at(state, site, alts.into());
+        let next = vec![Next::Free; conds.len()];
+        self.take_alternatives(state, point, conds, &next, false)?;
+        let name = self.module().func(callee).name.clone();
+        let message = format!(
+            "{kind} in `{name}`, on a path of its summary (reported by heuristic h1, not replayed)"
+        );
+        let mut stack = vec![StackEntry {
+            function: name,
+            loc,
+        }];
+        // The caller's frames, as an error at the call would have them.
+        if let Flow::End(PathEnd::Error(at_call)) = self.error(state, kind, "") {
+            stack.extend(at_call.stack);
+        }
+        Err(Flow::End(PathEnd::Error(PathError {
+            kind,
+            message,
+            loc,
+            stack,
+        })))
+    }
+
+    /// Ends a path at a call none of whose recorded paths that heuristic
+    /// H2 keeps is feasible there: nothing below it leads to a target. No
+    /// test is written for it.
+    pub(crate) fn pruned_here() -> Exec<bool> {
+        Err(Flow::End(PathEnd::Pruned))
     }
 }

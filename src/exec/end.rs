@@ -50,6 +50,32 @@ impl ErrorKind {
             ErrorKind::Solver => "solver",
         }
     }
+
+    /// The kind `as_str` names `s`, if any.
+    pub fn parse(s: &str) -> Option<ErrorKind> {
+        use ErrorKind::*;
+        [
+            Null,
+            Ptr,
+            UseAfterFree,
+            DoubleFree,
+            InvalidFree,
+            ReadOnly,
+            Assert,
+            Abort,
+            DivByZero,
+            Overshift,
+            User,
+            Reach,
+            Unreachable,
+            BadCall,
+            Unsupported,
+            External,
+            Solver,
+        ]
+        .into_iter()
+        .find(|k| k.as_str() == s)
+    }
 }
 
 impl fmt::Display for ErrorKind {

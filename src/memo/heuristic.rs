@@ -20,11 +20,37 @@ use thiserror::Error;
 use super::trie::{NodeId, Trie, TriePoint};
 use crate::ir::{switch_alternatives, BlockId, Callee, FuncId, Inst, InstId, Module};
 
-/// Which heuristic selects the boundary nodes.
+/// Which heuristic directs a run at its targets: `Reachability` and
+/// `Counter` select the boundary nodes of a deeper memoized run; `H1` and
+/// `H2` are the compositional run's (`--compose`, ICSE 2015 §IV-E), applied
+/// where a call is composed from a summary.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum HeuristicKind {
     Reachability,
     Counter,
+    /// A summary's paths that end in an error are checked first at a call;
+    /// one feasible there ends the caller's path with that error, without
+    /// replaying the callee, and the call's other paths are not explored.
+    H1,
+    /// Only the summary's paths that lead to a target are kept at a call.
+    H2,
+}
+
+impl HeuristicKind {
+    /// Whether it is a heuristic of compositional runs.
+    pub fn is_compositional(self) -> bool {
+        matches!(self, HeuristicKind::H1 | HeuristicKind::H2)
+    }
+
+    /// Its name on the command line.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            HeuristicKind::Reachability => "reachability",
+            HeuristicKind::Counter => "counter",
+            HeuristicKind::H1 => "h1",
+            HeuristicKind::H2 => "h2",
+        }
+    }
 }
 
 /// A target that names nothing in the program.

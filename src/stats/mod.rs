@@ -42,6 +42,20 @@ pub struct RunStats {
     /// What `--compose` did (all zero without it).
     #[serde(default)]
     pub compose: ComposeStats,
+    /// When the first error path ended (`None`: none did).
+    #[serde(default)]
+    pub first_error: Option<FirstError>,
+}
+
+/// The work a run had done when its first error path ended: what a search
+/// for one error costs (the summaries' work, `compose.init_*`, not
+/// included).
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct FirstError {
+    pub queries: u64,
+    pub z3_calls: u64,
+    /// Seconds since the exploration started.
+    pub seconds: f64,
 }
 
 /// Compositional runs (`--compose`): the summaries and the calls composed
@@ -68,6 +82,20 @@ pub struct ComposeStats {
     /// feasible there.
     pub paths_checked: u64,
     pub paths_feasible: u64,
+    /// The heuristic directing the composed calls (`h1`, `h2`; empty:
+    /// none).
+    #[serde(default)]
+    pub heuristic: String,
+    /// H1: errors of a summary's paths reported at calls, the callee not
+    /// replayed.
+    #[serde(default)]
+    pub errors_reported: u64,
+    /// H2: a summary's paths left out at calls as leading to no target, and
+    /// calls where no path kept was feasible (the caller's path ended).
+    #[serde(default)]
+    pub paths_pruned: u64,
+    #[serde(default)]
+    pub calls_pruned: u64,
     /// Choice points inside replayed callees decided with the solver off,
     /// and the feasibility checks that saved.
     pub replayed_choices: u64,
