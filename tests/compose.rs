@@ -18,21 +18,8 @@ mod found;
 #[path = "support/trial.rs"]
 mod trial;
 
-use found::{header_args, mnemo, program_args, programs, tests_of};
+use found::{header_args, mnemo, program_args, programs, unnumbered_tests};
 use trial::{keep_on_failure, scratch};
-
-/// A run's tests without their numbers, sorted.
-fn outcomes(out: &Path) -> Result<Vec<String>, String> {
-    let mut v: Vec<String> = tests_of(out)?
-        .into_iter()
-        .map(|l| {
-            l.split_once(' ')
-                .map_or(l.clone(), |(_, rest)| rest.to_string())
-        })
-        .collect();
-    v.sort();
-    Ok(v)
-}
 
 /// `mnemo run -q --output-dir DIR/OUT --memo DIR/MEMO ARGS BC PROGRAM_ARGS`.
 fn run(
@@ -78,8 +65,8 @@ fn check_program(prog: &Path) -> Result<(), Failed> {
             return Err("stats.json does not say the run composed".into());
         }
         let (a, b) = (
-            outcomes(&dir.join("whole"))?,
-            outcomes(&dir.join("composed"))?,
+            unnumbered_tests(&dir.join("whole"))?,
+            unnumbered_tests(&dir.join("composed"))?,
         );
         if a != b {
             return Err(format!(
@@ -96,7 +83,7 @@ fn check_program(prog: &Path) -> Result<(), Failed> {
                 again["compose"]
             ));
         }
-        if outcomes(&dir.join("again"))? != a {
+        if unnumbered_tests(&dir.join("again"))? != a {
             return Err("a run on stored summaries found other paths".into());
         }
         if !args.iter().any(|a| a == "--file") {
@@ -133,8 +120,8 @@ fn composed_stats(
     composed.push("--compose".into());
     let stats = run(dir, &format!("{name}-composed"), memo, &composed, &bc, &[])?;
     let (a, b) = (
-        outcomes(&dir.join(format!("{name}-whole")))?,
-        outcomes(&dir.join(format!("{name}-composed")))?,
+        unnumbered_tests(&dir.join(format!("{name}-whole")))?,
+        unnumbered_tests(&dir.join(format!("{name}-composed")))?,
     );
     if a != b {
         return Err(format!("other paths composed:\n{a:?}\n{b:?}"));

@@ -7,8 +7,6 @@
 //! Then each reason the heap check, or a summary's memory, makes a call be
 //! executed as usual is counted.
 
-use std::path::Path;
-
 use libtest_mimic::{Arguments, Failed, Trial};
 
 #[path = "support/cli.rs"]
@@ -19,21 +17,8 @@ mod found;
 #[path = "support/trial.rs"]
 mod trial;
 
-use found::{mnemo, tests_of};
+use found::{mnemo, unnumbered_tests};
 use trial::{keep_on_failure, scratch};
-
-/// A run's tests without their numbers, sorted.
-fn outcomes(out: &Path) -> Result<Vec<String>, String> {
-    let mut v: Vec<String> = tests_of(out)?
-        .into_iter()
-        .map(|l| {
-            l.split_once(' ')
-                .map_or(l.clone(), |(_, rest)| rest.to_string())
-        })
-        .collect();
-    v.sort();
-    Ok(v)
-}
 
 /// Runs `source` whole and composed, checks they agree and that the
 /// composed tests replay natively; returns the composed run's `compose`
@@ -64,8 +49,8 @@ fn compose(source: &str) -> Result<serde_json::Value, Failed> {
         run("whole", false)?;
         let stats = run("composed", true)?;
         let (a, b) = (
-            outcomes(&dir.join("whole"))?,
-            outcomes(&dir.join("composed"))?,
+            unnumbered_tests(&dir.join("whole"))?,
+            unnumbered_tests(&dir.join("composed"))?,
         );
         if a != b {
             return Err(format!(

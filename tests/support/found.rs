@@ -58,6 +58,21 @@ pub fn tests_of(mnemo_out: &Path) -> Result<Vec<String>, String> {
     Ok(lines)
 }
 
+/// The run's tests as [`tests_of`] lists them, without their numbers,
+/// sorted: runs that fork in another order (at call sites) compare equal.
+#[allow(dead_code)] // Only the compositional tests compare runs so.
+pub fn unnumbered_tests(mnemo_out: &Path) -> Result<Vec<String>, String> {
+    let mut v: Vec<String> = tests_of(mnemo_out)?
+        .into_iter()
+        .map(|l| {
+            l.split_once(' ')
+                .map_or(l.clone(), |(_, rest)| rest.to_string())
+        })
+        .collect();
+    v.sort();
+    Ok(v)
+}
+
 /// The run's trie as `mnemo trie show` prints it.
 pub fn trie_of(memo: &Path) -> Result<String, String> {
     mnemo(&["trie".as_ref(), "show".as_ref(), memo.as_os_str()])
