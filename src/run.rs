@@ -238,6 +238,20 @@ struct Outputs<'a> {
     first_error: Option<FirstError>,
 }
 
+impl Outputs<'_> {
+    /// Keeps what the run had cost when its first error path ended.
+    fn note_first_error(&mut self, executor: &Executor, path: &FinishedPath<'_>) {
+        if self.first_error.is_none() && matches!(path.end, PathEnd::Error(_)) {
+            let solver = executor.solver_stats();
+            self.first_error = Some(FirstError {
+                queries: solver.queries,
+                z3_calls: solver.z3_calls,
+                seconds: self.report.explore_start.elapsed().as_secs_f64(),
+            });
+        }
+    }
+}
+
 impl PathObserver for Outputs<'_> {
     fn checkpoint(
         &mut self,
@@ -263,33 +277,29 @@ impl PathObserver for Outputs<'_> {
     }
 
     fn path_ended(&mut self, executor: &Executor, path: &FinishedPath<'_>) -> anyhow::Result<()> {
-        if self.first_error.is_none() && matches!(path.end, PathEnd::Error(_)) {
-            let solver = executor.solver_stats();
-            self.first_error = Some(FirstError {
-                queries: solver.queries,
-                z3_calls: solver.z3_calls,
-                seconds: self.report.explore_start.elapsed().as_secs_f64(),
-            });
-        }
-        if path.untested {
-            // Recorded without a test: a resumed run explores it again.
-            if let PathEnd::Early(reason) = path.end {
-                self.writer.count_untested(reason.as_str());
+        let test = if path.untested {
+            None
+        } else {
+            StoredTest::of_path(executor, path)
+        };
+        match test {
+            Some(t) => {
+                let staged = self.writer.stager().stage(t)?;
+                self.path_ended_staged(executor, path, staged)
             }
-            self.recorder.record(executor, path, None);
-            return Ok(());
+            None => {
+                self.note_first_error(executor, path);
+                if path.untested {
+                    // Recorded without a test: a resumed run explores it
+                    // again.
+                    if let PathEnd::Early(reason) = path.end {
+                        self.writer.count_untested(reason.as_str());
+                    }
+                }
+                self.recorder.record(executor, path, None);
+                Ok(())
+            }
         }
-        let test = StoredTest::of_path(executor, path);
-        if let Some(t) = &test {
-            self.writer.write(t)?;
-        }
-        let tested = test.is_some();
-        let leaf = self.recorder.record(executor, path, test);
-        if tested {
-            self.places
-                .push(TestPlace::leaf(leaf.unwrap_or(NodeId::ROOT)));
-        }
-        Ok(())
     }
 
     fn path_ended_staged(
@@ -298,6 +308,7 @@ impl PathObserver for Outputs<'_> {
         path: &FinishedPath<'_>,
         staged: StagedTest,
     ) -> anyhow::Result<()> {
+        self.note_first_error(executor, path);
         let test = self.writer.commit(staged)?;
         let leaf = self.recorder.record(executor, path, Some(test));
         self.places
