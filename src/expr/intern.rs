@@ -108,6 +108,9 @@ pub(super) fn hash_kind(kind: &ExprKind, width: u32) -> u64 {
     mix(h.finish())
 }
 
+/// The next node's serial.
+static SERIAL: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+
 /// A final mix, so that the shard index (high bits) and the map's own
 /// hashing (which multiplies) see well-spread values.
 pub(super) fn mix(x: u64) -> u64 {
@@ -197,6 +200,9 @@ impl Shard {
         let node = Arc::new(ExprNode {
             kind: ManuallyDrop::new(kind),
             width,
+            // Wrapping after 2^32 nodes costs collisions, never wrong
+            // answers: equality is by identity.
+            serial: SERIAL.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
             hash,
         });
         let weak = Arc::downgrade(&node);

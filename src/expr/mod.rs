@@ -89,6 +89,9 @@ pub enum ExprKind {
 pub struct ExprNode {
     kind: ManuallyDrop<ExprKind>,
     width: u32,
+    /// The node's number in the order nodes were made: what it hashes by
+    /// (see `Hash for ExprRef`).
+    serial: u32,
     /// Structural hash, stable across runs and machines: it depends on the
     /// shape, constants and array names only, never on addresses.
     hash: u64,
@@ -216,12 +219,15 @@ impl Eq for ExprRef {}
 /// node. The structural hash would not do: sibling paths that each create
 /// an input under the same name build distinct nodes with equal structural
 /// hashes, and a map keyed by those (the solver's caches) piles them into
-/// one bucket. The address is mixed because it is aligned: its low bits,
-/// which pick a map's bucket, are always zero.
+/// one bucket. Nor would the address: it differs from run to run, and so
+/// would the order of every map keyed by expressions, and with it the
+/// queries' order of terms and Z3's models (a test's inputs changed between
+/// two runs of one program). The serial is the same on every run of one
+/// worker.
 impl Hash for ExprRef {
     #[inline]
     fn hash<H: Hasher>(&self, state: &mut H) {
-        state.write_u64(intern::mix(Arc::as_ptr(&self.0) as usize as u64));
+        state.write_u64(intern::mix(u64::from(self.0.serial)));
     }
 }
 
