@@ -11,7 +11,7 @@ use parking_lot::Mutex;
 use super::summary::{conjunction, Leaf, LeafEnd, SharedSummary};
 use super::Fallback;
 use crate::exec::{CallComposer, ErrorKind, Executor, State, Value};
-use crate::expr::{self, ArrayRef, ExprRef};
+use crate::expr::{self, ArrayRef, Assignment, ExprRef};
 use crate::ir::{FuncId, Module, Reg, SiteId, SourceLoc};
 
 /// What the composer did, for `stats.json`.
@@ -148,34 +148,37 @@ impl CallComposer for Composer {
         let pruned = (conds.len() - order.len()) as u64;
         let mut models = vec![None; conds.len()];
         let mut checked = 0u64;
-        let mut prefixes = Prefixes::default();
-        for (k, &i) in order.iter().enumerate() {
+        // The path's own model, where it has one, answers most questions
+        // about conditions its inputs already meet.
+        let mut prefixes = Prefixes::new(state.hint.clone());
+        for &i in &order {
             checked += 1;
             if conds[i].is_false() {
                 continue;
             }
+            // Each condition of the path is asked about after the ones before
+            // it, as a whole-program run forking through the callee would ask
+            // (and the solver's caches match queries by their conjuncts).
             let leaf = &parts[i];
-            // The part of its condition this path shares with the next one
-            // is worth a question of its own.
-            let shared = order.get(k + 1).map_or(0, |&j| {
-                leaf.iter()
-                    .zip(&parts[j])
-                    .take_while(|(a, b)| a == b)
-                    .count()
-            });
-            match prefixes.feasible(ex, &state.constraints, &leaf[..shared]) {
+            match prefixes.feasible(ex, &state.constraints, leaf) {
                 Ok(true) => {}
                 Ok(false) => continue,
                 Err(e) => return Err(ex.solver_error(state, e)),
             }
-            // The path's conditions one by one, as a path's own would be:
-            // the solver's caches match queries by their conjuncts.
-            let mut cs = (*state.constraints).clone();
-            cs.extend(leaf.iter().cloned());
-            let model = match ex.solver.get_model(&cs, &arrays) {
-                Ok(m) => m.map(Arc::new),
-                Err(e) => return Err(ex.solver_error(state, e)),
+            let model = match prefixes.model_of_all(&arrays) {
+                Some(m) => Some(m),
+                None => {
+                    let mut cs = (*state.constraints).clone();
+                    cs.extend(leaf.iter().cloned());
+                    match ex.solver.get_model(&cs, &arrays) {
+                        Ok(m) => m.map(Arc::new),
+                        Err(e) => return Err(ex.solver_error(state, e)),
+                    }
+                }
             };
+            if let Some(m) = &model {
+                prefixes.set_model(m.clone());
+            }
             if let (true, Some(_), LeafEnd::Error { kind, line }) =
                 (errors_first, &model, &summary.leaves[i].end)
             {
@@ -240,17 +243,44 @@ fn line_in(module: &Module, callee: FuncId, leaf: &Leaf, line: u32) -> Option<So
 /// they parted, and a prefix the caller's path rules out rules out every
 /// path below it, with one question to the solver (as a whole-program run
 /// forking through the callee would ask it) rather than one per path.
-#[derive(Default)]
 struct Prefixes {
     /// The conditions of the last path asked about, each with whether the
     /// prefix up to it is feasible (an infeasible one is the last).
     known: Vec<(ExprRef, bool)>,
+    /// A model of the caller's path and of the first `model_holds` of
+    /// `known`: a condition it meets after them is feasible without a
+    /// question.
+    model: Option<Arc<Assignment>>,
+    model_holds: usize,
 }
 
 impl Prefixes {
+    /// No prefix known yet; `model`, if any, satisfies the caller's path.
+    fn new(model: Option<Arc<Assignment>>) -> Prefixes {
+        Prefixes {
+            known: Vec::new(),
+            model,
+            model_holds: 0,
+        }
+    }
+
+    /// Takes `model` (of the caller's path and of the whole of the last
+    /// path asked about) for the questions that follow.
+    fn set_model(&mut self, model: Arc<Assignment>) {
+        self.model_holds = self.known.len();
+        self.model = Some(model);
+    }
+
+    /// The model, when it meets the whole of the last path asked about
+    /// and gives every array of `arrays`.
+    fn model_of_all(&self, arrays: &[ArrayRef]) -> Option<Arc<Assignment>> {
+        let m = self.model.as_ref()?;
+        (self.model_holds == self.known.len() && arrays.iter().all(|a| m.contains(a)))
+            .then(|| m.clone())
+    }
+
     /// Whether every prefix of `condition` (a prefix of a path's, carried
-    /// over to the call) may hold after `constraints`. The rest of the
-    /// path's condition is left to the question for its model.
+    /// over to the call) may hold after `constraints`.
     fn feasible(
         &mut self,
         ex: &mut Executor,
@@ -264,18 +294,25 @@ impl Prefixes {
             .take_while(|((known, _), c)| known == *c)
             .count();
         self.known.truncate(shared);
+        self.model_holds = self.model_holds.min(shared);
         if self.known.last().is_some_and(|(_, ok)| !ok) {
             return Ok(false);
         }
         for c in &condition[shared..] {
+            let by_model = self.model_holds == self.known.len()
+                && self.model.as_ref().is_some_and(|m| expr::eval(c, m) != 0);
             let ok = match c.as_const() {
                 Some(v) => v != 0,
+                None if by_model => true,
                 None => {
                     let mut cs = constraints.to_vec();
                     cs.extend(self.known.iter().map(|(m, _)| m.clone()));
                     ex.solver.may_be_true(&cs, c)?
                 }
             };
+            if by_model {
+                self.model_holds += 1;
+            }
             self.known.push((c.clone(), ok));
             if !ok {
                 return Ok(false);

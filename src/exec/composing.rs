@@ -109,7 +109,12 @@ impl Executor {
         state.composing = Some(Composing::Forked(models.clone()));
         let point = self.point_at(state, site, alts.into());
         let next = vec![Next::Free; conds.len()];
+        let forked = self.forked.len();
         let (alt, _) = self.take_alternatives(state, point, conds, &next, true)?;
+        state.split_last_constraint();
+        for child in &mut self.forked[forked..] {
+            child.split_last_constraint();
+        }
         let model = models[alt]
             .clone()
             .expect("a taken alternative is feasible");
@@ -141,6 +146,11 @@ impl Executor {
         let pc = state.frame().pc;
         state.frame_mut().pc = crate::ir::InstId(pc.0 + 1);
         self.push_frame(state, callee, args, dst, Some(pc))?;
+        // The model satisfies the path so far and the callee's recorded
+        // path, whose choices the replay adds: it stays a model of the path
+        // after the call, until a constraint it fails (then dropped), and
+        // is the test's when the path ends first.
+        state.hint = Some(model.clone());
         state.composing = Some(Composing::Replaying {
             depth: state.stack.len(),
             model,
@@ -241,6 +251,7 @@ impl Executor {
         let point = self.point_at(state, site, alts.into());
         let next = vec![Next::Free; conds.len()];
         self.take_alternatives(state, point, conds, &next, false)?;
+        state.split_last_constraint();
         let name = self.module().func(callee).name.clone();
         let message = format!(
             "{kind} in `{name}`, on a path of its summary (reported by heuristic h1, not replayed)"

@@ -196,6 +196,23 @@ impl State {
         Arc::make_mut(&mut self.constraints).push(c);
     }
 
+    /// Puts the conjuncts of the last constraint in its place, when it is a
+    /// conjunction (as KLEE's constraint manager does with every one). A
+    /// composed callee's recorded path is one, over all of the callee's
+    /// inputs: kept whole, it would tie them into one factor for slicing,
+    /// and no query about one of them would match a cached one. (Done for
+    /// every constraint, it cost 5% of a loop-heavy run, whose conjunctions
+    /// are ranges of one input.)
+    pub fn split_last_constraint(&mut self) {
+        if !self.constraints.last().is_some_and(|c| c.is_conjunction()) {
+            return;
+        }
+        let constraints = Arc::make_mut(&mut self.constraints);
+        if let Some(c) = constraints.pop() {
+            crate::expr::conjuncts(std::slice::from_ref(&c), constraints);
+        }
+    }
+
     /// Reserves `size` bytes of addresses on the heap or the stack.
     pub fn reserve(&mut self, size: u64, stack: bool) -> u64 {
         let next = if stack {

@@ -140,6 +140,19 @@ impl ExprRef {
         self.width() == 1 && self.as_const() == Some(1)
     }
 
+    /// Whether this is a width-1 `and` (see [`conjuncts`]).
+    #[inline]
+    pub fn is_conjunction(&self) -> bool {
+        self.width() == 1
+            && matches!(
+                self.kind(),
+                ExprKind::Binary {
+                    op: crate::ir::BinOp::And,
+                    ..
+                }
+            )
+    }
+
     /// Whether this is the width-1 constant `false`.
     #[inline]
     pub fn is_false(&self) -> bool {
