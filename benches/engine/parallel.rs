@@ -21,6 +21,7 @@
 //! twice as fast as one.
 
 use std::path::{Path, PathBuf};
+use std::time::Instant;
 
 use mnemo::parallel::simulate::{predict, Prediction};
 use mnemo::parallel::Balance;
@@ -130,6 +131,30 @@ fn config(
         balance,
         compose: None,
     }
+}
+
+/// How much faster `threads` threads of pure arithmetic get through work
+/// than one: the most any `--jobs` speedup can be on this machine. Virtual
+/// cores need not be whole cores (siblings of one physical core, or a host
+/// that is itself busy), and then no program scales to their number.
+fn ceiling(threads: usize) -> f64 {
+    fn spin() {
+        let mut x = 0u64;
+        for i in 0..400_000_000u64 {
+            x = std::hint::black_box(x.wrapping_add(i.wrapping_mul(i)));
+        }
+        std::hint::black_box(x);
+    }
+    let one = Instant::now();
+    spin();
+    let one = one.elapsed().as_secs_f64();
+    let many = Instant::now();
+    std::thread::scope(|s| {
+        for _ in 0..threads {
+            s.spawn(spin);
+        }
+    });
+    threads as f64 * one / many.elapsed().as_secs_f64().max(1e-9)
 }
 
 /// The machine's load average over the last minute.
@@ -267,6 +292,11 @@ fn simulate(
 pub fn run(root: &Path, toolchain: &mnemo::testgen::Toolchain) -> anyhow::Result<Vec<Value>> {
     let scratch = tempfile::tempdir()?;
     let mut results = Vec::new();
+    let ceiling = ceiling(2);
+    println!(
+        "\nthis machine: 2 threads of pure arithmetic get through {ceiling:.2}x the work of one (the ceiling of any --jobs 2 speedup here)"
+    );
+    results.push(json!({"bench": "parallel-ceiling", "threads": 2, "speedup": ceiling}));
     println!(
         "\n{:<22} {:>6} {:>6} | {:>7} | {:>7} {:>7} {:>7} {:>7} | {:>6} {:>6} {:>6} {:>6} | {:>7} {:>5}",
         "parallel (--jobs 2)",
