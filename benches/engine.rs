@@ -22,11 +22,6 @@ use mnemo::search::{explore, ExploreConfig, FinishedPath, PathObserver, Searcher
 use mnemo::stop::StopRequest;
 use mnemo::testgen::Toolchain;
 
-/// The allocator `mnemo` itself runs with (see `src/main.rs`), so that the
-/// runs made in this process are timed as users see them.
-#[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
 #[path = "engine/compose.rs"]
 mod compose;
 #[path = "engine/parallel.rs"]

@@ -15,12 +15,6 @@ use mnemo::stats::RunStats;
 use mnemo::stop::StopRequest;
 use mnemo::testgen::{replay_dir, write_commands, KTest, Toolchain};
 
-/// Workers share expressions and move states between them, so memory is
-/// often freed by another thread than the one that took it: glibc's malloc
-/// then takes the other arena's lock, and mimalloc does not.
-#[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
 #[derive(Parser)]
 #[command(
     name = "mnemo",
