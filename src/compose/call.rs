@@ -160,7 +160,7 @@ impl CallComposer for Composer {
             // it, as a whole-program run forking through the callee would ask
             // (and the solver's caches match queries by their conjuncts).
             let leaf = &parts[i];
-            match prefixes.feasible(ex, &state.constraints, leaf) {
+            match prefixes.feasible(ex, &state.constraints, leaf, &arrays) {
                 Ok(true) => {}
                 Ok(false) => continue,
                 Err(e) => return Err(ex.solver_error(state, e)),
@@ -286,6 +286,7 @@ impl Prefixes {
         ex: &mut Executor,
         constraints: &[ExprRef],
         condition: &[ExprRef],
+        arrays: &[ArrayRef],
     ) -> Result<bool, crate::solver::SolverError> {
         let shared = self
             .known
@@ -305,9 +306,18 @@ impl Prefixes {
                 Some(v) => v != 0,
                 None if by_model => true,
                 None => {
+                    // Asked with a model, whose answer decides the
+                    // conditions after this one as the caller's did.
                     let mut cs = constraints.to_vec();
                     cs.extend(self.known.iter().map(|(m, _)| m.clone()));
-                    ex.solver.may_be_true(&cs, c)?
+                    match ex.solver.model_where(&cs, c, arrays)? {
+                        Some(m) => {
+                            self.model = Some(Arc::new(m));
+                            self.model_holds = self.known.len() + 1;
+                            true
+                        }
+                        None => false,
+                    }
                 }
             };
             if by_model {

@@ -58,35 +58,77 @@ pub(super) fn leaf_conditions(
     summary: &Summary,
     args: &[Value],
 ) -> Result<Vec<Vec<ExprRef>>, Fallback> {
-    let mut shared = ParamMap::new(&summary.params, args);
+    // Leaves mostly find the same inputs (the same globals, the objects
+    // of the same pointer arguments): they share one map, and with it the
+    // terms already carried over.
+    let mut maps: Vec<(Vec<Input>, ParamMap)> =
+        vec![(Vec::new(), ParamMap::new(&summary.params, args))];
     let mut conds = Vec::with_capacity(summary.leaves.len());
     for leaf in &summary.leaves {
-        if leaf.heap.is_empty() {
-            conds.push(shared.conjuncts(leaf).map_err(|_| Fallback::Unmappable)?);
-            continue;
-        }
-        match check(ex, state, &leaf.heap, args)? {
-            None => conds.push(vec![crate::expr::bool_const(false)]),
-            Some(found) => conds.push(mapped(summary, leaf, args, &found)?),
-        }
+        let inputs = if leaf.heap.is_empty() {
+            Vec::new()
+        } else {
+            match check(ex, state, &leaf.heap, args)? {
+                None => {
+                    conds.push(vec![crate::expr::bool_const(false)]);
+                    continue;
+                }
+                Some(found) => inputs(leaf, &found),
+            }
+        };
+        let at = match maps.iter().position(|(k, _)| *k == inputs) {
+            Some(at) => at,
+            None => {
+                let mut map = ParamMap::new(&summary.params, args);
+                for input in &inputs {
+                    map.with_object(input.array.clone(), input.object.clone(), input.offset);
+                }
+                maps.push((inputs, map));
+                maps.len() - 1
+            }
+        };
+        conds.push(
+            maps[at]
+                .1
+                .conjuncts(leaf)
+                .map_err(|_| Fallback::Unmappable)?,
+        );
     }
     Ok(conds)
 }
 
-/// A leaf's conditions over the caller's arguments and memory.
-fn mapped(
-    summary: &Summary,
-    leaf: &Leaf,
-    args: &[Value],
-    found: &[Option<Found>],
-) -> Result<Vec<ExprRef>, Fallback> {
-    let mut map = ParamMap::new(&summary.params, args);
-    for (i, (o, f)) in leaf.heap.objects.iter().zip(found).enumerate() {
-        if let (Some(name), Some(f)) = (input_array(i, &o.kind), f) {
-            map.with_object(name, f.object.clone(), f.start - f.base);
-        }
+/// A leaf's memory input as found in the caller: its array is the bytes of
+/// `object` from `offset`.
+struct Input {
+    array: String,
+    object: Arc<ObjectState>,
+    offset: u64,
+}
+
+impl PartialEq for Input {
+    fn eq(&self, other: &Input) -> bool {
+        self.array == other.array
+            && Arc::ptr_eq(&self.object, &other.object)
+            && self.offset == other.offset
     }
-    map.conjuncts(leaf).map_err(|_| Fallback::Unmappable)
+}
+
+/// The memory inputs of a leaf whose heap condition found `found`.
+fn inputs(leaf: &Leaf, found: &[Option<Found>]) -> Vec<Input> {
+    leaf.heap
+        .objects
+        .iter()
+        .zip(found)
+        .enumerate()
+        .filter_map(|(i, (o, f))| {
+            let (array, f) = (input_array(i, &o.kind)?, f.as_ref()?);
+            Some(Input {
+                array,
+                object: f.object.clone(),
+                offset: f.start - f.base,
+            })
+        })
+        .collect()
 }
 
 /// Checks a leaf's heap condition against the caller: the caller's input

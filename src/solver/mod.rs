@@ -315,7 +315,19 @@ impl Solver {
         constraints: &[ExprRef],
         arrays: &[ArrayRef],
     ) -> Result<Option<Assignment>, SolverError> {
-        let query = Query::new(constraints, bool_const(true)).with_model(arrays);
+        self.model_where(constraints, &bool_const(true), arrays)
+    }
+
+    /// A model of `constraints` (satisfiable) together with `e`, giving
+    /// `arrays`, or `None` when `e` cannot hold: one question where
+    /// `may_be_true` and then `get_model` would be two.
+    pub fn model_where(
+        &mut self,
+        constraints: &[ExprRef],
+        e: &ExprRef,
+        arrays: &[ArrayRef],
+    ) -> Result<Option<Assignment>, SolverError> {
+        let query = Query::new(constraints, e.clone()).with_model(arrays);
         match self.check(&query)? {
             Answer::Sat(Some(model)) => Ok(Some(model)),
             Answer::Sat(None) => Err(SolverError::Unknown(
