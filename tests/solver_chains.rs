@@ -92,8 +92,8 @@ fn every_chain_answers_as_fresh_z3_does() {
     let chains = every_chain();
     assert_eq!(
         chains.len(),
-        4 << 7,
-        "every subset of 7 layers, before each of the 4 Z3 layers"
+        4 << 8,
+        "every subset of 8 layers, before each of the 4 Z3 layers"
     );
     // Two threads: the machine's cores; each chain is independent.
     let chains = Arc::new(chains);

@@ -113,12 +113,17 @@ pub fn canonical_key(constraints: &[ExprRef], expr: &ExprRef) -> Vec<u8> {
 /// Hashes of expressions that ignore array names (but not their sizes or
 /// contents) and the order of commutative operands.
 #[derive(Default)]
-struct ShapeHasher {
+pub(super) struct ShapeHasher {
     memo: FxHashMap<ExprRef, u64>,
 }
 
 impl ShapeHasher {
-    fn hash(&mut self, root: &ExprRef) -> u64 {
+    /// How many expressions the hasher remembers.
+    pub(super) fn remembered(&self) -> usize {
+        self.memo.len()
+    }
+
+    pub(super) fn hash(&mut self, root: &ExprRef) -> u64 {
         post_order(root, &mut self.memo, |e, memo| {
             let mut h = FxHasher::default();
             h.write_u32(e.width());

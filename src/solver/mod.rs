@@ -15,6 +15,7 @@
 mod arrays;
 mod cache;
 mod canon;
+mod canon_cache;
 mod cex;
 mod chain;
 mod constant;
@@ -32,6 +33,7 @@ mod z3stack;
 
 pub use self::cache::CacheLayer;
 pub use self::canon::{canonical_form, canonical_key, CanonLayer, Canonical, CanonicalArrays};
+pub use self::canon_cache::CanonCacheLayer;
 pub use self::cex::CexCache;
 pub use self::chain::{ChainError, ChainSpec, LayerKind, DEFAULT_CHAIN};
 pub use self::constant::ConstantLayer;
@@ -173,6 +175,7 @@ pub fn build_layers(config: &SolverConfig) -> Vec<Box<dyn Layer>> {
             LayerKind::Slice => Box::new(SliceLayer::new()),
             LayerKind::Reduce => Box::new(ReductionLayer::new()),
             LayerKind::Canon => Box::new(CanonLayer::new()),
+            LayerKind::CanonCache => Box::new(CanonCacheLayer::default()),
             LayerKind::Cache => Box::new(CacheLayer::default()),
             LayerKind::Cex => Box::new(CexCache::default()),
             LayerKind::Z3 => Box::new(Z3Layer::new(config.timeout_ms)),
