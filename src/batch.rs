@@ -617,6 +617,7 @@ fn merged_stats(
         s.wall_s = s.wall_s.max(o.wall_s);
         s.solver.queries += o.solver.queries;
         s.solver.z3_calls += o.solver.z3_calls;
+        s.solver.path_model += o.solver.path_model;
         s.solver.time_s += o.solver.time_s;
         s.memo.recorded_paths += o.memo.recorded_paths;
         s.memo.solver_calls_avoided += o.memo.solver_calls_avoided;

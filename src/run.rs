@@ -524,6 +524,7 @@ impl Report<'_> {
             solver: SolverStats {
                 queries: solver.queries,
                 z3_calls: solver.z3_calls,
+                path_model: solver.path_model,
                 time_s: solver.time.as_secs_f64(),
                 chain: self.config.solver.chain.to_string(),
                 stores: self.stores.clone(),
@@ -677,6 +678,7 @@ pub fn execute(
         max_instructions: config.max_instructions,
         max_memory_mb: config.max_memory_mb,
         checkpoint: config.checkpoint,
+        leave_memory: config.last_in_process,
     };
     let progress = Progress::new(config.quiet);
     let report = Report {

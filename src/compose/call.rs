@@ -310,7 +310,7 @@ impl Prefixes {
                     // conditions after this one as the caller's did.
                     let mut cs = constraints.to_vec();
                     cs.extend(self.known.iter().map(|(m, _)| m.clone()));
-                    match ex.solver.model_where(&cs, c, arrays)? {
+                    match ex.solver.model_where(&cs, c, arrays, None)? {
                         Some(m) => {
                             self.model = Some(Arc::new(m));
                             self.model_holds = self.known.len() + 1;

@@ -27,6 +27,11 @@ use crate::ir::{Inst, SiteId};
 /// A recorded choice point's alternatives, and how to go on down each.
 type Recorded = (Arc<[Alt]>, Vec<Next>);
 
+/// Inputs up to which a path keeps a model of its own: past them (a loop
+/// reading fresh input), the models of thousands of pending paths would
+/// take gigabytes, and the solver answers feasibility alone again.
+const MAX_MODEL_INPUTS: usize = 256;
+
 /// Candidates a symbolic pointer is resolved to before the rest counts as an error.
 pub(super) const MAX_POINTER_TARGETS: usize = 16;
 
@@ -54,19 +59,29 @@ impl Executor {
             return self.take_alternatives(state, point, conds, &next, true);
         }
         let mut alts = Vec::with_capacity(conds.len());
+        let mut models = Vec::with_capacity(conds.len());
         let mut any_feasible = false;
+        let keep_models = state.symbolics.len() <= MAX_MODEL_INPUTS;
+        if !keep_models {
+            state.hint = None;
+        }
         for (i, c) in conds.iter().enumerate() {
-            let ok = match c.as_const() {
-                Some(v) => v != 0,
+            let (ok, model) = match c.as_const() {
+                Some(v) => (v != 0, state.hint.clone()),
                 // The last alternative is feasible when no other one is,
-                // since together they cover everything.
-                None if i + 1 == conds.len() && !any_feasible => true,
+                // since together they cover everything (and the path's
+                // model, satisfying the path, satisfies it).
+                None if i + 1 == conds.len() && !any_feasible => (true, state.hint.clone()),
                 None if state.hint.as_ref().is_some_and(|h| expr::eval(c, h) != 0) => {
-                    self.guided.solver_calls_avoided += 1;
-                    true
+                    self.solver.answered_by_path_model();
+                    (true, state.hint.clone())
+                }
+                None if keep_models => {
+                    let model = self.model_where(state, c)?;
+                    (model.is_some(), model.map(Arc::new))
                 }
                 None => match self.solver.may_be_true(&state.constraints, c) {
-                    Ok(b) => b,
+                    Ok(b) => (b, None),
                     Err(e) => return Err(self.solver_error(state, e)),
                 },
             };
@@ -75,10 +90,32 @@ impl Executor {
                 payload: payloads[i],
                 feasible: ok,
             });
+            models.push(model);
         }
         let point = self.point_at(state, site, alts.into());
         let next = vec![Next::Free; conds.len()];
-        self.take_alternatives(state, point, conds, &next, true)
+        let before = self.forked.len();
+        let taken = self.take_alternatives(state, point, conds, &next, true)?;
+        // Each path leaves with a model of its own path condition: its next
+        // fork asks the solver about one side only, and a limit that stops
+        // it finds its test already known.
+        state.hint = models[taken.0].clone();
+        for child in &mut self.forked[before..] {
+            if let Some(f) = child.forced {
+                child.hint = models[f.alternative as usize].clone();
+            }
+        }
+        Ok(taken)
+    }
+
+    /// A model of the state's path together with `cond` over all of its
+    /// inputs, or `None` when `cond` cannot hold there.
+    fn model_where(&mut self, state: &State, cond: &ExprRef) -> Exec<Option<Assignment>> {
+        let arrays: Vec<_> = state.symbolics.iter().map(|s| s.array.clone()).collect();
+        let known = state.hint.as_deref();
+        self.solver
+            .model_where(&state.constraints, cond, &arrays, known)
+            .map_err(|e| self.solver_error(state, e))
     }
 
     /// The choice point at `site` of the state's current function.
@@ -276,13 +313,22 @@ impl Executor {
     }
 
     /// Whether `cond` may hold on the path: answered by the recorded inputs
-    /// on a guided prefix when they satisfy it, else by the solver.
+    /// on a guided prefix or by the path's model when they satisfy it, else
+    /// by the solver.
     pub(crate) fn may_be_true(&mut self, state: &State, cond: &ExprRef) -> Exec<bool> {
         if let Some(w) = self.witness(state) {
             if expr::eval(cond, &w) != 0 {
                 self.guided.solver_calls_avoided += 1;
                 return Ok(true);
             }
+        }
+        if state
+            .hint
+            .as_ref()
+            .is_some_and(|h| expr::eval(cond, h) != 0)
+        {
+            self.solver.answered_by_path_model();
+            return Ok(true);
         }
         self.solver
             .may_be_true(&state.constraints, cond)
@@ -312,6 +358,12 @@ impl Executor {
                 if let Some(w) = self.witness(state) {
                     self.guided.solver_calls_avoided += 1;
                     return Ok(expr::eval(e, &w));
+                }
+                // The path's model gives a value it can take, and one that
+                // keeps the model when the value joins the path.
+                if let Some(h) = &state.hint {
+                    self.solver.answered_by_path_model();
+                    return Ok(expr::eval(e, h));
                 }
                 self.solver
                     .get_value(&state.constraints, e)

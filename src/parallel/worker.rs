@@ -228,6 +228,7 @@ pub fn work(
             finish_by,
             cost: &mut cost,
             recent: &mut recent,
+            leave_memory: false,
         };
         end_pending(executor, states, &mut ending, &mut observer, common.stop)?;
         slot.ended.fetch_add(ending_states, Ordering::Relaxed);

@@ -2,6 +2,7 @@
 //! report every ended path, and stop cleanly at a limit.
 
 use std::collections::VecDeque;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use super::{Searcher, States};
@@ -25,6 +26,10 @@ pub struct ExploreConfig {
     /// How often the observer saves a checkpoint: at the start, every this
     /// long, and when a limit or a signal stops the run. `None`: never.
     pub checkpoint: Option<Duration>,
+    /// The process ends after this run: the states pending at a limit are
+    /// left to the OS rather than freed one by one (freeing their models
+    /// took a fifth of the time left for their tests on deep loops).
+    pub leave_memory: bool,
 }
 
 /// A path that ended, with the concrete inputs that drive a native run down it.
@@ -225,6 +230,7 @@ pub fn explore(
             finish_by,
             cost: &mut cost,
             recent: &mut recent,
+            leave_memory: limits.leave_memory,
         };
         end_pending(executor, pending, &mut ending, observer, stop)?;
     }
@@ -304,10 +310,13 @@ pub(crate) struct Ending<'a> {
     pub finish_by: Option<Instant>,
     pub cost: &'a mut ReportCost,
     pub recent: &'a mut VecDeque<Assignment>,
+    /// Leave the pending states to the OS ([`ExploreConfig::leave_memory`]).
+    pub leave_memory: bool,
 }
 
-/// Ends every state still pending at a limit, each with its test: from a
-/// model already known where one fits, else from the solver while the time
+/// Ends every state still pending at a limit, each with its test: from the
+/// path's own model, or another model already known where one fits, else
+/// from the solver while the time
 /// left lasts; the solver stops early enough for every path left to be
 /// reported by the deadline.
 pub(crate) fn end_pending(
@@ -320,34 +329,64 @@ pub(crate) fn end_pending(
     let (reason, finish_by) = (ending.reason, ending.finish_by);
     executor.set_deadline(finish_by);
     let mut pending: u64 = states.values().map(ReportCost::weight).sum();
-    for (_, state) in states {
+    // Writing a test costs more than keeping a path untested in the trie:
+    // measured apart, so that a test is written only while the paths after
+    // it can still at least be kept.
+    let mut tested = ReportCost::default();
+    for (_, mut state) in states {
         let weight = ReportCost::weight(&state);
         pending -= weight;
         let at = Instant::now();
         // The time the paths after this one need, before the deadline.
         let reserve = ending.cost.of(pending);
+        let fits = |cost: Duration| finish_by.is_none_or(|t| at + cost + reserve < t);
         let mut solving = Duration::ZERO;
         let end = PathEnd::Early(reason);
-        if let Some(model) = known_model(ending.recent, &state) {
-            report(executor, &state, end, &model, observer)?;
-        } else if stop.hurry() || finish_by.is_some_and(|t| at + reserve >= t) {
-            report_without_inputs(executor, &state, end, observer, true)?;
-        } else {
-            executor.set_deadline(finish_by.map(|t| t - reserve));
-            let model = executor.model(&state);
-            solving = at.elapsed();
-            match model {
-                Err(SolverError::Timeout) if finish_by.is_some() => {
-                    report_without_inputs(executor, &state, end, observer, true)?;
-                }
-                model => finish_with(executor, &state, end, model, observer, ending.recent)?,
+        let known = match state.hint.take() {
+            Some(model) => Some(model),
+            None => known_model(ending.recent, &state).map(Arc::new),
+        };
+        // A test written is synced at the end of the run, which took about
+        // as long again as writing it: each is charged twice.
+        let with_test = match &known {
+            Some(model) if fits(tested.of(weight) * 2) => {
+                report(executor, &state, end, model, observer)?;
+                true
             }
+            _ if stop.hurry() || !fits(tested.of(weight) * 2) => {
+                report_without_inputs(executor, &state, end, observer, true)?;
+                false
+            }
+            _ => {
+                executor.set_deadline(finish_by.map(|t| t - reserve));
+                let model = executor.model(&state);
+                solving = at.elapsed();
+                match model {
+                    Err(SolverError::Timeout) if finish_by.is_some() => {
+                        report_without_inputs(executor, &state, end, observer, true)?;
+                        false
+                    }
+                    model => {
+                        finish_with(executor, &state, end, model, observer, ending.recent)?;
+                        true
+                    }
+                }
+            }
+        };
+        // Freeing the state and its model is part of its cost.
+        if ending.leave_memory {
+            std::mem::forget(state);
+            std::mem::forget(known);
+        } else {
+            drop(state);
+            drop(known);
         }
-        // Freeing the state is part of its cost.
-        drop(state);
-        ending
-            .cost
-            .add(weight, at.elapsed().saturating_sub(solving));
+        let took = at.elapsed().saturating_sub(solving);
+        if with_test {
+            tested.add(weight, took);
+        } else {
+            ending.cost.add(weight, took);
+        }
     }
     Ok(())
 }

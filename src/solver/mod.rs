@@ -97,6 +97,9 @@ pub struct SolverStats {
     /// Z3 attempts by strategy of the `z3-auto` layer (`stack`, `fresh`),
     /// and `retried`: attempts that timed out and went to the other one.
     pub z3_strategy: BTreeMap<&'static str, u64>,
+    /// Feasibility questions the path's own model answered (it satisfies
+    /// the condition), never entering the entry point.
+    pub path_model: u64,
     /// Total time spent in the entry point.
     pub time: Duration,
     /// Time spent in each layer itself (not in the layers after it), by
@@ -111,6 +114,7 @@ impl SolverStats {
         self.z3_calls += other.z3_calls;
         self.cache_hits += other.cache_hits;
         self.bad_models += other.bad_models;
+        self.path_model += other.path_model;
         self.time += other.time;
         for (layer, n) in &other.hits {
             *self.hits.entry(layer).or_default() += n;
@@ -199,6 +203,9 @@ pub struct Solver {
     stats: SolverStats,
     /// No Z3 call runs past this instant (see [`Self::set_deadline`]).
     deadline: Option<Instant>,
+    /// The arrays of each constraint, for splitting a path condition whose
+    /// model is known ([`Self::model_where`]).
+    arrays: arrays::ArraysOf,
 }
 
 impl Solver {
@@ -210,6 +217,7 @@ impl Solver {
             fallback: Z3Layer::new(config.timeout_ms),
             stats: SolverStats::default(),
             deadline: None,
+            arrays: arrays::ArraysOf::default(),
         }
     }
 
@@ -222,6 +230,7 @@ impl Solver {
             fallback: Z3Layer::new(config.timeout_ms),
             stats: SolverStats::default(),
             deadline: None,
+            arrays: arrays::ArraysOf::default(),
         }
     }
 
@@ -318,18 +327,24 @@ impl Solver {
         constraints: &[ExprRef],
         arrays: &[ArrayRef],
     ) -> Result<Option<Assignment>, SolverError> {
-        self.model_where(constraints, &bool_const(true), arrays)
+        self.model_where(constraints, &bool_const(true), arrays, None)
     }
 
     /// A model of `constraints` (satisfiable) together with `e`, giving
     /// `arrays`, or `None` when `e` cannot hold: one question where
-    /// `may_be_true` and then `get_model` would be two.
+    /// `may_be_true` and then `get_model` would be two. `known`, when
+    /// given, satisfies `constraints`: the factors `e` does not touch keep
+    /// its bytes.
     pub fn model_where(
         &mut self,
         constraints: &[ExprRef],
         e: &ExprRef,
         arrays: &[ArrayRef],
+        known: Option<&Assignment>,
     ) -> Result<Option<Assignment>, SolverError> {
+        if let Some(known) = known {
+            return self.extend_model(constraints, e, known);
+        }
         let query = Query::new(constraints, e.clone()).with_model(arrays);
         match self.check(&query)? {
             Answer::Sat(Some(model)) => Ok(Some(model)),
@@ -338,6 +353,40 @@ impl Solver {
             )),
             Answer::Unsat => Ok(None),
         }
+    }
+
+    /// `known` (a model of `constraints`) with the bytes of `e`'s factor
+    /// changed to make `e` hold, or `None` when it cannot: only that factor
+    /// is asked, whatever the chain (bytes `known` lacks read as 0).
+    fn extend_model(
+        &mut self,
+        constraints: &[ExprRef],
+        e: &ExprRef,
+        known: &Assignment,
+    ) -> Result<Option<Assignment>, SolverError> {
+        let factor = slice::Factored::new(&mut self.arrays, constraints, e, true);
+        let query = Query::new(&factor.own, e.clone()).with_model(&factor.own_arrays);
+        match self.check(&query)? {
+            Answer::Sat(Some(own)) => {
+                let mut model = known.clone();
+                for a in &factor.own_arrays {
+                    if let Some(bytes) = own.get(a) {
+                        model.set(a, bytes.to_vec());
+                    }
+                }
+                Ok(Some(model))
+            }
+            Answer::Sat(None) => Err(SolverError::Unknown(
+                "extend_model: no model was returned".to_string(),
+            )),
+            Answer::Unsat => Ok(None),
+        }
+    }
+
+    /// Counts a question the path's own model answered before it reached
+    /// the entry point.
+    pub fn answered_by_path_model(&mut self) {
+        self.stats.path_model += 1;
     }
 
     /// Adds counters of another solver (another worker's) to these.

@@ -9,7 +9,7 @@
 
 use std::sync::Arc;
 
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::arrays::ArraysOf;
 use super::query::{Answer, Chain, Layer, Query};
@@ -75,64 +75,102 @@ impl Factors {
     }
 }
 
-impl Layer for SliceLayer {
-    fn name(&self) -> &'static str {
-        "slice"
-    }
+/// A query's constraints split into independent factors.
+pub(super) struct Factored {
+    /// The constraints of each factor other than the condition's, in their
+    /// original order, with the factor's arrays.
+    pub others: Vec<(Vec<ExprRef>, Vec<ArrayRef>)>,
+    /// The condition's own factor: the constraints that share arrays with
+    /// it, transitively, and those without any array.
+    pub own: Vec<ExprRef>,
+    /// The arrays of the own factor, the condition's first.
+    pub own_arrays: Vec<ArrayRef>,
+}
 
-    fn check(&mut self, q: &Query<'_>, next: &mut Chain<'_>) -> Result<Answer, SolverError> {
+impl Factored {
+    /// Splits `constraints` by the arrays they share, `expr` joining its own
+    /// factor; with `own_only`, the other factors are left out.
+    pub fn new(
+        arrays_of: &mut ArraysOf,
+        constraints: &[ExprRef],
+        expr: &ExprRef,
+        own_only: bool,
+    ) -> Self {
         let per_constraint: Vec<Arc<[ArrayRef]>> =
-            q.constraints.iter().map(|c| self.arrays.of(c)).collect();
-        let expr_arrays = self.arrays.of(&q.expr);
+            constraints.iter().map(|c| arrays_of.of(c)).collect();
+        let expr_arrays = arrays_of.of(expr);
         let mut factors = Factors::default();
         for arrays in per_constraint.iter().chain(std::iter::once(&expr_arrays)) {
             factors.union(arrays);
         }
         let expr_root = expr_arrays.first().map(|a| factors.find(Arc::as_ptr(a)));
 
-        // Constraints by factor, in their original order.
-        let mut groups: Vec<(*const Array, Vec<ExprRef>, Vec<ArrayRef>)> = Vec::new();
+        // Constraints by factor, in their original order; the condition's
+        // own factor is group 0. No symbolic array: a fact about constants
+        // that the builders did not fold; it belongs to every factor's
+        // truth, so it is kept with the condition.
+        let mut groups: Vec<Group> = vec![Group::default()];
         let mut group_of: FxHashMap<*const Array, usize> = FxHashMap::default();
-        for (c, arrays) in q.constraints.iter().zip(&per_constraint) {
-            let Some(first) = arrays.first() else {
-                // No symbolic array: a fact about constants that the
-                // builders did not fold; it belongs to every factor's
-                // truth, so keep it with the condition.
-                continue;
-            };
-            let root = factors.find(Arc::as_ptr(first));
-            let g = *group_of.entry(root).or_insert_with(|| {
-                groups.push((root, Vec::new(), Vec::new()));
-                groups.len() - 1
-            });
-            groups[g].1.push(c.clone());
-            for a in arrays.iter() {
-                if !groups[g].2.iter().any(|b| Arc::ptr_eq(a, b)) {
-                    groups[g].2.push(a.clone());
-                }
-            }
-        }
-        let ground: Vec<ExprRef> = q
-            .constraints
-            .iter()
-            .zip(&per_constraint)
-            .filter(|(_, a)| a.is_empty())
-            .map(|(c, _)| c.clone())
-            .collect();
-
-        // The condition's own factor decides sat/unsat.
-        let mut own: Vec<ExprRef> = ground;
-        let mut own_arrays: Vec<ArrayRef> = expr_arrays.to_vec();
         if let Some(root) = expr_root {
-            if let Some(&g) = group_of.get(&root) {
-                own.extend(groups[g].1.iter().cloned());
-                for a in &groups[g].2 {
-                    if !own_arrays.iter().any(|b| Arc::ptr_eq(a, b)) {
-                        own_arrays.push(a.clone());
+            group_of.insert(root, 0);
+            groups[0].add_arrays(&expr_arrays);
+        }
+        for (c, arrays) in constraints.iter().zip(&per_constraint) {
+            let g = match arrays.first() {
+                None => 0,
+                Some(first) => {
+                    let root = factors.find(Arc::as_ptr(first));
+                    if own_only && Some(root) != expr_root {
+                        continue;
                     }
+                    *group_of.entry(root).or_insert_with(|| {
+                        groups.push(Group::default());
+                        groups.len() - 1
+                    })
                 }
+            };
+            groups[g].constraints.push(c.clone());
+            groups[g].add_arrays(arrays);
+        }
+        let mut groups = groups.into_iter();
+        let own = groups.next().unwrap_or_default();
+        Factored {
+            others: groups.map(|g| (g.constraints, g.arrays)).collect(),
+            own: own.constraints,
+            own_arrays: own.arrays,
+        }
+    }
+}
+
+/// The constraints of one factor and their arrays, each once.
+#[derive(Default)]
+struct Group {
+    constraints: Vec<ExprRef>,
+    arrays: Vec<ArrayRef>,
+    seen: FxHashSet<*const Array>,
+}
+
+impl Group {
+    fn add_arrays(&mut self, arrays: &[ArrayRef]) {
+        for a in arrays {
+            if self.seen.insert(Arc::as_ptr(a)) {
+                self.arrays.push(a.clone());
             }
         }
+    }
+}
+
+impl Layer for SliceLayer {
+    fn name(&self) -> &'static str {
+        "slice"
+    }
+
+    fn check(&mut self, q: &Query<'_>, next: &mut Chain<'_>) -> Result<Answer, SolverError> {
+        let Factored {
+            others,
+            own,
+            own_arrays,
+        } = Factored::new(&mut self.arrays, q.constraints, &q.expr, q.model.is_none());
         let Some(wanted) = q.model else {
             return next.check(&Query::new(&own, q.expr.clone()));
         };
@@ -153,10 +191,7 @@ impl Layer for SliceLayer {
         }
         let truth = bool_const(true);
         let mut known = Evaluator::new(&self.last);
-        for (root, constraints, arrays) in &groups {
-            if Some(*root) == expr_root {
-                continue;
-            }
+        for (constraints, arrays) in &others {
             if arrays.iter().all(|a| self.last.contains(a))
                 && constraints.iter().all(|c| known.eval(c) == 1)
             {

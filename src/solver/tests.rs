@@ -305,3 +305,36 @@ fn z3_agrees_with_eval_on_random_expressions() {
     }
     assert_eq!(s.stats().bad_models, 0);
 }
+
+#[test]
+fn a_known_model_keeps_the_bytes_of_factors_the_condition_does_not_touch() {
+    let a = Array::symbolic("km_x", 1);
+    let b = Array::symbolic("km_y", 1);
+    let c = Array::symbolic("km_z", 1);
+    let (x, y, z) = (byte(&a, 0), byte(&b, 0), byte(&c, 0));
+    // Two factors: {x, y} and {z}.
+    let cs = vec![
+        ult(&x, &y),
+        ugt(&z, &constant(200, 8)),
+        ult(&y, &constant(50, 8)),
+    ];
+    let mut known = Assignment::new();
+    known.set(&a, vec![1]);
+    known.set(&b, vec![2]);
+    known.set(&c, vec![222]);
+    let mut s = solver();
+    let arrays = [a.clone(), b.clone(), c.clone()];
+    let cond = eq(&x, &constant(30, 8));
+    let m = s
+        .model_where(&cs, &cond, &arrays, Some(&known))
+        .unwrap()
+        .expect("x = 30 with 30 < y < 50 holds");
+    assert_eq!(m.get(&c), Some(&[222u8][..]), "z's factor keeps its bytes");
+    assert_eq!(eval(&x, &m), 30);
+    assert!(cs.iter().all(|k| eval(k, &m) == 1));
+    assert_eq!(s.stats().queries, 1, "one question, of x's factor");
+    let none = s
+        .model_where(&cs, &eq(&x, &constant(60, 8)), &arrays, Some(&known))
+        .unwrap();
+    assert!(none.is_none(), "x = 60 needs y > 60, which y < 50 forbids");
+}

@@ -224,6 +224,10 @@ pub struct SolverStats {
     pub queries: u64,
     /// Queries that reached Z3.
     pub z3_calls: u64,
+    /// Feasibility questions the path's own model answered without a
+    /// query.
+    #[serde(default)]
+    pub path_model: u64,
     pub time_s: f64,
     /// The layers of the solver chain, in order (`--solver-chain`).
     #[serde(default)]
