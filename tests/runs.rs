@@ -434,55 +434,6 @@ fn max_time_holds_with_thousands_of_pending_paths() {
     );
 }
 
-/// A loop on two inputs that never ends: breadth-first, many paths are
-/// pending at any time, each a few constraints on `x` and `y`.
-const TWO_INPUT_LOOP: &str = r#"
-#include <klee/klee.h>
-int main(void) {
-  unsigned x = klee_int("x"), y = klee_int("y");
-  unsigned i = 0, hits = 0;
-  for (;;) {
-    if (x == i) break;
-    if (y == i) hits++;
-    i++;
-  }
-  return hits;
-}
-"#;
-
-#[test]
-fn paths_pending_at_a_time_limit_get_tests_from_their_own_models() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let Some(bc) = compile(dir.path(), "two", TWO_INPUT_LOOP) else {
-        return;
-    };
-    let out = dir.path().join("out");
-    let o = run(
-        &bc,
-        &out,
-        &["--search", "bfs", "--store", "none", "--max-time", "2"],
-    );
-    assert_eq!(o.status.code(), Some(LIMIT), "{}", stderr(&o));
-    let stats = json(&out.join("stats.json"));
-    let early = stats["paths"]["early"]["max-time"].as_u64().unwrap_or(0);
-    assert!(early > 10, "{stats}");
-    // Every path carries a model of its path condition: none is left for
-    // the solver in the little time after the limit, and none untested
-    // (before, most were).
-    assert_eq!(stats["paths"]["untested"].as_u64(), Some(0), "{stats}");
-    assert!(
-        stats["solver"]["path_model"].as_u64().unwrap() > 0,
-        "{stats}"
-    );
-    let tests = stats["tests"].as_u64().unwrap();
-    assert_eq!(
-        tests,
-        stats["paths"]["completed"].as_u64().unwrap() + early,
-        "{stats}"
-    );
-    assert_eq!(ktest_files(&out) as u64, tests);
-}
-
 /// Long concrete work before every choice: each shallow run that records
 /// the trie a partitioned run starts from spends its time there.
 const SLOW_START: &str = r#"

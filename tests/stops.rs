@@ -148,6 +148,61 @@ fn a_second_signal_ends_the_run_at_once_and_still_writes_the_trie() {
     assert!(shown.status.success(), "{}", stderr(&shown));
 }
 
+/// A loop on two inputs that never ends: breadth-first, many paths are
+/// pending at any time, each a few constraints on `x` and `y`.
+const TWO_INPUT_LOOP: &str = r#"
+#include <klee/klee.h>
+int main(void) {
+  unsigned x = klee_int("x"), y = klee_int("y");
+  unsigned i = 0, hits = 0;
+  for (;;) {
+    if (x == i) break;
+    if (y == i) hits++;
+    i++;
+  }
+  return hits;
+}
+"#;
+
+#[test]
+fn paths_pending_after_a_second_signal_get_tests_from_their_own_models() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let Some(bc) = compile(dir.path(), "two", TWO_INPUT_LOOP) else {
+        return;
+    };
+    let out = dir.path().join("out");
+    let child = spawn(&bc, &out, &["--search", "bfs", "--store", "none"]);
+    wait_for(&out.join("test000020.ktest"));
+    // Two signals at once: the pending paths are reported with no solver
+    // call, so only the models they carry can give them tests (before,
+    // most were left untested).
+    signal(&child, libc::SIGTERM);
+    signal(&child, libc::SIGINT);
+    let o = child.wait_with_output();
+    // Whichever the process took first names the exit status.
+    assert!(
+        matches!(o.status.code(), Some(130 | 143)),
+        "{:?}: {}",
+        o.status,
+        stderr(&o)
+    );
+    let stats = json(&out.join("stats.json"));
+    let early: u64 = stats["paths"]["early"]
+        .as_object()
+        .expect("early paths")
+        .values()
+        .filter_map(|n| n.as_u64())
+        .sum();
+    assert!(early > 10, "{stats}");
+    assert_eq!(stats["paths"]["untested"].as_u64(), Some(0), "{stats}");
+    let tests = stats["tests"].as_u64().unwrap();
+    assert_eq!(
+        tests,
+        stats["paths"]["completed"].as_u64().unwrap() + early,
+        "{stats}"
+    );
+}
+
 /// Peak resident memory of a child in MiB, and its exit code, once it ends.
 fn wait_peak_mb(child: Running) -> (Option<i32>, u64) {
     let pid = libc::pid_t::try_from(child.id()).expect("a pid");

@@ -221,8 +221,13 @@ pub fn explore(
     if let Some(reason) = stopped_by {
         // Reporting the pending paths may take a while (their inputs are
         // solved for); a run killed meanwhile resumes from here.
+        let mut finish_by = finish_by;
         if limits.checkpoint.is_some() {
+            let at = Instant::now();
             observer.checkpoint(executor, &mut states.values(), Some(reason))?;
+            // The trie is written again at the end, with the pending paths'
+            // tests in it: that takes at least as long, after the tests.
+            finish_by = finish_by.map(|t| t - at.elapsed());
         }
         let pending = std::mem::take(&mut states);
         let mut ending = Ending {
@@ -346,14 +351,15 @@ pub(crate) fn end_pending(
             Some(model) => Some(model),
             None => known_model(ending.recent, &state).map(Arc::new),
         };
-        // A test written is synced at the end of the run, which took about
-        // as long again as writing it: each is charged twice.
+        // A test written at the limit costs as much again twice after it:
+        // when the run syncs its files, and when it renumbers the tests by
+        // their places in the trie. Each is charged three times.
         let with_test = match &known {
-            Some(model) if fits(tested.of(weight) * 2) => {
+            Some(model) if fits(tested.of(weight) * 3) => {
                 report(executor, &state, end, model, observer)?;
                 true
             }
-            _ if stop.hurry() || !fits(tested.of(weight) * 2) => {
+            _ if stop.hurry() || !fits(tested.of(weight) * 3) => {
                 report_without_inputs(executor, &state, end, observer, true)?;
                 false
             }
