@@ -172,7 +172,7 @@ fn paths_pending_after_a_second_signal_get_tests_from_their_own_models() {
     };
     let out = dir.path().join("out");
     let child = spawn(&bc, &out, &["--search", "bfs", "--store", "none"]);
-    wait_for(&out.join("test000020.ktest"));
+    wait_for(&out.join("test000040.ktest"));
     // Two signals at once: the pending paths are reported with no solver
     // call, so only the models they carry can give them tests (before,
     // most were left untested).
@@ -193,7 +193,7 @@ fn paths_pending_after_a_second_signal_get_tests_from_their_own_models() {
         .values()
         .filter_map(|n| n.as_u64())
         .sum();
-    assert!(early > 10, "{stats}");
+    assert!(early >= 5, "{stats}");
     assert_eq!(stats["paths"]["untested"].as_u64(), Some(0), "{stats}");
     let tests = stats["tests"].as_u64().unwrap();
     assert_eq!(
