@@ -242,8 +242,8 @@ struct RunArgs {
     balance: mnemo::parallel::Balance,
     /// Compositional run: every function the entry reaches gets a summary
     /// of its own paths (kept in the memo directory by structural hash),
-    /// and its calls fork over the paths feasible there, replayed with the
-    /// solver off.
+    /// and its calls replay the callee along the paths feasible there with
+    /// the solver off.
     #[arg(long)]
     compose: bool,
     /// The depth bound summaries are built to (with `--compose`): a

@@ -57,12 +57,22 @@ fn check_program(prog: &Path) -> Result<(), Failed> {
             "-o".as_ref(),
             bc.as_os_str(),
         ])?;
-        run(&dir, "whole", "memo-whole", &args, &bc, &program)?;
+        let whole = run(&dir, "whole", "memo-whole", &args, &bc, &program)?;
         let mut composed = args.clone();
         composed.push("--compose".into());
         let stats = run(&dir, "composed", "memo-composed", &composed, &bc, &program)?;
         if stats["compose"]["enabled"] != true {
             return Err("stats.json does not say the run composed".into());
+        }
+        // A callee is replayed once for all the paths it is entered with,
+        // forking where they part: no instruction more than the whole run.
+        if stats["compose"]["replays_abandoned"] == 0
+            && stats["instructions"] != whole["instructions"]
+        {
+            return Err(format!(
+                "the composed run executed {} instructions, the whole run {}",
+                stats["instructions"], whole["instructions"]
+            ));
         }
         let (a, b) = (
             unnumbered_tests(&dir.join("whole"))?,

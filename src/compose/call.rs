@@ -1,7 +1,8 @@
 //! Composition at call sites (the paper's Algorithms 2 and 3): the
 //! callee's recorded paths are carried over to the call's arguments, the
-//! solver says which of them the caller's path allows, the caller forks
-//! once per such path and replays the callee along it with the solver off.
+//! solver says which of them the caller's path allows, and the caller
+//! replays the callee along those paths with the solver off, forking where
+//! they part.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -104,10 +105,6 @@ impl CallComposer for Composer {
         // A call inside a replayed callee is part of that replay.
         if Executor::is_replaying(state) {
             return Ok(false);
-        }
-        if let Some((_, model)) = ex.forced_path(state) {
-            ex.enter_replay(state, callee, args.to_vec(), dst, model)?;
-            return Ok(true);
         }
         let summary = match self.summaries.get(callee.index()) {
             Some(Ok(s)) => s.clone(),
@@ -215,9 +212,7 @@ impl CallComposer for Composer {
             counts.paths_feasible += feasible;
             counts.paths_pruned += pruned;
         }
-        let (_, model) = ex.fork_over_paths(state, site, &conds, models)?;
-        ex.enter_replay(state, callee, args.to_vec(), dst, model)?;
-        Ok(true)
+        ex.enter_replay(state, site, (callee, args.to_vec(), dst), models)
     }
 }
 
@@ -307,10 +302,16 @@ impl Prefixes {
                 None if by_model => true,
                 None => {
                     // Asked with a model, whose answer decides the
-                    // conditions after this one as the caller's did.
+                    // conditions after this one as the caller's did. A
+                    // model of what is asked before `c` keeps the bytes
+                    // of the factors `c` does not touch, as a fork does.
                     let mut cs = constraints.to_vec();
                     cs.extend(self.known.iter().map(|(m, _)| m.clone()));
-                    match ex.solver.model_where(&cs, c, arrays, None)? {
+                    let known = self
+                        .model
+                        .as_deref()
+                        .filter(|_| self.model_holds == self.known.len());
+                    match ex.solver.model_where(&cs, c, arrays, known)? {
                         Some(m) => {
                             self.model = Some(Arc::new(m));
                             self.model_holds = self.known.len() + 1;

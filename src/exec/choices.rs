@@ -51,7 +51,7 @@ impl Executor {
         if let Some(f) = state.forced.take() {
             return Ok((f.alternative as usize, f.payload));
         }
-        if let Some(taken) = self.replayed_choice(state, site, conds, payloads) {
+        if let Some(taken) = self.replayed_choice(state, conds, payloads) {
             return taken;
         }
         if let Some((alts, next)) = self.recorded_alternatives(state, site, Some(conds.len()))? {
@@ -305,8 +305,8 @@ impl Executor {
     /// The recorded inputs that satisfy a guided state's path condition, as
     /// an assignment of its symbolic arrays.
     pub(super) fn witness(&self, state: &State) -> Option<Assignment> {
-        if let Some(super::composing::Composing::Replaying { model, .. }) = &state.composing {
-            return Some((**model).clone());
+        if let Some(replay) = &state.composing {
+            return Some((**replay.model()).clone());
         }
         let inputs = self.guide.as_ref()?.witness(state.guide?)?;
         Some(state.assignment(inputs.iter()))

@@ -1,47 +1,99 @@
 //! Composition at call sites, as the executor sees it: a hook that may take
 //! over a call of a summarised function, and the solver-off replay of the
-//! callee along one recorded path.
+//! callee along the recorded paths the caller's path allows.
 //!
 //! The executor knows nothing of summaries; `compose` implements
-//! [`CallComposer`]. When it forks a caller over the callee's recorded
-//! paths, each fork carries a model of the caller's path condition and the
-//! path's own; inside the callee every choice point is then decided by
-//! evaluating its alternatives under that model. A model cannot be used for
-//! this on its own (it satisfies one alternative of any choice), but the
-//! recorded path's condition, added to the path, implies that alternative:
-//! the other ones are infeasible, which a whole-program run would have asked
-//! the solver to find out.
+//! [`CallComposer`]. The state enters the callee once, carrying, for each
+//! recorded path feasible at the call, a model of the caller's path and of
+//! that path's condition; inside the callee every choice point is decided
+//! by evaluating its alternatives under those models. Where they part, the
+//! state forks, each side with the models that went its way, so the callee
+//! runs once for all of its paths up to where they differ, as in a
+//! whole-program run. A model cannot decide a choice on its own (it
+//! satisfies one alternative of any choice), but a recorded path's
+//! condition, added to the caller's, implies its alternative: an
+//! alternative no feasible recorded path takes is infeasible, which a
+//! whole-program run would have asked the solver to find out.
+//!
+//! The trie records the call as one choice point, the *summary node*, whose
+//! alternatives are the callee's recorded paths; the choices the replay
+//! makes inside the callee are not recorded again.
 
 use std::sync::Arc;
 
 use super::end::{ErrorKind, PathEnd, PathError, StackEntry};
 use super::executor::{Exec, Executor, Flow};
 use super::guide::Next;
-use super::state::{Alt, State};
+use super::state::{Alt, Decision, Forced, State};
 use super::value::Value;
 use crate::expr::{self, Assignment, ExprRef};
 use crate::ir::{FuncId, Reg, SiteId, SourceLoc};
 
-/// What a state does about composition, beyond what every state does.
+/// A state replaying a callee along recorded paths (`--compose`).
 #[derive(Clone, Debug)]
-pub enum Composing {
-    /// The state was forked over a callee's recorded paths at the call it
-    /// is about to re-execute: `models[i]` satisfies the path through
-    /// alternative `i` (`None` where it is infeasible).
-    Forked(Arc<[Option<Arc<Assignment>>]>),
-    /// The state replays a callee along a recorded path: while its stack
-    /// holds at least `depth` frames, its choices are those true under
-    /// `model`.
-    Replaying {
-        depth: usize,
-        model: Arc<Assignment>,
-    },
+pub struct Composing {
+    /// The replay lasts while the stack holds at least this many frames.
+    depth: usize,
+    /// Where the summary node's decision is on the state's path: its
+    /// alternative is the recorded path the state follows, known for sure
+    /// only once the paths have parted.
+    call_at: usize,
+    /// The recorded paths the state may still follow (their alternatives at
+    /// the summary node), each with a model of the caller's path and of its
+    /// condition; never empty.
+    paths: Arc<[(u32, Arc<Assignment>)]>,
+}
+
+impl Composing {
+    /// The model of the first recorded path the state may follow: one of
+    /// its path condition.
+    pub(super) fn model(&self) -> &Arc<Assignment> {
+        &self.paths[0].1
+    }
+}
+
+impl State {
+    /// Keeps the recorded paths a replaying state may follow to those whose
+    /// models meet `c`, a constraint that has joined its path (a value
+    /// fixed, an assumption); with none left, the replay ends and the
+    /// solver decides the rest of the callee.
+    pub(super) fn narrow_replay(&mut self, c: &ExprRef) {
+        let Some(replay) = &mut self.composing else {
+            return;
+        };
+        if replay.paths.iter().all(|(_, m)| expr::eval(c, m) != 0) {
+            return;
+        }
+        let kept: Vec<_> = replay
+            .paths
+            .iter()
+            .filter(|(_, m)| expr::eval(c, m) != 0)
+            .cloned()
+            .collect();
+        if kept.is_empty() {
+            self.composing = None;
+            return;
+        }
+        replay.paths = kept.into();
+        let (leaf, model) = replay.paths[0].clone();
+        let call_at = replay.call_at;
+        self.follow(call_at, leaf, model);
+    }
+
+    /// Records that the state follows recorded path `leaf` from the summary
+    /// node at `call_at`, with `model` as its path's model.
+    fn follow(&mut self, call_at: usize, leaf: u32, model: Arc<Assignment>) {
+        if let Some(d) = self.path.get_mut(call_at) {
+            d.taken = leaf;
+        }
+        self.hint = Some(model);
+    }
 }
 
 /// What replaying callees along recorded paths did, for `stats.json`.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct ReplayCounters {
-    /// Choice points inside callees decided by a model, solver off.
+    /// Choice points inside callees decided by models, solver off.
     pub choices: u64,
     /// Feasibility checks those choices did not ask the solver.
     pub solver_calls_avoided: u64,
@@ -49,7 +101,7 @@ pub struct ReplayCounters {
     /// objects they point to: a summary whose paths did either holds only
     /// in the context it was built in.
     pub fixed: u64,
-    /// Replays ended early because the model did not decide a choice
+    /// Replays ended early because a model did not decide a choice
     /// (the solver decided the rest of the callee).
     pub abandoned: u64,
 }
@@ -58,9 +110,9 @@ pub struct ReplayCounters {
 /// `compose`).
 pub(crate) trait CallComposer: Send + Sync {
     /// Handles a direct call of `callee` with `args` at `site` of the
-    /// state's current function: `Ok(true)` when it has forked the state
-    /// and pushed the callee's frame (see [`Executor::enter_replay`]),
-    /// `Ok(false)` when the call is to be executed as usual.
+    /// state's current function: `Ok(true)` when it has pushed the callee's
+    /// frame to replay it (see [`Executor::enter_replay`]), `Ok(false)`
+    /// when the call is to be executed as usual.
     fn at_call(
         &self,
         ex: &mut Executor,
@@ -81,22 +133,23 @@ impl Executor {
     /// Whether the state replays a callee (calls inside it are part of the
     /// replay, not composed again).
     pub fn is_replaying(state: &State) -> bool {
-        matches!(state.composing, Some(Composing::Replaying { .. }))
+        state.composing.is_some()
     }
 
-    /// Forks `state` at the call at `site` over alternatives whose
-    /// feasibility the caller established (`models[i]`: a model of the
-    /// path with `conds[i]`, `None` where infeasible); a state forked here
-    /// before takes its forced alternative. Returns the alternative the
-    /// state takes and its model.
-    pub(crate) fn fork_over_paths(
+    /// Starts replaying `callee` at the call at `site`, over the recorded
+    /// paths whose feasibility the caller established (`models[i]`: a
+    /// model of the caller's path with path `i`'s condition, `None` where
+    /// it is infeasible). The summary node goes on the state's path, the
+    /// callee's frame is pushed (the call completes as usual, its result
+    /// going to `dst`), and its choices follow the models. `false`, with
+    /// nothing done, when no path is feasible.
+    pub(crate) fn enter_replay(
         &mut self,
         state: &mut State,
         site: SiteId,
-        conds: &[ExprRef],
+        (callee, args, dst): (FuncId, Vec<Value>, Option<Reg>),
         models: Vec<Option<Arc<Assignment>>>,
-    ) -> Exec<(usize, Arc<Assignment>)> {
-        let models: Arc<[Option<Arc<Assignment>>]> = models.into();
+    ) -> Exec<bool> {
         let alts: Vec<Alt> = models
             .iter()
             .enumerate()
@@ -105,99 +158,109 @@ impl Executor {
                 feasible: m.is_some(),
             })
             .collect();
-        // Children re-execute the call with this, and find their model in it.
-        state.composing = Some(Composing::Forked(models.clone()));
-        let point = self.point_at(state, site, alts.into());
-        let next = vec![Next::Free; conds.len()];
-        let forked = self.forked.len();
-        let (alt, _) = self.take_alternatives(state, point, conds, &next, true)?;
-        state.split_last_constraint();
-        for child in &mut self.forked[forked..] {
-            child.split_last_constraint();
-        }
-        let model = models[alt]
-            .clone()
-            .expect("a taken alternative is feasible");
-        Ok((alt, model))
-    }
-
-    /// A state forked by [`Self::fork_over_paths`] that re-executes the
-    /// call: its alternative and model.
-    pub(crate) fn forced_path(&mut self, state: &mut State) -> Option<(usize, Arc<Assignment>)> {
-        let Some(Composing::Forked(models)) = &state.composing else {
-            return None;
+        let paths: Arc<[(u32, Arc<Assignment>)]> = models
+            .into_iter()
+            .enumerate()
+            .filter_map(|(i, m)| Some((i as u32, m?)))
+            .collect();
+        let Some((first, model)) = paths.first().cloned() else {
+            return Ok(false);
         };
-        let models = models.clone();
-        let forced = state.forced.take()?;
-        let alt = forced.alternative as usize;
-        models.get(alt).cloned().flatten().map(|m| (alt, m))
-    }
-
-    /// Starts replaying: the callee's frame is pushed (the call completes
-    /// as usual, its result going to `dst`) and its choices follow `model`.
-    pub(crate) fn enter_replay(
-        &mut self,
-        state: &mut State,
-        callee: FuncId,
-        args: Vec<Value>,
-        dst: Option<Reg>,
-        model: Arc<Assignment>,
-    ) -> Exec<()> {
+        let point = self.point_at(state, site, alts.into());
+        if point.feasible() >= 2 {
+            state.depth += 1;
+        }
+        let stretch = self.close_stretch(state);
+        state.path.push_back(Decision {
+            point,
+            taken: first,
+            stretch,
+        });
+        let call_at = state.path.len() - 1;
         let pc = state.frame().pc;
         state.frame_mut().pc = crate::ir::InstId(pc.0 + 1);
         self.push_frame(state, callee, args, dst, Some(pc))?;
-        // The model satisfies the path so far and the callee's recorded
-        // path, whose choices the replay adds: it stays a model of the path
-        // after the call, until a constraint it fails (then dropped), and
-        // is the test's when the path ends first.
-        state.hint = Some(model.clone());
-        state.composing = Some(Composing::Replaying {
+        // Each model satisfies the path so far and its recorded path, whose
+        // choices the replay adds: it stays a model of the path after the
+        // call, until a constraint it fails (then dropped), and is the
+        // test's when the path ends first.
+        state.hint = Some(model);
+        state.composing = Some(Composing {
             depth: state.stack.len(),
-            model,
+            call_at,
+            paths,
         });
-        Ok(())
+        Ok(true)
     }
 
     /// The alternative a replaying state takes at a choice point: the one
-    /// true under its model, the others recorded as infeasible. `None` when
-    /// the state does not replay, or when the model does not single out one
-    /// alternative (then the replay ends and the solver decides, which
-    /// explores the same paths, as the recorded path's condition is on the
-    /// path).
+    /// its recorded paths' models make true. Where they make different ones
+    /// true, the state forks, each side following the paths that went its
+    /// way; no other alternative is feasible. `None` when the state does
+    /// not replay, or when some model does not single out one alternative
+    /// (then the replay ends and the solver decides, which explores the
+    /// same paths, as the paths' conditions are implied by the path).
     pub(super) fn replayed_choice(
         &mut self,
         state: &mut State,
-        site: SiteId,
         conds: &[ExprRef],
         payloads: &[u64],
     ) -> Option<Exec<(usize, u64)>> {
-        let Some(Composing::Replaying { depth, model }) = &state.composing else {
-            return None;
-        };
-        if state.stack.len() < *depth {
+        let replay = state.composing.as_ref()?;
+        if state.stack.len() < replay.depth {
             state.composing = None;
             return None;
         }
-        let truth: Vec<bool> = conds.iter().map(|c| expr::eval(c, model) != 0).collect();
-        if truth.iter().filter(|t| **t).count() != 1 {
-            self.replay.abandoned += 1;
-            state.composing = None;
-            return None;
+        let mut groups: Vec<Vec<(u32, Arc<Assignment>)>> = vec![Vec::new(); conds.len()];
+        for (leaf, model) in replay.paths.iter() {
+            let mut truth = conds
+                .iter()
+                .enumerate()
+                .filter(|(_, c)| expr::eval(c, model) != 0);
+            match (truth.next(), truth.next()) {
+                (Some((i, _)), None) => groups[i].push((*leaf, model.clone())),
+                _ => {
+                    self.replay.abandoned += 1;
+                    state.composing = None;
+                    return None;
+                }
+            }
         }
+        let (depth, call_at) = (replay.depth, replay.call_at);
         self.replay.choices += 1;
         self.replay.solver_calls_avoided +=
             conds.iter().filter(|c| c.as_const().is_none()).count() as u64;
-        let alts: Vec<Alt> = truth
-            .iter()
-            .zip(payloads)
-            .map(|(t, p)| Alt {
-                payload: *p,
-                feasible: *t,
-            })
+        let go: Vec<usize> = (0..conds.len())
+            .filter(|&i| !groups[i].is_empty())
             .collect();
-        let point = self.point_at(state, site, alts.into());
-        let next = vec![Next::Free; conds.len()];
-        Some(self.take_alternatives(state, point, conds, &next, true))
+        // A lone alternative is implied by the path (see above); the
+        // certifier adds it all the same.
+        let constrain = go.len() >= 2 || self.config.strict_guide;
+        let mut take = |s: &mut State, i: usize| {
+            let paths: Arc<[(u32, Arc<Assignment>)]> = std::mem::take(&mut groups[i]).into();
+            let (leaf, model) = paths[0].clone();
+            s.composing = Some(Composing {
+                depth,
+                call_at,
+                paths,
+            });
+            s.follow(call_at, leaf, model);
+            if constrain {
+                s.add_constraint(conds[i].clone());
+            }
+        };
+        for &i in &go[1..] {
+            let mut child = state.clone();
+            child.id = self.next_id();
+            child.forced = Some(Forced {
+                alternative: i as u32,
+                payload: payloads[i],
+            });
+            take(&mut child, i);
+            self.forked.push(child);
+        }
+        take(state, go[0]);
+        Some(Ok((go[0], payloads[go[0]])))
     }
 
     /// A state at the start of `func`, called with `args`, whose inputs
@@ -218,8 +281,8 @@ impl Executor {
 
     /// Ends a replay whose callee returned.
     pub(super) fn leave_replay(state: &mut State) {
-        if let Some(Composing::Replaying { depth, .. }) = &state.composing {
-            if state.stack.len() < *depth {
+        if let Some(replay) = &state.composing {
+            if state.stack.len() < replay.depth {
                 state.composing = None;
             }
         }

@@ -146,8 +146,7 @@ pub struct State {
     /// The alternative this state must take at its next choice point: set on
     /// the children of a fork, and by trie-guided replay.
     pub forced: Option<Forced>,
-    /// Where the state is in composing a call (`--compose`): forked over a
-    /// callee's recorded paths, or replaying one.
+    /// The recorded paths of a callee the state replays (`--compose`).
     pub composing: Option<super::composing::Composing>,
     /// The memory inputs of a path summarising a function (`None` on
     /// every other path): what it assumed of them, and where they are.
@@ -193,6 +192,7 @@ impl State {
         {
             self.hint = None;
         }
+        self.narrow_replay(&c);
         Arc::make_mut(&mut self.constraints).push(c);
     }
 
