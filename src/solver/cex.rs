@@ -12,6 +12,10 @@
 //!
 //! To have models to reuse, queries passed on ask for a model of every
 //! array they read.
+//!
+//! Trying models costs an evaluation of the query per model, which on deep
+//! arithmetic (a Collatz loop) is a tenth of a Z3 call: where they keep
+//! failing, they are tried on a sample of queries only (see [`Tries`]).
 
 use std::collections::VecDeque;
 
@@ -25,6 +29,36 @@ use crate::expr::{arrays_in_all, ArrayRef, Assignment, Evaluator, ExprRef};
 const MAX_ENTRIES: usize = 8192;
 /// Models of subsets tried on one query, at most.
 const MAX_TRIES: usize = 16;
+/// Trying models goes on while at least one query in this many finds a
+/// model that answers it; below that, only every this-many-th query tries.
+const TRY_RATE: u64 = 16;
+
+/// How trying stored models on queries has paid: counted in queries, not
+/// time, so that a run asks the same questions whatever the machine's load.
+#[derive(Default)]
+struct Tries {
+    /// Queries on which models were tried.
+    tried: u64,
+    /// Of those, the ones a model answered.
+    answered: u64,
+    /// Queries the exact, subset and superset lookups did not answer.
+    queries: u64,
+}
+
+impl Tries {
+    /// Whether to try models on the next query: while they answer one
+    /// query in `TRY_RATE` (and on the first ones), and on a sample after.
+    fn worth_it(&mut self) -> bool {
+        self.queries += 1;
+        let go = self.tried < TRY_RATE
+            || self.answered * TRY_RATE >= self.tried
+            || self.queries.is_multiple_of(TRY_RATE);
+        if go {
+            self.tried += 1;
+        }
+        go
+    }
+}
 
 /// One stored answer: the conjuncts, and the model (`None`: unsatisfiable).
 struct Entry {
@@ -40,6 +74,7 @@ pub struct CexCache {
     index: FxHashMap<ExprRef, Vec<u32>>,
     recent: VecDeque<Assignment>,
     capacity: usize,
+    tries: Tries,
 }
 
 impl CexCache {
@@ -51,19 +86,13 @@ impl CexCache {
             index: FxHashMap::default(),
             recent: VecDeque::with_capacity(recent),
             capacity: recent,
+            tries: Tries::default(),
         }
     }
 
-    fn lookup(&self, set: &[ExprRef], q: &Query<'_>) -> Option<Answer> {
+    fn lookup(&mut self, set: &[ExprRef], q: &Query<'_>) -> Option<Answer> {
         if let Some(&id) = self.exact.get(set) {
             return Some(answer_of(&self.entries[id as usize]));
-        }
-        let satisfies = |m: &Assignment| {
-            let mut ev = Evaluator::new(m);
-            ev.eval(&q.expr) == 1 && q.constraints.iter().all(|c| ev.eval(c) == 1)
-        };
-        if let Some(m) = self.recent.iter().find(|m| satisfies(m)) {
-            return Some(Answer::Sat(Some(m.clone())));
         }
         // How many of the query's conjuncts each stored set holds.
         let mut count: FxHashMap<u32, u32> = FxHashMap::default();
@@ -84,15 +113,31 @@ impl CexCache {
                 _ => {}
             }
         }
+        if !self.tries.worth_it() {
+            return None;
+        }
+        let satisfies = |m: &Assignment| {
+            let mut ev = Evaluator::new(m);
+            ev.eval(&q.expr) == 1 && q.constraints.iter().all(|c| ev.eval(c) == 1)
+        };
         // Larger subsets first: their models satisfy more of the query.
         subsets_with_models
             .sort_by_key(|&id| std::cmp::Reverse((self.entries[id as usize].set.len(), id)));
-        subsets_with_models
+        let found = self
+            .recent
             .iter()
-            .take(MAX_TRIES)
-            .filter_map(|&id| self.entries[id as usize].model.as_ref())
+            .chain(
+                subsets_with_models
+                    .iter()
+                    .take(MAX_TRIES)
+                    .filter_map(|&id| self.entries[id as usize].model.as_ref()),
+            )
             .find(|m| satisfies(m))
-            .map(|m| Answer::Sat(Some(m.clone())))
+            .map(|m| Answer::Sat(Some(m.clone())));
+        if found.is_some() {
+            self.tries.answered += 1;
+        }
+        found
     }
 
     fn insert(&mut self, set: Box<[ExprRef]>, model: Option<Assignment>) {
@@ -199,6 +244,18 @@ fn complete(m: &Assignment, wanted: &[ArrayRef]) -> Assignment {
 mod tests {
     use super::super::{Solver, SolverConfig};
     use crate::expr::{self, Array, UpdateList};
+
+    #[test]
+    fn models_that_keep_failing_are_tried_on_a_sample_of_queries_only() {
+        let mut tries = super::Tries::default();
+        let first: Vec<bool> = (0..super::TRY_RATE).map(|_| tries.worth_it()).collect();
+        assert!(first.iter().all(|t| *t), "the first queries try models");
+        let later: Vec<bool> = (0..4 * super::TRY_RATE).map(|_| tries.worth_it()).collect();
+        assert_eq!(later.iter().filter(|t| **t).count(), 4, "{later:?}");
+        // Models that start answering are tried on every query again.
+        tries.answered = tries.tried;
+        assert!((0..super::TRY_RATE).all(|_| tries.worth_it()));
+    }
 
     #[test]
     fn the_parent_model_answers_one_side_of_a_branch() {
