@@ -231,6 +231,7 @@ impl Executor {
             if feasible >= 2 {
                 child.depth += 1;
             }
+            self.decisions += 1;
             child.path.push_back(Decision {
                 point: point.clone(),
                 taken: i as u32,
@@ -251,6 +252,7 @@ impl Executor {
         }
         let payload = point.alts[first].payload;
         state.guide = next[first].node();
+        self.decisions += 1;
         state.path.push_back(Decision {
             point,
             taken: first as u32,

@@ -171,6 +171,7 @@ impl Executor {
             state.depth += 1;
         }
         let stretch = self.close_stretch(state);
+        self.decisions += 1;
         state.path.push_back(Decision {
             point,
             taken: first,

@@ -74,6 +74,9 @@ pub struct Executor {
     pub(super) forked: Vec<State>,
     /// Counts of instructions executed by every state.
     pub instructions: u64,
+    /// Decisions every path has taken, each one a node of the run's trie:
+    /// what writing the trie costs grows with them.
+    pub decisions: u64,
     /// Names of unsupported externals called, for the summary.
     pub unsupported_externals: FxHashSet<String>,
     /// System calls the model does not implement that paths made, as
@@ -156,6 +159,7 @@ impl Executor {
             id_stride: 1,
             forked: Vec::new(),
             instructions: 0,
+            decisions: 0,
             unsupported_externals: FxHashSet::default(),
             unsupported_syscalls: FxHashSet::default(),
             libc_exit,

@@ -203,7 +203,7 @@ pub fn work(
             }
             if reason.is_none()
                 && steps.is_multiple_of(64)
-                && out_of_time(&states, &cost, time_limit)
+                && out_of_time(&states, &cost, time_limit, executor.decisions, false)
             {
                 reason = Some(EarlyReason::MaxTime);
             }
