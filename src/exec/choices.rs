@@ -305,11 +305,9 @@ impl Executor {
     }
 
     /// The recorded inputs that satisfy a guided state's path condition, as
-    /// an assignment of its symbolic arrays.
+    /// an assignment of its symbolic arrays. (A state replaying a callee
+    /// has its recorded path's model as its own, `state.hint`.)
     pub(super) fn witness(&self, state: &State) -> Option<Assignment> {
-        if let Some(replay) = &state.composing {
-            return Some((**replay.model()).clone());
-        }
         let inputs = self.guide.as_ref()?.witness(state.guide?)?;
         Some(state.assignment(inputs.iter()))
     }

@@ -44,14 +44,6 @@ pub struct Composing {
     paths: Arc<[(u32, Arc<Assignment>)]>,
 }
 
-impl Composing {
-    /// The model of the first recorded path the state may follow: one of
-    /// its path condition.
-    pub(super) fn model(&self) -> &Arc<Assignment> {
-        &self.paths[0].1
-    }
-}
-
 impl State {
     /// Keeps the recorded paths a replaying state may follow to those whose
     /// models meet `c`, a constraint that has joined its path (a value
@@ -61,15 +53,15 @@ impl State {
         let Some(replay) = &mut self.composing else {
             return;
         };
-        if replay.paths.iter().all(|(_, m)| expr::eval(c, m) != 0) {
-            return;
-        }
         let kept: Vec<_> = replay
             .paths
             .iter()
             .filter(|(_, m)| expr::eval(c, m) != 0)
             .cloned()
             .collect();
+        if kept.len() == replay.paths.len() {
+            return;
+        }
         if kept.is_empty() {
             self.composing = None;
             return;
@@ -238,6 +230,12 @@ impl Executor {
         // certifier adds it all the same.
         let constrain = go.len() >= 2 || self.config.strict_guide;
         let mut take = |s: &mut State, i: usize| {
+            // Every model of the group meets the condition: it joins the
+            // path before the group, which need not be narrowed by it.
+            s.composing = None;
+            if constrain {
+                s.add_constraint(conds[i].clone());
+            }
             let paths: Arc<[(u32, Arc<Assignment>)]> = std::mem::take(&mut groups[i]).into();
             let (leaf, model) = paths[0].clone();
             s.composing = Some(Composing {
@@ -246,9 +244,6 @@ impl Executor {
                 paths,
             });
             s.follow(call_at, leaf, model);
-            if constrain {
-                s.add_constraint(conds[i].clone());
-            }
         };
         for &i in &go[1..] {
             let mut child = state.clone();

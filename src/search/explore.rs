@@ -130,7 +130,12 @@ const WRITE_COST_PER_NODE: Duration = Duration::from_nanos(3_000);
 /// charged as reporting measures it.
 fn end_cost(cost: &ReportCost, pending: u64, nodes: u64, checkpoint: bool) -> Duration {
     let writes = 1 + u32::from(checkpoint);
-    cost.of(pending) + WRITE_COST_PER_NODE.mul_f64(nodes as f64) * writes
+    cost.of(pending) + write_cost(nodes) * writes
+}
+
+/// The time writing a trie of `nodes` nodes once takes.
+fn write_cost(nodes: u64) -> Duration {
+    WRITE_COST_PER_NODE.mul_f64(nodes as f64)
 }
 
 /// Decisions measured before the measurement replaces the assumption.
@@ -243,11 +248,10 @@ pub fn explore(
     }
     let states_left = states.len() as u64;
     if let Some(reason) = stopped_by {
+        // The final save comes after the pending paths' tests.
+        let mut finish_by = finish_by.map(|t| t - write_cost(executor.decisions));
         // Reporting the pending paths may take a while (their inputs are
         // solved for); a run killed meanwhile resumes from here.
-        // The final save comes after the pending paths' tests.
-        let mut finish_by =
-            finish_by.map(|t| t - WRITE_COST_PER_NODE.mul_f64(executor.decisions as f64));
         if limits.checkpoint.is_some() {
             let at = Instant::now();
             observer.checkpoint(executor, &mut states.values(), Some(reason))?;
@@ -354,9 +358,8 @@ pub(crate) struct Ending<'a> {
 
 /// Ends every state still pending at a limit, each with its test: from the
 /// path's own model, or another model already known where one fits, else
-/// from the solver while the time
-/// left lasts; the solver stops early enough for every path left to be
-/// reported by the deadline.
+/// from the solver while the time left lasts; the solver stops early
+/// enough for every path left to be reported by the deadline.
 pub(crate) fn end_pending(
     executor: &mut Executor,
     states: States,
@@ -387,12 +390,13 @@ pub(crate) fn end_pending(
         // A test written at the limit costs as much again twice after it:
         // when the run syncs its files, and when it renumbers the tests by
         // their places in the trie. Each is charged three times.
+        let test_fits = fits(tested.of(weight) * 3);
         let with_test = match &known {
-            Some(model) if fits(tested.of(weight) * 3) => {
+            Some(model) if test_fits => {
                 report(executor, &state, end, model, observer)?;
                 true
             }
-            _ if stop.hurry() || !fits(tested.of(weight) * 3) => {
+            _ if stop.hurry() || !test_fits => {
                 report_without_inputs(executor, &state, end, observer, true)?;
                 false
             }
