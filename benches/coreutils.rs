@@ -427,6 +427,9 @@ fn main() -> anyhow::Result<()> {
         "{} or the gcov build is missing: run `make coreutils` first",
         bitcode.display()
     );
+    // gcov's data names the tree by its real path, which gcovr's root must
+    // match when the build directory is a link.
+    let gcov_tree = gcov_tree.canonicalize()?;
     let minutes: f64 = setting("MINUTES", 5.0)?;
     let jobs: usize = setting("JOBS", 1)?;
     let modes: Vec<Mode> = std::env::var("MODES")
