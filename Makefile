@@ -7,7 +7,7 @@ DEMO_OUT   := mnemo-out-demo
 APT_PKGS   := clang-14 llvm-14-dev libz3-dev libclang-rt-14-dev redis-server musl-tools
 SUDO       := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all setup build runtime test demo bench bench-coreutils coreutils corpus fuzz clean
+.PHONY: all setup build runtime test demo bench bench-coreutils coreutils coreutils-old corpus fuzz clean
 
 all: build runtime
 
@@ -60,21 +60,30 @@ bench: build runtime
 	$(CARGO) bench --bench memo
 
 # GNU coreutils 9.1 (Debian's source package) built with `mnemo cc-project`:
-# every program's bitcode in coreutils-bc/, and a gcov build beside it
-# (coreutils/Makefile). Not part of `make test`: it downloads.
+# every program's bitcode in coreutils-bc/, and a gcov build and an ASan
+# build beside it (coreutils/Makefile). Not part of `make test`: it
+# downloads.
 coreutils: build runtime
 	$(MAKE) -C coreutils MNEMO=$(abspath $(MNEMO))
 
+# The release before (8.32) to bitcode in coreutils-bc-8.32/, for the
+# bench's regress mode.
+coreutils-old: build runtime
+	$(MAKE) -C coreutils old MNEMO=$(abspath $(MNEMO))
+
 # Explores TOOLS (default: all of coreutils-bc/) for MINUTES each, JOBS
 # tools at a time, with KLEE's arguments; replays every test on the gcov
-# build and reports paths, tests, unsupported features, line coverage and
-# crashes (benches/coreutils.rs).
+# build and the ASan build and reports paths, tests, unsupported features,
+# line coverage and crashes (benches/coreutils.rs). MODES adds the same
+# runs with --jobs, --deepen and regress from 8.32: MODES="plain jobs".
 TOOLS ?=
 MINUTES ?= 5
 JOBS ?= 1
-bench-coreutils: coreutils
+MODES ?= plain
+ASAN ?= 1
+bench-coreutils: coreutils $(if $(findstring regress,$(MODES)),coreutils-old)
 	@command -v gcovr >/dev/null 2>&1 || python3 -m pip install --quiet gcovr
-	TOOLS="$(TOOLS)" MINUTES=$(MINUTES) JOBS=$(JOBS) $(CARGO) bench --bench coreutils
+	TOOLS="$(TOOLS)" MINUTES=$(MINUTES) JOBS=$(JOBS) MODES="$(MODES)" ASAN=$(ASAN) $(CARGO) bench --bench coreutils
 
 # The recorded queries tests/solver_chains.rs runs through every solver chain:
 # those of a few testsuite programs (small enough to keep in the repository).

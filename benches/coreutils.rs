@@ -16,49 +16,44 @@
 //! command lines. A table, `bench-results/coreutils.json` and gcovr's HTML
 //! (`bench-results/coreutils/TOOL/html/`).
 //!
+//! Each test is replayed on the AddressSanitizer build too (`build/asan`,
+//! glibc); every report there is listed with the test's command line.
+//!
+//! `MODES` sets other runs beside the plain one, each with the same time:
+//! `jobs` (`--jobs RUN_JOBS`, default 2), `deepen` (`--deepen DEEPEN`,
+//! default 25:25:100, the time shared out evenly among the bounds) and
+//! `regress` (coreutils 8.32's tool explored for the time with `--memo`,
+//! then `mnemo regress` from it to 9.1 for the time; `make coreutils-old`
+//! builds 8.32). Every mode's tests are replayed and measured alike.
+//!
 //! Environment: `TOOLS` (names; default every tool), `MINUTES` (default
-//! 5), `JOBS` (tools explored at once; default 1).
+//! 5), `JOBS` (tools explored at once; default 1), `MODES` (default
+//! `plain`), `RUN_JOBS`, `DEEPEN`, `ASAN` (0: no replays on the ASan
+//! build, which take as long as the others).
 
 use std::collections::{BTreeMap, VecDeque};
 use std::ffi::OsString;
 use std::os::unix::fs::PermissionsExt;
-use std::os::unix::process::CommandExt;
+
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+
 use std::sync::Mutex;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use anyhow::Context;
 use mnemo::testgen::{
     commands::shell_word, replay_dir_with, KTest, NativeOutcome, Outcome, PosixEnv, ReplayOptions,
-    TestsJson, Toolchain, Verdict, TESTS_JSON,
+    ReplayReport, TestsJson, Toolchain, Verdict, TESTS_JSON,
 };
 use serde_json::{json, Value};
 
+#[path = "coreutils/explore.rs"]
+mod explore;
 #[path = "support.rs"]
 mod support;
+use explore::{explore, paths_of, read_json, Bounds, Mode};
 use support::{file_lines, gcovr_summary};
 
-const MNEMO: &str = env!("CARGO_BIN_EXE_mnemo");
-const KLEE_ARGS: &[&str] = &[
-    "--sym-args",
-    "0",
-    "1",
-    "10",
-    "--sym-args",
-    "0",
-    "2",
-    "2",
-    "--sym-files",
-    "1",
-    "8",
-    "--sym-stdin",
-    "8",
-];
-/// Past its time limit, a run has this long to write its tests.
-const GRACE: Duration = Duration::from_secs(180);
-/// The address space a run may have (`--max-memory` is 3000 MiB).
-const ADDRESS_SPACE: u64 = 8 << 30;
 /// The user and group native replays run as when the bench runs as root:
 /// nobody's, so that no test (`chmod -R 0 /`, `kill -9 -1`) can harm the
 /// machine.
@@ -70,7 +65,13 @@ const CRASH_SIGNALS: &[i32] = &[4, 5, 6, 7, 8, 11, 31];
 /// Where the inputs are and the results go.
 struct Setup {
     bitcode: PathBuf,
+    /// coreutils 8.32's bitcode, for `regress`.
+    old_bitcode: PathBuf,
     gcov_tree: PathBuf,
+    /// The AddressSanitizer build, when there is one.
+    asan_tree: Option<PathBuf>,
+    run_jobs: usize,
+    deepen: Bounds,
     results: PathBuf,
     seconds: u64,
     toolchain: Toolchain,
@@ -136,66 +137,6 @@ fn own_file(setup: &Setup, tool: &str) -> String {
         .and_then(|l| l.strip_suffix('"'))
         .filter(|inc| inc.ends_with(".c"))
         .map_or(first.clone(), |inc| format!("src/{inc}"))
-}
-
-/// Runs `mnemo run` on one tool, killing it if it overruns its limit by
-/// more than [`GRACE`]: (exit status, the end of stderr, seconds).
-fn explore(setup: &Setup, tool: &str, out: &Path) -> anyhow::Result<(Option<i32>, String, f64)> {
-    let log = out.with_extension("log");
-    let start = Instant::now();
-    let mut command = Command::new(MNEMO);
-    // A run whose memory grows inside one step, past --max-memory's
-    // checks, must fail alone rather than take the machine down.
-    // SAFETY: setrlimit is async-signal-safe and touches no memory of the
-    // parent; it runs in the child between fork and exec.
-    unsafe {
-        command.pre_exec(|| {
-            let limit = libc::rlimit {
-                rlim_cur: ADDRESS_SPACE,
-                rlim_max: ADDRESS_SPACE,
-            };
-            if libc::setrlimit(libc::RLIMIT_AS, &limit) == 0 {
-                Ok(())
-            } else {
-                Err(std::io::Error::last_os_error())
-            }
-        });
-    }
-    let mut child = command
-        .args([
-            "run",
-            "-q",
-            "--store",
-            "none",
-            "--max-memory",
-            "3000",
-            "--max-time",
-        ])
-        .arg(setup.seconds.to_string())
-        .arg("--output-dir")
-        .arg(out)
-        .arg(setup.bitcode.join(format!("{tool}.bc")))
-        .args(KLEE_ARGS)
-        .stdout(Stdio::null())
-        .stderr(std::fs::File::create(&log)?)
-        .spawn()
-        .context("cannot start mnemo run")?;
-    let deadline = start + Duration::from_secs(setup.seconds) + GRACE;
-    let status = loop {
-        if let Some(status) = child.try_wait()? {
-            break status.code();
-        }
-        if Instant::now() > deadline {
-            let _ = child.kill();
-            let _ = child.wait();
-            break None;
-        }
-        std::thread::sleep(Duration::from_millis(200));
-    };
-    let stderr = std::fs::read_to_string(&log).unwrap_or_default();
-    let tail: Vec<&str> = stderr.lines().rev().take(8).collect();
-    let tail: Vec<&str> = tail.into_iter().rev().collect();
-    Ok((status, tail.join("\n"), start.elapsed().as_secs_f64()))
 }
 
 /// The unsupported features the run's paths ended on (external calls,
@@ -271,27 +212,41 @@ fn pct(covered: u64, total: u64) -> f64 {
     100.0 * covered as f64 / total.max(1) as f64
 }
 
-/// Explores, replays and measures one tool.
-fn bench_tool(setup: &Setup, tool: &str) -> anyhow::Result<Value> {
-    let dir = setup.results.join(tool);
+/// The tests of a replay that crashed natively (a crash signal, a wild
+/// access, a sanitizer report), with their command lines.
+fn crashes_of(report: &ReplayReport, out: &Path) -> Vec<Value> {
+    let mut crashes = Vec::new();
+    for r in &report.results {
+        match &r.native {
+            NativeOutcome::Signal(sig) if !CRASH_SIGNALS.contains(sig) => {}
+            NativeOutcome::Signal(_)
+            | NativeOutcome::WildAccess
+            | NativeOutcome::Error(_)
+            | NativeOutcome::UnknownReport(_) => {
+                crashes.push(json!({"test": r.ktest, "native": r.native.to_string(),
+                                    "predicted": r.predicted.to_string(),
+                                    "command": command_line(&out.join(&r.ktest))}));
+            }
+            _ => {}
+        }
+    }
+    crashes
+}
+
+/// Explores, replays and measures one tool in one mode.
+fn bench_tool(setup: &Setup, tool: &str, mode: Mode) -> anyhow::Result<Value> {
+    let dir = setup.results.join(tool).join(mode.name());
     if dir.exists() {
         std::fs::remove_dir_all(&dir)?;
     }
     std::fs::create_dir_all(&dir)?;
     let out = dir.join("out");
-    let (status, stderr, seconds) = explore(setup, tool, &out)?;
+    let explored = explore(setup, tool, mode, &dir)?;
+    let (status, stderr, seconds) = (explored.status, explored.stderr, explored.seconds);
     let engine_ok = matches!(status, Some(0 | 3));
-    let stats: Value = std::fs::read(out.join("stats.json"))
-        .ok()
-        .and_then(|b| serde_json::from_slice(&b).ok())
-        .unwrap_or(Value::Null);
+    let stats = read_json(&out.join("stats.json"));
     let index = TestsJson::read(&out.join(TESTS_JSON)).ok();
-    let paths = stats["paths"]["completed"].as_u64().unwrap_or(0)
-        + ["errors", "early"]
-            .iter()
-            .filter_map(|k| stats["paths"][k].as_object())
-            .flat_map(|m| m.values().filter_map(Value::as_u64))
-            .sum::<u64>();
+    let paths = paths_of(&stats);
     let unsupported = index.as_ref().map(unsupported).unwrap_or_default();
 
     let gcda = dir.join("gcda");
@@ -314,25 +269,41 @@ fn bench_tool(setup: &Setup, tool: &str) -> anyhow::Result<Value> {
         Default::default()
     };
     let (matched, mismatched, not_predicted, failed) = report.counts();
-    let mut crashes = Vec::new();
+    let crashes = crashes_of(&report, &out);
+    let hangs = report
+        .results
+        .iter()
+        .filter(|r| matches!(r.native, NativeOutcome::Timeout))
+        .count();
     let mut mismatches = Vec::new();
-    let mut hangs = 0;
     for r in &report.results {
-        let ktest = out.join(&r.ktest);
-        match &r.native {
-            NativeOutcome::Signal(sig) if !CRASH_SIGNALS.contains(sig) => {}
-            NativeOutcome::Signal(_) | NativeOutcome::WildAccess | NativeOutcome::Error(_) => {
-                crashes.push(json!({"test": r.ktest, "native": r.native.to_string(),
-                                    "command": command_line(&ktest)}));
-            }
-            NativeOutcome::Timeout => hangs += 1,
-            _ => {}
-        }
         if matches!(r.verdict, Verdict::Mismatch) && mismatches.len() < 5 {
-            mismatches.push(json!({"test": r.ktest, "predicted": r.predicted.to_string(),
-                                   "native": r.native.to_string(), "command": command_line(&ktest)}));
+            mismatches.push(
+                json!({"test": r.ktest, "predicted": r.predicted.to_string(),
+                                   "native": r.native.to_string(),
+                                   "command": command_line(&out.join(&r.ktest))}),
+            );
         }
     }
+    // The same tests on the ASan build: a memory error the plain build
+    // survives shows there.
+    let asan = match (&setup.asan_tree, &index) {
+        (Some(tree), Some(_)) => {
+            let options = ReplayOptions {
+                timeout: Duration::from_secs(20),
+                env: vec![("ASAN_OPTIONS".into(), "detect_leaks=0".into())],
+                run_as,
+            };
+            let report = replay_dir_with(
+                &setup.toolchain,
+                &tree.join("src").join(tool),
+                &out,
+                &options,
+            )?;
+            json!({"replayed": report.results.len(), "crashes": crashes_of(&report, &out)})
+        }
+        _ => Value::Null,
+    };
 
     pair_notes(&gcda, &gcda)?;
     let html = dir.join("html");
@@ -355,7 +326,7 @@ fn bench_tool(setup: &Setup, tool: &str) -> anyhow::Result<Value> {
     let (own_covered, own_total) = file_lines(&summary, &own).unwrap_or((0, 0));
     let (all_covered, all_total) = lines_under(&summary, &["src/", "lib/"]);
     Ok(json!({
-        "tool": tool, "engine_ok": engine_ok, "exit_status": status, "stderr_tail": stderr,
+        "tool": tool, "mode": mode.name(), "engine_ok": engine_ok, "exit_status": status, "stderr_tail": stderr,
         "seconds": seconds, "paths": paths, "tests": stats["tests"].as_u64().unwrap_or(0),
         "instructions": stats["instructions"].as_u64().unwrap_or(0),
         "stopped_by": stats["stopped_by"],
@@ -363,7 +334,12 @@ fn bench_tool(setup: &Setup, tool: &str) -> anyhow::Result<Value> {
         "replay": {"match": matched, "mismatch": mismatched, "not_predicted": not_predicted,
                    "failed": failed, "hangs": hangs},
         "mismatches": mismatches,
-        "crashes": crashes,
+        "crashes": crashes, "asan": asan,
+        "solver_queries": explored.extra["solver_queries"]
+            .as_u64()
+            .or(stats["solver"]["queries"].as_u64())
+            .unwrap_or(0),
+        "memo": stats["memo"], "mode_detail": explored.extra,
         "own_file": own, "own_lines_covered": own_covered, "own_lines": own_total,
         "own_coverage_pct": pct(own_covered, own_total),
         "all_lines_covered": all_covered, "all_lines": all_total,
@@ -375,8 +351,9 @@ fn bench_tool(setup: &Setup, tool: &str) -> anyhow::Result<Value> {
 fn row(r: &Value) -> String {
     let features = r["unsupported"].as_object().map_or(0, |m| m.len());
     format!(
-        "{:<10} {:>7} {:>7} {:>7.0} {:>5} {:>8.1}% {:>8.1}% {:>7} {:>10} {:>6}",
+        "{:<10} {:<7} {:>7} {:>7} {:>7.0} {:>5} {:>8.1}% {:>8.1}% {:>7} {:>5} {:>10} {:>6}",
         r["tool"].as_str().unwrap_or("?"),
+        r["mode"].as_str().unwrap_or("?"),
         r["paths"].as_u64().unwrap_or(0),
         r["tests"].as_u64().unwrap_or(0),
         r["seconds"].as_f64().unwrap_or(0.0),
@@ -384,6 +361,7 @@ fn row(r: &Value) -> String {
         r["own_coverage_pct"].as_f64().unwrap_or(0.0),
         r["all_coverage_pct"].as_f64().unwrap_or(0.0),
         r["crashes"].as_array().map_or(0, Vec::len),
+        r["asan"]["crashes"].as_array().map_or(0, Vec::len),
         r["replay"]["mismatch"].as_u64().unwrap_or(0),
         if r["engine_ok"].as_bool() == Some(true) {
             "ok"
@@ -393,8 +371,52 @@ fn row(r: &Value) -> String {
     )
 }
 
-const HEADER: &str =
-    "tool         paths   tests   run s unsup   own cov  src+lib crashes mismatches engine";
+const HEADER: &str = "tool       mode      paths   tests   run s unsup   own cov  src+lib crashes  asan mismatches engine";
+
+/// A whole-number setting from the environment, `default` when unset.
+fn setting<T: std::str::FromStr>(name: &str, default: T) -> anyhow::Result<T>
+where
+    T::Err: std::error::Error + Send + Sync + 'static,
+{
+    match std::env::var(name).ok().filter(|v| !v.is_empty()) {
+        Some(v) => v
+            .parse()
+            .with_context(|| format!("{name} must be a number, not {v:?}")),
+        None => Ok(default),
+    }
+}
+
+/// Averages and totals of one mode's rows.
+fn mode_summary(mode: Mode, rows: &[&Value], seconds: u64) -> Value {
+    let n = rows.len().max(1) as f64;
+    let mean = |key: &str| rows.iter().filter_map(|r| r[key].as_f64()).sum::<f64>() / n;
+    let total = |key: &str| rows.iter().filter_map(|r| r[key].as_u64()).sum::<u64>();
+    let list = |key: &str| -> Vec<Value> {
+        rows.iter()
+            .flat_map(|r| r[key].as_array().into_iter().flatten())
+            .cloned()
+            .collect()
+    };
+    let asan: Vec<Value> = rows
+        .iter()
+        .flat_map(|r| r["asan"]["crashes"].as_array().into_iter().flatten())
+        .cloned()
+        .collect();
+    let engine_errors: Vec<&str> = rows
+        .iter()
+        .filter(|r| r["engine_ok"].as_bool() != Some(true))
+        .filter_map(|r| r["tool"].as_str())
+        .collect();
+    json!({
+        "summary": true, "mode": mode.name(), "tools": rows.len(), "seconds_per_tool": seconds,
+        "mean_own_coverage_pct": mean("own_coverage_pct"),
+        "mean_all_coverage_pct": mean("all_coverage_pct"),
+        "mean_seconds": mean("seconds"),
+        "paths": total("paths"), "tests": total("tests"), "solver_queries": total("solver_queries"),
+        "crashes": list("crashes").len(), "asan_reports": asan.len(),
+        "engine_errors": engine_errors,
+    })
+}
 
 fn main() -> anyhow::Result<()> {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
@@ -405,16 +427,17 @@ fn main() -> anyhow::Result<()> {
         "{} or the gcov build is missing: run `make coreutils` first",
         bitcode.display()
     );
-    let minutes: f64 = std::env::var("MINUTES")
+    let minutes: f64 = setting("MINUTES", 5.0)?;
+    let jobs: usize = setting("JOBS", 1)?;
+    let modes: Vec<Mode> = std::env::var("MODES")
         .ok()
-        .filter(|m| !m.is_empty())
-        .map_or(Ok(5.0), |m| m.parse())
-        .context("MINUTES must be a number")?;
-    let jobs: usize = std::env::var("JOBS")
-        .ok()
-        .filter(|j| !j.is_empty())
-        .map_or(Ok(1), |j| j.parse())
-        .context("JOBS must be a whole number")?;
+        .filter(|m| !m.trim().is_empty())
+        .map_or(Ok(vec![Mode::Plain]), |m| {
+            m.split([',', ' '])
+                .filter(|w| !w.is_empty())
+                .map(Mode::parse)
+                .collect()
+        })?;
     let mut tools: Vec<String> = std::env::var("TOOLS")
         .unwrap_or_default()
         .split_whitespace()
@@ -436,80 +459,136 @@ fn main() -> anyhow::Result<()> {
             bitcode.display()
         );
     }
+    let old_bitcode = root.join("coreutils-bc-8.32");
+    anyhow::ensure!(
+        !modes.contains(&Mode::Regress) || old_bitcode.join(".done").is_file(),
+        "the regress mode needs coreutils 8.32's bitcode: run `make coreutils-old` first"
+    );
+    let asan_tree = root.join("coreutils/build/asan");
     let makefile = std::fs::read_to_string(gcov_tree.join("Makefile"))?;
     let setup = Setup {
         bitcode,
+        old_bitcode,
         own_source: program_sources(&makefile),
         gcov_tree,
+        asan_tree: (setting("ASAN", 1)? != 0 && asan_tree.join(".built").is_file())
+            .then_some(asan_tree),
+        run_jobs: setting("RUN_JOBS", 2)?,
+        deepen: Bounds::parse(&std::env::var("DEEPEN").unwrap_or_else(|_| "25:25:100".into()))?,
         results: root.join("bench-results/coreutils"),
         seconds: (minutes * 60.0).round().max(1.0) as u64,
         toolchain: Toolchain::find()?,
     };
+    let mode_names: Vec<&str> = modes.iter().map(|m| m.name()).collect();
     println!(
-        "coreutils: {} tool(s), {} s each, {} at a time\n{HEADER}",
+        "coreutils: {} tool(s), {} s each, {} at a time; modes: {}; ASan replays: {}\n{HEADER}",
         tools.len(),
         setup.seconds,
-        jobs.max(1)
+        jobs.max(1),
+        mode_names.join(", "),
+        if setup.asan_tree.is_some() {
+            "yes"
+        } else {
+            "no"
+        },
     );
-    let queue = Mutex::new(tools.iter().cloned().collect::<VecDeque<_>>());
+    let queue = Mutex::new(
+        tools
+            .iter()
+            .flat_map(|t| modes.iter().map(move |m| (t.clone(), *m)))
+            .collect::<VecDeque<_>>(),
+    );
     let results = Mutex::new(Vec::new());
     std::thread::scope(|s| {
         for _ in 0..jobs.max(1) {
             s.spawn(|| loop {
-                let Some(tool) = queue.lock().unwrap_or_else(|e| e.into_inner()).pop_front() else {
+                let Some((tool, mode)) =
+                    queue.lock().unwrap_or_else(|e| e.into_inner()).pop_front()
+                else {
                     break;
                 };
-                let r = bench_tool(&setup, &tool).unwrap_or_else(
-                    |e| json!({"tool": tool, "engine_ok": false, "bench_error": format!("{e:#}")}),
-                );
+                let r = bench_tool(&setup, &tool, mode).unwrap_or_else(|e| {
+                    json!({"tool": tool, "mode": mode.name(), "engine_ok": false,
+                           "bench_error": format!("{e:#}")})
+                });
                 println!("{}", row(&r));
                 results.lock().unwrap_or_else(|e| e.into_inner()).push(r);
             });
         }
     });
     let mut results = results.into_inner().unwrap_or_else(|e| e.into_inner());
-    results.sort_by(|a, b| a["tool"].as_str().cmp(&b["tool"].as_str()));
+    let order = |r: &Value| {
+        modes
+            .iter()
+            .position(|m| r["mode"].as_str() == Some(m.name()))
+    };
+    results.sort_by(|a, b| (a["tool"].as_str(), order(a)).cmp(&(b["tool"].as_str(), order(b))));
     println!("\n{HEADER}");
     for r in &results {
         println!("{}", row(r));
     }
-    let n = results.len().max(1) as f64;
-    let mean = |key: &str| results.iter().filter_map(|r| r[key].as_f64()).sum::<f64>() / n;
-    let crashes: Vec<&Value> = results
-        .iter()
-        .flat_map(|r| r["crashes"].as_array().into_iter().flatten())
-        .collect();
-    let engine_errors: Vec<&str> = results
-        .iter()
-        .filter(|r| r["engine_ok"].as_bool() != Some(true))
-        .filter_map(|r| r["tool"].as_str())
-        .collect();
-    println!(
-        "\naverage line coverage: {:.1}% of the tools' own files, {:.1}% of src/ and lib/; \
-         {} crash(es); engine errors: {}",
-        mean("own_coverage_pct"),
-        mean("all_coverage_pct"),
-        crashes.len(),
-        if engine_errors.is_empty() {
-            "none".to_string()
-        } else {
-            engine_errors.join(" ")
-        }
-    );
+    let mut summaries = Vec::new();
+    for &mode in &modes {
+        let rows: Vec<&Value> = results
+            .iter()
+            .filter(|r| r["mode"].as_str() == Some(mode.name()))
+            .collect();
+        let sum = mode_summary(mode, &rows, setup.seconds);
+        println!(
+            "\n{}: average line coverage {:.1}% of the tools' own files, {:.1}% of src/ and lib/; \
+             {:.0} s a tool; {} paths, {} solver queries; {} crash(es), {} ASan report(s); \
+             engine errors: {}",
+            mode.name(),
+            sum["mean_own_coverage_pct"].as_f64().unwrap_or(0.0),
+            sum["mean_all_coverage_pct"].as_f64().unwrap_or(0.0),
+            sum["mean_seconds"].as_f64().unwrap_or(0.0),
+            sum["paths"],
+            sum["solver_queries"],
+            sum["crashes"],
+            sum["asan_reports"],
+            match sum["engine_errors"].as_array() {
+                Some(e) if !e.is_empty() => e
+                    .iter()
+                    .filter_map(Value::as_str)
+                    .collect::<Vec<_>>()
+                    .join(" "),
+                _ => "none".to_string(),
+            }
+        );
+        summaries.push(sum);
+    }
     for r in &results {
+        let (tool, mode) = (
+            r["tool"].as_str().unwrap_or("?"),
+            r["mode"].as_str().unwrap_or("?"),
+        );
         for c in r["crashes"].as_array().into_iter().flatten() {
-            println!("crash: {} {}: {}", r["tool"], c["native"], c["command"]);
+            println!("crash: {tool} ({mode}) {}: {}", c["native"], c["command"]);
+        }
+        for c in r["asan"]["crashes"].as_array().into_iter().flatten() {
+            println!("asan: {tool} ({mode}) {}: {}", c["native"], c["command"]);
         }
         if let Some(m) = r["unsupported"].as_object().filter(|m| !m.is_empty()) {
             let names: Vec<String> = m.iter().map(|(k, v)| format!("{k} ({v})")).collect();
-            println!("unsupported in {}: {}", r["tool"], names.join(", "));
+            println!("unsupported in {tool} ({mode}): {}", names.join(", "));
+        }
+        if let Some(e) = r["bench_error"].as_str() {
+            println!("bench error: {tool} ({mode}): {e}");
+        }
+        if r["mode"] == "regress" {
+            let d = &r["mode_detail"];
+            println!(
+                "regress: {tool}: 8.32 run {:.0} s, {} paths; {} functions changed, {} impacted nodes; \
+                 9.1: {} paths explored again, {} tests kept",
+                d["old_seconds"].as_f64().unwrap_or(0.0),
+                d["old_paths"],
+                d["changed_functions"],
+                d["impacted_nodes"],
+                r["memo"]["recorded_paths"],
+                r["memo"]["kept_tests"]
+            );
         }
     }
-    results.push(json!({
-        "summary": true, "tools": results.len(), "seconds_per_tool": setup.seconds,
-        "mean_own_coverage_pct": mean("own_coverage_pct"),
-        "mean_all_coverage_pct": mean("all_coverage_pct"),
-        "crashes": crashes.len(), "engine_errors": engine_errors,
-    }));
+    results.extend(summaries);
     support::write_results("coreutils", &None, &results)
 }

@@ -521,3 +521,97 @@ fn regress_with_compression_still_saves_a_complete_trie() {
     );
     assert_eq!(plain, trie_text(&dir.path().join("fresh")));
 }
+
+/// A program of three files, two of which define a static `helper`:
+/// llvm-link numbers the second `helper.1`.
+const HELPER_A: &str =
+    "static int helper(int x) { return x > 5; }\nint fa(int x) { return helper(x); }\n";
+const HELPER_B: &str =
+    "static int helper(int x) { return x < 3; }\nint fb(int x) { return helper(x) + 1; }\n";
+const HELPER_C: &str =
+    "static int helper(int x) { return x == 9; }\nint fc(int x) { return helper(x) + 2; }\n";
+const HELPER_MAIN: &str = r#"
+#include <klee/klee.h>
+int fa(int x);
+int fb(int x);
+int main(void) {
+    int x;
+    klee_make_symbolic(&x, sizeof x, "x");
+    if (fa(x)) return 1;
+    if (fb(x) == 2) return 2;
+    return 0;
+}
+"#;
+
+/// Compiles `files` (name, source) and links them in that order.
+fn linked(dir: &Path, name: &str, files: &[(&str, &str)]) -> Option<std::path::PathBuf> {
+    let mut parts = Vec::new();
+    for (file, source) in files {
+        parts.push(compile(dir, &format!("{name}-{file}"), source)?);
+    }
+    let out = dir.join(format!("{name}.bc"));
+    let toolchain = mnemo::testgen::Toolchain::find().ok()?;
+    let o = Command::new(&toolchain.llvm_link)
+        .args(&parts)
+        .arg("-o")
+        .arg(&out)
+        .output()
+        .expect("llvm-link runs");
+    assert!(o.status.success(), "{}", stderr(&o));
+    Some(out)
+}
+
+#[test]
+fn regress_pairs_static_functions_that_linking_numbered_otherwise() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let d = dir.path();
+    let Some(old) = linked(
+        d,
+        "old",
+        &[("a", HELPER_A), ("b", HELPER_B), ("main", HELPER_MAIN)],
+    ) else {
+        return;
+    };
+    // A file linked first takes the plain name: a's `helper` becomes
+    // `helper.1` and b's `helper.2`, their bodies unchanged.
+    let new = linked(
+        d,
+        "new",
+        &[
+            ("c", HELPER_C),
+            ("a", HELPER_A),
+            ("b", HELPER_B),
+            ("main", HELPER_MAIN),
+        ],
+    )
+    .expect("links");
+    let memo = d.join("memo");
+    run(&old, &memo, &d.join("old-out"), &[]);
+    let o = mnemo()
+        .args(["regress", "-q", "--memo"])
+        .arg(&memo)
+        .arg("--output-dir")
+        .arg(d.join("new-out"))
+        .arg(&old)
+        .arg(&new)
+        .output()
+        .expect("runs");
+    assert!(o.status.success(), "{}", stderr(&o));
+    let report = stdout(&o);
+    // Only what the new file adds changed; nothing is explored again.
+    assert!(
+        report.contains("changed functions: fc, helper\n"),
+        "{report}"
+    );
+    assert!(report.contains("impacted nodes: 0"), "{report}");
+    assert!(
+        report.contains("re-explored paths: 0; reused tests: 3"),
+        "{report}"
+    );
+    // The saved trie is the one a fresh run on the new version records.
+    run(&new, &d.join("fresh"), &d.join("fresh-out"), &[]);
+    assert_eq!(
+        trie_text(&memo.join("new.trie")),
+        trie_text(&d.join("fresh"))
+    );
+}

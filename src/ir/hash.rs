@@ -3,8 +3,13 @@
 //! encoding Rust does not promise to keep) into 64-bit FNV-1a, finished with
 //! an avalanche step. Functions and globals are identified by name (private
 //! constants such as string literals by their contents, since clang numbers
-//! them module-wide), so a function keeps its hash when others change.
+//! them module-wide), so a function keeps its hash when others change; the
+//! number llvm-link gives a same-named internal symbol is left out
+//! ([`base_name`]), since it changes with the files linked before, and a
+//! callee is told from its namesakes by its signature (a global by its
+//! size).
 
+use super::base_name;
 use super::{
     AsmOp, Body, Callee, CastOp, Const, FBinOp, FCastOp, FloatPredicate, FloatTy, Function, Global,
     Inst, IntPredicate, Intrinsic, Operand,
@@ -117,17 +122,23 @@ impl<'a> Hashing<'a> {
             }
         } else {
             s.u8(2);
-            s.str(&global.name);
+            s.str(base_name(&global.name));
+            s.u64(global.size);
         }
     }
 
     fn func_name(&self, s: &mut StableHasher, f: super::FuncId) {
-        s.str(
-            self.functions
-                .get(f.index())
-                .map(|f| f.name.as_str())
-                .unwrap_or(""),
-        );
+        let Some(f) = self.functions.get(f.index()) else {
+            s.str("");
+            return;
+        };
+        s.str(base_name(&f.name));
+        s.u64(f.params.len() as u64);
+        for p in &f.params {
+            s.u32(*p);
+        }
+        s.u32(f.ret_width.unwrap_or(u32::MAX));
+        s.bool(f.is_vararg);
     }
 
     fn const_hash(&self, c: &Const) -> u64 {
@@ -694,6 +705,21 @@ fn intrinsic_code(k: Intrinsic) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::StableHasher;
+    use crate::ir::base_name;
+
+    #[test]
+    fn only_a_linker_number_is_left_out_of_a_name() {
+        assert_eq!(base_name("__get_tp.115"), "__get_tp");
+        assert_eq!(base_name("main.buf.3"), "main.buf");
+        assert_eq!(base_name("main.buf"), "main.buf");
+        assert_eq!(base_name("helper"), "helper");
+        assert_eq!(base_name(".1"), ".1");
+        assert_eq!(base_name("x."), "x.");
+        assert_eq!(
+            base_name("llvm.memcpy.p0i8.p0i8.i64"),
+            "llvm.memcpy.p0i8.p0i8.i64"
+        );
+    }
 
     #[test]
     fn hasher_is_fixed_across_runs() {

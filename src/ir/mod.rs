@@ -600,6 +600,24 @@ pub struct Global {
     pub loc: Option<SourceLoc>,
 }
 
+/// A symbol's name without the number a linker appends to tell apart
+/// same-named internal symbols of several files (`__get_tp.115`, a
+/// static function two of musl's files define): two versions of a program
+/// number them differently, while a C name never holds a dot.
+pub fn base_name(name: &str) -> &str {
+    match name.rsplit_once('.') {
+        Some((base, n))
+            if !base.is_empty()
+                && !n.is_empty()
+                && n.bytes().all(|b| b.is_ascii_digit())
+                && !name.starts_with("llvm.") =>
+        {
+            base
+        }
+        _ => name,
+    }
+}
+
 /// The initial image of a global.
 #[derive(Clone, Debug)]
 pub struct GlobalInit {

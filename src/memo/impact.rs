@@ -22,7 +22,7 @@
 use rustc_hash::FxHashMap;
 
 use super::trie::{NodeId, Trie, TriePoint};
-use crate::ir::Module;
+use crate::ir::{base_name, Function, Module};
 
 /// The differences between two versions of a program, on the old one.
 pub struct Diff {
@@ -34,6 +34,50 @@ pub struct Diff {
     /// Whether globals or functions were added, removed or moved, so that
     /// addresses recorded in the trie may name other things now.
     pub layout_changed: bool,
+    /// Old functions whose new version has another name: the number
+    /// llvm-link gives a static function that several files define
+    /// (`__get_tp.115` now `__get_tp.117`).
+    renamed: FxHashMap<String, String>,
+}
+
+/// Pairs each old function that has a body with its new version, among the
+/// new functions of the same [`base_name`]: first the same name and hash,
+/// then the same hash (a renumbered static function), then the same name,
+/// then any namesake left; a looser round never takes the partner of a
+/// surer one.
+fn pair_functions(old: &Module, new: &Module) -> Vec<Option<usize>> {
+    let mut by_base: FxHashMap<&str, Vec<usize>> = FxHashMap::default();
+    for (j, g) in new.functions.iter().enumerate() {
+        if g.body.is_some() {
+            by_base.entry(base_name(&g.name)).or_default().push(j);
+        }
+    }
+    let rounds: [fn(&Function, &Function) -> bool; 4] = [
+        |f, g| f.name == g.name && f.hash == g.hash,
+        |f, g| f.hash == g.hash,
+        |f, g| f.name == g.name,
+        |_, _| true,
+    ];
+    let mut taken = vec![false; new.functions.len()];
+    let mut out = vec![None; old.functions.len()];
+    for round in rounds {
+        for (i, f) in old.functions.iter().enumerate() {
+            if out[i].is_some() || f.body.is_none() {
+                continue;
+            }
+            let Some(namesakes) = by_base.get(base_name(&f.name)) else {
+                continue;
+            };
+            if let Some(&j) = namesakes
+                .iter()
+                .find(|&&j| !taken[j] && round(f, &new.functions[j]))
+            {
+                taken[j] = true;
+                out[i] = Some(j);
+            }
+        }
+    }
+    out
 }
 
 /// Pairs equal hashes of two sequences (a longest common subsequence);
@@ -71,17 +115,22 @@ impl Diff {
     pub fn new(old: &Module, new: &Module) -> Diff {
         let mut changed_functions = Vec::new();
         let mut blocks = FxHashMap::default();
-        for f in &old.functions {
+        let mut renamed = FxHashMap::default();
+        let pairs = pair_functions(old, new);
+        let mut paired_new = vec![false; new.functions.len()];
+        for (f, partner) in old.functions.iter().zip(pairs) {
             let Some(body) = &f.body else { continue };
-            let now = new
-                .func_by_name(&f.name)
-                .map(|g| new.func(g))
-                .filter(|g| g.body.is_some());
-            match now {
-                Some(g) if g.hash == f.hash => {}
-                Some(g) => {
-                    changed_functions.push(f.name.clone());
-                    blocks.insert(f.name.clone(), paired(&f.block_hashes, &g.block_hashes));
+            match partner {
+                Some(j) => {
+                    paired_new[j] = true;
+                    let g = &new.functions[j];
+                    if g.name != f.name {
+                        renamed.insert(f.name.clone(), g.name.clone());
+                    }
+                    if g.hash != f.hash {
+                        changed_functions.push(f.name.clone());
+                        blocks.insert(f.name.clone(), paired(&f.block_hashes, &g.block_hashes));
+                    }
                 }
                 None => {
                     changed_functions.push(f.name.clone());
@@ -89,27 +138,25 @@ impl Diff {
                 }
             }
         }
-        for g in &new.functions {
-            if g.body.is_some()
-                && old
-                    .func_by_name(&g.name)
-                    .is_none_or(|f| old.func(f).body.is_none())
-            {
+        for (g, paired) in new.functions.iter().zip(paired_new) {
+            if g.body.is_some() && !paired {
                 changed_functions.push(g.name.clone());
             }
         }
         changed_functions.sort();
         changed_functions.dedup();
+        // Addresses follow the order and sizes of functions and globals, not
+        // the numbers in their names.
         let names = |m: &Module| {
             m.functions
                 .iter()
-                .map(|f| f.name.clone())
+                .map(|f| base_name(&f.name).to_string())
                 .collect::<Vec<_>>()
         };
         let globals = |m: &Module| {
             m.globals
                 .iter()
-                .map(|g| (g.name.clone(), g.size, g.align))
+                .map(|g| (base_name(&g.name).to_string(), g.size, g.align))
                 .collect::<Vec<_>>()
         };
         let layout_changed = names(old) != names(new) || globals(old) != globals(new);
@@ -117,6 +164,7 @@ impl Diff {
             changed_functions,
             blocks,
             layout_changed,
+            renamed,
         }
     }
 
@@ -163,7 +211,8 @@ impl Diff {
     }
 
     /// Renumbers the blocks of the trie's stretches into the new version's
-    /// CFG (blocks that changed, which only impacted nodes ran, are dropped).
+    /// CFG (blocks that changed, which only impacted nodes ran, are dropped),
+    /// and renames the functions llvm-link numbered otherwise now.
     pub fn renumber(&self, trie: &mut Trie) {
         let funcs = trie.funcs.clone();
         for n in &mut trie.nodes {
@@ -175,6 +224,14 @@ impl Diff {
                     self.new_block(name, b).map(|nb| (f, nb))
                 })
                 .collect();
+        }
+        if !self.renamed.is_empty() {
+            for name in &mut trie.funcs {
+                if let Some(now) = self.renamed.get(name) {
+                    name.clone_from(now);
+                }
+            }
+            trie.reindex();
         }
     }
 }
