@@ -618,6 +618,7 @@ fn merged_stats(
         s.solver.queries += o.solver.queries;
         s.solver.z3_calls += o.solver.z3_calls;
         s.solver.path_model += o.solver.path_model;
+        s.solver.gave_up += o.solver.gave_up;
         s.solver.time_s += o.solver.time_s;
         s.memo.recorded_paths += o.memo.recorded_paths;
         s.memo.solver_calls_avoided += o.memo.solver_calls_avoided;

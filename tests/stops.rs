@@ -418,15 +418,16 @@ fn a_hash_too_hard_to_invert_ends_within_the_time_and_memory_limits() {
     // to load the program.
     assert!(took < Duration::from_secs(12), "{took:?}: {log}");
     assert!(peak < 1000, "peak resident memory {peak} MiB: {log}");
-    // Stopped by a limit.
-    assert_eq!(code, Some(3), "{log}");
+    // The path's model shows `return 0` feasible, so `a == 0x1234` is
+    // only probed, with a tenth of the solver's time; the probe times out
+    // and that side is given up: the path completes long before the limit
+    // instead of ending at it.
+    assert_eq!(code, Some(0), "{log}");
     let stats = json(&out.join("stats.json"));
     let wall = stats["wall_s"].as_f64().expect("wall_s");
-    // T + 5% holds on an idle machine (10.2 s). Under the suite's load
-    // Z3's timer, looked at only between steps of bit-blasting this
-    // circuit, once let the call end at 10.51 s: the bound leaves it a
-    // little more, still far from the minutes of before.
-    assert!(wall < 11.0, "{wall} s: {log}");
-    assert_eq!(stats["paths"]["early"]["max-time"], 1, "{stats}");
+    assert!(wall < 5.0, "{wall} s: {log}");
+    assert_eq!(stats["paths"]["completed"], 1, "{stats}");
+    assert_eq!(stats["solver"]["gave_up"], 1, "{stats}");
+    // The circuit is past the incremental solver's size: the fresh one.
     assert_eq!(stats["solver"]["z3_strategy"]["large"], 1, "{stats}");
 }

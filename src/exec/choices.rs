@@ -23,6 +23,7 @@ use super::state::{Alt, Decision, Forced, Point, State};
 use super::value::Value;
 use crate::expr::{self, Assignment, ExprRef};
 use crate::ir::{Inst, SiteId};
+use crate::solver::SolverError;
 
 /// A recorded choice point's alternatives, and how to go on down each.
 type Recorded = (Arc<[Alt]>, Vec<Next>);
@@ -64,7 +65,17 @@ impl Executor {
         let keep_models = state.symbolics.len() <= MAX_MODEL_INPUTS;
         if !keep_models {
             state.hint = None;
+        } else if state.hint.is_none() && conds.iter().filter(|c| !c.is_const()).count() > 1 {
+            // A model of the path first (an easy query, or none at the
+            // start): it decides one side without the condition, so only
+            // the other side is asked, and a timeout there leaves the path
+            // a side to go on with.
+            let model = self.model(state).map_err(|e| self.solver_error(state, e))?;
+            state.hint = Some(Arc::new(model));
         }
+        // Alternatives whose query timed out while the path's model
+        // vouches for another one (see `give_up_hard`).
+        let mut timed_out = Vec::new();
         for (i, c) in conds.iter().enumerate() {
             let (ok, model) = match c.as_const() {
                 Some(v) => (v != 0, state.hint.clone()),
@@ -76,9 +87,32 @@ impl Executor {
                     self.solver.answered_by_path_model();
                     (true, state.hint.clone())
                 }
+                // The model does not satisfy it, and no other model differs
+                // from it on what it reads.
+                None if state.hint.is_some() && reads_only_pinned(state, c) => {
+                    self.solver.answered_by_path_model();
+                    (false, None)
+                }
                 None if keep_models => {
-                    let model = self.model_where(state, c)?;
-                    (model.is_some(), model.map(Arc::new))
+                    let arrays: Vec<_> = state.symbolics.iter().map(|s| s.array.clone()).collect();
+                    let known = state.hint.as_deref();
+                    let constraints = &state.constraints;
+                    // With a model the path has a side to go on with: the
+                    // solver gets less time for this one (a probe).
+                    let answer = match known {
+                        Some(_) => self
+                            .solver
+                            .probing(|s| s.model_where(constraints, c, &arrays, known)),
+                        None => self.solver.model_where(constraints, c, &arrays, known),
+                    };
+                    match answer {
+                        Ok(model) => (model.is_some(), model.map(Arc::new)),
+                        Err(SolverError::Timeout) if known.is_some() && !self.at_deadline() => {
+                            timed_out.push(i);
+                            (false, None)
+                        }
+                        Err(e) => return Err(self.solver_error(state, e)),
+                    }
                 }
                 None => match self.solver.may_be_true(&state.constraints, c) {
                     Ok(b) => (b, None),
@@ -91,6 +125,10 @@ impl Executor {
                 feasible: ok,
             });
             models.push(model);
+        }
+        if !timed_out.is_empty() {
+            let hard: Vec<ExprRef> = timed_out.iter().map(|&i| conds[i].clone()).collect();
+            self.give_up_hard(state, &hard);
         }
         let point = self.point_at(state, site, alts.into());
         let next = vec![Next::Free; conds.len()];
@@ -108,14 +146,32 @@ impl Executor {
         Ok(taken)
     }
 
-    /// A model of the state's path together with `cond` over all of its
-    /// inputs, or `None` when `cond` cannot hold there.
-    fn model_where(&mut self, state: &State, cond: &ExprRef) -> Exec<Option<Assignment>> {
-        let arrays: Vec<_> = state.symbolics.iter().map(|s| s.array.clone()).collect();
-        let known = state.hint.as_deref();
-        self.solver
-            .model_where(&state.constraints, cond, &arrays, known)
-            .map_err(|e| self.solver_error(state, e))
+    /// Gives up the alternatives whose conditions (`hard`) the solver could
+    /// not decide in its time while the path's model showed another one
+    /// feasible: the path goes on along that one, with the inputs the hard
+    /// conditions read fixed to the model's values. Such conditions come
+    /// from hashes of symbolic input (a CRC or a SHA sum printed digit by
+    /// digit); each digit would time out again, and with the hashed bytes
+    /// fixed every later question on them is easy, so the path reaches the
+    /// code after the hash instead of ending there with a solver error.
+    fn give_up_hard(&mut self, state: &mut State, hard: &[ExprRef]) {
+        let Some(hint) = state.hint.clone() else {
+            return;
+        };
+        self.solver.gave_up_after_timeout(hard.len());
+        let mut arrays = Vec::new();
+        expr::arrays_in_all(hard, &mut arrays);
+        for array in arrays.iter().filter(|a| a.init.is_none()) {
+            let updates = expr::UpdateList::new(array.clone());
+            for i in 0..array.size {
+                let byte = expr::read(&updates, &expr::constant(u128::from(i), 64));
+                let value = expr::eval(&byte, &hint);
+                state.add_constraint(expr::eq(&byte, &expr::constant(value, 8)));
+            }
+            if !state.pinned.iter().any(|p| Arc::ptr_eq(p, array)) {
+                state.pinned.push(array.clone());
+            }
+        }
     }
 
     /// The choice point at `site` of the state's current function.
@@ -330,6 +386,10 @@ impl Executor {
             self.solver.answered_by_path_model();
             return Ok(true);
         }
+        if state.hint.is_some() && reads_only_pinned(state, cond) {
+            self.solver.answered_by_path_model();
+            return Ok(false);
+        }
         self.solver
             .may_be_true(&state.constraints, cond)
             .map_err(|e| self.solver_error(state, e))
@@ -453,4 +513,17 @@ pub(super) fn recorded_conditions(
         conds.push(c);
     }
     Ok(conds)
+}
+
+/// Whether every input `cond` reads is pinned on the state's path (all of
+/// its bytes fixed), so that its value is the same under every model.
+fn reads_only_pinned(state: &State, cond: &ExprRef) -> bool {
+    if state.pinned.is_empty() {
+        return false;
+    }
+    let mut arrays = Vec::new();
+    expr::arrays_in(cond, &mut arrays);
+    arrays
+        .iter()
+        .all(|a| a.init.is_some() || state.pinned.iter().any(|p| Arc::ptr_eq(p, a)))
 }

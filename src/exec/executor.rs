@@ -608,6 +608,7 @@ impl Executor {
             stopped_at: None,
             guide: None,
             hint: None,
+            pinned: Vec::new(),
             stretch: Vec::new(),
             next_heap: HEAP_BASE,
             next_stack: STACK_BASE,
@@ -656,15 +657,19 @@ impl Executor {
         out
     }
 
-    pub(crate) fn solver_error(&self, state: &State, e: SolverError) -> Flow {
+    /// Whether the run's deadline has come, so that a solver timeout now
+    /// says nothing about the query.
+    pub(crate) fn at_deadline(&self) -> bool {
         // Z3's own timer may fire a little before the deadline it was
         // given.
         let slack = std::time::Duration::from_millis(100);
-        let at_deadline = self
-            .solver
+        self.solver
             .deadline()
-            .is_some_and(|d| std::time::Instant::now() + slack >= d);
-        if e == SolverError::Timeout && at_deadline {
+            .is_some_and(|d| std::time::Instant::now() + slack >= d)
+    }
+
+    pub(crate) fn solver_error(&self, state: &State, e: SolverError) -> Flow {
+        if e == SolverError::Timeout && self.at_deadline() {
             return Flow::End(PathEnd::Early(EarlyReason::MaxTime));
         }
         self.error(state, ErrorKind::Solver, e.to_string())

@@ -6,7 +6,6 @@
 //! offset its contents become an update list over an array, so later reads
 //! at symbolic offsets see every write.
 
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use imbl::OrdMap;
@@ -47,11 +46,17 @@ impl MemoryObject {
     }
 }
 
-/// Unique names for the arrays that back objects read at symbolic offsets.
-static NEXT_ARRAY: AtomicU64 = AtomicU64::new(0);
-
-fn fresh_array_name(prefix: &str) -> String {
-    format!("{}#{}", prefix, NEXT_ARRAY.fetch_add(1, Ordering::Relaxed))
+/// The constant array holding `bytes`, the root of an object read at a
+/// symbolic offset: named by its contents and shared, so that every read
+/// of the same contents (a lookup table such as cksum's `crctab`, read once
+/// per input byte on every path) is over the same array. With a fresh array
+/// per read, equal lookups were different expressions: the caches and
+/// stores never matched them, and Z3 saw a new array each time.
+fn contents_array(bytes: &[u8]) -> crate::expr::ArrayRef {
+    let bytes = &bytes[..bytes.len().min(u32::MAX as usize)];
+    let digest = blake3::hash(bytes).to_hex();
+    let name = format!("mem-{}", &digest[..32]);
+    Array::shared(&name, bytes.len() as u32, Some(bytes.into()))
 }
 
 /// The contents of one object.
@@ -223,7 +228,7 @@ impl ObjectState {
         if let Some(u) = &self.updates {
             return u.clone();
         }
-        let root = Array::constant(&fresh_array_name("mem"), &self.concrete);
+        let root = contents_array(&self.concrete);
         let mut list = UpdateList::new(root);
         for (i, b) in self.symbolic.iter().enumerate() {
             if let Some(e) = b {
@@ -367,6 +372,32 @@ impl AddressSpace {
 mod tests {
     use super::*;
     use crate::expr::{eval, Assignment};
+
+    #[test]
+    fn equal_contents_read_at_a_symbolic_offset_give_equal_expressions() {
+        let index = expr::read(
+            &UpdateList::new(Array::symbolic("mem_index", 1)),
+            &expr::constant(0, 64),
+        );
+        let offset = expr::zext(&expr::and(&index, &expr::constant(3, 8)), 64);
+        let table = || ObjectState::from_bytes(vec![10, 20, 30, 40]);
+        let (a, b) = (table(), table());
+        // Two objects (or two reads of one) with the same bytes: the same
+        // lookup, which caches and stores can recognise.
+        assert_eq!(
+            a.read_symbolic(&offset, 1, 8),
+            b.read_symbolic(&offset, 1, 8)
+        );
+        assert_eq!(
+            a.read_symbolic(&offset, 1, 8),
+            a.read_symbolic(&offset, 1, 8)
+        );
+        let other = ObjectState::from_bytes(vec![10, 20, 30, 41]);
+        assert_ne!(
+            a.read_symbolic(&offset, 1, 8),
+            other.read_symbolic(&offset, 1, 8)
+        );
+    }
 
     fn object(addr: u64, size: u64) -> MemoryObject {
         MemoryObject {

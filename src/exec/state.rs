@@ -127,6 +127,10 @@ pub struct State {
     /// as a constraint they violate is added). Below a candidate node they
     /// are a recorded test's, and answer feasibility without the solver.
     pub hint: Option<Arc<Assignment>>,
+    /// Inputs whose every byte the path's constraints fix to one value (set
+    /// after a timeout, see `Executor::give_up_hard`): a condition reading
+    /// only these has the value it has under `hint`, without a query.
+    pub pinned: Vec<crate::expr::ArrayRef>,
     /// The blocks executed since the last decision, as a bit set over
     /// module-wide block numbers.
     pub stretch: Vec<u64>,

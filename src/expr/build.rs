@@ -12,6 +12,7 @@
 //! by constants become extracts, concats and extensions; a concat with a
 //! zero high part is a zero extension.
 
+use super::bounds::decided_by_ranges;
 use super::intern::intern;
 use super::{mask, to_signed, CmpOp, ExprKind as K, ExprRef, UpdateList};
 use crate::ir::{BinOp, IntPredicate};
@@ -374,6 +375,9 @@ pub fn cmp(op: CmpOp, a: &ExprRef, b: &ExprRef) -> ExprRef {
         }
         (K::SExt(x), K::SExt(y)) if x.width() == y.width() => return cmp(op, x, y),
         _ => {}
+    }
+    if let Some(decided) = decided_by_ranges(op, a, b) {
+        return bool_const(decided);
     }
     let ones = mask(w);
     let smin = 1u128 << (w - 1);

@@ -11,6 +11,7 @@
 //! persistent [`UpdateList`]s.
 
 mod array;
+mod bounds;
 pub mod build;
 mod eval;
 mod intern;

@@ -100,6 +100,9 @@ pub struct SolverStats {
     /// Feasibility questions the path's own model answered (it satisfies
     /// the condition), never entering the entry point.
     pub path_model: u64,
+    /// Alternatives of a fork given up because their query timed out
+    /// while the path's model showed another one feasible.
+    pub gave_up: u64,
     /// Total time spent in the entry point.
     pub time: Duration,
     /// Time spent in each layer itself (not in the layers after it), by
@@ -115,6 +118,7 @@ impl SolverStats {
         self.cache_hits += other.cache_hits;
         self.bad_models += other.bad_models;
         self.path_model += other.path_model;
+        self.gave_up += other.gave_up;
         self.time += other.time;
         for (layer, n) in &other.hits {
             *self.hits.entry(layer).or_default() += n;
@@ -206,7 +210,14 @@ pub struct Solver {
     /// The arrays of each constraint, for splitting a path condition whose
     /// model is known ([`Self::model_where`]).
     arrays: arrays::ArraysOf,
+    /// The time limit of a probe (see [`Self::probing`]), and the limit in
+    /// force now.
+    probe_ms: u64,
+    cap_ms: Option<u64>,
 }
+
+/// A probe gets this share of the configured time limit of a query.
+const PROBE_SHARE: u64 = 10;
 
 impl Solver {
     /// The pipeline `config.chain` describes.
@@ -218,6 +229,8 @@ impl Solver {
             stats: SolverStats::default(),
             deadline: None,
             arrays: arrays::ArraysOf::default(),
+            probe_ms: (config.timeout_ms / PROBE_SHARE).max(1),
+            cap_ms: None,
         }
     }
 
@@ -231,6 +244,8 @@ impl Solver {
             stats: SolverStats::default(),
             deadline: None,
             arrays: arrays::ArraysOf::default(),
+            probe_ms: (config.timeout_ms / PROBE_SHARE).max(1),
+            cap_ms: None,
         }
     }
 
@@ -247,6 +262,7 @@ impl Solver {
     fn check_checked(&mut self, q: &Query<'_>) -> Result<Answer, SolverError> {
         let answer = Chain::new(&mut self.layers, &mut self.stats)
             .with_deadline(self.deadline)
+            .with_cap(self.cap_ms)
             .check(q)?;
         if answer_is_valid(q, &answer) {
             return Ok(answer);
@@ -268,6 +284,19 @@ impl Solver {
                 "Z3's model does not satisfy the query (translation bug)".to_string(),
             ))
         }
+    }
+
+    /// Runs `f` with every Z3 call limited to a tenth of the configured
+    /// time: for the questions a path may do without, such as whether a
+    /// branch's other side is feasible when the path's model already shows
+    /// one side is. A question that hard comes from a hash of symbolic
+    /// input (a CRC printed digit by digit), where the full limit on each
+    /// of them left no time for the rest of the program.
+    pub fn probing<T>(&mut self, f: impl FnOnce(&mut Self) -> T) -> T {
+        let before = self.cap_ms.replace(self.probe_ms);
+        let result = f(self);
+        self.cap_ms = before;
+        result
     }
 
     /// Gives every Z3 call from now on no time past `deadline` (`None`:
@@ -387,6 +416,11 @@ impl Solver {
     /// the entry point.
     pub fn answered_by_path_model(&mut self) {
         self.stats.path_model += 1;
+    }
+
+    /// Counts `n` alternatives of a fork given up after a timeout.
+    pub fn gave_up_after_timeout(&mut self, n: usize) {
+        self.stats.gave_up += n as u64;
     }
 
     /// Adds counters of another solver (another worker's) to these.

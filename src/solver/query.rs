@@ -87,6 +87,9 @@ pub struct Chain<'a> {
     /// When set, Z3 layers give a query no time past this instant (a run
     /// writing the tests of its pending paths after its time limit).
     deadline: Option<Instant>,
+    /// The most time any Z3 call of this query may take (see
+    /// [`Self::with_cap`]).
+    cap_ms: Option<u64>,
 }
 
 impl<'a> Chain<'a> {
@@ -99,7 +102,20 @@ impl<'a> Chain<'a> {
             wants_core: false,
             core: None,
             deadline: None,
+            cap_ms: None,
         }
+    }
+
+    /// The same chain, giving each Z3 call at most `cap_ms` milliseconds
+    /// whatever a layer's own limit (`None`: its own limit).
+    pub fn with_cap(mut self, cap_ms: Option<u64>) -> Self {
+        self.cap_ms = cap_ms;
+        self
+    }
+
+    /// The cap on each Z3 call's time, if any (see [`Self::with_cap`]).
+    pub fn cap_ms(&self) -> Option<u64> {
+        self.cap_ms
     }
 
     /// The same chain, giving Z3 no time past `deadline`.
@@ -111,6 +127,7 @@ impl<'a> Chain<'a> {
     /// The time limit of a Z3 call, in milliseconds: `configured`, or less
     /// when the deadline is nearer; a timeout once the deadline has passed.
     pub fn timeout_ms(&self, configured: u64) -> Result<u64, SolverError> {
+        let configured = self.cap_ms.map_or(configured, |cap| cap.min(configured));
         let Some(deadline) = self.deadline else {
             return Ok(configured);
         };
@@ -123,6 +140,13 @@ impl<'a> Chain<'a> {
         Ok(configured.min(u64::try_from(left).unwrap_or(u64::MAX)))
     }
 
+    /// Whether a timeout now is the run's deadline's doing rather than the
+    /// query's (Z3's timer may fire a little early).
+    pub fn at_deadline(&self) -> bool {
+        let slack = Duration::from_millis(100);
+        self.deadline.is_some_and(|d| Instant::now() + slack >= d)
+    }
+
     /// Passes `query` to the next layer.
     pub fn check(&mut self, query: &Query<'_>) -> Result<Answer, SolverError> {
         self.core = None;
@@ -133,6 +157,7 @@ impl<'a> Chain<'a> {
                 let mut next = Chain::new(rest, self.stats);
                 next.wants_core = self.wants_core;
                 next.deadline = self.deadline;
+                next.cap_ms = self.cap_ms;
                 let answer = first.check(query, &mut next);
                 let total = start.elapsed();
                 let own = total.saturating_sub(next.spent);

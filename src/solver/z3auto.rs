@@ -41,6 +41,7 @@ use super::SolverError;
 use crate::expr::{ExprKind, ExprRef};
 use crate::ir::BinOp;
 use rustc_hash::{FxHashMap, FxHashSet};
+use std::time::Instant;
 
 /// Classifications kept before the memo is cleared (memory bound).
 const MEMO_LIMIT: usize = 1 << 18;
@@ -118,7 +119,8 @@ pub struct Z3AutoLayer {
 }
 
 impl Z3AutoLayer {
-    /// A layer giving each attempt at most `timeout_ms` milliseconds.
+    /// A layer giving each query at most `timeout_ms` milliseconds, shared
+    /// by its attempts.
     pub fn new(timeout_ms: u64) -> Self {
         Z3AutoLayer {
             timeout_ms,
@@ -202,9 +204,10 @@ impl Z3AutoLayer {
         strategy: Strategy,
         q: &Query<'_>,
         next: &mut Chain<'_>,
+        budget_ms: u64,
     ) -> Result<Answer, SolverError> {
         *next.stats().z3_strategy.entry(strategy.name()).or_default() += 1;
-        let timeout = next.timeout_ms(self.timeout_ms)?;
+        let timeout = next.timeout_ms(budget_ms.max(1))?;
         match strategy {
             Strategy::Stack => self.stack.solve(q, timeout),
             Strategy::Shared => self.shared.solve(q, timeout),
@@ -319,12 +322,21 @@ impl Layer for Z3AutoLayer {
         } else {
             self.strategy(q)
         };
-        match (self.attempt(first, q, next), first.other()) {
-            (Err(SolverError::Timeout), Some(other)) => {
+        let Some(other) = first.other() else {
+            return self.attempt(first, q, next, self.timeout_ms);
+        };
+        // The query's time is shared: a query neither strategy answers
+        // costs the timeout once, not twice (a hash of symbolic input
+        // printed digit by digit asks many such).
+        let total = next.timeout_ms(self.timeout_ms)?;
+        let start = Instant::now();
+        match self.attempt(first, q, next, total / 2) {
+            Err(SolverError::Timeout) => {
                 *next.stats().z3_strategy.entry("retried").or_default() += 1;
-                self.attempt(other, q, next)
+                let spent = u64::try_from(start.elapsed().as_millis()).unwrap_or(u64::MAX);
+                self.attempt(other, q, next, total.saturating_sub(spent))
             }
-            (answer, _) => answer,
+            answer => answer,
         }
     }
 }

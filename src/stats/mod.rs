@@ -228,6 +228,11 @@ pub struct SolverStats {
     /// query.
     #[serde(default)]
     pub path_model: u64,
+    /// Alternatives of forks given up because their query timed out while
+    /// the path's model showed another one feasible (the path went on with
+    /// the inputs of the hard condition fixed).
+    #[serde(default)]
+    pub gave_up: u64,
     pub time_s: f64,
     /// The layers of the solver chain, in order (`--solver-chain`).
     #[serde(default)]

@@ -1,0 +1,171 @@
+//! Unsigned ranges of expressions, for folding comparisons at
+//! construction: an index masked to 8 bits and scaled by 4 (`tab[crc &
+//! 0xFF]`) can never reach past 1020, so the bounds check of the table
+//! access is decided here instead of in Z3, where a check on a hash of
+//! symbolic bytes costs seconds.
+//!
+//! The walk looks a few levels down only: it must stay cheap on the large
+//! DAGs hashes build, and it is exact about nothing but the bounds (any
+//! value of the range may or may not be possible).
+
+use super::{mask, CmpOp, ExprKind as K, ExprRef};
+use crate::ir::BinOp;
+
+/// Levels below the compared expression that the walk looks at: enough for
+/// `zext (mul 4 (zext (and 255 x)))` and the like, and at most 2^6 nodes.
+const DEPTH: u32 = 6;
+
+/// An unsigned range `lo..=hi` that holds every value `e` can take.
+pub fn unsigned_range(e: &ExprRef) -> (u128, u128) {
+    range(e, DEPTH)
+}
+
+/// An unsigned comparison (or an equality) of an expression with a
+/// constant that the expression's range decides either way.
+pub(super) fn decided_by_ranges(op: CmpOp, a: &ExprRef, b: &ExprRef) -> Option<bool> {
+    if matches!(op, CmpOp::Slt | CmpOp::Sle) || (a.is_const() == b.is_const()) {
+        return None;
+    }
+    let ((al, ah), (bl, bh)) = (unsigned_range(a), unsigned_range(b));
+    match op {
+        CmpOp::Eq if ah < bl || bh < al => Some(false),
+        CmpOp::Ult if ah < bl => Some(true),
+        CmpOp::Ult if al >= bh => Some(false),
+        CmpOp::Ule if ah <= bl => Some(true),
+        CmpOp::Ule if al > bh => Some(false),
+        _ => None,
+    }
+}
+
+fn range(e: &ExprRef, depth: u32) -> (u128, u128) {
+    let w = e.width();
+    let full = (0, mask(w));
+    if let Some(c) = e.as_const() {
+        return (c, c);
+    }
+    if depth == 0 {
+        return full;
+    }
+    let sub = |x: &ExprRef| range(x, depth - 1);
+    match e.kind() {
+        K::ZExt(x) => sub(x),
+        K::Concat { hi, lo } => {
+            let ((hl, hh), (ll, lh)) = (sub(hi), sub(lo));
+            let lw = lo.width();
+            ((hl << lw) | ll, (hh << lw) | lh)
+        }
+        K::Extract { expr, offset } => {
+            let (l, h) = sub(expr);
+            // Only when no bit above the extracted ones can be set is the
+            // extract the shifted value, monotonic in it.
+            if h >> offset <= mask(w) {
+                (l >> offset, h >> offset)
+            } else {
+                full
+            }
+        }
+        K::Select { then_e, else_e, .. } => {
+            let ((tl, th), (el, eh)) = (sub(then_e), sub(else_e));
+            (tl.min(el), th.max(eh))
+        }
+        K::Binary { op, lhs, rhs } => {
+            let ((al, ah), (bl, bh)) = (sub(lhs), sub(rhs));
+            binary_range(*op, (al, ah), (bl, bh), w).unwrap_or(full)
+        }
+        _ => full,
+    }
+}
+
+/// The range of `a op b` at width `w`, when it can be told without
+/// wrapping around.
+fn binary_range(op: BinOp, a: (u128, u128), b: (u128, u128), w: u32) -> Option<(u128, u128)> {
+    let m = mask(w);
+    // All ones up to the highest bit `x` may have.
+    let fill = |x: u128| {
+        if x == 0 {
+            0
+        } else {
+            u128::MAX >> x.leading_zeros()
+        }
+    };
+    match op {
+        BinOp::And => Some((0, a.1.min(b.1))),
+        BinOp::Or => Some((a.0.max(b.0), fill(a.1 | b.1))),
+        BinOp::Xor => Some((0, fill(a.1 | b.1))),
+        BinOp::Add => {
+            let hi = a.1.checked_add(b.1).filter(|&h| h <= m)?;
+            Some((a.0 + b.0, hi))
+        }
+        BinOp::Mul => {
+            let hi = a.1.checked_mul(b.1).filter(|&h| h <= m)?;
+            Some((a.0 * b.0, hi))
+        }
+        // Shifts and divisions by constants only: by the width or more a
+        // shift gives 0 and a division by 0 gives 0 (LLVM's semantics as the
+        // expressions keep them), which the general rules would not say.
+        BinOp::Shl if b.0 == b.1 && b.0 < u128::from(w) => {
+            let k = b.0 as u32;
+            (a.1 << k >> k == a.1 && a.1 << k <= m).then(|| (a.0 << k, a.1 << k))
+        }
+        BinOp::LShr if b.0 == b.1 && b.0 < u128::from(w) => {
+            Some((a.0 >> b.0 as u32, a.1 >> b.0 as u32))
+        }
+        BinOp::UDiv if b.0 == b.1 && b.0 != 0 => Some((a.0 / b.0, a.1 / b.0)),
+        BinOp::URem if b.0 == b.1 && b.0 != 0 => Some(if a.1 < b.0 { a } else { (0, b.0 - 1) }),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::expr::{self, constant, Array, UpdateList};
+
+    fn byte(name: &str) -> ExprRef {
+        expr::read(&UpdateList::new(Array::symbolic(name, 8)), &constant(0, 64))
+    }
+
+    #[test]
+    fn a_masked_and_scaled_index_stays_inside_its_table() {
+        let x = expr::zext(&byte("bounds_x"), 32);
+        let y = expr::zext(&byte("bounds_y"), 32);
+        let mixed = expr::xor(&expr::mul(&x, &y), &expr::constant(0x1234_5678, 32));
+        let index = expr::zext(&expr::and(&mixed, &constant(0xFF, 32)), 64);
+        let offset = expr::mul(&constant(4, 64), &index);
+        assert_eq!(unsigned_range(&offset), (0, 1020));
+        // The access of 4 bytes at that offset of a 1024-byte table is in
+        // bounds, and one past 1020 can never start there.
+        assert!(expr::ule(&offset, &constant(1020, 64)).is_true());
+        assert!(expr::ult(&constant(1020, 64), &offset).is_false());
+        assert!(expr::eq(&offset, &constant(1024, 64)).is_false());
+    }
+
+    #[test]
+    fn ranges_that_could_wrap_are_not_narrowed() {
+        let x = expr::zext(&byte("bounds_w"), 32);
+        // x * 2^30 wraps at 32 bits: nothing is known.
+        let big = expr::mul(&x, &constant(1 << 30, 32));
+        assert_eq!(unsigned_range(&big), (0, u32::MAX as u128));
+        assert!(!expr::ult(&big, &constant(1 << 30, 32)).is_const());
+        // x + 0xFFFFFF00 cannot wrap, x + 0xFFFFFF01 can.
+        let sum = expr::add(&x, &constant(0xFFFF_FF00, 32));
+        assert_eq!(unsigned_range(&sum), (0xFFFF_FF00, u32::MAX as u128));
+        let sum = expr::add(&x, &constant(0xFFFF_FF01, 32));
+        assert_eq!(unsigned_range(&sum), (0, u32::MAX as u128));
+    }
+
+    #[test]
+    fn extensions_concatenations_and_selects_keep_their_ranges() {
+        let x = byte("bounds_c");
+        let wide = expr::concat(&constant(1, 8), &x);
+        assert_eq!(unsigned_range(&wide), (0x100, 0x1FF));
+        let low = expr::extract(&expr::zext(&x, 32), 4, 8);
+        assert_eq!(unsigned_range(&low), (0, 0xF));
+        let chosen = expr::select(
+            &expr::eq(&x, &constant(3, 8)),
+            &constant(10, 16),
+            &expr::binary(BinOp::URem, &expr::zext(&x, 16), &constant(7, 16)),
+        );
+        assert_eq!(unsigned_range(&chosen), (0, 10));
+    }
+}
