@@ -107,7 +107,9 @@ impl Executor {
                     };
                     match answer {
                         Ok(model) => (model.is_some(), model.map(Arc::new)),
-                        Err(SolverError::Timeout) if known.is_some() && !self.at_deadline() => {
+                        Err(SolverError::Timeout)
+                            if known.is_some() && !self.solver.at_deadline() =>
+                        {
                             timed_out.push(i);
                             (false, None)
                         }

@@ -657,19 +657,8 @@ impl Executor {
         out
     }
 
-    /// Whether the run's deadline has come, so that a solver timeout now
-    /// says nothing about the query.
-    pub(crate) fn at_deadline(&self) -> bool {
-        // Z3's own timer may fire a little before the deadline it was
-        // given.
-        let slack = std::time::Duration::from_millis(100);
-        self.solver
-            .deadline()
-            .is_some_and(|d| std::time::Instant::now() + slack >= d)
-    }
-
     pub(crate) fn solver_error(&self, state: &State, e: SolverError) -> Flow {
-        if e == SolverError::Timeout && self.at_deadline() {
+        if e == SolverError::Timeout && self.solver.at_deadline() {
             return Flow::End(PathEnd::Early(EarlyReason::MaxTime));
         }
         self.error(state, ErrorKind::Solver, e.to_string())

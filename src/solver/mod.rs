@@ -306,9 +306,10 @@ impl Solver {
         self.deadline = deadline;
     }
 
-    /// The deadline [`Self::set_deadline`] gave, if any.
-    pub fn deadline(&self) -> Option<Instant> {
-        self.deadline
+    /// Whether the deadline [`Self::set_deadline`] gave has come, so that a timeout now is its doing
+    /// rather than the query's.
+    pub fn at_deadline(&self) -> bool {
+        query::at_deadline(self.deadline)
     }
 
     /// Whether `constraints ∧ e` can hold.

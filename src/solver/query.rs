@@ -92,6 +92,14 @@ pub struct Chain<'a> {
     cap_ms: Option<u64>,
 }
 
+/// Whether `deadline` has come, so that a timeout now says nothing about
+/// the query: Z3's own timer may fire a little before the deadline it was
+/// given.
+pub(crate) fn at_deadline(deadline: Option<Instant>) -> bool {
+    let slack = Duration::from_millis(100);
+    deadline.is_some_and(|d| Instant::now() + slack >= d)
+}
+
 impl<'a> Chain<'a> {
     /// A chain running `layers` in order.
     pub fn new(layers: &'a mut [Box<dyn Layer>], stats: &'a mut SolverStats) -> Self {
@@ -141,10 +149,9 @@ impl<'a> Chain<'a> {
     }
 
     /// Whether a timeout now is the run's deadline's doing rather than the
-    /// query's (Z3's timer may fire a little early).
+    /// query's.
     pub fn at_deadline(&self) -> bool {
-        let slack = Duration::from_millis(100);
-        self.deadline.is_some_and(|d| Instant::now() + slack >= d)
+        at_deadline(self.deadline)
     }
 
     /// Passes `query` to the next layer.
