@@ -196,22 +196,22 @@ pub fn explore(setup: &Setup, tool: &str, mode: Mode, dir: &Path) -> anyhow::Res
         mnemo_limited(&args, seconds, &log, stdout)
     };
     let mut args: Vec<OsString> = vec!["run".into()];
-    let (status, stderr, seconds) = match mode {
+    let ((status, stderr, seconds), extra) = match mode {
         Mode::Plain => {
             args.extend(limits(setup.seconds, &out));
             args.push(program);
-            run(args, setup.seconds, None)?
+            (run(args, setup.seconds, None)?, Value::Null)
         }
         Mode::Jobs => {
             args.extend(limits(setup.seconds, &out));
             args.extend(["--jobs".into(), setup.run_jobs.to_string().into(), program]);
-            run(args, setup.seconds, None)?
+            (run(args, setup.seconds, None)?, Value::Null)
         }
         Mode::Deepen => {
             let each = (setup.seconds / setup.deepen.count()).max(1);
             args.extend(limits(each, &out));
             args.extend(["--deepen".into(), setup.deepen.text().into(), program]);
-            let (status, stderr, seconds) = run(args, setup.seconds, None)?;
+            let ran = run(args, setup.seconds, None)?;
             // stats.json is the last bound's; each bound's line in the log
             // ends with its solver queries.
             let log = std::fs::read_to_string(&log).unwrap_or_default();
@@ -226,13 +226,9 @@ pub fn explore(setup: &Setup, tool: &str, mode: Mode, dir: &Path) -> anyhow::Res
                         .ok()
                 })
                 .collect();
-            return Ok(Explored {
-                status,
-                stderr,
-                seconds,
-                extra: json!({"seconds_per_bound": each, "bound_queries": queries,
-                              "solver_queries": queries.iter().sum::<u64>()}),
-            });
+            let extra = json!({"seconds_per_bound": each, "bound_queries": queries,
+                               "solver_queries": queries.iter().sum::<u64>()});
+            (ran, extra)
         }
         Mode::Regress => {
             let old: OsString = setup.old_bitcode.join(format!("{tool}.bc")).into();
@@ -254,7 +250,7 @@ pub fn explore(setup: &Setup, tool: &str, mode: Mode, dir: &Path) -> anyhow::Res
             args.extend(limits(setup.seconds, &out));
             args.extend(["--memo".into(), memo.into(), old, program]);
             let report = dir.join("regress.txt");
-            let (status, stderr, seconds) = run(args, setup.seconds, Some(&report))?;
+            let ran = run(args, setup.seconds, Some(&report))?;
             let report = std::fs::read_to_string(&report).unwrap_or_default();
             let changed = report
                 .lines()
@@ -270,23 +266,19 @@ pub fn explore(setup: &Setup, tool: &str, mode: Mode, dir: &Path) -> anyhow::Res
                 .lines()
                 .find_map(|l| l.strip_prefix("impacted nodes: "))
                 .and_then(|n| n.trim().parse::<u64>().ok());
-            return Ok(Explored {
-                status,
-                stderr,
-                seconds,
-                extra: json!({
-                    "old_seconds": old_seconds, "old_paths": paths_of(&old_stats),
-                    "changed_functions": changed, "impacted_nodes": impacted,
-                    "layout_changed": report.contains("layout of globals or functions changed"),
-                }),
+            let extra = json!({
+                "old_seconds": old_seconds, "old_paths": paths_of(&old_stats),
+                "changed_functions": changed, "impacted_nodes": impacted,
+                "layout_changed": report.contains("layout of globals or functions changed"),
             });
+            (ran, extra)
         }
     };
     Ok(Explored {
         status,
         stderr,
         seconds,
-        extra: Value::Null,
+        extra,
     })
 }
 
