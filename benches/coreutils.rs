@@ -391,17 +391,12 @@ fn mode_summary(mode: Mode, rows: &[&Value], seconds: u64) -> Value {
     let n = rows.len().max(1) as f64;
     let mean = |key: &str| rows.iter().filter_map(|r| r[key].as_f64()).sum::<f64>() / n;
     let total = |key: &str| rows.iter().filter_map(|r| r[key].as_u64()).sum::<u64>();
-    let list = |key: &str| -> Vec<Value> {
+    // The entries of the lists at `pointer` (a JSON pointer), over the rows.
+    let count = |pointer: &str| -> usize {
         rows.iter()
-            .flat_map(|r| r[key].as_array().into_iter().flatten())
-            .cloned()
-            .collect()
+            .filter_map(|r| Some(r.pointer(pointer)?.as_array()?.len()))
+            .sum()
     };
-    let asan: Vec<Value> = rows
-        .iter()
-        .flat_map(|r| r["asan"]["crashes"].as_array().into_iter().flatten())
-        .cloned()
-        .collect();
     let engine_errors: Vec<&str> = rows
         .iter()
         .filter(|r| r["engine_ok"].as_bool() != Some(true))
@@ -413,7 +408,7 @@ fn mode_summary(mode: Mode, rows: &[&Value], seconds: u64) -> Value {
         "mean_all_coverage_pct": mean("all_coverage_pct"),
         "mean_seconds": mean("seconds"),
         "paths": total("paths"), "tests": total("tests"), "solver_queries": total("solver_queries"),
-        "crashes": list("crashes").len(), "asan_reports": asan.len(),
+        "crashes": count("/crashes"), "asan_reports": count("/asan/crashes"),
         "engine_errors": engine_errors,
     })
 }
