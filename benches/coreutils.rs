@@ -29,7 +29,9 @@
 //! Environment: `TOOLS` (names; default every tool), `MINUTES` (default
 //! 5), `JOBS` (tools explored at once; default 1), `MODES` (default
 //! `plain`), `RUN_JOBS`, `DEEPEN`, `ASAN` (0: no replays on the ASan
-//! build, which take as long as the others).
+//! build, which take as long as the others), `ALL_TESTS` (1: a test for
+//! every path; by default, as in KLEE's runs, only paths that covered new
+//! code and errors get one, which reaches the same coverage).
 
 use std::collections::{BTreeMap, VecDeque};
 use std::ffi::OsString;
@@ -72,6 +74,8 @@ struct Setup {
     asan_tree: Option<PathBuf>,
     run_jobs: usize,
     deepen: Bounds,
+    /// A test for every path, not only for those covering new code.
+    all_tests: bool,
     results: PathBuf,
     seconds: u64,
     toolchain: Toolchain,
@@ -472,6 +476,7 @@ fn main() -> anyhow::Result<()> {
         asan_tree: (setting("ASAN", 1)? != 0 && asan_tree.join(".built").is_file())
             .then_some(asan_tree),
         run_jobs: setting("RUN_JOBS", 2)?,
+        all_tests: setting("ALL_TESTS", 0)? != 0,
         deepen: Bounds::parse(&std::env::var("DEEPEN").unwrap_or_else(|_| "25:25:100".into()))?,
         results: root.join("bench-results/coreutils"),
         seconds: (minutes * 60.0).round().max(1.0) as u64,

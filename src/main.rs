@@ -347,6 +347,13 @@ struct RunArgs {
     #[arg(long, value_name = "URL",
           conflicts_with_all = ["shard", "deepen", "resume", "max_time", "max_instructions", "target", "files", "compose"])]
     cluster: Option<String>,
+    /// Write test files only for errors and for paths that executed an
+    /// instruction no path before them had (KLEE's
+    /// `--only-output-states-covering-new`): far fewer files, the same
+    /// coverage. The trie keeps every path's test; `stats.json` counts the
+    /// others as `paths.unwritten`.
+    #[arg(long, alias = "only-output-states-covering-new")]
+    only_new_coverage: bool,
     /// The program's bitcode (`mnemo cc` makes it).
     #[arg(required_unless_present = "shard")]
     program: Option<PathBuf>,
@@ -766,6 +773,7 @@ fn run_config(a: RunArgs) -> anyhow::Result<RunConfig> {
         },
         balance: a.balance,
         compose: a.compose.then_some(a.summary_depth),
+        only_new_coverage: a.only_new_coverage,
     })
 }
 

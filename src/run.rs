@@ -82,6 +82,17 @@ pub struct RunConfig {
     /// `--compose`: the depth bound summaries are built to (`None`: the
     /// run is not compositional).
     pub compose: Option<u32>,
+    /// `--only-new-coverage`: test files only for errors and for paths that
+    /// covered a new instruction; the trie keeps every path's test.
+    pub only_new_coverage: bool,
+}
+
+impl RunConfig {
+    /// Whether an ended path gets its test's files in the output
+    /// directory (it gets its place in the trie either way).
+    fn writes_test(&self, path: &FinishedPath<'_>) -> bool {
+        !self.only_new_coverage || path.state.covered_new || matches!(path.end, PathEnd::Error(_))
+    }
 }
 
 /// The memo directory of a run without `--memo`: `mnemo-memo` beside the
@@ -283,6 +294,12 @@ impl PathObserver for Outputs<'_> {
             StoredTest::of_path(executor, path)
         };
         match test {
+            Some(t) if !self.report.config.writes_test(path) => {
+                self.note_first_error(executor, path);
+                self.writer.count_unwritten(&t);
+                self.recorder.record(executor, path, Some(t));
+                Ok(())
+            }
             Some(t) => {
                 let staged = self.writer.stager().stage(t)?;
                 self.path_ended_staged(executor, path, staged)
@@ -693,7 +710,7 @@ pub fn execute(
     executor.set_memory_limit(config.max_memory_mb);
     let stager = writer.stager().clone();
     let stage = |ex: &Executor, path: &FinishedPath<'_>| -> anyhow::Result<Option<StagedTest>> {
-        if path.untested {
+        if path.untested || !config.writes_test(path) {
             return Ok(None);
         }
         StoredTest::of_path(ex, path)

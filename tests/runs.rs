@@ -520,3 +520,74 @@ fn another_z3_seed_finds_the_same_paths() {
     let o = run(&bc, &dir.path().join("bad"), &["--z3-seed", "-1"]);
     assert!(!o.status.success(), "a negative seed is refused");
 }
+
+/// Counts the characters of a symbolic string by class: every mix of
+/// classes is a path of its own, while the instructions are all covered
+/// by a handful of them; a digit after a letter fails an assertion.
+const CLASSES: &str = r#"
+#include <assert.h>
+#include <klee/klee.h>
+int main(void) {
+  char s[5];
+  klee_make_symbolic(s, sizeof s, "s");
+  int letters = 0, digits = 0, other = 0;
+  for (int i = 0; i < 4; i++) {
+    if (s[i] >= 'a' && s[i] <= 'z') letters++;
+    else if (s[i] >= '0' && s[i] <= '9') {
+      assert(!(i == 3 && letters == 3));
+      digits++;
+    } else other++;
+  }
+  return letters > digits ? 1 : other > 0 ? 2 : 0;
+}
+"#;
+
+#[test]
+fn only_new_coverage_writes_fewer_tests_with_the_same_paths_errors_and_coverage() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let Some(bc) = compile(dir.path(), "classes", CLASSES) else {
+        return;
+    };
+    let all = dir.path().join("all");
+    let few = dir.path().join("few");
+    for (out, extra) in [(&all, &[][..]), (&few, &["--only-new-coverage"][..])] {
+        let o = run(&bc, out, extra);
+        assert!(o.status.success(), "{}", stderr(&o));
+    }
+    let (a, f) = (json(&all.join("stats.json")), json(&few.join("stats.json")));
+    // The same paths end the same ways, and cover the same code.
+    for key in ["completed", "errors", "early"] {
+        assert_eq!(a["paths"][key], f["paths"][key], "paths.{key}");
+    }
+    assert_eq!(a["coverage"], f["coverage"]);
+    let (tests_all, tests_few) = (ktest_files(&all), ktest_files(&few));
+    assert_eq!(a["paths"]["unwritten"], 0);
+    assert_eq!(
+        f["paths"]["unwritten"].as_u64(),
+        Some((tests_all - tests_few) as u64),
+        "every path without a file is counted"
+    );
+    assert!(
+        tests_few > 0 && tests_few * 4 < tests_all,
+        "{tests_few} of {tests_all} tests written"
+    );
+    // Every error keeps its test.
+    let errors = |m: &BTreeMap<String, usize>| -> Vec<(String, usize)> {
+        m.iter()
+            .filter(|(k, _)| k.starts_with("error"))
+            .map(|(k, n)| (k.clone(), *n))
+            .collect()
+    };
+    let errs = errors(&outcome_multiset(&few));
+    assert!(!errs.is_empty(), "the assertion is reached");
+    assert_eq!(errs, errors(&outcome_multiset(&all)));
+    // The tests written replay natively as predicted.
+    let src = dir.path().join("classes.c");
+    let o = mnemo()
+        .arg("replay")
+        .arg(&src)
+        .arg(&few)
+        .output()
+        .expect("mnemo replay");
+    assert!(o.status.success(), "{}", stderr(&o));
+}

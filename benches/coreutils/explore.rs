@@ -157,8 +157,10 @@ fn mnemo_limited(
     Ok((status, tail.join("\n"), start.elapsed().as_secs_f64()))
 }
 
-/// The options every run of the bench shares.
-fn limits(seconds: u64, out: &Path) -> Vec<OsString> {
+/// The options every run of the bench shares: KLEE's coreutils runs wrote
+/// tests only for paths covering new code, and so do these unless
+/// `ALL_TESTS` is set (replaying every test costs more than the run).
+fn limits(setup: &Setup, seconds: u64, out: &Path) -> Vec<OsString> {
     let mut args: Vec<OsString> = [
         "-q",
         "--store",
@@ -172,6 +174,9 @@ fn limits(seconds: u64, out: &Path) -> Vec<OsString> {
     args.push(seconds.to_string().into());
     args.push("--output-dir".into());
     args.push(out.into());
+    if !setup.all_tests {
+        args.push("--only-new-coverage".into());
+    }
     args
 }
 
@@ -198,18 +203,18 @@ pub fn explore(setup: &Setup, tool: &str, mode: Mode, dir: &Path) -> anyhow::Res
     let mut args: Vec<OsString> = vec!["run".into()];
     let ((status, stderr, seconds), extra) = match mode {
         Mode::Plain => {
-            args.extend(limits(setup.seconds, &out));
+            args.extend(limits(setup, setup.seconds, &out));
             args.push(program);
             (run(args, setup.seconds, None)?, Value::Null)
         }
         Mode::Jobs => {
-            args.extend(limits(setup.seconds, &out));
+            args.extend(limits(setup, setup.seconds, &out));
             args.extend(["--jobs".into(), setup.run_jobs.to_string().into(), program]);
             (run(args, setup.seconds, None)?, Value::Null)
         }
         Mode::Deepen => {
             let each = (setup.seconds / setup.deepen.count()).max(1);
-            args.extend(limits(each, &out));
+            args.extend(limits(setup, each, &out));
             args.extend(["--deepen".into(), setup.deepen.text().into(), program]);
             let ran = run(args, setup.seconds, None)?;
             // stats.json is the last bound's; each bound's line in the log
@@ -238,7 +243,7 @@ pub fn explore(setup: &Setup, tool: &str, mode: Mode, dir: &Path) -> anyhow::Res
                 setup.old_bitcode.display()
             );
             let memo = dir.join("memo");
-            args.extend(limits(setup.seconds, &dir.join("old-out")));
+            args.extend(limits(setup, setup.seconds, &dir.join("old-out")));
             args.extend(["--memo".into(), memo.clone().into(), old.clone()]);
             let (old_status, old_stderr, old_seconds) = run(args, setup.seconds, None)?;
             anyhow::ensure!(
@@ -247,7 +252,7 @@ pub fn explore(setup: &Setup, tool: &str, mode: Mode, dir: &Path) -> anyhow::Res
             );
             let old_stats = read_json(&dir.join("old-out/stats.json"));
             let mut args: Vec<OsString> = vec!["regress".into()];
-            args.extend(limits(setup.seconds, &out));
+            args.extend(limits(setup, setup.seconds, &out));
             args.extend(["--memo".into(), memo.into(), old, program]);
             let report = dir.join("regress.txt");
             let ran = run(args, setup.seconds, Some(&report))?;

@@ -101,6 +101,7 @@ fn config(bc: &Path, dir: &Path, entry: &str) -> RunConfig {
         jobs: 1,
         balance: mnemo::parallel::Balance::default(),
         compose: None,
+        only_new_coverage: false,
     }
 }
 

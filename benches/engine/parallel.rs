@@ -130,6 +130,7 @@ fn config(
         jobs,
         balance,
         compose: None,
+        only_new_coverage: false,
     }
 }
 

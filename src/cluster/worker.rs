@@ -196,6 +196,7 @@ fn base_config(program: &Path, scratch: &Path, stores: Vec<String>, c: &WorkerCo
         jobs: c.jobs.max(1),
         balance: Default::default(),
         compose: None,
+        only_new_coverage: false,
     }
 }
 

@@ -281,8 +281,7 @@ impl Executor {
         // all the same, to check the recorded tests against every choice.
         let constrain = feasible >= 2 || !alone_implied || self.config.strict_guide;
         for &i in &go[1..] {
-            let mut child = state.clone();
-            child.id = self.next_id();
+            let mut child = state.fork_child(self.next_id());
             if constrain {
                 child.add_constraint(conds[i].clone());
             }

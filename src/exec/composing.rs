@@ -246,8 +246,7 @@ impl Executor {
             s.follow(call_at, leaf, model);
         };
         for &i in &go[1..] {
-            let mut child = state.clone();
-            child.id = self.next_id();
+            let mut child = state.fork_child(self.next_id());
             child.forced = Some(Forced {
                 alternative: i as u32,
                 payload: payloads[i],

@@ -617,6 +617,7 @@ impl Executor {
             stdout: imbl::Vector::new(),
             stderr: imbl::Vector::new(),
             since_new_cover: 0,
+            covered_new: false,
             forced: None,
             composing: None,
             inputs: None,

@@ -58,6 +58,7 @@ impl Executor {
             *cov = true;
             self.covered_count += 1;
             state.since_new_cover = 0;
+            state.covered_new = true;
             if self.target_hit_queries.is_none() && self.targets.contains(&(func, pc)) {
                 self.target_hit_queries = Some(self.solver.stats().queries);
             }

@@ -375,8 +375,7 @@ impl Executor {
             return Err(Flow::End(super::end::PathEnd::Silent));
         };
         for (assumed, cond) in rest {
-            let mut child = state.clone();
-            child.id = self.next_id();
+            let mut child = state.fork_child(self.next_id());
             child.add_constraint(cond.clone());
             self.assume_pointer(&mut child, root, origin, *assumed, &offered);
             self.forked.push(child);

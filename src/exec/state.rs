@@ -147,6 +147,11 @@ pub struct State {
     pub stderr: imbl::Vector<Byte>,
     /// Instructions executed since the path last covered a new one (covnew).
     pub since_new_cover: u64,
+    /// Whether the path executed an instruction no path of the run had
+    /// before. A fork leaves the credit with the state that goes on, not
+    /// its children, so that one path answers for each new instruction
+    /// (`--only-new-coverage` writes tests for those).
+    pub covered_new: bool,
     /// The alternative this state must take at its next choice point: set on
     /// the children of a fork, and by trie-guided replay.
     pub forced: Option<Forced>,
@@ -175,6 +180,15 @@ impl State {
             a.set(&s.array, bytes.clone());
         }
         a
+    }
+
+    /// A copy of this state to take another alternative of a fork, as state
+    /// `id`: the new coverage so far stays to this state's credit.
+    pub fn fork_child(&self, id: u64) -> State {
+        let mut child = self.clone();
+        child.id = id;
+        child.covered_new = false;
+        child
     }
 
     pub fn frame(&self) -> &Frame {

@@ -215,6 +215,10 @@ pub struct PathStats {
     /// ran out before their inputs were solved (counted in `early` too).
     #[serde(default)]
     pub untested: u64,
+    /// Paths that covered no new instruction and got no test file
+    /// (`--only-new-coverage`; the trie keeps their tests, counted above).
+    #[serde(default)]
+    pub unwritten: u64,
 }
 
 /// What the solver did.

@@ -110,6 +110,45 @@ impl TestWriter {
         *self.paths.early.entry(reason.to_string()).or_default() += 1;
     }
 
+    /// Counts a path with this outcome in `paths`; returns its entry's
+    /// outcome for `tests.json`.
+    fn count(&mut self, outcome: &StoredOutcome) -> Outcome {
+        match outcome {
+            StoredOutcome::Exit { code } => {
+                self.paths.completed += 1;
+                Outcome::Exit { exit_code: *code }
+            }
+            StoredOutcome::Error {
+                kind,
+                message,
+                file,
+                line,
+                ..
+            } => {
+                *self.paths.errors.entry(kind.clone()).or_default() += 1;
+                Outcome::Error {
+                    kind: kind.clone(),
+                    file: file.clone(),
+                    line: *line,
+                    message: message.clone(),
+                }
+            }
+            StoredOutcome::Early { reason } => {
+                *self.paths.early.entry(reason.clone()).or_default() += 1;
+                Outcome::Early {
+                    reason: reason.clone(),
+                }
+            }
+        }
+    }
+
+    /// Counts a path whose test the run keeps in its trie but writes no
+    /// file for (`--only-new-coverage`, see `paths.unwritten`).
+    pub fn count_unwritten(&mut self, test: &StoredTest) {
+        self.count(&test.outcome);
+        self.paths.unwritten += 1;
+    }
+
     pub fn tests(&self) -> u64 {
         self.records.len() as u64
     }
@@ -298,33 +337,7 @@ impl TestWriter {
             .test
             .take()
             .expect("a staged test holds its test until it is committed");
-        let outcome = match &test.outcome {
-            StoredOutcome::Exit { code } => {
-                self.paths.completed += 1;
-                Outcome::Exit { exit_code: *code }
-            }
-            StoredOutcome::Error {
-                kind,
-                message,
-                file,
-                line,
-                ..
-            } => {
-                *self.paths.errors.entry(kind.clone()).or_default() += 1;
-                Outcome::Error {
-                    kind: kind.clone(),
-                    file: file.clone(),
-                    line: *line,
-                    message: message.clone(),
-                }
-            }
-            StoredOutcome::Early { reason } => {
-                *self.paths.early.entry(reason.clone()).or_default() += 1;
-                Outcome::Early {
-                    reason: reason.clone(),
-                }
-            }
-        };
+        let outcome = self.count(&test.outcome);
         // An earlier run's file of this number that this one did not
         // replace (another kind of report, or none) would be taken for this
         // test's.
