@@ -9,23 +9,26 @@ use anyhow::Context;
 
 use crate::checkpoint::Checkpointer;
 use crate::exec::posix::{HostFile, PosixArgs};
-use crate::exec::{EarlyReason, ExecConfig, Executor, PathEnd, State};
+use crate::exec::{EarlyReason, ExecConfig, Executor};
 use crate::ir::{self, Module};
 use crate::memo::heuristic::{HeuristicKind, Reach, Targets};
 use crate::memo::journal::journal_path;
 use crate::memo::{
-    self, NodeId, Plan, Recorded, Recorder, StoredTest, TestPlace, Trie, TrieFileError, TrieGuide,
+    self, NodeId, Plan, Recorded, Recorder, StoredTest, Trie, TrieFileError, TrieGuide,
 };
 use crate::parallel::{self, WorkerLine, Workers};
-use crate::search::{explore, ExploreConfig, FinishedPath, PathObserver, SearcherKind};
+use crate::search::{explore, ExploreConfig, FinishedPath, SearcherKind};
 use crate::solver::store::{self, SharedStore};
 use crate::solver::SolverConfig;
 use crate::stats::{
-    CheckpointStats, CoverageStats, FirstError, MemoStats, ParallelStats, Progress, RunStats,
-    SolverStats, Totals,
+    CheckpointStats, CoverageStats, MemoStats, ParallelStats, Progress, RunStats, SolverStats,
+    Totals,
 };
 use crate::stop::StopRequest;
 use crate::testgen::{StagedTest, TestWriter, Toolchain};
+
+mod outputs;
+use outputs::Outputs;
 
 /// Everything a run needs from the command line.
 #[derive(Clone, Debug)]
@@ -85,14 +88,6 @@ pub struct RunConfig {
     /// `--only-new-coverage`: test files only for errors and for paths that
     /// covered a new instruction; the trie keeps every path's test.
     pub only_new_coverage: bool,
-}
-
-impl RunConfig {
-    /// Whether an ended path gets its test's files in the output
-    /// directory (it gets its place in the trie either way).
-    fn writes_test(&self, path: &FinishedPath<'_>) -> bool {
-        !self.only_new_coverage || path.state.covered_new || matches!(path.end, PathEnd::Error(_))
-    }
 }
 
 /// The memo directory of a run without `--memo`: `mnemo-memo` beside the
@@ -235,105 +230,6 @@ fn plan_over(
     }
 }
 
-/// Hands every ended path to the test writer and to the trie, and saves
-/// the checkpoints.
-struct Outputs<'a> {
-    writer: &'a mut TestWriter,
-    recorder: &'a mut Recorder,
-    checkpoints: Option<&'a mut Checkpointer>,
-    complete_with: Option<&'a (Trie, memo::Marks)>,
-    report: &'a Report<'a>,
-    /// The place in the trie of every test written, in writing order: the
-    /// tests are numbered by it at the end.
-    places: &'a mut Vec<TestPlace>,
-    first_error: Option<FirstError>,
-}
-
-impl Outputs<'_> {
-    /// Keeps what the run had cost when its first error path ended.
-    fn note_first_error(&mut self, executor: &Executor, path: &FinishedPath<'_>) {
-        if self.first_error.is_none() && matches!(path.end, PathEnd::Error(_)) {
-            let solver = executor.solver_stats();
-            self.first_error = Some(FirstError {
-                queries: solver.queries,
-                z3_calls: solver.z3_calls,
-                seconds: self.report.explore_start.elapsed().as_secs_f64(),
-            });
-        }
-    }
-}
-
-impl PathObserver for Outputs<'_> {
-    fn checkpoint(
-        &mut self,
-        executor: &Executor,
-        pending: &mut dyn Iterator<Item = &State>,
-        stopping: Option<EarlyReason>,
-    ) -> anyhow::Result<()> {
-        let Some(c) = self.checkpoints.as_deref_mut() else {
-            return Ok(());
-        };
-        let (writer, report) = (&*self.writer, self.report);
-        let paths = self.recorder.paths;
-        c.save(
-            self.recorder,
-            executor,
-            pending,
-            self.complete_with,
-            writer,
-            stopping.is_some(),
-            |checkpoints| report.stats(executor, writer, paths, stopping, checkpoints),
-        );
-        Ok(())
-    }
-
-    fn path_ended(&mut self, executor: &Executor, path: &FinishedPath<'_>) -> anyhow::Result<()> {
-        let test = if path.untested {
-            None
-        } else {
-            StoredTest::of_path(executor, path)
-        };
-        match test {
-            Some(t) if !self.report.config.writes_test(path) => {
-                self.note_first_error(executor, path);
-                self.writer.count_unwritten(&t);
-                self.recorder.record(executor, path, Some(t));
-                Ok(())
-            }
-            Some(t) => {
-                let staged = self.writer.stager().stage(t)?;
-                self.path_ended_staged(executor, path, staged)
-            }
-            None => {
-                self.note_first_error(executor, path);
-                if path.untested {
-                    // Recorded without a test: a resumed run explores it
-                    // again.
-                    if let PathEnd::Early(reason) = path.end {
-                        self.writer.count_untested(reason.as_str());
-                    }
-                }
-                self.recorder.record(executor, path, None);
-                Ok(())
-            }
-        }
-    }
-
-    fn path_ended_staged(
-        &mut self,
-        executor: &Executor,
-        path: &FinishedPath<'_>,
-        staged: StagedTest,
-    ) -> anyhow::Result<()> {
-        self.note_first_error(executor, path);
-        let test = self.writer.commit(staged)?;
-        let leaf = self.recorder.record(executor, path, Some(test));
-        self.places
-            .push(TestPlace::leaf(leaf.unwrap_or(NodeId::ROOT)));
-        Ok(())
-    }
-}
-
 /// The stores the chain's store layers use, or `None` when the chain has
 /// none or `--store none` was given. A store that cannot be opened is a
 /// warning: the run goes on without it (and never touches its file).
@@ -358,7 +254,6 @@ fn open_stores(config: &RunConfig) -> Option<SharedStore> {
     (!multi.is_empty()).then(|| SharedStore(Arc::new(multi)))
 }
 
-/// Runs the program and writes everything into the output directory.
 /// Loads a program, linked with the runtime's C library when asked; the
 /// toolchain found for the runtime comes along.
 pub fn load_program(
@@ -405,6 +300,7 @@ pub fn environment_of(
     Ok((posix, files))
 }
 
+/// Runs the program and writes everything into the output directory.
 pub fn run(config: &RunConfig, stop: &StopRequest) -> anyhow::Result<RunStats> {
     let started = Instant::now();
     let memo_dir = config

@@ -1,0 +1,231 @@
+//! The builders' rewrites on examples: folding, identities, and the
+//! canonical forms the rules rely on.
+
+use super::*;
+use crate::expr::{Array, ExprKind};
+
+fn byte(name: &str) -> ExprRef {
+    let a = Array::symbolic(name, 4);
+    read(&UpdateList::new(a), &constant(0, 64))
+}
+
+#[test]
+fn division_of_zero_extended_operands_is_done_narrow() {
+    let (x, y) = (byte("narrow_x"), byte("narrow_y"));
+    let (x32, y32) = (zext(&x, 32), zext(&y, 32));
+    let narrow = |op, a: &ExprRef, b: &ExprRef| zext(&binary(op, a, b), 32);
+    assert_eq!(binary(BinOp::SRem, &x32, &y32), narrow(BinOp::URem, &x, &y));
+    assert_eq!(binary(BinOp::SDiv, &x32, &y32), narrow(BinOp::UDiv, &x, &y));
+    // A constant counts at its own width: 300 needs 9 bits.
+    let by300 = binary(BinOp::URem, &x32, &constant(300, 32));
+    assert_eq!(
+        by300,
+        zext(&binary(BinOp::URem, &zext(&x, 9), &constant(300, 9)), 32)
+    );
+    // Signed operands or a full-width constant stay as they are.
+    let s = binary(BinOp::SRem, &sext(&x, 32), &y32);
+    assert!(matches!(
+        s.kind(),
+        ExprKind::Binary {
+            op: BinOp::SRem,
+            ..
+        }
+    ));
+    let big = binary(BinOp::SRem, &x32, &constant(0x8000_0000, 32));
+    assert!(matches!(
+        big.kind(),
+        ExprKind::Binary {
+            op: BinOp::SRem,
+            ..
+        }
+    ));
+    // The values agree everywhere, division by zero included.
+    for (a, b) in [(200u128, 7u128), (255, 0), (0, 0), (13, 255), (128, 128)] {
+        let mut m = crate::expr::Assignment::new();
+        let arr = |e: &ExprRef| match e.kind() {
+            ExprKind::Read { updates, .. } => updates.root.clone(),
+            _ => unreachable!(),
+        };
+        m.set(&arr(&x), vec![a as u8, 0, 0, 0]);
+        m.set(&arr(&y), vec![b as u8, 0, 0, 0]);
+        for op in [BinOp::UDiv, BinOp::SDiv, BinOp::URem, BinOp::SRem] {
+            let want = fold_binary(op, a, b, 32);
+            assert_eq!(crate::expr::eval(&binary(op, &x32, &y32), &m), want);
+        }
+    }
+}
+
+#[test]
+fn interning_gives_pointer_equality() {
+    let x = byte("intern_x");
+    let a = add(&zext(&x, 32), &constant(3, 32));
+    let b = add(&constant(3, 32), &zext(&x, 32));
+    assert_eq!(a, b);
+    assert_eq!(a.as_ptr(), b.as_ptr());
+    assert_ne!(a, add(&zext(&x, 32), &constant(4, 32)));
+}
+
+#[test]
+fn constants_fold_with_llvm_semantics() {
+    let c = |v, w| constant(v, w);
+    assert_eq!(add(&c(0xff, 8), &c(1, 8)).as_const(), Some(0));
+    assert_eq!(
+        binary(BinOp::SDiv, &c(0x80, 8), &c(0xff, 8)).as_const(),
+        Some(0x80)
+    );
+    assert_eq!(
+        binary(BinOp::SRem, &c(0x80, 8), &c(0xff, 8)).as_const(),
+        Some(0)
+    );
+    assert_eq!(binary(BinOp::UDiv, &c(7, 8), &c(0, 8)).as_const(), Some(0));
+    assert_eq!(binary(BinOp::Shl, &c(1, 8), &c(8, 8)).as_const(), Some(0));
+    assert_eq!(
+        binary(BinOp::AShr, &c(0x80, 8), &c(9, 8)).as_const(),
+        Some(0xff)
+    );
+    assert_eq!(
+        binary(BinOp::AShr, &c(0x80, 8), &c(3, 8)).as_const(),
+        Some(0xf0)
+    );
+    let min128 = 1u128 << 127;
+    assert_eq!(
+        binary(BinOp::SDiv, &c(min128, 128), &c(u128::MAX, 128)).as_const(),
+        Some(min128)
+    );
+    assert!(slt(&c(0x80, 8), &c(1, 8)).is_true());
+    assert!(ult(&c(1, 8), &c(0x80, 8)).is_true());
+    assert_eq!(sext(&c(0x80, 8), 16).as_const(), Some(0xff80));
+    assert_eq!(constant(0x1ff, 8).as_const(), Some(0xff));
+}
+
+#[test]
+fn identities() {
+    let x = zext(&byte("id_x"), 32);
+    let zero = constant(0, 32);
+    let one = constant(1, 32);
+    assert_eq!(add(&x, &zero), x);
+    assert_eq!(mul(&x, &one), x);
+    assert_eq!(mul(&x, &zero), zero);
+    assert_eq!(and(&x, &zero), zero);
+    assert_eq!(
+        or(&x, &constant(u32::MAX as u128, 32)).as_const(),
+        Some(u32::MAX as u128)
+    );
+    assert_eq!(xor(&x, &x), zero);
+    assert_eq!(sub(&x, &x), zero);
+    assert_eq!(not(&not(&x)), x);
+    assert!(eq(&x, &x).is_true());
+    let b = eq(&x, &one);
+    assert_eq!(select(&bool_const(true), &x, &one), x);
+    assert_eq!(select(&b, &x, &x), x);
+    assert_eq!(and(&b, &bool_const(true)), b);
+    assert!(and(&b, &bool_const(false)).is_false());
+    assert!(or(&b, &bool_const(true)).is_true());
+    assert_eq!(eq(&b, &bool_const(true)), b);
+    assert_eq!(eq(&b, &bool_const(false)), not(&b));
+    // (x + 3) - 3 == x through constant reassociation.
+    assert_eq!(sub(&add(&x, &constant(3, 32)), &constant(3, 32)), x);
+}
+
+#[test]
+fn booleans_from_c_comparisons_collapse() {
+    // C's `if ((int)(a < b) != 0)` must become `a < b` again.
+    let a = byte("cb_a");
+    let b = byte("cb_b");
+    let lt = ult(&a, &b);
+    let widened = zext(&lt, 32);
+    assert_eq!(ne(&widened, &constant(0, 32)), lt);
+    assert_eq!(eq(&widened, &constant(0, 32)), not(&lt));
+    assert_eq!(not(&lt), ule(&b, &a));
+}
+
+#[test]
+fn extract_and_concat_see_through_each_other() {
+    let x = zext(&byte("ec_x"), 32);
+    let y = byte("ec_y");
+    let bytes: Vec<ExprRef> = (0..4).map(|i| extract(&x, 8 * i, 8)).collect();
+    // Reassemble in both associations.
+    let right = concat(&bytes[3], &concat(&bytes[2], &concat(&bytes[1], &bytes[0])));
+    assert_eq!(right, x);
+    let left = concat(&concat(&concat(&bytes[3], &bytes[2]), &bytes[1]), &bytes[0]);
+    assert_eq!(left, x);
+    let c = concat(&y, &constant(0xab, 8));
+    assert_eq!(extract(&c, 8, 8), y);
+    assert_eq!(extract(&c, 0, 8).as_const(), Some(0xab));
+    assert_eq!(extract(&zext(&y, 32), 16, 8).as_const(), Some(0));
+    assert_eq!(extract(&extract(&x, 8, 16), 8, 8), extract(&x, 16, 8));
+    assert_eq!(zext(&zext(&y, 16), 32), zext(&y, 32));
+    assert_eq!(sext(&constant(0x7f, 8), 32).as_const(), Some(0x7f));
+}
+
+#[test]
+fn reads_through_updates() {
+    let arr = Array::symbolic("rt_a", 8);
+    let i = zext(&byte("rt_i"), 64);
+    let v = byte("rt_v");
+    let l1 = UpdateList::new(arr.clone())
+        .write(constant(1, 64), constant(11, 8))
+        .write(i.clone(), v.clone());
+    assert_eq!(read(&l1, &i), v);
+    let l = l1.write(constant(2, 64), constant(22, 8));
+    assert_eq!(l.len(), 3);
+    assert_eq!(read(&l, &constant(2, 64)).as_const(), Some(22));
+    // The newest write may be at `i`: the read stays symbolic.
+    assert!(matches!(read(&l, &i).kind(), ExprKind::Read { .. }));
+    // Index 1 hits the symbolic write first: the read stays, without the
+    // newest write that cannot match.
+    let r = read(&l, &constant(1, 64));
+    match r.kind() {
+        ExprKind::Read { updates, .. } => assert_eq!(updates.len(), 2),
+        other => panic!("expected a read, got {other:?}"),
+    }
+    let k = Array::constant("rt_k", vec![5, 6, 7]);
+    assert_eq!(
+        read(&UpdateList::new(k.clone()), &constant(1, 64)).as_const(),
+        Some(6)
+    );
+    assert_eq!(
+        read(&UpdateList::new(k), &constant(9, 64)).as_const(),
+        Some(0)
+    );
+    // Lists built separately with the same writes give the same read.
+    let l2 = UpdateList::new(arr).write(i.clone(), v.clone());
+    let l3 = UpdateList {
+        root: l2.root.clone(),
+        head: None,
+    }
+    .write(i.clone(), v);
+    let j = zext(&byte("rt_j"), 64);
+    assert_eq!(read(&l2, &j), read(&l3, &j));
+}
+
+#[test]
+fn stable_order_and_debug() {
+    let x = byte("ord_x");
+    let y = byte("ord_y");
+    let s = add(&zext(&x, 16), &zext(&y, 16));
+    assert_eq!(s, add(&zext(&y, 16), &zext(&x, 16)));
+    assert!(zext(&x, 16).cmp(&zext(&y, 16)) != std::cmp::Ordering::Equal);
+    let text = format!("{:?}", ult(&s, &constant(7, 16)));
+    assert!(text.contains("(ult (add"), "{text}");
+    assert!(text.contains("7:w16"), "{text}");
+    assert!(text.contains("(read ord_x 0:w64)"), "{text}");
+}
+
+#[test]
+fn deep_chains_drop_without_overflowing_the_stack() {
+    let x = zext(&byte("deep_x"), 64);
+    let mut e = x.clone();
+    for i in 0..200_000u128 {
+        e = binary(BinOp::Xor, &mul(&e, &x), &constant(i | 1, 64));
+    }
+    assert_eq!(e.width(), 64);
+    drop(e);
+    let arr = Array::symbolic("deep_a", 4);
+    let mut l = UpdateList::new(arr);
+    for _ in 0..200_000 {
+        l = l.write(x.clone(), constant(1, 8));
+    }
+    assert_eq!(l.len(), 200_000);
+    drop(l);
+}
