@@ -1,0 +1,457 @@
+//! The `mnemo` command line: a thin layer over the library.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::Context;
+use clap::Parser;
+
+use mnemo::run::RunConfig;
+use mnemo::stats::RunStats;
+use mnemo::stop::StopRequest;
+use mnemo::testgen::{replay_dir, write_commands, KTest, Toolchain};
+
+mod cli;
+use cli::{Cli, Command, Deepen, PackingArg, RunArgs, SummaryCommand, TrieCommand};
+
+/// The exit status of an error: mnemo could not do what was asked (clap
+/// exits with 2 for a bad command line).
+const EXIT_ERROR: u8 = 1;
+/// The exit status of `certify` and `replay` when the trie or a test does
+/// not hold.
+const EXIT_CHECK_FAILED: u8 = 1;
+/// The exit status of a run a limit stopped (`--max-time`,
+/// `--max-instructions`, `--max-memory`): everything found was written,
+/// and `--resume` goes on.
+const EXIT_LIMIT: u8 = 3;
+
+fn main() -> ExitCode {
+    match real_main() {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("mnemo: error: {e:#}");
+            ExitCode::from(EXIT_ERROR)
+        }
+    }
+}
+
+/// The exit status of a run: 128 + the signal's number when a signal
+/// stopped it (as a shell reports a process the signal killed), 3 when a
+/// limit did, else 0 (errors found in the program are results, not
+/// failures of mnemo).
+fn run_status(stats: &RunStats, stop: &StopRequest) -> ExitCode {
+    if let Some(code) = stop.exit_code() {
+        return ExitCode::from(code);
+    }
+    if stats.stopped_by.is_some() {
+        return ExitCode::from(EXIT_LIMIT);
+    }
+    ExitCode::SUCCESS
+}
+
+fn real_main() -> anyhow::Result<ExitCode> {
+    let cli = Cli::parse();
+    match cli.command {
+        Command::Cc {
+            source,
+            output,
+            clang_args,
+        } => {
+            let toolchain = Toolchain::find()?;
+            let output = output.unwrap_or_else(|| source.with_extension("bc"));
+            toolchain.compile_bitcode(&source, &output, &clang_args)?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::CcProject { args } => {
+            mnemo::project::ProjectCc::find()?.run(&args)?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Extract { program, output } => {
+            let output = output.unwrap_or_else(|| program.with_extension("bc"));
+            let n = mnemo::project::ProjectCc::find()?.extract(&program, &output)?;
+            eprintln!("mnemo: {} object(s) linked into {}", n, output.display());
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Run(a) => {
+            let stop = signal_handlers()?;
+            if let Some(shard) = a.shard.clone() {
+                return run_shard(a, &shard, &stop);
+            }
+            let deepen_bounds = a.deepen;
+            let cluster = a.cluster.clone();
+            let config = run_config(a)?;
+            check_loadable(&config.program, &stop)?;
+            if let Some(url) = cluster {
+                let stats = mnemo::cluster::coordinate(&config, &url, &stop)?;
+                eprint!("{}", stats.summary());
+                eprintln!("mnemo: output in {}", config.output_dir.display());
+                return Ok(run_status(&stats, &stop));
+            }
+            if let Some(d) = deepen_bounds {
+                return deepen(config, d, &stop);
+            }
+            let stats = mnemo::batch::run(&config, &stop)?;
+            eprint!("{}", stats.summary());
+            eprintln!("mnemo: output in {}", config.output_dir.display());
+            Ok(run_status(&stats, &stop))
+        }
+        Command::Regress { old, run } => {
+            let stop = signal_handlers()?;
+            check_loadable(&old, &stop)?;
+            if run.deepen.is_some() || run.resume || run.shard.is_some() {
+                anyhow::bail!("regress takes neither --deepen, --resume nor --shard");
+            }
+            let config = run_config(run)?;
+            check_loadable(&config.program, &stop)?;
+            let report = mnemo::regress::regress(&config, &old, &stop)?;
+            print!("{report}");
+            eprint!("{}", report.stats.summary());
+            eprintln!("mnemo: output in {}", config.output_dir.display());
+            Ok(run_status(&report.stats, &stop))
+        }
+        Command::Partition {
+            shards,
+            out,
+            packing,
+            run,
+        } => {
+            let stop = signal_handlers()?;
+            if run.memo.is_none() {
+                anyhow::bail!("partition needs --memo DIR: the trie the shards are made from is kept there, and `mnemo merge` reads it");
+            }
+            if run.deepen.is_some() || run.resume || run.shard.is_some() {
+                anyhow::bail!("partition takes neither --deepen, --resume nor --shard");
+            }
+            let config = run_config(run)?;
+            check_loadable(&config.program, &stop)?;
+            let packing = match packing {
+                PackingArg::Lpt => mnemo::parallel::partition::Packing::Lpt,
+                PackingArg::Naive => mnemo::parallel::partition::Packing::Naive,
+            };
+            let report = mnemo::batch::write_shards(&config, shards, &out, packing, &stop)?;
+            print!("{report}");
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Worker {
+            url,
+            jobs,
+            stores,
+            lease,
+            quiet,
+        } => {
+            let stop = signal_handlers()?;
+            let config = mnemo::cluster::WorkerConfig {
+                url,
+                jobs: jobs.unwrap_or_else(mnemo::parallel::default_jobs),
+                stores,
+                lease,
+                quiet,
+            };
+            let report = mnemo::cluster::work(&config, &stop)?;
+            eprint!("{report}");
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Merge {
+            outputs,
+            memo,
+            output_dir,
+        } => {
+            let stats = mnemo::batch::merge(&outputs, &memo, &output_dir)?;
+            eprint!("{}", stats.summary());
+            eprintln!("mnemo: output in {}", output_dir.display());
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Summary {
+            what: SummaryCommand::Show { memo, function },
+        } => {
+            print!("{}", mnemo::compose::show::show(&memo, &function)?);
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Trie { what } => {
+            let (path, text) = match what {
+                TrieCommand::Show { trie } => {
+                    let t = load_trie(&trie)?;
+                    (trie, mnemo::memo::show::show_text(&t))
+                }
+                TrieCommand::Stats { trie } => {
+                    let t = load_trie(&trie)?;
+                    let bytes = std::fs::metadata(&trie).ok().map(|m| m.len());
+                    (trie, mnemo::memo::show::stats_text(&t, bytes))
+                }
+                TrieCommand::Dot { trie } => {
+                    let t = load_trie(&trie)?;
+                    (trie, mnemo::memo::show::dot_text(&t))
+                }
+            };
+            let _ = path;
+            print!("{text}");
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Certify {
+            program,
+            memo,
+            entry,
+            no_runtime,
+            files,
+            args,
+        } => {
+            check_loadable(&program, &StopRequest::default())?;
+            let report = mnemo::certify::certify(&mnemo::certify::CertifyConfig {
+                program,
+                memo_dir: memo,
+                entry,
+                program_args: args,
+                host_files: files,
+                link_runtime: !no_runtime,
+            })?;
+            print!("{report}");
+            Ok(if report.holds() {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::from(EXIT_CHECK_FAILED)
+            })
+        }
+        Command::CheckLoad { program } => {
+            mnemo::ir::load_module(&program, &[])?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Ktest { files } => {
+            for f in files {
+                let k = KTest::read(&f).with_context(|| format!("cannot read {}", f.display()))?;
+                print!("{}", k.to_text(&f.display().to_string()));
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Replay {
+            source,
+            output_dir,
+            as_commands: true,
+        } => {
+            let toolchain = Toolchain::find()?;
+            let report = write_commands(&toolchain, &source, &output_dir)?;
+            for (ktest, why) in &report.skipped {
+                println!("{ktest}: no script: {why}");
+            }
+            println!(
+                "wrote {} script(s) running {}; run one with `sh {}`",
+                report.scripts.len(),
+                report.program.display(),
+                report
+                    .scripts
+                    .first()
+                    .map_or_else(|| "SCRIPT".into(), |p| p.display().to_string())
+            );
+            Ok(if report.skipped.is_empty() {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::from(EXIT_CHECK_FAILED)
+            })
+        }
+        Command::Replay {
+            source,
+            output_dir,
+            as_commands: false,
+        } => {
+            let toolchain = Toolchain::find()?;
+            let report = replay_dir(&toolchain, &source, &output_dir)?;
+            print!("{report}");
+            Ok(if report.all_match() {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::from(EXIT_CHECK_FAILED)
+            })
+        }
+    }
+}
+
+/// `mnemo run --shard FILE`: the shard's options, this command line's
+/// output directory, workers and stores.
+fn run_shard(a: RunArgs, shard: &std::path::Path, stop: &StopRequest) -> anyhow::Result<ExitCode> {
+    let program = match &a.program {
+        Some(p) => p.clone(),
+        None => mnemo::parallel::shard::Shard::read(shard)?.program,
+    };
+    check_loadable(&program, stop)?;
+    let config = run_config(RunArgs {
+        program: Some(program.clone()),
+        ..a
+    })?;
+    let stats = mnemo::batch::run_shard(shard, Some(&program), &config, stop)?;
+    eprint!("{}", stats.summary());
+    eprintln!("mnemo: output in {}", config.output_dir.display());
+    Ok(run_status(&stats, stop))
+}
+
+/// The library's run configuration from the command line's.
+///
+/// Z3's seed is a setting of the process, not of one solver: it is set
+/// here, where every command that solves passes.
+fn run_config(a: RunArgs) -> anyhow::Result<RunConfig> {
+    mnemo::solver::set_z3_seed(a.z3_seed);
+    let program = a
+        .program
+        .context("name the program's bitcode (or a shard with --shard)")?;
+    Ok(RunConfig {
+        program,
+        output_dir: a.output_dir,
+        program_args: a.args,
+        host_files: a.files,
+        max_depth: a.max_depth,
+        max_time: a.max_time,
+        max_instructions: a.max_instructions,
+        max_memory_mb: a.max_memory,
+        max_stack_frames: a.max_stack_frames,
+        searcher: a.search,
+        seed: a.seed,
+        solver: mnemo::solver::SolverConfig {
+            timeout_ms: a.solver_timeout,
+            chain: a.solver_chain,
+            store: None,
+            record: a.record_queries,
+        },
+        stores: a.stores,
+        show_output: a.show_output,
+        entry: a.entry,
+        link_runtime: !a.no_runtime,
+        quiet: a.quiet,
+        memo_dir: a.memo,
+        resume: a.resume,
+        compress: a.compress,
+        targets: a.target,
+        heuristic: match a.heuristic {
+            Some(h) if a.compose && !h.is_compositional() => anyhow::bail!(
+                "--heuristic {} is for memoized runs; --compose takes h1 or h2",
+                h.as_str()
+            ),
+            Some(h) => h,
+            None => mnemo::memo::heuristic::HeuristicKind::Reachability,
+        },
+        last_in_process: true,
+        checkpoint: (!a.checkpoint.is_zero()).then_some(a.checkpoint),
+        jobs: match a.jobs {
+            Some(0) => mnemo::parallel::default_jobs(),
+            Some(n) => n,
+            None => 1,
+        },
+        balance: a.balance,
+        compose: a.compose.then_some(a.summary_depth),
+        only_new_coverage: a.only_new_coverage,
+    })
+}
+
+/// Ctrl-C, SIGTERM and SIGHUP stop the run as a limit would: everything
+/// found is written (see `mnemo::stop` for a second signal).
+fn signal_handlers() -> anyhow::Result<std::sync::Arc<StopRequest>> {
+    mnemo::stop::install_signal_handlers().context("cannot install the signal handlers")
+}
+
+/// A trie file, or the trie of the one program in a memo directory.
+fn load_trie(path: &std::path::Path) -> anyhow::Result<mnemo::memo::Trie> {
+    let file = if path.is_dir() {
+        let tries: Vec<PathBuf> = std::fs::read_dir(path)
+            .with_context(|| format!("cannot read {}", path.display()))?
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| p.extension().is_some_and(|x| x == "trie"))
+            .collect();
+        match tries.as_slice() {
+            [one] => one.clone(),
+            [] => anyhow::bail!("{} holds no trie", path.display()),
+            _ => anyhow::bail!(
+                "{} holds several tries; name one of: {}",
+                path.display(),
+                tries
+                    .iter()
+                    .map(|p| p.display().to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        }
+    } else {
+        path.to_path_buf()
+    };
+    Ok(mnemo::memo::file::load(&file)?)
+}
+
+/// `--deepen A:STEP:B`: one memoized run per bound, the last into the
+/// output directory; the others' tests live on in the trie.
+fn deepen(mut config: RunConfig, d: Deepen, stop: &StopRequest) -> anyhow::Result<ExitCode> {
+    let memo = config
+        .memo_dir
+        .clone()
+        .unwrap_or_else(|| mnemo::run::default_memo_dir(&config.output_dir));
+    config.memo_dir = Some(memo.clone());
+    let output = config.output_dir.clone();
+    let bounds = d.bounds();
+    let mut status = ExitCode::SUCCESS;
+    for (i, bound) in bounds.iter().enumerate() {
+        let last = i + 1 == bounds.len();
+        let scratch = memo.join(format!(".depth-{bound}"));
+        let mut c = config.clone();
+        c.max_depth = Some(*bound);
+        c.last_in_process = last;
+        c.output_dir = if last {
+            output.clone()
+        } else {
+            scratch.clone()
+        };
+        if !last {
+            let _ = std::fs::remove_dir_all(&scratch);
+        }
+        let stats = mnemo::batch::run(&c, stop)?;
+        status = run_status(&stats, stop);
+        if !last {
+            let _ = std::fs::remove_dir_all(&scratch);
+        }
+        eprintln!(
+            "mnemo: depth {bound}: {} completed, {} errors, {} at the bound; {} solver queries",
+            stats.paths.completed,
+            stats.errors(),
+            stats.paths.early.get("max-depth").copied().unwrap_or(0),
+            stats.solver.queries
+        );
+        if stop.reason().is_some() || last {
+            eprint!("{}", stats.summary());
+            break;
+        }
+    }
+    eprintln!("mnemo: output in {}", output.display());
+    Ok(status)
+}
+
+/// Reads the program once in a child process, so that bitcode LLVM's reader
+/// cannot survive gives an error message here instead of ending mnemo.
+/// A load error the reader reports normally is left to the real load, and
+/// so is a child that Ctrl-C (sent to the whole process group) ended: the
+/// run then stops at once, as asked.
+fn check_loadable(program: &std::path::Path, stop: &StopRequest) -> anyhow::Result<()> {
+    let exe = std::env::current_exe().context("cannot find mnemo's own executable")?;
+    let out = std::process::Command::new(exe)
+        .arg("check-load")
+        .arg(program)
+        .output()
+        .context("cannot start a child process to check the program")?;
+    if let Some(signal) = std::os::unix::process::ExitStatusExt::signal(&out.status) {
+        if stop.reason().is_some() {
+            return Ok(());
+        }
+        let detail = String::from_utf8_lossy(&out.stderr);
+        let last = detail
+            .lines()
+            .rev()
+            .find(|l| !l.trim().is_empty())
+            .unwrap_or("")
+            .trim()
+            .to_string();
+        let what = if last.is_empty() {
+            format!("signal {signal}")
+        } else {
+            last
+        };
+        anyhow::bail!(
+            "{} is malformed: LLVM's bitcode reader crashed on it ({what})",
+            program.display()
+        );
+    }
+    Ok(())
+}
