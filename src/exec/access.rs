@@ -4,7 +4,7 @@
 //! natives' go through `resolve`, so an access is checked (bounds, null,
 //! use after free) the same way wherever it comes from.
 
-use super::choices::{by_target, recorded_conditions, MAX_POINTER_TARGETS};
+use super::choices::{by_target, pinned_value, recorded_conditions, MAX_POINTER_TARGETS};
 use super::end::{EarlyReason, ErrorKind, PathEnd};
 use super::executor::{Exec, Executor, Flow, NO_TARGET};
 use super::memory::{AllocKind, MemoryObject, ObjectState};
@@ -27,6 +27,15 @@ impl Executor {
         bytes: u64,
         site: Option<SiteId>,
     ) -> Exec<(u64, Value)> {
+        // A pointer computed only from pinned inputs (a printed hash's
+        // digits moved an output buffer's end) has one value: looking for
+        // the objects it may reach would ask the solver about the hard
+        // condition the inputs were pinned to avoid.
+        if let Value::Symbolic(p) = addr {
+            if let Some(a) = pinned_value(state, p).filter(|_| !self.summarising) {
+                return self.resolve(state, &Value::concrete(a, 64), bytes, site);
+            }
+        }
         match addr {
             Value::Concrete { bits, .. } => {
                 let a = *bits as u64;

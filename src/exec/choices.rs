@@ -516,6 +516,13 @@ pub(super) fn recorded_conditions(
     Ok(conds)
 }
 
+/// The value of `e` when every input it reads is pinned on the state's
+/// path: the same under every model, so the path's own gives it.
+pub(super) fn pinned_value(state: &State, e: &ExprRef) -> Option<u128> {
+    let hint = state.hint.as_ref()?;
+    reads_only_pinned(state, e).then(|| expr::eval(e, hint))
+}
+
 /// Whether every input `cond` reads is pinned on the state's path (all of
 /// its bytes fixed), so that its value is the same under every model.
 fn reads_only_pinned(state: &State, cond: &ExprRef) -> bool {
