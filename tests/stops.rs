@@ -290,6 +290,50 @@ fn max_memory_refuses_an_allocation_it_has_no_room_for() {
     assert_eq!(stats["paths"]["completed"], 0, "{stats}");
 }
 
+/// Every path writes its own copy of a 1 MiB buffer and forks again on
+/// fresh input: pending paths pile up a MiB each.
+const COPIES_PER_PATH: &str = r#"
+#include <klee/klee.h>
+#include <stdlib.h>
+int main(void) {
+  char *buf = malloc(1 << 20);
+  int n = 0;
+  for (int i = 0; i < 100000; i++) {
+    int v = klee_int("v");
+    buf[(i * 4099) & ((1 << 20) - 1)] = (char)v;
+    if (v > 0) n++;
+  }
+  return n & 1;
+}
+"#;
+
+#[test]
+fn at_the_memory_limit_pending_paths_end_and_the_run_goes_on() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let Some(bc) = compile(dir.path(), "copies", COPIES_PER_PATH) else {
+        return;
+    };
+    let out = dir.path().join("out");
+    let o = run(
+        &bc,
+        &out,
+        &["--search", "bfs", "--max-memory", "200", "--max-time", "6"],
+    );
+    let stats = json(&out.join("stats.json"));
+    // Pending paths were ended (with tests) to make room, more than once,
+    // and the run went on to its time limit rather than stopping there.
+    assert_eq!(stats["stopped_by"], "max-time", "{stats}: {}", stderr(&o));
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    let shed = stats["paths"]["early"]["max-memory"].as_u64().unwrap_or(0);
+    assert!(shed >= 100, "{shed} paths ended for memory: {stats}");
+    let ended = stats["paths"]["early"]["max-time"].as_u64().unwrap_or(0) + shed;
+    assert_eq!(
+        stats["tests"].as_u64(),
+        Some(ended - stats["paths"]["untested"].as_u64().unwrap_or(0)),
+        "every path ended for memory has its test: {stats}"
+    );
+}
+
 /// A global of a GiB, touched.
 const GIB_GLOBAL: &str = r#"
 static char big[1 << 30];

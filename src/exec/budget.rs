@@ -33,12 +33,23 @@ pub fn object_bytes() -> u64 {
 /// How often the watcher samples the process's resident memory.
 const SAMPLE_EVERY: Duration = Duration::from_millis(1);
 
+/// Hands memory freed by the allocator back to the operating system, so
+/// that resident memory falls when pending states are let go (glibc keeps
+/// freed pages otherwise).
+pub fn give_back_freed() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: malloc_trim only releases free pages of the allocator's own.
+    unsafe {
+        libc::malloc_trim(0);
+    }
+}
+
 /// A limit on memory and what watches it; none by default.
 pub(crate) struct Budget {
     /// The limit in bytes (`u64::MAX`: none).
     limit: u64,
-    /// Set by the watcher once resident memory reached the limit.
-    resident_over: Arc<AtomicBool>,
+    /// The resident memory at the watcher's last sample, in MiB.
+    resident_mb: Arc<AtomicU64>,
     watcher: Option<Watcher>,
 }
 
@@ -46,7 +57,7 @@ impl Default for Budget {
     fn default() -> Self {
         Budget {
             limit: u64::MAX,
-            resident_over: Arc::new(AtomicBool::new(false)),
+            resident_mb: Arc::new(AtomicU64::new(0)),
             watcher: None,
         }
     }
@@ -56,11 +67,11 @@ impl Budget {
     /// A limit of `mb` MiB, with a thread watching resident memory.
     pub(crate) fn limited(mb: u64) -> Budget {
         let limit = mb.saturating_mul(1 << 20);
-        let resident_over = Arc::new(AtomicBool::new(false));
-        let watcher = Watcher::start(mb, resident_over.clone());
+        let resident_mb = Arc::new(AtomicU64::new(0));
+        let watcher = Watcher::start(resident_mb.clone());
         Budget {
             limit,
-            resident_over,
+            resident_mb,
             watcher,
         }
     }
@@ -75,7 +86,18 @@ impl Budget {
     /// resident memory at the last sample.
     #[inline]
     pub(crate) fn exceeded(&self) -> bool {
-        object_bytes() > self.limit || self.resident_over.load(Ordering::Relaxed)
+        object_bytes() > self.limit || self.resident_mb.load(Ordering::Relaxed) >= self.limit >> 20
+    }
+
+    /// The memory in use now against the limit, in bytes: the objects'
+    /// count or the resident memory, whichever is larger (measured, not
+    /// sampled); `None` without a limit.
+    pub(crate) fn in_use(&self) -> Option<(u64, u64)> {
+        if self.limit == u64::MAX {
+            return None;
+        }
+        let resident = crate::stats::resident_mb().unwrap_or(0) << 20;
+        Some((object_bytes().max(resident), self.limit))
     }
 
     /// The limit in MiB, if one is set.
@@ -97,16 +119,15 @@ struct Watcher {
 
 impl Watcher {
     /// `None` where threads cannot be started: the object count still holds.
-    fn start(mb: u64, over: Arc<AtomicBool>) -> Option<Watcher> {
+    fn start(resident_mb: Arc<AtomicU64>) -> Option<Watcher> {
         let stop = Arc::new(AtomicBool::new(false));
         let stopped = stop.clone();
         let thread = std::thread::Builder::new()
             .name("mnemo-memory".into())
             .spawn(move || {
                 while !stopped.load(Ordering::Relaxed) {
-                    if crate::stats::resident_mb().is_some_and(|rss| rss >= mb) {
-                        over.store(true, Ordering::Relaxed);
-                        return;
+                    if let Some(rss) = crate::stats::resident_mb() {
+                        resident_mb.store(rss, Ordering::Relaxed);
                     }
                     std::thread::sleep(SAMPLE_EVERY);
                 }

@@ -260,6 +260,12 @@ impl Executor {
         self.budget.exceeded()
     }
 
+    /// The memory the run holds now and its limit, in bytes (`None`: no
+    /// limit).
+    pub fn memory_in_use(&self) -> Option<(u64, u64)> {
+        self.budget.in_use()
+    }
+
     /// Makes states follow a recorded run (set before `initial_state`).
     pub fn set_guide(&mut self, guide: Arc<dyn Guide>) {
         self.guide = Some(guide);

@@ -23,7 +23,7 @@ mod syscalls;
 mod tally;
 mod value;
 
-pub use budget::object_bytes;
+pub use budget::{give_back_freed, object_bytes};
 pub(crate) use composing::CallComposer;
 pub use composing::{Composing, ReplayCounters};
 pub use config::{ExecConfig, DEFAULT_MAX_STACK_FRAMES};

@@ -5,6 +5,7 @@ use std::collections::VecDeque;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use super::shed::shed_for_memory;
 use super::{Searcher, States};
 use crate::exec::{Byte, EarlyReason, ErrorKind, Executor, PathEnd, PathError, State, Step};
 use crate::expr::{self, Assignment, Evaluator};
@@ -227,6 +228,21 @@ pub fn explore(
             );
         }
         stopped_by = check_limits(limits, executor, time_limit, stop);
+        if stopped_by == Some(EarlyReason::MaxMemory) {
+            let before = states.len();
+            let mut ending = Ending {
+                reason: EarlyReason::MaxMemory,
+                finish_by: time_limit,
+                cost: &mut cost,
+                recent: &mut recent,
+                leave_memory: false,
+            };
+            if shed_for_memory(executor, searcher, &mut states, &mut ending, observer, stop)? {
+                stopped_by = None;
+            }
+            ended += (before - states.len()) as u64;
+            executor.set_deadline(time_limit);
+        }
         // Exploration stops when reporting the pending paths would take
         // it past the limit, so that the time after the limit is left for
         // solving their inputs.

@@ -7,6 +7,7 @@ mod dfs;
 pub(crate) mod explore;
 mod interleaved;
 mod random_path;
+mod shed;
 mod sum_tree;
 
 pub use bfs::Bfs;

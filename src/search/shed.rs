@@ -1,0 +1,57 @@
+//! Room for the run under `--max-memory`: when the memory the run holds
+//! reaches the limit, pending paths are ended early (`max-memory`, each
+//! with its test, as KLEE kills states past its cap) until the run is well
+//! under it again, and exploration goes on with the rest. Only when that
+//! does not bring the memory down (the states are not what holds it) does
+//! the limit stop the run.
+
+use super::explore::{end_pending, Ending};
+use super::{PathObserver, Searcher, States};
+use crate::exec::{give_back_freed, Executor};
+use crate::stop::StopRequest;
+
+/// The share of the limit the run is brought back under, so that it does
+/// not reach the limit again at the next fork.
+const LOW_WATER: f64 = 0.8;
+
+/// Ends pending paths until the run's memory is under [`LOW_WATER`] of the
+/// limit: each time a quarter of those left, the ones longest without new
+/// coverage first (the ones a coverage-guided search would take last).
+/// Stops after half of the paths pending at the start, or when one is
+/// left. Returns whether the run is under its limit again.
+pub(crate) fn shed_for_memory(
+    executor: &mut Executor,
+    searcher: &mut dyn Searcher,
+    states: &mut States,
+    ending: &mut Ending<'_>,
+    observer: &mut dyn PathObserver,
+    stop: &StopRequest,
+) -> anyhow::Result<bool> {
+    let at_start = states.len();
+    let mut shed = 0;
+    loop {
+        let Some((used, limit)) = executor.memory_in_use() else {
+            return Ok(true);
+        };
+        if (used as f64) < limit as f64 * LOW_WATER {
+            return Ok(true);
+        }
+        if states.len() <= 1 || shed * 2 >= at_start {
+            return Ok(used < limit);
+        }
+        let n = states.len().div_ceil(4).min(states.len() - 1);
+        let mut by_staleness: Vec<(u64, u64)> =
+            states.values().map(|s| (s.since_new_cover, s.id)).collect();
+        by_staleness.sort_unstable_by(|a, b| b.cmp(a));
+        let mut victims = States::new();
+        for &(_, id) in &by_staleness[..n] {
+            if let Some(state) = states.remove(&id) {
+                searcher.remove(id);
+                victims.insert(id, state);
+            }
+        }
+        shed += victims.len();
+        end_pending(executor, victims, ending, observer, stop)?;
+        give_back_freed();
+    }
+}
