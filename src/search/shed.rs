@@ -19,6 +19,11 @@ const LOW_WATER: f64 = 0.8;
 /// coverage first (the ones a coverage-guided search would take last).
 /// Stops after half of the paths pending at the start, or when one is
 /// left. Returns whether the run is under its limit again.
+///
+/// Paths share their memory objects copy-on-write, so ending one frees
+/// only what it alone holds: on cat at 1000 MiB, ending 944 of 1,632 paths
+/// freed no object at all. The cap of half a round leaves exploration time
+/// between rounds rather than ending every path at once.
 pub(crate) fn shed_for_memory(
     executor: &mut Executor,
     searcher: &mut dyn Searcher,
