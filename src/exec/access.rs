@@ -31,8 +31,8 @@ impl Executor {
         // digits moved an output buffer's end) has one value: looking for
         // the objects it may reach would ask the solver about the hard
         // condition the inputs were pinned to avoid.
-        if let Value::Symbolic(p) = addr {
-            if let Some(a) = pinned_value(state, p).filter(|_| !self.summarising) {
+        if let (Value::Symbolic(p), false) = (addr, self.summarising) {
+            if let Some(a) = pinned_value(state, p) {
                 return self.resolve(state, &Value::concrete(a, 64), bytes, site);
             }
         }

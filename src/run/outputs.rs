@@ -68,15 +68,15 @@ impl PathObserver for Outputs<'_> {
             StoredTest::of_path(executor, path)
         };
         match test {
-            Some(t) if !self.report.config.writes_test(path) => {
-                self.note_first_error(executor, path);
+            Some(t) if self.report.config.writes_test(path) => {
+                let staged = self.writer.stager().stage(t)?;
+                self.path_ended_staged(executor, path, staged)
+            }
+            // Never an error's: errors always get their files.
+            Some(t) => {
                 self.writer.count_unwritten(&t);
                 self.recorder.record(executor, path, Some(t));
                 Ok(())
-            }
-            Some(t) => {
-                let staged = self.writer.stager().stage(t)?;
-                self.path_ended_staged(executor, path, staged)
             }
             None => {
                 self.note_first_error(executor, path);

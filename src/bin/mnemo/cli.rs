@@ -203,8 +203,10 @@ pub(crate) struct RunArgs {
     #[arg(long, value_name = "N", allow_negative_numbers = true,
           value_parser = whole(1, u64::MAX))]
     pub(crate) max_instructions: Option<u64>,
-    /// Memory in MiB: an allocation past it ends its path, and the run
-    /// stops when the states' memory or the process's reaches it.
+    /// Memory in MiB: an allocation past it ends its path; when the states'
+    /// memory or the process's reaches it, pending paths end (with tests)
+    /// until the run is under 80% of it, and the run stops only when that
+    /// frees too little.
     #[arg(long, value_name = "MIB", allow_negative_numbers = true,
           value_parser = whole(1, MAX_MEMORY_MB))]
     pub(crate) max_memory: Option<u64>,
