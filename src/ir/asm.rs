@@ -20,11 +20,7 @@ impl AsmOp {
     /// The operation of an inline assembly template with its constraint
     /// string, if the engine knows it.
     pub fn recognise(template: &str, constraints: &str) -> Option<AsmOp> {
-        // Clobbers (`~{...}`) change nothing the engine models.
-        let operands: Vec<&str> = constraints
-            .split(',')
-            .filter(|c| !c.is_empty() && !c.starts_with('~'))
-            .collect();
+        let operands = operand_constraints(constraints);
         match (template.trim(), operands.as_slice()) {
             ("", []) => Some(AsmOp::Barrier),
             ("fnstcw $0", ["=*m"]) => Some(AsmOp::StoreFpuControl),
@@ -32,6 +28,66 @@ impl AsmOp {
             _ => None,
         }
     }
+}
+
+/// Inline assembly that computes on registers only, which the lowering
+/// rewrites into ordinary instructions: the double-word arithmetic and the
+/// bit scans of GMP's `longlong.h`, as gnulib copies it for `factor` and
+/// the multi-precision code of other programs.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum AsmArith {
+    /// `addq $5,$1; adcq $3,$0`: the two-word sum `{hi, lo}` of
+    /// `{ah, al} + {bh, bl}`, operands in the order `ah, bh, al, bl`.
+    AddPair,
+    /// `subq $5,$1; sbbq $3,$0`: the two-word difference, operands as for
+    /// [`AsmArith::AddPair`].
+    SubPair,
+    /// `mulq $3`: the full product of two words as `{lo, hi}` (`rax`, `rdx`).
+    MulWide,
+    /// `bsf`: the index of the lowest set bit.
+    ScanForward,
+    /// `bsr`: the index of the highest set bit.
+    ScanReverse,
+}
+
+impl AsmArith {
+    /// The computation of an inline assembly template with its constraint
+    /// string, if it is one the lowering rewrites.
+    pub fn recognise(template: &str, constraints: &str) -> Option<AsmArith> {
+        let operands = operand_constraints(constraints);
+        // Operand modifiers (`${0:q}`) only choose a register's name.
+        let template = template
+            .replace("${0:q}", "$0")
+            .replace("${1:q}", "$1")
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ");
+        match (template.as_str(), operands.as_slice()) {
+            ("addq $5,$1 adcq $3,$0", ["=r", "=&r", "0", "rme", "%1", "rme"]) => {
+                Some(AsmArith::AddPair)
+            }
+            ("subq $5,$1 sbbq $3,$0", ["=r", "=&r", "0", "rme", "1", "rme"]) => {
+                Some(AsmArith::SubPair)
+            }
+            ("mulq $3", ["={ax}", "={dx}", "%0", "rm"]) => Some(AsmArith::MulWide),
+            ("bsf $1, $0" | "bsf $1,$0" | "bsfq $1,$0", ["=r", "rm"]) => {
+                Some(AsmArith::ScanForward)
+            }
+            ("bsr $1, $0" | "bsr $1,$0" | "bsrq $1,$0", ["=r", "rm"]) => {
+                Some(AsmArith::ScanReverse)
+            }
+            _ => None,
+        }
+    }
+}
+
+/// The operand constraints of a constraint string; clobbers (`~{...}`)
+/// change nothing the engine models.
+fn operand_constraints(constraints: &str) -> Vec<&str> {
+    constraints
+        .split(',')
+        .filter(|c| !c.is_empty() && !c.starts_with('~'))
+        .collect()
 }
 
 /// The x87 control word after `finit`, which the engine's floating point
@@ -97,8 +153,38 @@ mod tests {
         let (t, c) = strings(add).unwrap();
         assert_eq!(t, "addq $5,${1:q}\n\tadcq $3,${0:q}");
         assert_eq!(AsmOp::recognise(&t, &c), None);
+        assert_eq!(AsmArith::recognise(&t, &c), Some(AsmArith::AddPair));
         // An empty template with an output is not a barrier.
         assert_eq!(AsmOp::recognise("", "=r"), None);
         assert_eq!(strings("no assembly here"), None);
+    }
+
+    #[test]
+    fn longlong_arithmetic_is_recognised_by_template_and_constraints() {
+        let cases = [
+            (
+                r#"{ i64, i64 } (i64, i64, i64, i64)* asm "subq $5,${1:q}\0A\09sbbq $3,${0:q}", "=r,=&r,0,rme,1,rme,~{dirflag},~{fpsr},~{flags}""#,
+                Some(AsmArith::SubPair),
+            ),
+            (
+                r#"{ i64, i64 } (i64, i64)* asm "mulq\09$3", "={ax},={dx},%0,rm,~{dirflag},~{fpsr},~{flags}""#,
+                Some(AsmArith::MulWide),
+            ),
+            (
+                r#"i32 (i64)* asm "bsf\09$1, ${0:q}", "=r,rm,~{dirflag},~{fpsr},~{flags}""#,
+                Some(AsmArith::ScanForward),
+            ),
+            (
+                r#"i64 (i64)* asm "bsr\09$1,$0", "=r,rm,~{dirflag},~{fpsr},~{flags}""#,
+                Some(AsmArith::ScanReverse),
+            ),
+            // The same template with other constraints is another computation.
+            (r#"i64 (i64)* asm "bsr\09$1,$0", "=r,m,~{flags}""#, None),
+            (r#"i64 (i64)* asm "popcnt $1,$0", "=r,rm""#, None),
+        ];
+        for (printed, want) in cases {
+            let (t, c) = strings(printed).unwrap();
+            assert_eq!(AsmArith::recognise(&t, &c), want, "{printed}");
+        }
     }
 }

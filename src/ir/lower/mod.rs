@@ -5,7 +5,7 @@
 //! An instruction mnemo cannot execute becomes `Inst::Unsupported` in place,
 //! which keeps the rest of the function usable.
 
-use super::asm::{self, AsmOp};
+use super::asm::{self, AsmArith, AsmOp};
 use super::consts::{bin_op, describe, int_predicate, Cx};
 use super::ffi::{Bb, Val};
 use super::{
@@ -17,6 +17,7 @@ use inkwell::llvm_sys::{
 };
 use rustc_hash::FxHashMap;
 
+mod asm_arith;
 mod intrinsic;
 use intrinsic::{classify_intrinsic, IntrinsicUse};
 
@@ -681,11 +682,14 @@ impl FnLower<'_> {
         Ok(())
     }
 
-    /// A call of inline assembly: one of the templates the engine knows,
-    /// else unsupported, naming the template.
+    /// A call of inline assembly: one of the templates the engine knows or
+    /// the lowering rewrites, else unsupported, naming the template.
     fn inline_asm(&mut self, inst: Val, callee: Val) -> Result<(), String> {
         let text = callee.print();
         let (template, constraints) = asm::strings(&text).unwrap_or_default();
+        if let Some(op) = AsmArith::recognise(&template, &constraints) {
+            return self.asm_arith(inst, op);
+        }
         let Some(op) = AsmOp::recognise(&template, &constraints) else {
             return Err(format!("inline assembly \"{}\"", template.escape_debug()));
         };
