@@ -59,6 +59,10 @@ int main(void) {
   assert(getgroups(0, 0) == 0);
   struct timespec nap = {5, 0};
   assert(nanosleep(&nap, 0) == 0);
+  /* Setting the clock needs privileges (`date -s`). */
+  struct timespec now;
+  assert(clock_gettime(CLOCK_REALTIME, &now) == 0);
+  assert(clock_settime(CLOCK_REALTIME, &now) == -1 && errno == EPERM);
   assert(kill(getpid(), 0) == 0);
   assert(kill(1234, SIGTERM) == -1 && errno == ESRCH);
   assert(fork() == -1 && errno == EAGAIN);
