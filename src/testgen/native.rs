@@ -187,15 +187,14 @@ pub(crate) fn run_one(run: NativeRun<'_>, timeout: Duration) -> std::io::Result<
     })
 }
 
-/// Makes `dir` and everything in it belong to `uid` and `gid`.
-pub(crate) fn give_to(dir: &Path, uid: u32, gid: u32) -> std::io::Result<()> {
-    std::os::unix::fs::chown(dir, Some(uid), Some(gid))?;
+/// Makes everything in `dir`, but not `dir` itself, belong to `uid` and
+/// `gid`.
+pub(crate) fn give_contents_to(dir: &Path, uid: u32, gid: u32) -> std::io::Result<()> {
     for entry in std::fs::read_dir(dir)? {
         let path = entry?.path();
+        std::os::unix::fs::lchown(&path, Some(uid), Some(gid))?;
         if path.is_dir() && !path.is_symlink() {
-            give_to(&path, uid, gid)?;
-        } else {
-            std::os::unix::fs::lchown(&path, Some(uid), Some(gid))?;
+            give_contents_to(&path, uid, gid)?;
         }
     }
     Ok(())

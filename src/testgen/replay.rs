@@ -9,6 +9,7 @@ use std::ffi::OsString;
 use std::fmt;
 use std::fs;
 use std::os::unix::ffi::OsStringExt;
+use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -17,7 +18,7 @@ use thiserror::Error;
 use super::classify::{classify_native, verdict, NativeOutcome, Termination, Verdict};
 use super::index::{Outcome, TestsJson, TESTS_JSON};
 use super::ktest::KTest;
-use super::native::{give_to, run_one, NativeResult, NativeRun, Stdin};
+use super::native::{give_contents_to, run_one, NativeResult, NativeRun, Stdin};
 use super::posix::PosixEnv;
 use super::toolchain::{is_native_program, Toolchain, ToolchainError};
 
@@ -143,7 +144,7 @@ pub struct ReplayOptions {
     /// that replays side by side keep their coverage data apart).
     pub env: Vec<(OsString, OsString)>,
     /// A user and group to run the program as, with no supplementary
-    /// groups, its scratch directory given to them: a test of a tool that
+    /// groups, the files of its scratch directory given to them: a test of a tool that
     /// changes files or sends signals (`chmod -R 0 /`, `kill -9 -1`) must
     /// not be able to harm the machine when the replay runs as root.
     pub run_as: Option<(u32, u32)>,
@@ -248,7 +249,12 @@ fn replay_one(
     env.create_files(scratch.path())
         .map_err(io_err(scratch.path()))?;
     if let Some((uid, gid)) = options.run_as {
-        give_to(scratch.path(), uid, gid).map_err(io_err(scratch.path()))?;
+        // The files become the user's, to read as the engine's program
+        // could; the directory stays the caller's, so that, as in the
+        // engine's model, no name in it can be made, removed or changed.
+        give_contents_to(scratch.path(), uid, gid)
+            .and_then(|()| fs::set_permissions(scratch.path(), fs::Permissions::from_mode(0o755)))
+            .map_err(io_err(scratch.path()))?;
     }
     let run = NativeRun {
         binary,
