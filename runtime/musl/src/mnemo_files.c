@@ -55,6 +55,23 @@ struct mnemo_file *__mnemo_new_file(const char *path, unsigned long size,
   f->st->st_blocks = 8;
   /* Only the files A, B, ... can be opened; stdin and stdout cannot. */
   if (path) {
+    /* A replay recreates A, B, ... as new regular files with the
+     * status's permission bits, and nothing else of it: their device,
+     * inode, links, owner and times are the file system's. Left symbolic
+     * here they would lead to paths no replay can take (a hard link, a
+     * file in the future) and make every hash of an inode (du's and
+     * fts's sets of visited files) a question for the solver, so they
+     * are what a new file in the working directory has. */
+    klee_assume(S_ISREG(f->st->st_mode));
+    f->st->st_dev = 0;
+    f->st->st_ino = 100 + __mnemo_fs.sym_files;
+    f->st->st_nlink = 1;
+    f->st->st_uid = 0;
+    f->st->st_gid = 0;
+    f->st->st_rdev = 0;
+    f->st->st_blksize = 4096;
+    f->st->st_atim.tv_sec = f->st->st_mtim.tv_sec = f->st->st_ctim.tv_sec = MNEMO_TIME;
+    f->st->st_atim.tv_nsec = f->st->st_mtim.tv_nsec = f->st->st_ctim.tv_nsec = 0;
     add_file(f);
     __mnemo_fs.sym_files++;
   }

@@ -31,8 +31,6 @@ struct mnemo_fs __mnemo_fs = {
     .umask = 022,
 };
 
-/* The time every clock reads: runs are deterministic (2024-01-01 UTC). */
-#define MNEMO_TIME 1704067200L
 
 static struct mnemo_desc *desc_of(long fd) {
   if (fd < 0 || fd >= MNEMO_FDS)
