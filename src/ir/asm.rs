@@ -55,10 +55,12 @@ impl AsmArith {
     /// string, if it is one the lowering rewrites.
     pub fn recognise(template: &str, constraints: &str) -> Option<AsmArith> {
         let operands = operand_constraints(constraints);
-        // Operand modifiers (`${0:q}`) only choose a register's name.
+        // Operand modifiers (`${0:q}`) only choose a register's name, and
+        // spacing means nothing.
         let template = template
             .replace("${0:q}", "$0")
             .replace("${1:q}", "$1")
+            .replace(", ", ",")
             .split_whitespace()
             .collect::<Vec<_>>()
             .join(" ");
@@ -70,12 +72,8 @@ impl AsmArith {
                 Some(AsmArith::SubPair)
             }
             ("mulq $3", ["={ax}", "={dx}", "%0", "rm"]) => Some(AsmArith::MulWide),
-            ("bsf $1, $0" | "bsf $1,$0" | "bsfq $1,$0", ["=r", "rm"]) => {
-                Some(AsmArith::ScanForward)
-            }
-            ("bsr $1, $0" | "bsr $1,$0" | "bsrq $1,$0", ["=r", "rm"]) => {
-                Some(AsmArith::ScanReverse)
-            }
+            ("bsf $1,$0", ["=r", "rm"]) => Some(AsmArith::ScanForward),
+            ("bsr $1,$0", ["=r", "rm"]) => Some(AsmArith::ScanReverse),
             _ => None,
         }
     }

@@ -144,9 +144,10 @@ pub struct ReplayOptions {
     /// that replays side by side keep their coverage data apart).
     pub env: Vec<(OsString, OsString)>,
     /// A user and group to run the program as, with no supplementary
-    /// groups, the files of its scratch directory given to them: a test of a tool that
-    /// changes files or sends signals (`chmod -R 0 /`, `kill -9 -1`) must
-    /// not be able to harm the machine when the replay runs as root.
+    /// groups, the files of its scratch directory (not the directory)
+    /// given to them: a test of a tool that changes files or sends signals
+    /// (`chmod -R 0 /`, `kill -9 -1`) must not be able to harm the machine
+    /// when the replay runs as root.
     pub run_as: Option<(u32, u32)>,
 }
 

@@ -25,6 +25,11 @@ static int same(const char *a, const char *b) {
   return 0;
 }
 
+/* Every time of a status the model makes: the clock's. */
+static void at_clock_time(struct stat *st) {
+  st->st_atim = st->st_mtim = st->st_ctim = (struct timespec){MNEMO_TIME, 0};
+}
+
 static void add_file(struct mnemo_file *f) {
   struct mnemo_file **end = &__mnemo_fs.files;
   while (*end)
@@ -42,15 +47,6 @@ struct mnemo_file *__mnemo_new_file(const char *path, unsigned long size,
   f->st = malloc(sizeof *f->st);
   klee_make_symbolic(f->contents, size, data_name);
   klee_make_symbolic(f->st, sizeof *f->st, stat_name);
-  /* As KLEE constrains a symbolic file's status: an inode number that
-   * readdir does not skip, a block size a buffer can take, and the size
-   * and blocks the file has. */
-  klee_assume((f->st->st_ino & 0x7FFFFFFF) != 0);
-  /* Not a directory: the model opens, reads and lists it as a regular
-   * file, and a status that said otherwise led fts (du) to an abort no
-   * native run has. */
-  klee_assume(!S_ISDIR(f->st->st_mode));
-  klee_assume((f->st->st_blksize & ~0xFFFF) == 0);
   f->st->st_size = size;
   f->st->st_blocks = 8;
   /* Only the files A, B, ... can be opened; stdin and stdout cannot. */
@@ -70,10 +66,16 @@ struct mnemo_file *__mnemo_new_file(const char *path, unsigned long size,
     f->st->st_gid = 0;
     f->st->st_rdev = 0;
     f->st->st_blksize = 4096;
-    f->st->st_atim.tv_sec = f->st->st_mtim.tv_sec = f->st->st_ctim.tv_sec = MNEMO_TIME;
-    f->st->st_atim.tv_nsec = f->st->st_mtim.tv_nsec = f->st->st_ctim.tv_nsec = 0;
+    at_clock_time(f->st);
     add_file(f);
     __mnemo_fs.sym_files++;
+  } else {
+    /* stdin's and stdout's statuses keep KLEE's constraints: an inode
+     * number that readdir does not skip, a block size a buffer can take,
+     * and not a directory. */
+    klee_assume((f->st->st_ino & 0x7FFFFFFF) != 0);
+    klee_assume(!S_ISDIR(f->st->st_mode));
+    klee_assume((f->st->st_blksize & ~0xFFFF) == 0);
   }
   return f;
 }
@@ -188,7 +190,7 @@ static void plain_stat(struct stat *st, unsigned mode, unsigned long ino) {
   st->st_ino = ino;
   st->st_nlink = S_ISDIR(mode) ? 2 : 1;
   st->st_blksize = 4096;
-  st->st_atim.tv_sec = st->st_mtim.tv_sec = st->st_ctim.tv_sec = MNEMO_TIME;
+  at_clock_time(st);
   /* A directory takes a block, as a new one of ext4 or xfs does: du of
    * the replay's scratch directory counts it. */
   if (S_ISDIR(mode)) {

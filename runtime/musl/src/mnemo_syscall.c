@@ -31,7 +31,6 @@ struct mnemo_fs __mnemo_fs = {
     .umask = 022,
 };
 
-
 static struct mnemo_desc *desc_of(long fd) {
   if (fd < 0 || fd >= MNEMO_FDS)
     return 0;
