@@ -70,8 +70,16 @@ struct Entry {
 pub struct CexCache {
     entries: Vec<Entry>,
     exact: FxHashMap<Box<[ExprRef]>, u32>,
-    /// Conjunct -> the entries whose set holds it.
+    /// Conjunct -> the entries whose set holds it: a stored superset of a
+    /// query is in the list of each of its conjuncts, so the shortest list
+    /// is the only one to search.
     index: FxHashMap<ExprRef, Vec<u32>>,
+    /// Conjunct -> the entries keyed by it, each entry under one of its
+    /// conjuncts only (the one with the fewest entries when it was stored).
+    /// A stored subset of a query has its key among the query's conjuncts,
+    /// so the subsets are found among the entries keyed by those, without
+    /// counting through the long lists of the conjuncts every path shares.
+    keyed: FxHashMap<ExprRef, Vec<u32>>,
     recent: VecDeque<Assignment>,
     capacity: usize,
     tries: Tries,
@@ -84,6 +92,7 @@ impl CexCache {
             entries: Vec::new(),
             exact: FxHashMap::default(),
             index: FxHashMap::default(),
+            keyed: FxHashMap::default(),
             recent: VecDeque::with_capacity(recent),
             capacity: recent,
             tries: Tries::default(),
@@ -94,23 +103,30 @@ impl CexCache {
         if let Some(&id) = self.exact.get(set) {
             return Some(answer_of(&self.entries[id as usize]));
         }
-        // How many of the query's conjuncts each stored set holds.
-        let mut count: FxHashMap<u32, u32> = FxHashMap::default();
+        let holds = |sorted: &[ExprRef], c: &ExprRef| sorted.binary_search(c).is_ok();
+        let mut subsets_with_models = Vec::new();
         for c in set {
-            for &id in self.index.get(c).map_or(&[][..], |v| v.as_slice()) {
-                *count.entry(id).or_default() += 1;
+            for &id in self.keyed.get(c).map_or(&[][..], |v| v.as_slice()) {
+                let e = &self.entries[id as usize];
+                if e.set.iter().all(|x| holds(set, x)) {
+                    match e.model {
+                        None => return Some(Answer::Unsat),
+                        Some(_) => subsets_with_models.push(id),
+                    }
+                }
             }
         }
-        let mut subsets_with_models = Vec::new();
-        for (&id, &n) in &count {
+        let rarest = set
+            .iter()
+            .map(|c| self.index.get(c).map_or(&[][..], |v| v.as_slice()))
+            .min_by_key(|ids| ids.len())
+            .unwrap_or(&[]);
+        for &id in rarest {
             let e = &self.entries[id as usize];
-            let subset = n as usize == e.set.len();
-            let superset = n as usize == set.len();
-            match (&e.model, subset, superset) {
-                (None, true, _) => return Some(Answer::Unsat),
-                (Some(m), _, true) => return Some(Answer::Sat(Some(m.clone()))),
-                (Some(_), true, _) => subsets_with_models.push(id),
-                _ => {}
+            if let Some(m) = &e.model {
+                if e.set.len() >= set.len() && set.iter().all(|c| holds(&e.set, c)) {
+                    return Some(Answer::Sat(Some(m.clone())));
+                }
             }
         }
         if !self.tries.worth_it() {
@@ -148,10 +164,18 @@ impl CexCache {
             self.entries.clear();
             self.exact.clear();
             self.index.clear();
+            self.keyed.clear();
         }
         let id = self.entries.len() as u32;
         for c in set.iter() {
             self.index.entry(c.clone()).or_default().push(id);
+        }
+        let key = set
+            .iter()
+            .min_by_key(|c| self.keyed.get(*c).map_or(0, Vec::len))
+            .cloned();
+        if let Some(key) = key {
+            self.keyed.entry(key).or_default().push(id);
         }
         self.exact.insert(set.clone(), id);
         self.entries.push(Entry { set, model });
