@@ -13,6 +13,10 @@ use super::value::Value;
 use crate::expr::{self, ExprRef};
 use crate::ir::{Arg, BinOp, BlockId, Callee, FuncId, InstId, Module, Reg, SiteId};
 
+/// Variadic slots a callee can read whatever the caller passed (see
+/// `push_frame`).
+const VARARG_SLOTS_READABLE: u64 = 6;
+
 impl Executor {
     pub(crate) fn push_frame(
         &mut self,
@@ -50,11 +54,13 @@ impl Executor {
             for a in extra {
                 size += if a.width() > 64 { 16 } else { 8 };
             }
-            // A call without variadic arguments still leaves va_arg one slot
-            // of zeros to read, as the x86-64 register save area does: musl's
-            // fcntl and ioctl read their third argument whether or not it
-            // was passed.
-            size = size.max(8);
+            // On x86-64, reading more variadic arguments than were passed
+            // reads registers or the caller's stack, never a fault, and C
+            // libraries rely on it: musl's fcntl and ioctl read their third
+            // argument whether or not it was passed, and its syscall() reads
+            // six (gnulib's renameatu passes five). So va_arg finds zeros up
+            // to the sixth slot.
+            size = size.max(VARARG_SLOTS_READABLE * 8);
             self.check_allocation(state, size, "varargs")?;
             let addr = state.reserve(size, true);
             let mut obj = ObjectState::zeroed(size);
