@@ -395,20 +395,18 @@ impl Executor {
     }
 
     /// The operands of a float operation, which mnemo computes concretely
-    /// only: a symbolic one ends the path.
-    fn float_operands<const N: usize>(&self, state: &State, ops: [Operand; N]) -> Exec<[u128; N]> {
+    /// only: a symbolic one is fixed to one value the path allows, as KLEE
+    /// does, so that the path goes on (with that value only) rather than
+    /// end where a program parses a number into a `double`.
+    fn float_operands<const N: usize>(
+        &mut self,
+        state: &mut State,
+        ops: [Operand; N],
+    ) -> Exec<[u128; N]> {
         let mut out = [0u128; N];
         for (slot, op) in out.iter_mut().zip(ops) {
-            match self.operand(state.frame(), op) {
-                Value::Concrete { bits, .. } => *slot = bits,
-                Value::Symbolic(_) => {
-                    return Err(self.error(
-                        state,
-                        ErrorKind::Unsupported,
-                        "unsupported: symbolic floating point",
-                    ));
-                }
-            }
+            let v = self.operand(state.frame(), op);
+            *slot = self.concretize(state, &v)?;
         }
         Ok(out)
     }

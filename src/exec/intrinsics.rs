@@ -217,13 +217,8 @@ impl Executor {
                 return Err(self.error(state, ErrorKind::Abort, "llvm.trap reached"))
             }
             Intrinsic::FAbs => {
-                let Some(bits) = arg(0).as_concrete() else {
-                    return Err(self.error(
-                        state,
-                        ErrorKind::Unsupported,
-                        "unsupported: symbolic floating point",
-                    ));
-                };
+                // Fixed to one value, as every float operand is.
+                let bits = self.concretize(state, &arg(0))?;
                 Some(Value::concrete(bits & (mask(width) >> 1), width))
             }
             Intrinsic::ObjectSize => {
