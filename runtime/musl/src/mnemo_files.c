@@ -1,9 +1,10 @@
 /* The files of mnemo's model and the calls that name them by path: the
  * symbolic files A, B, ... (opened by exactly that name, as in KLEE), the
  * host files `mnemo run --file PATH` names (read only, by the path as
- * given or as the engine resolved it), and the working directory "/",
- * which lists the symbolic files. Nothing else exists (ENOENT), and
- * nothing can be created (EROFS). A null path is EFAULT, as the kernel's
+ * given or as the engine resolved it), /dev/null, and the working
+ * directory "/", which lists the symbolic files (its parent ".." is
+ * itself). Nothing else exists (ENOENT), and nothing can be created
+ * (EROFS). A null path is EFAULT, as the kernel's
  * copy of it fails; another bad pointer is the program's memory error. */
 #include "mnemo_fs.h"
 
@@ -103,8 +104,30 @@ static void load_hosts(void) {
   }
 }
 
+/* /dev/null: a file of no bytes that takes every write, as the
+ * character device does (a write past a file's end is dropped). */
+static struct stat dev_null_st = {
+    .st_mode = S_IFCHR | 0666,
+    .st_nlink = 1,
+    .st_rdev = (1 << 8) | 3,
+    .st_ino = 5,
+    .st_dev = 6,
+    .st_blksize = 4096,
+    .st_atim = {MNEMO_TIME, 0},
+    .st_mtim = {MNEMO_TIME, 0},
+    .st_ctim = {MNEMO_TIME, 0},
+};
+static struct mnemo_file dev_null = {.path = "/dev/null", .st = &dev_null_st};
+
+/* The names of the working directory a path can have; ".." too, since a
+ * program that lists the directory with its dot entries (ls -a) looks
+ * each of them up. */
+static int names_directory(const char *path) {
+  return same(path, ".") || same(path, "/") || same(path, "./") || same(path, "..");
+}
+
 /* The file or directory `path` names, in that order: a symbolic file, a
- * host file, the working directory. */
+ * host file, /dev/null, the working directory. */
 static enum found lookup(const char *path, struct mnemo_file **out) {
   char c = path[0];
   *out = 0;
@@ -126,9 +149,11 @@ static enum found lookup(const char *path, struct mnemo_file **out) {
       return REGULAR;
     }
   }
-  if (same(path, ".") || same(path, "/") || same(path, "./"))
-    return DIRECTORY;
-  return NOTHING;
+  if (same(path, dev_null.path)) {
+    *out = &dev_null;
+    return REGULAR;
+  }
+  return names_directory(path) ? DIRECTORY : NOTHING;
 }
 
 /* Paths relative to a descriptor other than the working directory are
@@ -252,6 +277,27 @@ long __mnemo_change(const char *path, int create) {
   if (create)
     return what == NOTHING ? -EROFS : -EEXIST;
   return what == NOTHING ? -ENOENT : -EROFS;
+}
+
+/* unlink (dir = 0) and rmdir (dir = 1) fail as the kernel's checks do
+ * before it asks for write permission: a directory cannot be unlinked;
+ * rmdir of a file is ENOTDIR, and of the directory itself by a name whose
+ * last component is "." EINVAL, ".." ENOTEMPTY, "/" EBUSY. What is left
+ * is the read-only file system's EROFS. */
+long __mnemo_remove(const char *path, int dir) {
+  struct mnemo_file *f;
+  if (!path)
+    return -EFAULT;
+  enum found what = lookup(path, &f);
+  if (what == NOTHING)
+    return -ENOENT;
+  if (!dir)
+    return what == DIRECTORY ? -EISDIR : -EROFS;
+  if (what == REGULAR)
+    return -ENOTDIR;
+  if (same(path, "/"))
+    return -EBUSY;
+  return same(path, "..") ? -ENOTEMPTY : -EINVAL;
 }
 
 /* The working directory stays "/": changing to it (or to ".") succeeds,

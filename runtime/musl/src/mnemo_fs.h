@@ -86,6 +86,7 @@ long __mnemo_stat_path(int dirfd, const char *path, struct stat *st, int flags);
 long __mnemo_access(const char *path, int mode);
 long __mnemo_readlink(const char *path);
 long __mnemo_change(const char *path, int create);
+long __mnemo_remove(const char *path, int dir);
 long __mnemo_chdir(const char *path);
 long __mnemo_getdents(struct mnemo_desc *d, char *buf, unsigned long n);
 void __mnemo_stat_of(struct mnemo_desc *d, struct stat *st);

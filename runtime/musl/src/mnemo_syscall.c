@@ -423,16 +423,16 @@ long __mnemo_syscall(long n, long a, long b, long c, long d, long e, long f) {
   case SYS_chmod:
   case SYS_chown:
   case SYS_lchown:
-  case SYS_unlink:
-  case SYS_rmdir:
   case SYS_truncate:
   case SYS_rename: return __mnemo_change((const char *)a, 0);
   case SYS_fchmodat:
   case SYS_fchownat:
-  case SYS_unlinkat:
   case SYS_renameat:
   case SYS_renameat2:
     return __mnemo_change((const char *)b, 0);
+  case SYS_unlink: return __mnemo_remove((const char *)a, 0);
+  case SYS_rmdir: return __mnemo_remove((const char *)a, 1);
+  case SYS_unlinkat: return __mnemo_remove((const char *)b, (c & AT_REMOVEDIR) != 0);
   case SYS_utimensat:
     return b ? __mnemo_change((const char *)b, 0) : (desc_of(a) ? -EROFS : -EBADF);
   case SYS_mkdir:
