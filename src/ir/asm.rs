@@ -7,8 +7,9 @@
 /// `long double` formatting. Anything else stays unsupported.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 pub enum AsmOp {
-    /// An empty template (`asm volatile("" ::: "memory")`): it orders the
-    /// compiler's accesses and does nothing at run time.
+    /// An empty template without outputs (`asm volatile("" ::: "memory")`,
+    /// or with inputs, as gnulib's explicit_bzero keeps its buffer alive):
+    /// it orders the compiler's accesses and does nothing at run time.
     Barrier,
     /// `fnstcw m16`: stores the x87 control word.
     StoreFpuControl,
@@ -22,7 +23,7 @@ impl AsmOp {
     pub fn recognise(template: &str, constraints: &str) -> Option<AsmOp> {
         let operands = operand_constraints(constraints);
         match (template.trim(), operands.as_slice()) {
-            ("", []) => Some(AsmOp::Barrier),
+            ("", ops) if ops.iter().all(|o| !o.starts_with('=')) => Some(AsmOp::Barrier),
             ("fnstcw $0", ["=*m"]) => Some(AsmOp::StoreFpuControl),
             ("fldcw $0", ["*m"]) => Some(AsmOp::LoadFpuControl),
             _ => None,
@@ -152,8 +153,14 @@ mod tests {
         assert_eq!(t, "addq $5,${1:q}\n\tadcq $3,${0:q}");
         assert_eq!(AsmOp::recognise(&t, &c), None);
         assert_eq!(AsmArith::recognise(&t, &c), Some(AsmArith::AddPair));
+        // gnulib's explicit_bzero: an empty template whose input only
+        // keeps the buffer alive.
+        let keep = r#"void (i8*)* asm sideeffect "", "imr,~{memory},~{dirflag},~{fpsr},~{flags}""#;
+        let (t, c) = strings(keep).unwrap();
+        assert_eq!(AsmOp::recognise(&t, &c), Some(AsmOp::Barrier));
         // An empty template with an output is not a barrier.
         assert_eq!(AsmOp::recognise("", "=r"), None);
+        assert_eq!(AsmOp::recognise("", "=r,0"), None);
         assert_eq!(strings("no assembly here"), None);
     }
 
