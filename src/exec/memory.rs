@@ -6,6 +6,7 @@
 //! offset its contents become an update list over an array, so later reads
 //! at symbolic offsets see every write.
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use imbl::OrdMap;
@@ -59,6 +60,85 @@ fn contents_array(bytes: &[u8]) -> crate::expr::ArrayRef {
     Array::shared(&name, bytes.len() as u32, Some(bytes.into()))
 }
 
+/// Objects up to this size keep a slot per byte for symbolic bytes once
+/// they have one; larger ones (a sort buffer of a gigabyte, which a path
+/// fills a few bytes of) keep the symbolic bytes they have in a map.
+const DENSE_LIMIT: u64 = 1 << 20;
+
+/// The symbolic bytes of an object, by offset.
+#[derive(Clone, Debug, Default)]
+enum SymbolicBytes {
+    /// Every byte is concrete.
+    #[default]
+    Empty,
+    Dense(Vec<Option<ExprRef>>),
+    Sparse(BTreeMap<u64, ExprRef>),
+}
+
+impl SymbolicBytes {
+    fn is_empty(&self) -> bool {
+        matches!(self, SymbolicBytes::Empty)
+    }
+
+    fn get(&self, offset: u64) -> Option<&ExprRef> {
+        match self {
+            SymbolicBytes::Empty => None,
+            SymbolicBytes::Dense(slots) => slots.get(offset as usize)?.as_ref(),
+            SymbolicBytes::Sparse(map) => map.get(&offset),
+        }
+    }
+
+    /// Makes the byte at `offset` of an object of `size` bytes symbolic.
+    fn set(&mut self, offset: u64, e: ExprRef, size: u64) {
+        match self {
+            SymbolicBytes::Empty if size <= DENSE_LIMIT => {
+                let mut slots = vec![None; size as usize];
+                slots[offset as usize] = Some(e);
+                *self = SymbolicBytes::Dense(slots);
+            }
+            SymbolicBytes::Empty => *self = SymbolicBytes::Sparse(BTreeMap::from([(offset, e)])),
+            SymbolicBytes::Dense(slots) => slots[offset as usize] = Some(e),
+            SymbolicBytes::Sparse(map) => {
+                map.insert(offset, e);
+            }
+        }
+    }
+
+    /// Makes the byte at `offset` concrete again.
+    fn clear(&mut self, offset: u64) {
+        match self {
+            SymbolicBytes::Empty => {}
+            SymbolicBytes::Dense(slots) => slots[offset as usize] = None,
+            SymbolicBytes::Sparse(map) => {
+                map.remove(&offset);
+            }
+        }
+    }
+
+    /// The symbolic bytes in the order of their offsets.
+    fn iter(&self) -> Box<dyn Iterator<Item = (u64, &ExprRef)> + '_> {
+        match self {
+            SymbolicBytes::Empty => Box::new(std::iter::empty()),
+            SymbolicBytes::Dense(slots) => Box::new(
+                slots
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(i, b)| Some((i as u64, b.as_ref()?))),
+            ),
+            SymbolicBytes::Sparse(map) => Box::new(map.iter().map(|(i, e)| (*i, e))),
+        }
+    }
+
+    /// The bytes held, for the memory count (a map entry as a node's share).
+    fn footprint(&self) -> usize {
+        match self {
+            SymbolicBytes::Empty => 0,
+            SymbolicBytes::Dense(slots) => slots.capacity() * std::mem::size_of::<Option<ExprRef>>(),
+            SymbolicBytes::Sparse(map) => map.len() * 4 * std::mem::size_of::<(u64, ExprRef)>(),
+        }
+    }
+}
+
 /// The contents of one object.
 ///
 /// Every instance counts the bytes it holds in the process's object count
@@ -73,7 +153,7 @@ pub struct ObjectState {
     /// the update list's root holds them).
     concrete: Vec<u8>,
     /// Symbolic bytes by offset; empty while every byte is concrete.
-    symbolic: Vec<Option<ExprRef>>,
+    symbolic: SymbolicBytes,
     /// Set once the object has been written at a symbolic offset: from then
     /// on it is the whole truth about the contents.
     updates: Option<UpdateList>,
@@ -108,7 +188,7 @@ impl ObjectState {
         ObjectState::counting(ObjectState {
             size: bytes.len() as u64,
             concrete: bytes,
-            symbolic: Vec::new(),
+            symbolic: SymbolicBytes::Empty,
             updates: None,
             counted: 0,
         })
@@ -120,7 +200,7 @@ impl ObjectState {
         ObjectState::counting(ObjectState {
             size: array.size as u64,
             concrete: Vec::new(),
-            symbolic: Vec::new(),
+            symbolic: SymbolicBytes::Empty,
             updates: Some(UpdateList::new(array)),
             counted: 0,
         })
@@ -141,7 +221,7 @@ impl ObjectState {
             .and_then(|u| u.root.init.as_ref())
             .map_or(0, |b| b.len());
         (self.concrete.capacity()
-            + self.symbolic.capacity() * std::mem::size_of::<Option<ExprRef>>()
+            + self.symbolic.footprint()
             + root) as u64
     }
 
@@ -161,9 +241,9 @@ impl ObjectState {
         if let Some(updates) = &self.updates {
             return Byte::from_expr(expr::read(updates, &expr::constant(offset as u128, 64)));
         }
-        match self.symbolic.get(offset as usize) {
-            Some(Some(e)) => Byte::Symbolic(e.clone()),
-            _ => Byte::Concrete(self.concrete[offset as usize]),
+        match self.symbolic.get(offset) {
+            Some(e) => Byte::Symbolic(e.clone()),
+            None => Byte::Concrete(self.concrete[offset as usize]),
         }
     }
 
@@ -172,20 +252,17 @@ impl ObjectState {
             self.updates = Some(updates.write(expr::constant(offset as u128, 64), byte.to_expr()));
             return;
         }
-        let i = offset as usize;
         match byte {
             Byte::Concrete(v) => {
-                self.concrete[i] = v;
-                if let Some(slot) = self.symbolic.get_mut(i) {
-                    *slot = None;
-                }
+                self.concrete[offset as usize] = v;
+                self.symbolic.clear(offset);
             }
             Byte::Symbolic(e) => {
-                if self.symbolic.is_empty() {
-                    self.symbolic = vec![None; self.size as usize];
+                let before = self.symbolic.footprint();
+                self.symbolic.set(offset, e, self.size);
+                if self.symbolic.footprint() != before {
                     self.recount();
                 }
-                self.symbolic[i] = Some(e);
             }
         }
     }
@@ -230,10 +307,8 @@ impl ObjectState {
         }
         let root = contents_array(&self.concrete);
         let mut list = UpdateList::new(root);
-        for (i, b) in self.symbolic.iter().enumerate() {
-            if let Some(e) = b {
-                list = list.write(expr::constant(i as u128, 64), e.clone());
-            }
+        for (i, e) in self.symbolic.iter() {
+            list = list.write(expr::constant(i as u128, 64), e.clone());
         }
         list
     }
@@ -244,7 +319,7 @@ impl ObjectState {
         if self.updates.is_none() {
             self.updates = Some(self.update_list());
             self.concrete = Vec::new();
-            self.symbolic = Vec::new();
+            self.symbolic = SymbolicBytes::Empty;
             self.recount();
         }
         self.update_list()
@@ -433,6 +508,26 @@ mod tests {
         // Overwriting with a concrete value makes the byte concrete again.
         o.write(1, 2, &Value::concrete(0x7777, 16));
         assert_eq!(o.read(0, 4, 32), Value::concrete(0xaa77_77dd, 32));
+    }
+
+    #[test]
+    fn a_large_object_keeps_only_its_symbolic_bytes() {
+        let size = 64 * DENSE_LIMIT;
+        let arr = Array::symbolic("big", 2);
+        let mut o = ObjectState::zeroed(size);
+        let concrete_only = o.footprint();
+        o.make_symbolic(size - 2, &arr);
+        // A slot per byte would be 8 bytes for each of the 64 MiB.
+        assert!(o.footprint() - concrete_only < 4096, "{}", o.footprint());
+        let mut a = Assignment::new();
+        a.set(&arr, vec![0x34, 0x12]);
+        assert_eq!(eval(&o.read(size - 2, 2, 16).to_expr(), &a), 0x1234);
+        assert_eq!(o.read(0, 2, 16), Value::concrete(0, 16));
+        o.write(size - 2, 1, &Value::concrete(0x99, 8));
+        assert_eq!(eval(&o.read(size - 2, 2, 16).to_expr(), &a), 0x1299);
+        // The update list holds the one symbolic byte left.
+        let idx = expr::constant((size - 1) as u128, 64);
+        assert_eq!(eval(&expr::read(&o.update_list(), &idx), &a), 0x12);
     }
 
     #[test]
