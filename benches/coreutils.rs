@@ -279,16 +279,24 @@ fn bench_tool(setup: &Setup, tool: &str, mode: Mode) -> anyhow::Result<Value> {
         .iter()
         .filter(|r| matches!(r.native, NativeOutcome::Timeout))
         .count();
-    let mut mismatches = Vec::new();
-    for r in &report.results {
-        if matches!(r.verdict, Verdict::Mismatch) && mismatches.len() < 5 {
-            mismatches.push(
-                json!({"test": r.ktest, "predicted": r.predicted.to_string(),
-                                   "native": r.native.to_string(),
-                                   "command": command_line(&out.join(&r.ktest))}),
-            );
-        }
-    }
+    let outcome_mismatched = report.results.iter().filter(|r| r.outcome_differs()).count();
+    // A few of each kind, those whose outcome differs first.
+    let mut mismatched_results: Vec<_> = report
+        .results
+        .iter()
+        .filter(|r| matches!(r.verdict, Verdict::Mismatch))
+        .collect();
+    mismatched_results.sort_by_key(|r| !r.outcome_differs());
+    let mismatches: Vec<Value> = mismatched_results
+        .iter()
+        .take(8)
+        .map(|r| {
+            json!({"test": r.ktest, "predicted": r.predicted.to_string(),
+                   "native": r.native.to_string(), "outcome_differs": r.outcome_differs(),
+                   "stdout_diff": r.stdout_diff,
+                   "command": command_line(&out.join(&r.ktest))})
+        })
+        .collect();
     // The same tests on the ASan build: a memory error the plain build
     // survives shows there.
     let asan = match (&setup.asan_tree, &index) {
@@ -335,7 +343,10 @@ fn bench_tool(setup: &Setup, tool: &str, mode: Mode) -> anyhow::Result<Value> {
         "instructions": stats["instructions"].as_u64().unwrap_or(0),
         "stopped_by": stats["stopped_by"],
         "unsupported": unsupported,
-        "replay": {"match": matched, "mismatch": mismatched, "not_predicted": not_predicted,
+        "replay": {"match": matched, "mismatch": mismatched,
+                   "outcome_mismatch": outcome_mismatched,
+                   "stdout_only": mismatched - outcome_mismatched,
+                   "not_predicted": not_predicted,
                    "failed": failed, "hangs": hangs},
         "mismatches": mismatches,
         "crashes": crashes, "asan": asan,
@@ -355,7 +366,7 @@ fn bench_tool(setup: &Setup, tool: &str, mode: Mode) -> anyhow::Result<Value> {
 fn row(r: &Value) -> String {
     let features = r["unsupported"].as_object().map_or(0, |m| m.len());
     format!(
-        "{:<10} {:<7} {:>7} {:>7} {:>7.0} {:>5} {:>8.1}% {:>8.1}% {:>7} {:>5} {:>10} {:>6}",
+        "{:<10} {:<7} {:>7} {:>7} {:>7.0} {:>5} {:>8.1}% {:>8.1}% {:>7} {:>5} {:>8} {:>6} {:>6}",
         r["tool"].as_str().unwrap_or("?"),
         r["mode"].as_str().unwrap_or("?"),
         r["paths"].as_u64().unwrap_or(0),
@@ -366,7 +377,8 @@ fn row(r: &Value) -> String {
         r["all_coverage_pct"].as_f64().unwrap_or(0.0),
         r["crashes"].as_array().map_or(0, Vec::len),
         r["asan"]["crashes"].as_array().map_or(0, Vec::len),
-        r["replay"]["mismatch"].as_u64().unwrap_or(0),
+        r["replay"]["outcome_mismatch"].as_u64().unwrap_or(0),
+        r["replay"]["stdout_only"].as_u64().unwrap_or(0),
         if r["engine_ok"].as_bool() == Some(true) {
             "ok"
         } else {
@@ -375,7 +387,9 @@ fn row(r: &Value) -> String {
     )
 }
 
-const HEADER: &str = "tool       mode      paths   tests   run s unsup   own cov  src+lib crashes  asan mismatches engine";
+/// `outcome` counts the tests whose native run ended otherwise than
+/// predicted, `stdout` those that ended as predicted but printed otherwise.
+const HEADER: &str = "tool       mode      paths   tests   run s unsup   own cov  src+lib crashes  asan  outcome stdout engine";
 
 /// A whole-number setting from the environment, `default` when unset.
 fn setting<T: std::str::FromStr>(name: &str, default: T) -> anyhow::Result<T>
@@ -401,6 +415,11 @@ fn mode_summary(mode: Mode, rows: &[&Value], seconds: u64) -> Value {
             .filter_map(|r| Some(r.pointer(pointer)?.as_array()?.len()))
             .sum()
     };
+    let total_at = |pointer: &str| -> u64 {
+        rows.iter()
+            .filter_map(|r| r.pointer(pointer)?.as_u64())
+            .sum()
+    };
     let engine_errors: Vec<&str> = rows
         .iter()
         .filter(|r| r["engine_ok"].as_bool() != Some(true))
@@ -413,6 +432,8 @@ fn mode_summary(mode: Mode, rows: &[&Value], seconds: u64) -> Value {
         "mean_seconds": mean("seconds"),
         "paths": total("paths"), "tests": total("tests"), "solver_queries": total("solver_queries"),
         "crashes": count("/crashes"), "asan_reports": count("/asan/crashes"),
+        "outcome_mismatches": total_at("/replay/outcome_mismatch"),
+        "stdout_only_mismatches": total_at("/replay/stdout_only"),
         "engine_errors": engine_errors,
     })
 }
@@ -540,6 +561,7 @@ fn main() -> anyhow::Result<()> {
         println!(
             "\n{}: average line coverage {:.1}% of the tools' own files, {:.1}% of src/ and lib/; \
              {:.0} s a tool; {} paths, {} solver queries; {} crash(es), {} ASan report(s); \
+             {} test(s) ending otherwise than predicted, {} only printing otherwise; \
              engine errors: {}",
             mode.name(),
             sum["mean_own_coverage_pct"].as_f64().unwrap_or(0.0),
@@ -549,6 +571,8 @@ fn main() -> anyhow::Result<()> {
             sum["solver_queries"],
             sum["crashes"],
             sum["asan_reports"],
+            sum["outcome_mismatches"],
+            sum["stdout_only_mismatches"],
             match sum["engine_errors"].as_array() {
                 Some(e) if !e.is_empty() => e
                     .iter()
@@ -570,6 +594,14 @@ fn main() -> anyhow::Result<()> {
         }
         for c in r["asan"]["crashes"].as_array().into_iter().flatten() {
             println!("asan: {tool} ({mode}) {}: {}", c["native"], c["command"]);
+        }
+        for m in r["mismatches"].as_array().into_iter().flatten() {
+            if m["outcome_differs"].as_bool() == Some(true) {
+                println!(
+                    "mismatch: {tool} ({mode}) predicted {}, native {}: {}",
+                    m["predicted"], m["native"], m["command"]
+                );
+            }
         }
         if let Some(m) = r["unsupported"].as_object().filter(|m| !m.is_empty()) {
             let names: Vec<String> = m.iter().map(|(k, v)| format!("{k} ({v})")).collect();

@@ -74,6 +74,16 @@ pub struct ReplayResult {
     pub stderr: String,
 }
 
+impl ReplayResult {
+    /// Whether the native run ended otherwise than predicted (its exit, or
+    /// the kind of its error), whatever it wrote: a mismatch that is not
+    /// only a difference of stdout, which a program printing the machine's
+    /// time, working directory or processors may show on any replay.
+    pub fn outcome_differs(&self) -> bool {
+        verdict(&self.predicted, &self.native) == Verdict::Mismatch
+    }
+}
+
 /// The results of replaying every test of an output directory.
 #[derive(Clone, Debug, Default)]
 pub struct ReplayReport {
