@@ -279,7 +279,11 @@ fn bench_tool(setup: &Setup, tool: &str, mode: Mode) -> anyhow::Result<Value> {
         .iter()
         .filter(|r| matches!(r.native, NativeOutcome::Timeout))
         .count();
-    let outcome_mismatched = report.results.iter().filter(|r| r.outcome_differs()).count();
+    let outcome_mismatched = report
+        .results
+        .iter()
+        .filter(|r| r.outcome_differs())
+        .count();
     // A few of each kind, those whose outcome differs first.
     let mut mismatched_results: Vec<_> = report
         .results

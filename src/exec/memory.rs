@@ -133,7 +133,9 @@ impl SymbolicBytes {
     fn footprint(&self) -> usize {
         match self {
             SymbolicBytes::Empty => 0,
-            SymbolicBytes::Dense(slots) => slots.capacity() * std::mem::size_of::<Option<ExprRef>>(),
+            SymbolicBytes::Dense(slots) => {
+                slots.capacity() * std::mem::size_of::<Option<ExprRef>>()
+            }
             SymbolicBytes::Sparse(map) => map.len() * 4 * std::mem::size_of::<(u64, ExprRef)>(),
         }
     }
@@ -220,9 +222,7 @@ impl ObjectState {
             .as_ref()
             .and_then(|u| u.root.init.as_ref())
             .map_or(0, |b| b.len());
-        (self.concrete.capacity()
-            + self.symbolic.footprint()
-            + root) as u64
+        (self.concrete.capacity() + self.symbolic.footprint() + root) as u64
     }
 
     /// Brings the count up to date after the buffers changed.
