@@ -253,13 +253,21 @@ long __mnemo_stat_path(int dirfd, const char *path, struct stat *st, int flags) 
   }
 }
 
-long __mnemo_access(const char *path, int mode) {
-  struct mnemo_file *f;
+/* What an existing `path` names, in `what` and `f`; else the error of
+ * looking it up (a null path is EFAULT, a missing name ENOENT). */
+static long existing(const char *path, enum found *what, struct mnemo_file **f) {
   if (!path)
     return -EFAULT;
-  enum found what = lookup(path, &f);
-  if (what == NOTHING)
-    return -ENOENT;
+  *what = lookup(path, f);
+  return *what == NOTHING ? -ENOENT : 0;
+}
+
+long __mnemo_access(const char *path, int mode) {
+  struct mnemo_file *f;
+  enum found what;
+  long bad = existing(path, &what, &f);
+  if (bad)
+    return bad;
   if ((mode & W_OK) && (what == DIRECTORY || f->read_only))
     return -EROFS;
   return 0;
@@ -286,11 +294,10 @@ long __mnemo_change(const char *path, int create) {
  * is the read-only file system's EROFS. */
 long __mnemo_remove(const char *path, int dir) {
   struct mnemo_file *f;
-  if (!path)
-    return -EFAULT;
-  enum found what = lookup(path, &f);
-  if (what == NOTHING)
-    return -ENOENT;
+  enum found what;
+  long bad = existing(path, &what, &f);
+  if (bad)
+    return bad;
   if (!dir)
     return what == DIRECTORY ? -EISDIR : -EROFS;
   if (what == REGULAR)
