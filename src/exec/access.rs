@@ -332,7 +332,8 @@ fn in_bounds(p: &ExprRef, base: u64, size: u64, bytes: u64) -> ExprRef {
 /// it; a load that is not aligned, starts past the end or is at a symbolic
 /// address is checked as any other.
 fn partial_load(entry: &ObjectEntry, a: u64, bytes: u32, width: u32) -> Option<Value> {
-    if !(2..=16).contains(&bytes) || !bytes.is_power_of_two() || a % u64::from(bytes) != 0 {
+    if !(2..=16).contains(&bytes) || !bytes.is_power_of_two() || !a.is_multiple_of(u64::from(bytes))
+    {
         return None;
     }
     let offset = a - entry.object.address;
