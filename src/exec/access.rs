@@ -7,9 +7,9 @@
 use super::choices::{by_target, pinned_value, recorded_conditions, MAX_POINTER_TARGETS};
 use super::end::{EarlyReason, ErrorKind, PathEnd};
 use super::executor::{Exec, Executor, Flow, NO_TARGET};
-use super::memory::{AllocKind, MemoryObject, ObjectEntry, ObjectState};
+use super::memory::{AllocKind, MemoryObject, ObjectState};
 use super::state::{State, NULL_PAGE};
-use super::value::{Byte, Value};
+use super::value::Value;
 use crate::expr::{self, ExprRef};
 use crate::ir::SiteId;
 
@@ -187,18 +187,6 @@ impl Executor {
         width: u32,
         site: Option<SiteId>,
     ) -> Exec<Value> {
-        if let (Value::Concrete { bits, .. }, false) = (addr, self.summarising) {
-            let a = *bits as u64;
-            if let Some(e) = state.memory.find(a) {
-                let offset = a - e.object.address;
-                if offset + u64::from(bytes) <= e.object.size {
-                    return Ok(e.state.read(offset, bytes, width));
-                }
-                if let Some(v) = partial_load(e, a, bytes, width) {
-                    return Ok(v);
-                }
-            }
-        }
         let (base, offset) = self.resolve(state, addr, bytes as u64, site)?;
         let entry = state.memory.get(base).expect("resolved objects are live");
         Ok(match offset {
@@ -254,9 +242,9 @@ impl Executor {
             };
             let off = a + out.len() as u64 - e.object.address;
             match e.state.byte(off) {
-                Byte::Concrete(0) => break,
-                Byte::Concrete(b) => out.push(b),
-                Byte::Symbolic(_) => out.push(b'?'),
+                super::value::Byte::Concrete(0) => break,
+                super::value::Byte::Concrete(b) => out.push(b),
+                super::value::Byte::Symbolic(_) => out.push(b'?'),
             }
             if out.len() > 1 << 16 {
                 break;
@@ -320,32 +308,4 @@ fn in_bounds(p: &ExprRef, base: u64, size: u64, bytes: u64) -> ExprRef {
     }
     let off = expr::sub(p, &expr::constant(base as u128, 64));
     expr::ule(&off, &expr::constant((size - bytes) as u128, 64))
-}
-
-/// A naturally aligned load of a whole word at `a`, in `entry`'s object,
-/// that runs past the object's end: the value, with the bytes past the end
-/// read as zero. Such a load cannot fault natively (an aligned word never
-/// crosses a page), and it is how word-at-a-time string code works:
-/// gnulib's `rawmemchr`, which head, wc, shuf, split, tail and realpath
-/// call, reads the last word of a line buffer whole. As Valgrind's
-/// memcheck does by default (`--partial-loads-ok`), mnemo does not report
-/// it; a load that is not aligned, starts past the end or is at a symbolic
-/// address is checked as any other.
-fn partial_load(entry: &ObjectEntry, a: u64, bytes: u32, width: u32) -> Option<Value> {
-    if !(2..=16).contains(&bytes) || !bytes.is_power_of_two() || !a.is_multiple_of(u64::from(bytes))
-    {
-        return None;
-    }
-    let offset = a - entry.object.address;
-    let inside = entry.object.size - offset;
-    let bs: Vec<Byte> = (0..u64::from(bytes))
-        .map(|i| {
-            if i < inside {
-                entry.state.byte(offset + i)
-            } else {
-                Byte::Concrete(0)
-            }
-        })
-        .collect();
-    Some(Value::from_bytes(&bs, width))
 }
