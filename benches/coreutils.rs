@@ -262,9 +262,16 @@ fn bench_tool(setup: &Setup, tool: &str, mode: Mode) -> anyhow::Result<Value> {
         std::fs::set_permissions(&gcda, std::fs::Permissions::from_mode(0o777))?;
     }
     let program = setup.gcov_tree.join("src").join(tool);
+    let timeout = Duration::from_secs(10);
+    // A replay killed at the time limit writes no coverage of its own:
+    // the gcov build's gcov-flush.c writes it a second before.
+    let flush_ms = (timeout - Duration::from_secs(1)).as_millis().to_string();
     let options = ReplayOptions {
-        timeout: Duration::from_secs(10),
-        env: vec![(OsString::from("GCOV_PREFIX"), gcda.clone().into_os_string())],
+        timeout,
+        env: vec![
+            (OsString::from("GCOV_PREFIX"), gcda.clone().into_os_string()),
+            (OsString::from("MNEMO_GCOV_FLUSH_MS"), OsString::from(flush_ms)),
+        ],
         run_as,
     };
     let report = if index.is_some() {
