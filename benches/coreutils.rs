@@ -270,7 +270,10 @@ fn bench_tool(setup: &Setup, tool: &str, mode: Mode) -> anyhow::Result<Value> {
         timeout,
         env: vec![
             (OsString::from("GCOV_PREFIX"), gcda.clone().into_os_string()),
-            (OsString::from("MNEMO_GCOV_FLUSH_MS"), OsString::from(flush_ms)),
+            (
+                OsString::from("MNEMO_GCOV_FLUSH_MS"),
+                OsString::from(flush_ms),
+            ),
         ],
         run_as,
     };
