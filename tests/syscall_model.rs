@@ -38,3 +38,50 @@ fn the_model_answers_what_coreutils_asks() {
         "{stats}"
     );
 }
+
+/// `sleep inf` waits in `pause` and `timeout` in `sigsuspend`, for a
+/// signal the engine never delivers.
+const WAITS_FOR_A_SIGNAL: &str = r#"
+#include <klee/klee.h>
+#include <signal.h>
+#include <unistd.h>
+int main(void) {
+  int a = klee_int("a");
+  if (a == 1)
+    pause();
+  if (a == 2) {
+    sigset_t none;
+    sigemptyset(&none);
+    sigsuspend(&none);
+  }
+  return 0;
+}
+"#;
+
+#[test]
+fn a_path_waiting_for_a_signal_ends_early_as_blocked() {
+    let dir = tempfile::tempdir().unwrap();
+    let Some(bc) = compile(dir.path(), "waits", WAITS_FOR_A_SIGNAL) else {
+        return;
+    };
+    let out = dir.path().join("out");
+    let o = mnemo()
+        .args(["run", "-q", "--output-dir"])
+        .arg(&out)
+        .arg(&bc)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(!stderr(&o).contains("unsupported"), "{}", stderr(&o));
+    let stats = json(&out.join("stats.json"));
+    assert_eq!(stats["paths"]["early"]["blocked"], 2, "{stats}");
+    assert_eq!(stats["paths"]["completed"], 1, "{stats}");
+    let tests = json(&out.join("tests.json"));
+    let blocked = tests["tests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|t| t["outcome"] == "early" && t["reason"] == "blocked")
+        .count();
+    assert_eq!(blocked, 2, "{tests}");
+}

@@ -98,6 +98,9 @@ pub enum EarlyReason {
     /// The run was asked to end by SIGTERM or SIGHUP (a scheduler,
     /// `timeout`, a closed terminal).
     Terminated,
+    /// The path waits for a signal (`pause`, `sigsuspend`), and the
+    /// engine delivers none: natively the program would wait until killed.
+    Blocked,
 }
 
 impl EarlyReason {
@@ -110,6 +113,7 @@ impl EarlyReason {
             EarlyReason::MaxStack => "max-stack",
             EarlyReason::Interrupted => "interrupted",
             EarlyReason::Terminated => "terminated",
+            EarlyReason::Blocked => "blocked",
         }
     }
 }

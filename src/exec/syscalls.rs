@@ -6,7 +6,7 @@
 
 use std::io::Write;
 
-use super::end::{ErrorKind, PathEnd};
+use super::end::{EarlyReason, ErrorKind, PathEnd};
 use super::executor::{Exec, Executor, Flow};
 use super::state::State;
 use super::value::{Byte, Value};
@@ -108,6 +108,7 @@ mod nr {
     pub const BRK: i64 = 12;
     pub const RT_SIGACTION: i64 = 13;
     pub const RT_SIGPROCMASK: i64 = 14;
+    pub const PAUSE: i64 = 34;
     pub const GETPID: i64 = 39;
     pub const EXIT: i64 = 60;
     pub const GETUID: i64 = 102;
@@ -115,6 +116,7 @@ mod nr {
     pub const GETEUID: i64 = 107;
     pub const GETEGID: i64 = 108;
     pub const GETPPID: i64 = 110;
+    pub const RT_SIGSUSPEND: i64 = 130;
     pub const GETTID: i64 = 186;
     pub const SET_TID_ADDRESS: i64 = 218;
     pub const EXIT_GROUP: i64 = 231;
@@ -134,6 +136,10 @@ impl Executor {
             nr::BRK => -ENOMEM,
             // Signals are not delivered: masks and handlers are accepted.
             nr::RT_SIGACTION | nr::RT_SIGPROCMASK => 0,
+            // So a path waiting for one waits for ever (`sleep inf`).
+            nr::PAUSE | nr::RT_SIGSUSPEND => {
+                return Err(Flow::End(PathEnd::Early(EarlyReason::Blocked)));
+            }
             nr::GETPID | nr::GETTID | nr::SET_TID_ADDRESS => 1,
             nr::GETPPID | nr::GETUID | nr::GETGID | nr::GETEUID | nr::GETEGID => 0,
             nr::EXIT | nr::EXIT_GROUP => {
