@@ -40,10 +40,12 @@ fn the_model_answers_what_coreutils_asks() {
 }
 
 /// `sleep inf` waits in `pause` and `timeout` in `sigsuspend`, for a
-/// signal the engine never delivers.
-const WAITS_FOR_A_SIGNAL: &str = r#"
+/// signal the engine never delivers; `tail -f` in `read` for an inotify
+/// event, and nothing but the program changes the model's files.
+const WAITS_FOR_EVER: &str = r#"
 #include <klee/klee.h>
 #include <signal.h>
+#include <sys/inotify.h>
 #include <unistd.h>
 int main(void) {
   int a = klee_int("a");
@@ -54,14 +56,20 @@ int main(void) {
     sigemptyset(&none);
     sigsuspend(&none);
   }
+  if (a == 3) {
+    int in = inotify_init1(0);
+    char event[64];
+    if (in >= 0 && inotify_add_watch(in, ".", IN_MODIFY) == 1)
+      read(in, event, sizeof event);
+  }
   return 0;
 }
 "#;
 
 #[test]
-fn a_path_waiting_for_a_signal_ends_early_as_blocked() {
+fn a_path_that_waits_for_ever_ends_early_as_blocked() {
     let dir = tempfile::tempdir().unwrap();
-    let Some(bc) = compile(dir.path(), "waits", WAITS_FOR_A_SIGNAL) else {
+    let Some(bc) = compile(dir.path(), "waits", WAITS_FOR_EVER) else {
         return;
     };
     let out = dir.path().join("out");
@@ -74,7 +82,7 @@ fn a_path_waiting_for_a_signal_ends_early_as_blocked() {
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(!stderr(&o).contains("unsupported"), "{}", stderr(&o));
     let stats = json(&out.join("stats.json"));
-    assert_eq!(stats["paths"]["early"]["blocked"], 2, "{stats}");
+    assert_eq!(stats["paths"]["early"]["blocked"], 3, "{stats}");
     assert_eq!(stats["paths"]["completed"], 1, "{stats}");
     let tests = json(&out.join("tests.json"));
     let blocked = tests["tests"]
@@ -83,5 +91,5 @@ fn a_path_waiting_for_a_signal_ends_early_as_blocked() {
         .iter()
         .filter(|t| t["outcome"] == "early" && t["reason"] == "blocked")
         .count();
-    assert_eq!(blocked, 2, "{tests}");
+    assert_eq!(blocked, 3, "{tests}");
 }

@@ -3,7 +3,8 @@
  * changes to the directory or to metadata meet a read-only file system
  * (after the lookup's own errors); the machine is fixed (one processor,
  * uname, no other process, no children, time does not pass); every open
- * descriptor is ready for poll at once; the environment is empty but
+ * descriptor is ready for poll at once; an inotify instance takes watches
+ * of names that exist, and no event comes; the environment is empty but
  * there; and what a
  * run of one thread needs of threads and aligned allocation. Run by
  * tests/syscall_model.rs with `--sym-files 1 4`; every assertion must
@@ -19,6 +20,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/inotify.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
@@ -98,6 +100,18 @@ int main(void) {
   assert(p[2].revents == POLLNVAL && p[3].revents == 0);
   p[0].events = POLLRDBAND;
   assert(poll(p, 1, 0) == 0 && p[0].revents == 0);
+  int in = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+  assert(in >= 0);
+  assert(inotify_add_watch(in, "A", IN_MODIFY) == 1);
+  assert(inotify_add_watch(in, ".", IN_CREATE | IN_MOVED_TO) == 2);
+  assert(inotify_add_watch(in, "none", IN_MODIFY) == -1 && errno == ENOENT);
+  assert(inotify_add_watch(fd, "A", IN_MODIFY) == -1 && errno == EINVAL);
+  char event[64];
+  assert(read(in, event, sizeof event) == -1 && errno == EAGAIN);
+  assert(inotify_rm_watch(in, 1) == 0);
+  assert(inotify_rm_watch(in, 3) == -1 && errno == EINVAL);
+  assert(lseek(in, 0, SEEK_SET) == -1 && errno == ESPIPE);
+  assert(close(in) == 0);
   extern char **environ;
   assert(environ && !environ[0] && !getenv("HOME"));
   return 0;

@@ -39,6 +39,9 @@ enum mnemo_kind {
   MNEMO_FILE,
   /* The working directory, which lists the symbolic files. */
   MNEMO_DIR,
+  /* An inotify instance: only the program changes the model's files, so
+   * no event ever comes (`off` counts the watches added). */
+  MNEMO_INOTIFY,
 };
 
 /* An open file description, shared by the descriptors dup makes. */

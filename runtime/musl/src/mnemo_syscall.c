@@ -10,6 +10,7 @@
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/inotify.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
@@ -61,6 +62,11 @@ static long sys_read(long fd, char *buf, unsigned long n) {
   struct mnemo_desc *d = desc_of(fd);
   if (!d || !readable(d))
     return -EBADF;
+  /* No inotify event ever comes: a read waits for ever (`tail -f`),
+   * which the engine ends as a path waiting for a signal. */
+  if (d->kind == MNEMO_INOTIFY)
+    return (d->flags & O_NONBLOCK) ? -EAGAIN
+                                   : __mnemo_kernel(SYS_pause, 0, 0, 0, 0, 0, 0);
   long r = do_read(d, buf, n, d->off);
   if (r > 0)
     d->off += r;
@@ -120,7 +126,7 @@ static long sys_lseek(long fd, long off, long whence) {
   long base;
   if (!d)
     return -EBADF;
-  if (d->kind == MNEMO_OUTPUT || d->kind == MNEMO_EMPTY_IN)
+  if (d->kind == MNEMO_OUTPUT || d->kind == MNEMO_EMPTY_IN || d->kind == MNEMO_INOTIFY)
     return -ESPIPE;
   switch (whence) {
   case SEEK_SET: base = 0; break;
@@ -341,6 +347,37 @@ static long sys_poll(struct pollfd *fds, unsigned long n) {
   return ready;
 }
 
+static long sys_inotify_init(long flags) {
+  if (flags & ~(IN_NONBLOCK | IN_CLOEXEC))
+    return -EINVAL;
+  struct mnemo_desc *d = calloc(1, sizeof *d);
+  d->kind = MNEMO_INOTIFY;
+  d->flags = O_RDONLY | ((flags & IN_NONBLOCK) ? O_NONBLOCK : 0);
+  d->heap = 1;
+  long fd = dup_from(d, 0, (flags & IN_CLOEXEC) != 0);
+  if (fd < 0)
+    free(d);
+  return fd;
+}
+
+/* A watch of a name that exists gets the next watch descriptor. */
+static long sys_inotify_add_watch(long fd, const char *path, unsigned mask) {
+  struct mnemo_desc *d = desc_of(fd);
+  if (!d)
+    return -EBADF;
+  if (d->kind != MNEMO_INOTIFY || !(mask & IN_ALL_EVENTS))
+    return -EINVAL;
+  long bad = __mnemo_access(path, 0 /* F_OK */);
+  return bad ? bad : (long)++d->off;
+}
+
+static long sys_inotify_rm_watch(long fd, long wd) {
+  struct mnemo_desc *d = desc_of(fd);
+  if (!d)
+    return -EBADF;
+  return d->kind == MNEMO_INOTIFY && wd > 0 && (unsigned long)wd <= d->off ? 0 : -EINVAL;
+}
+
 /* No process but this one (pid 1) exists; signals are not delivered. */
 static long sys_kill(long pid, long sig) {
   if (sig < 0 || sig > 64)
@@ -461,6 +498,10 @@ long __mnemo_syscall(long n, long a, long b, long c, long d, long e, long f) {
   case SYS_kill: return sys_kill(a, b);
   case SYS_poll:
   case SYS_ppoll: return sys_poll((struct pollfd *)a, b);
+  case SYS_inotify_init: return sys_inotify_init(0);
+  case SYS_inotify_init1: return sys_inotify_init(a);
+  case SYS_inotify_add_watch: return sys_inotify_add_watch(a, (const char *)b, c);
+  case SYS_inotify_rm_watch: return sys_inotify_rm_watch(a, b);
   case SYS_getpriority: return 20; /* the kernel's 20 - nice, nice 0 */
   case SYS_getgroups: return 0;
   case SYS_getpgid:
