@@ -1,5 +1,6 @@
 /* The system calls GNU coreutils makes beyond files' contents, as the
- * model answers them: advice and syncing succeed on an open descriptor;
+ * model answers them: advice and syncing succeed on an open descriptor
+ * (but fsync of /dev/null or of a standard descriptor is EINVAL);
  * changes to the directory or to metadata meet a read-only file system
  * (after the lookup's own errors); the machine is fixed (one processor,
  * uname, no other process, no children, time does not pass); every open
@@ -35,6 +36,12 @@ int main(void) {
   assert(fd >= 0);
   assert(posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL) == 0);
   assert(fsync(fd) == 0 && fdatasync(fd) == 0);
+  int null = open("/dev/null", O_WRONLY);
+  assert(fsync(null) == -1 && errno == EINVAL);
+  assert(fdatasync(1) == -1 && errno == EINVAL);
+  assert(syncfs(null) == 0 && close(null) == 0);
+  int dot = open(".", O_RDONLY | O_DIRECTORY);
+  assert(fsync(dot) == 0 && close(dot) == 0);
   assert(posix_fadvise(99, 0, 0, POSIX_FADV_SEQUENTIAL) == EBADF);
   assert(faccessat(AT_FDCWD, "A", R_OK, AT_EACCESS) == 0);
 

@@ -328,6 +328,18 @@ static long sys_statfs(struct statfs *st) {
  * (advice, syncing) succeed on an open one. */
 static long on_open(long fd) { return desc_of(fd) ? 0 : -EBADF; }
 
+/* The kernel syncs files and directories; a character device or a pipe
+ * has nothing to sync (EINVAL): /dev/null, and the standard descriptors,
+ * which are pipes, /dev/null or a terminal natively. */
+static long sys_fsync(long fd) {
+  struct mnemo_desc *d = desc_of(fd);
+  if (!d)
+    return -EBADF;
+  if (d->kind == MNEMO_DIR || (d->kind == MNEMO_FILE && !S_ISCHR(d->file->st->st_mode)))
+    return 0;
+  return -EINVAL;
+}
+
 /* Every descriptor of the model is a file, standard input at its end or
  * an output that takes everything: each is ready at once for reading and
  * writing, as the kernel says of regular files, and never in error or hung
@@ -450,7 +462,7 @@ long __mnemo_syscall(long n, long a, long b, long c, long d, long e, long f) {
   case SYS_faccessat2: return __mnemo_access((const char *)b, c);
   case SYS_fadvise64: return on_open(a);
   case SYS_fsync:
-  case SYS_fdatasync:
+  case SYS_fdatasync: return sys_fsync(a);
   case SYS_syncfs: return on_open(a);
   case SYS_sync: return 0;
   case SYS_fchmod:
