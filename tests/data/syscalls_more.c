@@ -1,8 +1,9 @@
 /* The system calls GNU coreutils makes beyond files' contents, as the
  * model answers them: advice and syncing succeed on an open descriptor
  * (but fsync of /dev/null or of a standard descriptor is EINVAL);
- * changes to the directory or to metadata meet a read-only file system
- * (after the lookup's own errors); the machine is fixed (one processor,
+ * changes to the directory meet a read-only file system (after the
+ * lookup's own errors), while the symbolic file's mode, times and size
+ * change (its contents grow as they are written past the end); the machine is fixed (one processor,
  * uname, no other process, no children, time does not pass); every open
  * descriptor is ready for poll at once; an inotify instance takes watches
  * of names that exist, and no event comes; the environment is empty but
@@ -19,6 +20,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/inotify.h>
@@ -49,8 +51,46 @@ int main(void) {
   assert(unlink("none") == -1 && errno == ENOENT);
   assert(mkdir("d", 0755) == -1 && errno == EROFS);
   assert(mkdir("A", 0755) == -1 && errno == EEXIST);
-  assert(chmod("A", 0) == -1 && errno == EROFS);
-  assert(fchmod(fd, 0) == -1 && errno == EROFS);
+  assert(chmod(".", 0) == -1 && errno == EROFS);
+  assert(chmod("none", 0) == -1 && errno == ENOENT);
+  assert(chown("A", 0, 0) == -1 && errno == EROFS);
+
+  /* A is the program's own: its mode, times and size change. */
+  struct stat st;
+  assert(chmod("A", 0600) == 0 && fchmod(fd, 04751) == 0);
+  assert(stat("A", &st) == 0 && S_ISREG(st.st_mode) && (st.st_mode & 07777) == 04751);
+  assert(chown("A", -1, -1) == 0 && fchown(fd, -1, -1) == 0);
+  struct timespec when[2] = {{1000, 5}, {0, UTIME_OMIT}};
+  assert(utimensat(AT_FDCWD, "A", when, 0) == 0);
+  assert(stat("A", &st) == 0 && st.st_atim.tv_sec == 1000 && st.st_atim.tv_nsec == 5);
+  assert(st.st_mtim.tv_sec != 1000);
+  when[1].tv_nsec = 1000000000;
+  assert(futimens(fd, when) == -1 && errno == EINVAL);
+  assert(futimens(fd, 0) == 0 && fstat(fd, &st) == 0 && st.st_atim.tv_sec != 1000);
+  assert(utimensat(AT_FDCWD, ".", 0, 0) == -1 && errno == EROFS);
+  assert(truncate("A", 2) == 0 && stat("A", &st) == 0 && st.st_size == 2);
+  assert(truncate(".", 2) == -1 && errno == EROFS);
+  assert(truncate("A", -1) == -1 && errno == EINVAL);
+  assert(truncate("A", 17592186040321L) == -1 && errno == EFBIG);
+  int here = open(".", O_RDONLY | O_DIRECTORY);
+  assert(lseek(here, 0, SEEK_END) == 0x7fffffffffffffffL);
+  assert(lseek(here, 1, SEEK_END) == -1 && errno == EINVAL && close(here) == 0);
+  assert(ftruncate(fd, 6000) == 0 && fstat(fd, &st) == 0 && st.st_size == 6000);
+  assert(st.st_blocks == 8);
+  char back[8];
+  assert(pread(fd, back, 8, 4) == 8 && back[0] == 0 && back[7] == 0);
+  assert(pwrite(fd, "xy", 2, 7000) == 2 && fstat(fd, &st) == 0 && st.st_size == 7002);
+  assert(st.st_blocks == 16);
+  assert(pread(fd, back, 8, 6998) == 4 && back[0] == 0 && back[2] == 'x' && back[3] == 'y');
+  assert(ftruncate(0, 0) == -1 && errno == EINVAL);
+  int ro = open("A", O_RDONLY);
+  assert(ftruncate(ro, 0) == -1 && errno == EINVAL && close(ro) == 0);
+  assert(ftruncate(fd, 0) == 0 && fstat(fd, &st) == 0 && st.st_size == 0 && st.st_blocks == 0);
+  assert(lseek(fd, 0, SEEK_SET) == 0 && write(fd, "abc", 3) == 3);
+  assert(pread(fd, back, 8, 0) == 3 && back[0] == 'a' && back[2] == 'c');
+  null = open("/dev/null", O_WRONLY | O_TRUNC);
+  assert(write(null, "abc", 3) == 3 && fstat(null, &st) == 0 && st.st_size == 0);
+  assert(ftruncate(null, 5) == -1 && errno == EINVAL && close(null) == 0);
   assert(rename("A", "B") == -1 && errno == EROFS);
   assert(link("A", "B") == -1 && errno == EROFS);
   assert(chdir("/") == 0);

@@ -3,8 +3,10 @@
  * host files `mnemo run --file PATH` names (read only, by the path as
  * given or as the engine resolved it), /dev/null, and the working
  * directory "/", which lists the symbolic files (its parent ".." is
- * itself). Nothing else exists (ENOENT), and nothing can be created
- * (EROFS). A null path is EFAULT, as the kernel's
+ * itself). Nothing else exists (ENOENT), and no name can be made, removed
+ * or renamed (EROFS); the symbolic files, which a replay makes the
+ * program's own in a directory that is not, can change: contents, size,
+ * mode and times. A null path is EFAULT, as the kernel's
  * copy of it fails; another bad pointer is the program's memory error. */
 #include "mnemo_fs.h"
 
@@ -43,7 +45,7 @@ struct mnemo_file *__mnemo_new_file(const char *path, unsigned long size,
                                      const char *stat_name) {
   struct mnemo_file *f = calloc(1, sizeof *f);
   f->path = path;
-  f->size = size;
+  f->size = f->stored = f->cap = size;
   f->contents = malloc(size);
   f->st = malloc(sizeof *f->st);
   klee_make_symbolic(f->contents, size, data_name);
@@ -60,6 +62,7 @@ struct mnemo_file *__mnemo_new_file(const char *path, unsigned long size,
      * fts's sets of visited files) a question for the solver, so they
      * are what a new file in the working directory has. */
     klee_assume(S_ISREG(f->st->st_mode));
+    f->own = 1;
     f->st->st_dev = 0;
     f->st->st_ino = 100 + __mnemo_fs.sym_files;
     f->st->st_nlink = 1;
@@ -97,7 +100,7 @@ static void load_hosts(void) {
     struct mnemo_file *f = calloc(1, sizeof *f);
     f->path = path;
     f->read_only = 1;
-    f->size = size;
+    f->size = f->stored = f->cap = size;
     f->contents = contents;
     f->st = st;
     add_file(f);
@@ -190,10 +193,8 @@ long __mnemo_open(int dirfd, const char *path, int flags) {
   d->flags = flags & ~(O_CREAT | O_EXCL | O_TRUNC | O_CLOEXEC);
   d->file = f;
   d->heap = 1;
-  if (what == REGULAR && (flags & O_TRUNC)) {
-    f->size = 0;
-    f->st->st_size = 0;
-  }
+  if (what == REGULAR && (flags & O_TRUNC) && f->own)
+    __mnemo_resize(f, 0);
   for (int fd = 0; fd < MNEMO_FDS; fd++) {
     if (!__mnemo_fs.fds[fd].desc) {
       __mnemo_fs.fds[fd].desc = d;
@@ -285,6 +286,124 @@ long __mnemo_change(const char *path, int create) {
   if (create)
     return what == NOTHING ? -EROFS : -EEXIST;
   return what == NOTHING ? -ENOENT : -EROFS;
+}
+
+long __mnemo_own(int dirfd, const char *path, struct mnemo_file **f) {
+  enum found what;
+  long bad = path ? check_dirfd(dirfd, path) : -EFAULT;
+  if (!bad)
+    bad = existing(path, &what, f);
+  if (bad)
+    return bad;
+  return what == REGULAR && (*f)->own ? 0 : -EROFS;
+}
+
+/* The blocks a file of `stored` bytes takes on ext4: none when empty,
+ * else whole 4 KiB blocks (the sparse part past `stored` takes none). */
+static void set_size(struct mnemo_file *f, unsigned long size) {
+  f->size = size;
+  f->st->st_size = size;
+  f->st->st_blocks = (f->stored + 4095) / 4096 * 8;
+  f->st->st_mtim = f->st->st_ctim = (struct timespec){MNEMO_TIME, 0};
+}
+
+long __mnemo_read_at(struct mnemo_file *f, char *buf, unsigned long n,
+                     unsigned long off) {
+  if (off >= f->size)
+    return 0;
+  if (n > f->size - off)
+    n = f->size - off;
+  unsigned long held = off < f->stored ? f->stored - off : 0;
+  if (held > n)
+    held = n;
+  __builtin_memcpy(buf, f->contents + off, held);
+  __builtin_memset(buf + held, 0, n - held);
+  return n;
+}
+
+/* Bytes are kept up to this offset; a file written past it grows, but
+ * reads as zeros there (a program writing that much is not what the
+ * model is for). */
+#define MNEMO_KEPT_MAX (1UL << 20)
+
+/* Makes `contents` hold the first `end` bytes (at most MNEMO_KEPT_MAX),
+ * the new ones zero. */
+static void hold(struct mnemo_file *f, unsigned long end) {
+  if (end > MNEMO_KEPT_MAX)
+    end = MNEMO_KEPT_MAX;
+  if (end <= f->stored)
+    return;
+  if (end > f->cap) {
+    unsigned long cap = f->cap * 2 > end ? f->cap * 2 : end;
+    char *grown = realloc(f->contents, cap);
+    if (!grown)
+      return;
+    f->contents = grown;
+    f->cap = cap;
+  }
+  __builtin_memset(f->contents + f->stored, 0, end - f->stored);
+  f->stored = end;
+}
+
+/* A file of the program's own grows as it is written past its end; any
+ * other (/dev/null) keeps its size and drops those bytes. */
+long __mnemo_write_at(struct mnemo_file *f, const char *buf, unsigned long n,
+                      unsigned long off) {
+  unsigned long end = off + n;
+  if (f->own) {
+    if (end > f->size)
+      hold(f, end);
+    set_size(f, end > f->size ? end : f->size);
+  }
+  if (off < f->stored) {
+    unsigned long k = n < f->stored - off ? n : f->stored - off;
+    __builtin_memcpy(f->contents + off, buf, k);
+  }
+  return n;
+}
+
+/* The largest file ext4 holds (with 4 KiB blocks). */
+#define MNEMO_MAX_FILE 17592186040320L
+
+/* truncate and ftruncate: the size is fixed to one value of the path's. */
+long __mnemo_resize(struct mnemo_file *f, long size) {
+  if (size < 0)
+    return -EINVAL;
+  if (size > MNEMO_MAX_FILE)
+    return -EFBIG;
+  long fixed = mnemo_example(size);
+  klee_assume(size == fixed);
+  unsigned long to = (unsigned long)fixed;
+  /* Past `stored` the file reads as zeros: growing needs no bytes. */
+  if (to < f->stored)
+    f->stored = to;
+  set_size(f, to);
+  return 0;
+}
+
+long __mnemo_chmod(struct mnemo_file *f, unsigned mode) {
+  f->st->st_mode = (f->st->st_mode & S_IFMT) | (mode & 07777);
+  f->st->st_ctim = (struct timespec){MNEMO_TIME, 0};
+  return 0;
+}
+
+/* utimensat's times: none is the clock's for both; each may be UTIME_NOW
+ * or UTIME_OMIT. */
+long __mnemo_utimens(struct mnemo_file *f, const struct timespec *times) {
+  struct timespec *to[2] = {&f->st->st_atim, &f->st->st_mtim};
+  for (int i = 0; times && i < 2; i++) {
+    long ns = times[i].tv_nsec;
+    if (ns != UTIME_NOW && ns != UTIME_OMIT && (ns < 0 || ns > 999999999))
+      return -EINVAL;
+  }
+  for (int i = 0; i < 2; i++) {
+    if (!times || times[i].tv_nsec == UTIME_NOW)
+      *to[i] = (struct timespec){MNEMO_TIME, 0};
+    else if (times[i].tv_nsec != UTIME_OMIT)
+      *to[i] = times[i];
+  }
+  f->st->st_ctim = (struct timespec){MNEMO_TIME, 0};
+  return 0;
 }
 
 /* unlink (dir = 0) and rmdir (dir = 1) fail as the kernel's checks do

@@ -23,8 +23,14 @@ struct mnemo_file {
   /* The name a program opens it by ("A", or the host path). */
   const char *path;
   int read_only;
+  /* One of A, B, ...: a replay makes them the program's own, so their
+   * contents, size, mode and times can change. */
+  int own;
   unsigned long size;
+  /* The bytes held, the first `stored` of the file (`cap` allocated);
+   * from there to `size` the file reads as zeros, as a sparse one does. */
   char *contents;
+  unsigned long stored, cap;
   struct stat *st;
   struct mnemo_file *next;
 };
@@ -92,6 +98,17 @@ long __mnemo_change(const char *path, int create);
 long __mnemo_remove(const char *path, int dir);
 long __mnemo_chdir(const char *path);
 long __mnemo_getdents(struct mnemo_desc *d, char *buf, unsigned long n);
+/* Changes to a file of the program's own (`own`); each returns what the
+ * kernel would. `__mnemo_own` finds the one a path names: ENOENT if there
+ * is none, EROFS for what the program may not change. */
+long __mnemo_own(int dirfd, const char *path, struct mnemo_file **f);
+long __mnemo_read_at(struct mnemo_file *f, char *buf, unsigned long n,
+                     unsigned long off);
+long __mnemo_write_at(struct mnemo_file *f, const char *buf, unsigned long n,
+                      unsigned long off);
+long __mnemo_resize(struct mnemo_file *f, long size);
+long __mnemo_chmod(struct mnemo_file *f, unsigned mode);
+long __mnemo_utimens(struct mnemo_file *f, const struct timespec *times);
 void __mnemo_stat_of(struct mnemo_desc *d, struct stat *st);
 
 /* The engine's side: the calls it implements itself (output, exit, ids,
@@ -102,6 +119,8 @@ long __mnemo_host_file(long index, char **path, char **contents,
 
 void klee_make_symbolic(void *addr, size_t nbytes, const char *name);
 void klee_assume(uintptr_t condition);
+/* A value `x` may have on the path, without constraining it. */
+long mnemo_example(long x);
 int klee_range(int begin, int end, const char *name);
 
 #endif

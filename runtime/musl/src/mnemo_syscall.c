@@ -6,6 +6,7 @@
 #include "mnemo_fs.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <stdlib.h>
@@ -43,19 +44,13 @@ static int writable(struct mnemo_desc *d) { return (d->flags & 3) != O_RDONLY; }
 
 static long do_read(struct mnemo_desc *d, char *buf, unsigned long n,
                     unsigned long off) {
-  struct mnemo_file *f = d->file;
   if (d->kind == MNEMO_EMPTY_IN)
     return 0;
   if (d->kind == MNEMO_DIR)
     return -EISDIR;
   if (d->kind != MNEMO_FILE)
     return -EBADF;
-  if (off >= f->size)
-    return 0;
-  if (n > f->size - off)
-    n = f->size - off;
-  __builtin_memcpy(buf, f->contents + off, n);
-  return n;
+  return __mnemo_read_at(d->file, buf, n, off);
 }
 
 static long sys_read(long fd, char *buf, unsigned long n) {
@@ -84,8 +79,8 @@ static long sys_pread(long fd, char *buf, unsigned long n, long off) {
   return do_read(d, buf, n, off);
 }
 
-/* A symbolic file keeps its size: bytes written past its end are dropped,
- * as KLEE's model drops them, while the offset moves on. */
+/* A symbolic file grows as it is written past its end; /dev/null drops
+ * every byte. */
 static long sys_write(long fd, const char *buf, unsigned long n) {
   struct mnemo_desc *d = desc_of(fd);
   if (!d || !writable(d))
@@ -94,15 +89,22 @@ static long sys_write(long fd, const char *buf, unsigned long n) {
     return __mnemo_kernel(SYS_write, d->stream, (long)buf, n, 0, 0, 0);
   if (d->kind != MNEMO_FILE)
     return -EBADF;
-  struct mnemo_file *f = d->file;
   if (d->flags & O_APPEND)
-    d->off = f->size;
-  if (d->off < f->size) {
-    unsigned long k = n < f->size - d->off ? n : f->size - d->off;
-    __builtin_memcpy(f->contents + d->off, buf, k);
-  }
+    d->off = d->file->size;
+  __mnemo_write_at(d->file, buf, n, d->off);
   d->off += n;
   return n;
+}
+
+static long sys_pwrite(long fd, const char *buf, unsigned long n, long off) {
+  struct mnemo_desc *d = desc_of(fd);
+  if (!d || !writable(d))
+    return -EBADF;
+  if (d->kind != MNEMO_FILE)
+    return d->kind == MNEMO_OUTPUT ? -ESPIPE : -EBADF;
+  if (off < 0)
+    return -EINVAL;
+  return __mnemo_write_at(d->file, buf, n, off);
 }
 
 static long sys_iov(long fd, const struct iovec *iov, long count, int out) {
@@ -131,10 +133,11 @@ static long sys_lseek(long fd, long off, long whence) {
   switch (whence) {
   case SEEK_SET: base = 0; break;
   case SEEK_CUR: base = d->off; break;
-  case SEEK_END: base = d->kind == MNEMO_FILE ? (long)d->file->size : 0; break;
+  /* A directory's end is ext4's: the largest offset a hash can have. */
+  case SEEK_END: base = d->kind == MNEMO_FILE ? (long)d->file->size : LONG_MAX; break;
   default: return -EINVAL;
   }
-  if (base + off < 0)
+  if ((off > 0 && base > LONG_MAX - off) || base + off < 0)
     return -EINVAL;
   d->off = base + off;
   return d->off;
@@ -328,6 +331,37 @@ static long sys_statfs(struct statfs *st) {
  * (advice, syncing) succeed on an open one. */
 static long on_open(long fd) { return desc_of(fd) ? 0 : -EBADF; }
 
+/* The file of the program's own a descriptor has open (see __mnemo_own). */
+static long own_desc(long fd, struct mnemo_file **f) {
+  struct mnemo_desc *d = desc_of(fd);
+  if (!d)
+    return -EBADF;
+  *f = d->file;
+  return d->kind == MNEMO_FILE && d->file && d->file->own ? 0 : -EROFS;
+}
+
+/* ftruncate needs a regular file open for writing (EINVAL). */
+static long sys_ftruncate(long fd, long size) {
+  struct mnemo_desc *d = desc_of(fd);
+  if (!d)
+    return -EBADF;
+  if (d->kind != MNEMO_FILE || !writable(d) || !d->file || !d->file->own)
+    return -EINVAL;
+  return __mnemo_resize(d->file, size);
+}
+
+/* As the owner, the program may change its own files' owner and group to
+ * what they are (-1, -1, no change); any other owner or group is asked of
+ * a read-only file system. */
+static long chown_own(long bad, struct mnemo_file *f, long uid, long gid) {
+  if (bad)
+    return bad;
+  if ((unsigned)uid != (unsigned)-1 || (unsigned)gid != (unsigned)-1)
+    return -EROFS;
+  f->st->st_ctim = (struct timespec){MNEMO_TIME, 0};
+  return 0;
+}
+
 /* The kernel syncs files and directories; a character device or a pipe
  * has nothing to sync (EINVAL): /dev/null, and the standard descriptors,
  * which are pipes, /dev/null or a terminal natively. */
@@ -404,6 +438,7 @@ long __mnemo_syscall(long n, long a, long b, long c, long d, long e, long f) {
   case SYS_read: return sys_read(a, (char *)b, c);
   case SYS_write: return sys_write(a, (const char *)b, c);
   case SYS_pread64: return sys_pread(a, (char *)b, c, d);
+  case SYS_pwrite64: return sys_pwrite(a, (const char *)b, c, d);
   case SYS_readv: return sys_iov(a, (const struct iovec *)b, c, 0);
   case SYS_writev: return sys_iov(a, (const struct iovec *)b, c, 1);
   case SYS_open: return __mnemo_open(AT_FDCWD, (const char *)a, b);
@@ -465,25 +500,53 @@ long __mnemo_syscall(long n, long a, long b, long c, long d, long e, long f) {
   case SYS_fdatasync: return sys_fsync(a);
   case SYS_syncfs: return on_open(a);
   case SYS_sync: return 0;
-  case SYS_fchmod:
-  case SYS_fchown:
-  case SYS_ftruncate:
-  case SYS_fallocate: return desc_of(a) ? -EROFS : -EBADF;
+  case SYS_fchmod: {
+    struct mnemo_file *f;
+    long bad = own_desc(a, &f);
+    return bad ? bad : __mnemo_chmod(f, b);
+  }
   case SYS_chmod:
+  case SYS_fchmodat: {
+    struct mnemo_file *f;
+    long bad = n == SYS_chmod ? __mnemo_own(AT_FDCWD, (const char *)a, &f)
+                              : __mnemo_own(a, (const char *)b, &f);
+    return bad ? bad : __mnemo_chmod(f, n == SYS_chmod ? b : c);
+  }
+  case SYS_fchown: {
+    struct mnemo_file *f;
+    long bad = own_desc(a, &f);
+    return chown_own(bad, f, b, c);
+  }
   case SYS_chown:
-  case SYS_lchown:
-  case SYS_truncate:
+  case SYS_lchown: {
+    struct mnemo_file *f;
+    long bad = __mnemo_own(AT_FDCWD, (const char *)a, &f);
+    return chown_own(bad, f, b, c);
+  }
+  case SYS_fchownat: {
+    struct mnemo_file *f;
+    long bad = __mnemo_own(a, (const char *)b, &f);
+    return chown_own(bad, f, c, d);
+  }
+  case SYS_ftruncate: return sys_ftruncate(a, b);
+  case SYS_truncate: {
+    struct mnemo_file *f;
+    long bad = __mnemo_own(AT_FDCWD, (const char *)a, &f);
+    return bad ? bad : __mnemo_resize(f, b);
+  }
+  case SYS_fallocate: return desc_of(a) ? -EROFS : -EBADF;
   case SYS_rename: return __mnemo_change((const char *)a, 0);
-  case SYS_fchmodat:
-  case SYS_fchownat:
   case SYS_renameat:
   case SYS_renameat2:
     return __mnemo_change((const char *)b, 0);
   case SYS_unlink: return __mnemo_remove((const char *)a, 0);
   case SYS_rmdir: return __mnemo_remove((const char *)a, 1);
   case SYS_unlinkat: return __mnemo_remove((const char *)b, (c & AT_REMOVEDIR) != 0);
-  case SYS_utimensat:
-    return b ? __mnemo_change((const char *)b, 0) : (desc_of(a) ? -EROFS : -EBADF);
+  case SYS_utimensat: {
+    struct mnemo_file *f;
+    long bad = b ? __mnemo_own(a, (const char *)b, &f) : own_desc(a, &f);
+    return bad ? bad : __mnemo_utimens(f, (const struct timespec *)c);
+  }
   case SYS_mkdir:
   case SYS_mknod: return __mnemo_change((const char *)a, 1);
   case SYS_mkdirat:
