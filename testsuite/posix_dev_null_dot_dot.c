@@ -1,7 +1,8 @@
 /* Names every directory has and every program may use: /dev/null takes
- * writes and reads as empty, ".." is a directory, and unlink and rmdir
- * fail on the working directory's names and on a file with the errors the
- * kernel gives before any permission check. All concrete: one path,
+ * writes, reads as empty and is no terminal, ".." is a directory, and
+ * unlink and rmdir fail on the working directory's names and on a file
+ * with the errors the kernel gives before any permission check. All
+ * concrete: one path,
  * replayed natively in its scratch directory with the same output.
  * program-args: --sym-files 1 2
  * expect-completed: 1
@@ -41,6 +42,7 @@ int main(void) {
   struct stat st;
   if (fstat(fd, &st) != 0 || !S_ISCHR(st.st_mode))
     return 2;
+  printf("isatty %d\n", isatty(fd));
   close(fd);
   if (stat("..", &st) != 0 || !S_ISDIR(st.st_mode))
     return 3;

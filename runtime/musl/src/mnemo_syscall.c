@@ -204,8 +204,9 @@ struct kernel_termios {
   unsigned char line, cc[19];
 };
 
-/* A descriptor is a terminal when its file's status says it is a
- * character device (on a symbolic status, both ways are explored). */
+/* A standard descriptor is a terminal when its symbolic file's status
+ * says it is a character device (on a symbolic status, both ways are
+ * explored); /dev/null, a character device too, is none. */
 static long sys_ioctl(long fd, long request, long arg) {
   struct mnemo_desc *d = desc_of(fd);
   if (!d)
@@ -217,7 +218,7 @@ static long sys_ioctl(long fd, long request, long arg) {
     *(int *)arg = left;
     return 0;
   }
-  if (!d->file || !S_ISCHR(d->file->st->st_mode))
+  if (!d->file || d->file->path || !S_ISCHR(d->file->st->st_mode))
     return -ENOTTY;
   if (request == TCGETS) {
     struct kernel_termios *t = (struct kernel_termios *)arg;
