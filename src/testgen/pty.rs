@@ -4,7 +4,7 @@
 
 use std::fs::File;
 use std::io;
-use std::os::fd::{FromRawFd, OwnedFd};
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 
 /// The two ends of a pseudo-terminal.
 pub(crate) struct Pty {
@@ -35,7 +35,14 @@ pub(crate) fn open_raw() -> io::Result<Pty> {
     // SAFETY: openpty succeeded, so both are open descriptors owned by no
     // one else.
     let (master, slave) = unsafe { (File::from_raw_fd(master), OwnedFd::from_raw_fd(slave)) };
-    let fd = std::os::fd::AsRawFd::as_raw_fd(&slave);
+    // openpty does not make the master close on exec: a program that held
+    // it would keep its own terminal from hanging up, and wait for ever
+    // for the end of its input.
+    // SAFETY: fcntl on the open master descriptor, with an int argument.
+    if unsafe { libc::fcntl(master.as_raw_fd(), libc::F_SETFD, libc::FD_CLOEXEC) } != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    let fd = slave.as_raw_fd();
     // SAFETY: termios is plain data that tcgetattr fills in before use.
     let mut mode: libc::termios = unsafe { std::mem::zeroed() };
     // SAFETY: fd is the open slave end; mode is a valid termios.
