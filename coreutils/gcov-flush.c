@@ -9,6 +9,12 @@
  *
  * The variable is removed from the environment at start, so `env` and
  * `printenv` print what they would without it.
+ *
+ * libgcov writes the data again at exit, from a destructor; two writes at
+ * once corrupt the process (`sleep 9` exits just as the thread writes).
+ * An atexit handler, which runs before the destructors, takes the lock the
+ * thread writes under and keeps it: the exit waits for a write under way,
+ * and no write starts after it.
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -19,16 +25,25 @@ void __gcov_dump(void);
 void __gcov_reset(void);
 
 static long flush_ms;
+static pthread_mutex_t writing = PTHREAD_MUTEX_INITIALIZER;
 
 static void *flush_later(void *unused) {
   struct timespec left = {flush_ms / 1000, (flush_ms % 1000) * 1000000L};
   (void)unused;
   while (nanosleep(&left, &left) != 0)
     ;
+  pthread_mutex_lock(&writing);
   __gcov_dump();
   __gcov_reset();
+  pthread_mutex_unlock(&writing);
   return NULL;
 }
+
+static void stop_flushing(void) { pthread_mutex_lock(&writing); }
+
+/* A child of fork has no flush thread, and a lock its parent's thread
+ * held would stop its exit. */
+static void forked(void) { pthread_mutex_init(&writing, NULL); }
 
 __attribute__((constructor)) static void start_flush_timer(void) {
   const char *text = getenv("MNEMO_GCOV_FLUSH_MS");
@@ -37,6 +52,9 @@ __attribute__((constructor)) static void start_flush_timer(void) {
     return;
   flush_ms = strtol(text, NULL, 10);
   unsetenv("MNEMO_GCOV_FLUSH_MS");
-  if (flush_ms > 0 && pthread_create(&thread, NULL, flush_later, NULL) == 0)
+  if (flush_ms <= 0 || atexit(stop_flushing) != 0 ||
+      pthread_atfork(NULL, NULL, forked) != 0)
+    return;
+  if (pthread_create(&thread, NULL, flush_later, NULL) == 0)
     pthread_detach(thread);
 }
