@@ -54,6 +54,11 @@ int main(void) {
   assert(chmod(".", 0) == -1 && errno == EROFS);
   assert(chmod("none", 0) == -1 && errno == ENOENT);
   assert(chown("A", 0, 0) == -1 && errno == EROFS);
+  assert(chown(".", -1, -1) == 0 && lchown("/dev/null", -1, -1) == 0);
+  assert(fchown(1, -1, -1) == 0 && chown("none", -1, -1) == -1 && errno == ENOENT);
+  assert(utimensat(AT_FDCWD, "/dev/null", 0, 0) == 0);
+  struct timespec then[2] = {{5, 0}, {5, 0}};
+  assert(utimensat(AT_FDCWD, "/dev/null", then, 0) == -1 && errno == EROFS);
 
   /* A is the program's own: its mode, times and size change. */
   struct stat st;

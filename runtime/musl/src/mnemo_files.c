@@ -122,6 +122,8 @@ static struct stat dev_null_st = {
 };
 static struct mnemo_file dev_null = {.path = "/dev/null", .st = &dev_null_st};
 
+int __mnemo_is_dev_null(const struct mnemo_file *f) { return f == &dev_null; }
+
 /* The names of the working directory a path can have; ".." too, since a
  * program that lists the directory with its dot entries (ls -a) looks
  * each of them up. */

@@ -102,6 +102,7 @@ long __mnemo_getdents(struct mnemo_desc *d, char *buf, unsigned long n);
  * kernel would. `__mnemo_own` finds the one a path names: ENOENT if there
  * is none, EROFS for what the program may not change. */
 long __mnemo_own(int dirfd, const char *path, struct mnemo_file **f);
+int __mnemo_is_dev_null(const struct mnemo_file *f);
 long __mnemo_read_at(struct mnemo_file *f, char *buf, unsigned long n,
                      unsigned long off);
 long __mnemo_write_at(struct mnemo_file *f, const char *buf, unsigned long n,
