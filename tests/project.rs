@@ -234,7 +234,9 @@ fn replays_can_run_as_another_user() {
          int main(void) { FILE *f = fopen(\"A\", \"r+\");\n\
            int made = open(\"B\", O_WRONLY | O_CREAT, 0644) >= 0;\n\
            int changed = chmod(\".\", 0700) == 0;\n\
-           return f && !made && !changed && getuid() == 65534 && getgid() == 65534 ? 7 : 1; }\n",
+           int above = open(\"../C\", O_WRONLY | O_CREAT, 0644) >= 0;\n\
+           return f && !made && !changed && !above && getuid() == 65534 && getgid() == 65534\n\
+             ? 7 : 1; }\n",
     )
     .unwrap();
     let bc = dir.path().join("who.bc");
@@ -274,7 +276,8 @@ fn replays_can_run_as_another_user() {
         natives
     };
     // As root the program is not nobody; as nobody it owns its file, but
-    // not its directory: as in the engine's model, no name there changes.
+    // not its directory or the directory's parent: as in the engine's
+    // model, no name there changes.
     assert!(run(None).iter().all(|n| n == "exit 1"), "{:?}", run(None));
     let as_nobody = run(Some((65534, 65534)));
     assert!(

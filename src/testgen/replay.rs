@@ -253,25 +253,32 @@ fn replay_one(
         Ok(env) => env,
         Err(e) => return failed(format!("POSIX environment: {e}")),
     };
-    let scratch = tempfile::Builder::new()
+    // The scratch directory has a parent of its own: in the model ".." is
+    // the working directory itself, where no name can be made, and so
+    // is the parent natively when the test runs as another user.
+    let outer = tempfile::Builder::new()
         .prefix("mnemo-replay-")
         .tempdir()
         .map_err(io_err(&std::env::temp_dir()))?;
-    env.create_files(scratch.path())
-        .map_err(io_err(scratch.path()))?;
+    let scratch = outer.path().join("cwd");
+    fs::create_dir(&scratch)
+        .and_then(|()| env.create_files(&scratch))
+        .map_err(io_err(&scratch))?;
     if let Some((uid, gid)) = options.run_as {
         // The files become the user's, to read as the engine's program
-        // could; the directory stays the caller's, so that, as in the
-        // engine's model, no name in it can be made, removed or changed.
-        give_contents_to(scratch.path(), uid, gid)
-            .and_then(|()| fs::set_permissions(scratch.path(), fs::Permissions::from_mode(0o755)))
-            .map_err(io_err(scratch.path()))?;
+        // could; the directories stay the caller's, so that, as in the
+        // engine's model, no name in them can be made, removed or changed.
+        let searchable = || fs::Permissions::from_mode(0o755);
+        give_contents_to(&scratch, uid, gid)
+            .and_then(|()| fs::set_permissions(&scratch, searchable()))
+            .and_then(|()| fs::set_permissions(outer.path(), searchable()))
+            .map_err(io_err(&scratch))?;
     }
     let run = NativeRun {
         binary,
         arg0: OsString::from(test.args.first().map_or("", String::as_str)),
         args: env.args.into_iter().map(OsString::from_vec).collect(),
-        cwd: scratch.path(),
+        cwd: &scratch,
         ktest: ktest_path,
         posix_objects: env.objects,
         stdin: match env.stdin {
