@@ -140,5 +140,7 @@ fn a_run_links_only_the_library_objects_its_program_uses() {
         assert!(!defined(name), "{name} is not linked");
     }
     let bodies = module.functions.iter().filter(|f| f.body.is_some()).count();
-    assert!(bodies < 150, "{bodies} functions linked");
+    // The model of system calls is linked whole (about 160 functions
+    // with stdio's); the runtime's musl defines thousands of symbols.
+    assert!(bodies < 200, "{bodies} functions linked");
 }
