@@ -317,7 +317,10 @@ fn bench_tool(setup: &Setup, tool: &str, mode: Mode) -> anyhow::Result<Value> {
         (Some(tree), Some(_)) => {
             let options = ReplayOptions {
                 timeout: Duration::from_secs(20),
-                env: vec![("ASAN_OPTIONS".into(), "detect_leaks=0".into())],
+                env: vec![(
+                    "ASAN_OPTIONS".into(),
+                    "detect_leaks=0:allocator_may_return_null=1".into(),
+                )],
                 run_as,
             };
             let report = replay_dir_with(

@@ -2,6 +2,7 @@
 //! own state (memory allocation, symbolic inputs, path termination, output).
 //! Everything else of the C library is C code in `runtime/`.
 
+use super::access::MAX_OBJECT;
 use super::end::{ErrorKind, PathEnd};
 use super::executor::{Exec, Executor, Flow};
 use super::memory::{AllocKind, MemoryObject, ObjectState};
@@ -132,6 +133,10 @@ impl Executor {
                     _ => return Err(self.bad_free(state, old, "realloc")),
                 };
                 let new = self.heap_alloc(state, size, "realloc")?;
+                if new == 0 {
+                    // As realloc fails natively: the old block stays.
+                    return Ok(ptr(0));
+                }
                 let dst = state.memory.state_mut(new).expect("just allocated");
                 for i in 0..old_size.min(size) {
                     dst.set_byte(i, contents.byte(i));
@@ -283,7 +288,13 @@ impl Executor {
         }
     }
 
+    /// A heap block, or 0 (null) past the largest object mnemo models: a
+    /// request that large (`sort -S 1P`) fails natively too, and the
+    /// program goes on with the null it gets.
     fn heap_alloc(&mut self, state: &mut State, size: u64, what: &str) -> Exec<u64> {
+        if size > MAX_OBJECT {
+            return Ok(0);
+        }
         self.allocate(state, size, AllocKind::Heap, what)
     }
 
