@@ -9,6 +9,21 @@ use std::path::Path;
 mod support;
 use support::{compile, json, mnemo, stderr};
 
+/// `mnemo run -q --output-dir OUT BC PROGRAM_ARGS...`, which must succeed
+/// with no unsupported call; its `stats.json`.
+fn run_supported(bc: &Path, out: &Path, program_args: &[&str]) -> serde_json::Value {
+    let o = mnemo()
+        .args(["run", "-q", "--output-dir"])
+        .arg(out)
+        .arg(bc)
+        .args(program_args)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(!stderr(&o).contains("unsupported"), "{}", stderr(&o));
+    json(&out.join("stats.json"))
+}
+
 #[test]
 fn the_model_answers_what_coreutils_asks() {
     let dir = tempfile::tempdir().unwrap();
@@ -20,16 +35,7 @@ fn the_model_answers_what_coreutils_asks() {
         return;
     };
     let out = dir.path().join("out");
-    let o = mnemo()
-        .args(["run", "-q", "--output-dir"])
-        .arg(&out)
-        .arg(&bc)
-        .args(["--sym-files", "1", "4"])
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", stderr(&o));
-    assert!(!stderr(&o).contains("unsupported"), "{}", stderr(&o));
-    let stats = json(&out.join("stats.json"));
+    let stats = run_supported(&bc, &out, &["--sym-files", "1", "4"]);
     assert_eq!(stats["paths"]["completed"], 1, "{stats}");
     assert!(
         stats["paths"]["errors"]
@@ -73,15 +79,7 @@ fn a_path_that_waits_for_ever_ends_early_as_blocked() {
         return;
     };
     let out = dir.path().join("out");
-    let o = mnemo()
-        .args(["run", "-q", "--output-dir"])
-        .arg(&out)
-        .arg(&bc)
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", stderr(&o));
-    assert!(!stderr(&o).contains("unsupported"), "{}", stderr(&o));
-    let stats = json(&out.join("stats.json"));
+    let stats = run_supported(&bc, &out, &[]);
     assert_eq!(stats["paths"]["early"]["blocked"], 3, "{stats}");
     assert_eq!(stats["paths"]["completed"], 1, "{stats}");
     let tests = json(&out.join("tests.json"));
