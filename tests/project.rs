@@ -235,7 +235,7 @@ fn replays_can_run_as_another_user() {
            int made = open(\"B\", O_WRONLY | O_CREAT, 0644) >= 0;\n\
            int changed = chmod(\".\", 0700) == 0;\n\
            int above = open(\"../C\", O_WRONLY | O_CREAT, 0644) >= 0;\n\
-           return f && !made && !changed && !above && getuid() == 65534 && getgid() == 65534\n\
+           return f && made && changed && !above && getuid() == 65534 && getgid() == 65534\n\
              ? 7 : 1; }\n",
     )
     .unwrap();
@@ -275,9 +275,9 @@ fn replays_can_run_as_another_user() {
             .collect();
         natives
     };
-    // As root the program is not nobody; as nobody it owns its file, but
-    // not its directory or the directory's parent: as in the engine's
-    // model, no name there changes.
+    // As root the program is not nobody; as nobody it owns its file and
+    // its directory, but not the directory's parent: as in the engine's
+    // model, names are made in the one and not in the other.
     assert!(run(None).iter().all(|n| n == "exit 1"), "{:?}", run(None));
     let as_nobody = run(Some((65534, 65534)));
     assert!(

@@ -253,9 +253,9 @@ fn replay_one(
         Ok(env) => env,
         Err(e) => return failed(format!("POSIX environment: {e}")),
     };
-    // The scratch directory has a parent of its own: in the model ".." is
-    // the working directory itself, where no name can be made, and so
-    // is the parent natively when the test runs as another user.
+    // The scratch directory has a parent of its own: in the model the
+    // working directory's parent holds nothing the program may change, and
+    // so is it natively when the test runs as another user.
     let outer = tempfile::Builder::new()
         .prefix("mnemo-replay-")
         .tempdir()
@@ -265,11 +265,12 @@ fn replay_one(
         .and_then(|()| env.create_files(&scratch))
         .map_err(io_err(&scratch))?;
     if let Some((uid, gid)) = options.run_as {
-        // The files become the user's, to read as the engine's program
-        // could; the directories stay the caller's, so that, as in the
-        // engine's model, no name in them can be made, removed or changed.
+        // The directory and its files become the user's, as in the
+        // engine's model the program owns them and makes names there; the
+        // parent stays the caller's, and no name can be made in it.
         let searchable = || fs::Permissions::from_mode(0o755);
         give_contents_to(&scratch, uid, gid)
+            .and_then(|()| std::os::unix::fs::lchown(&scratch, Some(uid), Some(gid)))
             .and_then(|()| fs::set_permissions(&scratch, searchable()))
             .and_then(|()| fs::set_permissions(outer.path(), searchable()))
             .map_err(io_err(&scratch))?;

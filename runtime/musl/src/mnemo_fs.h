@@ -16,23 +16,37 @@
 /* Descriptors 0 to MNEMO_FDS - 1. */
 #define MNEMO_FDS 64
 
-/* A file of the model: a symbolic one (A, B, ..., stdin, stdout) made by
- * the environment's set-up, or a host file named with `mnemo run --file`,
- * read only. */
+/* A file of the model (an inode): a symbolic one (A, B, ..., stdin,
+ * stdout) made by the environment's set-up, a host file named with
+ * `mnemo run --file`, read only, /dev/null, a directory, or one the
+ * program made. The names a file has are `struct mnemo_name`s. */
 struct mnemo_file {
-  /* The name a program opens it by ("A", or the host path). */
+  /* A host file's path, as it is looked up; for the others a name they
+   * were made with (stdin and stdout have none). */
   const char *path;
   int read_only;
-  /* One of A, B, ...: a replay makes them the program's own, so their
-   * contents, size, mode and times can change. */
+  /* The program's own: A, B, ..., the working directory and what the
+   * program makes. A replay runs the program as a user who owns them, so
+   * their contents, size, mode and times change, and names are made and
+   * removed in the directories. */
   int own;
   unsigned long size;
   /* The bytes held, the first `stored` of the file (`cap` allocated);
-   * from there to `size` the file reads as zeros, as a sparse one does. */
+   * from there to `size` the file reads as zeros, as a sparse one does.
+   * A symbolic link holds its target. */
   char *contents;
   unsigned long stored, cap;
   struct stat *st;
   struct mnemo_file *next;
+};
+
+/* A name in a directory of the model, for a file or a directory. A file
+ * keeps living while a descriptor has it open, named or not. */
+struct mnemo_name {
+  char *name;
+  struct mnemo_file *dir;
+  struct mnemo_file *file;
+  struct mnemo_name *next;
 };
 
 /* What an open file description reads from and writes to. */
@@ -43,7 +57,7 @@ enum mnemo_kind {
   /* The output the engine keeps for the path: stdout or stderr. */
   MNEMO_OUTPUT,
   MNEMO_FILE,
-  /* The working directory, which lists the symbolic files. */
+  /* A directory (`file`), which lists its names. */
   MNEMO_DIR,
   /* An inotify instance: only the program changes the model's files, so
    * no event ever comes (`off` counts the watches added). */
@@ -76,6 +90,13 @@ struct mnemo_fs {
   /* The symbolic files, A first, in a list with the host files once they
    * are loaded. */
   struct mnemo_file *files;
+  /* The names in the directories the program may change, oldest first. */
+  struct mnemo_name *names;
+  /* The working directory (the model's first one, "/", until a chdir). */
+  struct mnemo_file *cwd;
+  /* Directories made, so that a path with a slash may lead into one. */
+  unsigned dirs_made;
+  unsigned long next_ino;
   unsigned sym_files;
   int hosts_loaded;
   unsigned umask;
@@ -88,29 +109,48 @@ extern struct mnemo_desc __mnemo_std[3];
 struct mnemo_file *__mnemo_new_file(const char *path, unsigned long size,
                                      const char *data_name,
                                      const char *stat_name);
-/* The descriptor calls (mnemo_files.c); each returns what the kernel
- * would (a negated errno on failure). */
-long __mnemo_open(int dirfd, const char *path, int flags);
+/* The calls that name files by path (mnemo_files.c, mnemo_names.c);
+ * each returns what the kernel would (a negated errno on failure). */
+long __mnemo_open(int dirfd, const char *path, int flags, unsigned mode);
 long __mnemo_stat_path(int dirfd, const char *path, struct stat *st, int flags);
-long __mnemo_access(const char *path, int mode);
-long __mnemo_readlink(const char *path);
-long __mnemo_change(const char *path, int create);
-long __mnemo_remove(const char *path, int dir);
+long __mnemo_access(int dirfd, const char *path, int mode);
+long __mnemo_readlink(int dirfd, const char *path, char *buf, long size);
+long __mnemo_make(int dirfd, const char *path, unsigned mode, unsigned dev);
+long __mnemo_symlink(const char *target, int dirfd, const char *path);
+long __mnemo_link(int olddirfd, const char *old, int newdirfd, const char *new,
+                  int flags);
+long __mnemo_rename(int olddirfd, const char *old, int newdirfd, const char *new,
+                    unsigned flags);
+long __mnemo_remove(int dirfd, const char *path, int dir);
 long __mnemo_chdir(const char *path);
+long __mnemo_fchdir(struct mnemo_desc *d);
+long __mnemo_getcwd(char *buf, unsigned long size);
 long __mnemo_getdents(struct mnemo_desc *d, char *buf, unsigned long n);
-/* Changes to a file of the program's own (`own`); each returns what the
- * kernel would. `__mnemo_own` finds the one a path names: ENOENT if there
- * is none, EROFS for what the program may not change. */
-long __mnemo_own(int dirfd, const char *path, struct mnemo_file **f);
+/* What `path` names (from `dirfd`; a final symbolic link followed unless
+ * `nofollow`): 0 and the file in `f`, or the lookup's error. */
+long __mnemo_find(int dirfd, const char *path, int nofollow, struct mnemo_file **f);
 int __mnemo_is_dev_null(const struct mnemo_file *f);
+/* Changes to a file (mnemo_file_data.c): each returns what the kernel
+ * would for a user who owns the program's own files and no other. */
 long __mnemo_read_at(struct mnemo_file *f, char *buf, unsigned long n,
                      unsigned long off);
 long __mnemo_write_at(struct mnemo_file *f, const char *buf, unsigned long n,
                       unsigned long off);
 long __mnemo_resize(struct mnemo_file *f, long size);
+long __mnemo_truncate(struct mnemo_file *f, long size);
 long __mnemo_chmod(struct mnemo_file *f, unsigned mode);
+long __mnemo_chown(struct mnemo_file *f, long uid, long gid);
 long __mnemo_utimens(struct mnemo_file *f, const struct timespec *times);
+void __mnemo_stat_file(struct mnemo_file *f, struct stat *st);
 void __mnemo_stat_of(struct mnemo_desc *d, struct stat *st);
+/* A new file of the program's own, of mode `mode` (type and bits). */
+struct mnemo_file *__mnemo_new_own(const char *path, unsigned mode);
+/* Gives `f` the name `name` in `dir` (0: the model's first working
+ * directory). */
+void __mnemo_add_name(struct mnemo_file *dir, char *name, struct mnemo_file *f);
+/* The directories named in `dir`. */
+unsigned __mnemo_subdirs(struct mnemo_file *dir);
+void __mnemo_load_hosts(void);
 
 /* The engine's side: the calls it implements itself (output, exit, ids,
  * and the message and count for unsupported calls), and the host files. */
@@ -120,6 +160,7 @@ long __mnemo_host_file(long index, char **path, char **contents,
 
 void klee_make_symbolic(void *addr, size_t nbytes, const char *name);
 void klee_assume(uintptr_t condition);
+unsigned klee_is_symbolic(uintptr_t n);
 /* A value `x` may have on the path, without constraining it. */
 long mnemo_example(long x);
 int klee_range(int begin, int end, const char *name);

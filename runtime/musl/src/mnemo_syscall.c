@@ -283,13 +283,6 @@ static long sys_munmap(long addr) {
   return -EINVAL;
 }
 
-static long sys_getcwd(char *buf, unsigned long size) {
-  if (size < 2)
-    return -ERANGE;
-  buf[0] = '/', buf[1] = 0;
-  return 2;
-}
-
 /* The machine a run sees: fixed, so runs are deterministic. */
 static long sys_uname(struct utsname *u) {
   *u = (struct utsname){0};
@@ -332,13 +325,17 @@ static long sys_statfs(struct statfs *st) {
  * (advice, syncing) succeed on an open one. */
 static long on_open(long fd) { return desc_of(fd) ? 0 : -EBADF; }
 
-/* The file of the program's own a descriptor has open (see __mnemo_own). */
-static long own_desc(long fd, struct mnemo_file **f) {
+/* The file a descriptor has open, or a pipe's (the standard descriptors
+ * without a symbolic file): the harness's, which the program may not
+ * change (EPERM). */
+static struct stat pipe_st = {.st_mode = S_IFIFO | 0600};
+static struct mnemo_file pipe_file = {.path = "pipe", .st = &pipe_st};
+static long file_of(long fd, struct mnemo_file **f) {
   struct mnemo_desc *d = desc_of(fd);
   if (!d)
     return -EBADF;
-  *f = d->file;
-  return d->kind == MNEMO_FILE && d->file && d->file->own ? 0 : -EROFS;
+  *f = d->file ? d->file : &pipe_file;
+  return 0;
 }
 
 /* ftruncate needs a regular file open for writing (EINVAL). */
@@ -351,23 +348,25 @@ static long sys_ftruncate(long fd, long size) {
   return __mnemo_resize(d->file, size);
 }
 
-/* Anyone may "change" the owner and group of anything to what they are
- * (-1, -1): the kernel asks no permission for that. Any other owner or
- * group is asked of a read-only file system. `bad` is what finding the
- * file of the program's own gave. */
-static long chown_own(long bad, struct mnemo_file *f, long uid, long gid) {
-  if (bad && bad != -EROFS)
-    return bad;
-  if ((unsigned)uid != (unsigned)-1 || (unsigned)gid != (unsigned)-1)
+/* fallocate of the default mode grows a regular file of the program's
+ * own to cover the range; the other modes are not the model's. */
+static long sys_fallocate(long fd, long mode, long off, long len) {
+  struct mnemo_desc *d = desc_of(fd);
+  if (!d)
+    return -EBADF;
+  if (off < 0 || len <= 0)
+    return -EINVAL;
+  if (!writable(d))
+    return -EBADF;
+  if (d->kind != MNEMO_FILE || !S_ISREG(d->file->st->st_mode))
+    return S_ISDIR(d->file ? d->file->st->st_mode : 0) ? -EISDIR : -ENODEV;
+  if (mode)
+    return -EOPNOTSUPP;
+  if (!d->file->own)
     return -EROFS;
-  if (!bad)
-    f->st->st_ctim = (struct timespec){MNEMO_TIME, 0};
-  return 0;
-}
-
-/* Times that are the clock's: none given, or both UTIME_NOW. */
-static int times_now(const struct timespec *t) {
-  return !t || (t[0].tv_nsec == UTIME_NOW && t[1].tv_nsec == UTIME_NOW);
+  if ((unsigned long)off + len <= d->file->size)
+    return 0;
+  return __mnemo_resize(d->file, off + len);
 }
 
 /* The kernel syncs files and directories; a character device or a pipe
@@ -421,7 +420,7 @@ static long sys_inotify_add_watch(long fd, const char *path, unsigned mask) {
     return -EBADF;
   if (d->kind != MNEMO_INOTIFY || !(mask & IN_ALL_EVENTS))
     return -EINVAL;
-  long bad = __mnemo_access(path, 0 /* F_OK */);
+  long bad = __mnemo_access(AT_FDCWD, path, 0 /* F_OK */);
   return bad ? bad : (long)++d->off;
 }
 
@@ -449,8 +448,8 @@ long __mnemo_syscall(long n, long a, long b, long c, long d, long e, long f) {
   case SYS_pwrite64: return sys_pwrite(a, (const char *)b, c, d);
   case SYS_readv: return sys_iov(a, (const struct iovec *)b, c, 0);
   case SYS_writev: return sys_iov(a, (const struct iovec *)b, c, 1);
-  case SYS_open: return __mnemo_open(AT_FDCWD, (const char *)a, b);
-  case SYS_openat: return __mnemo_open(a, (const char *)b, c);
+  case SYS_open: return __mnemo_open(AT_FDCWD, (const char *)a, b, c);
+  case SYS_openat: return __mnemo_open(a, (const char *)b, c, d);
   case SYS_close: return sys_close(a);
   case SYS_lseek: return sys_lseek(a, b, c);
   case SYS_stat: return __mnemo_stat_path(AT_FDCWD, (const char *)a, (struct stat *)b, 0);
@@ -464,8 +463,8 @@ long __mnemo_syscall(long n, long a, long b, long c, long d, long e, long f) {
     __mnemo_stat_of(ds, (struct stat *)b);
     return 0;
   }
-  case SYS_access: return __mnemo_access((const char *)a, b);
-  case SYS_faccessat: return __mnemo_access((const char *)b, c);
+  case SYS_access: return __mnemo_access(AT_FDCWD, (const char *)a, b);
+  case SYS_faccessat: return __mnemo_access(a, (const char *)b, c);
   case SYS_ioctl: return sys_ioctl(a, b, c);
   case SYS_fcntl: return sys_fcntl(a, b, c);
   case SYS_dup: return desc_of(a) ? dup_from(desc_of(a), 0, 0) : -EBADF;
@@ -477,9 +476,9 @@ long __mnemo_syscall(long n, long a, long b, long c, long d, long e, long f) {
       return -EBADF;
     return ds->kind == MNEMO_DIR ? __mnemo_getdents(ds, (char *)b, c) : -ENOTDIR;
   }
-  case SYS_getcwd: return sys_getcwd((char *)a, b);
-  case SYS_readlink: return __mnemo_readlink((const char *)a);
-  case SYS_readlinkat: return __mnemo_readlink((const char *)b);
+  case SYS_getcwd: return __mnemo_getcwd((char *)a, b);
+  case SYS_readlink: return __mnemo_readlink(AT_FDCWD, (const char *)a, (char *)b, c);
+  case SYS_readlinkat: return __mnemo_readlink(a, (const char *)b, (char *)c, d);
   case SYS_umask: {
     long old = __mnemo_fs.umask;
     __mnemo_fs.umask = a & 0777;
@@ -502,73 +501,69 @@ long __mnemo_syscall(long n, long a, long b, long c, long d, long e, long f) {
     return MNEMO_TIME;
   case SYS_mmap: return sys_mmap(a, b, c, d, e, f);
   case SYS_munmap: return sys_munmap(a);
-  case SYS_faccessat2: return __mnemo_access((const char *)b, c);
+  case SYS_faccessat2: return __mnemo_access(a, (const char *)b, c);
   case SYS_fadvise64: return on_open(a);
   case SYS_fsync:
   case SYS_fdatasync: return sys_fsync(a);
   case SYS_syncfs: return on_open(a);
   case SYS_sync: return 0;
-  case SYS_fchmod: {
+  case SYS_fchmod:
+  case SYS_fchown: {
     struct mnemo_file *f;
-    long bad = own_desc(a, &f);
-    return bad ? bad : __mnemo_chmod(f, b);
+    long bad = file_of(a, &f);
+    if (bad)
+      return bad;
+    return n == SYS_fchmod ? __mnemo_chmod(f, b) : __mnemo_chown(f, b, c);
   }
   case SYS_chmod:
   case SYS_fchmodat: {
     struct mnemo_file *f;
-    long bad = n == SYS_chmod ? __mnemo_own(AT_FDCWD, (const char *)a, &f)
-                              : __mnemo_own(a, (const char *)b, &f);
+    long bad = n == SYS_chmod ? __mnemo_find(AT_FDCWD, (const char *)a, 0, &f)
+                              : __mnemo_find(a, (const char *)b, 0, &f);
     return bad ? bad : __mnemo_chmod(f, n == SYS_chmod ? b : c);
-  }
-  case SYS_fchown: {
-    struct mnemo_file *f;
-    long bad = own_desc(a, &f);
-    return chown_own(bad, f, b, c);
   }
   case SYS_chown:
   case SYS_lchown: {
     struct mnemo_file *f;
-    long bad = __mnemo_own(AT_FDCWD, (const char *)a, &f);
-    return chown_own(bad, f, b, c);
+    long bad = __mnemo_find(AT_FDCWD, (const char *)a, n == SYS_lchown, &f);
+    return bad ? bad : __mnemo_chown(f, b, c);
   }
   case SYS_fchownat: {
     struct mnemo_file *f;
-    long bad = __mnemo_own(a, (const char *)b, &f);
-    return chown_own(bad, f, c, d);
+    long bad = __mnemo_find(a, (const char *)b, (e & AT_SYMLINK_NOFOLLOW) != 0, &f);
+    return bad ? bad : __mnemo_chown(f, c, d);
   }
   case SYS_ftruncate: return sys_ftruncate(a, b);
   case SYS_truncate: {
     struct mnemo_file *f;
-    long bad = __mnemo_own(AT_FDCWD, (const char *)a, &f);
-    return bad ? bad : __mnemo_resize(f, b);
+    long bad = __mnemo_find(AT_FDCWD, (const char *)a, 0, &f);
+    return bad ? bad : __mnemo_truncate(f, b);
   }
-  case SYS_fallocate: return desc_of(a) ? -EROFS : -EBADF;
-  case SYS_rename: return __mnemo_change((const char *)a, 0);
-  case SYS_renameat:
-  case SYS_renameat2:
-    return __mnemo_change((const char *)b, 0);
-  case SYS_unlink: return __mnemo_remove((const char *)a, 0);
-  case SYS_rmdir: return __mnemo_remove((const char *)a, 1);
-  case SYS_unlinkat: return __mnemo_remove((const char *)b, (c & AT_REMOVEDIR) != 0);
+  case SYS_fallocate: return sys_fallocate(a, b, c, d);
+  case SYS_rename:
+    return __mnemo_rename(AT_FDCWD, (const char *)a, AT_FDCWD, (const char *)b, 0);
+  case SYS_renameat: return __mnemo_rename(a, (const char *)b, c, (const char *)d, 0);
+  case SYS_renameat2: return __mnemo_rename(a, (const char *)b, c, (const char *)d, e);
+  case SYS_unlink: return __mnemo_remove(AT_FDCWD, (const char *)a, 0);
+  case SYS_rmdir: return __mnemo_remove(AT_FDCWD, (const char *)a, 1);
+  case SYS_unlinkat: return __mnemo_remove(a, (const char *)b, (c & AT_REMOVEDIR) != 0);
   case SYS_utimensat: {
     struct mnemo_file *f;
-    long bad = b ? __mnemo_own(a, (const char *)b, &f) : own_desc(a, &f);
-    /* Setting a file's times to now needs only write permission, which
-     * everyone has on /dev/null (`touch /dev/null`). */
-    if (bad == -EROFS && __mnemo_is_dev_null(f) && times_now((const struct timespec *)c))
-      return 0;
+    long bad = b ? __mnemo_find(a, (const char *)b, (d & AT_SYMLINK_NOFOLLOW) != 0, &f)
+                 : file_of(a, &f);
     return bad ? bad : __mnemo_utimens(f, (const struct timespec *)c);
   }
-  case SYS_mkdir:
-  case SYS_mknod: return __mnemo_change((const char *)a, 1);
-  case SYS_mkdirat:
-  case SYS_mknodat:
+  case SYS_mkdir: return __mnemo_make(AT_FDCWD, (const char *)a, S_IFDIR | (b & 07777), 0);
+  case SYS_mkdirat: return __mnemo_make(a, (const char *)b, S_IFDIR | (c & 07777), 0);
+  case SYS_mknod: return __mnemo_make(AT_FDCWD, (const char *)a, b, c);
+  case SYS_mknodat: return __mnemo_make(a, (const char *)b, c, d);
   case SYS_link:
-  case SYS_symlink: return __mnemo_change((const char *)b, 1);
-  case SYS_symlinkat: return __mnemo_change((const char *)c, 1);
-  case SYS_linkat: return __mnemo_change((const char *)d, 1);
+    return __mnemo_link(AT_FDCWD, (const char *)a, AT_FDCWD, (const char *)b, 0);
+  case SYS_linkat: return __mnemo_link(a, (const char *)b, c, (const char *)d, e);
+  case SYS_symlink: return __mnemo_symlink((const char *)a, AT_FDCWD, (const char *)b);
+  case SYS_symlinkat: return __mnemo_symlink((const char *)a, b, (const char *)c);
   case SYS_chdir: return __mnemo_chdir((const char *)a);
-  case SYS_fchdir: return desc_of(a) ? (desc_of(a)->kind == MNEMO_DIR ? 0 : -ENOTDIR) : -EBADF;
+  case SYS_fchdir: return desc_of(a) ? __mnemo_fchdir(desc_of(a)) : -EBADF;
   /* What needs privileges or other processes fails as it would for an
    * unprivileged user with no children. */
   case SYS_chroot:
@@ -598,7 +593,7 @@ long __mnemo_syscall(long n, long a, long b, long c, long d, long e, long f) {
   case SYS_sysinfo: return sys_sysinfo((struct sysinfo *)a);
   case SYS_sched_getaffinity: return sys_getaffinity(b, (unsigned char *)c);
   case SYS_statfs: {
-    long r = __mnemo_access((const char *)a, 0);
+    long r = __mnemo_access(AT_FDCWD, (const char *)a, 0);
     return r ? r : sys_statfs((struct statfs *)b);
   }
   case SYS_fstatfs: return desc_of(a) ? sys_statfs((struct statfs *)b) : -EBADF;

@@ -1,0 +1,761 @@
+/* The names of mnemo's model and the calls that look them up. The
+ * working directory starts as the model's "/", holding the symbolic files
+ * A, B, ...; the program may make, link, rename and remove names there,
+ * in the directories it makes and in /tmp (everyone's, as natively).
+ * Other names: the host files `mnemo run --file PATH` names (read only,
+ * by the path as given or as the engine resolved it) and /dev/null. The
+ * parent of "/" is a directory of nobody's own that holds nothing the
+ * model knows, as the parent of a replay's directory is.
+ *
+ * A path of symbolic bytes is compared with the names of the working
+ * directory as it is, so that each name it can be is a path of its own;
+ * one that is none of them is missing, unless the call makes a name or
+ * the program made directories: then it is fixed to one of its values and
+ * looked up component by component, as a concrete path always is. A
+ * null path is EFAULT, as the kernel's copy of it fails; another bad
+ * pointer is the program's memory error. */
+#include "mnemo_fs.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define DIR_STAT(mode, ino)                                                  \
+  {                                                                          \
+    .st_mode = S_IFDIR | (mode), .st_ino = (ino), .st_nlink = 2,             \
+    .st_size = 4096, .st_blocks = 8, .st_blksize = 4096,                     \
+    .st_atim = {MNEMO_TIME, 0}, .st_mtim = {MNEMO_TIME, 0},                  \
+    .st_ctim = {MNEMO_TIME, 0},                                              \
+  }
+
+static struct stat root_st = DIR_STAT(0755, 1);
+static struct stat up_st = DIR_STAT(0755, 3);
+static struct stat tmp_st = DIR_STAT(01777, 4);
+static struct mnemo_file root_dir = {.path = "/", .own = 1, .st = &root_st};
+static struct mnemo_file up_dir = {.path = "..", .st = &up_st};
+static struct mnemo_file tmp_dir = {.path = "/tmp", .st = &tmp_st};
+
+/* /dev/null: a file of no bytes that takes every write, as the
+ * character device does (a write past a file's end is dropped). */
+static struct stat dev_null_st = {
+    .st_mode = S_IFCHR | 0666,
+    .st_nlink = 1,
+    .st_rdev = (1 << 8) | 3,
+    .st_ino = 5,
+    .st_dev = 6,
+    .st_blksize = 4096,
+    .st_atim = {MNEMO_TIME, 0},
+    .st_mtim = {MNEMO_TIME, 0},
+    .st_ctim = {MNEMO_TIME, 0},
+};
+static struct mnemo_file dev_null = {.path = "/dev/null", .st = &dev_null_st};
+
+int __mnemo_is_dev_null(const struct mnemo_file *f) { return f == &dev_null; }
+
+/* The longest name a directory holds, and the most symbolic links a
+ * lookup follows (Linux's). */
+#define NAME_MAX_LEN 255
+#define LINKS_MAX 40
+
+static struct mnemo_file *cwd(void) {
+  return __mnemo_fs.cwd ? __mnemo_fs.cwd : &root_dir;
+}
+
+static int is_dir(const struct mnemo_file *f) { return S_ISDIR(f->st->st_mode); }
+
+static int same(const char *a, const char *b) {
+  while (*a == *b) {
+    if (!*a)
+      return 1;
+    a++, b++;
+  }
+  return 0;
+}
+
+void __mnemo_add_name(struct mnemo_file *dir, char *name, struct mnemo_file *f) {
+  struct mnemo_name *n = calloc(1, sizeof *n);
+  n->name = name;
+  n->dir = dir ? dir : &root_dir;
+  n->file = f;
+  struct mnemo_name **end = &__mnemo_fs.names;
+  while (*end)
+    end = &(*end)->next;
+  *end = n;
+}
+
+static void drop_name(struct mnemo_name *gone) {
+  for (struct mnemo_name **n = &__mnemo_fs.names; *n; n = &(*n)->next) {
+    if (*n == gone) {
+      *n = gone->next;
+      if (!is_dir(gone->file))
+        gone->file->st->st_nlink--;
+      return;
+    }
+  }
+}
+
+unsigned __mnemo_subdirs(struct mnemo_file *dir) {
+  unsigned k = 0;
+  for (struct mnemo_name *n = __mnemo_fs.names; n; n = n->next)
+    k += n->dir == dir && is_dir(n->file);
+  return k;
+}
+
+static int holds_names(struct mnemo_file *dir) {
+  for (struct mnemo_name *n = __mnemo_fs.names; n; n = n->next)
+    if (n->dir == dir)
+      return 1;
+  return 0;
+}
+
+/* The name of a directory of the model in its parent, if it has one. */
+static struct mnemo_name *name_of(struct mnemo_file *dir) {
+  for (struct mnemo_name *n = __mnemo_fs.names; n; n = n->next)
+    if (n->file == dir)
+      return n;
+  return 0;
+}
+
+static struct mnemo_file *parent_of(struct mnemo_file *dir) {
+  if (dir == &root_dir || dir == &up_dir)
+    return &up_dir;
+  if (dir == &tmp_dir)
+    return &root_dir;
+  struct mnemo_name *n = name_of(dir);
+  return n ? n->dir : &root_dir;
+}
+
+/* Whether the program may make and remove names in `dir`: its own while
+ * its owner may write it, or one everyone may write (/tmp). */
+static int writable_dir(struct mnemo_file *dir) {
+  return dir->own ? (dir->st->st_mode & 0200) != 0 : (dir->st->st_mode & 0002) != 0;
+}
+
+/* Where a path leads. */
+struct place {
+  /* What it names, or 0 (then `err` says why). */
+  struct mnemo_file *file;
+  /* That file's name in a directory of the model, if it has one. */
+  struct mnemo_name *name;
+  /* The directory of the last component: for a missing name (`last`),
+   * where it would be made. */
+  struct mnemo_file *dir;
+  char *last;
+  long err;
+  /* The path ends in a slash. */
+  int slash;
+  /* The last component is "." (1), ".." (2), or the path is "/" (3). */
+  int dots;
+};
+
+static char *copy(const char *s, unsigned long len) {
+  char *c = malloc(len + 1);
+  __builtin_memcpy(c, s, len);
+  c[len] = 0;
+  return c;
+}
+
+static int concrete(const char *p) {
+  for (;; p++) {
+    if (klee_is_symbolic(*p))
+      return 0;
+    if (!*p)
+      return 1;
+  }
+}
+
+/* `path` fixed to one value it may have on this path (at most PATH_MAX
+ * bytes), or 0 if it is longer. */
+static char *fix(const char *path) {
+  char *c = malloc(PATH_MAX);
+  for (unsigned long i = 0; i < PATH_MAX; i++) {
+    char b = (char)mnemo_example(path[i]);
+    klee_assume(path[i] == b);
+    c[i] = b;
+    if (!b)
+      return c;
+  }
+  free(c);
+  return 0;
+}
+
+static struct mnemo_name *find_name(struct mnemo_file *dir, const char *c,
+                                    unsigned long len) {
+  for (struct mnemo_name *n = __mnemo_fs.names; n; n = n->next)
+    if (n->dir == dir && strncmp(n->name, c, len) == 0 && n->name[len] == 0)
+      return n;
+  return 0;
+}
+
+static void walk(struct mnemo_file *dir, const char *p, int follow, int depth,
+                 struct place *pl);
+
+/* A symbolic link found on the way: what its target leads to, from the
+ * directory that holds it. */
+static void through_link(struct mnemo_file *link, struct mnemo_file *dir,
+                         int depth, struct place *pl) {
+  if (depth >= LINKS_MAX) {
+    pl->err = -ELOOP;
+    return;
+  }
+  char *target = copy(link->contents, link->stored);
+  walk(dir, target, 1, depth + 1, pl);
+}
+
+/* Looks up a concrete path component by component from `dir`. */
+static void walk(struct mnemo_file *dir, const char *p, int follow, int depth,
+                 struct place *pl) {
+  *pl = (struct place){0};
+  if (*p == '/') {
+    dir = &root_dir;
+    while (*p == '/')
+      p++;
+    if (!*p) {
+      pl->file = pl->dir = dir;
+      pl->dots = 3;
+      return;
+    }
+    if (p[0] == 't' && p[1] == 'm' && p[2] == 'p' && (p[3] == '/' || !p[3])) {
+      dir = &tmp_dir;
+      p += 3;
+    }
+  }
+  for (;;) {
+    while (*p == '/')
+      p++;
+    if (!*p) {
+      pl->file = pl->dir = dir;
+      return;
+    }
+    unsigned long len = 0;
+    while (p[len] && p[len] != '/')
+      len++;
+    if (len > NAME_MAX_LEN) {
+      pl->err = -ENAMETOOLONG;
+      return;
+    }
+    const char *rest = p + len;
+    const char *q = rest;
+    while (*q == '/')
+      q++;
+    int final = !*q;
+    struct mnemo_file *next = 0;
+    struct mnemo_name *n = 0;
+    int dots = 0;
+    if (len == 1 && p[0] == '.') {
+      next = dir, dots = 1;
+    } else if (len == 2 && p[0] == '.' && p[1] == '.') {
+      next = parent_of(dir), dots = 2;
+    } else if ((n = find_name(dir, p, len))) {
+      next = n->file;
+    }
+    if (!next) {
+      pl->err = -ENOENT;
+      if (final) {
+        pl->dir = dir;
+        pl->last = copy(p, len);
+        pl->slash = *rest == '/';
+      }
+      return;
+    }
+    if (S_ISLNK(next->st->st_mode) && (!final || follow || *rest == '/')) {
+      struct place t;
+      through_link(next, dir, depth, &t);
+      if (final && !*rest) {
+        *pl = t;
+        return;
+      }
+      if (!t.file) {
+        pl->err = t.err;
+        return;
+      }
+      next = t.file, n = 0, dots = 0;
+    }
+    if (final) {
+      if (*rest == '/' && !is_dir(next)) {
+        pl->err = -ENOTDIR;
+        return;
+      }
+      pl->file = next, pl->name = n, pl->dir = dir, pl->dots = dots;
+      pl->slash = *rest == '/';
+      return;
+    }
+    if (!is_dir(next)) {
+      pl->err = -ENOTDIR;
+      return;
+    }
+    dir = next;
+    p = rest;
+  }
+}
+
+/* The names a symbolic path is compared with as it is: those of the
+ * working directory, the host files, /dev/null and the directory's own. */
+static int known(const char *path, struct place *pl) {
+  struct mnemo_file *here = cwd();
+  /* The length is asked once for the one-character names (A, B, ...):
+   * a path that is none of them then stays one path, not one for each
+   * name it starts with. */
+  int one = path[1] == 0;
+  for (struct mnemo_name *n = __mnemo_fs.names; n; n = n->next) {
+    if (n->dir != here || one != (n->name[1] == 0))
+      continue;
+    if (one ? path[0] == n->name[0] : same(path, n->name)) {
+      pl->file = n->file, pl->name = n, pl->dir = here;
+      return 1;
+    }
+  }
+  __mnemo_load_hosts();
+  for (struct mnemo_file *f = __mnemo_fs.files; f; f = f->next) {
+    if (f->read_only && same(path, f->path)) {
+      pl->file = f;
+      return 1;
+    }
+  }
+  if (one) {
+    if (path[0] == '.')
+      pl->file = here, pl->dots = 1;
+    else if (path[0] == '/')
+      pl->file = &root_dir, pl->dots = 3;
+  } else if (same(path, dev_null.path)) {
+    pl->file = &dev_null;
+  } else if (same(path, "./")) {
+    pl->file = here, pl->dots = 1;
+  } else if (same(path, "..")) {
+    pl->file = parent_of(here), pl->dots = 2;
+  }
+  return pl->file != 0;
+}
+
+/* Looks `path` up from `dirfd` (AT_FDCWD: the working directory),
+ * following a final symbolic link if `follow`; `making` says the call may
+ * make the name if it is missing. */
+static void lookup(int dirfd, const char *path, int follow, int making,
+                   struct place *pl) {
+  *pl = (struct place){0};
+  if (!path) {
+    pl->err = -EFAULT;
+    return;
+  }
+  struct mnemo_file *start = cwd();
+  if (dirfd != AT_FDCWD && path[0] != '/') {
+    struct mnemo_desc *d = dirfd >= 0 && dirfd < MNEMO_FDS ? __mnemo_fs.fds[dirfd].desc : 0;
+    if (!d) {
+      pl->err = -EBADF;
+      return;
+    }
+    if (d->kind != MNEMO_DIR) {
+      pl->err = -ENOTDIR;
+      return;
+    }
+    start = d->file;
+  }
+  if (!path[0]) {
+    pl->err = -ENOENT;
+    return;
+  }
+  if (start == cwd() && known(path, pl)) {
+    if (follow && S_ISLNK(pl->file->st->st_mode))
+      through_link(pl->file, pl->dir, 0, pl);
+    return;
+  }
+  if (!concrete(path)) {
+    if (!making && !__mnemo_fs.dirs_made && start == cwd()) {
+      pl->err = -ENOENT;
+      return;
+    }
+    path = fix(path);
+    if (!path) {
+      pl->err = -ENAMETOOLONG;
+      return;
+    }
+  }
+  walk(start, path, follow, 0, pl);
+}
+
+long __mnemo_find(int dirfd, const char *path, int nofollow, struct mnemo_file **f) {
+  struct place pl;
+  lookup(dirfd, path, !nofollow, 0, &pl);
+  *f = pl.file;
+  return pl.file ? 0 : pl.err;
+}
+
+/* The checks before a name is made where `pl` leads: it exists (EEXIST),
+ * the way there fails, a name with a final slash that is not a
+ * directory's (ENOENT), or the directory may not be written (EACCES). */
+static long makeable(struct place *pl, int dir) {
+  if (pl->file)
+    return -EEXIST;
+  if (!pl->last)
+    return pl->err;
+  if (pl->slash && !dir)
+    return -ENOENT;
+  return writable_dir(pl->dir) ? 0 : -EACCES;
+}
+
+static struct mnemo_file *make_in(struct place *pl, unsigned mode) {
+  struct mnemo_file *f = __mnemo_new_own(pl->last, mode);
+  __mnemo_add_name(pl->dir, pl->last, f);
+  if (S_ISDIR(mode))
+    __mnemo_fs.dirs_made++;
+  return f;
+}
+
+static long new_desc(enum mnemo_kind kind, struct mnemo_file *f, int flags) {
+  struct mnemo_desc *d = calloc(1, sizeof *d);
+  d->kind = kind;
+  d->flags = flags & ~(O_CREAT | O_EXCL | O_TRUNC | O_CLOEXEC | O_NOFOLLOW);
+  d->file = f;
+  d->heap = 1;
+  for (int fd = 0; fd < MNEMO_FDS; fd++) {
+    if (!__mnemo_fs.fds[fd].desc) {
+      __mnemo_fs.fds[fd].desc = d;
+      __mnemo_fs.fds[fd].cloexec = (flags & O_CLOEXEC) != 0;
+      d->refs = 1;
+      return fd;
+    }
+  }
+  free(d);
+  return -EMFILE;
+}
+
+long __mnemo_open(int dirfd, const char *path, int flags, unsigned mode) {
+  int creating = (flags & O_CREAT) != 0;
+  int exclusive = creating && (flags & O_EXCL);
+  struct place pl;
+  lookup(dirfd, path, !(flags & O_NOFOLLOW) && !exclusive, creating, &pl);
+  struct mnemo_file *f = pl.file;
+  if (!f) {
+    if (!creating || !pl.last)
+      return pl.err;
+    if (pl.slash)
+      return -EISDIR;
+    if (!writable_dir(pl.dir))
+      return -EACCES;
+    f = make_in(&pl, S_IFREG | (mode & 07777 & ~__mnemo_fs.umask));
+    return new_desc(MNEMO_FILE, f, flags);
+  }
+  if (exclusive)
+    return -EEXIST;
+  unsigned type = f->st->st_mode & S_IFMT;
+  int writing = (flags & 3) != O_RDONLY || (flags & O_TRUNC);
+  if (type == S_IFLNK)
+    return -ELOOP;
+  if (type == S_IFDIR && (writing || creating))
+    return -EISDIR;
+  if (type != S_IFDIR && (flags & O_DIRECTORY))
+    return -ENOTDIR;
+  if (f->read_only && writing)
+    return -EROFS;
+  if (writing && !f->own && !(f->st->st_mode & 0002))
+    return -EACCES;
+  if (type == S_IFIFO || type == S_IFSOCK) {
+    if (type == S_IFSOCK)
+      return -ENXIO;
+    /* Nobody else opens the other end: a reader that does not wait
+     * reads its end, a writer that does not wait has no reader, and an
+     * open that waits waits for ever. */
+    if (flags & O_NONBLOCK)
+      return (flags & 3) == O_RDONLY ? new_desc(MNEMO_EMPTY_IN, f, flags) : -ENXIO;
+    return __mnemo_kernel(34 /* SYS_pause */, 0, 0, 0, 0, 0, 0);
+  }
+  if (type == S_IFREG && (flags & O_TRUNC) && f->own)
+    __mnemo_resize(f, 0);
+  return new_desc(type == S_IFDIR ? MNEMO_DIR : MNEMO_FILE, f, flags);
+}
+
+long __mnemo_stat_path(int dirfd, const char *path, struct stat *st, int flags) {
+  if (!path)
+    return -EFAULT;
+  if ((flags & AT_EMPTY_PATH) && path[0] == 0) {
+    if (dirfd < 0 || dirfd >= MNEMO_FDS || !__mnemo_fs.fds[dirfd].desc)
+      return -EBADF;
+    __mnemo_stat_of(__mnemo_fs.fds[dirfd].desc, st);
+    return 0;
+  }
+  struct place pl;
+  lookup(dirfd, path, !(flags & AT_SYMLINK_NOFOLLOW), 0, &pl);
+  if (!pl.file)
+    return pl.err;
+  __mnemo_stat_file(pl.file, st);
+  return 0;
+}
+
+long __mnemo_access(int dirfd, const char *path, int mode) {
+  struct place pl;
+  lookup(dirfd, path, 1, 0, &pl);
+  struct mnemo_file *f = pl.file;
+  if (!f)
+    return pl.err;
+  if (!(mode & W_OK))
+    return 0;
+  if (f->read_only)
+    return -EROFS;
+  if (is_dir(f))
+    return writable_dir(f) ? 0 : -EACCES;
+  return f->own || (f->st->st_mode & 0002) ? 0 : -EACCES;
+}
+
+long __mnemo_readlink(int dirfd, const char *path, char *buf, long size) {
+  struct place pl;
+  lookup(dirfd, path, 0, 0, &pl);
+  if (!pl.file)
+    return pl.err;
+  if (!S_ISLNK(pl.file->st->st_mode) || size <= 0)
+    return -EINVAL;
+  unsigned long n = pl.file->stored < (unsigned long)size ? pl.file->stored : (unsigned long)size;
+  __builtin_memcpy(buf, pl.file->contents, n);
+  return n;
+}
+
+/* mkdir (a mode with S_IFDIR) and mknod: a device needs a privilege the
+ * program lacks (EPERM, after the name's own errors). */
+long __mnemo_make(int dirfd, const char *path, unsigned mode, unsigned dev) {
+  (void)dev;
+  unsigned type = mode & S_IFMT;
+  if (!type)
+    type = S_IFREG;
+  if (type != S_IFREG && type != S_IFDIR && type != S_IFIFO && type != S_IFSOCK &&
+      type != S_IFCHR && type != S_IFBLK)
+    return -EINVAL;
+  struct place pl;
+  lookup(dirfd, path, 0, 1, &pl);
+  long bad = makeable(&pl, type == S_IFDIR);
+  if (bad)
+    return bad;
+  if (type == S_IFCHR || type == S_IFBLK)
+    return -EPERM;
+  make_in(&pl, type | (mode & 07777 & ~__mnemo_fs.umask));
+  return 0;
+}
+
+long __mnemo_symlink(const char *target, int dirfd, const char *path) {
+  if (!target)
+    return -EFAULT;
+  if (!target[0])
+    return -ENOENT;
+  struct place pl;
+  lookup(dirfd, path, 0, 1, &pl);
+  long bad = makeable(&pl, 0);
+  if (bad)
+    return bad;
+  char *to = concrete(target) ? copy(target, strlen(target)) : fix(target);
+  if (!to)
+    return -ENAMETOOLONG;
+  struct mnemo_file *f = make_in(&pl, S_IFLNK | 0777);
+  f->contents = to;
+  f->size = f->stored = f->cap = strlen(to);
+  f->st->st_size = f->size;
+  return 0;
+}
+
+/* A hard link: not of a directory (EPERM), nor of a file outside the
+ * model's file system (EXDEV). */
+long __mnemo_link(int olddirfd, const char *old, int newdirfd, const char *new,
+                  int flags) {
+  struct place from, to;
+  lookup(olddirfd, old, (flags & AT_SYMLINK_FOLLOW) != 0, 0, &from);
+  if (!from.file)
+    return from.err;
+  lookup(newdirfd, new, 0, 1, &to);
+  long bad = makeable(&to, 0);
+  if (bad)
+    return bad;
+  if (!from.file->own || from.file == &root_dir)
+    return from.file->read_only ? -EROFS : -EXDEV;
+  if (is_dir(from.file))
+    return -EPERM;
+  __mnemo_add_name(to.dir, to.last, from.file);
+  from.file->st->st_nlink++;
+  return 0;
+}
+
+/* Whether `dir` is `top` or inside it. */
+static int within(struct mnemo_file *dir, struct mnemo_file *top) {
+  for (int i = 0; i < 256; i++) {
+    if (dir == top)
+      return 1;
+    if (dir == &root_dir || dir == &tmp_dir || dir == &up_dir)
+      return 0;
+    dir = parent_of(dir);
+  }
+  return 0;
+}
+
+long __mnemo_rename(int olddirfd, const char *old, int newdirfd, const char *new,
+                    unsigned flags) {
+  const unsigned noreplace = 1, exchange = 2;
+  if ((flags & ~(noreplace | exchange)) || flags == (noreplace | exchange))
+    return -EINVAL;
+  struct place from, to;
+  lookup(olddirfd, old, 0, 0, &from);
+  if (!from.file)
+    return from.err;
+  lookup(newdirfd, new, 0, 1, &to);
+  if (!to.file && !to.last)
+    return to.err;
+  if (from.dots || to.dots)
+    return -EBUSY;
+  if (!from.name || (to.file && !to.name))
+    return from.file->read_only ? -EROFS : -EXDEV;
+  if (to.file && (flags & noreplace))
+    return -EEXIST;
+  if (!to.file && (flags & exchange))
+    return -ENOENT;
+  if (!writable_dir(from.dir) || !writable_dir(to.dir))
+    return -EACCES;
+  if (to.file == from.file)
+    return 0;
+  struct mnemo_file *f = from.file;
+  if (is_dir(f) && within(to.dir, f))
+    return -EINVAL;
+  if (flags & exchange) {
+    if (is_dir(to.file) && within(from.dir, to.file))
+      return -EINVAL;
+    to.name->file = f;
+    from.name->file = to.file;
+    return 0;
+  }
+  if (to.file) {
+    if (is_dir(f) && !is_dir(to.file))
+      return -ENOTDIR;
+    if (!is_dir(f) && is_dir(to.file))
+      return -EISDIR;
+    if (is_dir(to.file) && holds_names(to.file))
+      return -ENOTEMPTY;
+    drop_name(to.name);
+    from.name->name = to.name->name;
+  } else {
+    if ((to.slash || from.slash) && !is_dir(f))
+      return -ENOTDIR;
+    from.name->name = to.last;
+  }
+  from.name->dir = to.dir;
+  f->st->st_ctim = (struct timespec){MNEMO_TIME, 0};
+  return 0;
+}
+
+/* unlink (dir = 0) and rmdir (dir = 1), with the kernel's checks: a
+ * directory cannot be unlinked; rmdir of a file is ENOTDIR, and of a
+ * directory by a name whose last component is "." EINVAL, ".." ENOTEMPTY,
+ * of "/" EBUSY. */
+long __mnemo_remove(int dirfd, const char *path, int dir) {
+  struct place pl;
+  lookup(dirfd, path, 0, 0, &pl);
+  struct mnemo_file *f = pl.file;
+  if (!f)
+    return pl.err;
+  if (!dir && is_dir(f))
+    return -EISDIR;
+  if (dir) {
+    if (!is_dir(f))
+      return -ENOTDIR;
+    if (pl.dots)
+      return pl.dots == 1 ? -EINVAL : pl.dots == 2 ? -ENOTEMPTY : -EBUSY;
+  }
+  if (!pl.name)
+    return f->read_only ? -EROFS : -EACCES;
+  if (dir && holds_names(f))
+    return -ENOTEMPTY;
+  if (!writable_dir(pl.dir))
+    return -EACCES;
+  drop_name(pl.name);
+  return 0;
+}
+
+long __mnemo_chdir(const char *path) {
+  struct place pl;
+  lookup(AT_FDCWD, path, 1, 0, &pl);
+  if (!pl.file)
+    return pl.err;
+  if (!is_dir(pl.file))
+    return -ENOTDIR;
+  __mnemo_fs.cwd = pl.file;
+  return 0;
+}
+
+long __mnemo_fchdir(struct mnemo_desc *d) {
+  if (d->kind != MNEMO_DIR)
+    return -ENOTDIR;
+  __mnemo_fs.cwd = d->file;
+  return 0;
+}
+
+/* The working directory's path: "/", "/tmp" or below one of them by the
+ * names of the directories on the way (ENOENT once one is removed). */
+long __mnemo_getcwd(char *buf, unsigned long size) {
+  char path[PATH_MAX];
+  unsigned long at = PATH_MAX - 1;
+  path[at] = 0;
+  struct mnemo_file *d = cwd();
+  while (d != &root_dir) {
+    const char *name = "tmp";
+    struct mnemo_name *n = 0;
+    if (d == &up_dir)
+      return -ENOENT;
+    if (d != &tmp_dir) {
+      n = name_of(d);
+      if (!n)
+        return -ENOENT;
+      name = n->name;
+    }
+    unsigned long len = strlen(name);
+    if (len + 1 > at)
+      return -ENAMETOOLONG;
+    at -= len;
+    __builtin_memcpy(path + at, name, len);
+    path[--at] = '/';
+    d = n ? n->dir : &root_dir;
+  }
+  if (at == PATH_MAX - 1)
+    path[--at] = '/';
+  unsigned long need = PATH_MAX - at;
+  if (size < need)
+    return -ERANGE;
+  __builtin_memcpy(buf, path + at, need);
+  return need;
+}
+
+/* One entry of a directory: ".", "..", then its names, oldest first. */
+static int entry(struct mnemo_file *dir, unsigned long i, const char **name,
+                 struct mnemo_file **f) {
+  if (i < 2) {
+    *name = i ? ".." : ".";
+    *f = i ? parent_of(dir) : dir;
+    return 1;
+  }
+  unsigned long k = 2;
+  for (struct mnemo_name *n = __mnemo_fs.names; n; n = n->next) {
+    if (n->dir == dir && k++ == i) {
+      *name = n->name;
+      *f = n->file;
+      return 1;
+    }
+  }
+  return 0;
+}
+
+long __mnemo_getdents(struct mnemo_desc *d, char *buf, unsigned long n) {
+  unsigned long used = 0;
+  const char *name;
+  struct mnemo_file *f;
+  while (entry(d->file, d->off, &name, &f)) {
+    unsigned long len = strlen(name);
+    unsigned long reclen = (19 + len + 1 + 7) & ~7UL;
+    if (used + reclen > n)
+      return used ? (long)used : -EINVAL;
+    char *p = buf + used;
+    memset(p, 0, reclen);
+    *(unsigned long *)p = f->st->st_ino & 0x7FFFFFFF;
+    *(long *)(p + 8) = d->off + 1;
+    *(unsigned short *)(p + 16) = reclen;
+    /* The type of an entry is its mode's type, as DT_* numbers it. */
+    p[18] = (f->st->st_mode & S_IFMT) >> 12;
+    __builtin_memcpy(p + 19, name, len);
+    used += reclen;
+    d->off++;
+  }
+  return used;
+}
