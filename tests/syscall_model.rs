@@ -47,11 +47,15 @@ fn the_model_answers_what_coreutils_asks() {
 
 /// `sleep inf` waits in `pause` and `timeout` in `sigsuspend`, for a
 /// signal the engine never delivers; `tail -f` in `read` for an inotify
-/// event, and nothing but the program changes the model's files.
+/// event, and nothing but the program changes the model's files; a read
+/// of an empty pipe whose write end is open, and an open of a FIFO, for
+/// another process.
 const WAITS_FOR_EVER: &str = r#"
+#include <fcntl.h>
 #include <klee/klee.h>
 #include <signal.h>
 #include <sys/inotify.h>
+#include <sys/stat.h>
 #include <unistd.h>
 int main(void) {
   int a = klee_int("a");
@@ -68,6 +72,14 @@ int main(void) {
     if (in >= 0 && inotify_add_watch(in, ".", IN_MODIFY) == 1)
       read(in, event, sizeof event);
   }
+  if (a == 4) {
+    int ends[2];
+    char c;
+    if (pipe(ends) == 0)
+      read(ends[0], &c, 1);
+  }
+  if (a == 5 && mkfifo("p", 0600) == 0)
+    open("p", O_WRONLY);
   return 0;
 }
 "#;
@@ -80,7 +92,7 @@ fn a_path_that_waits_for_ever_ends_early_as_blocked() {
     };
     let out = dir.path().join("out");
     let stats = run_supported(&bc, &out, &[]);
-    assert_eq!(stats["paths"]["early"]["blocked"], 3, "{stats}");
+    assert_eq!(stats["paths"]["early"]["blocked"], 5, "{stats}");
     assert_eq!(stats["paths"]["completed"], 1, "{stats}");
     let tests = json(&out.join("tests.json"));
     let blocked = tests["tests"]
@@ -89,5 +101,5 @@ fn a_path_that_waits_for_ever_ends_early_as_blocked() {
         .iter()
         .filter(|t| t["outcome"] == "early" && t["reason"] == "blocked")
         .count();
-    assert_eq!(blocked, 3, "{tests}");
+    assert_eq!(blocked, 5, "{tests}");
 }

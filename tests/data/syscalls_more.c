@@ -7,7 +7,8 @@
  * written past the end); the machine is fixed (one processor,
  * uname, no other process, no children, time does not pass); every open
  * descriptor is ready for poll at once; an inotify instance takes watches
- * of names that exist, and no event comes; the environment is empty but
+ * of names that exist, and no event comes; a pipe carries its bytes from
+ * one end to the other; the environment is empty but
  * there; and what a
  * run of one thread needs of threads and aligned allocation. Run by
  * tests/syscall_model.rs with `--sym-files 1 4`; every assertion must
@@ -167,6 +168,22 @@ int main(void) {
   assert(read(in, event, sizeof event) == -1 && errno == EAGAIN);
   assert(inotify_rm_watch(in, 1) == 0);
   assert(inotify_rm_watch(in, 3) == -1 && errno == EINVAL);
+
+  /* A pipe's read end reads what its write end wrote; empty, it would
+   * wait while a write end is open, and is at its end once none is. */
+  int ends[2];
+  char piped[8];
+  assert(pipe(ends) == 0 && write(ends[1], "hi", 2) == 2);
+  assert(lseek(ends[0], 0, SEEK_SET) == -1 && errno == ESPIPE);
+  assert(read(ends[0], piped, sizeof piped) == 2 && piped[0] == 'h' && piped[1] == 'i');
+  assert(fcntl(ends[0], F_SETFL, O_NONBLOCK) == 0);
+  assert(read(ends[0], piped, sizeof piped) == -1 && errno == EAGAIN);
+  int second = dup(ends[1]);
+  assert(close(ends[1]) == 0 && write(second, "x", 1) == 1 && close(second) == 0);
+  assert(read(ends[0], piped, sizeof piped) == 1 && read(ends[0], piped, 1) == 0);
+  assert(pipe2(ends, O_CLOEXEC) == 0 && fcntl(ends[1], F_GETFD) == FD_CLOEXEC);
+  assert(close(ends[0]) == 0 && write(ends[1], "x", 1) == -1 && errno == EPIPE);
+  assert(pipe2(ends, O_TRUNC) == -1 && errno == EINVAL);
   assert(lseek(in, 0, SEEK_SET) == -1 && errno == ESPIPE);
   assert(close(in) == 0);
   extern char **environ;

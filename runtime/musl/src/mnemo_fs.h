@@ -37,6 +37,8 @@ struct mnemo_file {
   char *contents;
   unsigned long stored, cap;
   struct stat *st;
+  /* A pipe's ends open for reading and for writing. */
+  unsigned readers, writers;
   struct mnemo_file *next;
 };
 
@@ -59,6 +61,9 @@ enum mnemo_kind {
   MNEMO_FILE,
   /* A directory (`file`), which lists its names. */
   MNEMO_DIR,
+  /* An end of a pipe (`file` holds what was written, `off` where the
+   * read end is). */
+  MNEMO_PIPE,
   /* An inotify instance: only the program changes the model's files, so
    * no event ever comes (`off` counts the watches added). */
   MNEMO_INOTIFY,

@@ -142,7 +142,8 @@ struct place {
   /* The directory of the last component: for a missing name (`last`),
    * where it would be made. */
   struct mnemo_file *dir;
-  char *last;
+  const char *last;
+  unsigned long last_len;
   long err;
   /* The path ends in a slash. */
   int slash;
@@ -169,15 +170,13 @@ static int concrete(const char *p) {
 /* `path` fixed to one value it may have on this path (at most PATH_MAX
  * bytes), or 0 if it is longer. */
 static char *fix(const char *path) {
-  char *c = malloc(PATH_MAX);
+  char c[PATH_MAX];
   for (unsigned long i = 0; i < PATH_MAX; i++) {
-    char b = (char)mnemo_example(path[i]);
-    klee_assume(path[i] == b);
-    c[i] = b;
-    if (!b)
-      return c;
+    c[i] = (char)mnemo_example(path[i]);
+    klee_assume(path[i] == c[i]);
+    if (!c[i])
+      return copy(c, i);
   }
-  free(c);
   return 0;
 }
 
@@ -200,8 +199,8 @@ static void through_link(struct mnemo_file *link, struct mnemo_file *dir,
     pl->err = -ELOOP;
     return;
   }
-  char *target = copy(link->contents, link->stored);
-  walk(dir, target, 1, depth + 1, pl);
+  /* A link's target is held with its terminator. */
+  walk(dir, link->contents, 1, depth + 1, pl);
 }
 
 /* Looks up a concrete path component by component from `dir`. */
@@ -255,7 +254,8 @@ static void walk(struct mnemo_file *dir, const char *p, int follow, int depth,
       pl->err = -ENOENT;
       if (final) {
         pl->dir = dir;
-        pl->last = copy(p, len);
+        pl->last = p;
+        pl->last_len = len;
         pl->slash = *rest == '/';
       }
       return;
@@ -395,9 +395,12 @@ static long makeable(struct place *pl, int dir) {
   return writable_dir(pl->dir) ? 0 : -EACCES;
 }
 
+static char *new_name(struct place *pl) { return copy(pl->last, pl->last_len); }
+
 static struct mnemo_file *make_in(struct place *pl, unsigned mode) {
-  struct mnemo_file *f = __mnemo_new_own(pl->last, mode);
-  __mnemo_add_name(pl->dir, pl->last, f);
+  char *name = new_name(pl);
+  struct mnemo_file *f = __mnemo_new_own(name, mode);
+  __mnemo_add_name(pl->dir, name, f);
   if (S_ISDIR(mode))
     __mnemo_fs.dirs_made++;
   return f;
@@ -567,7 +570,7 @@ long __mnemo_link(int olddirfd, const char *old, int newdirfd, const char *new,
     return from.file->read_only ? -EROFS : -EXDEV;
   if (is_dir(from.file))
     return -EPERM;
-  __mnemo_add_name(to.dir, to.last, from.file);
+  __mnemo_add_name(to.dir, new_name(&to), from.file);
   from.file->st->st_nlink++;
   return 0;
 }
@@ -630,7 +633,7 @@ long __mnemo_rename(int olddirfd, const char *old, int newdirfd, const char *new
   } else {
     if ((to.slash || from.slash) && !is_dir(f))
       return -ENOTDIR;
-    from.name->name = to.last;
+    from.name->name = new_name(&to);
   }
   from.name->dir = to.dir;
   f->st->st_ctim = (struct timespec){MNEMO_TIME, 0};

@@ -62,7 +62,13 @@ static long sys_read(long fd, char *buf, unsigned long n) {
   if (d->kind == MNEMO_INOTIFY)
     return (d->flags & O_NONBLOCK) ? -EAGAIN
                                    : __mnemo_kernel(SYS_pause, 0, 0, 0, 0, 0, 0);
-  long r = do_read(d, buf, n, d->off);
+  /* An empty pipe is at its end once no write end is open; before, a
+   * read waits for ever, as only this process could write to it. */
+  if (d->kind == MNEMO_PIPE && d->off >= d->file->size && d->file->writers)
+    return (d->flags & O_NONBLOCK) ? -EAGAIN
+                                   : __mnemo_kernel(SYS_pause, 0, 0, 0, 0, 0, 0);
+  long r = d->kind == MNEMO_PIPE ? __mnemo_read_at(d->file, buf, n, d->off)
+                                 : do_read(d, buf, n, d->off);
   if (r > 0)
     d->off += r;
   return r;
@@ -87,6 +93,9 @@ static long sys_write(long fd, const char *buf, unsigned long n) {
     return -EBADF;
   if (d->kind == MNEMO_OUTPUT)
     return __mnemo_kernel(SYS_write, d->stream, (long)buf, n, 0, 0, 0);
+  /* With no read end, a write fails (and SIGPIPE, never delivered). */
+  if (d->kind == MNEMO_PIPE)
+    return d->file->readers ? __mnemo_write_at(d->file, buf, n, d->file->size) : -EPIPE;
   if (d->kind != MNEMO_FILE)
     return -EBADF;
   if (d->flags & O_APPEND)
@@ -128,7 +137,8 @@ static long sys_lseek(long fd, long off, long whence) {
   long base;
   if (!d)
     return -EBADF;
-  if (d->kind == MNEMO_OUTPUT || d->kind == MNEMO_EMPTY_IN || d->kind == MNEMO_INOTIFY)
+  if (d->kind == MNEMO_OUTPUT || d->kind == MNEMO_EMPTY_IN || d->kind == MNEMO_INOTIFY ||
+      d->kind == MNEMO_PIPE)
     return -ESPIPE;
   switch (whence) {
   case SEEK_SET: base = 0; break;
@@ -144,7 +154,15 @@ static long sys_lseek(long fd, long off, long whence) {
 }
 
 static void release(struct mnemo_desc *d) {
-  if (--d->refs == 0 && d->heap)
+  if (--d->refs)
+    return;
+  if (d->kind == MNEMO_PIPE) {
+    if ((d->flags & 3) == O_RDONLY)
+      d->file->readers--;
+    else
+      d->file->writers--;
+  }
+  if (d->heap)
     free(d);
 }
 
@@ -213,7 +231,7 @@ static long sys_ioctl(long fd, long request, long arg) {
     return -EBADF;
   if (request == FIONREAD) {
     unsigned long left = 0;
-    if (d->kind == MNEMO_FILE && d->off < d->file->size)
+    if ((d->kind == MNEMO_FILE || d->kind == MNEMO_PIPE) && d->off < d->file->size)
       left = d->file->size - d->off;
     *(int *)arg = left;
     return 0;
@@ -400,6 +418,32 @@ static long sys_poll(struct pollfd *fds, unsigned long n) {
   return ready;
 }
 
+/* A pipe: both ends in this process, whose writes the read end reads. */
+static long sys_pipe(int *fds, long flags) {
+  if (flags & ~(O_CLOEXEC | O_NONBLOCK | O_DIRECT))
+    return -EINVAL;
+  struct mnemo_file *f = __mnemo_new_own("pipe", S_IFIFO | 0600);
+  struct mnemo_desc *end[2];
+  long fd[2];
+  f->readers = f->writers = 1;
+  for (int i = 0; i < 2; i++) {
+    end[i] = calloc(1, sizeof *end[i]);
+    end[i]->kind = MNEMO_PIPE;
+    end[i]->flags = (i ? O_WRONLY : O_RDONLY) | (flags & O_NONBLOCK);
+    end[i]->file = f;
+    end[i]->heap = 1;
+    fd[i] = dup_from(end[i], 0, (flags & O_CLOEXEC) != 0);
+    if (fd[i] < 0) {
+      if (i)
+        sys_close(fd[0]);
+      free(end[i]);
+      return fd[i];
+    }
+  }
+  fds[0] = fd[0], fds[1] = fd[1];
+  return 0;
+}
+
 static long sys_inotify_init(long flags) {
   if (flags & ~(IN_NONBLOCK | IN_CLOEXEC))
     return -EINVAL;
@@ -580,6 +624,8 @@ long __mnemo_syscall(long n, long a, long b, long c, long d, long e, long f) {
   case SYS_kill: return sys_kill(a, b);
   case SYS_poll:
   case SYS_ppoll: return sys_poll((struct pollfd *)a, b);
+  case SYS_pipe: return sys_pipe((int *)a, 0);
+  case SYS_pipe2: return sys_pipe((int *)a, b);
   case SYS_inotify_init: return sys_inotify_init(0);
   case SYS_inotify_init1: return sys_inotify_init(a);
   case SYS_inotify_add_watch: return sys_inotify_add_watch(a, (const char *)b, c);
