@@ -64,8 +64,11 @@ struct mnemo_file *__mnemo_new_file(const char *path, unsigned long size,
   } else {
     /* stdin's and stdout's statuses keep KLEE's constraints: an inode
      * number that readdir does not skip, a block size a buffer can take,
-     * and not a directory. */
+     * and not a directory. They are on another device than the model's
+     * files (a replay pipes stdin in), so never the same file as one the
+     * program opens or makes ("xaa would overwrite input"). */
     klee_assume((f->st->st_ino & 0x7FFFFFFF) != 0);
+    klee_assume(f->st->st_dev != 0);
     klee_assume(!S_ISDIR(f->st->st_mode));
     klee_assume((f->st->st_blksize & ~0xFFFF) == 0);
   }
