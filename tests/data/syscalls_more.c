@@ -8,7 +8,8 @@
  * uname, no other process, no children, time does not pass); every open
  * descriptor is ready for poll at once; an inotify instance takes watches
  * of names that exist, and no event comes; a pipe carries its bytes from
- * one end to the other; the environment is empty but
+ * one end to the other, and copy_file_range and sendfile from a file to
+ * another; the environment is empty but
  * there; and what a
  * run of one thread needs of threads and aligned allocation. Run by
  * tests/syscall_model.rs with `--sym-files 1 4`; every assertion must
@@ -27,6 +28,7 @@
 #include <string.h>
 #include <sys/inotify.h>
 #include <sys/resource.h>
+#include <sys/sendfile.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/utsname.h>
@@ -184,6 +186,16 @@ int main(void) {
   assert(pipe2(ends, O_CLOEXEC) == 0 && fcntl(ends[1], F_GETFD) == FD_CLOEXEC);
   assert(close(ends[0]) == 0 && write(ends[1], "x", 1) == -1 && errno == EPIPE);
   assert(pipe2(ends, O_TRUNC) == -1 && errno == EINVAL);
+
+  /* copy_file_range and sendfile copy bytes between files, as cp does. */
+  int copy = open("copy", O_RDWR | O_CREAT | O_EXCL, 0600);
+  loff_t at = 1;
+  assert(copy >= 0 && copy_file_range(fd, &at, copy, 0, 2, 0) == 2 && at == 3);
+  assert(pread(copy, piped, sizeof piped, 0) == 2 && piped[0] == 'b' && piped[1] == 'c');
+  assert(copy_file_range(fd, 0, copy, 0, 1, 1) == -1 && errno == EINVAL);
+  off_t from = 0;
+  assert(sendfile(copy, fd, &from, 3) == 3 && from == 3);
+  assert(pread(copy, piped, sizeof piped, 0) == 5 && piped[2] == 'a' && piped[4] == 'c');
   assert(lseek(in, 0, SEEK_SET) == -1 && errno == ESPIPE);
   assert(close(in) == 0);
   extern char **environ;

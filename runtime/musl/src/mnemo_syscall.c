@@ -418,6 +418,35 @@ static long sys_poll(struct pollfd *fds, unsigned long n) {
   return ready;
 }
 
+/* copy_file_range between regular files: the bytes read from one,
+ * at `*off_in` or its descriptor's offset, are written to the other, as
+ * the kernel's copy gives them. */
+static long sys_copy_range(long in, long *off_in, long out, long *off_out,
+                           unsigned long len, long flags) {
+  struct mnemo_desc *r = desc_of(in), *w = desc_of(out);
+  if (!r || !w || !readable(r) || !writable(w) || (w->flags & O_APPEND))
+    return -EBADF;
+  if (flags)
+    return -EINVAL;
+  if (r->kind != MNEMO_FILE || w->kind != MNEMO_FILE || !S_ISREG(r->file->st->st_mode) ||
+      !S_ISREG(w->file->st->st_mode))
+    return (r->kind == MNEMO_DIR || w->kind == MNEMO_DIR) ? -EISDIR : -EINVAL;
+  if ((off_in && *off_in < 0) || (off_out && *off_out < 0))
+    return -EINVAL;
+  unsigned long from = off_in ? (unsigned long)*off_in : r->off;
+  unsigned long to = off_out ? (unsigned long)*off_out : w->off;
+  if (len > 1UL << 20)
+    len = 1UL << 20;
+  char *buf = malloc(len ? len : 1);
+  long n = __mnemo_read_at(r->file, buf, len, from);
+  if (n > 0)
+    __mnemo_write_at(w->file, buf, n, to);
+  free(buf);
+  *(off_in ? (unsigned long *)off_in : &r->off) = from + n;
+  *(off_out ? (unsigned long *)off_out : &w->off) = to + n;
+  return n;
+}
+
 /* A pipe: both ends in this process, whose writes the read end reads. */
 static long sys_pipe(int *fds, long flags) {
   if (flags & ~(O_CLOEXEC | O_NONBLOCK | O_DIRECT))
@@ -624,6 +653,31 @@ long __mnemo_syscall(long n, long a, long b, long c, long d, long e, long f) {
   case SYS_kill: return sys_kill(a, b);
   case SYS_poll:
   case SYS_ppoll: return sys_poll((struct pollfd *)a, b);
+  case SYS_copy_file_range: return sys_copy_range(a, (long *)b, c, (long *)d, e, f);
+  case SYS_sendfile: {
+    struct mnemo_desc *w = desc_of(a);
+    if (!w || !writable(w))
+      return -EBADF;
+    /* To an output (stdout, stderr), the bytes are written as write does. */
+    if (w->kind == MNEMO_OUTPUT) {
+      struct mnemo_desc *r = desc_of(b);
+      if (!r || !readable(r))
+        return -EBADF;
+      if (r->kind != MNEMO_FILE)
+        return -EINVAL;
+      unsigned long len = d > 1L << 20 ? 1UL << 20 : (unsigned long)d;
+      unsigned long from = c ? *(unsigned long *)c : r->off;
+      char *buf = malloc(len ? len : 1);
+      long n = __mnemo_read_at(r->file, buf, len, from);
+      if (n > 0)
+        n = sys_write(a, buf, n);
+      free(buf);
+      if (n > 0)
+        *(c ? (unsigned long *)c : &r->off) = from + n;
+      return n;
+    }
+    return sys_copy_range(b, (long *)c, a, 0, d, 0);
+  }
   case SYS_pipe: return sys_pipe((int *)a, 0);
   case SYS_pipe2: return sys_pipe((int *)a, b);
   case SYS_inotify_init: return sys_inotify_init(0);
