@@ -3,8 +3,8 @@
  * ones. A file that cannot be opened is reported and skipped, and the exit
  * status is then 1.
  * program-args: --sym-args 0 2 2 --sym-files 1 3 --sym-stdin 3
- * expect-completed: 510
- * expect-tests: 510
+ * expect-completed: 576
+ * expect-tests: 576
  */
 #include <stdio.h>
 #include <string.h>

@@ -35,6 +35,11 @@ pub enum Native {
     IsSymbolic,
     /// `mnemo_example`: a value without constraining the path (runtime output).
     Example,
+    /// `mnemo_bytes_left`: how many bytes of its object lie from a pointer
+    /// on (0 for a symbolic pointer or one into no object), so the runtime
+    /// can read a symbolic string to its object's end without forking on
+    /// where it ends.
+    BytesLeft,
     /// `__VERIFIER_nondet_*`: a fresh symbolic value of the return width;
     /// `boolean` ones are constrained to 0 or 1.
     Nondet {
@@ -73,6 +78,7 @@ impl Native {
             "klee_warning" | "klee_warning_once" => Native::Warning,
             "klee_is_symbolic" => Native::IsSymbolic,
             "mnemo_example" => Native::Example,
+            "mnemo_bytes_left" => Native::BytesLeft,
             "reach_error" | "__VERIFIER_error" => Native::ReachError,
             "__mnemo_kernel" => Native::Syscall,
             "__mnemo_host_file" => Native::HostFile,
@@ -258,6 +264,22 @@ impl Executor {
                 let v = arg(0);
                 let w = v.width();
                 Ok(Some(Value::concrete(self.example(state, &v)?, w)))
+            }
+            Native::BytesLeft => {
+                let left = match arg(0) {
+                    Value::Concrete { bits, .. } => {
+                        let addr = bits as u64;
+                        state
+                            .memory
+                            .find(addr)
+                            .map_or(0, |e| e.object.size - (addr - e.object.address))
+                    }
+                    Value::Symbolic(_) => 0,
+                };
+                Ok(Some(Value::concrete(
+                    u128::from(left),
+                    ret_width.unwrap_or(64),
+                )))
             }
             Native::Nondet { boolean } => {
                 let Some(w) = ret_width else {

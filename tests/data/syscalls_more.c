@@ -106,7 +106,9 @@ int main(void) {
   assert(rename("/dev/null", "B") == -1 && errno == EXDEV);
   assert(link("A", "../B") == -1 && errno == EACCES);
   assert(fallocate(fd, 0, 0, 9000) == 0 && fstat(fd, &st) == 0 && st.st_size == 9000);
-  assert(chdir("/") == 0);
+  assert(chdir("/") == 0 && chdir("A") == -1 && errno == ENOENT);
+  assert(mkdir("/A", 0700) == -1 && errno == EACCES);
+  assert(chdir("tmp/mnemo-replay/cwd") == 0);
   assert(chdir("A") == -1 && errno == ENOTDIR);
 
   struct utsname u;

@@ -97,10 +97,8 @@ struct mnemo_fs {
   struct mnemo_file *files;
   /* The names in the directories the program may change, oldest first. */
   struct mnemo_name *names;
-  /* The working directory (the model's first one, "/", until a chdir). */
+  /* The working directory (0: the one a run starts in). */
   struct mnemo_file *cwd;
-  /* Directories made, so that a path with a slash may lead into one. */
-  unsigned dirs_made;
   unsigned long next_ino;
   unsigned sym_files;
   int hosts_loaded;
@@ -168,6 +166,8 @@ void klee_assume(uintptr_t condition);
 unsigned klee_is_symbolic(uintptr_t n);
 /* A value `x` may have on the path, without constraining it. */
 long mnemo_example(long x);
+/* The bytes of its object from `p` on (0 if `p` points into none). */
+unsigned long mnemo_bytes_left(const void *p);
 int klee_range(int begin, int end, const char *name);
 
 #endif

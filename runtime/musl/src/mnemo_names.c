@@ -1,17 +1,16 @@
 /* The names of mnemo's model and the calls that look them up. The
- * working directory starts as the model's "/", holding the symbolic files
- * A, B, ...; the program may make, link, rename and remove names there,
- * in the directories it makes and in /tmp (everyone's, as natively).
- * Other names: the host files `mnemo run --file PATH` names (read only,
- * by the path as given or as the engine resolved it) and /dev/null. The
- * parent of "/" is a directory of nobody's own that holds nothing the
- * model knows, as the parent of a replay's directory is.
+ * working directory, /tmp/mnemo-replay/cwd, holds the symbolic files A,
+ * B, ...; the program may make, link, rename and remove names there, in
+ * the directories it makes and in /tmp (everyone's, as natively). Its
+ * parent and "/" are root's, and hold nothing else the model knows but
+ * /dev/null; the host files `mnemo run --file PATH` names are found by
+ * the path as given or as the engine resolved it, read only.
  *
  * A path of symbolic bytes is compared with the names of the working
  * directory as it is, so that each name it can be is a path of its own;
  * one that is none of them is missing, unless the call makes a name or
- * the program made directories: then it is fixed to one of its values and
- * looked up component by component, as a concrete path always is. A
+ * the path has a slash: then it is fixed to one of its values and looked
+ * up component by component, as a concrete path always is. A
  * null path is EFAULT, as the kernel's copy of it fails; another bad
  * pointer is the program's memory error. */
 #include "mnemo_fs.h"
@@ -30,12 +29,19 @@
     .st_ctim = {MNEMO_TIME, 0},                                              \
   }
 
-static struct stat root_st = DIR_STAT(0755, 1);
-static struct stat up_st = DIR_STAT(0755, 3);
+/* The tree the model knows: "/" (root's) holds /dev/null and /tmp
+ * (everyone's), where a directory of root's holds the working directory,
+ * as a replay's scratch directory is laid out. */
+static struct stat root_st = DIR_STAT(0755, 2);
+static struct stat dev_st = DIR_STAT(0755, 7);
 static struct stat tmp_st = DIR_STAT(01777, 4);
-static struct mnemo_file root_dir = {.path = "/", .own = 1, .st = &root_st};
-static struct mnemo_file up_dir = {.path = "..", .st = &up_st};
+static struct stat up_st = DIR_STAT(0755, 3);
+static struct stat work_st = DIR_STAT(0755, 1);
+static struct mnemo_file root_dir = {.path = "/", .st = &root_st};
+static struct mnemo_file dev_dir = {.path = "/dev", .st = &dev_st};
 static struct mnemo_file tmp_dir = {.path = "/tmp", .st = &tmp_st};
+static struct mnemo_file up_dir = {.path = "..", .st = &up_st};
+static struct mnemo_file work_dir = {.path = ".", .own = 1, .st = &work_st};
 
 /* /dev/null: a file of no bytes that takes every write, as the
  * character device does (a write past a file's end is dropped). */
@@ -52,6 +58,21 @@ static struct stat dev_null_st = {
 };
 static struct mnemo_file dev_null = {.path = "/dev/null", .st = &dev_null_st};
 
+static struct mnemo_name tree[5] = {
+    {(char *)"dev", &root_dir, &dev_dir, &tree[1]},
+    {(char *)"null", &dev_dir, &dev_null, &tree[2]},
+    {(char *)"tmp", &root_dir, &tmp_dir, &tree[3]},
+    {(char *)"mnemo-replay", &tmp_dir, &up_dir, &tree[4]},
+    {(char *)"cwd", &up_dir, &work_dir, 0},
+};
+
+/* The names, the tree's first. */
+static struct mnemo_name **names(void) {
+  if (!__mnemo_fs.names)
+    __mnemo_fs.names = tree;
+  return &__mnemo_fs.names;
+}
+
 int __mnemo_is_dev_null(const struct mnemo_file *f) { return f == &dev_null; }
 
 /* The longest name a directory holds, and the most symbolic links a
@@ -60,7 +81,7 @@ int __mnemo_is_dev_null(const struct mnemo_file *f) { return f == &dev_null; }
 #define LINKS_MAX 40
 
 static struct mnemo_file *cwd(void) {
-  return __mnemo_fs.cwd ? __mnemo_fs.cwd : &root_dir;
+  return __mnemo_fs.cwd ? __mnemo_fs.cwd : &work_dir;
 }
 
 static int is_dir(const struct mnemo_file *f) { return S_ISDIR(f->st->st_mode); }
@@ -77,16 +98,16 @@ static int same(const char *a, const char *b) {
 void __mnemo_add_name(struct mnemo_file *dir, char *name, struct mnemo_file *f) {
   struct mnemo_name *n = calloc(1, sizeof *n);
   n->name = name;
-  n->dir = dir ? dir : &root_dir;
+  n->dir = dir ? dir : &work_dir;
   n->file = f;
-  struct mnemo_name **end = &__mnemo_fs.names;
+  struct mnemo_name **end = names();
   while (*end)
     end = &(*end)->next;
   *end = n;
 }
 
 static void drop_name(struct mnemo_name *gone) {
-  for (struct mnemo_name **n = &__mnemo_fs.names; *n; n = &(*n)->next) {
+  for (struct mnemo_name **n = names(); *n; n = &(*n)->next) {
     if (*n == gone) {
       *n = gone->next;
       if (!is_dir(gone->file))
@@ -98,13 +119,13 @@ static void drop_name(struct mnemo_name *gone) {
 
 unsigned __mnemo_subdirs(struct mnemo_file *dir) {
   unsigned k = 0;
-  for (struct mnemo_name *n = __mnemo_fs.names; n; n = n->next)
+  for (struct mnemo_name *n = *names(); n; n = n->next)
     k += n->dir == dir && is_dir(n->file);
   return k;
 }
 
 static int holds_names(struct mnemo_file *dir) {
-  for (struct mnemo_name *n = __mnemo_fs.names; n; n = n->next)
+  for (struct mnemo_name *n = *names(); n; n = n->next)
     if (n->dir == dir)
       return 1;
   return 0;
@@ -112,25 +133,30 @@ static int holds_names(struct mnemo_file *dir) {
 
 /* The name of a directory of the model in its parent, if it has one. */
 static struct mnemo_name *name_of(struct mnemo_file *dir) {
-  for (struct mnemo_name *n = __mnemo_fs.names; n; n = n->next)
+  for (struct mnemo_name *n = *names(); n; n = n->next)
     if (n->file == dir)
       return n;
   return 0;
 }
 
+/* A directory's parent: "/" is its own, and so is a removed one. */
 static struct mnemo_file *parent_of(struct mnemo_file *dir) {
-  if (dir == &root_dir || dir == &up_dir)
-    return &up_dir;
-  if (dir == &tmp_dir)
-    return &root_dir;
   struct mnemo_name *n = name_of(dir);
-  return n ? n->dir : &root_dir;
+  return n ? n->dir : dir;
 }
 
 /* Whether the program may make and remove names in `dir`: its own while
  * its owner may write it, or one everyone may write (/tmp). */
 static int writable_dir(struct mnemo_file *dir) {
   return dir->own ? (dir->st->st_mode & 0200) != 0 : (dir->st->st_mode & 0002) != 0;
+}
+
+/* Whether the program may remove or replace the name of `f` in `dir`: in
+ * a sticky directory (/tmp) only the owner's names (EPERM). */
+static long may_unname(struct mnemo_file *dir, struct mnemo_file *f) {
+  if (!writable_dir(dir))
+    return -EACCES;
+  return (dir->st->st_mode & S_ISVTX) && !f->own ? -EPERM : 0;
 }
 
 /* Where a path leads. */
@@ -180,9 +206,25 @@ static char *fix(const char *path) {
   return 0;
 }
 
+/* Whether a symbolic path has a slash before its end, as one condition
+ * of its bytes up to its object's end: asking it forks the path once, not
+ * once for each length the path may have. */
+static int may_have_slash(const char *p) {
+  unsigned long n = mnemo_bytes_left(p);
+  int alive = 1, slash = 0;
+  for (unsigned long i = 0; i < n && i < PATH_MAX; i++) {
+    char c = p[i];
+    if (!klee_is_symbolic(c) && !c)
+      break;
+    slash |= alive & (c == '/');
+    alive &= c != 0;
+  }
+  return slash;
+}
+
 static struct mnemo_name *find_name(struct mnemo_file *dir, const char *c,
                                     unsigned long len) {
-  for (struct mnemo_name *n = __mnemo_fs.names; n; n = n->next)
+  for (struct mnemo_name *n = *names(); n; n = n->next)
     if (n->dir == dir && strncmp(n->name, c, len) == 0 && n->name[len] == 0)
       return n;
   return 0;
@@ -215,10 +257,6 @@ static void walk(struct mnemo_file *dir, const char *p, int follow, int depth,
       pl->file = pl->dir = dir;
       pl->dots = 3;
       return;
-    }
-    if (p[0] == 't' && p[1] == 'm' && p[2] == 'p' && (p[3] == '/' || !p[3])) {
-      dir = &tmp_dir;
-      p += 3;
     }
   }
   for (;;) {
@@ -299,7 +337,7 @@ static int known(const char *path, struct place *pl) {
    * a path that is none of them then stays one path, not one for each
    * name it starts with. */
   int one = path[1] == 0;
-  for (struct mnemo_name *n = __mnemo_fs.names; n; n = n->next) {
+  for (struct mnemo_name *n = *names(); n; n = n->next) {
     if (n->dir != here || one != (n->name[1] == 0))
       continue;
     if (one ? path[0] == n->name[0] : same(path, n->name)) {
@@ -362,7 +400,10 @@ static void lookup(int dirfd, const char *path, int follow, int making,
     return;
   }
   if (!concrete(path)) {
-    if (!making && !__mnemo_fs.dirs_made && start == cwd()) {
+    /* A name of the working directory that is none of its names is
+     * missing; a path with a slash may still lead somewhere ("../",
+     * "A/", a directory made). */
+    if (!making && start == cwd() && !may_have_slash(path)) {
       pl->err = -ENOENT;
       return;
     }
@@ -401,8 +442,6 @@ static struct mnemo_file *make_in(struct place *pl, unsigned mode) {
   char *name = new_name(pl);
   struct mnemo_file *f = __mnemo_new_own(name, mode);
   __mnemo_add_name(pl->dir, name, f);
-  if (S_ISDIR(mode))
-    __mnemo_fs.dirs_made++;
   return f;
 }
 
@@ -566,7 +605,7 @@ long __mnemo_link(int olddirfd, const char *old, int newdirfd, const char *new,
   long bad = makeable(&to, 0);
   if (bad)
     return bad;
-  if (!from.file->own || from.file == &root_dir)
+  if (!from.file->own || from.file == &work_dir)
     return from.file->read_only ? -EROFS : -EXDEV;
   if (is_dir(from.file))
     return -EPERM;
@@ -580,7 +619,7 @@ static int within(struct mnemo_file *dir, struct mnemo_file *top) {
   for (int i = 0; i < 256; i++) {
     if (dir == top)
       return 1;
-    if (dir == &root_dir || dir == &tmp_dir || dir == &up_dir)
+    if (dir == &root_dir)
       return 0;
     dir = parent_of(dir);
   }
@@ -609,6 +648,11 @@ long __mnemo_rename(int olddirfd, const char *old, int newdirfd, const char *new
     return -ENOENT;
   if (!writable_dir(from.dir) || !writable_dir(to.dir))
     return -EACCES;
+  long bad = may_unname(from.dir, from.file);
+  if (!bad && to.file)
+    bad = may_unname(to.dir, to.file);
+  if (bad)
+    return bad;
   if (to.file == from.file)
     return 0;
   struct mnemo_file *f = from.file;
@@ -662,8 +706,9 @@ long __mnemo_remove(int dirfd, const char *path, int dir) {
     return f->read_only ? -EROFS : -EACCES;
   if (dir && holds_names(f))
     return -ENOTEMPTY;
-  if (!writable_dir(pl.dir))
-    return -EACCES;
+  long bad = may_unname(pl.dir, f);
+  if (bad)
+    return bad;
   drop_name(pl.name);
   return 0;
 }
@@ -686,31 +731,23 @@ long __mnemo_fchdir(struct mnemo_desc *d) {
   return 0;
 }
 
-/* The working directory's path: "/", "/tmp" or below one of them by the
- * names of the directories on the way (ENOENT once one is removed). */
+/* The working directory's path, by the names of the directories on the
+ * way from "/" (ENOENT once one of them is removed). */
 long __mnemo_getcwd(char *buf, unsigned long size) {
   char path[PATH_MAX];
   unsigned long at = PATH_MAX - 1;
   path[at] = 0;
-  struct mnemo_file *d = cwd();
-  while (d != &root_dir) {
-    const char *name = "tmp";
-    struct mnemo_name *n = 0;
-    if (d == &up_dir)
+  for (struct mnemo_file *d = cwd(); d != &root_dir;) {
+    struct mnemo_name *n = name_of(d);
+    if (!n)
       return -ENOENT;
-    if (d != &tmp_dir) {
-      n = name_of(d);
-      if (!n)
-        return -ENOENT;
-      name = n->name;
-    }
-    unsigned long len = strlen(name);
+    unsigned long len = strlen(n->name);
     if (len + 1 > at)
       return -ENAMETOOLONG;
     at -= len;
-    __builtin_memcpy(path + at, name, len);
+    __builtin_memcpy(path + at, n->name, len);
     path[--at] = '/';
-    d = n ? n->dir : &root_dir;
+    d = n->dir;
   }
   if (at == PATH_MAX - 1)
     path[--at] = '/';
@@ -730,7 +767,7 @@ static int entry(struct mnemo_file *dir, unsigned long i, const char **name,
     return 1;
   }
   unsigned long k = 2;
-  for (struct mnemo_name *n = __mnemo_fs.names; n; n = n->next) {
+  for (struct mnemo_name *n = *names(); n; n = n->next) {
     if (n->dir == dir && k++ == i) {
       *name = n->name;
       *f = n->file;
