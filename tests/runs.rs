@@ -591,3 +591,33 @@ fn only_new_coverage_writes_fewer_tests_with_the_same_paths_errors_and_coverage(
         .expect("mnemo replay");
     assert!(o.status.success(), "{}", stderr(&o));
 }
+
+const OVERRUN: &str = r#"
+#include <stdlib.h>
+int main(void) {
+  char *p = malloc(20);
+  volatile char c = p[22];
+  return c;
+}
+"#;
+
+#[test]
+fn an_access_past_an_object_names_the_object_it_overran() {
+    let dir = tempfile::tempdir().unwrap();
+    let Some(bc) = compile(dir.path(), "overrun", OVERRUN) else {
+        return;
+    };
+    let out = dir.path().join("out");
+    let o = run(&bc, &out, &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let report = std::fs::read_dir(&out)
+        .unwrap()
+        .flatten()
+        .find(|e| e.file_name().to_string_lossy().ends_with(".err"))
+        .map(|e| std::fs::read_to_string(e.path()).unwrap())
+        .expect("an .err file");
+    assert!(
+        report.contains("which is in no object (2 bytes past the end of `malloc`, 20 bytes at 0x"),
+        "{report}"
+    );
+}

@@ -172,10 +172,26 @@ impl Executor {
                 format!("use after free of `{}` at {a:#x}", o.name),
             );
         }
+        // An access a little past an object's end names the object.
+        let past = state.memory.below(a).and_then(|o| {
+            let end = o.address + o.size;
+            (a - end < 4096).then(|| {
+                format!(
+                    " ({} bytes past the end of `{}`, {} bytes at {:#x})",
+                    a - end,
+                    o.name,
+                    o.size,
+                    o.address
+                )
+            })
+        });
         self.error(
             state,
             ErrorKind::Ptr,
-            format!("access to {bytes} bytes at {a:#x}, which is in no object"),
+            format!(
+                "access to {bytes} bytes at {a:#x}, which is in no object{}",
+                past.unwrap_or_default()
+            ),
         )
     }
 

@@ -414,6 +414,13 @@ impl AddressSpace {
         (lo.min(addr), hi)
     }
 
+    /// The live object that ends last at or below `addr`, which is in no
+    /// object: the one an access at `addr` most likely overran.
+    pub fn below(&self, addr: u64) -> Option<&Arc<MemoryObject>> {
+        let (_, e) = self.objects.range(..=addr).next_back()?;
+        Some(&e.object)
+    }
+
     pub fn get(&self, base: u64) -> Option<&ObjectEntry> {
         self.objects.get(&base)
     }

@@ -194,14 +194,31 @@ static int concrete(const char *p) {
 }
 
 /* `path` fixed to one value it may have on this path (at most PATH_MAX
- * bytes), or 0 if it is longer. */
+ * bytes), or 0 if it is longer. The bytes are asked of the solver eight
+ * at a time, up to the object's end, and fixed up to the terminator. */
 static char *fix(const char *path) {
   char c[PATH_MAX];
-  for (unsigned long i = 0; i < PATH_MAX; i++) {
-    c[i] = (char)mnemo_example(path[i]);
-    klee_assume(path[i] == c[i]);
-    if (!c[i])
-      return copy(c, i);
+  unsigned long n = mnemo_bytes_left(path);
+  if (!n || n > PATH_MAX)
+    n = PATH_MAX;
+  for (unsigned long i = 0; i < n; i += 8) {
+    unsigned long k = n - i < 8 ? n - i : 8;
+    unsigned long word = 0;
+    for (unsigned long j = 0; j < k; j++)
+      word |= (unsigned long)(unsigned char)path[i + j] << (8 * j);
+    unsigned long value = mnemo_example(word);
+    unsigned long used = k;
+    for (unsigned long j = 0; j < k; j++) {
+      c[i + j] = (char)(value >> (8 * j));
+      if (!c[i + j]) {
+        used = j + 1;
+        break;
+      }
+    }
+    unsigned long mask = used == 8 ? ~0UL : (1UL << (8 * used)) - 1;
+    klee_assume((word & mask) == (value & mask));
+    if (!c[i + used - 1])
+      return copy(c, i + used - 1);
   }
   return 0;
 }
