@@ -174,14 +174,12 @@ impl Executor {
         }
         // An access a little past an object's end names the object.
         let past = state.memory.below(a).and_then(|o| {
-            let end = o.address + o.size;
-            (a - end < 4096).then(|| {
+            let end = o.address.saturating_add(o.size);
+            let beyond = a.checked_sub(end)?;
+            (beyond < 4096).then(|| {
                 format!(
-                    " ({} bytes past the end of `{}`, {} bytes at {:#x})",
-                    a - end,
-                    o.name,
-                    o.size,
-                    o.address
+                    " ({beyond} bytes past the end of `{}`, {} bytes at {:#x})",
+                    o.name, o.size, o.address
                 )
             })
         });

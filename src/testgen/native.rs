@@ -44,10 +44,10 @@ pub(crate) enum Stdin {
     Terminal(Vec<u8>),
 }
 
-/// How long a terminal stays open after its bytes are written: a program
-/// reading past them then sees the terminal hang up, its end of input
-/// (klee-replay waits likewise before closing its terminal).
-const TERMINAL_LINGER: Duration = Duration::from_secs(1);
+/// The most bytes typed into a terminal before the program starts: what
+/// its input queue takes. A program reads them and then the end of input;
+/// more are typed while it runs, and it may find the end before them.
+const TERMINAL_QUEUE: usize = 4000;
 
 /// How a native run ended, with what it wrote.
 pub(crate) struct NativeResult {
@@ -99,8 +99,11 @@ pub(crate) fn run_one(run: NativeRun<'_>, timeout: Duration) -> std::io::Result<
     let (stdin, feed, terminal) = match run.stdin {
         Stdin::Empty => (Stdio::null(), None, None),
         Stdin::Pipe(bytes) => (Stdio::piped(), Some(bytes), None),
-        Stdin::Terminal(bytes) => {
-            let pty = super::pty::open_raw()?;
+        Stdin::Terminal(mut bytes) => {
+            let mut pty = super::pty::open_raw()?;
+            let now = bytes.len().min(TERMINAL_QUEUE);
+            pty.master.write_all(&bytes[..now])?;
+            bytes.drain(..now);
             (Stdio::from(pty.slave), Some(bytes), Some(pty.master))
         }
     };
@@ -131,13 +134,9 @@ pub(crate) fn run_one(run: NativeRun<'_>, timeout: Duration) -> std::io::Result<
         .stderr(Stdio::piped())
         .spawn()?;
     let exited = Arc::new(AtomicBool::new(false));
-    let linger = if terminal.is_some() {
-        TERMINAL_LINGER
-    } else {
-        Duration::ZERO
-    };
     // A program that stops reading early closes the pipe: the write error
     // that follows is expected, not a failure of the replay.
+    let run_has_terminal = terminal.is_some();
     let sink: Option<Box<dyn Write + Send>> = match terminal {
         Some(master) => Some(Box::new(master)),
         None => child
@@ -145,12 +144,14 @@ pub(crate) fn run_one(run: NativeRun<'_>, timeout: Duration) -> std::io::Result<
             .take()
             .map(|p| Box::new(p) as Box<dyn Write + Send>),
     };
+    // A terminal stays open until the program ends: once its other end
+    // closes, a read gives EIO rather than the end of input.
     let feeder = sink.zip(feed).map(|(mut sink, bytes)| {
         let exited = Arc::clone(&exited);
+        let terminal = run_has_terminal;
         thread::spawn(move || {
             let _ = sink.write_all(&bytes);
-            let until = Instant::now() + linger;
-            while !exited.load(Ordering::Relaxed) && Instant::now() < until {
+            while terminal && !exited.load(Ordering::Relaxed) {
                 thread::sleep(Duration::from_millis(5));
             }
         })

@@ -15,7 +15,10 @@ pub(crate) struct Pty {
 }
 
 /// Opens a pseudo-terminal in raw mode, so that the bytes written into it
-/// reach the program as they are (no echo, no line editing, no signals).
+/// reach the program as they are (no echo, no line editing, no signals),
+/// and a read finding none of them left returns at once with nothing (as
+/// `VMIN` and `VTIME` 0 make it): the end of input, as the model's
+/// terminal has it, where a terminal that hangs up gives EIO.
 pub(crate) fn open_raw() -> io::Result<Pty> {
     let (mut master, mut slave) = (-1, -1);
     // SAFETY: openpty writes two descriptors into the integers it is given;
@@ -49,6 +52,8 @@ pub(crate) fn open_raw() -> io::Result<Pty> {
     let ok = unsafe {
         libc::tcgetattr(fd, &mut mode) == 0 && {
             libc::cfmakeraw(&mut mode);
+            mode.c_cc[libc::VMIN] = 0;
+            mode.c_cc[libc::VTIME] = 0;
             libc::tcsetattr(fd, libc::TCSANOW, &mode) == 0
         }
     };
