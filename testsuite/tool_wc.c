@@ -3,8 +3,8 @@
  * Reads with read(2) in small blocks, so a file's bytes come through the
  * system-call model directly.
  * program-args: --sym-args 0 2 2 --sym-files 1 2 --sym-stdin 2
- * expect-completed: 348
- * expect-tests: 348
+ * expect-completed: 353
+ * expect-tests: 353
  */
 #include <fcntl.h>
 #include <stdio.h>
