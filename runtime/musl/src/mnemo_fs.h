@@ -146,6 +146,9 @@ long __mnemo_chown(struct mnemo_file *f, long uid, long gid);
 long __mnemo_utimens(struct mnemo_file *f, const struct timespec *times);
 void __mnemo_stat_file(struct mnemo_file *f, struct stat *st);
 void __mnemo_stat_of(struct mnemo_desc *d, struct stat *st);
+/* The lowest free descriptor from `min` on, made to share `d` (EMFILE
+ * if none is free). */
+long __mnemo_dup_from(struct mnemo_desc *d, long min, int cloexec);
 /* A new file of the program's own, of mode `mode` (type and bits). */
 struct mnemo_file *__mnemo_new_own(const char *path, unsigned mode);
 /* Gives `f` the name `name` in `dir` (0: the model's first working

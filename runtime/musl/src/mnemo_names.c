@@ -468,16 +468,10 @@ static long new_desc(enum mnemo_kind kind, struct mnemo_file *f, int flags) {
   d->flags = flags & ~(O_CREAT | O_EXCL | O_TRUNC | O_CLOEXEC | O_NOFOLLOW);
   d->file = f;
   d->heap = 1;
-  for (int fd = 0; fd < MNEMO_FDS; fd++) {
-    if (!__mnemo_fs.fds[fd].desc) {
-      __mnemo_fs.fds[fd].desc = d;
-      __mnemo_fs.fds[fd].cloexec = (flags & O_CLOEXEC) != 0;
-      d->refs = 1;
-      return fd;
-    }
-  }
-  free(d);
-  return -EMFILE;
+  long fd = __mnemo_dup_from(d, 0, (flags & O_CLOEXEC) != 0);
+  if (fd < 0)
+    free(d);
+  return fd;
 }
 
 long __mnemo_open(int dirfd, const char *path, int flags, unsigned mode) {

@@ -175,8 +175,7 @@ static long sys_close(long fd) {
   return 0;
 }
 
-/* The lowest free descriptor from `min` on, made to share `d`. */
-static long dup_from(struct mnemo_desc *d, long min, int cloexec) {
+long __mnemo_dup_from(struct mnemo_desc *d, long min, int cloexec) {
   for (long fd = min < 0 ? 0 : min; fd < MNEMO_FDS; fd++) {
     if (!__mnemo_fs.fds[fd].desc) {
       __mnemo_fs.fds[fd].desc = d;
@@ -196,7 +195,7 @@ static long sys_dup2(long old, long new, int cloexec) {
     return new;
   if (__mnemo_fs.fds[new].desc)
     sys_close(new);
-  return dup_from(d, new, cloexec);
+  return __mnemo_dup_from(d, new, cloexec);
 }
 
 static long sys_fcntl(long fd, long cmd, long arg) {
@@ -204,8 +203,8 @@ static long sys_fcntl(long fd, long cmd, long arg) {
   if (!d)
     return -EBADF;
   switch (cmd) {
-  case F_DUPFD: return dup_from(d, arg, 0);
-  case F_DUPFD_CLOEXEC: return dup_from(d, arg, 1);
+  case F_DUPFD: return __mnemo_dup_from(d, arg, 0);
+  case F_DUPFD_CLOEXEC: return __mnemo_dup_from(d, arg, 1);
   case F_GETFD: return __mnemo_fs.fds[fd].cloexec ? FD_CLOEXEC : 0;
   case F_SETFD: __mnemo_fs.fds[fd].cloexec = (arg & FD_CLOEXEC) != 0; return 0;
   case F_GETFL: return d->flags;
@@ -461,7 +460,7 @@ static long sys_pipe(int *fds, long flags) {
     end[i]->flags = (i ? O_WRONLY : O_RDONLY) | (flags & O_NONBLOCK);
     end[i]->file = f;
     end[i]->heap = 1;
-    fd[i] = dup_from(end[i], 0, (flags & O_CLOEXEC) != 0);
+    fd[i] = __mnemo_dup_from(end[i], 0, (flags & O_CLOEXEC) != 0);
     if (fd[i] < 0) {
       if (i)
         sys_close(fd[0]);
@@ -480,7 +479,7 @@ static long sys_inotify_init(long flags) {
   d->kind = MNEMO_INOTIFY;
   d->flags = O_RDONLY | ((flags & IN_NONBLOCK) ? O_NONBLOCK : 0);
   d->heap = 1;
-  long fd = dup_from(d, 0, (flags & IN_CLOEXEC) != 0);
+  long fd = __mnemo_dup_from(d, 0, (flags & IN_CLOEXEC) != 0);
   if (fd < 0)
     free(d);
   return fd;
@@ -540,7 +539,7 @@ long __mnemo_syscall(long n, long a, long b, long c, long d, long e, long f) {
   case SYS_faccessat: return __mnemo_access(a, (const char *)b, c);
   case SYS_ioctl: return sys_ioctl(a, b, c);
   case SYS_fcntl: return sys_fcntl(a, b, c);
-  case SYS_dup: return desc_of(a) ? dup_from(desc_of(a), 0, 0) : -EBADF;
+  case SYS_dup: return desc_of(a) ? __mnemo_dup_from(desc_of(a), 0, 0) : -EBADF;
   case SYS_dup2: return sys_dup2(a, b, 0);
   case SYS_dup3: return a == b ? -EINVAL : sys_dup2(a, b, (c & O_CLOEXEC) != 0);
   case SYS_getdents64: {
