@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 
 use thiserror::Error;
 
+use super::canonical::CanonicalView;
 use super::journal::{journal_path, replay};
 use super::trie::Trie;
 use crate::files::FrameError;
@@ -55,7 +56,7 @@ pub fn trie_path(memo_dir: &Path, program: &str) -> PathBuf {
 /// The bytes of a trie file: its nodes numbered in depth-first order, so
 /// that two runs that found the same paths give equal files.
 pub fn encode(trie: &Trie) -> Vec<u8> {
-    frame_trie(&trie.canonical()).0
+    frame_trie(&CanonicalView::new(trie)).0
 }
 
 /// A trie file's bytes and its body's checksum, with the nodes numbered as
@@ -64,10 +65,19 @@ pub fn encode_arena(trie: &Trie) -> (Vec<u8>, [u8; 32]) {
     frame_trie(trie)
 }
 
-fn frame_trie(trie: &Trie) -> (Vec<u8>, [u8; 32]) {
-    let body = bincode::serialize(trie).expect("a trie always serializes");
-    let sum = *blake3::hash(&body).as_bytes();
-    (frame(&body), sum)
+/// The header and the body in one buffer of the size they need: a deep
+/// run's trie is hundreds of megabytes, which a growing buffer would copy
+/// over and over, and framing a separate body once more.
+fn frame_trie(trie: &impl serde::Serialize) -> (Vec<u8>, [u8; 32]) {
+    let size = bincode::serialized_size(trie).expect("a trie always serializes");
+    let mut bytes = Vec::with_capacity(HEADER + size as usize);
+    bytes.extend_from_slice(MAGIC);
+    bytes.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
+    bytes.extend_from_slice(&[0; 32]);
+    bincode::serialize_into(&mut bytes, trie).expect("a trie always serializes");
+    let sum = crate::files::checksum(&bytes[HEADER..]);
+    bytes[HEADER - 32..HEADER].copy_from_slice(&sum);
+    (bytes, sum)
 }
 
 /// `body` behind the header: magic, version and checksum. The fuzz target

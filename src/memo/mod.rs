@@ -4,7 +4,8 @@
 //!
 //! - [`trie`]: the trie (arena of nodes, typed indices) and path insertion;
 //! - [`record`]: builds a run's trie as its paths end;
-//! - [`file`]: the trie on disk (version, checksum, atomic writes);
+//! - [`file`]: the trie on disk (version, checksum, atomic writes), with
+//!   `canonical` writing a trie in its canonical numbering;
 //! - [`journal`]: what checkpoints add to the trie file between whole writes;
 //! - [`mark`]: marking, compression and merging, as the paper defines them;
 //! - [`guide`]: a marked trie guiding the executor (trie-guided replay);
@@ -14,6 +15,7 @@
 //! - [`order`]: the tests' numbering by their place in the trie;
 //! - [`show`]: `mnemo trie show|stats|dot`.
 
+mod canonical;
 pub mod file;
 pub mod guide;
 pub mod heuristic;

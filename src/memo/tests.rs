@@ -112,6 +112,35 @@ fn a_trie_file_round_trips_and_is_canonical() {
     assert_eq!(encode(&u), bytes);
 }
 
+/// The file is written from the trie in its canonical numbering without a
+/// copy of it: its bytes must be those of the copy, framed, also where the
+/// arena's order and the function table's differ from the canonical ones.
+#[test]
+fn a_trie_file_holds_the_canonical_copy_byte_for_byte() {
+    let mut t = Trie::new(figure3().recorded);
+    // Functions interned in an order the walk does not name them in, one
+    // named by no node, and one index past the table.
+    let unused = t.intern_func("unused");
+    let late = t.intern_func("late");
+    add(&mut t, &[1, 1], boundary(), 4);
+    add(&mut t, &[0, 0], End::Completed, 1);
+    let leaf = add(&mut t, &[1, 0], End::Completed, 3);
+    let f = t.intern_func("f");
+    t.touch(leaf);
+    let n = &mut t.nodes[leaf.index()];
+    n.stretch = vec![(late, 3), (f, 1), (unused + 100, 7)];
+    n.kept = vec![test_of(9, StoredOutcome::Exit { code: 2 })];
+    let root = &mut t.nodes[NodeId::ROOT.index()];
+    root.stretch = vec![(late, 0)];
+    let copy = t.canonical();
+    let body = bincode::serialize(&copy).expect("serializes");
+    assert_eq!(encode(&t), super::file::frame(&body));
+    assert_eq!(
+        decode(&encode(&t), Path::new("t.trie")).expect("decodes"),
+        copy
+    );
+}
+
 #[test]
 fn damaged_or_foreign_trie_files_are_named_errors() {
     let bytes = encode(&figure3());

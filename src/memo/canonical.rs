@@ -1,0 +1,130 @@
+//! A trie as [`Trie::canonical`] renumbers it, serialized straight from
+//! the trie it comes from: the same bytes as serializing the canonical
+//! copy, without making the copy. A deep run's trie holds a test in every
+//! leaf, and copying them all (then freeing them) was most of the time a
+//! run spent saving its trie, time no worker can share.
+
+use serde::ser::{SerializeSeq, SerializeStruct};
+use serde::{Serialize, Serializer};
+
+use super::stored::StoredTest;
+use super::trie::{End, NodeId, Trie, TriePoint};
+use crate::exec::Alt;
+
+/// The canonical numbering of a trie's nodes and functions, and the trie.
+pub struct CanonicalView<'a> {
+    trie: &'a Trie,
+    /// The nodes in depth-first order: the canonical node `i` is `order[i]`.
+    order: Vec<NodeId>,
+    /// Per arena slot, its canonical number.
+    new_id: Vec<NodeId>,
+    /// Per function index, its canonical number (`u32::MAX`: never named).
+    new_func: Vec<u32>,
+    /// The function names in canonical order.
+    funcs: Vec<&'a String>,
+}
+
+impl<'a> CanonicalView<'a> {
+    /// Numbers `trie` as [`Trie::canonical`] does: nodes in depth-first
+    /// order, functions in the order that walk first names them (a node's
+    /// point before the blocks of its stretch).
+    pub fn new(trie: &'a Trie) -> CanonicalView<'a> {
+        let order = trie.preorder();
+        let mut new_id = vec![NodeId(u32::MAX); trie.nodes.len()];
+        for (i, id) in order.iter().enumerate() {
+            new_id[id.index()] = NodeId(i as u32);
+        }
+        let mut new_func = vec![u32::MAX; trie.funcs.len()];
+        let mut funcs = Vec::new();
+        for id in &order {
+            let n = trie.node(*id);
+            let named = n.point.iter().map(|p| p.func);
+            for f in named.chain(n.stretch.iter().map(|&(f, _)| f)) {
+                if let Some(slot) = new_func.get_mut(f as usize) {
+                    if *slot == u32::MAX {
+                        *slot = funcs.len() as u32;
+                        funcs.push(&trie.funcs[f as usize]);
+                    }
+                }
+            }
+        }
+        CanonicalView {
+            trie,
+            order,
+            new_id,
+            new_func,
+            funcs,
+        }
+    }
+
+    /// A function's canonical number; one out of the table's range keeps
+    /// its own, as in [`Trie::canonical`].
+    fn func(&self, f: u32) -> u32 {
+        self.new_func.get(f as usize).copied().unwrap_or(f)
+    }
+}
+
+/// Field for field what `#[derive(Serialize)]` writes for [`TriePoint`].
+#[derive(Serialize)]
+#[serde(rename = "TriePoint")]
+struct PointView<'a> {
+    func: u32,
+    site: u32,
+    line: u32,
+    alts: &'a [Alt],
+}
+
+/// Field for field what `#[derive(Serialize)]` writes for a trie node.
+#[derive(Serialize)]
+#[serde(rename = "Node")]
+struct NodeView<'a> {
+    parent: Option<NodeId>,
+    via: u32,
+    point: Option<PointView<'a>>,
+    children: Vec<NodeId>,
+    end: &'a Option<End>,
+    test: &'a Option<StoredTest>,
+    kept: &'a [StoredTest],
+    stretch: Vec<(u32, u32)>,
+}
+
+/// The nodes in canonical order, each made as it is written.
+struct Nodes<'v, 'a>(&'v CanonicalView<'a>);
+
+impl Serialize for Nodes<'_, '_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let v = self.0;
+        let mut seq = s.serialize_seq(Some(v.order.len()))?;
+        for id in &v.order {
+            let n = v.trie.node(*id);
+            seq.serialize_element(&NodeView {
+                parent: n.parent.map(|p| v.new_id[p.index()]),
+                via: n.via,
+                point: n.point.as_ref().map(|p: &TriePoint| PointView {
+                    func: v.func(p.func),
+                    site: p.site,
+                    line: p.line,
+                    alts: &p.alts,
+                }),
+                children: n.children.iter().map(|c| v.new_id[c.index()]).collect(),
+                end: &n.end,
+                test: &n.test,
+                kept: &n.kept,
+                stretch: n.stretch.iter().map(|&(f, b)| (v.func(f), b)).collect(),
+            })?;
+        }
+        seq.end()
+    }
+}
+
+/// Field for field what `#[derive(Serialize)]` writes for [`Trie`] (its
+/// skipped fields are not written).
+impl Serialize for CanonicalView<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut t = s.serialize_struct("Trie", 3)?;
+        t.serialize_field("recorded", &self.trie.recorded)?;
+        t.serialize_field("funcs", &self.funcs)?;
+        t.serialize_field("nodes", &Nodes(self))?;
+        t.end()
+    }
+}
