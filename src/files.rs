@@ -94,9 +94,22 @@ pub fn frame(magic: &[u8], version: u32, body: &[u8]) -> Vec<u8> {
     let mut out = Vec::with_capacity(magic.len() + 36 + body.len());
     out.extend_from_slice(magic);
     out.extend_from_slice(&version.to_le_bytes());
-    out.extend_from_slice(blake3::hash(body).as_bytes());
+    out.extend_from_slice(&checksum(body));
     out.extend_from_slice(body);
     out
+}
+
+/// The checksum [`frame`] puts before a body: BLAKE3, on every core for a
+/// large body (a deep run's trie is hundreds of megabytes, hashed while no
+/// worker runs).
+pub fn checksum(body: &[u8]) -> [u8; 32] {
+    let mut h = blake3::Hasher::new();
+    if body.len() >= 1 << 20 {
+        h.update_rayon(body);
+    } else {
+        h.update(body);
+    }
+    *h.finalize().as_bytes()
 }
 
 /// The body of bytes [`frame`] made with `magic` and `version`, checked.
@@ -112,7 +125,7 @@ pub fn unframe<'a>(bytes: &'a [u8], magic: &[u8], version: u32) -> Result<&'a [u
         return Err(FrameError::Version(found));
     }
     let body = &bytes[header..];
-    if blake3::hash(body).as_bytes() != &bytes[magic.len() + 4..header] {
+    if checksum(body) != bytes[magic.len() + 4..header] {
         return Err(FrameError::Checksum);
     }
     Ok(body)
