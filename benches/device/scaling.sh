@@ -1,0 +1,178 @@
+#!/bin/bash
+# Many-core scaling of `--jobs N` against `--jobs 1`, for a machine that has
+# more cores than this one and no network (no registry, no compiler): the
+# `parallel` section of `make bench` measures two workers; this measures up
+# to as many as the other machine has.
+#
+#   benches/device/scaling.sh bundle DIR   # here: DIR/bundle.tar.xz
+#   benches/device/scaling.sh run DIR OUT  # there: OUT/results.jsonl, a table
+#
+# `bundle` packs the release binary (stripped), the shared libraries it
+# loads apart from the C library's own (the other machine's glibc must be
+# as new as this one's), the runtime's bitcode library and the subjects,
+# compiled here. `run` explores each subject with every worker count of
+# JOBS_LIST (default "1 2 4 8 16"), outputs on a memory file system, solver
+# stores off, and prints the speedup of each over `--jobs 1`: of the whole
+# call, and of the exploration alone (stats.json's `wall_s`, which leaves
+# out loading the program and saving the trie). Beside it, the ceiling: how
+# much faster N threads of pure arithmetic get through work than one,
+# the most any speedup can be on that machine.
+#
+# Subjects are the `parallel` section's, deepened until one worker takes
+# about 30 s on a 16-core Xeon; `--only-new-coverage` keeps the file system
+# out of the exploration's time, and one subject is also run writing a test
+# for every path (label `all`).
+set -u
+set -o pipefail
+
+# SOURCE:DEPTH, from the repository's root; the bundle compiles them all,
+# and DEPTHS (NAME:DEPTH ...) sets others at run time.
+SUBJECTS="testsuite/svcomp_nested_loops:25 benches/programs/parallel/wbs_run:23
+benches/programs/parallel/bintree_run:20 testsuite/paper_gcd:56"
+ALL_TESTS_SUBJECT=${ALL_TESTS_SUBJECT:-wbs_run:21}
+
+bundle() {
+    local dir=$1 root
+    root=$(cd "$(dirname "$0")/../.." && pwd)
+    local stage
+    stage=$(mktemp -d)
+    trap 'rm -rf "$stage"' RETURN
+    local b=$stage/bundle
+    mkdir -p "$b/lib" "$b/runtime/include/klee" "$b/runtime/build/musl"
+    local exe=$root/target/release/mnemo
+    [ -x "$exe" ] || { echo "build it first: cargo build --release" >&2; return 1; }
+    cp "$exe" "$b/mnemo" && strip "$b/mnemo"
+    ldd "$exe" | awk '/=>/ {print $3}' | while read -r lib; do
+        case $(basename "$lib") in
+            libc.so.*|libm.so.*|libpthread.so.*|libdl.so.*|librt.so.*) ;;
+            *) cp -L "$lib" "$b/lib/" ;;
+        esac
+    done
+    cp "$root/runtime/include/klee/klee.h" "$b/runtime/include/klee/"
+    cp -a "$root/runtime/build/musl/obj" "$root/runtime/build/musl/symbols.txt" \
+        "$b/runtime/build/musl/" || { echo "build the runtime first: make runtime" >&2; return 1; }
+    for s in $SUBJECTS; do
+        local src=${s%%:*}
+        "$exe" cc "$root/$src.c" -o "$b/$(basename "$src").bc" || return 1
+    done
+    mkdir -p "$dir"
+    tar -C "$stage" -cf - bundle | xz -T0 -6 > "$dir/bundle.tar.xz"
+    ls -l "$dir/bundle.tar.xz"
+}
+
+# N threads of arithmetic against one: seconds for one, then the ratio.
+ceiling() {
+    python3 - "$1" <<'PY'
+import multiprocessing as mp, sys, time
+def spin(_):
+    x = 0
+    for i in range(20_000_000):
+        x += i * i
+    return x
+if __name__ == "__main__":
+    n = int(sys.argv[1])
+    one = float("inf")
+    for _ in range(2):
+        t = time.time(); spin(0); one = min(one, time.time() - t)
+    t = time.time()
+    with mp.Pool(n) as p:
+        p.map(spin, range(n))
+    print(f"{n * one / (time.time() - t):.2f}")
+PY
+}
+
+# One run: program depth jobs label [options...]; appends a JSON line.
+measure() {
+    local name=$1 depth=$2 jobs=$3 label=$4
+    shift 4
+    rm -rf "$WORK/o" "$WORK/m"
+    local start end rc
+    start=$(date +%s.%N)
+    "$B/mnemo" run -q "$B/$name.bc" --max-depth "$depth" --jobs "$jobs" --store none \
+        --output-dir "$WORK/o" --memo "$WORK/m" "$@" > "$WORK/err" 2>&1
+    rc=$?
+    end=$(date +%s.%N)
+    python3 - "$name" "$depth" "$jobs" "$label" "$rc" "$start" "$end" "$WORK/o" \
+        >> "$RESULTS" <<'PY'
+import json, os, sys
+name, depth, jobs, label, rc, start, end, out = sys.argv[1:]
+r = {"program": name, "depth": int(depth), "jobs": int(jobs), "label": label,
+     "rc": int(rc), "call_s": float(end) - float(start)}
+try:
+    st = json.load(open(os.path.join(out, "stats.json")))
+    p = st["paths"]
+    r.update(paths=p["completed"] + sum(p["errors"].values()) + sum(p["early"].values()),
+             tests=st["tests"], instructions=st["instructions"], nodes=st["memo"]["nodes"],
+             explore_s=st["wall_s"], save_s=st["memo"]["save_s"],
+             busy_s=st["parallel"]["busy_s"], imbalance=st["parallel"]["imbalance"],
+             moved=st["parallel"]["moved"], z3_calls=st["solver"]["z3_calls"])
+except (OSError, KeyError, ValueError) as e:
+    r["error"] = str(e)
+print(json.dumps(r))
+PY
+    [ "$rc" = 0 ] || tail -5 "$WORK/err"
+}
+
+table() {
+    python3 - "$RESULTS" "$CEILINGS" <<'PY'
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+ceil = dict(json.loads(l).popitem() for l in open(sys.argv[2]))
+print(f"{'subject':<22} {'label':<5} {'jobs':>4} {'paths':>7} {'call s':>7} {'x call':>7} "
+      f"{'expl s':>7} {'x expl':>7} {'imbal':>6} {'ceiling':>7}")
+for r in rows:
+    if "error" in r:
+        print(r["program"], r["label"], r["jobs"], "failed:", r["error"])
+        continue
+    base = next((b for b in rows if b["program"] == r["program"] and b["depth"] == r["depth"]
+                 and b["label"] == r["label"] and b["jobs"] == 1 and "error" not in b), None)
+    x = lambda k: f"{base[k] / r[k]:.2f}x" if base else "-"
+    print(f"{r['program']:<22} {r['label']:<5} {r['jobs']:>4} {r['paths']:>7} {r['call_s']:>7.2f} "
+          f"{x('call_s'):>7} {r['explore_s']:>7.2f} {x('explore_s'):>7} {r['imbalance']:>6.2f} "
+          f"{ceil.get(str(r['jobs']), '-'):>7}")
+PY
+}
+
+run() {
+    local dir=$1 out=$2
+    mkdir -p "$out"
+    tar -C "$dir" -xJf "$dir/bundle.tar.xz" || return 1
+    B=$(cd "$dir/bundle" && pwd)
+    # clang and llvm-link are not needed to run bitcode that is compiled.
+    export LD_LIBRARY_PATH=$B/lib MNEMO_RUNTIME=$B/runtime MNEMO_CLANG=/bin/true MNEMO_LLVM_LINK=/bin/true
+    "$B/mnemo" --version || return 1
+    echo "cores: $(nproc); $(grep -m1 'model name' /proc/cpuinfo)"
+    WORK=/dev/shm/mnemo-scaling
+    [ -d /dev/shm ] || WORK=${TMPDIR:-/tmp}/mnemo-scaling
+    mkdir -p "$WORK"
+    RESULTS=$out/results.jsonl
+    CEILINGS=$out/ceilings.jsonl
+    : > "$RESULTS"
+    : > "$CEILINGS"
+    local jobs_list=${JOBS_LIST:-1 2 4 8 16}
+    for j in $jobs_list; do
+        [ "$j" = 1 ] || echo "{\"$j\": \"$(ceiling "$j")x\"}" >> "$CEILINGS"
+    done
+    for s in $SUBJECTS; do
+        local name depth
+        name=$(basename "${s%%:*}")
+        depth=${s##*:}
+        for d in ${DEPTHS:-}; do
+            [ "${d%%:*}" = "$name" ] && depth=${d##*:}
+        done
+        for j in $jobs_list; do
+            measure "$name" "$depth" "$j" new --only-new-coverage
+        done
+    done
+    for j in 1 ${jobs_list##* }; do
+        measure "${ALL_TESTS_SUBJECT%%:*}" "${ALL_TESTS_SUBJECT##*:}" "$j" all
+    done
+    rm -rf "$WORK"
+    table | tee "$out/table.txt"
+}
+
+case ${1:-} in
+    bundle) bundle "${2:?a directory for the bundle}" ;;
+    run) run "${2:?the directory holding bundle.tar.xz}" "${3:?a directory for the results}" ;;
+    *) echo "usage: $0 bundle DIR | run DIR OUT" >&2; exit 2 ;;
+esac
