@@ -74,11 +74,17 @@ static long sys_read(long fd, char *buf, unsigned long n) {
   return r;
 }
 
+/* A symbolic file without a name is stdin, a pipe or a terminal as a
+ * replay gives it: it cannot seek. */
+static int is_stream(const struct mnemo_desc *d) {
+  return d->kind == MNEMO_FILE && !d->file->path;
+}
+
 static long sys_pread(long fd, char *buf, unsigned long n, long off) {
   struct mnemo_desc *d = desc_of(fd);
   if (!d || !readable(d))
     return -EBADF;
-  if (d->kind != MNEMO_FILE)
+  if (d->kind != MNEMO_FILE || is_stream(d))
     return d->kind == MNEMO_DIR ? -EISDIR : -ESPIPE;
   if (off < 0)
     return -EINVAL;
@@ -138,7 +144,7 @@ static long sys_lseek(long fd, long off, long whence) {
   if (!d)
     return -EBADF;
   if (d->kind == MNEMO_OUTPUT || d->kind == MNEMO_EMPTY_IN || d->kind == MNEMO_INOTIFY ||
-      d->kind == MNEMO_PIPE)
+      d->kind == MNEMO_PIPE || is_stream(d))
     return -ESPIPE;
   switch (whence) {
   case SEEK_SET: base = 0; break;
