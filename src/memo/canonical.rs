@@ -4,11 +4,12 @@
 //! leaf, and copying them all (then freeing them) was most of the time a
 //! run spent saving its trie, time no worker can share.
 
+use rayon::prelude::*;
 use serde::ser::{SerializeSeq, SerializeStruct};
 use serde::{Serialize, Serializer};
 
 use super::stored::StoredTest;
-use super::trie::{End, NodeId, Trie, TriePoint};
+use super::trie::{End, NodeId, Recorded, Trie, TriePoint};
 use crate::exec::Alt;
 
 /// The canonical numbering of a trie's nodes and functions, and the trie.
@@ -96,26 +97,78 @@ impl Serialize for Nodes<'_, '_> {
         let v = self.0;
         let mut seq = s.serialize_seq(Some(v.order.len()))?;
         for id in &v.order {
-            let n = v.trie.node(*id);
-            seq.serialize_element(&NodeView {
-                parent: n.parent.map(|p| v.new_id[p.index()]),
-                via: n.via,
-                point: n.point.as_ref().map(|p: &TriePoint| PointView {
-                    func: v.func(p.func),
-                    site: p.site,
-                    line: p.line,
-                    alts: &p.alts,
-                }),
-                children: n.children.iter().map(|c| v.new_id[c.index()]).collect(),
-                end: &n.end,
-                test: &n.test,
-                kept: &n.kept,
-                stretch: n.stretch.iter().map(|&(f, b)| (v.func(f), b)).collect(),
-            })?;
+            seq.serialize_element(&v.node(*id))?;
         }
         seq.end()
     }
 }
+
+impl CanonicalView<'_> {
+    /// The node of arena slot `id` as the canonical trie has it.
+    fn node(&self, id: NodeId) -> NodeView<'_> {
+        let n = self.trie.node(id);
+        NodeView {
+            parent: n.parent.map(|p| self.new_id[p.index()]),
+            via: n.via,
+            point: n.point.as_ref().map(|p: &TriePoint| PointView {
+                func: self.func(p.func),
+                site: p.site,
+                line: p.line,
+                alts: &p.alts,
+            }),
+            children: n.children.iter().map(|c| self.new_id[c.index()]).collect(),
+            end: &n.end,
+            test: &n.test,
+            kept: &n.kept,
+            stretch: n.stretch.iter().map(|&(f, b)| (self.func(f), b)).collect(),
+        }
+    }
+
+    /// `bincode::serialize(self)`'s bytes after `front` zero bytes (room
+    /// for a header), with the nodes serialized on every core: bincode
+    /// writes a sequence as its length and then its elements, so chunks of
+    /// nodes serialized apart join into the same bytes.
+    pub fn to_bincode(&self, front: usize) -> Vec<u8> {
+        self.to_bincode_in(front, NODES_PER_CHUNK)
+    }
+
+    fn to_bincode_in(&self, front: usize, chunk: usize) -> Vec<u8> {
+        #[derive(Serialize)]
+        struct Head<'h> {
+            recorded: &'h Recorded,
+            funcs: &'h [&'h String],
+        }
+        let chunks: Vec<Vec<u8>> = self
+            .order
+            .par_chunks(chunk.max(1))
+            .map(|ids| {
+                let mut bytes = Vec::new();
+                for id in ids {
+                    bincode::serialize_into(&mut bytes, &self.node(*id))
+                        .expect("a trie node always serializes");
+                }
+                bytes
+            })
+            .collect();
+        let head = bincode::serialize(&Head {
+            recorded: &self.trie.recorded,
+            funcs: &self.funcs,
+        })
+        .expect("a trie's head always serializes");
+        let size = front + head.len() + 8 + chunks.iter().map(Vec::len).sum::<usize>();
+        let mut out = Vec::with_capacity(size);
+        out.resize(front, 0);
+        out.extend_from_slice(&head);
+        out.extend_from_slice(&(self.order.len() as u64).to_le_bytes());
+        for c in &chunks {
+            out.extend_from_slice(c);
+        }
+        out
+    }
+}
+
+/// Nodes a core serializes at a time.
+const NODES_PER_CHUNK: usize = 4096;
 
 /// Field for field what `#[derive(Serialize)]` writes for [`Trie`] (its
 /// skipped fields are not written).
@@ -126,5 +179,40 @@ impl Serialize for CanonicalView<'_> {
         t.serialize_field("funcs", &self.funcs)?;
         t.serialize_field("nodes", &Nodes(self))?;
         t.end()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Chunks of one node, of a few and of all of them give the bytes
+    /// serde gives the whole view.
+    #[test]
+    fn chunked_bytes_are_the_whole_views() {
+        let mut t = Trie::new(Recorded::default());
+        let f = t.intern_func("f");
+        let mut at = NodeId::ROOT;
+        for level in 0..5 {
+            t.nodes[at.index()].point = Some(TriePoint {
+                func: f,
+                site: level,
+                line: level,
+                alts: vec![Alt {
+                    payload: 0,
+                    feasible: true,
+                }],
+            });
+            at = t.add_child(at, 0);
+            t.nodes[at.index()].stretch = vec![(f, level)];
+        }
+        t.nodes[at.index()].end = Some(End::Completed);
+        let view = CanonicalView::new(&t);
+        let whole = bincode::serialize(&view).expect("serializes");
+        for chunk in [1, 2, 100] {
+            let bytes = view.to_bincode_in(3, chunk);
+            assert_eq!(&bytes[..3], &[0, 0, 0]);
+            assert_eq!(&bytes[3..], &whole[..], "chunks of {chunk}");
+        }
     }
 }

@@ -56,28 +56,32 @@ pub fn trie_path(memo_dir: &Path, program: &str) -> PathBuf {
 /// The bytes of a trie file: its nodes numbered in depth-first order, so
 /// that two runs that found the same paths give equal files.
 pub fn encode(trie: &Trie) -> Vec<u8> {
-    frame_trie(&CanonicalView::new(trie)).0
+    let mut bytes = CanonicalView::new(trie).to_bincode(HEADER);
+    put_header(&mut bytes);
+    bytes
 }
 
 /// A trie file's bytes and its body's checksum, with the nodes numbered as
 /// in the arena: the numbering the trie's journal refers to.
 pub fn encode_arena(trie: &Trie) -> (Vec<u8>, [u8; 32]) {
-    frame_trie(trie)
-}
-
-/// The header and the body in one buffer of the size they need: a deep
-/// run's trie is hundreds of megabytes, which a growing buffer would copy
-/// over and over, and framing a separate body once more.
-fn frame_trie(trie: &impl serde::Serialize) -> (Vec<u8>, [u8; 32]) {
+    // One buffer of the size it needs: a deep run's trie is hundreds of
+    // megabytes, which a growing buffer would copy over and over.
     let size = bincode::serialized_size(trie).expect("a trie always serializes");
     let mut bytes = Vec::with_capacity(HEADER + size as usize);
-    bytes.extend_from_slice(MAGIC);
-    bytes.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
-    bytes.extend_from_slice(&[0; 32]);
+    bytes.resize(HEADER, 0);
     bincode::serialize_into(&mut bytes, trie).expect("a trie always serializes");
-    let sum = crate::files::checksum(&bytes[HEADER..]);
-    bytes[HEADER - 32..HEADER].copy_from_slice(&sum);
+    let sum = put_header(&mut bytes);
     (bytes, sum)
+}
+
+/// Fills the header in front of a body serialized behind `HEADER` bytes
+/// (what [`frame`] writes), and returns the body's checksum.
+fn put_header(bytes: &mut [u8]) -> [u8; 32] {
+    let sum = crate::files::checksum(&bytes[HEADER..]);
+    bytes[..MAGIC.len()].copy_from_slice(MAGIC);
+    bytes[MAGIC.len()..HEADER - 32].copy_from_slice(&FORMAT_VERSION.to_le_bytes());
+    bytes[HEADER - 32..HEADER].copy_from_slice(&sum);
+    sum
 }
 
 /// `body` behind the header: magic, version and checksum. The fuzz target
