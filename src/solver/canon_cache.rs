@@ -13,9 +13,6 @@
 //! never repeats one, so it pays a few hash lookups per query, not a
 //! rebuilt copy of its constraints.
 
-use std::sync::Arc;
-
-use parking_lot::Mutex;
 use rustc_hash::FxHashMap;
 
 use super::canon::{canonical_form, Canonical, CanonicalArrays, ShapeHasher};
@@ -174,43 +171,6 @@ impl Layer for CanonCacheLayer {
     }
 }
 
-/// One [`CanonCacheLayer`] for the solvers of all a run's workers: what one
-/// worker learnt of a loop's queries, another's paths through the same
-/// loop ask again. Each worker on its own asked Z3 2.9 times as often with
-/// 16 workers as one worker did (a container filled with symbolic keys).
-/// The table is locked while a query is looked up and while an answer is
-/// kept, not while Z3 answers.
-#[derive(Clone, Default)]
-pub struct SharedCanonCache(Arc<Mutex<CanonCacheLayer>>);
-
-impl std::fmt::Debug for SharedCanonCache {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("SharedCanonCache")
-    }
-}
-
-impl Layer for SharedCanonCache {
-    fn name(&self) -> &'static str {
-        "canon-cache"
-    }
-
-    fn check(&mut self, q: &Query<'_>, next: &mut Chain<'_>) -> Result<Answer, SolverError> {
-        let (shape, found) = {
-            let mut cache = self.0.lock();
-            let shape = cache.shape(q);
-            (shape, cache.lookup(shape, q))
-        };
-        if let Some(answer) = found {
-            next.stats().cache_hits += 1;
-            next.stats().hit(self.name());
-            return Ok(answer);
-        }
-        let answer = next.check(q)?;
-        self.0.lock().store(shape, q, answer.clone());
-        Ok(answer)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use crate::expr::{self, constant, read, Array, ArrayRef, Evaluator, UpdateList};
@@ -226,50 +186,6 @@ mod tests {
             ..SolverConfig::default()
         };
         Solver::new(config)
-    }
-
-    #[test]
-    fn solvers_sharing_the_cache_answer_each_others_queries_in_threads_of_their_own() {
-        let config = SolverConfig {
-            chain: "canon-cache,z3".parse().unwrap(),
-            canon_cache: Some(super::SharedCanonCache::default()),
-            ..SolverConfig::default()
-        };
-        let q = |a: &ArrayRef| {
-            vec![
-                expr::ult(&constant(10, 8), &byte(a)),
-                expr::eq(&expr::mul(&byte(a), &byte(a)), &constant(121, 8)),
-            ]
-        };
-        let first = config.clone();
-        std::thread::spawn(move || {
-            let x = Array::symbolic("x", 1);
-            let mut s = Solver::new(first);
-            assert!(s
-                .get_model(&q(&x), std::slice::from_ref(&x))
-                .unwrap()
-                .is_some());
-            assert_eq!(s.stats().z3_calls, 1);
-        })
-        .join()
-        .unwrap();
-        let y = Array::symbolic("y", 1);
-        let mut other = Solver::new(config);
-        let m = other
-            .get_model(&q(&y), std::slice::from_ref(&y))
-            .unwrap()
-            .unwrap();
-        assert_eq!(
-            other.stats().z3_calls,
-            0,
-            "the other solver's answer was not used"
-        );
-        let mut e = Evaluator::new(&m);
-        assert!(q(&y).iter().all(|c| e.eval(c) == 1));
-        // A solver of its own asks Z3.
-        let mut own = solver();
-        own.get_model(&q(&y), std::slice::from_ref(&y)).unwrap();
-        assert_eq!(own.stats().z3_calls, 1);
     }
 
     #[test]
