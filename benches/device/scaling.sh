@@ -25,10 +25,11 @@
 set -u
 set -o pipefail
 
-# SOURCE:DEPTH, from the repository's root; the bundle compiles them all,
-# and DEPTHS (NAME:DEPTH ...) sets others at run time.
-SUBJECTS="testsuite/svcomp_nested_loops:25 benches/programs/parallel/wbs_run:23
-benches/programs/parallel/bintree_run:20 testsuite/paper_gcd:56"
+# SOURCE:DEPTH, from the repository's root: what the bundle compiles, and
+# at run time the subjects and their order (SUBJECTS, of those compiled)
+# and their depths (DEPTHS: NAME:DEPTH ...).
+SUBJECTS=${SUBJECTS:-"testsuite/svcomp_nested_loops:25 benches/programs/parallel/wbs_run:23
+benches/programs/parallel/bintree_run:20 testsuite/paper_gcd:56"}
 ALL_TESTS_SUBJECT=${ALL_TESTS_SUBJECT:-wbs_run:21}
 
 bundle() {
