@@ -2,8 +2,8 @@
  * default); "-n N" or "-N" sets the count. A count that is not a number is
  * an error (exit 1).
  * program-args: --sym-args 0 3 2 --sym-files 1 3 --sym-stdin 3
- * expect-completed: 257
- * expect-tests: 257
+ * expect-completed: 266
+ * expect-tests: 266
  */
 #include <stdio.h>
 #include <string.h>

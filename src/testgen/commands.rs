@@ -188,7 +188,15 @@ pub fn script(
     line(&[format!("export KTEST_FILE {POSIX_OBJECTS_ENV} ASAN_OPTIONS").as_bytes()]);
     line(&[b"# A scratch working directory, holding the symbolic files."]);
     line(&[b"scratch=$(mktemp -d) || exit 1"]);
-    line(&[b"trap 'rm -rf \"$scratch\"' EXIT"]);
+    match (&env.stdin, env.stdin_file) {
+        (Some(stdin), true) => {
+            line(&[b"# The test's stdin was a regular file: one of its bytes, outside it."]);
+            line(&[b"stdin_file=$(mktemp) || exit 1"]);
+            line(&[b"trap 'rm -rf \"$scratch\" \"$stdin_file\"' EXIT"]);
+            line(&[b"printf ", &printf_format(stdin), b" > \"$stdin_file\""]);
+        }
+        _ => line(&[b"trap 'rm -rf \"$scratch\"' EXIT"]),
+    }
     line(&[b"cd \"$scratch\" || exit 1"]);
     for f in &env.files {
         let file = shell_word(f.name.as_bytes());
@@ -206,7 +214,7 @@ pub fn script(
         ]);
     }
     let mut command: Vec<u8> = Vec::new();
-    if let Some(stdin) = &env.stdin {
+    if let Some(stdin) = env.stdin.as_ref().filter(|_| !env.stdin_file) {
         command.extend_from_slice(b"printf ");
         command.extend_from_slice(&printf_format(stdin));
         command.extend_from_slice(b" | ");
@@ -226,6 +234,8 @@ pub fn script(
     }
     if env.stdin.is_none() {
         command.extend_from_slice(b" < /dev/null");
+    } else if env.stdin_file {
+        command.extend_from_slice(b" < \"$stdin_file\"");
     }
     line(&[&command]);
     s

@@ -3,7 +3,7 @@
 //! as another user, waited for up to a limit, its output kept.
 
 use std::ffi::OsString;
-use std::io::{Read, Write};
+use std::io::{Read, Seek, SeekFrom, Write};
 use std::os::unix::process::CommandExt;
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -42,6 +42,9 @@ pub(crate) enum Stdin {
     Pipe(Vec<u8>),
     /// These bytes, typed into a terminal.
     Terminal(Vec<u8>),
+    /// These bytes, in a file of their own outside the working directory
+    /// (one the program can seek in).
+    File(Vec<u8>),
 }
 
 /// The most bytes typed into a terminal before the program starts: what
@@ -105,6 +108,13 @@ pub(crate) fn run_one(run: NativeRun<'_>, timeout: Duration) -> std::io::Result<
             pty.master.write_all(&bytes[..now])?;
             bytes.drain(..now);
             (Stdio::from(pty.slave), Some(bytes), Some(pty.master))
+        }
+        Stdin::File(bytes) => {
+            // Unnamed, so that it is gone with the run whatever happens.
+            let mut file = tempfile::tempfile()?;
+            file.write_all(&bytes)?;
+            file.seek(SeekFrom::Start(0))?;
+            (Stdio::from(file), None, None)
         }
     };
     let mut command = Command::new(run.binary);

@@ -40,6 +40,7 @@ const ST_MODE_OFFSET: usize = 24;
 const S_IFMT: u32 = 0o170000;
 const S_IFDIR: u32 = 0o040000;
 const S_IFCHR: u32 = 0o020000;
+const S_IFREG: u32 = 0o100000;
 /// klee-replay creates a file whose permission bits are all zero with these.
 const DEFAULT_MODE: u32 = 0o644;
 /// The size KLEE gives a symbolic stdout.
@@ -77,6 +78,9 @@ pub struct PosixEnv {
     /// Whether stdin's status says character device: the program's stdin
     /// is then a terminal.
     pub stdin_terminal: bool,
+    /// Whether stdin's status says regular file: the program's stdin is
+    /// then a file of those bytes, which it can seek in (else a pipe).
+    pub stdin_file: bool,
     /// Whether `--sym-stdout` was given.
     pub sym_stdout: bool,
     /// How many of the test's leading objects describe the environment;
@@ -314,6 +318,7 @@ impl PosixEnv {
             let (contents, mode) = objs.take_file("stdin", stdin_len as usize)?;
             env.stdin = Some(contents);
             env.stdin_terminal = mode & S_IFMT == S_IFCHR;
+            env.stdin_file = mode & S_IFMT == S_IFREG;
         }
         if env.sym_stdout {
             objs.take_file("stdout", SYM_STDOUT_SIZE)?;

@@ -285,6 +285,7 @@ fn replay_one(
         stdin: match env.stdin {
             None => Stdin::Empty,
             Some(bytes) if env.stdin_terminal => Stdin::Terminal(bytes),
+            Some(bytes) if env.stdin_file => Stdin::File(bytes),
             Some(bytes) => Stdin::Pipe(bytes),
         },
         env: &options.env,

@@ -74,10 +74,11 @@ static long sys_read(long fd, char *buf, unsigned long n) {
   return r;
 }
 
-/* A symbolic file without a name is stdin, a pipe or a terminal as a
- * replay gives it: it cannot seek. */
+/* A symbolic file without a name is stdin (or a symbolic stdout): unless
+ * its status says regular file, it is a pipe or a terminal, as a replay
+ * gives it, and cannot seek. */
 static int is_stream(const struct mnemo_desc *d) {
-  return d->kind == MNEMO_FILE && !d->file->path;
+  return d->kind == MNEMO_FILE && !d->file->path && !S_ISREG(d->file->st->st_mode);
 }
 
 static long sys_pread(long fd, char *buf, unsigned long n, long off) {
