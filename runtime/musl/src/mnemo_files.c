@@ -71,13 +71,6 @@ struct mnemo_file *__mnemo_new_file(const char *path, unsigned long size,
     klee_assume(f->st->st_dev != 0);
     klee_assume(!S_ISDIR(f->st->st_mode));
     klee_assume((f->st->st_blksize & ~0xFFFF) == 0);
-    /* A replay gives stdin as a file where its status says regular file,
-     * a terminal where it says character device, else a pipe: a stdin of
-     * another type (a socket, a block device) is one no replay gives.
-     * One condition, not three, so that the assumption forks nothing. */
-    if (!strcmp(stat_name, "stdin-stat"))
-      klee_assume(S_ISREG(f->st->st_mode) | S_ISFIFO(f->st->st_mode) |
-                  S_ISCHR(f->st->st_mode));
   }
   return f;
 }

@@ -51,6 +51,12 @@ static void make_files(unsigned files, unsigned file_len, unsigned stdin_len,
     struct mnemo_desc *in = &__mnemo_std[0];
     in->kind = MNEMO_FILE;
     in->file = __mnemo_new_file(0, stdin_len, "stdin", "stdin-stat");
+    /* A replay gives stdin as a file where its status says regular file,
+     * a terminal where it says character device, else a pipe: a stdin of
+     * another type (a socket, a block device) is one no replay gives.
+     * One condition, not three, so that the assumption forks nothing. */
+    unsigned mode = in->file->st->st_mode;
+    klee_assume(S_ISREG(mode) | S_ISFIFO(mode) | S_ISCHR(mode));
   }
   if (sym_stdout)
     __mnemo_std[1].file = __mnemo_new_file(0, 1024, "stdout", "stdout-stat");
