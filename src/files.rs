@@ -91,18 +91,36 @@ pub enum FrameError {
 /// framed this way, so a damaged or foreign file is refused before its body
 /// is read.
 pub fn frame(magic: &[u8], version: u32, body: &[u8]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(magic.len() + 36 + body.len());
-    out.extend_from_slice(magic);
-    out.extend_from_slice(&version.to_le_bytes());
-    out.extend_from_slice(&checksum(body));
+    let mut out = Vec::with_capacity(header_len(magic) + body.len());
+    out.resize(header_len(magic), 0);
     out.extend_from_slice(body);
+    frame_in_place(&mut out, magic, version);
     out
+}
+
+/// The length of [`frame`]'s header for `magic`: the magic, the version,
+/// the checksum.
+pub const fn header_len(magic: &[u8]) -> usize {
+    magic.len() + 4 + 32
+}
+
+/// Writes [`frame`]'s header over the first [`header_len`] bytes of
+/// `bytes`, whose body follows them, and returns the body's checksum: a
+/// large body is serialized straight behind room left for its header
+/// rather than copied behind one.
+pub fn frame_in_place(bytes: &mut [u8], magic: &[u8], version: u32) -> [u8; 32] {
+    let header = header_len(magic);
+    let sum = checksum(&bytes[header..]);
+    bytes[..magic.len()].copy_from_slice(magic);
+    bytes[magic.len()..header - 32].copy_from_slice(&version.to_le_bytes());
+    bytes[header - 32..header].copy_from_slice(&sum);
+    sum
 }
 
 /// The checksum [`frame`] puts before a body: BLAKE3, on every core for a
 /// large body (a deep run's trie is hundreds of megabytes, hashed while no
 /// worker runs).
-pub fn checksum(body: &[u8]) -> [u8; 32] {
+fn checksum(body: &[u8]) -> [u8; 32] {
     let mut h = blake3::Hasher::new();
     if body.len() >= 1 << 20 {
         h.update_rayon(body);
@@ -114,7 +132,7 @@ pub fn checksum(body: &[u8]) -> [u8; 32] {
 
 /// The body of bytes [`frame`] made with `magic` and `version`, checked.
 pub fn unframe<'a>(bytes: &'a [u8], magic: &[u8], version: u32) -> Result<&'a [u8], FrameError> {
-    let header = magic.len() + 4 + 32;
+    let header = header_len(magic);
     if bytes.len() < header || &bytes[..magic.len()] != magic {
         return Err(FrameError::Foreign);
     }

@@ -13,7 +13,7 @@ use crate::files::FrameError;
 const MAGIC: &[u8; 16] = b"mnemo trie file\n";
 /// Bumped whenever the body's layout changes; older files are refused.
 pub const FORMAT_VERSION: u32 = 2;
-const HEADER: usize = MAGIC.len() + 4 + 32;
+const HEADER: usize = crate::files::header_len(MAGIC);
 
 /// Why a trie file could not be used.
 #[derive(Debug, Error)]
@@ -57,7 +57,7 @@ pub fn trie_path(memo_dir: &Path, program: &str) -> PathBuf {
 /// that two runs that found the same paths give equal files.
 pub fn encode(trie: &Trie) -> Vec<u8> {
     let mut bytes = CanonicalView::new(trie).to_bincode(HEADER);
-    put_header(&mut bytes);
+    crate::files::frame_in_place(&mut bytes, MAGIC, FORMAT_VERSION);
     bytes
 }
 
@@ -70,18 +70,8 @@ pub fn encode_arena(trie: &Trie) -> (Vec<u8>, [u8; 32]) {
     let mut bytes = Vec::with_capacity(HEADER + size as usize);
     bytes.resize(HEADER, 0);
     bincode::serialize_into(&mut bytes, trie).expect("a trie always serializes");
-    let sum = put_header(&mut bytes);
+    let sum = crate::files::frame_in_place(&mut bytes, MAGIC, FORMAT_VERSION);
     (bytes, sum)
-}
-
-/// Fills the header in front of a body serialized behind `HEADER` bytes
-/// (what [`frame`] writes), and returns the body's checksum.
-fn put_header(bytes: &mut [u8]) -> [u8; 32] {
-    let sum = crate::files::checksum(&bytes[HEADER..]);
-    bytes[..MAGIC.len()].copy_from_slice(MAGIC);
-    bytes[MAGIC.len()..HEADER - 32].copy_from_slice(&FORMAT_VERSION.to_le_bytes());
-    bytes[HEADER - 32..HEADER].copy_from_slice(&sum);
-    sum
 }
 
 /// `body` behind the header: magic, version and checksum. The fuzz target
