@@ -5,8 +5,7 @@
 //! run spent saving its trie, time no worker can share.
 
 use rayon::prelude::*;
-use serde::ser::{SerializeSeq, SerializeStruct};
-use serde::{Serialize, Serializer};
+use serde::Serialize;
 
 use super::stored::StoredTest;
 use super::trie::{End, NodeId, Recorded, Trie, TriePoint};
@@ -89,20 +88,6 @@ struct NodeView<'a> {
     stretch: Vec<(u32, u32)>,
 }
 
-/// The nodes in canonical order, each made as it is written.
-struct Nodes<'v, 'a>(&'v CanonicalView<'a>);
-
-impl Serialize for Nodes<'_, '_> {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let v = self.0;
-        let mut seq = s.serialize_seq(Some(v.order.len()))?;
-        for id in &v.order {
-            seq.serialize_element(&v.node(*id))?;
-        }
-        seq.end()
-    }
-}
-
 impl CanonicalView<'_> {
     /// The node of arena slot `id` as the canonical trie has it.
     fn node(&self, id: NodeId) -> NodeView<'_> {
@@ -124,10 +109,11 @@ impl CanonicalView<'_> {
         }
     }
 
-    /// `bincode::serialize(self)`'s bytes after `front` zero bytes (room
-    /// for a header), with the nodes serialized on every core: bincode
-    /// writes a sequence as its length and then its elements, so chunks of
-    /// nodes serialized apart join into the same bytes.
+    /// The bincode bytes of the canonical copy after `front` zero bytes
+    /// (room for a header), with the nodes serialized on every core:
+    /// bincode writes a struct as its fields (the trie's head, then its
+    /// nodes) and a sequence as its length and then its elements, so chunks
+    /// of nodes serialized apart join into the same bytes.
     pub fn to_bincode(&self, front: usize) -> Vec<u8> {
         self.to_bincode_in(front, NODES_PER_CHUNK)
     }
@@ -170,24 +156,12 @@ impl CanonicalView<'_> {
 /// Nodes a core serializes at a time.
 const NODES_PER_CHUNK: usize = 4096;
 
-/// Field for field what `#[derive(Serialize)]` writes for [`Trie`] (its
-/// skipped fields are not written).
-impl Serialize for CanonicalView<'_> {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut t = s.serialize_struct("Trie", 3)?;
-        t.serialize_field("recorded", &self.trie.recorded)?;
-        t.serialize_field("funcs", &self.funcs)?;
-        t.serialize_field("nodes", &Nodes(self))?;
-        t.end()
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    /// Chunks of one node, of a few and of all of them give the bytes
-    /// serde gives the whole view.
+    /// Chunks of one node, of a few and of all of them give the bytes of
+    /// the canonical copy.
     #[test]
     fn chunked_bytes_are_the_whole_views() {
         let mut t = Trie::new(Recorded::default());
@@ -208,7 +182,7 @@ mod tests {
         }
         t.nodes[at.index()].end = Some(End::Completed);
         let view = CanonicalView::new(&t);
-        let whole = bincode::serialize(&view).expect("serializes");
+        let whole = bincode::serialize(&t.canonical()).expect("serializes");
         for chunk in [1, 2, 100] {
             let bytes = view.to_bincode_in(3, chunk);
             assert_eq!(&bytes[..3], &[0, 0, 0]);
