@@ -146,7 +146,7 @@ pub(crate) fn run_one(run: NativeRun<'_>, timeout: Duration) -> std::io::Result<
     let exited = Arc::new(AtomicBool::new(false));
     // A program that stops reading early closes the pipe: the write error
     // that follows is expected, not a failure of the replay.
-    let run_has_terminal = terminal.is_some();
+    let on_terminal = terminal.is_some();
     let sink: Option<Box<dyn Write + Send>> = match terminal {
         Some(master) => Some(Box::new(master)),
         None => child
@@ -158,10 +158,9 @@ pub(crate) fn run_one(run: NativeRun<'_>, timeout: Duration) -> std::io::Result<
     // closes, a read gives EIO rather than the end of input.
     let feeder = sink.zip(feed).map(|(mut sink, bytes)| {
         let exited = Arc::clone(&exited);
-        let terminal = run_has_terminal;
         thread::spawn(move || {
             let _ = sink.write_all(&bytes);
-            while terminal && !exited.load(Ordering::Relaxed) {
+            while on_terminal && !exited.load(Ordering::Relaxed) {
                 thread::sleep(Duration::from_millis(5));
             }
         })
