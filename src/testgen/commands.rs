@@ -23,7 +23,7 @@ use std::path::{Path, PathBuf};
 
 use super::index::{Outcome, TestRecord, TestsJson, TESTS_JSON};
 use super::ktest::KTest;
-use super::posix::PosixEnv;
+use super::posix::{PosixEnv, StdinType};
 use super::replay::{io_err, ReplayError, POSIX_OBJECTS_ENV};
 use super::toolchain::{is_native_program, Toolchain};
 use crate::files::write_atomic;
@@ -188,7 +188,8 @@ pub fn script(
     line(&[format!("export KTEST_FILE {POSIX_OBJECTS_ENV} ASAN_OPTIONS").as_bytes()]);
     line(&[b"# A scratch working directory, holding the symbolic files."]);
     line(&[b"scratch=$(mktemp -d) || exit 1"]);
-    match (&env.stdin, env.stdin_file) {
+    let stdin_file = env.stdin_type == StdinType::File;
+    match (&env.stdin, stdin_file) {
         (Some(stdin), true) => {
             line(&[b"# The test's stdin was a regular file: one of its bytes, outside it."]);
             line(&[b"stdin_file=$(mktemp) || exit 1"]);
@@ -207,14 +208,14 @@ pub fn script(
         }
         line(&[format!("chmod {:o} ", f.mode).as_bytes(), &file]);
     }
-    if env.stdin_terminal {
+    if env.stdin_type == StdinType::Terminal {
         line(&[
             b"# The test's stdin was a terminal; replay types these bytes into one,
                  # but the pipe below is not one.",
         ]);
     }
     let mut command: Vec<u8> = Vec::new();
-    if let Some(stdin) = env.stdin.as_ref().filter(|_| !env.stdin_file) {
+    if let Some(stdin) = env.stdin.as_ref().filter(|_| !stdin_file) {
         command.extend_from_slice(b"printf ");
         command.extend_from_slice(&printf_format(stdin));
         command.extend_from_slice(b" | ");
@@ -234,7 +235,7 @@ pub fn script(
     }
     if env.stdin.is_none() {
         command.extend_from_slice(b" < /dev/null");
-    } else if env.stdin_file {
+    } else if stdin_file {
         command.extend_from_slice(b" < \"$stdin_file\"");
     }
     line(&[&command]);

@@ -21,7 +21,7 @@ pub use classify::{classify_native, verdict, NativeOutcome, Termination, Verdict
 pub use commands::{write_commands, CommandsReport};
 pub use index::{Outcome, TestRecord, TestsJson, TESTS_JSON, TESTS_JSON_VERSION};
 pub use ktest::{KTest, KTestError, KTestObject, TruncatedAt, KTEST_VERSION};
-pub use posix::{PosixEnv, PosixError, SymFile};
+pub use posix::{PosixEnv, PosixError, StdinType, SymFile};
 pub use replay::{
     replay_dir, replay_dir_with, ReplayError, ReplayOptions, ReplayReport, ReplayResult,
     POSIX_OBJECTS_ENV,

@@ -65,6 +65,18 @@ pub struct SymFile {
     pub directory: bool,
 }
 
+/// What a test's stdin is natively, by the type its symbolic status says.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum StdinType {
+    /// A pipe: any type but these two.
+    #[default]
+    Pipe,
+    /// A terminal: a character device.
+    Terminal,
+    /// A file of the bytes, which the program can seek in: a regular file.
+    File,
+}
+
 /// The environment of one test, ready to be recreated natively.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct PosixEnv {
@@ -75,12 +87,8 @@ pub struct PosixEnv {
     /// The bytes on standard input; `None` when stdin was not symbolic
     /// (the program then reads end of file at once).
     pub stdin: Option<Vec<u8>>,
-    /// Whether stdin's status says character device: the program's stdin
-    /// is then a terminal.
-    pub stdin_terminal: bool,
-    /// Whether stdin's status says regular file: the program's stdin is
-    /// then a file of those bytes, which it can seek in (else a pipe).
-    pub stdin_file: bool,
+    /// What the program's stdin is, by the type its status says.
+    pub stdin_type: StdinType,
     /// Whether `--sym-stdout` was given.
     pub sym_stdout: bool,
     /// How many of the test's leading objects describe the environment;
@@ -317,8 +325,11 @@ impl PosixEnv {
         if stdin_len > 0 {
             let (contents, mode) = objs.take_file("stdin", stdin_len as usize)?;
             env.stdin = Some(contents);
-            env.stdin_terminal = mode & S_IFMT == S_IFCHR;
-            env.stdin_file = mode & S_IFMT == S_IFREG;
+            env.stdin_type = match mode & S_IFMT {
+                S_IFCHR => StdinType::Terminal,
+                S_IFREG => StdinType::File,
+                _ => StdinType::Pipe,
+            };
         }
         if env.sym_stdout {
             objs.take_file("stdout", SYM_STDOUT_SIZE)?;

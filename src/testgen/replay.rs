@@ -19,7 +19,7 @@ use super::classify::{classify_native, verdict, NativeOutcome, Termination, Verd
 use super::index::{Outcome, TestsJson, TESTS_JSON};
 use super::ktest::KTest;
 use super::native::{give_contents_to, run_one, NativeResult, NativeRun, Stdin};
-use super::posix::PosixEnv;
+use super::posix::{PosixEnv, StdinType};
 use super::toolchain::{is_native_program, Toolchain, ToolchainError};
 
 /// The environment variable telling the replay library how many leading
@@ -284,9 +284,11 @@ fn replay_one(
         posix_objects: env.objects,
         stdin: match env.stdin {
             None => Stdin::Empty,
-            Some(bytes) if env.stdin_terminal => Stdin::Terminal(bytes),
-            Some(bytes) if env.stdin_file => Stdin::File(bytes),
-            Some(bytes) => Stdin::Pipe(bytes),
+            Some(bytes) => match env.stdin_type {
+                StdinType::Terminal => Stdin::Terminal(bytes),
+                StdinType::File => Stdin::File(bytes),
+                StdinType::Pipe => Stdin::Pipe(bytes),
+            },
         },
         env: &options.env,
         run_as: options.run_as,
