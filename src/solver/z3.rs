@@ -14,7 +14,9 @@
 
 use super::query::{Answer, Chain, Layer, Query};
 use super::SolverError;
-use crate::expr::{arrays_in_all, ArrayRef, Assignment, CmpOp, ExprKind, ExprRef, UpdateList};
+use crate::expr::{
+    arrays_in_all, unsigned_range, ArrayRef, Assignment, CmpOp, ExprKind, ExprRef, UpdateList,
+};
 use crate::ir::BinOp;
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::collections::BTreeMap;
@@ -24,9 +26,10 @@ use z3::{Model, Params, SatResult, Solver as ZSolver, Sort};
 
 /// Reads of arrays with at most this many cases (writes, plus the root's
 /// bytes: the non-zero ones of a constant root, every one of a symbolic
-/// root) are translated as case splits rather than with the theory of
-/// arrays (see `Translator::read_as_cases`).
-const CASE_SPLIT_LIMIT: usize = 256;
+/// root; only those the index can reach) are translated as case splits
+/// rather than with the theory of arrays (see `Translator::read_as_cases`).
+/// A byte-indexed table of 256 entries with a few writes fits.
+const CASE_SPLIT_LIMIT: usize = 512;
 
 /// Decides queries with Z3, one fresh solver per query.
 pub struct Z3Layer {
@@ -429,29 +432,41 @@ impl Translator {
 
     /// A read of a small array as a case split on the index, newest write
     /// first, down to the root's bytes: `ite(idx = i_n, v_n, ite(..., root))`,
-    /// or `None` when the array is too large for that.
+    /// or `None` when there are too many cases for that.
     ///
     /// The theory of arrays forces Z3's general solver, which on reads at
     /// symbolic indices through a few writes (a histogram, a struct written
     /// through an alias) took more than the whole time limit; as cases, the
     /// query stays plain bit-vectors, which the bit-blasting solver decides
-    /// at once. Reading past the end gives 0, as in `expr::eval`.
+    /// at once. Only the cases the index can reach are counted and split
+    /// on: `tr` reads its 256-byte translation table (bytes 1 to 255
+    /// non-zero, a few written at symbolic places) at a zero-extended
+    /// byte, and as arrays each such query took a second or timed out.
+    /// Reading past the end gives 0, as in `expr::eval`.
     fn read_as_cases(
         &mut self,
         updates: &UpdateList,
         index: &ExprRef,
     ) -> Result<Option<BV>, SolverError> {
         let root = &updates.root;
-        // Counting stops past the limit: a large root is not scanned whole.
-        let root_cases = match &root.init {
-            Some(init) => init
-                .iter()
-                .filter(|&&b| b != 0)
+        let (lo, hi) = unsigned_range(index);
+        let reachable = |k: u128| lo <= k && k <= hi;
+        let writes: Vec<&crate::expr::UpdateNode> = updates
+            .iter()
+            .filter(|n| n.index.as_const().is_none_or(reachable))
+            .collect();
+        // The root's cases: its non-zero bytes (a constant root) or all its
+        // bytes (a symbolic one), at the indices in range. Counting stops
+        // past the limit, so that a large root is not scanned whole.
+        let span = (lo..hi.saturating_add(1).min(u128::from(root.size))).map(|k| k as u32);
+        let root_cases: Vec<u32> = match &root.init {
+            Some(init) => span
+                .filter(|&k| init.get(k as usize).is_some_and(|&b| b != 0))
                 .take(CASE_SPLIT_LIMIT + 1)
-                .count(),
-            None => root.size as usize,
+                .collect(),
+            None => span.take(CASE_SPLIT_LIMIT + 1).collect(),
         };
-        if root_cases.saturating_add(updates.len()) > CASE_SPLIT_LIMIT {
+        if root_cases.len().saturating_add(writes.len()) > CASE_SPLIT_LIMIT {
             return Ok(None);
         }
         let idx = self.bv(index)?;
@@ -461,24 +476,19 @@ impl Translator {
             (Some(_), Some(i)) => BV::from_u64(root.init_byte(i).unwrap_or(0) as u64, 8),
             (None, Some(i)) if i >= root.size as u128 => zero,
             (None, Some(i)) => self.byte_var(root, i as u32),
-            (Some(init), None) => {
+            (init, None) => {
                 let mut v = zero;
-                for (k, &b) in init.iter().enumerate().rev().filter(|(_, &b)| b != 0) {
-                    let at = idx.eq(BV::from_u64(k as u64, 64));
-                    v = at.ite(&BV::from_u64(b as u64, 8), &v);
-                }
-                v
-            }
-            (None, None) => {
-                let mut v = zero;
-                for k in (0..root.size).rev() {
-                    let at = idx.eq(BV::from_u64(k as u64, 64));
-                    v = at.ite(&self.byte_var(root, k), &v);
+                for &k in root_cases.iter().rev() {
+                    let at = idx.eq(BV::from_u64(u64::from(k), 64));
+                    let byte = match init {
+                        Some(init) => BV::from_u64(u64::from(init[k as usize]), 8),
+                        None => self.byte_var(root, k),
+                    };
+                    v = at.ite(&byte, &v);
                 }
                 v
             }
         };
-        let writes: Vec<&crate::expr::UpdateNode> = updates.iter().collect();
         for node in writes.into_iter().rev() {
             match (node.index.as_const(), const_index) {
                 (Some(a), Some(b)) if a != b => continue,
@@ -736,13 +746,58 @@ mod tests {
         // Both fields cannot be 2 while one of them is 1.
         let one = expr::eq(&field(0), &constant(1, 64));
         assert!(!is_sat(&[two], &one));
-        // A large array keeps the theory of arrays.
+        // A large array read at an index that can reach all of it keeps
+        // the theory of arrays; at an index of two bits it is four cases.
         let big = UpdateList::new(Array::symbolic("cases_big", 4096));
-        let r = expr::eq(&expr::read(&big, &field(0)), &constant(9, 8));
+        let wide = expr::zext(&expr::concat(&b, &b), 64);
+        for (index, arrays) in [(wide, true), (field(0), false)] {
+            let r = expr::eq(&expr::read(&big, &index), &constant(9, 8));
+            let mut t = Translator::default();
+            t.translate(&r).unwrap();
+            assert_eq!(t.uses_arrays(), arrays);
+            assert!(is_sat(&[], &r));
+        }
+    }
+
+    #[test]
+    fn a_table_read_at_a_byte_is_split_on_the_bytes_values_only() {
+        // tr's translation table: xlate[i] = i, then xlate[x] = y and
+        // xlate[z] = y at symbolic bytes, read at a symbolic byte c. A
+        // write at 300 cannot be reached by a byte and is left out.
+        let byte = |name: &str| {
+            let a = Array::symbolic(name, 1);
+            (a.clone(), expr::read(&UpdateList::new(a), &constant(0, 64)))
+        };
+        let ((_, x), (_, y), (_, z), (c_array, c)) =
+            (byte("xl_x"), byte("xl_y"), byte("xl_z"), byte("xl_c"));
+        let identity: Vec<u8> = (0..=255).collect();
+        let wide = |e: &ExprRef| expr::zext(e, 64);
+        let xlate = UpdateList::new(Array::constant("xlate", identity))
+            .write(wide(&x), y.clone())
+            .write(constant(300, 64), constant(7, 8))
+            .write(wide(&z), y.clone());
+        let out = expr::read(&xlate, &wide(&c));
+        let newline = expr::eq(&out, &constant(b'\n'.into(), 8));
         let mut t = Translator::default();
-        t.translate(&r).unwrap();
-        assert!(t.uses_arrays());
-        assert!(is_sat(&[], &r));
+        t.translate(&newline).unwrap();
+        assert!(!t.uses_arrays(), "256 bytes and two writes are cases");
+        let arrays = [c_array];
+        let no_write = [expr::not(&expr::eq(&c, &x)), expr::not(&expr::eq(&c, &z))];
+        let q = Query::new(&no_write, newline.clone()).with_model(&arrays);
+        let Answer::Sat(Some(m)) = solve(&q, 30_000, false).unwrap().0 else {
+            panic!("satisfiable")
+        };
+        assert_eq!(m.get(&arrays[0]).unwrap()[0], b'\n');
+        // Untouched by the writes, the table maps 'a' to 'a' only.
+        let a = expr::eq(&c, &constant(b'a'.into(), 8));
+        let not_a = expr::not(&expr::eq(&out, &constant(b'a'.into(), 8)));
+        assert!(!is_sat(
+            &[no_write[0].clone(), no_write[1].clone(), a.clone()],
+            &not_a
+        ));
+        // Through a write, it maps 'a' to whatever y is.
+        let through = expr::eq(&c, &x);
+        assert!(is_sat(&[through, a], &not_a));
     }
 
     #[test]
