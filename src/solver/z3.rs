@@ -476,15 +476,39 @@ impl Translator {
             (Some(_), Some(i)) => BV::from_u64(root.init_byte(i).unwrap_or(0) as u64, 8),
             (None, Some(i)) if i >= root.size as u128 => zero,
             (None, Some(i)) => self.byte_var(root, i as u32),
-            (init, None) => {
+            (Some(init), None) => {
+                // Equal bytes share one case, a union of index ranges: a
+                // table of digit values is 0xff but for ten entries, and
+                // as one case per entry Z3 took 200 ms to see that a
+                // non-digit has no digit value.
+                let mut ranges: BTreeMap<u8, Vec<(u32, u32)>> = BTreeMap::new();
+                for &k in &root_cases {
+                    let spans = ranges.entry(init[k as usize]).or_default();
+                    match spans.last_mut() {
+                        Some((_, hi)) if *hi + 1 == k => *hi = k,
+                        _ => spans.push((k, k)),
+                    }
+                }
+                let at = |k: u32| BV::from_u64(u64::from(k), 64);
+                let mut v = zero;
+                for (byte, spans) in ranges {
+                    let inside: Vec<Bool> = spans
+                        .iter()
+                        .map(|&(lo, hi)| match lo == hi {
+                            true => idx.eq(at(lo)),
+                            false => Bool::and(&[&idx.bvuge(at(lo)), &idx.bvule(at(hi))]),
+                        })
+                        .collect();
+                    let inside: Vec<&Bool> = inside.iter().collect();
+                    v = Bool::or(&inside).ite(&BV::from_u64(u64::from(byte), 8), &v);
+                }
+                v
+            }
+            (None, None) => {
                 let mut v = zero;
                 for &k in root_cases.iter().rev() {
                     let at = idx.eq(BV::from_u64(u64::from(k), 64));
-                    let byte = match init {
-                        Some(init) => BV::from_u64(u64::from(init[k as usize]), 8),
-                        None => self.byte_var(root, k),
-                    };
-                    v = at.ite(&byte, &v);
+                    v = at.ite(&self.byte_var(root, k), &v);
                 }
                 v
             }
@@ -757,6 +781,31 @@ mod tests {
             assert_eq!(t.uses_arrays(), arrays);
             assert!(is_sat(&[], &r));
         }
+    }
+
+    #[test]
+    fn equal_bytes_of_a_table_share_one_case() {
+        // A digit-value table read at c + 1: 0xff but for the ten digits.
+        let c_array = Array::symbolic("dv_c", 1);
+        let c = expr::read(&UpdateList::new(c_array.clone()), &constant(0, 64));
+        let mut table = vec![0xffu8; 257];
+        for d in 0..10u8 {
+            table[usize::from(b'0' + d) + 1] = d;
+        }
+        let at = expr::add(&expr::zext(&c, 64), &constant(1, 64));
+        let value = expr::read(&UpdateList::new(Array::constant("dv_t", table)), &at);
+        let is_digit = expr::ult(&expr::sub(&c, &constant(b'0'.into(), 8)), &constant(10, 8));
+        let small = expr::ult(&value, &constant(10, 8));
+        let mut t = Translator::default();
+        t.translate(&small).unwrap();
+        assert!(!t.uses_arrays());
+        assert!(!is_sat(&[expr::not(&is_digit)], &small));
+        let seven = expr::eq(&value, &constant(7, 8));
+        let q = Query::new(&[], seven).with_model(std::slice::from_ref(&c_array));
+        let Answer::Sat(Some(m)) = solve(&q, 30_000, false).unwrap().0 else {
+            panic!("satisfiable")
+        };
+        assert_eq!(m.get(&c_array).unwrap()[0], b'7');
     }
 
     #[test]
