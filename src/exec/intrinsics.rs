@@ -266,6 +266,13 @@ impl Executor {
                 };
                 expr::and(&same, &expr::ne(&sign(&r), &sign(&x)))
             }
+            (_, _) if w <= 64 && (x.is_const() || y.is_const()) => {
+                let (e, c) = match x.as_const() {
+                    Some(c) => (&y, c),
+                    None => (&x, y.as_const().unwrap_or(0)),
+                };
+                mul_overflows_by_constant(e, c, signed)
+            }
             (_, false) => {
                 let wide = expr::mul(&expr::zext(&x, 2 * w), &expr::zext(&y, 2 * w));
                 expr::ne(&expr::extract(&wide, w, w), &expr::constant(0, w))
@@ -330,5 +337,65 @@ impl Executor {
             obj.set_byte(doff + i as u64, b);
         }
         Ok(())
+    }
+}
+
+/// Whether `e * c` overflows, as a range check on `e`: the product
+/// overflows exactly when `e` lies outside the values whose product with
+/// `c` fits (for widths up to 64, where the bounds fit an `i128`).
+///
+/// Parsing a size with a suffix (`truncate -s 5E`, `head -c 3k`) checks
+/// each `* 1000` for overflow; as a double-width product compared with its
+/// sign extension, such a check cost Z3 half a second, as a range check it
+/// costs nothing.
+fn mul_overflows_by_constant(e: &ExprRef, c: u128, signed: bool) -> ExprRef {
+    let w = e.width();
+    let at = |v: i128| expr::constant(v as u128 & mask(w), w);
+    if !signed {
+        return match c {
+            0 => expr::bool_const(false),
+            c => expr::ult(&at((mask(w) / c) as i128), e),
+        };
+    }
+    let c = to_signed(c, w);
+    let (min, max) = (-(1i128 << (w - 1)), (1i128 << (w - 1)) - 1);
+    // Division truncates toward zero: the bounds round inward.
+    let (lo, hi) = match c.signum() {
+        0 => return expr::bool_const(false),
+        1 => (min / c, max / c),
+        _ => (max / c, min / c),
+    };
+    let (lo, hi) = (lo.max(min), hi.min(max));
+    expr::or(&expr::slt(e, &at(lo)), &expr::slt(&at(hi), e))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::expr::{Array, Assignment, UpdateList};
+
+    #[test]
+    fn a_product_by_a_constant_overflows_outside_its_range_only() {
+        let a = Array::symbolic("ovf_x", 1);
+        let x = expr::read(&UpdateList::new(a.clone()), &expr::constant(0, 64));
+        for signed in [false, true] {
+            for c in 0..=255u128 {
+                let check = mul_overflows_by_constant(&x, c, signed);
+                for v in 0..=255u8 {
+                    let mut m = Assignment::new();
+                    m.set(&a, vec![v]);
+                    let exact = if signed {
+                        (v as i8).checked_mul(c as u8 as i8).is_none()
+                    } else {
+                        v.checked_mul(c as u8).is_none()
+                    };
+                    assert_eq!(
+                        expr::eval(&check, &m) == 1,
+                        exact,
+                        "{v} * {c}, signed {signed}"
+                    );
+                }
+            }
+        }
     }
 }
