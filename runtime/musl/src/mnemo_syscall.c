@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/inotify.h>
 #include <sys/ioctl.h>
+#include <termios.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/statfs.h>
@@ -228,6 +229,19 @@ struct kernel_termios {
   unsigned char line, cc[19];
 };
 
+/* The terminal's settings and window size: what a program sets it keeps,
+ * as the pseudo-terminal of the native replay does, so that `stty -echo`
+ * reads back what it set and succeeds. Like Linux's pseudo-terminals, it
+ * has eight data bits and no parity whatever is asked (so `stty parenb`
+ * fails, natively as here). */
+static struct kernel_termios tty_mode = {
+  .iflag = 0x500,  /* ICRNL | IXON */
+  .oflag = 0x5,    /* OPOST | ONLCR */
+  .cflag = 0xbf,   /* B38400 | CS8 | CREAD */
+  .lflag = 0x8a3b, /* ISIG | ICANON | ECHO | ECHOE | ECHOK | IEXTEN ... */
+};
+static unsigned short tty_size[4] = {24, 80, 0, 0};
+
 /* A standard descriptor is a terminal when its symbolic file's status
  * says it is a character device (on a symbolic status, both ways are
  * explored); /dev/null, a character device too, is none. */
@@ -244,21 +258,24 @@ static long sys_ioctl(long fd, long request, long arg) {
   }
   if (!d->file || d->file->path || !S_ISCHR(d->file->st->st_mode))
     return -ENOTTY;
-  if (request == TCGETS) {
-    struct kernel_termios *t = (struct kernel_termios *)arg;
-    memset(t, 0, sizeof *t);
-    t->iflag = 0x500;  /* ICRNL | IXON */
-    t->oflag = 0x5;    /* OPOST | ONLCR */
-    t->cflag = 0xbf;   /* B38400 | CS8 | CREAD */
-    t->lflag = 0x8a3b; /* ISIG | ICANON | ECHO | ECHOE | ECHOK | IEXTEN ... */
+  switch (request) {
+  case TCGETS:
+    memcpy((void *)arg, &tty_mode, sizeof tty_mode);
     return 0;
-  }
-  if (request == TIOCGWINSZ) {
-    unsigned short *ws = (unsigned short *)arg;
-    ws[0] = 24, ws[1] = 80, ws[2] = 0, ws[3] = 0;
+  case TCSETS:
+  case TCSETSW:
+  case TCSETSF:
+    memcpy(&tty_mode, (void *)arg, sizeof tty_mode);
+    tty_mode.cflag = (tty_mode.cflag & ~(CSIZE | PARENB)) | CS8 | CREAD;
     return 0;
+  case TIOCGWINSZ:
+    memcpy((void *)arg, tty_size, sizeof tty_size);
+    return 0;
+  case TIOCSWINSZ:
+    memcpy(tty_size, (void *)arg, sizeof tty_size);
+    return 0;
+  default: return -EINVAL;
   }
-  return -EINVAL;
 }
 
 /* Mappings: anonymous memory, or a private copy of a file's bytes. */
