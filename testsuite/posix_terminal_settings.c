@@ -1,5 +1,6 @@
 /* A terminal keeps the settings and the window size a program gives it,
- * as the pseudo-terminal of the native replay does: stty sets a mode,
+ * as the pseudo-terminal of the native replay does, and starts as that
+ * one does (raw, no window size): stty sets a mode,
  * reads it back and fails only if it did not stick. Parity does not: a
  * pseudo-terminal has eight data bits and no parity bit, whatever is
  * asked. 2 paths: stdin a terminal (the settings round-trip) or not
@@ -21,6 +22,11 @@ int main(void) {
     puts("not a terminal");
     return 0;
   }
+  struct winsize size0;
+  assert(ioctl(0, TIOCGWINSZ, &size0) == 0);
+  /* What the replay's pseudo-terminal starts as, printed to be compared. */
+  printf("raw: %o %o %o %o, intr %d, %dx%d\n", mode.c_iflag, mode.c_oflag, mode.c_cflag,
+         mode.c_lflag, mode.c_cc[VINTR], size0.ws_row, size0.ws_col);
   mode.c_cflag ^= PARENB;
   mode.c_lflag &= ~ECHO;
   assert(cfsetospeed(&mode, B1200) == 0);

@@ -235,12 +235,17 @@ struct kernel_termios {
  * has eight data bits and no parity whatever is asked (so `stty parenb`
  * fails, natively as here). */
 static struct kernel_termios tty_mode = {
-  .iflag = 0x500,  /* ICRNL | IXON */
-  .oflag = 0x5,    /* OPOST | ONLCR */
-  .cflag = 0xbf,   /* B38400 | CS8 | CREAD */
-  .lflag = 0x8a3b, /* ISIG | ICANON | ECHO | ECHOE | ECHOK | IEXTEN ... */
+  /* A fresh Linux pseudo-terminal in raw mode with reads returning at
+   * once (VMIN and VTIME 0), as the replay opens it: CS8 | CREAD | B38400,
+   * ONLCR alone, and the default control characters. */
+  .iflag = 0,
+  .oflag = 04,
+  .cflag = 0277,
+  .lflag = 05060,
+  .cc = {3, 034, 0177, 025, 4, 0, 0, 0, 021, 023, 032, 0, 022, 017, 027, 026},
 };
-static unsigned short tty_size[4] = {24, 80, 0, 0};
+/* Rows, columns and pixels: 0, as a new pseudo-terminal has them. */
+static unsigned short tty_size[4];
 
 /* A standard descriptor is a terminal when its symbolic file's status
  * says it is a character device (on a symbolic status, both ways are
