@@ -266,7 +266,7 @@ impl Executor {
                 };
                 expr::and(&same, &expr::ne(&sign(&r), &sign(&x)))
             }
-            (_, _) if w <= 64 && (x.is_const() || y.is_const()) => {
+            (BinOp::Mul, _) if w <= 64 && (x.is_const() || y.is_const()) => {
                 let (e, c) = match x.as_const() {
                     Some(c) => (&y, c),
                     None => (&x, y.as_const().unwrap_or(0)),

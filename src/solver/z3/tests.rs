@@ -1,0 +1,188 @@
+//! Tests of the translation and of fresh solving.
+
+use super::*;
+use crate::expr::proptests::{build, Env, Gen};
+use crate::expr::{self, constant, Array};
+
+/// Sat or unsat of `constraints ∧ expr` by a plain fresh solve.
+fn is_sat(constraints: &[ExprRef], e: &ExprRef) -> bool {
+    solve(&Query::new(constraints, e.clone()), 30_000, false)
+        .unwrap()
+        .0
+        .is_sat()
+}
+
+#[test]
+fn small_arrays_are_read_as_cases_and_stay_plain_bit_vectors() {
+    // count[b & 3]++ twice on a zeroed 4-byte table, then count[2] == 2.
+    let b = expr::read(
+        &UpdateList::new(Array::symbolic("cases_b", 1)),
+        &constant(0, 64),
+    );
+    let table = UpdateList::new(Array::constant("cases_t", vec![0; 4]));
+    let field = |shift: u128| {
+        expr::zext(
+            &expr::and(
+                &expr::binary(BinOp::LShr, &b, &constant(shift, 8)),
+                &constant(3, 8),
+            ),
+            64,
+        )
+    };
+    let bump = |t: &UpdateList, i: &ExprRef| {
+        t.write(i.clone(), expr::add(&expr::read(t, i), &constant(1, 8)))
+    };
+    let table = bump(&bump(&table, &field(0)), &field(2));
+    let two = expr::eq(&expr::read(&table, &constant(2, 64)), &constant(2, 8));
+    let mut t = Translator::default();
+    t.translate(&two).unwrap();
+    assert!(!t.uses_arrays());
+    let arrays = [match b.kind() {
+        ExprKind::Read { updates, .. } => updates.root.clone(),
+        _ => unreachable!(),
+    }];
+    let q = Query::new(&[], two.clone()).with_model(&arrays);
+    let Answer::Sat(Some(m)) = solve(&q, 30_000, false).unwrap().0 else {
+        panic!("satisfiable")
+    };
+    let v = m.get(&arrays[0]).unwrap()[0];
+    assert_eq!((v & 3, (v >> 2) & 3), (2, 2), "{v:#x}");
+    // Both fields cannot be 2 while one of them is 1.
+    let one = expr::eq(&field(0), &constant(1, 64));
+    assert!(!is_sat(&[two], &one));
+    // A large array read at an index that can reach all of it keeps
+    // the theory of arrays; at an index of two bits it is four cases.
+    let big = UpdateList::new(Array::symbolic("cases_big", 4096));
+    let wide = expr::zext(&expr::concat(&b, &b), 64);
+    for (index, arrays) in [(wide, true), (field(0), false)] {
+        let r = expr::eq(&expr::read(&big, &index), &constant(9, 8));
+        let mut t = Translator::default();
+        t.translate(&r).unwrap();
+        assert_eq!(t.uses_arrays(), arrays);
+        assert!(is_sat(&[], &r));
+    }
+}
+
+#[test]
+fn equal_bytes_of_a_table_share_one_case() {
+    // A digit-value table read at c + 1: 0xff but for the ten digits.
+    let c_array = Array::symbolic("dv_c", 1);
+    let c = expr::read(&UpdateList::new(c_array.clone()), &constant(0, 64));
+    let mut table = vec![0xffu8; 257];
+    for d in 0..10u8 {
+        table[usize::from(b'0' + d) + 1] = d;
+    }
+    let at = expr::add(&expr::zext(&c, 64), &constant(1, 64));
+    let value = expr::read(&UpdateList::new(Array::constant("dv_t", table)), &at);
+    let is_digit = expr::ult(&expr::sub(&c, &constant(b'0'.into(), 8)), &constant(10, 8));
+    let small = expr::ult(&value, &constant(10, 8));
+    let mut t = Translator::default();
+    t.translate(&small).unwrap();
+    assert!(!t.uses_arrays());
+    assert!(!is_sat(&[expr::not(&is_digit)], &small));
+    let seven = expr::eq(&value, &constant(7, 8));
+    let q = Query::new(&[], seven).with_model(std::slice::from_ref(&c_array));
+    let Answer::Sat(Some(m)) = solve(&q, 30_000, false).unwrap().0 else {
+        panic!("satisfiable")
+    };
+    assert_eq!(m.get(&c_array).unwrap()[0], b'7');
+}
+
+#[test]
+fn a_table_read_at_a_byte_is_split_on_the_bytes_values_only() {
+    // tr's translation table: xlate[i] = i, then xlate[x] = y and
+    // xlate[z] = y at symbolic bytes, read at a symbolic byte c. A
+    // write at 300 cannot be reached by a byte and is left out.
+    let byte = |name: &str| {
+        let a = Array::symbolic(name, 1);
+        (a.clone(), expr::read(&UpdateList::new(a), &constant(0, 64)))
+    };
+    let ((_, x), (_, y), (_, z), (c_array, c)) =
+        (byte("xl_x"), byte("xl_y"), byte("xl_z"), byte("xl_c"));
+    let identity: Vec<u8> = (0..=255).collect();
+    let wide = |e: &ExprRef| expr::zext(e, 64);
+    let xlate = UpdateList::new(Array::constant("xlate", identity))
+        .write(wide(&x), y.clone())
+        .write(constant(300, 64), constant(7, 8))
+        .write(wide(&z), y.clone());
+    let out = expr::read(&xlate, &wide(&c));
+    let newline = expr::eq(&out, &constant(b'\n'.into(), 8));
+    let mut t = Translator::default();
+    t.translate(&newline).unwrap();
+    assert!(!t.uses_arrays(), "256 bytes and two writes are cases");
+    let arrays = [c_array];
+    let no_write = [expr::not(&expr::eq(&c, &x)), expr::not(&expr::eq(&c, &z))];
+    let q = Query::new(&no_write, newline.clone()).with_model(&arrays);
+    let Answer::Sat(Some(m)) = solve(&q, 30_000, false).unwrap().0 else {
+        panic!("satisfiable")
+    };
+    assert_eq!(m.get(&arrays[0]).unwrap()[0], b'\n');
+    // Untouched by the writes, the table maps 'a' to 'a' only.
+    let a = expr::eq(&c, &constant(b'a'.into(), 8));
+    let not_a = expr::not(&expr::eq(&out, &constant(b'a'.into(), 8)));
+    assert!(!is_sat(
+        &[no_write[0].clone(), no_write[1].clone(), a.clone()],
+        &not_a
+    ));
+    // Through a write, it maps 'a' to whatever y is.
+    let through = expr::eq(&c, &x);
+    assert!(is_sat(&[through, a], &not_a));
+}
+
+#[test]
+fn a_core_leaves_out_what_the_conflict_does_not_need() {
+    let x = expr::read(
+        &UpdateList::new(Array::symbolic("core_x", 1)),
+        &constant(0, 64),
+    );
+    let y = expr::read(
+        &UpdateList::new(Array::symbolic("core_y", 1)),
+        &constant(0, 64),
+    );
+    let z = expr::read(
+        &UpdateList::new(Array::symbolic("core_z", 1)),
+        &constant(0, 64),
+    );
+    let unrelated = expr::eq(&expr::mul(&z, &z), &constant(9, 8));
+    let lo = expr::ult(&x, &y);
+    let cs = vec![
+        unrelated.clone(),
+        lo.clone(),
+        expr::ult(&y, &constant(4, 8)),
+    ];
+    let e = expr::ult(&constant(200, 8), &x);
+    let (answer, core) = solve(&Query::new(&cs, e.clone()), 30_000, true).unwrap();
+    assert!(!answer.is_sat());
+    let core = core.expect("a core comes with unsat");
+    assert!(!core.contains(&unrelated), "{core:?}");
+    assert!(core.contains(&e) && core.contains(&lo), "{core:?}");
+    // No core without the request, and none for sat.
+    assert!(solve(&Query::new(&cs, e), 30_000, false)
+        .unwrap()
+        .1
+        .is_none());
+    let (sat, core) = solve(&Query::new(&cs, lo), 30_000, true).unwrap();
+    assert!(sat.is_sat() && core.is_none());
+}
+
+#[test]
+fn cores_of_random_queries_are_unsat_subsets() {
+    let env = Env::new("core");
+    let mut g = Gen::new(31);
+    let mut cores = 0;
+    for round in 0..200 {
+        let cs: Vec<ExprRef> = (0..4).map(|_| build(&g.gen(1, 2), &env)).collect();
+        let e = build(&g.gen(1, 2), &env);
+        let (answer, core) = solve(&Query::new(&cs, e.clone()), 30_000, true).unwrap();
+        assert_eq!(answer.is_sat(), is_sat(&cs, &e), "round {round}");
+        let Some(core) = core else { continue };
+        cores += 1;
+        assert!(
+            core.iter().all(|c| *c == e || cs.contains(c)),
+            "round {round}: {core:?}"
+        );
+        // The core alone is unsatisfiable.
+        assert!(!is_sat(&core, &expr::bool_const(true)), "round {round}");
+    }
+    assert!(cores > 10, "{cores}");
+}
