@@ -450,14 +450,10 @@ impl Translator {
     ) -> Result<Option<BV>, SolverError> {
         let root = &updates.root;
         let (lo, hi) = unsigned_range(index);
-        let reachable = |k: u128| lo <= k && k <= hi;
-        let writes: Vec<&crate::expr::UpdateNode> = updates
-            .iter()
-            .filter(|n| n.index.as_const().is_none_or(reachable))
-            .collect();
         // The root's cases: its non-zero bytes (a constant root) or all its
-        // bytes (a symbolic one), at the indices in range. Counting stops
-        // past the limit, so that a large root is not scanned whole.
+        // bytes (a symbolic one), at the indices in range; then the writes
+        // the index can reach. Counting stops past the limit, so that a
+        // large root or a long list of writes is not scanned whole.
         let span = (lo..hi.saturating_add(1).min(u128::from(root.size))).map(|k| k as u32);
         let root_cases: Vec<u32> = match &root.init {
             Some(init) => span
@@ -466,7 +462,16 @@ impl Translator {
                 .collect(),
             None => span.take(CASE_SPLIT_LIMIT + 1).collect(),
         };
-        if root_cases.len().saturating_add(writes.len()) > CASE_SPLIT_LIMIT {
+        if root_cases.len() > CASE_SPLIT_LIMIT {
+            return Ok(None);
+        }
+        let room = CASE_SPLIT_LIMIT - root_cases.len();
+        let writes: Vec<&crate::expr::UpdateNode> = updates
+            .iter()
+            .filter(|n| n.index.as_const().is_none_or(|k| lo <= k && k <= hi))
+            .take(room + 1)
+            .collect();
+        if writes.len() > room {
             return Ok(None);
         }
         let idx = self.bv(index)?;
