@@ -266,21 +266,17 @@ impl Executor {
                 };
                 expr::and(&same, &expr::ne(&sign(&r), &sign(&x)))
             }
-            (BinOp::Mul, _) if w <= 64 && (x.is_const() || y.is_const()) => {
-                let (e, c) = match x.as_const() {
-                    Some(c) => (&y, c),
-                    None => (&x, y.as_const().unwrap_or(0)),
-                };
-                mul_overflows_by_constant(e, c, signed)
-            }
-            (_, false) => {
-                let wide = expr::mul(&expr::zext(&x, 2 * w), &expr::zext(&y, 2 * w));
-                expr::ne(&expr::extract(&wide, w, w), &expr::constant(0, w))
-            }
-            (_, true) => {
-                let wide = expr::mul(&expr::sext(&x, 2 * w), &expr::sext(&y, 2 * w));
-                expr::ne(&wide, &expr::sext(&r, 2 * w))
-            }
+            (_, signed) => match mul_overflows_by_constant(&x, &y, signed) {
+                Some(over) => over,
+                None if signed => {
+                    let wide = expr::mul(&expr::sext(&x, 2 * w), &expr::sext(&y, 2 * w));
+                    expr::ne(&wide, &expr::sext(&r, 2 * w))
+                }
+                None => {
+                    let wide = expr::mul(&expr::zext(&x, 2 * w), &expr::zext(&y, 2 * w));
+                    expr::ne(&expr::extract(&wide, w, w), &expr::constant(0, w))
+                }
+            },
         };
         let v = expr::concat(&over, &r);
         Value::from_expr(if agg_width > w + 1 {
@@ -340,33 +336,42 @@ impl Executor {
     }
 }
 
-/// Whether `e * c` overflows, as a range check on `e`: the product
-/// overflows exactly when `e` lies outside the values whose product with
-/// `c` fits (for widths up to 64, where the bounds fit an `i128`).
+/// Whether `x * y` overflows, when one of them is a constant `c`, as a
+/// range check on the other, `e`: the product overflows exactly when `e`
+/// lies outside the values whose product with `c` fits. `None` for two
+/// unknowns, or past 64 bits (where the bounds do not fit an `i128`).
 ///
 /// Parsing a size with a suffix (`truncate -s 5E`, `head -c 3k`) checks
 /// each `* 1000` for overflow; as a double-width product compared with its
 /// sign extension, such a check cost Z3 half a second, as a range check it
 /// costs nothing.
-fn mul_overflows_by_constant(e: &ExprRef, c: u128, signed: bool) -> ExprRef {
+fn mul_overflows_by_constant(x: &ExprRef, y: &ExprRef, signed: bool) -> Option<ExprRef> {
+    let (e, c) = match (x.as_const(), y.as_const()) {
+        (Some(c), _) => (y, c),
+        (None, Some(c)) => (x, c),
+        (None, None) => return None,
+    };
     let w = e.width();
+    if w > 64 {
+        return None;
+    }
     let at = |v: i128| expr::constant(v as u128 & mask(w), w);
     if !signed {
-        return match c {
+        return Some(match c {
             0 => expr::bool_const(false),
             c => expr::ult(&at((mask(w) / c) as i128), e),
-        };
+        });
     }
     let c = to_signed(c, w);
     let (min, max) = (-(1i128 << (w - 1)), (1i128 << (w - 1)) - 1);
     // Division truncates toward zero: the bounds round inward.
     let (lo, hi) = match c.signum() {
-        0 => return expr::bool_const(false),
+        0 => return Some(expr::bool_const(false)),
         1 => (min / c, max / c),
         _ => (max / c, min / c),
     };
     let (lo, hi) = (lo.max(min), hi.min(max));
-    expr::or(&expr::slt(e, &at(lo)), &expr::slt(&at(hi), e))
+    Some(expr::or(&expr::slt(e, &at(lo)), &expr::slt(&at(hi), e)))
 }
 
 #[cfg(test)]
@@ -380,7 +385,8 @@ mod tests {
         let x = expr::read(&UpdateList::new(a.clone()), &expr::constant(0, 64));
         for signed in [false, true] {
             for c in 0..=255u128 {
-                let check = mul_overflows_by_constant(&x, c, signed);
+                let check = mul_overflows_by_constant(&x, &expr::constant(c, 8), signed)
+                    .expect("a factor is constant");
                 for v in 0..=255u8 {
                     let mut m = Assignment::new();
                     m.set(&a, vec![v]);
