@@ -191,7 +191,7 @@ pub fn script(
     let stdin_file = env.stdin_type == StdinType::File;
     match (&env.stdin, stdin_file) {
         (Some(stdin), true) => {
-            line(&[b"# The test's stdin was a regular file: one of its bytes, outside it."]);
+            line(&[b"# The test's stdin was a regular file: its bytes, in a file outside it."]);
             line(&[b"stdin_file=$(mktemp) || exit 1"]);
             line(&[b"trap 'rm -rf \"$scratch\" \"$stdin_file\"' EXIT"]);
             line(&[b"printf ", &printf_format(stdin), b" > \"$stdin_file\""]);
