@@ -20,6 +20,48 @@ pub fn unsigned_range(e: &ExprRef) -> (u128, u128) {
     range(e, DEPTH)
 }
 
+/// How many low bits of `e` are zero whatever its inputs: an offset
+/// `8 * (c >> 6)` into a bit set's words is a multiple of 8, so of the 25
+/// values its range allows only 4 can be taken.
+pub fn zero_low_bits(e: &ExprRef) -> u32 {
+    zeros(e, DEPTH)
+}
+
+fn zeros(e: &ExprRef, depth: u32) -> u32 {
+    let w = e.width();
+    if let Some(c) = e.as_const() {
+        return c.trailing_zeros().min(w);
+    }
+    if depth == 0 {
+        return 0;
+    }
+    let sub = |x: &ExprRef| zeros(x, depth - 1);
+    match e.kind() {
+        K::ZExt(x) | K::SExt(x) => sub(x),
+        K::Concat { hi, lo } => {
+            let z = sub(lo);
+            if z == lo.width() {
+                (z + sub(hi)).min(w)
+            } else {
+                z
+            }
+        }
+        K::Extract { expr, offset } => sub(expr).saturating_sub(*offset).min(w),
+        K::Select { then_e, else_e, .. } => sub(then_e).min(sub(else_e)),
+        K::Binary { op, lhs, rhs } => match op {
+            BinOp::Add | BinOp::Sub | BinOp::Or | BinOp::Xor => sub(lhs).min(sub(rhs)),
+            BinOp::And => sub(lhs).max(sub(rhs)),
+            BinOp::Mul => (sub(lhs) + sub(rhs)).min(w),
+            BinOp::Shl => match rhs.as_const() {
+                Some(k) if k < u128::from(w) => (sub(lhs) + k as u32).min(w),
+                _ => 0,
+            },
+            _ => 0,
+        },
+        _ => 0,
+    }
+}
+
 /// An unsigned comparison (or an equality) of an expression with a
 /// constant that the expression's range decides either way.
 pub(super) fn decided_by_ranges(op: CmpOp, a: &ExprRef, b: &ExprRef) -> Option<bool> {
@@ -152,6 +194,28 @@ mod tests {
         assert_eq!(unsigned_range(&sum), (0xFFFF_FF00, u32::MAX as u128));
         let sum = expr::add(&x, &constant(0xFFFF_FF01, 32));
         assert_eq!(unsigned_range(&sum), (0, u32::MAX as u128));
+    }
+
+    #[test]
+    fn scaled_offsets_have_their_low_bits_zero() {
+        let c = expr::zext(&byte("zeros_c"), 64);
+        let word = expr::binary(BinOp::LShr, &c, &constant(6, 64));
+        let offset = expr::mul(&constant(8, 64), &word);
+        assert_eq!(zero_low_bits(&offset), 3);
+        assert_eq!(unsigned_range(&offset), (0, 24));
+        assert_eq!(zero_low_bits(&expr::add(&offset, &constant(16, 64))), 3);
+        assert_eq!(zero_low_bits(&expr::add(&offset, &constant(2, 64))), 1);
+        assert_eq!(
+            zero_low_bits(&expr::binary(BinOp::Shl, &c, &constant(2, 64))),
+            2
+        );
+        assert_eq!(zero_low_bits(&expr::and(&c, &constant(0xF0, 64))), 4);
+        assert_eq!(zero_low_bits(&c), 0);
+        // A zero low part counts whole, and the high part's count above it.
+        let hi = expr::concat(&byte("zeros_h"), &constant(0, 8));
+        assert_eq!(zero_low_bits(&hi), 8);
+        let lo = expr::concat(&byte("zeros_h"), &constant(4, 8));
+        assert_eq!(zero_low_bits(&lo), 2);
     }
 
     #[test]

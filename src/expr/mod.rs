@@ -22,7 +22,7 @@ pub mod serial;
 pub(crate) mod proptests;
 
 pub use array::{Array, ArrayRef, UpdateList, UpdateNode};
-pub use bounds::unsigned_range;
+pub use bounds::{unsigned_range, zero_low_bits};
 pub use build::*;
 pub use eval::{arrays_in, arrays_in_all, eval, Assignment, Evaluator};
 pub use intern::live_expressions;
