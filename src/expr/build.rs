@@ -638,28 +638,18 @@ pub fn select(c: &ExprRef, t: &ExprRef, e: &ExprRef) -> ExprRef {
 
 /// If `hi` and `lo` are adjacent extracts of one expression, the single
 /// extract covering both.
-///
-/// `lo` may have been simplified away from an extract: the low byte of a
-/// stored pointer `base + 8 * i` is built as `0x48 + 8 * i` over 8 bits. It
-/// is still the extract when building that extract gives `lo` (interning
-/// makes that a pointer comparison); without this, a pointer stored and
-/// loaded again came back as a concat the solver had to take apart.
 fn merge_extracts(hi: &ExprRef, lo: &ExprRef) -> Option<ExprRef> {
-    let K::Extract {
-        expr: x,
-        offset: oh,
-    } = hi.kind()
-    else {
-        return None;
-    };
-    let merged = || Some(extract(x, *oh - lo.width(), hi.width() + lo.width()));
-    match lo.kind() {
-        K::Extract {
-            expr: y,
-            offset: ol,
-        } if x == y && *oh == *ol + lo.width() => merged(),
-        K::Extract { .. } => None,
-        _ if *oh >= lo.width() && extract(x, *oh - lo.width(), lo.width()) == *lo => merged(),
+    match (hi.kind(), lo.kind()) {
+        (
+            K::Extract {
+                expr: x,
+                offset: oh,
+            },
+            K::Extract {
+                expr: y,
+                offset: ol,
+            },
+        ) if x == y && *oh == *ol + lo.width() => Some(extract(x, *ol, hi.width() + lo.width())),
         _ => None,
     }
 }

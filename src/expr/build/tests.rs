@@ -159,36 +159,6 @@ fn extract_and_concat_see_through_each_other() {
 }
 
 #[test]
-fn a_stored_pointer_comes_back_whole() {
-    // `args += matched`: a pointer `base + 8 * i`, stored byte by byte.
-    // Its low byte simplifies to `0x48 + 8 * i` over 8 bits, no longer an
-    // extract, and must still join the extract of the other seven.
-    let i = zext(
-        &select(
-            &eq(&byte("sp_c"), &constant(b'+' as u128, 8)),
-            &constant(1, 8),
-            &constant(0, 8),
-        ),
-        64,
-    );
-    let p = add(&constant(0x5000_0000_1240, 64), &mul(&constant(8, 64), &i));
-    let bytes: Vec<ExprRef> = (0..8).map(|k| extract(&p, 8 * k, 8)).collect();
-    assert!(!matches!(bytes[0].kind(), ExprKind::Extract { .. }));
-    let left = bytes[1..]
-        .iter()
-        .fold(bytes[0].clone(), |acc, b| concat(b, &acc));
-    assert_eq!(left, p);
-    let right = bytes[..7]
-        .iter()
-        .rev()
-        .fold(bytes[7].clone(), |acc, b| concat(&acc, b));
-    assert_eq!(right, p);
-    // A byte that is not the extract does not join.
-    let other = add(&bytes[0], &constant(1, 8));
-    assert_ne!(concat(&extract(&p, 8, 56), &other), p);
-}
-
-#[test]
 fn reads_through_updates() {
     let arr = Array::symbolic("rt_a", 8);
     let i = zext(&byte("rt_i"), 64);
