@@ -40,6 +40,9 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
 use std::sync::Mutex;
+
+/// Held while gcovr reads the gcov tree (see `bench_tool`).
+static GCOV_TREE: Mutex<()> = Mutex::new(());
 use std::time::Duration;
 
 use anyhow::Context;
@@ -338,6 +341,10 @@ fn bench_tool(setup: &Setup, tool: &str, mode: Mode) -> anyhow::Result<Value> {
     let html = dir.join("html");
     std::fs::create_dir_all(&html)?;
     let html_index = html.join("index.html");
+    // gcov writes its intermediate files into the gcov tree, named by the
+    // source file: two tools' gcovr runs at once removed each other's
+    // (basenc's run failed on getopt1.c's while tac's ran).
+    let gcov_tree = GCOV_TREE.lock().unwrap_or_else(|e| e.into_inner());
     let summary = gcovr_summary(
         &setup.gcov_tree,
         &gcda,
@@ -351,6 +358,7 @@ fn bench_tool(setup: &Setup, tool: &str, mode: Mode) -> anyhow::Result<Value> {
             html_index.as_os_str(),
         ],
     )?;
+    drop(gcov_tree);
     let own = own_file(setup, tool);
     let (own_covered, own_total) = file_lines(&summary, &own).unwrap_or((0, 0));
     let (all_covered, all_total) = lines_under(&summary, &["src/", "lib/"]);
