@@ -619,6 +619,7 @@ fn merged_stats(
         s.solver.z3_calls += o.solver.z3_calls;
         s.solver.path_model += o.solver.path_model;
         s.solver.gave_up += o.solver.gave_up;
+        s.solver.fixed_addresses += o.solver.fixed_addresses;
         s.solver.time_s += o.solver.time_s;
         s.memo.recorded_paths += o.memo.recorded_paths;
         s.memo.solver_calls_avoided += o.memo.solver_calls_avoided;

@@ -439,6 +439,7 @@ impl Report<'_> {
                 z3_calls: solver.z3_calls,
                 path_model: solver.path_model,
                 gave_up: solver.gave_up,
+                fixed_addresses: solver.fixed_addresses,
                 time_s: solver.time.as_secs_f64(),
                 chain: self.config.solver.chain.to_string(),
                 stores: self.stores.clone(),

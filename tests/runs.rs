@@ -621,3 +621,29 @@ fn an_access_past_an_object_names_the_object_it_overran() {
         "{report}"
     );
 }
+
+/// A pointer moved by a symbolic match without a branch forks once per
+/// word it may point to; on each of those paths it then has one address,
+/// which the run finds once and the later reads through it use.
+#[test]
+fn a_pointer_the_path_fixes_is_read_at_its_one_address() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let source = include_str!("../testsuite/ptr_moved_by_match.c");
+    let Some(bc) = compile(dir.path(), "moved", source) else {
+        return;
+    };
+    let out = dir.path().join("out");
+    let o = mnemo()
+        .args(["run", "-q", "--output-dir"])
+        .arg(&out)
+        .arg(&bc)
+        .output()
+        .expect("mnemo run");
+    assert!(o.status.success(), "{}", stderr(&o));
+    let stats = json(&out.join("stats.json"));
+    assert_eq!(stats["paths"]["completed"], 6, "{stats}");
+    // At least one per word (the C library's string code fixes its own
+    // pointers into it too).
+    let fixed = stats["solver"]["fixed_addresses"].as_u64().unwrap_or(0);
+    assert!(fixed >= 3, "{stats}");
+}

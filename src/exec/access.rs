@@ -6,12 +6,35 @@
 
 use super::choices::{by_target, pinned_value, recorded_conditions, MAX_POINTER_TARGETS};
 use super::end::{EarlyReason, ErrorKind, PathEnd};
-use super::executor::{Exec, Executor, Flow, NO_TARGET};
+use super::executor::{Exec, Executor, Flow, FIXED_ADDRESS, NO_TARGET};
 use super::memory::{AllocKind, MemoryObject, ObjectState};
 use super::state::{State, NULL_PAGE};
 use super::value::Value;
 use crate::expr::{self, ExprRef};
 use crate::ir::SiteId;
+
+/// The address of `p` if the path fixed it: `p` itself, or a constant
+/// added to one (the next byte of a string) that it fixed.
+fn known_address(state: &State, p: &ExprRef) -> Option<u64> {
+    if state.addresses.is_empty() {
+        return None;
+    }
+    if let Some(&a) = state.addresses.get(p) {
+        return Some(a);
+    }
+    match p.kind() {
+        expr::ExprKind::Binary {
+            op: crate::ir::BinOp::Add,
+            lhs,
+            rhs,
+        } => {
+            let c = lhs.as_const()?;
+            let a = state.addresses.get(rhs)?;
+            Some(a.wrapping_add(c as u64))
+        }
+        _ => None,
+    }
+}
 
 /// Models asked for while looking for a symbolic pointer's targets.
 const MAX_POINTER_SEARCH: usize = 48;
@@ -65,12 +88,26 @@ impl Executor {
             Value::Symbolic(p) => {
                 let p = p.clone();
                 let site = site.unwrap_or(SiteId(u32::MAX));
+                // An address the path fixed, in bounds of its object: the
+                // one target the search would find, fixed again.
+                let known = known_address(state, &p).and_then(|a| {
+                    let e = state.memory.find(a)?;
+                    let (base, size) = (e.object.address, e.object.size);
+                    (a - base + bytes <= size).then_some((base, size, a))
+                });
                 let payload = self.choose_target(
                     state,
                     site,
-                    |ex, st| ex.pointer_targets(st, &p, bytes),
+                    |ex, st| match known {
+                        Some((base, size, _)) => Ok((
+                            vec![in_bounds(&p, base, size, bytes)],
+                            vec![base | FIXED_ADDRESS],
+                        )),
+                        None => ex.pointer_targets(st, &p, bytes),
+                    },
                     |st, payloads| {
-                        recorded_conditions(payloads, |base| {
+                        recorded_conditions(payloads, |payload| {
+                            let base = payload & !FIXED_ADDRESS;
                             st.memory
                                 .get(base)
                                 .map(|e| in_bounds(&p, base, e.object.size, bytes))
@@ -81,8 +118,23 @@ impl Executor {
                     let v = self.example(state, &Value::Symbolic(p.clone()))? as u64;
                     return Err(self.bad_address(state, v, bytes));
                 }
-                let offset = expr::sub(&p, &expr::constant(payload as u128, 64));
-                Ok((payload, Value::from_expr(offset)))
+                let base = payload & !FIXED_ADDRESS;
+                if payload & FIXED_ADDRESS == 0 {
+                    let offset = expr::sub(&p, &expr::constant(base as u128, 64));
+                    return Ok((base, Value::from_expr(offset)));
+                }
+                // The path allows `p` one value: any model's (on a guided
+                // prefix the recorded inputs') is it.
+                let a = match known {
+                    Some((_, _, a)) => a,
+                    None => {
+                        let a = self.example(state, &Value::Symbolic(p.clone()))? as u64;
+                        state.addresses.insert(p, a);
+                        self.solver.fixed_address();
+                        a
+                    }
+                };
+                Ok((base, Value::concrete((a - base).into(), 64)))
             }
         }
     }
@@ -129,8 +181,9 @@ impl Executor {
                     let inside = in_bounds(p, base, size, bytes);
                     if !inside.is_false() && payloads.len() < MAX_POINTER_TARGETS {
                         outside = expr::and(&outside, &expr::not(&inside));
+                        let fixed = self.fixed_inside(state, p, &inside, v);
                         conds.push(inside.clone());
-                        payloads.push(base);
+                        payloads.push(if fixed { base | FIXED_ADDRESS } else { base });
                     } else {
                         error_possible = true;
                     }
@@ -155,6 +208,15 @@ impl Executor {
             payloads.push(NO_TARGET);
         }
         Ok(by_target(conds, payloads))
+    }
+
+    /// Whether `p` can only be `v` where it falls `inside` a target. A
+    /// solver failure says no: the accesses then stay symbolic, as correct.
+    fn fixed_inside(&mut self, state: &State, p: &ExprRef, inside: &ExprRef, v: u64) -> bool {
+        let mut cs = (*state.constraints).clone();
+        cs.push(inside.clone());
+        let other = expr::ne(p, &expr::constant(v.into(), 64));
+        matches!(self.solver.may_be_true(&cs, &other), Ok(false))
     }
 
     pub(super) fn bad_address(&self, state: &State, a: u64, bytes: u64) -> Flow {

@@ -49,6 +49,13 @@ pub enum Step {
 /// The payload of the error alternative of a memory or call fork.
 pub const NO_TARGET: u64 = u64::MAX;
 
+/// Marks a pointer fork's target (an object's base address, below 2^48)
+/// where the pointer has one address: the path then knows it, and the
+/// accesses through it after this one are at that known place. The mark is
+/// recorded in the trie with the target, so a guided replay, which asks no
+/// solver, fixes the same addresses and builds the same expressions.
+pub const FIXED_ADDRESS: u64 = 1 << 62;
+
 /// Instructions a state runs before the searcher gets to choose again.
 const SLICE: u32 = 10_000;
 
@@ -623,6 +630,7 @@ impl Executor {
             stdout: imbl::Vector::new(),
             stderr: imbl::Vector::new(),
             since_new_cover: 0,
+            addresses: imbl::HashMap::new(),
             covered_new: false,
             forced: None,
             composing: None,

@@ -131,6 +131,12 @@ pub struct State {
     /// after a timeout, see `Executor::give_up_hard`): a condition reading
     /// only these has the value it has under `hint`, without a query.
     pub pinned: Vec<crate::expr::ArrayRef>,
+    /// Symbolic pointers the path's constraints allow one address only,
+    /// found when one was dereferenced: `args += matched` makes `*args` a
+    /// pointer loaded at a symbolic place, and once a dereference has forked
+    /// on which string it points to, each later access through it is at a
+    /// known place instead of a query over the loaded bytes.
+    pub addresses: imbl::HashMap<ExprRef, u64>,
     /// The blocks executed since the last decision, as a bit set over
     /// module-wide block numbers.
     pub stretch: Vec<u64>,

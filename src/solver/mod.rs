@@ -103,6 +103,9 @@ pub struct SolverStats {
     /// Alternatives of a fork given up because their query timed out
     /// while the path's model showed another one feasible.
     pub gave_up: u64,
+    /// Symbolic pointers found to have one address on their path: later
+    /// accesses through them ask nothing.
+    pub fixed_addresses: u64,
     /// Total time spent in the entry point.
     pub time: Duration,
     /// Time spent in each layer itself (not in the layers after it), by
@@ -119,6 +122,7 @@ impl SolverStats {
         self.bad_models += other.bad_models;
         self.path_model += other.path_model;
         self.gave_up += other.gave_up;
+        self.fixed_addresses += other.fixed_addresses;
         self.time += other.time;
         for (layer, n) in &other.hits {
             *self.hits.entry(layer).or_default() += n;
@@ -422,6 +426,11 @@ impl Solver {
     /// Counts `n` alternatives of a fork given up after a timeout.
     pub fn gave_up_after_timeout(&mut self, n: usize) {
         self.stats.gave_up += n as u64;
+    }
+
+    /// Counts a symbolic pointer found to have one address on its path.
+    pub fn fixed_address(&mut self) {
+        self.stats.fixed_addresses += 1;
     }
 
     /// Adds counters of another solver (another worker's) to these.

@@ -237,6 +237,10 @@ pub struct SolverStats {
     /// the inputs of the hard condition fixed).
     #[serde(default)]
     pub gave_up: u64,
+    /// Symbolic pointers the path's constraints gave one address: the
+    /// accesses through them after the first are at a known place.
+    #[serde(default)]
+    pub fixed_addresses: u64,
     pub time_s: f64,
     /// The layers of the solver chain, in order (`--solver-chain`).
     #[serde(default)]
