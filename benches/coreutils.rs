@@ -40,9 +40,6 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
 use std::sync::Mutex;
-
-/// Held while gcovr reads the gcov tree (see `bench_tool`).
-static GCOV_TREE: Mutex<()> = Mutex::new(());
 use std::time::Duration;
 
 use anyhow::Context;
@@ -66,6 +63,9 @@ const NOBODY: (u32, u32) = (65534, 65534);
 /// The signals of a crash (ILL, TRAP, ABRT, BUS, FPE, SEGV, SYS); a tool
 /// may send itself others (`kill 0`).
 const CRASH_SIGNALS: &[i32] = &[4, 5, 6, 7, 8, 11, 31];
+
+/// Held while gcovr reads the gcov tree (see `bench_tool`).
+static GCOV_TREE: Mutex<()> = Mutex::new(());
 
 /// Where the inputs are and the results go.
 struct Setup {

@@ -213,10 +213,11 @@ impl Executor {
     /// Whether `p` can only be `v` where it falls `inside` a target. A
     /// solver failure says no: the accesses then stay symbolic, as correct.
     fn fixed_inside(&mut self, state: &State, p: &ExprRef, inside: &ExprRef, v: u64) -> bool {
-        let mut cs = (*state.constraints).clone();
-        cs.push(inside.clone());
-        let other = expr::ne(p, &expr::constant(v.into(), 64));
-        matches!(self.solver.may_be_true(&cs, &other), Ok(false))
+        let other = expr::and(inside, &expr::ne(p, &expr::constant(v.into(), 64)));
+        matches!(
+            self.solver.may_be_true(&state.constraints, &other),
+            Ok(false)
+        )
     }
 
     pub(super) fn bad_address(&self, state: &State, a: u64, bytes: u64) -> Flow {
