@@ -19,7 +19,7 @@ use crate::memo::{
 use crate::parallel::{self, WorkerLine, Workers};
 use crate::search::{explore, ExploreConfig, FinishedPath, SearcherKind};
 use crate::solver::store::{self, SharedStore};
-use crate::solver::SolverConfig;
+use crate::solver::{SharedCanonCache, SolverConfig};
 use crate::stats::{
     CheckpointStats, CoverageStats, MemoStats, ParallelStats, Progress, RunStats, SolverStats,
     Totals,
@@ -511,6 +511,7 @@ pub fn execute(
         show_output: config.show_output,
         solver: SolverConfig {
             store: open_stores(config),
+            canon_cache: (config.jobs > 1).then(SharedCanonCache::default),
             ..config.solver.clone()
         },
         runtime_dir: runtime_sources(toolchain),

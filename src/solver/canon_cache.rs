@@ -12,7 +12,23 @@
 //! shapes, and a path condition that grows at each query (a Collatz loop)
 //! never repeats one, so it pays a few hash lookups per query, not a
 //! rebuilt copy of its constraints.
+//!
+//! The table of answers can be one for all a run's workers
+//! ([`SharedCanonCache`]): what one worker learnt of a loop's queries,
+//! another's paths through the same loop ask again (with 16 workers each
+//! learning alone, a container filled with symbolic keys asked Z3 2.9
+//! times as often as one worker did). Hashing a query's shape and making
+//! its canonical form are the expensive steps, and each worker does them
+//! on its own: the shape hasher is the worker's, an entry's canonical form
+//! is made once by whichever worker needs it first, and the table's locks,
+//! one per shard of shapes, are held only to find and to add entries. A
+//! single lock held while queries were hashed made 16 workers slower than
+//! 16 tables of their own.
 
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, OnceLock};
+
+use parking_lot::Mutex;
 use rustc_hash::FxHashMap;
 
 use super::canon::{canonical_form, Canonical, CanonicalArrays, ShapeHasher};
@@ -27,34 +43,132 @@ struct Entry {
     expr: ExprRef,
     /// Over the query's own arrays.
     answer: Answer,
-    canonical: Option<Canonical>,
+    canonical: OnceLock<Canonical>,
 }
+
+/// Shards of the table: enough that 16 workers rarely wait on each other.
+const SHARDS: usize = 64;
+
+/// The answers, by shape, of the solvers that hold the table.
+struct Table {
+    shards: Vec<Mutex<FxHashMap<u64, Vec<Arc<Entry>>>>>,
+    /// Expressions held by the entries, bounded as the exact cache is.
+    stored: AtomicUsize,
+    limit: usize,
+}
+
+impl Table {
+    fn new(limit: usize) -> Self {
+        Table {
+            shards: (0..SHARDS).map(|_| Mutex::default()).collect(),
+            stored: AtomicUsize::new(0),
+            limit,
+        }
+    }
+
+    fn shard(&self, shape: u64) -> &Mutex<FxHashMap<u64, Vec<Arc<Entry>>>> {
+        &self.shards[(shape >> 58) as usize % SHARDS]
+    }
+
+    fn has(&self, shape: u64) -> bool {
+        self.shard(shape).lock().contains_key(&shape)
+    }
+
+    /// The entry of `shape` whose canonical form is `c`, if one with its
+    /// canonical form made is; else the entries whose form is still to be
+    /// made, to be made with none of the table locked.
+    fn find(&self, shape: u64, c: &Canonical) -> Result<Arc<Entry>, Vec<Arc<Entry>>> {
+        let shard = self.shard(shape).lock();
+        let mut unmade = Vec::new();
+        for e in shard.get(&shape).into_iter().flatten() {
+            match e.canonical.get() {
+                Some(ec) if ec.constraints == c.constraints && ec.expr == c.expr => {
+                    return Ok(e.clone())
+                }
+                Some(_) => {}
+                None => unmade.push(e.clone()),
+            }
+        }
+        Err(unmade)
+    }
+
+    fn store(&self, shape: u64, q: &Query<'_>, answer: Answer) {
+        let size = q.constraints.len() + 1;
+        if self.stored.fetch_add(size, Ordering::Relaxed) + size > self.limit {
+            for shard in &self.shards {
+                shard.lock().clear();
+            }
+            self.stored.store(size, Ordering::Relaxed);
+        }
+        let entry = Arc::new(Entry {
+            constraints: q.constraints.into(),
+            expr: q.expr.clone(),
+            answer,
+            canonical: OnceLock::new(),
+        });
+        let mut shard = self.shard(shape).lock();
+        let entries = shard.entry(shape).or_default();
+        match entries
+            .iter_mut()
+            .find(|e| *e.constraints == *q.constraints && e.expr == q.expr)
+        {
+            // Asked again for a model it had not given.
+            Some(e) => *e = entry,
+            None => entries.push(entry),
+        }
+    }
+}
+
+/// A table of answers by canonical form for the solvers of all a run's
+/// workers (see the module's comment); each solver's `canon-cache` layer
+/// made with it answers from it and adds to it.
+#[derive(Clone)]
+pub struct SharedCanonCache(Arc<Table>);
+
+impl Default for SharedCanonCache {
+    fn default() -> Self {
+        SharedCanonCache(Arc::new(Table::new(DEFAULT_LIMIT)))
+    }
+}
+
+impl std::fmt::Debug for SharedCanonCache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("SharedCanonCache")
+    }
+}
+
+/// Expressions the table holds before it starts again.
+const DEFAULT_LIMIT: usize = 1 << 20;
 
 /// Answers by canonical form, found through the queries' shapes.
 pub struct CanonCacheLayer {
     arrays: CanonicalArrays,
     shapes: ShapeHasher,
-    entries: FxHashMap<u64, Vec<Entry>>,
-    /// Expressions held by the entries, bounded as the exact cache is.
-    stored: usize,
-    limit: usize,
+    table: Arc<Table>,
 }
 
 impl CanonCacheLayer {
-    /// A cache whose entries hold up to `limit` expressions in total.
+    /// A cache of its own whose entries hold up to `limit` expressions in
+    /// total.
     pub fn new(limit: usize) -> Self {
+        CanonCacheLayer::sharing(&SharedCanonCache(Arc::new(Table::new(limit))))
+    }
+
+    /// A cache that answers from `shared` and adds to it.
+    pub fn sharing(shared: &SharedCanonCache) -> Self {
         CanonCacheLayer {
             arrays: CanonicalArrays::default(),
             shapes: ShapeHasher::default(),
-            entries: FxHashMap::default(),
-            stored: 0,
-            limit,
+            table: shared.0.clone(),
         }
     }
 
     /// A hash equal for queries with equal canonical forms: the set of
     /// their conjuncts' shapes, and the condition's.
     fn shape(&mut self, q: &Query<'_>) -> u64 {
+        if self.shapes.remembered() > self.table.limit {
+            self.shapes = ShapeHasher::default();
+        }
         let mut split = Vec::new();
         conjuncts(q.constraints, &mut split);
         let mut hashes: Vec<u64> = split
@@ -74,63 +188,44 @@ impl CanonCacheLayer {
     /// The earlier answer to a query of `q`'s canonical form, over `q`'s
     /// arrays.
     fn lookup(&mut self, shape: u64, q: &Query<'_>) -> Option<Answer> {
-        let entries = self.entries.get_mut(&shape)?;
+        if !self.table.has(shape) {
+            return None;
+        }
         let c = canonical_form(q.constraints, &q.expr, &mut self.arrays);
-        for e in entries.iter_mut() {
-            let ec = e
-                .canonical
-                .get_or_insert_with(|| canonical_form(&e.constraints, &e.expr, &mut self.arrays));
-            if ec.constraints != c.constraints || ec.expr != c.expr {
-                continue;
-            }
-            return match (&e.answer, q.model) {
-                (Answer::Unsat, _) => Some(Answer::Unsat),
-                (Answer::Sat(_), None) => Some(Answer::Sat(None)),
-                (Answer::Sat(Some(m)), Some(wanted)) => {
-                    let mut model = renamed(m, &ec.renaming, &c.renaming)?;
-                    // Arrays asked for that the query does not read may
-                    // take any value.
-                    for a in wanted {
-                        if !model.contains(a) {
-                            model.set(a, vec![0; a.size as usize]);
-                        }
+        let e = match self.table.find(shape, &c) {
+            Ok(e) => e,
+            // Canonical arrays are interned by name, size and contents, so
+            // forms made by different workers are the same expressions.
+            Err(unmade) => unmade.into_iter().find(|e| {
+                let ec = e
+                    .canonical
+                    .get_or_init(|| canonical_form(&e.constraints, &e.expr, &mut self.arrays));
+                ec.constraints == c.constraints && ec.expr == c.expr
+            })?,
+        };
+        let ec = e.canonical.get()?;
+        match (&e.answer, q.model) {
+            (Answer::Unsat, _) => Some(Answer::Unsat),
+            (Answer::Sat(_), None) => Some(Answer::Sat(None)),
+            (Answer::Sat(Some(m)), Some(wanted)) => {
+                let mut model = renamed(m, &ec.renaming, &c.renaming)?;
+                // Arrays asked for that the query does not read may take
+                // any value.
+                for a in wanted {
+                    if !model.contains(a) {
+                        model.set(a, vec![0; a.size as usize]);
                     }
-                    Some(Answer::Sat(Some(model)))
                 }
-                (Answer::Sat(None), Some(_)) => None,
-            };
+                Some(Answer::Sat(Some(model)))
+            }
+            (Answer::Sat(None), Some(_)) => None,
         }
-        None
-    }
-
-    fn store(&mut self, shape: u64, q: &Query<'_>, answer: Answer) {
-        if self.stored + q.constraints.len() > self.limit || self.shapes.remembered() > self.limit {
-            self.entries.clear();
-            self.shapes = ShapeHasher::default();
-            self.stored = 0;
-        }
-        let entries = self.entries.entry(shape).or_default();
-        if let Some(e) = entries
-            .iter_mut()
-            .find(|e| *e.constraints == *q.constraints && e.expr == q.expr)
-        {
-            // Asked again for a model it had not given.
-            e.answer = answer;
-            return;
-        }
-        self.stored += q.constraints.len() + 1;
-        entries.push(Entry {
-            constraints: q.constraints.into(),
-            expr: q.expr.clone(),
-            answer,
-            canonical: None,
-        });
     }
 }
 
 impl Default for CanonCacheLayer {
     fn default() -> Self {
-        CanonCacheLayer::new(1 << 20)
+        CanonCacheLayer::new(DEFAULT_LIMIT)
     }
 }
 
@@ -166,7 +261,7 @@ impl Layer for CanonCacheLayer {
             return Ok(answer);
         }
         let answer = next.check(q)?;
-        self.store(shape, q, answer.clone());
+        self.table.store(shape, q, answer.clone());
         Ok(answer)
     }
 }
@@ -186,6 +281,63 @@ mod tests {
             ..SolverConfig::default()
         };
         Solver::new(config)
+    }
+
+    #[test]
+    fn solvers_sharing_the_cache_answer_each_others_queries_in_threads_of_their_own() {
+        let config = SolverConfig {
+            chain: "canon-cache,z3".parse().unwrap(),
+            canon_cache: Some(super::SharedCanonCache::default()),
+            ..SolverConfig::default()
+        };
+        let q = |a: &ArrayRef| {
+            vec![
+                expr::ult(&constant(10, 8), &byte(a)),
+                expr::eq(&expr::mul(&byte(a), &byte(a)), &constant(121, 8)),
+            ]
+        };
+        // Workers that each ask about arrays of their own, at once: every
+        // answer is right, and the table ends up answering all of them.
+        let workers: Vec<_> = (0..4)
+            .map(|i| {
+                let config = config.clone();
+                std::thread::spawn(move || {
+                    let mut s = Solver::new(config);
+                    for round in 0..20 {
+                        let x = Array::symbolic(&format!("w{i}r{round}"), 1);
+                        let m = s
+                            .get_model(&q(&x), std::slice::from_ref(&x))
+                            .unwrap()
+                            .unwrap();
+                        let mut e = Evaluator::new(&m);
+                        assert!(q(&x).iter().all(|c| e.eval(c) == 1));
+                    }
+                    s.stats().z3_calls
+                })
+            })
+            .collect();
+        let asked: u64 = workers.into_iter().map(|w| w.join().unwrap()).sum();
+        assert!(
+            (1..=4).contains(&asked),
+            "{asked} Z3 calls for one question"
+        );
+        let y = Array::symbolic("y", 1);
+        let mut other = Solver::new(config);
+        let m = other
+            .get_model(&q(&y), std::slice::from_ref(&y))
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            other.stats().z3_calls,
+            0,
+            "the other solvers' answer was not used"
+        );
+        let mut e = Evaluator::new(&m);
+        assert!(q(&y).iter().all(|c| e.eval(c) == 1));
+        // A solver of its own asks Z3.
+        let mut own = solver();
+        own.get_model(&q(&y), std::slice::from_ref(&y)).unwrap();
+        assert_eq!(own.stats().z3_calls, 1);
     }
 
     #[test]

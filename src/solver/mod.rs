@@ -33,7 +33,7 @@ mod z3stack;
 
 pub use self::cache::CacheLayer;
 pub use self::canon::{canonical_form, canonical_key, CanonLayer, Canonical, CanonicalArrays};
-pub use self::canon_cache::CanonCacheLayer;
+pub use self::canon_cache::{CanonCacheLayer, SharedCanonCache};
 pub use self::cex::CexCache;
 pub use self::chain::{ChainError, ChainSpec, LayerKind, DEFAULT_CHAIN};
 pub use self::constant::ConstantLayer;
@@ -65,6 +65,9 @@ pub struct SolverConfig {
     /// Appends every query that reaches the chain to this corpus file
     /// (`--record-queries`, used to build the test corpus).
     pub record: Option<std::path::PathBuf>,
+    /// The `canon-cache` layer's table, shared by the solvers made with
+    /// this configuration (a run's workers); `None`: each its own.
+    pub canon_cache: Option<SharedCanonCache>,
 }
 
 impl Default for SolverConfig {
@@ -74,6 +77,7 @@ impl Default for SolverConfig {
             chain: ChainSpec::default(),
             store: None,
             record: None,
+            canon_cache: None,
         }
     }
 }
@@ -187,7 +191,10 @@ pub fn build_layers(config: &SolverConfig) -> Vec<Box<dyn Layer>> {
             LayerKind::Slice => Box::new(SliceLayer::new()),
             LayerKind::Reduce => Box::new(ReductionLayer::new()),
             LayerKind::Canon => Box::new(CanonLayer::new()),
-            LayerKind::CanonCache => Box::new(CanonCacheLayer::default()),
+            LayerKind::CanonCache => match &config.canon_cache {
+                Some(shared) => Box::new(CanonCacheLayer::sharing(shared)),
+                None => Box::new(CanonCacheLayer::default()),
+            },
             LayerKind::Cache => Box::new(CacheLayer::default()),
             LayerKind::Cex => Box::new(CexCache::default()),
             LayerKind::Z3 => Box::new(Z3Layer::new(config.timeout_ms)),

@@ -308,6 +308,7 @@ fn run_config(a: RunArgs) -> anyhow::Result<RunConfig> {
             chain: a.solver_chain,
             store: None,
             record: a.record_queries,
+            canon_cache: None,
         },
         stores: a.stores,
         show_output: a.show_output,
