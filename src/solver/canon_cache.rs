@@ -28,6 +28,7 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
 
+use crossbeam_utils::CachePadded;
 use parking_lot::Mutex;
 use rustc_hash::FxHashMap;
 
@@ -46,12 +47,13 @@ struct Entry {
     canonical: OnceLock<Canonical>,
 }
 
-/// Shards of the table: enough that 16 workers rarely wait on each other.
+/// Shards of the table, each on a cache line of its own: enough that 16
+/// workers rarely wait on each other.
 const SHARDS: usize = 64;
 
 /// The answers, by shape, of the solvers that hold the table.
 struct Table {
-    shards: Vec<Mutex<FxHashMap<u64, Vec<Arc<Entry>>>>>,
+    shards: Vec<CachePadded<Mutex<FxHashMap<u64, Vec<Arc<Entry>>>>>>,
     /// Expressions held by the entries, bounded as the exact cache is.
     stored: AtomicUsize,
     limit: usize,
@@ -60,7 +62,7 @@ struct Table {
 impl Table {
     fn new(limit: usize) -> Self {
         Table {
-            shards: (0..SHARDS).map(|_| Mutex::default()).collect(),
+            shards: (0..SHARDS).map(|_| CachePadded::default()).collect(),
             stored: AtomicUsize::new(0),
             limit,
         }
