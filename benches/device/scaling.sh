@@ -22,6 +22,11 @@
 # about 30 s on a 16-core Xeon; `--only-new-coverage` keeps the file system
 # out of the exploration's time, and one subject is also run writing a test
 # for every path (label `all`).
+#
+# OTHERS="LABEL=EXE ..." at `bundle` time also packs other builds of mnemo
+# (the commit before a change, say); `run` then runs each at the largest
+# worker count (under its label), with speedups over `--jobs 1` of the
+# build under test, so the builds compare on the same machine.
 set -u
 set -o pipefail
 
@@ -43,6 +48,14 @@ bundle() {
     local exe=$root/target/release/mnemo
     [ -x "$exe" ] || { echo "build it first: cargo build --release" >&2; return 1; }
     cp "$exe" "$b/mnemo" && strip "$b/mnemo"
+    local other
+    for other in ${OTHERS:-}; do
+        case $other in
+            *=*) ;;
+            *) echo "OTHERS takes LABEL=EXE, not $other" >&2; return 1 ;;
+        esac
+        cp "${other#*=}" "$b/mnemo-${other%%=*}" && strip "$b/mnemo-${other%%=*}" || return 1
+    done
     ldd "$exe" | awk '/=>/ {print $3}' | while read -r lib; do
         case $(basename "$lib") in
             libc.so.*|libm.so.*|libpthread.so.*|libdl.so.*|librt.so.*) ;;
@@ -84,14 +97,16 @@ if __name__ == "__main__":
 PY
 }
 
-# One run: program depth jobs label [options...]; appends a JSON line.
+# One run: program depth jobs label [options...]; appends a JSON line. A
+# label that names another build (mnemo-LABEL) runs that build.
 measure() {
-    local name=$1 depth=$2 jobs=$3 label=$4
+    local name=$1 depth=$2 jobs=$3 label=$4 exe=$B/mnemo
     shift 4
+    [ -x "$B/mnemo-$label" ] && exe=$B/mnemo-$label
     rm -rf "$WORK/o" "$WORK/m"
     local start end rc
     start=$(date +%s.%N)
-    "$B/mnemo" run -q "$B/$name.bc" --max-depth "$depth" --jobs "$jobs" --store none \
+    "$exe" run -q "$B/$name.bc" --max-depth "$depth" --jobs "$jobs" --store none \
         --output-dir "$WORK/o" --memo "$WORK/m" "$@" > "$WORK/err" 2>&1
     rc=$?
     end=$(date +%s.%N)
@@ -101,6 +116,8 @@ import json, os, sys
 name, depth, jobs, label, rc, start, end, out = sys.argv[1:]
 r = {"program": name, "depth": int(depth), "jobs": int(jobs), "label": label,
      "rc": int(rc), "call_s": float(end) - float(start)}
+if label not in ("new", "all"):
+    r["other"] = True
 try:
     st = json.load(open(os.path.join(out, "stats.json")))
     p = st["paths"]
@@ -121,18 +138,19 @@ table() {
 import json, sys
 rows = [json.loads(l) for l in open(sys.argv[1])]
 ceil = dict(json.loads(l).popitem() for l in open(sys.argv[2]))
-print(f"{'subject':<22} {'label':<5} {'jobs':>4} {'paths':>7} {'call s':>7} {'x call':>7} "
-      f"{'expl s':>7} {'x expl':>7} {'imbal':>6} {'ceiling':>7}")
+print(f"{'subject':<22} {'label':<7} {'jobs':>4} {'paths':>7} {'call s':>7} {'x call':>7} "
+      f"{'expl s':>7} {'x expl':>7} {'imbal':>6} {'ceiling':>15}")
 for r in rows:
     if "error" in r:
         print(r["program"], r["label"], r["jobs"], "failed:", r["error"])
         continue
+    label = "new" if r.get("other") else r["label"]
     base = next((b for b in rows if b["program"] == r["program"] and b["depth"] == r["depth"]
-                 and b["label"] == r["label"] and b["jobs"] == 1 and "error" not in b), None)
+                 and b["label"] == label and b["jobs"] == 1 and "error" not in b), None)
     x = lambda k: f"{base[k] / r[k]:.2f}x" if base else "-"
-    print(f"{r['program']:<22} {r['label']:<5} {r['jobs']:>4} {r['paths']:>7} {r['call_s']:>7.2f} "
+    print(f"{r['program']:<22} {r['label']:<7} {r['jobs']:>4} {r['paths']:>7} {r['call_s']:>7.2f} "
           f"{x('call_s'):>7} {r['explore_s']:>7.2f} {x('explore_s'):>7} {r['imbalance']:>6.2f} "
-          f"{ceil.get(str(r['jobs']), '-'):>7}")
+          f"{ceil.get(str(r['jobs']), '-'):>15}")
 PY
 }
 
@@ -145,6 +163,7 @@ run() {
     export LD_LIBRARY_PATH=$B/lib MNEMO_RUNTIME=$B/runtime MNEMO_CLANG=/bin/true MNEMO_LLVM_LINK=/bin/true
     "$B/mnemo" --version || return 1
     echo "cores: $(nproc); $(grep -m1 'model name' /proc/cpuinfo)"
+    lscpu 2>/dev/null | grep -E '^(Thread|Core|Socket|NUMA node\(s\)|Model name|CPU MHz|Hypervisor)' || true
     WORK=/dev/shm/mnemo-scaling
     [ -d /dev/shm ] || WORK=${TMPDIR:-/tmp}/mnemo-scaling
     mkdir -p "$WORK"
@@ -154,7 +173,11 @@ run() {
     : > "$CEILINGS"
     local jobs_list=${JOBS_LIST:-1 2 4 8 16}
     for j in $jobs_list; do
-        [ "$j" = 1 ] || echo "{\"$j\": \"$(ceiling "$j")x\"}" >> "$CEILINGS"
+        [ "$j" = 1 ] && continue
+        # A few readings: a shared host's ceiling moves from one to the next.
+        local reads=()
+        for _ in $(seq "${CEILING_READS:-3}"); do reads+=("$(ceiling "$j")"); done
+        echo "{\"$j\": \"$(IFS=/; echo "${reads[*]}")\"}" >> "$CEILINGS"
     done
     for s in $SUBJECTS; do
         local name depth
@@ -165,6 +188,11 @@ run() {
         done
         for j in $jobs_list; do
             measure "$name" "$depth" "$j" new --only-new-coverage
+        done
+        local other
+        for other in "$B"/mnemo-*; do
+            [ -x "$other" ] || continue
+            measure "$name" "$depth" "${jobs_list##* }" "${other##*/mnemo-}" --only-new-coverage
         done
     done
     for j in 1 ${jobs_list##* }; do
