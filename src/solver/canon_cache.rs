@@ -51,9 +51,12 @@ struct Entry {
 /// workers rarely wait on each other.
 const SHARDS: usize = 64;
 
+/// Entries by shape.
+type Shard = Mutex<FxHashMap<u64, Vec<Arc<Entry>>>>;
+
 /// The answers, by shape, of the solvers that hold the table.
 struct Table {
-    shards: Vec<CachePadded<Mutex<FxHashMap<u64, Vec<Arc<Entry>>>>>>,
+    shards: Vec<CachePadded<Shard>>,
     /// Expressions held by the entries, bounded as the exact cache is.
     stored: AtomicUsize,
     limit: usize,
@@ -68,7 +71,7 @@ impl Table {
         }
     }
 
-    fn shard(&self, shape: u64) -> &Mutex<FxHashMap<u64, Vec<Arc<Entry>>>> {
+    fn shard(&self, shape: u64) -> &Shard {
         &self.shards[(shape >> 58) as usize % SHARDS]
     }
 
