@@ -114,8 +114,31 @@ pub(super) fn hash_kind(kind: &ExprKind, width: u32) -> u64 {
     mix(h.finish())
 }
 
-/// The next node's serial.
+/// The first serial of the next block a thread takes.
 static SERIAL: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+
+/// Serials a thread takes at a time: one counter that every worker bumps
+/// for every new node keeps its cache line moving between cores.
+const SERIAL_BLOCK: u32 = 1024;
+
+/// A new node's serial (what it hashes by), unique until they wrap after
+/// 2^32 nodes, which costs collisions, never wrong answers: equality is
+/// by identity.
+fn next_serial() -> u32 {
+    thread_local! {
+        /// The next serial of the thread's block, and the block's end.
+        static BLOCK: Cell<(u32, u32)> = const { Cell::new((0, 0)) };
+    }
+    BLOCK.with(|b| {
+        let (mut next, mut end) = b.get();
+        if next == end {
+            next = SERIAL.fetch_add(SERIAL_BLOCK, std::sync::atomic::Ordering::Relaxed);
+            end = next.wrapping_add(SERIAL_BLOCK);
+        }
+        b.set((next.wrapping_add(1), end));
+        next
+    })
+}
 
 /// A final mix, so that the shard index (high bits) and the map's own
 /// hashing (which multiplies) see well-spread values.
@@ -206,9 +229,7 @@ impl Shard {
         let node = Arc::new(ExprNode {
             kind: ManuallyDrop::new(kind),
             width,
-            // Wrapping after 2^32 nodes costs collisions, never wrong
-            // answers: equality is by identity.
-            serial: SERIAL.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
+            serial: next_serial(),
             hash,
         });
         let weak = Arc::downgrade(&node);
