@@ -150,7 +150,7 @@ impl Checkpointer {
             // The trie saved is a merge, not the run's own arena, which a
             // journal's node numbers would refer to.
             self.stats.whole_tries += 1;
-            return memo::file::save(&memo::merge(old, trie, marks), &self.trie_file);
+            return memo::file::save(&memo::merge(old, trie, marks), &self.trie_file).map(drop);
         }
         if let Some(journal) = &mut self.journal {
             if journal.bytes() < self.whole_bytes.max(JOURNAL_MIN_BYTES) {

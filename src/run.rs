@@ -695,7 +695,7 @@ pub fn execute(
     let save_s = save_start.elapsed().as_secs_f64();
     let outcome = outcome?;
     finish?;
-    saved.with_context(|| "cannot save the run's trie")?;
+    let nodes = saved.with_context(|| "cannot save the run's trie")?;
     if let Some(m) = &executor.guided.first_mismatch {
         eprintln!("mnemo: warning: the trie does not fit the program: {m}");
     }
@@ -711,7 +711,7 @@ pub fn execute(
     stats.first_error = first_error;
     stats.total = report.earlier.clone().unwrap_or_default().plus(&stats);
     stats.memo.save_s = save_s;
-    stats.memo.nodes = recorder.trie.preorder().len() as u64;
+    stats.memo.nodes = nodes;
     stats.memo.trie_bytes = std::fs::metadata(&trie_file).map_or(0, |m| m.len());
     if let Some((c, prepared)) = &composer {
         stats.compose = crate::compose::stats(

@@ -57,6 +57,11 @@ impl<'a> CanonicalView<'a> {
         }
     }
 
+    /// How many nodes the trie has, out of the arena's.
+    pub fn nodes(&self) -> usize {
+        self.order.len()
+    }
+
     /// A function's canonical number; one out of the table's range keeps
     /// its own, as in [`Trie::canonical`].
     fn func(&self, f: u32) -> u32 {

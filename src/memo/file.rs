@@ -56,7 +56,11 @@ pub fn trie_path(memo_dir: &Path, program: &str) -> PathBuf {
 /// The bytes of a trie file: its nodes numbered in depth-first order, so
 /// that two runs that found the same paths give equal files.
 pub fn encode(trie: &Trie) -> Vec<u8> {
-    let mut bytes = CanonicalView::new(trie).to_bincode(HEADER);
+    encode_view(&CanonicalView::new(trie))
+}
+
+fn encode_view(view: &CanonicalView<'_>) -> Vec<u8> {
+    let mut bytes = view.to_bincode(HEADER);
     crate::files::frame_in_place(&mut bytes, MAGIC, FORMAT_VERSION);
     bytes
 }
@@ -194,16 +198,17 @@ pub fn load(path: &Path) -> Result<Trie, TrieFileError> {
 }
 
 /// Writes a trie file atomically (creating its directory), and removes its
-/// journal, which the file holds now.
-pub fn save(trie: &Trie, path: &Path) -> Result<(), TrieFileError> {
-    write(path, &encode(trie))?;
+/// journal, which the file holds now. Returns how many nodes it wrote.
+pub fn save(trie: &Trie, path: &Path) -> Result<u64, TrieFileError> {
+    let view = CanonicalView::new(trie);
+    write(path, &encode_view(&view))?;
     match std::fs::remove_file(journal_path(path)) {
         Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(TrieFileError::Io {
             doing: "remove",
             path: journal_path(path),
             error: e,
         }),
-        _ => Ok(()),
+        _ => Ok(view.nodes() as u64),
     }
 }
 
