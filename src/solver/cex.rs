@@ -285,7 +285,14 @@ mod tests {
     fn the_parent_model_answers_one_side_of_a_branch() {
         let arr = Array::symbolic("x", 1);
         let x = expr::read(&UpdateList::new(arr.clone()), &expr::constant(0, 64));
-        let mut s = Solver::new(SolverConfig::default());
+        // The default chain but `enumerate`, which would answer these
+        // one-byte queries without Z3.
+        let mut s = Solver::new(SolverConfig {
+            chain: "slice,store,cache,cex,reduce,canon-cache,z3-auto"
+                .parse()
+                .unwrap(),
+            ..SolverConfig::default()
+        });
         let path = vec![expr::ult(&x, &expr::constant(100, 8))];
         // The parent's path condition was found feasible, with a model.
         assert!(s.may_be_true(&[], &path[0]).unwrap());

@@ -27,6 +27,8 @@ pub enum LayerKind {
     /// A per-run cache keyed by canonical form that hands misses on as
     /// written.
     CanonCache,
+    /// Decides queries over one symbolic byte by trying its 256 values.
+    Enumerate,
     /// Green's equivalence store: answers by exact query, kept in the
     /// solver stores (`--store`).
     Store,
@@ -52,6 +54,7 @@ impl LayerKind {
         LayerKind::Cache,
         LayerKind::Cex,
         LayerKind::CanonCache,
+        LayerKind::Enumerate,
         LayerKind::Z3,
         LayerKind::Z3Stack,
         LayerKind::Z3StackOpt,
@@ -69,6 +72,7 @@ impl LayerKind {
             LayerKind::Reduce => "reduce",
             LayerKind::Canon => "canon",
             LayerKind::CanonCache => "canon-cache",
+            LayerKind::Enumerate => "enumerate",
             LayerKind::Z3 => "z3",
             LayerKind::Z3Stack => "z3-stack",
             LayerKind::Z3StackOpt => "z3-stackopt",
@@ -99,7 +103,10 @@ pub struct ChainSpec {
 /// square root 34%). What still reaches Z3 is looked up by canonical form
 /// (loops and calls on fresh input ask the same question of new bytes: a
 /// Rational's gcd 21.4 s -> 13.5 s), while Z3 gets the query as written.
-pub const DEFAULT_CHAIN: &str = "slice,store,cache,cex,reduce,canon-cache,z3-auto";
+/// A query whose conjuncts each read one input byte is decided by trying
+/// the bytes' values (a histogram's solver time 0.78 s -> 0.28 s, ptx 4.5
+/// times the paths in a minute).
+pub const DEFAULT_CHAIN: &str = "slice,store,cache,cex,reduce,canon-cache,enumerate,z3-auto";
 
 /// Why a `--solver-chain` value was refused.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]

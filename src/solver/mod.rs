@@ -20,6 +20,7 @@ mod cex;
 mod chain;
 mod constant;
 pub mod corpus;
+mod enumerate;
 pub(crate) mod equiv;
 mod implication;
 pub mod interval;
@@ -37,6 +38,7 @@ pub use self::canon_cache::{CanonCacheLayer, SharedCanonCache};
 pub use self::cex::CexCache;
 pub use self::chain::{ChainError, ChainSpec, LayerKind, DEFAULT_CHAIN};
 pub use self::constant::ConstantLayer;
+pub use self::enumerate::EnumerateLayer;
 pub use self::equiv::EquivalenceStore;
 pub use self::implication::{ImplicationEntry, ImplicationLayer};
 pub use self::query::{Answer, Chain, Layer, Query};
@@ -195,6 +197,7 @@ pub fn build_layers(config: &SolverConfig) -> Vec<Box<dyn Layer>> {
                 Some(shared) => Box::new(CanonCacheLayer::sharing(shared)),
                 None => Box::new(CanonCacheLayer::default()),
             },
+            LayerKind::Enumerate => Box::new(EnumerateLayer),
             LayerKind::Cache => Box::new(CacheLayer::default()),
             LayerKind::Cex => Box::new(CexCache::default()),
             LayerKind::Z3 => Box::new(Z3Layer::new(config.timeout_ms)),
