@@ -27,7 +27,8 @@ pub enum LayerKind {
     /// A per-run cache keyed by canonical form that hands misses on as
     /// written.
     CanonCache,
-    /// Decides queries over one symbolic byte by trying its 256 values.
+    /// Decides queries whose conjuncts each read one symbolic byte by
+    /// trying each byte's 256 values.
     Enumerate,
     /// Green's equivalence store: answers by exact query, kept in the
     /// solver stores (`--store`).

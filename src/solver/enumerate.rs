@@ -95,45 +95,37 @@ fn groups(q: &Query<'_>) -> Option<Groups> {
     Some(out)
 }
 
-/// A value of `byte` under which every one of `conjuncts` holds, set in
-/// `a`; the conjuncts read no other symbolic byte.
-fn solve_byte(byte: &Byte, conjuncts: &[ExprRef], a: &mut Assignment) -> bool {
-    let (array, at) = byte;
-    let mut bytes = a
-        .get(array)
-        .map_or_else(|| vec![0; *at as usize + 1], <[u8]>::to_vec);
-    if bytes.len() <= *at as usize {
-        bytes.resize(*at as usize + 1, 0);
-    }
-    for v in 0..=u8::MAX {
+/// A value of `byte` under which every one of `conjuncts` holds; the
+/// conjuncts read no other symbolic byte.
+fn solve_byte((array, at): &Byte, conjuncts: &[ExprRef]) -> Option<u8> {
+    let mut bytes = vec![0; *at as usize + 1];
+    (0..=u8::MAX).find(|&v| {
         bytes[*at as usize] = v;
+        let mut a = Assignment::new();
         a.set(array, bytes.clone());
-        let mut e = Evaluator::new(a);
-        if conjuncts.iter().all(|c| e.eval(c) == 1) {
-            return true;
-        }
-    }
-    false
+        let mut e = Evaluator::new(&a);
+        conjuncts.iter().all(|c| e.eval(c) == 1)
+    })
 }
 
-/// A model of `q` from `a`: every array asked for, the bytes the query
-/// does not read at 0.
-fn model(q: &Query<'_>, a: &Assignment) -> Option<Assignment> {
-    let wanted = q.model?;
+/// A model giving `found` and zeros elsewhere, for every array asked for
+/// and every array the query reads.
+fn model(wanted: &[ArrayRef], found: &[(Byte, u8)]) -> Assignment {
     let mut m = Assignment::new();
-    for array in wanted.iter().filter(|x| !x.is_constant()) {
+    let read = found.iter().map(|((array, _), _)| array);
+    for array in wanted.iter().filter(|a| !a.is_constant()).chain(read) {
+        if m.contains(array) {
+            continue;
+        }
         let mut bytes = vec![0; array.size as usize];
-        if let Some(set) = a.get(array) {
-            bytes[..set.len()].copy_from_slice(set);
+        for ((a, at), v) in found {
+            if std::sync::Arc::ptr_eq(a, array) {
+                bytes[*at as usize] = *v;
+            }
         }
         m.set(array, bytes);
     }
-    for (array, set) in a.iter() {
-        if !m.contains(array) {
-            m.set(array, set.to_vec());
-        }
-    }
-    Some(m)
+    m
 }
 
 impl Layer for EnumerateLayer {
@@ -146,21 +138,23 @@ impl Layer for EnumerateLayer {
             return next.check(q);
         };
         next.stats().hit(self.name());
-        let mut a = Assignment::new();
-        for (byte, conjuncts) in &groups {
-            let holds = match byte {
-                Some(b) => solve_byte(b, conjuncts, &mut a),
+        let mut found = Vec::new();
+        for (byte, conjuncts) in groups {
+            match byte {
+                Some(b) => match solve_byte(&b, &conjuncts) {
+                    Some(v) => found.push((b, v)),
+                    None => return Ok(Answer::Unsat),
+                },
                 None => {
                     let none = Assignment::new();
                     let mut e = Evaluator::new(&none);
-                    conjuncts.iter().all(|c| e.eval(c) == 1)
+                    if !conjuncts.iter().all(|c| e.eval(c) == 1) {
+                        return Ok(Answer::Unsat);
+                    }
                 }
-            };
-            if !holds {
-                return Ok(Answer::Unsat);
             }
         }
-        Ok(Answer::Sat(model(q, &a)))
+        Ok(Answer::Sat(q.model.map(|wanted| model(wanted, &found))))
     }
 }
 
