@@ -116,8 +116,6 @@ import json, os, sys
 name, depth, jobs, label, rc, start, end, out = sys.argv[1:]
 r = {"program": name, "depth": int(depth), "jobs": int(jobs), "label": label,
      "rc": int(rc), "call_s": float(end) - float(start)}
-if label not in ("new", "all"):
-    r["other"] = True
 try:
     st = json.load(open(os.path.join(out, "stats.json")))
     p = st["paths"]
@@ -144,7 +142,8 @@ for r in rows:
     if "error" in r:
         print(r["program"], r["label"], r["jobs"], "failed:", r["error"])
         continue
-    label = "new" if r.get("other") else r["label"]
+    # Another build's rows compare with the tested build's one worker.
+    label = r["label"] if r["label"] in ("new", "all") else "new"
     base = next((b for b in rows if b["program"] == r["program"] and b["depth"] == r["depth"]
                  and b["label"] == label and b["jobs"] == 1 and "error" not in b), None)
     x = lambda k: f"{base[k] / r[k]:.2f}x" if base else "-"

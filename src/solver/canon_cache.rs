@@ -47,6 +47,12 @@ struct Entry {
     canonical: OnceLock<Canonical>,
 }
 
+/// Whether two canonical forms are the same query (their arrays' renamings
+/// aside).
+fn same(a: &Canonical, b: &Canonical) -> bool {
+    a.constraints == b.constraints && a.expr == b.expr
+}
+
 /// Shards of the table, each on a cache line of its own: enough that 16
 /// workers rarely wait on each other.
 const SHARDS: usize = 64;
@@ -87,9 +93,7 @@ impl Table {
         let mut unmade = Vec::new();
         for e in shard.get(&shape).into_iter().flatten() {
             match e.canonical.get() {
-                Some(ec) if ec.constraints == c.constraints && ec.expr == c.expr => {
-                    return Ok(e.clone())
-                }
+                Some(ec) if same(ec, c) => return Ok(e.clone()),
                 Some(_) => {}
                 None => unmade.push(e.clone()),
             }
@@ -205,7 +209,7 @@ impl CanonCacheLayer {
                 let ec = e
                     .canonical
                     .get_or_init(|| canonical_form(&e.constraints, &e.expr, &mut self.arrays));
-                ec.constraints == c.constraints && ec.expr == c.expr
+                same(ec, &c)
             })?,
         };
         let ec = e.canonical.get()?;
