@@ -638,7 +638,7 @@ fn merged_stats(
         jobs: workers as u64,
         imbalance: crate::parallel::imbalance(&busy_s),
         busy_s,
-        moved: 0,
+        ..ParallelStats::default()
     };
     s
 }

@@ -626,6 +626,7 @@ pub fn execute(
     };
     let mut busy_s = Vec::new();
     let mut moved = 0;
+    let mut reporting = (0.0, 0.0);
     let outcome = if !explores {
         Ok(Default::default())
     } else if let Some((exec_config, watch)) = worker_config {
@@ -658,6 +659,7 @@ pub fn execute(
         parallel::explore(&mut executor, &workers, &limits, &mut outputs, stop, &show).map(|p| {
             busy_s = p.busy_s;
             moved = p.moved;
+            reporting = (p.report_wait_s, p.report_s);
             p.outcome
         })
     } else {
@@ -726,6 +728,8 @@ pub fn execute(
         imbalance: parallel::imbalance(&busy_s),
         busy_s,
         moved,
+        report_wait_s: reporting.0,
+        report_s: reporting.1,
     };
     let path = config.output_dir.join("stats.json");
     stats

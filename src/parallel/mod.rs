@@ -27,7 +27,7 @@ use crate::search::{ExploreConfig, PathObserver, RunOutcome, SearcherKind};
 use crate::stop::StopRequest;
 
 pub use pool::Pool;
-pub use worker::{WorkerLine, WorkerSlot};
+pub use worker::{WorkerLine, WorkerSlot, WorkerTimes};
 
 /// How the work of a parallel run is shared out among its workers.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
@@ -90,6 +90,10 @@ pub struct ParallelOutcome {
     pub outcome: RunOutcome,
     /// Seconds each worker was busy (exploring, not waiting for work).
     pub busy_s: Vec<f64>,
+    /// Seconds the workers waited for the run's observer, all together.
+    pub report_wait_s: f64,
+    /// Seconds the observer was held, all together.
+    pub report_s: f64,
     /// States that changed worker.
     pub moved: u64,
 }
@@ -151,7 +155,7 @@ pub fn explore(
         observer: &observer,
         stage: workers.stage,
     };
-    type Ended = anyhow::Result<(f64, Tally)>;
+    type Ended = anyhow::Result<(WorkerTimes, Tally)>;
     let others: Vec<Mutex<Option<Ended>>> = (1..jobs).map(|_| Mutex::new(None)).collect();
     let first = threads.in_place_scope(|scope| {
         for w in 1..jobs {
@@ -177,22 +181,24 @@ pub fn explore(
         let mut searcher = workers.searcher.build(workers.seed);
         worker::work(0, executor, searcher.as_mut(), initial, &common)
     });
-    let mut busy_s = vec![first?];
+    let mut times = vec![first?];
     for (w, slot) in others.into_iter().enumerate() {
         let ended = slot
             .into_inner()
             .unwrap_or_else(|e| e.into_inner())
             .ok_or_else(|| anyhow::anyhow!("worker {} ended without a result", w + 1))?;
-        let (busy, tally) = ended?;
+        let (t, tally) = ended?;
         executor.absorb(&tally);
-        busy_s.push(busy);
+        times.push(t);
     }
     Ok(ParallelOutcome {
         outcome: RunOutcome {
             stopped_by: pool.halted(),
             elapsed: start.elapsed(),
         },
-        busy_s,
+        busy_s: times.iter().map(|t| t.busy_s).collect(),
+        report_wait_s: times.iter().map(|t| t.report_wait_s).sum(),
+        report_s: times.iter().map(|t| t.report_s).sum(),
         moved: pool.moved(),
     })
 }

@@ -61,6 +61,9 @@ pub type Stage<'a> =
 pub struct Locked<'a, 'o> {
     pub observer: &'a Mutex<&'o mut (dyn PathObserver + Send)>,
     pub stage: Option<Stage<'a>>,
+    /// Time spent waiting for the observer, and holding it.
+    pub waited: Duration,
+    pub held: Duration,
 }
 
 impl PathObserver for Locked<'_, '_> {
@@ -69,14 +72,20 @@ impl PathObserver for Locked<'_, '_> {
             Some(stage) => stage(executor, path)?,
             None => None,
         };
+        let asked = Instant::now();
         let mut observer = self
             .observer
             .lock()
             .map_err(|_| anyhow::anyhow!("another worker failed while reporting a path"))?;
-        match staged {
+        let taken = Instant::now();
+        self.waited += taken - asked;
+        let reported = match staged {
             Some(s) => observer.path_ended_staged(executor, path, s),
             None => observer.path_ended(executor, path),
-        }
+        };
+        drop(observer);
+        self.held += taken.elapsed();
+        reported
     }
 }
 
@@ -98,16 +107,28 @@ pub struct Common<'a, 'o> {
     pub stage: Option<Stage<'a>>,
 }
 
+/// How a worker spent its time.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct WorkerTimes {
+    /// Seconds it was busy: not waiting for work (waiting for the observer
+    /// counts as busy).
+    pub busy_s: f64,
+    /// Seconds it waited for another worker to be done with the observer.
+    pub report_wait_s: f64,
+    /// Seconds it held the observer.
+    pub report_s: f64,
+}
+
 /// Runs worker `w` from `initial` (worker 0's first state; the others
 /// start by waiting for one) until the run is over or halted, and ends the
-/// states it holds then. Returns the seconds it was busy (not waiting).
+/// states it holds then.
 pub fn work(
     w: usize,
     executor: &mut Executor,
     searcher: &mut dyn Searcher,
     initial: Option<State>,
     common: &Common<'_, '_>,
-) -> anyhow::Result<f64> {
+) -> anyhow::Result<WorkerTimes> {
     let start = Instant::now();
     let mut waited = Duration::ZERO;
     let limits = common.limits;
@@ -126,6 +147,8 @@ pub fn work(
     let mut observer = Locked {
         observer: common.observer,
         stage: common.stage,
+        waited: Duration::ZERO,
+        held: Duration::ZERO,
     };
     let mut recent = VecDeque::with_capacity(RECENT_MODELS);
     let mut cost = ReportCost::default();
@@ -238,7 +261,11 @@ pub fn work(
         .store(executor.instructions, Ordering::Relaxed);
     executor.set_deadline(None);
     executor.set_memory_limit(None);
-    Ok((start.elapsed() - waited).as_secs_f64())
+    Ok(WorkerTimes {
+        busy_s: (start.elapsed() - waited).as_secs_f64(),
+        report_wait_s: observer.waited.as_secs_f64(),
+        report_s: observer.held.as_secs_f64(),
+    })
 }
 
 /// Gives the waiting workers states of this one: one each, the shallowest

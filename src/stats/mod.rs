@@ -169,6 +169,14 @@ pub struct ParallelStats {
     pub imbalance: f64,
     /// Pending states that moved from one worker to another.
     pub moved: u64,
+    /// Seconds the workers waited, all together, for another to be done
+    /// reporting a path (the trie and the test writer are the run's).
+    #[serde(default)]
+    pub report_wait_s: f64,
+    /// Seconds, all together, the workers spent reporting paths: what no
+    /// two workers can do at once.
+    #[serde(default)]
+    pub report_s: f64,
 }
 
 /// What the run's trie did: reuse of an earlier run, and its own cost.
@@ -330,11 +338,14 @@ impl RunStats {
                 .map(|b| format!("{b:.2}"))
                 .collect();
             s += &format!(
-                "mnemo: {} workers, busy {}s; imbalance {:.2}; {} states moved\n",
+                "mnemo: {} workers, busy {}s; imbalance {:.2}; {} states moved; \
+                 {:.2}s reporting paths, {:.2}s waiting to\n",
                 self.parallel.jobs,
                 busy.join("/"),
                 self.parallel.imbalance,
-                self.parallel.moved
+                self.parallel.moved,
+                self.parallel.report_s,
+                self.parallel.report_wait_s
             );
         }
         if self.memo.mismatches > 0 {
