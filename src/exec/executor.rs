@@ -20,7 +20,9 @@ use super::end::{EarlyReason, ErrorKind, PathEnd, PathError, StackEntry};
 use super::guide::{Guide, GuideCounters};
 use super::memory::{AllocKind, MemoryObject, ObjectState};
 use super::natives::Native;
-use super::state::{function_address, State, GLOBAL_BASE, HEAP_BASE, RED_ZONE, STACK_BASE};
+use super::state::{
+    function_address, State, Stretch, GLOBAL_BASE, HEAP_BASE, RED_ZONE, STACK_BASE,
+};
 use super::value::Value;
 use crate::expr::{self, Assignment};
 use crate::ir::semantics;
@@ -222,8 +224,8 @@ impl Executor {
 
     /// Ends the state's stretch at a decision, returning it; the next one
     /// starts in the block the state is in.
-    pub(super) fn close_stretch(&self, state: &mut State) -> Arc<[u32]> {
-        let blocks: Arc<[u32]> = Self::stretch_blocks(&state.stretch).into();
+    pub(super) fn close_stretch(&self, state: &mut State) -> Arc<Stretch> {
+        let blocks = Arc::new(Stretch::new(Self::stretch_blocks(&state.stretch)));
         state.stretch.iter_mut().for_each(|w| *w = 0);
         let fr = state.frame();
         let (f, pc) = (fr.func, fr.pc);

@@ -4,6 +4,7 @@
 //! persistent map of copy-on-write objects, constraints are shared until a
 //! fork appends to them, and no solver object lives here.
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use super::guide::GuideNode;
@@ -97,11 +98,61 @@ impl Point {
 pub struct Decision {
     pub point: Point,
     pub taken: u32,
-    /// The blocks the path executed since its previous decision (module-wide
-    /// block numbers, see `Executor::block_at`): what regression analysis
-    /// compares with the changes of a new version.
-    pub stretch: Arc<[u32]>,
+    /// The blocks the path executed since its previous decision, shared by
+    /// every state forked here.
+    pub stretch: Arc<Stretch>,
 }
+
+/// The blocks a path executed from its previous decision to this one
+/// (module-wide block numbers, see `Executor::block_at`): what regression
+/// analysis compares with the changes of a new version. Every state forked
+/// at the decision shares it, and with it a note of where the decision
+/// sits in the run's trie once one of them has been recorded there, so
+/// that recording the others need not find it from the root again.
+#[derive(Debug, Default)]
+pub struct Stretch {
+    blocks: Box<[u32]>,
+    /// Written by the trie the paths are recorded in (see
+    /// `memo::Trie::insert_path`); 0 until then.
+    noted: AtomicU64,
+}
+
+impl Stretch {
+    pub fn new(blocks: Vec<u32>) -> Stretch {
+        Stretch {
+            blocks: blocks.into_boxed_slice(),
+            noted: AtomicU64::new(0),
+        }
+    }
+
+    /// What the trie noted here (0: nothing).
+    pub fn noted(&self) -> u64 {
+        // Written and read by whoever holds the trie: the lock around it
+        // orders them, not this atomic.
+        self.noted.load(Ordering::Relaxed)
+    }
+
+    pub fn note(&self, value: u64) {
+        self.noted.store(value, Ordering::Relaxed);
+    }
+}
+
+impl std::ops::Deref for Stretch {
+    type Target = [u32];
+
+    fn deref(&self) -> &[u32] {
+        &self.blocks
+    }
+}
+
+/// Stretches are the same when their blocks are: the note is the trie's.
+impl PartialEq for Stretch {
+    fn eq(&self, other: &Stretch) -> bool {
+        self.blocks == other.blocks
+    }
+}
+
+impl Eq for Stretch {}
 
 /// A path being explored.
 #[derive(Clone, Debug)]

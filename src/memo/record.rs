@@ -31,7 +31,7 @@ impl Recorder {
         Some(self.trie.insert_path(
             executor.module(),
             &|g| executor.block_at(g),
-            path.state.path.iter(),
+            &path.state.path,
             path.state.stopped_at.as_ref(),
             &Executor::stretch_blocks(&path.state.stretch),
             end,
@@ -54,7 +54,7 @@ impl Recorder {
         self.trie.insert_path(
             executor.module(),
             &|g| executor.block_at(g),
-            state.path.iter(),
+            &state.path,
             state.stopped_at.as_ref(),
             &Executor::stretch_blocks(&state.stretch),
             End::pending(),

@@ -341,3 +341,109 @@ fn a_whole_journal_record_that_does_not_fit_the_trie_is_a_named_error() {
         other => panic!("{other:?}"),
     }
 }
+
+/// The decisions of every path of a binary tree of `depth` levels, made as
+/// forking states make them: the children of a fork share the stretch
+/// before it (and the notes the trie takes in it).
+fn forked_paths(depth: u32) -> Vec<imbl::Vector<crate::exec::Decision>> {
+    use crate::exec::{Decision, Point, Stretch};
+    use crate::ir::{FuncId, SiteId};
+    use std::sync::Arc;
+    let alts: Arc<[Alt]> = two_way().into();
+    let mut paths = vec![imbl::Vector::new()];
+    for level in 0..depth {
+        let mut next = Vec::new();
+        for path in paths {
+            let stretch = Arc::new(Stretch::new(vec![level, level + 1]));
+            for taken in 0..2 {
+                let mut child: imbl::Vector<Decision> = path.clone();
+                child.push_back(Decision {
+                    point: Point {
+                        func: FuncId(0),
+                        site: SiteId(level),
+                        line: 10 + level,
+                        alts: alts.clone(),
+                    },
+                    taken,
+                    stretch: stretch.clone(),
+                });
+                next.push(child);
+            }
+        }
+        paths = next;
+    }
+    paths
+}
+
+/// The same decisions, sharing nothing: every walk starts at the root.
+fn unshared(path: &imbl::Vector<crate::exec::Decision>) -> imbl::Vector<crate::exec::Decision> {
+    path.iter()
+        .map(|d| crate::exec::Decision {
+            stretch: std::sync::Arc::new(crate::exec::Stretch::new(d.stretch.to_vec())),
+            ..d.clone()
+        })
+        .collect()
+}
+
+/// Paths recorded from the decisions a trie noted while recording their
+/// siblings give the trie of the same paths recorded from the root: in any
+/// order, in another trie (whose notes those are not), and when a path has
+/// ended at an inner node that the next path must make inner again.
+#[test]
+fn recording_from_noted_decisions_gives_the_trie_recorded_from_the_root() {
+    let module = crate::ir::testutil::load_ll("define void @f() {\n  ret void\n}\n");
+    let block_at = |g: u32| (crate::ir::FuncId(0), crate::ir::BlockId(g));
+    let paths = forked_paths(5);
+    // A fixed shuffle: siblings are recorded far apart, as workers do.
+    let order: Vec<usize> = (0..paths.len())
+        .map(|i| (i * 13 + 5) % paths.len())
+        .collect();
+    let record = |t: &mut Trie, path: &imbl::Vector<crate::exec::Decision>, end: End| {
+        let tag = path.len() as u8;
+        t.insert_path(
+            &module,
+            &block_at,
+            path,
+            None,
+            &[7],
+            end,
+            Some(test_of(tag, StoredOutcome::Exit { code: 0 })),
+        )
+    };
+    let stopped = || End::Early {
+        reason: "max-time".into(),
+    };
+    let mut noted = Trie::new(Recorded::default());
+    let mut plain = Trie::new(Recorded::default());
+    for &i in &order[..20] {
+        record(&mut noted, &paths[i], End::Completed);
+        record(&mut plain, &unshared(&paths[i]), End::Completed);
+    }
+    // A path stopped part way: its node, inner already, is a leaf again
+    // until a path goes through it.
+    let prefix: imbl::Vector<_> = paths[order[0]].take(2);
+    let leaf = record(&mut noted, &prefix, stopped());
+    assert_eq!(leaf, record(&mut plain, &unshared(&prefix), stopped()));
+    assert!(noted.node(leaf).end.is_some());
+    for &i in &order[20..] {
+        record(&mut noted, &paths[i], End::Completed);
+        record(&mut plain, &unshared(&paths[i]), End::Completed);
+    }
+    assert!(
+        noted.node(leaf).end.is_none(),
+        "the stopped leaf is inner again"
+    );
+    assert!(noted == plain);
+    assert_eq!(encode(&noted), encode(&plain));
+    // Another trie does not follow this one's notes.
+    let mut other = Trie::new(Recorded::default());
+    for &i in order.iter().rev() {
+        record(&mut other, &paths[i], End::Completed);
+    }
+    let mut other_plain = Trie::new(Recorded::default());
+    for &i in order.iter().rev() {
+        record(&mut other_plain, &unshared(&paths[i]), End::Completed);
+    }
+    assert!(other == other_plain);
+    assert_eq!(encode(&other), encode(&plain));
+}

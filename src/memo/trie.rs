@@ -203,6 +203,47 @@ pub struct Trie {
     /// keeps a journal of it (see [`super::journal`]).
     #[serde(skip)]
     changes: Option<Changes>,
+    #[serde(skip)]
+    epoch: Epoch,
+}
+
+/// What a trie notes in the decisions it records (see
+/// [`Trie::insert_path`]) is only good for that trie and while no node a
+/// path went through has become a leaf: a number unique to the trie, taken
+/// afresh (by a copy too) whenever notes taken so far must not be used.
+/// 0: none taken yet.
+#[derive(Debug, Default)]
+struct Epoch(u32);
+
+impl Clone for Epoch {
+    fn clone(&self) -> Epoch {
+        Epoch(0)
+    }
+}
+
+/// Epochs handed out so far, process-wide.
+static EPOCHS: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+
+impl Epoch {
+    fn get(&mut self) -> u32 {
+        if self.0 == 0 {
+            self.0 = EPOCHS
+                .fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+                .wrapping_add(1)
+                .max(1);
+        }
+        self.0
+    }
+
+    /// What a decision taken at `node` notes.
+    fn note(&mut self, node: NodeId) -> u64 {
+        (u64::from(self.get()) << 32) | u64::from(node.0)
+    }
+
+    /// The node a decision's note names, if this epoch took it.
+    fn noted(&mut self, note: u64) -> Option<NodeId> {
+        (note >> 32 == u64::from(self.get())).then_some(NodeId(note as u32))
+    }
 }
 
 /// The nodes (and function names) added or changed since a point in time:
@@ -242,6 +283,7 @@ impl Trie {
             nodes: vec![Node::default()],
             func_index: FxHashMap::default(),
             changes: None,
+            epoch: Epoch::default(),
         }
     }
 
@@ -375,15 +417,26 @@ impl Trie {
         &mut self,
         module: &Module,
         block_at: &dyn Fn(u32) -> (FuncId, BlockId),
-        path: impl IntoIterator<Item = impl std::borrow::Borrow<Decision>>,
+        path: &imbl::Vector<Decision>,
         stopped_at: Option<&Point>,
         last_stretch: &[u32],
         end: End,
         test: Option<StoredTest>,
     ) -> NodeId {
-        let mut at = NodeId::ROOT;
-        for d in path {
-            let d = d.borrow();
+        // The path's deepest decision this trie has seen: every path
+        // sharing it has the same decisions up to it, so the walk from the
+        // root can start there. Many workers record into one trie, one at
+        // a time, and the walk (a cache miss or more a level) was most of
+        // what that took.
+        let (mut start, mut at) = (0, NodeId::ROOT);
+        for (i, d) in path.iter().enumerate().rev() {
+            if let Some(node) = self.epoch.noted(d.stretch.noted()) {
+                (start, at) = (i, node);
+                break;
+            }
+        }
+        for d in path.iter().skip(start) {
+            d.stretch.note(self.epoch.note(at));
             let n = &self.nodes[at.index()];
             let was_leaf = n.end.is_some() || n.test.is_some();
             let mut changed = was_leaf;
@@ -422,6 +475,11 @@ impl Trie {
         n.stretch = s;
         n.end = Some(end);
         n.test = test;
+        if !n.children.is_empty() {
+            // Paths through this node are to turn it back into an inner
+            // node, which the walks that skip it would not do.
+            self.epoch = Epoch::default();
+        }
         self.touch(at);
         at
     }
@@ -565,6 +623,7 @@ impl Trie {
             nodes,
             func_index: FxHashMap::default(),
             changes: None,
+            epoch: Epoch::default(),
         };
         t.reindex();
         t
