@@ -608,11 +608,14 @@ pub fn execute(
     executor.set_memory_limit(config.max_memory_mb);
     let stager = writer.stager().clone();
     let stage = |ex: &Executor, path: &FinishedPath<'_>| -> anyhow::Result<Option<StagedTest>> {
-        if path.untested || !config.writes_test(path) {
+        if path.untested {
             return Ok(None);
         }
         StoredTest::of_path(ex, path)
-            .map(|t| stager.stage(t))
+            .map(|t| match config.writes_test(path) {
+                true => stager.stage(t),
+                false => Ok(StagedTest::unwritten(t)),
+            })
             .transpose()
     };
     let mut outputs = Outputs {

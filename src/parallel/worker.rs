@@ -50,8 +50,9 @@ impl WorkerSlot {
     }
 }
 
-/// Writes a path's test files before the observer is taken (see
-/// [`crate::testgen::StagedTest`]); `None` for a path that gets no test.
+/// Makes a path's test before the observer is taken, and writes its files
+/// when it gets them (see [`crate::testgen::StagedTest`]); `None` for a
+/// path that gets no test.
 pub type Stage<'a> =
     &'a (dyn Fn(&Executor, &FinishedPath<'_>) -> anyhow::Result<Option<StagedTest>> + Sync);
 

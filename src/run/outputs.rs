@@ -99,6 +99,14 @@ impl PathObserver for Outputs<'_> {
         path: &FinishedPath<'_>,
         staged: StagedTest,
     ) -> anyhow::Result<()> {
+        let staged = match staged.into_unwritten() {
+            Ok(test) => {
+                self.writer.count_unwritten(&test);
+                self.recorder.record(executor, path, Some(test));
+                return Ok(());
+            }
+            Err(staged) => staged,
+        };
         self.note_first_error(executor, path);
         let test = self.writer.commit(staged)?;
         let leaf = self.recorder.record(executor, path, Some(test));

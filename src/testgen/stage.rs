@@ -36,6 +36,28 @@ pub struct StagedTest {
     pub(super) files: Vec<(Role, PathBuf)>,
 }
 
+impl StagedTest {
+    /// A test that gets no files (`--only-new-coverage`): the trie keeps
+    /// it. Made before the writer is taken, as a staged test is.
+    pub fn unwritten(test: StoredTest) -> StagedTest {
+        StagedTest {
+            test: Some(test),
+            files: Vec::new(),
+        }
+    }
+
+    /// The test of one that gets no files; `Err` gives back one that does.
+    pub fn into_unwritten(mut self) -> Result<StoredTest, StagedTest> {
+        match self.test.take() {
+            Some(test) if self.files.is_empty() => Ok(test),
+            test => {
+                self.test = test;
+                Err(self)
+            }
+        }
+    }
+}
+
 impl Stager {
     /// Writes `test`'s files (its ktest, and its `.err` report or its
     /// `.stdout`) under temporary names.
