@@ -97,6 +97,26 @@ if __name__ == "__main__":
 PY
 }
 
+# The same ceiling for mnemo's own work: N processes of `--jobs 1`, which
+# share nothing but the machine, against one alone (program depth N). What
+# N workers lose beyond it is lost to what they share in the process.
+workload_ceiling() {
+    local name=$1 depth=$2 n=$3 t0 t1 t2 i
+    one_run() {
+        rm -rf "$WORK/w$1"
+        "$B/mnemo" run -q "$B/$name.bc" --max-depth "$depth" --jobs 1 --store none \
+            --output-dir "$WORK/w$1/o" --memo "$WORK/w$1/m" --only-new-coverage > /dev/null 2>&1
+    }
+    t0=$(date +%s.%N)
+    one_run 0
+    t1=$(date +%s.%N)
+    for i in $(seq "$n"); do one_run "$i" & done
+    wait
+    t2=$(date +%s.%N)
+    rm -rf "$WORK"/w*
+    python3 -c "print(f'{$n * ($t1 - $t0) / ($t2 - $t1):.2f}')"
+}
+
 # One run: program depth jobs label [options...]; appends a JSON line. A
 # label that names another build (mnemo-LABEL) runs that build.
 measure() {
@@ -123,7 +143,9 @@ try:
              tests=st["tests"], instructions=st["instructions"], nodes=st["memo"]["nodes"],
              explore_s=st["wall_s"], save_s=st["memo"]["save_s"],
              busy_s=st["parallel"]["busy_s"], imbalance=st["parallel"]["imbalance"],
-             moved=st["parallel"]["moved"], z3_calls=st["solver"]["z3_calls"])
+             moved=st["parallel"]["moved"], z3_calls=st["solver"]["z3_calls"],
+             report_s=st["parallel"].get("report_s"),
+             report_wait_s=st["parallel"].get("report_wait_s"))
 except (OSError, KeyError, ValueError) as e:
     r["error"] = str(e)
 print(json.dumps(r))
@@ -178,6 +200,11 @@ run() {
         for _ in $(seq "${CEILING_READS:-3}"); do reads+=("$(ceiling "$j")"); done
         echo "{\"$j\": \"$(IFS=/; echo "${reads[*]}")\"}" >> "$CEILINGS"
     done
+    local top=${jobs_list##* } w=${WORKLOAD_CEILING:-wbs_run:19}
+    if [ "$top" != 1 ] && [ -n "$w" ]; then
+        echo "workload ceiling at $top: $(workload_ceiling "${w%%:*}" "${w##*:}" "$top")" \
+            | tee "$out/workload_ceiling.txt"
+    fi
     for s in $SUBJECTS; do
         local name depth
         name=$(basename "${s%%:*}")
