@@ -8,26 +8,62 @@
 //! The count is of the process, not of one executor: `--max-memory` limits
 //! the process, and states move between threads.
 
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::Duration;
 
+use crossbeam_utils::CachePadded;
+
 /// Bytes held by the contents of every live memory object of every state.
-static OBJECT_BYTES: AtomicU64 = AtomicU64::new(0);
+static OBJECT_BYTES: Counter = Counter::new();
+
+/// A count that many threads change all the time and few read: each
+/// thread counts in a slot of its own (one counter every worker writes
+/// would pass its cache line from core to core on each change), and a
+/// slot goes below zero when what one thread counted another gives back.
+struct Counter {
+    slots: [CachePadded<AtomicI64>; COUNT_SLOTS],
+}
+
+/// Slots of a [`Counter`]: threads beyond this share them.
+const COUNT_SLOTS: usize = 32;
+
+/// Threads that have taken a slot so far.
+static SLOTS_TAKEN: AtomicUsize = AtomicUsize::new(0);
+
+thread_local! {
+    static SLOT: usize = SLOTS_TAKEN.fetch_add(1, Ordering::Relaxed) % COUNT_SLOTS;
+}
+
+impl Counter {
+    const fn new() -> Counter {
+        Counter {
+            slots: [const { CachePadded::new(AtomicI64::new(0)) }; COUNT_SLOTS],
+        }
+    }
+
+    fn change(&self, old: u64, new: u64) {
+        if new != old {
+            let delta = new.wrapping_sub(old) as i64;
+            SLOT.with(|&s| self.slots[s].fetch_add(delta, Ordering::Relaxed));
+        }
+    }
+
+    fn sum(&self) -> u64 {
+        let sum: i64 = self.slots.iter().map(|c| c.load(Ordering::Relaxed)).sum();
+        sum.max(0) as u64
+    }
+}
 
 /// Notes that object contents now hold `bytes` more (or fewer) bytes.
 pub(crate) fn count(old: u64, new: u64) {
-    if new > old {
-        OBJECT_BYTES.fetch_add(new - old, Ordering::Relaxed);
-    } else if old > new {
-        OBJECT_BYTES.fetch_sub(old - new, Ordering::Relaxed);
-    }
+    OBJECT_BYTES.change(old, new);
 }
 
 /// Bytes the states' memory objects hold now, in the whole process.
 pub fn object_bytes() -> u64 {
-    OBJECT_BYTES.load(Ordering::Relaxed)
+    OBJECT_BYTES.sum()
 }
 
 /// How often the watcher samples the process's resident memory.
@@ -79,14 +115,16 @@ impl Budget {
     /// Whether `bytes` more object bytes stay within the limit.
     #[inline]
     pub(crate) fn allows(&self, bytes: u64) -> bool {
-        object_bytes().saturating_add(bytes) <= self.limit
+        self.limit == u64::MAX || object_bytes().saturating_add(bytes) <= self.limit
     }
 
     /// Whether the run has reached the limit: the objects' bytes, or the
     /// resident memory at the last sample.
     #[inline]
     pub(crate) fn exceeded(&self) -> bool {
-        object_bytes() > self.limit || self.resident_mb.load(Ordering::Relaxed) >= self.limit >> 20
+        self.limit != u64::MAX
+            && (object_bytes() > self.limit
+                || self.resident_mb.load(Ordering::Relaxed) >= self.limit >> 20)
     }
 
     /// The memory in use now against the limit, in bytes: the objects'
@@ -171,6 +209,32 @@ mod tests {
         assert!(!b.is_limited());
         assert!(b.allows(u64::MAX));
         assert!(!b.exceeded());
+    }
+
+    /// Objects move between workers: bytes counted in one thread and given
+    /// back in another, by more threads than there are slots, add up.
+    #[test]
+    fn bytes_counted_in_one_thread_and_given_back_in_another_add_up() {
+        let c = Counter::new();
+        std::thread::scope(|s| {
+            s.spawn(|| c.change(0, 4096));
+        });
+        assert_eq!(c.sum(), 4096);
+        std::thread::scope(|s| {
+            s.spawn(|| c.change(4096, 1024));
+        });
+        assert_eq!(c.sum(), 1024);
+        let threads = COUNT_SLOTS as u64 + 8;
+        std::thread::scope(|s| {
+            for _ in 0..threads {
+                s.spawn(|| c.change(0, 3));
+            }
+        });
+        assert_eq!(c.sum(), 1024 + 3 * threads);
+        c.change(1024 + 3 * threads, 0);
+        assert_eq!(c.sum(), 0);
+        c.change(5, 0);
+        assert_eq!(c.sum(), 0, "never below nothing");
     }
 
     #[test]
