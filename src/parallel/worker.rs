@@ -21,8 +21,10 @@ use crate::testgen::StagedTest;
 /// it found none it could.
 const GIVE_RETRY_STEPS: u64 = 64;
 
-/// What a worker shows on the progress display, updated as it goes.
+/// What a worker shows on the progress display, updated as it goes. On a
+/// cache line of its own: each worker writes its slot all the time.
 #[derive(Debug, Default)]
+#[repr(align(128))]
 pub struct WorkerSlot {
     pub ended: AtomicU64,
     pub pending: AtomicU64,
@@ -193,11 +195,17 @@ pub fn work(
                 slot.ended.fetch_add(1, Ordering::Relaxed);
             }
             steps += 1;
-            let total = common
-                .instructions
-                .fetch_add(executor.instructions - counted, Ordering::Relaxed)
-                + (executor.instructions - counted);
-            counted = executor.instructions;
+            // Only a limit needs the run's count as it goes: a counter
+            // every worker adds to on every step costs each of them a cache
+            // miss a step.
+            let mut total = 0;
+            if limits.max_instructions.is_some() {
+                total = common
+                    .instructions
+                    .fetch_add(executor.instructions - counted, Ordering::Relaxed)
+                    + (executor.instructions - counted);
+                counted = executor.instructions;
+            }
             if common.moves
                 && steps >= give_again
                 && common.pool.hungry() > 0
