@@ -159,7 +159,7 @@ import json, sys
 rows = [json.loads(l) for l in open(sys.argv[1])]
 ceil = dict(json.loads(l).popitem() for l in open(sys.argv[2]))
 print(f"{'subject':<22} {'label':<7} {'jobs':>4} {'paths':>7} {'call s':>7} {'x call':>7} "
-      f"{'expl s':>7} {'x expl':>7} {'imbal':>6} {'ceiling':>15}")
+      f"{'expl s':>7} {'x expl':>7} {'imbal':>6} {'report':>7} {'wait':>6} {'ceiling':>15}")
 for r in rows:
     if "error" in r:
         print(r["program"], r["label"], r["jobs"], "failed:", r["error"])
@@ -171,6 +171,7 @@ for r in rows:
     x = lambda k: f"{base[k] / r[k]:.2f}x" if base else "-"
     print(f"{r['program']:<22} {r['label']:<7} {r['jobs']:>4} {r['paths']:>7} {r['call_s']:>7.2f} "
           f"{x('call_s'):>7} {r['explore_s']:>7.2f} {x('explore_s'):>7} {r['imbalance']:>6.2f} "
+          f"{r.get('report_s') or 0:>7.2f} {r.get('report_wait_s') or 0:>6.2f} "
           f"{ceil.get(str(r['jobs']), '-'):>15}")
 PY
 }
