@@ -2,7 +2,7 @@
 //! arrays, and the arrays an expression depends on.
 
 use super::build::{fold_binary, fold_cmp};
-use super::{mask, to_signed, ArrayRef, ExprKind, ExprRef};
+use super::{mask, to_signed, ArrayRef, ExprKind, ExprNode, ExprRef};
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::sync::Arc;
 
@@ -103,20 +103,21 @@ impl<'a> Evaluator<'a> {
             return v;
         }
         // Iterative post-order walk: expressions can be far deeper than the
-        // call stack allows.
-        let mut stack: Vec<(ExprRef, bool)> = vec![(e.clone(), false)];
+        // call stack allows. The walk borrows the nodes: cloning them would
+        // write their counts, lines that every worker reads.
+        let mut stack: Vec<(&ExprRef, bool)> = vec![(e, false)];
         while let Some((node, expanded)) = stack.pop() {
-            if self.memo.contains_key(&node) {
+            if self.memo.contains_key(node) {
                 continue;
             }
             if expanded {
-                let v = self.compute(&node);
-                self.memo.insert(node, v);
+                let v = self.compute(node);
+                self.memo.insert(node.clone(), v);
             } else {
-                stack.push((node.clone(), true));
+                stack.push((node, true));
                 node.for_each_child(|c| {
                     if !c.is_const() && !self.memo.contains_key(c) {
-                        stack.push((c.clone(), false));
+                        stack.push((c, false));
                     }
                 });
             }
@@ -186,12 +187,14 @@ pub fn arrays_in(e: &ExprRef, out: &mut Vec<ArrayRef>) {
 /// [`arrays_in`] for several expressions, sharing the walk over common
 /// subexpressions.
 pub fn arrays_in_all(exprs: &[ExprRef], out: &mut Vec<ArrayRef>) {
-    let mut seen: FxHashSet<ExprRef> = FxHashSet::default();
+    // Nodes are borrowed, and told apart by address, while `exprs` holds
+    // them: cloning each would write its count, a line every worker reads.
+    let mut seen: FxHashSet<*const ExprNode> = FxHashSet::default();
     let mut known: FxHashSet<usize> = out.iter().map(key).collect();
-    let mut stack: Vec<ExprRef> = exprs.iter().rev().cloned().collect();
+    let mut stack: Vec<&ExprRef> = exprs.iter().rev().collect();
     let mut children = Vec::new();
     while let Some(e) = stack.pop() {
-        if e.is_const() || !seen.insert(e.clone()) {
+        if e.is_const() || !seen.insert(e.as_ptr()) {
             continue;
         }
         if let ExprKind::Read { updates, .. } = e.kind() {
@@ -201,7 +204,7 @@ pub fn arrays_in_all(exprs: &[ExprRef], out: &mut Vec<ArrayRef>) {
             }
         }
         children.clear();
-        e.for_each_child(|c| children.push(c.clone()));
+        e.for_each_child(|c| children.push(c));
         stack.extend(children.drain(..).rev());
     }
 }

@@ -188,7 +188,7 @@ impl ExprRef {
     }
 
     /// Calls `f` on every direct subexpression, in the order of [`Self::children`].
-    pub fn for_each_child(&self, mut f: impl FnMut(&ExprRef)) {
+    pub fn for_each_child<'a>(&'a self, mut f: impl FnMut(&'a ExprRef)) {
         match self.kind() {
             ExprKind::Const(_) => {}
             ExprKind::Read { updates, index } => {

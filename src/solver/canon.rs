@@ -244,19 +244,21 @@ fn post_order<T: Copy>(
     if let Some(v) = memo.get(root) {
         return *v;
     }
-    let mut stack = vec![(root.clone(), false)];
+    // Borrowed nodes: a clone writes the node's count, a line every
+    // worker reads.
+    let mut stack = vec![(root, false)];
     while let Some((e, expanded)) = stack.pop() {
-        if memo.contains_key(&e) {
+        if memo.contains_key(e) {
             continue;
         }
         if expanded {
-            let v = f(&e, memo);
-            memo.insert(e, v);
+            let v = f(e, memo);
+            memo.insert(e.clone(), v);
         } else {
-            stack.push((e.clone(), true));
+            stack.push((e, true));
             e.for_each_child(|c| {
                 if !memo.contains_key(c) {
-                    stack.push((c.clone(), false));
+                    stack.push((c, false));
                 }
             });
         }

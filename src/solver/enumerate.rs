@@ -17,7 +17,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::query::{Answer, Chain, Layer, Query};
 use super::SolverError;
-use crate::expr::{conjuncts, ArrayRef, Assignment, Evaluator, ExprKind, ExprRef};
+use crate::expr::{conjuncts, ArrayRef, Assignment, Evaluator, ExprKind, ExprNode, ExprRef};
 
 /// Queries larger than this many nodes go on: evaluating them for every
 /// value would cost more than Z3 does.
@@ -35,11 +35,11 @@ type Byte = (ArrayRef, u64);
 /// of its array (Z3 leaves those free; evaluation reads them as 0).
 /// `nodes` counts the nodes walked, over every conjunct.
 fn byte_of(e: &ExprRef, nodes: &mut usize) -> Result<Option<Byte>, ()> {
-    let mut seen: FxHashSet<ExprRef> = FxHashSet::default();
-    let mut stack = vec![e.clone()];
+    let mut seen: FxHashSet<*const ExprNode> = FxHashSet::default();
+    let mut stack = vec![e];
     let mut byte: Option<Byte> = None;
     while let Some(e) = stack.pop() {
-        if e.is_const() || !seen.insert(e.clone()) {
+        if e.is_const() || !seen.insert(e.as_ptr()) {
             continue;
         }
         *nodes += 1;
@@ -63,7 +63,7 @@ fn byte_of(e: &ExprRef, nodes: &mut usize) -> Result<Option<Byte>, ()> {
         }
         e.for_each_child(|c| {
             if !c.is_const() {
-                stack.push(c.clone())
+                stack.push(c)
             }
         });
     }

@@ -38,7 +38,7 @@ use super::query::{Answer, Chain, Layer, Query};
 use super::z3::solve;
 use super::z3stack::Z3StackLayer;
 use super::SolverError;
-use crate::expr::{ExprKind, ExprRef};
+use crate::expr::{ExprKind, ExprNode, ExprRef};
 use crate::ir::BinOp;
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::time::Instant;
@@ -176,25 +176,25 @@ impl Z3AutoLayer {
         if let Some(&h) = self.hard.get(root) {
             return h;
         }
-        let mut stack = vec![(root.clone(), false)];
+        let mut stack = vec![(root, false)];
         while let Some((e, expanded)) = stack.pop() {
-            if self.hard.contains_key(&e) {
+            if self.hard.contains_key(e) {
                 continue;
             }
             if !expanded {
-                stack.push((e.clone(), true));
+                stack.push((e, true));
                 let hard = &self.hard;
                 // A read's children include its writes' indices and values.
                 e.for_each_child(|c| {
                     if !hard.contains_key(c) {
-                        stack.push((c.clone(), false));
+                        stack.push((c, false));
                     }
                 });
                 continue;
             }
-            let mut h = own_hardness(&e);
+            let mut h = own_hardness(e);
             e.for_each_child(|c| h = h.max(self.hard.get(c).copied().unwrap_or(Hardness::Linear)));
-            self.hard.insert(e, h);
+            self.hard.insert(e.clone(), h);
         }
         self.hard.get(root).copied().unwrap_or(Hardness::Linear)
     }
@@ -249,14 +249,14 @@ fn own_hardness(e: &ExprRef) -> Hardness {
 /// the walk stops there, so that sizing a huge expression costs no more
 /// than a small one.
 fn circuit_bits(root: &ExprRef, limit: u64) -> u64 {
-    let mut seen: FxHashSet<ExprRef> = FxHashSet::default();
-    let mut stack = vec![root.clone()];
+    let mut seen: FxHashSet<*const ExprNode> = FxHashSet::default();
+    let mut stack = vec![root];
     let mut bits = 0u64;
     while let Some(e) = stack.pop() {
         if bits >= limit {
             break;
         }
-        if !seen.insert(e.clone()) {
+        if !seen.insert(e.as_ptr()) {
             continue;
         }
         let width = u64::from(e.width());
@@ -279,8 +279,8 @@ fn circuit_bits(root: &ExprRef, limit: u64) -> u64 {
             _ => 0,
         };
         e.for_each_child(|c| {
-            if !seen.contains(c) {
-                stack.push(c.clone());
+            if !seen.contains(&c.as_ptr()) {
+                stack.push(c);
             }
         });
     }
