@@ -4,9 +4,11 @@
 //! leaf, and copying them all (then freeing them) was most of the time a
 //! run spent saving its trie, time no worker can share.
 
+use bincode::Options;
 use rayon::prelude::*;
 use serde::Serialize;
 
+use super::file::codec;
 use super::stored::StoredTest;
 use super::trie::{End, NodeId, Recorded, Trie, TriePoint};
 use crate::exec::Alt;
@@ -29,15 +31,18 @@ impl<'a> CanonicalView<'a> {
     /// order, functions in the order that walk first names them (a node's
     /// point before the blocks of its stretch).
     pub fn new(trie: &'a Trie) -> CanonicalView<'a> {
-        let order = trie.preorder();
+        // One walk numbers the nodes and the functions: a deep run's trie
+        // is far larger than the caches, and a second walk over its nodes
+        // cost as much as the first, with no worker running.
+        let mut order = Vec::with_capacity(trie.nodes.len());
         let mut new_id = vec![NodeId(u32::MAX); trie.nodes.len()];
-        for (i, id) in order.iter().enumerate() {
-            new_id[id.index()] = NodeId(i as u32);
-        }
         let mut new_func = vec![u32::MAX; trie.funcs.len()];
         let mut funcs = Vec::new();
-        for id in &order {
-            let n = trie.node(*id);
+        let mut stack = vec![NodeId::ROOT];
+        while let Some(id) = stack.pop() {
+            new_id[id.index()] = NodeId(order.len() as u32);
+            order.push(id);
+            let n = trie.node(id);
             let named = n.point.iter().map(|p| p.func);
             for f in named.chain(n.stretch.iter().map(|&(f, _)| f)) {
                 if let Some(slot) = new_func.get_mut(f as usize) {
@@ -47,6 +52,7 @@ impl<'a> CanonicalView<'a> {
                     }
                 }
             }
+            stack.extend(n.children.iter().rev().copied());
         }
         CanonicalView {
             trie,
@@ -135,22 +141,28 @@ impl CanonicalView<'_> {
             .map(|ids| {
                 let mut bytes = Vec::new();
                 for id in ids {
-                    bincode::serialize_into(&mut bytes, &self.node(*id))
+                    codec()
+                        .serialize_into(&mut bytes, &self.node(*id))
                         .expect("a trie node always serializes");
                 }
                 bytes
             })
             .collect();
-        let head = bincode::serialize(&Head {
-            recorded: &self.trie.recorded,
-            funcs: &self.funcs,
-        })
-        .expect("a trie's head always serializes");
-        let size = front + head.len() + 8 + chunks.iter().map(Vec::len).sum::<usize>();
+        let head = codec()
+            .serialize(&Head {
+                recorded: &self.trie.recorded,
+                funcs: &self.funcs,
+            })
+            .expect("a trie's head always serializes");
+        // A sequence's length is written as the number it is.
+        let len = codec()
+            .serialize(&(self.order.len() as u64))
+            .expect("a number serializes");
+        let size = front + head.len() + len.len() + chunks.iter().map(Vec::len).sum::<usize>();
         let mut out = Vec::with_capacity(size);
         out.resize(front, 0);
         out.extend_from_slice(&head);
-        out.extend_from_slice(&(self.order.len() as u64).to_le_bytes());
+        out.extend_from_slice(&len);
         for c in &chunks {
             out.extend_from_slice(c);
         }
@@ -187,7 +199,7 @@ mod tests {
         }
         t.nodes[at.index()].end = Some(End::Completed);
         let view = CanonicalView::new(&t);
-        let whole = bincode::serialize(&t.canonical()).expect("serializes");
+        let whole = codec().serialize(&t.canonical()).expect("serializes");
         for chunk in [1, 2, 100] {
             let bytes = view.to_bincode_in(3, chunk);
             assert_eq!(&bytes[..3], &[0, 0, 0]);

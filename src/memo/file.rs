@@ -3,6 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
+use bincode::Options;
 use thiserror::Error;
 
 use super::canonical::CanonicalView;
@@ -12,7 +13,8 @@ use crate::files::FrameError;
 
 const MAGIC: &[u8; 16] = b"mnemo trie file\n";
 /// Bumped whenever the body's layout changes; older files are refused.
-pub const FORMAT_VERSION: u32 = 2;
+/// Version 3: integers as variable-length numbers.
+pub const FORMAT_VERSION: u32 = 3;
 const HEADER: usize = crate::files::header_len(MAGIC);
 
 /// Why a trie file could not be used.
@@ -48,6 +50,15 @@ impl TrieFileError {
     }
 }
 
+/// How a trie's nodes are written, in its file and its journal: bincode
+/// with integers as variable-length numbers. Nearly every number in a trie
+/// (function, block and site indices, node numbers near their parent's)
+/// is small, and fixed-width integers made files three times larger,
+/// written while no worker runs.
+pub(crate) fn codec() -> impl bincode::Options + Copy {
+    bincode::DefaultOptions::new()
+}
+
 /// The trie file of a program in a memo directory: one per program name.
 pub fn trie_path(memo_dir: &Path, program: &str) -> PathBuf {
     memo_dir.join(format!("{program}.trie"))
@@ -70,10 +81,14 @@ fn encode_view(view: &CanonicalView<'_>) -> Vec<u8> {
 pub fn encode_arena(trie: &Trie) -> (Vec<u8>, [u8; 32]) {
     // One buffer of the size it needs: a deep run's trie is hundreds of
     // megabytes, which a growing buffer would copy over and over.
-    let size = bincode::serialized_size(trie).expect("a trie always serializes");
+    let size = codec()
+        .serialized_size(trie)
+        .expect("a trie always serializes");
     let mut bytes = Vec::with_capacity(HEADER + size as usize);
     bytes.resize(HEADER, 0);
-    bincode::serialize_into(&mut bytes, trie).expect("a trie always serializes");
+    codec()
+        .serialize_into(&mut bytes, trie)
+        .expect("a trie always serializes");
     let sum = crate::files::frame_in_place(&mut bytes, MAGIC, FORMAT_VERSION);
     (bytes, sum)
 }
@@ -87,7 +102,12 @@ pub fn frame(body: &[u8]) -> Vec<u8> {
 
 /// A trie from the bytes of a trie file (`path` names it in errors).
 pub fn decode(bytes: &[u8], path: &Path) -> Result<Trie, TrieFileError> {
-    let mut trie = decode_body(bytes, path)?;
+    checked(decode_body(bytes, path)?, path)
+}
+
+/// A trie read as part of another file (a shard's prefixes), checked as a
+/// trie file's body is.
+pub fn checked(mut trie: Trie, path: &Path) -> Result<Trie, TrieFileError> {
     check_shape(&trie).map_err(|detail| TrieFileError::Body {
         path: path.to_path_buf(),
         detail,
@@ -107,7 +127,7 @@ fn decode_body(bytes: &[u8], path: &Path) -> Result<Trie, TrieFileError> {
         },
         FrameError::Checksum => TrieFileError::Checksum { path: path.clone() },
     })?;
-    bincode::deserialize(body).map_err(|e| TrieFileError::Body {
+    codec().deserialize(body).map_err(|e| TrieFileError::Body {
         path,
         detail: e.to_string(),
     })

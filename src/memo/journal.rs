@@ -18,13 +18,16 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
+use bincode::Options;
 use serde::{Deserialize, Serialize};
 
+use super::file::codec;
 use super::trie::{Node, NodeId, Trie};
 
 const MAGIC: &[u8; 16] = b"mnemo trie jrnl\n";
 /// Bumped whenever a record's layout changes; older journals are stale.
-const VERSION: u32 = 2;
+/// Version 3: written with the trie file's codec.
+const VERSION: u32 = 3;
 /// Magic, version, the checksum of the trie file's body.
 const HEADER: usize = MAGIC.len() + 4 + 32;
 /// A record's length and checksum.
@@ -103,7 +106,7 @@ impl Journal {
             funcs: &trie.funcs[funcs_from..],
             nodes: ids.iter().map(|id| (*id, trie.node(*id))).collect(),
         };
-        let body = bincode::serialize(&record).map_err(std::io::Error::other)?;
+        let body = codec().serialize(&record).map_err(std::io::Error::other)?;
         let mut out = Vec::with_capacity(RECORD_HEAD + body.len());
         out.extend_from_slice(&(body.len() as u64).to_le_bytes());
         out.extend_from_slice(blake3::hash(&body).as_bytes());
@@ -133,7 +136,8 @@ pub(crate) fn replay(trie: &mut Trie, bytes: &[u8], base: &[u8]) -> Result<usize
     let mut applied = 0;
     while let Some(body) = next_record(bytes, at) {
         at += RECORD_HEAD + body.len();
-        let r: RecordIn = bincode::deserialize(body)
+        let r: RecordIn = codec()
+            .deserialize(body)
             .map_err(|e| format!("record {} does not decode: {e}", applied + 1))?;
         apply(trie, r).map_err(|e| format!("record {}: {e}", applied + 1))?;
         applied += 1;

@@ -133,7 +133,7 @@ fn a_trie_file_holds_the_canonical_copy_byte_for_byte() {
     let root = &mut t.nodes[NodeId::ROOT.index()];
     root.stretch = vec![(late, 0)];
     let copy = t.canonical();
-    let body = bincode::serialize(&copy).expect("serializes");
+    let body = bincode::Options::serialize(super::file::codec(), &copy).expect("serializes");
     assert_eq!(encode(&t), super::file::frame(&body));
     assert_eq!(
         decode(&encode(&t), Path::new("t.trie")).expect("decodes"),

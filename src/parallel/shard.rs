@@ -153,10 +153,8 @@ impl Shard {
         };
         let mut shard: Shard = bincode::deserialize(body).map_err(|e| body_error(e.to_string()))?;
         // The prefixes are a trie: checked as a trie file's body is.
-        let trie_bytes = crate::memo::file::frame(
-            &bincode::serialize(&shard.prefixes).map_err(|e| body_error(e.to_string()))?,
-        );
-        shard.prefixes = crate::memo::file::decode(&trie_bytes, &path)
+        let prefixes = std::mem::replace(&mut shard.prefixes, Trie::new(Default::default()));
+        shard.prefixes = crate::memo::file::checked(prefixes, &path)
             .map_err(|e| body_error(format!("its trie: {e}")))?;
         if shard.count == 0 || shard.index >= shard.count {
             return Err(body_error(format!(
