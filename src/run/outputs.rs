@@ -97,16 +97,13 @@ impl PathObserver for Outputs<'_> {
         &mut self,
         executor: &Executor,
         path: &FinishedPath<'_>,
-        staged: StagedTest,
+        mut staged: StagedTest,
     ) -> anyhow::Result<()> {
-        let staged = match staged.into_unwritten() {
-            Ok(test) => {
-                self.writer.count_unwritten(&test);
-                self.recorder.record(executor, path, Some(test));
-                return Ok(());
-            }
-            Err(staged) => staged,
-        };
+        if let Some(test) = staged.take_unwritten() {
+            self.writer.count_unwritten(&test);
+            self.recorder.record(executor, path, Some(test));
+            return Ok(());
+        }
         self.note_first_error(executor, path);
         let test = self.writer.commit(staged)?;
         let leaf = self.recorder.record(executor, path, Some(test));

@@ -46,14 +46,12 @@ impl StagedTest {
         }
     }
 
-    /// The test of one that gets no files; `Err` gives back one that does.
-    pub fn into_unwritten(mut self) -> Result<StoredTest, StagedTest> {
-        match self.test.take() {
-            Some(test) if self.files.is_empty() => Ok(test),
-            test => {
-                self.test = test;
-                Err(self)
-            }
+    /// Takes the test of one that gets no files; `None` for one that does.
+    pub fn take_unwritten(&mut self) -> Option<StoredTest> {
+        if self.files.is_empty() {
+            self.test.take()
+        } else {
+            None
         }
     }
 }
