@@ -13,9 +13,7 @@ use crate::exec::{EarlyReason, ExecConfig, Executor};
 use crate::ir::{self, Module};
 use crate::memo::heuristic::{HeuristicKind, Reach, Targets};
 use crate::memo::journal::journal_path;
-use crate::memo::{
-    self, NodeId, Plan, Recorded, Recorder, StoredTest, Trie, TrieFileError, TrieGuide,
-};
+use crate::memo::{self, NodeId, Plan, Recorded, Recorder, Trie, TrieFileError, TrieGuide};
 use crate::parallel::{self, WorkerLine, Workers};
 use crate::search::{explore, ExploreConfig, FinishedPath, SearcherKind};
 use crate::solver::store::{self, SharedStore};
@@ -608,15 +606,7 @@ pub fn execute(
     executor.set_memory_limit(config.max_memory_mb);
     let stager = writer.stager().clone();
     let stage = |ex: &Executor, path: &FinishedPath<'_>| -> anyhow::Result<Option<StagedTest>> {
-        if path.untested {
-            return Ok(None);
-        }
-        StoredTest::of_path(ex, path)
-            .map(|t| match config.writes_test(path) {
-                true => stager.stage(t),
-                false => Ok(StagedTest::unwritten(t)),
-            })
-            .transpose()
+        outputs::stage(config, &stager, ex, path)
     };
     let mut outputs = Outputs {
         writer: &mut writer,

@@ -7,7 +7,7 @@ use crate::exec::{EarlyReason, Executor, PathEnd, State};
 use crate::memo::{self, NodeId, Recorder, StoredTest, TestPlace, Trie};
 use crate::search::{FinishedPath, PathObserver};
 use crate::stats::FirstError;
-use crate::testgen::{StagedTest, TestWriter};
+use crate::testgen::{StagedTest, Stager, TestWriter};
 
 /// Hands every ended path to the test writer and to the trie, and saves
 /// the checkpoints.
@@ -62,22 +62,8 @@ impl PathObserver for Outputs<'_> {
     }
 
     fn path_ended(&mut self, executor: &Executor, path: &FinishedPath<'_>) -> anyhow::Result<()> {
-        let test = if path.untested {
-            None
-        } else {
-            StoredTest::of_path(executor, path)
-        };
-        match test {
-            Some(t) if self.report.config.writes_test(path) => {
-                let staged = self.writer.stager().stage(t)?;
-                self.path_ended_staged(executor, path, staged)
-            }
-            // Never an error's: errors always get their files.
-            Some(t) => {
-                self.writer.count_unwritten(&t);
-                self.recorder.record(executor, path, Some(t));
-                Ok(())
-            }
+        match stage(self.report.config, self.writer.stager(), executor, path)? {
+            Some(staged) => self.path_ended_staged(executor, path, staged),
             None => {
                 self.note_first_error(executor, path);
                 if path.untested {
@@ -99,6 +85,7 @@ impl PathObserver for Outputs<'_> {
         path: &FinishedPath<'_>,
         mut staged: StagedTest,
     ) -> anyhow::Result<()> {
+        // Never an error's: errors always get their files.
         if let Some(test) = staged.take_unwritten() {
             self.writer.count_unwritten(&test);
             self.recorder.record(executor, path, Some(test));
@@ -111,6 +98,26 @@ impl PathObserver for Outputs<'_> {
             .push(TestPlace::leaf(leaf.unwrap_or(NodeId::ROOT)));
         Ok(())
     }
+}
+
+/// A path's test, its files written under temporary names when it gets
+/// them (`None`: the path gets no test). Parallel workers call it before
+/// they take the run's observer.
+pub(super) fn stage(
+    config: &RunConfig,
+    stager: &Stager,
+    executor: &Executor,
+    path: &FinishedPath<'_>,
+) -> anyhow::Result<Option<StagedTest>> {
+    if path.untested {
+        return Ok(None);
+    }
+    StoredTest::of_path(executor, path)
+        .map(|t| match config.writes_test(path) {
+            true => stager.stage(t),
+            false => Ok(StagedTest::unwritten(t)),
+        })
+        .transpose()
 }
 
 impl RunConfig {
