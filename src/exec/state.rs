@@ -109,7 +109,7 @@ pub struct Decision {
 /// at the decision shares it, and with it a note of where the decision
 /// sits in the run's trie once one of them has been recorded there, so
 /// that recording the others need not find it from the root again.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Stretch {
     blocks: Box<[u32]>,
     /// Written by the trie the paths are recorded in (see

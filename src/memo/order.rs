@@ -82,10 +82,8 @@ fn path_keys(trie: &Trie, places: &[TestPlace]) -> Option<Vec<PathKey>> {
                 break false;
             };
             // A node its parent no longer lists is out of the trie.
-            let siblings = &trie.node(parent).children;
-            match siblings.binary_search_by_key(&node.via, |c| trie.node(*c).via) {
-                Ok(i) if siblings[i] == at => {}
-                _ => break false,
+            if trie.child(parent, node.via) != Some(at) {
+                break false;
             }
             path.push(node.via);
             at = parent;

@@ -236,7 +236,7 @@ fn is_commutative(op: BinOp) -> bool {
 /// Computes `f` for every node under `root`, children first, without
 /// recursion (path conditions can be deeper than the stack); `memo` holds
 /// the results.
-fn post_order<T: Copy>(
+pub(super) fn post_order<T: Copy>(
     root: &ExprRef,
     memo: &mut FxHashMap<ExprRef, T>,
     mut f: impl FnMut(&ExprRef, &FxHashMap<ExprRef, T>) -> T,

@@ -34,6 +34,7 @@
 //! but cannot touch guarded ones: that pays on arithmetic circuits and
 //! costs on case splits over index equations.
 
+use super::canon::post_order;
 use super::query::{Answer, Chain, Layer, Query};
 use super::z3::solve;
 use super::z3stack::Z3StackLayer;
@@ -173,30 +174,12 @@ impl Z3AutoLayer {
     /// subexpression once (expressions are DAGs and may be deep: no
     /// recursion).
     fn hardness(&mut self, root: &ExprRef) -> Hardness {
-        if let Some(&h) = self.hard.get(root) {
-            return h;
-        }
-        let mut stack = vec![(root, false)];
-        while let Some((e, expanded)) = stack.pop() {
-            if self.hard.contains_key(e) {
-                continue;
-            }
-            if !expanded {
-                stack.push((e, true));
-                let hard = &self.hard;
-                // A read's children include its writes' indices and values.
-                e.for_each_child(|c| {
-                    if !hard.contains_key(c) {
-                        stack.push((c, false));
-                    }
-                });
-                continue;
-            }
+        // A read's children include its writes' indices and values.
+        post_order(root, &mut self.hard, |e, hard| {
             let mut h = own_hardness(e);
-            e.for_each_child(|c| h = h.max(self.hard.get(c).copied().unwrap_or(Hardness::Linear)));
-            self.hard.insert(e.clone(), h);
-        }
-        self.hard.get(root).copied().unwrap_or(Hardness::Linear)
+            e.for_each_child(|c| h = h.max(hard.get(c).copied().unwrap_or(Hardness::Linear)));
+            h
+        })
     }
 
     fn attempt(
