@@ -458,11 +458,11 @@ fn bad_sym_options_are_errors_before_the_run() {
     }
 }
 
-const SOCKET: &str = r#"
-#include <sys/socket.h>
+const PTRACE: &str = r#"
+#include <sys/ptrace.h>
 int main(int argc, char **argv) {
   if (argv[1][0] == 's')
-    socket(AF_INET, SOCK_STREAM, 0);
+    ptrace(PTRACE_TRACEME, 0, 0, 0);
   return 0;
 }
 "#;
@@ -470,14 +470,14 @@ int main(int argc, char **argv) {
 #[test]
 fn a_call_the_model_does_not_answer_ends_its_path_with_its_name() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let Some(bc) = compile(dir.path(), "socket", SOCKET) else {
+    let Some(bc) = compile(dir.path(), "ptrace", PTRACE) else {
         return;
     };
     let out = dir.path().join("out");
     let o = run(&bc, &out, &[], &["--sym-arg", "1"]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(
-        stderr(&o).contains("unsupported system calls: 41 (socket)"),
+        stderr(&o).contains("unsupported system calls: 101 (ptrace)"),
         "{}",
         stderr(&o)
     );
@@ -493,7 +493,7 @@ fn a_call_the_model_does_not_answer_ends_its_path_with_its_name() {
         .expect("an error test")
         .clone();
     assert_eq!(
-        error["message"], "unsupported system call 41 (socket)",
+        error["message"], "unsupported system call 101 (ptrace)",
         "{error}"
     );
     // The error path has no .stdout; the completed one has.

@@ -697,6 +697,64 @@ fn a_posix_run_replays_natively_as_scripts_and_as_klee_reads_it() {
     }
 }
 
+/// Looks its argument up in the user database.
+const USERS: &str = r#"
+#include <pwd.h>
+#include <stdio.h>
+
+int main(int argc, char **argv) {
+  struct passwd *p = getpwnam(argv[1]);
+  if (p)
+    printf("%s %d\n", p->pw_name, (int)p->pw_uid);
+  else
+    puts("none");
+  return 0;
+}
+"#;
+
+/// With the host's `/etc/passwd` given by `--file`, a user name is found
+/// or not as natively: a name the file lacks makes musl ask nscd, whose
+/// socket the model refuses as a machine without one answers.
+#[test]
+fn user_lookups_in_a_host_passwd_replay_natively() {
+    toolchain();
+    let passwd = fs::read_to_string("/etc/passwd").unwrap_or_default();
+    if !passwd.lines().any(|l| l.starts_with("root:x:0:")) {
+        eprintln!("skipped: no /etc/passwd with root");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let Some(bc) = support::compile(dir.path(), "users", USERS) else {
+        return;
+    };
+    let out = dir.path().join("out");
+    let o = mnemo()
+        .args(["run", "--store", "none", "--file", "/etc/passwd"])
+        .arg("--output-dir")
+        .arg(&out)
+        .arg(&bc)
+        .args(["--sym-arg", "4"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let index = TestsJson::read(&out.join(TESTS_JSON)).unwrap();
+    let printed: Vec<Vec<u8>> = index
+        .tests
+        .iter()
+        .map(|t| {
+            assert_eq!(codes_of(&t.outcome), 0, "{}", t.ktest);
+            fs::read(out.join(&t.ktest).with_extension("stdout")).unwrap()
+        })
+        .collect();
+    assert!(printed.iter().any(|p| p == b"root 0\n"), "{printed:?}");
+    assert!(printed.iter().any(|p| p == b"none\n"), "{printed:?}");
+
+    let (status, text) = replay_cli(&[], &dir.path().join("users.c"), &out);
+    assert_eq!(status, Some(0), "{text}");
+    let n = index.tests.len();
+    assert!(text.contains(&format!("{n} tests: {n} match,")), "{text}");
+}
+
 fn codes_of(outcome: &Outcome) -> i32 {
     match outcome {
         Outcome::Exit { exit_code } => i32::from(*exit_code),

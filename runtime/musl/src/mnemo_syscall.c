@@ -712,6 +712,11 @@ long __mnemo_syscall(long n, long a, long b, long c, long d, long e, long f) {
   case SYS_inotify_init1: return sys_inotify_init(a);
   case SYS_inotify_add_watch: return sys_inotify_add_watch(a, (const char *)b, c);
   case SYS_inotify_rm_watch: return sys_inotify_rm_watch(a, b);
+  /* The machine has no network and no name service: a socket of any
+     family is refused as an unknown family is, and musl's user and group
+     lookups (getpwnam on a name /etc/passwd lacks) take that for "no nscd
+     running", the answer a native run gets. */
+  case SYS_socket: return -EAFNOSUPPORT;
   case SYS_getpriority: return 20; /* the kernel's 20 - nice, nice 0 */
   case SYS_getgroups: return 0;
   case SYS_getpgid:
