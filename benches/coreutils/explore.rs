@@ -29,6 +29,11 @@ const KLEE_ARGS: &[&str] = &[
     "--sym-stdin",
     "8",
 ];
+/// The host's user and group databases, which the tools' native runs read
+/// (`id root`, `pinky -l`, `chown root`, `ls -l`'s owner names): each run
+/// may open them with `--file`, as KLEE's environment passes a concrete
+/// path through to the host's file.
+const HOST_FILES: &[&str] = &["/etc/passwd", "/etc/group"];
 /// Past its time limit, a run has this long to write its tests.
 const GRACE: Duration = Duration::from_secs(180);
 /// The address space a run may have (`--max-memory` is 3000 MiB).
@@ -176,6 +181,9 @@ fn limits(setup: &Setup, seconds: u64, out: &Path) -> Vec<OsString> {
     args.push(out.into());
     if !setup.all_tests {
         args.push("--only-new-coverage".into());
+    }
+    for file in HOST_FILES.iter().filter(|f| Path::new(f).is_file()) {
+        args.extend(["--file".into(), file.into()]);
     }
     args
 }
