@@ -15,9 +15,17 @@ use crate::ir::BinOp;
 /// `zext (mul 4 (zext (and 255 x)))` and the like, and at most 2^6 nodes.
 const DEPTH: u32 = 6;
 
+/// Nodes the range walk visits at most. It spends a level of [`DEPTH`] only
+/// where both operands vary, so that a chain of extensions, extractions and
+/// operations with a constant (a value divided by 85 five times, as Z85
+/// encoding does) is followed down to its bytes; the budget keeps the walk
+/// as cheap as the depth alone did.
+const BUDGET: u32 = 64;
+
 /// An unsigned range `lo..=hi` that holds every value `e` can take.
 pub fn unsigned_range(e: &ExprRef) -> (u128, u128) {
-    range(e, DEPTH)
+    let mut budget = BUDGET;
+    range(e, DEPTH, &mut budget)
 }
 
 /// How many low bits of `e` are zero whatever its inputs: an offset
@@ -65,10 +73,18 @@ fn zeros(e: &ExprRef, depth: u32) -> u32 {
 /// An unsigned comparison (or an equality) of an expression with a
 /// constant that the expression's range decides either way.
 pub(super) fn decided_by_ranges(op: CmpOp, a: &ExprRef, b: &ExprRef) -> Option<bool> {
-    if matches!(op, CmpOp::Slt | CmpOp::Sle) || (a.is_const() == b.is_const()) {
+    if a.is_const() == b.is_const() {
         return None;
     }
     let ((al, ah), (bl, bh)) = (unsigned_range(a), unsigned_range(b));
+    // Where neither side can have its sign bit set, the signed order is
+    // the unsigned one (`c < 85` on an `int` that a remainder made).
+    let op = match op {
+        CmpOp::Slt | CmpOp::Sle if ah.max(bh) > mask(a.width()) >> 1 => return None,
+        CmpOp::Slt => CmpOp::Ult,
+        CmpOp::Sle => CmpOp::Ule,
+        other => other,
+    };
     match op {
         CmpOp::Eq if ah < bl || bh < al => Some(false),
         CmpOp::Ult if ah < bl => Some(true),
@@ -79,25 +95,39 @@ pub(super) fn decided_by_ranges(op: CmpOp, a: &ExprRef, b: &ExprRef) -> Option<b
     }
 }
 
-fn range(e: &ExprRef, depth: u32) -> (u128, u128) {
+fn range(e: &ExprRef, depth: u32, budget: &mut u32) -> (u128, u128) {
     let w = e.width();
     let full = (0, mask(w));
     if let Some(c) = e.as_const() {
         return (c, c);
     }
-    if depth == 0 {
+    if depth == 0 || *budget == 0 {
         return full;
     }
-    let sub = |x: &ExprRef| range(x, depth - 1);
+    *budget -= 1;
+    // Both operands varying costs a level; a constant one costs nothing.
+    let level = |x: &ExprRef, y: &ExprRef| match x.is_const() || y.is_const() {
+        true => depth,
+        false => depth - 1,
+    };
     match e.kind() {
-        K::ZExt(x) => sub(x),
+        K::ZExt(x) => range(x, depth, budget),
+        K::SExt(x) => {
+            // A value whose sign bit is clear extends as with zeros.
+            let (l, h) = range(x, depth, budget);
+            match h <= mask(x.width()) >> 1 {
+                true => (l, h),
+                false => full,
+            }
+        }
         K::Concat { hi, lo } => {
-            let ((hl, hh), (ll, lh)) = (sub(hi), sub(lo));
+            let d = level(hi, lo);
+            let ((hl, hh), (ll, lh)) = (range(hi, d, budget), range(lo, d, budget));
             let lw = lo.width();
             ((hl << lw) | ll, (hh << lw) | lh)
         }
         K::Extract { expr, offset } => {
-            let (l, h) = sub(expr);
+            let (l, h) = range(expr, depth, budget);
             // Only when no bit above the extracted ones can be set is the
             // extract the shifted value, monotonic in it.
             if h >> offset <= mask(w) {
@@ -107,12 +137,14 @@ fn range(e: &ExprRef, depth: u32) -> (u128, u128) {
             }
         }
         K::Select { then_e, else_e, .. } => {
-            let ((tl, th), (el, eh)) = (sub(then_e), sub(else_e));
+            let d = level(then_e, else_e);
+            let ((tl, th), (el, eh)) = (range(then_e, d, budget), range(else_e, d, budget));
             (tl.min(el), th.max(eh))
         }
         K::Binary { op, lhs, rhs } => {
-            let ((al, ah), (bl, bh)) = (sub(lhs), sub(rhs));
-            binary_range(*op, (al, ah), (bl, bh), w).unwrap_or(full)
+            let d = level(lhs, rhs);
+            let (a, b) = (range(lhs, d, budget), range(rhs, d, budget));
+            binary_range(*op, a, b, w).unwrap_or(full)
         }
         _ => full,
     }
@@ -154,6 +186,13 @@ fn binary_range(op: BinOp, a: (u128, u128), b: (u128, u128), w: u32) -> Option<(
         }
         BinOp::UDiv if b.0 == b.1 && b.0 != 0 => Some((a.0 / b.0, a.1 / b.0)),
         BinOp::URem if b.0 == b.1 && b.0 != 0 => Some(if a.1 < b.0 { a } else { (0, b.0 - 1) }),
+        // Signed ones of a value whose sign bit is clear, by a positive
+        // constant, are the unsigned ones.
+        BinOp::SDiv | BinOp::SRem | BinOp::AShr if a.1 > m >> 1 || b.1 > m >> 1 => None,
+        BinOp::SDiv => binary_range(BinOp::UDiv, a, b, w),
+        BinOp::SRem => binary_range(BinOp::URem, a, b, w),
+        BinOp::AShr => binary_range(BinOp::LShr, a, b, w),
+        BinOp::Sub if a.0 >= b.1 => Some((a.0 - b.1, a.1 - b.0)),
         _ => None,
     }
 }
@@ -216,6 +255,37 @@ mod tests {
         assert_eq!(zero_low_bits(&hi), 8);
         let lo = expr::concat(&byte("zeros_h"), &constant(4, 8));
         assert_eq!(zero_low_bits(&lo), 2);
+    }
+
+    #[test]
+    fn signed_operations_on_values_without_their_sign_bit_keep_their_ranges() {
+        // Z85's digits: an int64 made of four bytes, divided by 85 four
+        // times, its remainder an `int` that indexes the alphabet.
+        let quad: Vec<ExprRef> = (0..4)
+            .map(|i| expr::zext(&byte(&format!("z85_{i}")), 64))
+            .collect();
+        let mut val = quad[0].clone();
+        for (i, q) in quad.iter().enumerate().skip(1) {
+            let shifted = expr::binary(BinOp::Shl, &val, &constant(8, 64));
+            val = expr::add(&shifted, q);
+            assert_eq!(unsigned_range(&val).1, (1u128 << (8 * (i + 1))) - 1);
+        }
+        let digit = |v: &ExprRef| {
+            let c = expr::binary(BinOp::SRem, v, &constant(85, 64));
+            expr::sext(&expr::extract(&c, 0, 32), 64)
+        };
+        for _ in 0..4 {
+            assert_eq!(unsigned_range(&digit(&val)), (0, 84));
+            assert!(expr::slt(&digit(&val), &constant(85, 64)).is_true());
+            val = expr::binary(BinOp::SDiv, &val, &constant(85, 64));
+        }
+        assert_eq!(unsigned_range(&val), (0, u32::MAX as u128 / 85u128.pow(4)));
+        // Once the sign bit may be set, nothing is known.
+        let any = expr::sext(&byte("z85_s"), 64);
+        assert_eq!(unsigned_range(&any), (0, u64::MAX as u128));
+        let rem = expr::binary(BinOp::SRem, &any, &constant(85, 64));
+        assert_eq!(unsigned_range(&rem), (0, u64::MAX as u128));
+        assert!(!expr::slt(&rem, &constant(85, 64)).is_const());
     }
 
     #[test]
