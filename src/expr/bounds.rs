@@ -11,8 +11,10 @@
 use super::{mask, CmpOp, ExprKind as K, ExprRef};
 use crate::ir::BinOp;
 
-/// Levels below the compared expression that the walk looks at: enough for
-/// `zext (mul 4 (zext (and 255 x)))` and the like, and at most 2^6 nodes.
+/// Levels below the compared expression that the walks look at. The range
+/// walk counts only the nodes whose operands both vary (see [`BUDGET`]);
+/// the walk of zero low bits counts every node, which is enough for
+/// `mul 8 (lshr (zext c) 6)` and the like.
 const DEPTH: u32 = 6;
 
 /// Nodes the range walk visits at most. It spends a level of [`DEPTH`] only
@@ -280,6 +282,13 @@ mod tests {
             val = expr::binary(BinOp::SDiv, &val, &constant(85, 64));
         }
         assert_eq!(unsigned_range(&val), (0, u32::MAX as u128 / 85u128.pow(4)));
+        // A difference that cannot wrap keeps its range.
+        let high = expr::add(&quad[0], &constant(256, 64));
+        assert_eq!(unsigned_range(&expr::sub(&high, &quad[1])), (1, 511));
+        assert_eq!(
+            unsigned_range(&expr::sub(&quad[1], &high)),
+            (0, u64::MAX as u128)
+        );
         // Once the sign bit may be set, nothing is known.
         let any = expr::sext(&byte("z85_s"), 64);
         assert_eq!(unsigned_range(&any), (0, u64::MAX as u128));
