@@ -20,9 +20,13 @@
 //! fresh solver alone: the stack's kernel internalizes it without looking
 //! at its timer, and its memory grew with the rounds from 0.76 GB at 32 to
 //! 6 GB at 64, for a minute past a 10 s limit, where the fresh solver
-//! stopped at its limit with 0.3 to 1 GB. The bound between them (2^15
-//! operand bits; 24 rounds are 37,000, 32 rounds 53,000) is above every
-//! query of `expr`, `wc` and `md5sum` under KLEE's arguments.
+//! stopped at its limit with 0.3 to 1 GB. Smaller circuits do the same:
+//! md5sum printing the digest of 8 symbolic bytes asks about a circuit of
+//! 13,000 operand bits, which the stack took 8 to 13 s to give up at a
+//! 0.5 s limit (and 3 s more to free), so that a 5-minute run completed
+//! 6 paths in its first minute. The bound (2^13 operand bits) is above
+//! every query of `expr`, `wc` and `sort` under KLEE's arguments (their
+//! largest in 40 s runs: under 8,000).
 //!
 //! A fresh solver is given the query in one of two ways: asserted as it
 //! is, or each conjunct under an assumed literal (as for an unsat core).
@@ -49,7 +53,7 @@ const MEMO_LIMIT: usize = 1 << 18;
 
 /// The circuit size (in operand bits, see [`circuit_bits`]) from which a
 /// constraint goes to the fresh solver alone.
-const LARGE_CIRCUIT: u64 = 1 << 15;
+const LARGE_CIRCUIT: u64 = 1 << 13;
 
 /// The solver a query goes to first.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
