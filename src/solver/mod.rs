@@ -197,7 +197,7 @@ pub fn build_layers(config: &SolverConfig) -> Vec<Box<dyn Layer>> {
                 Some(shared) => Box::new(CanonCacheLayer::sharing(shared)),
                 None => Box::new(CanonCacheLayer::default()),
             },
-            LayerKind::Enumerate => Box::new(EnumerateLayer),
+            LayerKind::Enumerate => Box::new(EnumerateLayer::default()),
             LayerKind::Cache => Box::new(CacheLayer::default()),
             LayerKind::Cex => Box::new(CexCache::default()),
             LayerKind::Z3 => Box::new(Z3Layer::new(config.timeout_ms)),
