@@ -19,7 +19,8 @@
 
 use std::collections::VecDeque;
 
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHasher};
+use std::hash::{Hash, Hasher};
 
 use super::query::{Answer, Chain, Layer, Query};
 use super::SolverError;
@@ -66,6 +67,25 @@ struct Entry {
     model: Option<Assignment>,
 }
 
+/// An entry in an index list, with its set's [`signature`], so that most
+/// entries that cannot be a subset or superset are passed over without
+/// reading them (on who, reading them was 13% of the run).
+#[derive(Clone, Copy)]
+struct Listed {
+    id: u32,
+    signature: u64,
+}
+
+/// One bit per conjunct, by its hash: a set is a subset of another only
+/// if its signature's bits are among the other's.
+fn signature(set: &[ExprRef]) -> u64 {
+    set.iter().fold(0, |sig, c| {
+        let mut h = FxHasher::default();
+        c.hash(&mut h);
+        sig | 1 << (h.finish() >> 58)
+    })
+}
+
 /// The counterexample cache layer.
 pub struct CexCache {
     entries: Vec<Entry>,
@@ -73,13 +93,13 @@ pub struct CexCache {
     /// Conjunct -> the entries whose set holds it: a stored superset of a
     /// query is in the list of each of its conjuncts, so the shortest list
     /// is the only one to search.
-    index: FxHashMap<ExprRef, Vec<u32>>,
+    index: FxHashMap<ExprRef, Vec<Listed>>,
     /// Conjunct -> the entries keyed by it, each entry under one of its
     /// conjuncts only (the one with the fewest entries when it was stored).
     /// A stored subset of a query has its key among the query's conjuncts,
     /// so the subsets are found among the entries keyed by those, without
     /// counting through the long lists of the conjuncts every path shares.
-    keyed: FxHashMap<ExprRef, Vec<u32>>,
+    keyed: FxHashMap<ExprRef, Vec<Listed>>,
     recent: VecDeque<Assignment>,
     capacity: usize,
     tries: Tries,
@@ -104,9 +124,14 @@ impl CexCache {
             return Some(answer_of(&self.entries[id as usize]));
         }
         let holds = |sorted: &[ExprRef], c: &ExprRef| sorted.binary_search(c).is_ok();
+        let sig = signature(set);
         let mut subsets_with_models = Vec::new();
         for c in set {
-            for &id in self.keyed.get(c).map_or(&[][..], |v| v.as_slice()) {
+            for l in self.keyed.get(c).map_or(&[][..], |v| v.as_slice()) {
+                if l.signature & !sig != 0 {
+                    continue;
+                }
+                let id = l.id;
                 let e = &self.entries[id as usize];
                 if e.set.iter().all(|x| holds(set, x)) {
                     match e.model {
@@ -121,8 +146,8 @@ impl CexCache {
             .map(|c| self.index.get(c).map_or(&[][..], |v| v.as_slice()))
             .min_by_key(|ids| ids.len())
             .unwrap_or(&[]);
-        for &id in rarest {
-            let e = &self.entries[id as usize];
+        for l in rarest.iter().filter(|l| sig & !l.signature == 0) {
+            let e = &self.entries[l.id as usize];
             if let Some(m) = &e.model {
                 if e.set.len() >= set.len() && set.iter().all(|c| holds(&e.set, c)) {
                     return Some(Answer::Sat(Some(m.clone())));
@@ -167,15 +192,19 @@ impl CexCache {
             self.keyed.clear();
         }
         let id = self.entries.len() as u32;
+        let listed = Listed {
+            id,
+            signature: signature(&set),
+        };
         for c in set.iter() {
-            self.index.entry(c.clone()).or_default().push(id);
+            self.index.entry(c.clone()).or_default().push(listed);
         }
         let key = set
             .iter()
             .min_by_key(|c| self.keyed.get(*c).map_or(0, Vec::len))
             .cloned();
         if let Some(key) = key {
-            self.keyed.entry(key).or_default().push(id);
+            self.keyed.entry(key).or_default().push(listed);
         }
         self.exact.insert(set.clone(), id);
         self.entries.push(Entry { set, model });
