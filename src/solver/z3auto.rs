@@ -20,13 +20,18 @@
 //! fresh solver alone: the stack's kernel internalizes it without looking
 //! at its timer, and its memory grew with the rounds from 0.76 GB at 32 to
 //! 6 GB at 64, for a minute past a 10 s limit, where the fresh solver
-//! stopped at its limit with 0.3 to 1 GB. Smaller circuits do the same:
-//! md5sum printing the digest of 8 symbolic bytes asks about a circuit of
-//! 13,000 operand bits, which the stack took 8 to 13 s to give up at a
-//! 0.5 s limit (and 3 s more to free), so that a 5-minute run completed
-//! 6 paths in its first minute. The bound (2^13 operand bits) is above
-//! every query of `expr`, `wc` and `sort` under KLEE's arguments (their
-//! largest in 40 s runs: under 8,000).
+//! stopped at its limit with 0.3 to 1 GB; such a constraint (2^15 operand
+//! bits and more; 24 rounds are 37,000) goes to the fresh solver alone.
+//! A condition does from 2^13 bits: it is new at each query, while a
+//! constraint is internalized once and stays on the stack for the queries
+//! after. md5sum printing the digest of 8 symbolic bytes asks about
+//! digits of 13,000 operand bits, which the stack took 8 to 13 s to give
+//! up at a 0.5 s limit (and 3 s more to free): a 5-minute run completed 6
+//! paths in its first minute. stat's conditions of 8,000 to 16,000 bits
+//! reuse a constraint already on the stack and add about 4,000 bits to
+//! it: what counts is what a condition adds, and those stay on the stack.
+//! No condition of `expr`, `wc` and `sort` under KLEE's arguments reaches
+//! 8,000 bits.
 //!
 //! A fresh solver is given the query in one of two ways: asserted as it
 //! is, or each conjunct under an assumed literal (as for an unsat core).
@@ -53,7 +58,10 @@ const MEMO_LIMIT: usize = 1 << 18;
 
 /// The circuit size (in operand bits, see [`circuit_bits`]) from which a
 /// constraint goes to the fresh solver alone.
-const LARGE_CIRCUIT: u64 = 1 << 13;
+const LARGE_CIRCUIT: u64 = 1 << 15;
+
+/// The circuit size from which a condition goes to the fresh solver alone.
+const LARGE_CONDITION: u64 = 1 << 13;
 
 /// The solver a query goes to first.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -150,12 +158,22 @@ impl Z3AutoLayer {
             self.bits.clear();
         }
         let parts = || q.constraints.iter().chain(std::iter::once(&q.expr));
+        let mut condition_bits = 0;
         for e in parts() {
             let bits = *self
                 .bits
                 .entry(e.clone())
                 .or_insert_with(|| circuit_bits(e, LARGE_CIRCUIT));
             if bits >= LARGE_CIRCUIT {
+                return Strategy::Large;
+            }
+            condition_bits = bits;
+        }
+        // A constraint is internalized once and stays on the stack for the
+        // queries after; what a condition adds to them is new at each query.
+        if condition_bits >= LARGE_CONDITION {
+            let known = nodes_of(q.constraints);
+            if circuit_bits_beyond(&q.expr, known, LARGE_CONDITION) >= LARGE_CONDITION {
                 return Strategy::Large;
             }
         }
@@ -236,7 +254,27 @@ fn own_hardness(e: &ExprRef) -> Hardness {
 /// the walk stops there, so that sizing a huge expression costs no more
 /// than a small one.
 fn circuit_bits(root: &ExprRef, limit: u64) -> u64 {
-    let mut seen: FxHashSet<*const ExprNode> = FxHashSet::default();
+    circuit_bits_beyond(root, FxHashSet::default(), limit)
+}
+
+/// The distinct subexpressions of `roots`.
+fn nodes_of(roots: &[ExprRef]) -> FxHashSet<*const ExprNode> {
+    let mut seen = FxHashSet::default();
+    let mut stack: Vec<&ExprRef> = roots.iter().collect();
+    while let Some(e) = stack.pop() {
+        if seen.insert(e.as_ptr()) {
+            e.for_each_child(|c| {
+                if !seen.contains(&c.as_ptr()) {
+                    stack.push(c);
+                }
+            });
+        }
+    }
+    seen
+}
+
+/// [`circuit_bits`] of what `root` adds to the subexpressions in `seen`.
+fn circuit_bits_beyond(root: &ExprRef, mut seen: FxHashSet<*const ExprNode>, limit: u64) -> u64 {
     let mut stack = vec![root];
     let mut bits = 0u64;
     while let Some(e) = stack.pop() {
@@ -409,6 +447,28 @@ mod tests {
         let mut layer = Z3AutoLayer::new(10_000);
         assert_eq!(
             layer.strategy(&Query::new(&[], small.clone())),
+            Strategy::Stack
+        );
+        // A condition of medium size goes to the fresh solver, a
+        // constraint of that size stays on the stack.
+        let mut m = v.clone();
+        rounds(&mut m, 40);
+        let medium = expr::eq(&m, &constant(7, 64));
+        let bits = circuit_bits(&medium, u64::MAX);
+        assert!((LARGE_CONDITION..LARGE_CIRCUIT).contains(&bits), "{bits}");
+        assert_eq!(
+            layer.strategy(&Query::new(&[], medium.clone())),
+            Strategy::Large
+        );
+        assert_eq!(
+            layer.strategy(&Query::new(std::slice::from_ref(&medium), small.clone())),
+            Strategy::Stack
+        );
+        // Nor does a condition that adds little to the constraints.
+        let other = expr::eq(&m, &constant(8, 64));
+        assert!(circuit_bits(&other, u64::MAX) >= LARGE_CONDITION);
+        assert_eq!(
+            layer.strategy(&Query::new(std::slice::from_ref(&medium), other)),
             Strategy::Stack
         );
         rounds(&mut v, 200);
