@@ -476,6 +476,23 @@ fn a_hash_too_hard_to_invert_ends_within_the_time_and_memory_limits() {
     assert_eq!(stats["solver"]["z3_strategy"]["large"], 1, "{stats}");
 }
 
+/// Compiles `source` and runs it without the runtime, with a minute to
+/// spare: its `stats.json`, or `None` without clang-14.
+fn run_alone(name: &str, source: &str) -> Option<serde_json::Value> {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let bc = compile(dir.path(), name, source)?;
+    let out = dir.path().join("out");
+    let o = mnemo()
+        .args(["run", "-q", "--no-runtime", "--max-time", "60"])
+        .arg("--output-dir")
+        .arg(&out)
+        .arg(&bc)
+        .output()
+        .expect("mnemo run");
+    assert!(o.status.success(), "{}", stderr(&o));
+    Some(json(&out.join("stats.json")))
+}
+
 #[test]
 fn a_pointer_computed_from_pinned_inputs_is_not_asked_about() {
     // After the branch on the hash, whose hard side is given up and its
@@ -487,26 +504,9 @@ fn a_pointer_computed_from_pinned_inputs_is_not_asked_about() {
         "  return 0;\n}",
         "  volatile char buf[16] = {0};\n  buf[a & 15] = 1;\n  return 0;\n}",
     );
-    let dir = tempfile::tempdir().expect("tempdir");
-    let Some(bc) = compile(dir.path(), "sha_index", &source) else {
+    let Some(stats) = run_alone("sha_index", &source) else {
         return;
     };
-    let out = dir.path().join("out");
-    let o = mnemo()
-        .args([
-            "run",
-            "-q",
-            "--no-runtime",
-            "--max-time",
-            "60",
-            "--output-dir",
-        ])
-        .arg(&out)
-        .arg(&bc)
-        .output()
-        .expect("mnemo run");
-    assert!(o.status.success(), "{}", stderr(&o));
-    let stats = json(&out.join("stats.json"));
     assert_eq!(stats["paths"]["completed"], 1, "{stats}");
     assert_eq!(stats["solver"]["gave_up"], 1, "{stats}");
     // The probe of the branch is the only question Z3 gets.
@@ -552,20 +552,9 @@ int main(void) {
 
 #[test]
 fn a_digest_tested_digit_by_digit_gives_up_within_a_probe() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let Some(bc) = compile(dir.path(), "md5", MD5_STEPS) else {
+    let Some(stats) = run_alone("md5", MD5_STEPS) else {
         return;
     };
-    let out = dir.path().join("out");
-    let o = mnemo()
-        .args(["run", "-q", "--no-runtime", "--max-time", "60"])
-        .arg("--output-dir")
-        .arg(&out)
-        .arg(&bc)
-        .output()
-        .expect("mnemo run");
-    assert!(o.status.success(), "{}", stderr(&o));
-    let stats = json(&out.join("stats.json"));
     assert_eq!(stats["paths"]["completed"], 1, "{stats}");
     // The first digit's hard side is given up after a probe of 1 s, on the
     // fresh solver; the inputs pinned, the other digits need no query.
