@@ -173,9 +173,8 @@ impl Layer for EnumerateLayer {
         let mut all = Vec::new();
         conjuncts(q.constraints, &mut all);
         conjuncts(std::slice::from_ref(&q.expr), &mut all);
-        // The values each byte may take, in the order the bytes come.
-        let mut bytes: Vec<(Byte, Values)> = Vec::new();
-        let mut slot: FxHashMap<(usize, u64), usize> = FxHashMap::default();
+        // The values each byte may take: those all of its conjuncts allow.
+        let mut bytes: FxHashMap<(usize, u64), (Byte, Values)> = FxHashMap::default();
         let mut holds = true;
         for c in &all {
             match self.conjunct(c) {
@@ -183,31 +182,23 @@ impl Layer for EnumerateLayer {
                 Conjunct::Fixed(b) => holds &= b,
                 Conjunct::Byte(byte, values) => {
                     let key = (std::sync::Arc::as_ptr(&byte.0) as usize, byte.1);
-                    match slot.get(&key) {
-                        Some(&i) => {
-                            let have = &mut bytes[i].1;
-                            for (h, v) in have.iter_mut().zip(values) {
-                                *h &= v;
-                            }
-                        }
-                        None => {
-                            slot.insert(key, bytes.len());
-                            bytes.push((byte, values));
-                        }
+                    let (_, have) = bytes.entry(key).or_insert((byte, [u64::MAX; 4]));
+                    for (h, v) in have.iter_mut().zip(values) {
+                        *h &= v;
                     }
                 }
             }
         }
         next.stats().hit(self.name());
-        let mut found = Vec::with_capacity(bytes.len());
-        for (byte, values) in bytes {
-            match least(&values) {
-                Some(v) if holds => found.push((byte, v)),
-                _ => return Ok(Answer::Unsat),
-            }
-        }
         if !holds {
             return Ok(Answer::Unsat);
+        }
+        let mut found = Vec::with_capacity(bytes.len());
+        for (byte, values) in bytes.into_values() {
+            let Some(v) = least(&values) else {
+                return Ok(Answer::Unsat);
+            };
+            found.push((byte, v));
         }
         Ok(Answer::Sat(q.model.map(|wanted| model(wanted, &found))))
     }
