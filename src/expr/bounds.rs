@@ -108,18 +108,22 @@ fn range(e: &ExprRef, depth: u32, budget: &mut u32) -> (u128, u128) {
     }
     *budget -= 1;
     // Both operands varying costs a level; a constant one costs nothing.
-    let level = |x: &ExprRef, y: &ExprRef| match x.is_const() || y.is_const() {
-        true => depth,
-        false => depth - 1,
+    let level = |x: &ExprRef, y: &ExprRef| {
+        if x.is_const() || y.is_const() {
+            depth
+        } else {
+            depth - 1
+        }
     };
     match e.kind() {
         K::ZExt(x) => range(x, depth, budget),
         K::SExt(x) => {
             // A value whose sign bit is clear extends as with zeros.
             let (l, h) = range(x, depth, budget);
-            match h <= mask(x.width()) >> 1 {
-                true => (l, h),
-                false => full,
+            if h <= mask(x.width()) >> 1 {
+                (l, h)
+            } else {
+                full
             }
         }
         K::Concat { hi, lo } => {
