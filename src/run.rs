@@ -19,8 +19,8 @@ use crate::search::{explore, ExploreConfig, FinishedPath, SearcherKind};
 use crate::solver::store::{self, SharedStore};
 use crate::solver::{SharedCanonCache, SolverConfig};
 use crate::stats::{
-    CheckpointStats, CoverageStats, MemoStats, ParallelStats, Progress, RunStats, SolverStats,
-    Totals,
+    CheckpointStats, CoverageStats, MemoStats, ParallelStats, PathStats, Progress, RunStats,
+    SolverStats, Totals,
 };
 use crate::stop::StopRequest;
 use crate::testgen::{StagedTest, TestWriter, Toolchain};
@@ -86,6 +86,10 @@ pub struct RunConfig {
     /// `--only-new-coverage`: test files only for errors and for paths that
     /// covered a new instruction; the trie keeps every path's test.
     pub only_new_coverage: bool,
+    /// `--max-site-fork-share`: the share of the run's forks past which a
+    /// branch site stops forking. Such a run's trie misses the paths it
+    /// cut: it is kept apart and never followed.
+    pub max_site_fork_share: Option<f64>,
 }
 
 /// The memo directory of a run without `--memo`: `mnemo-memo` beside the
@@ -320,11 +324,16 @@ pub fn run(config: &RunConfig, stop: &StopRequest) -> anyhow::Result<RunStats> {
         // kept apart from the whole-program runs' trie, and not followed.
         key.push_str(".compose");
     }
+    if config.max_site_fork_share.is_some() {
+        // Its trie lacks the alternatives it cut: kept apart, and not
+        // followed, as a compositional run's is.
+        key.push_str(".fork-share");
+    }
     let trie_file = memo::trie_path(&memo_dir, &key);
     let load_start = Instant::now();
-    let old = match config.compose {
-        Some(_) => None,
-        None => earlier_trie(config, &trie_file)?,
+    let old = match (config.compose, config.max_site_fork_share) {
+        (None, None) => earlier_trie(config, &trie_file)?,
+        _ => None,
     };
     // A resumed run keeps the depth bound of the run it resumes.
     let max_depth = match (&old, config.resume) {
@@ -430,7 +439,10 @@ impl Report<'_> {
         let mut stats = RunStats {
             instructions: executor.instructions,
             wall_s: self.explore_start.elapsed().as_secs_f64(),
-            paths: writer.paths.clone(),
+            paths: PathStats {
+                forks_cut: executor.forks_cut(),
+                ..writer.paths.clone()
+            },
             tests: writer.tests(),
             solver: SolverStats {
                 queries: solver.queries,
@@ -514,6 +526,7 @@ pub fn execute(
         },
         runtime_dir: runtime_sources(toolchain),
         strict_guide: false,
+        max_site_fork_share: config.max_site_fork_share,
     };
     // Read before anything in the directory is replaced.
     let earlier = config

@@ -248,6 +248,9 @@ fn numeric_options_out_of_range_are_refused_naming_the_option_and_the_range() {
         ("--solver-timeout", "5000000000", "from 1 to 4294967295"),
         ("--seed", "-1", "from 0 to 18446744073709551615"),
         ("--z3-seed", "4294967296", "from 0 to 4294967295"),
+        ("--max-site-fork-share", "0", "above 0 and at most 1"),
+        ("--max-site-fork-share", "1.5", "above 0 and at most 1"),
+        ("--max-site-fork-share", "NaN", "above 0 and at most 1"),
     ];
     for (option, value, range) in cases {
         let o = mnemo(&["run", "-q", option, value, "prog.bc"]);

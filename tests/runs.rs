@@ -641,3 +641,86 @@ fn a_pointer_the_path_fixes_is_read_at_its_one_address() {
     // `*args`, `args` itself, which the word chosen fixed too.
     assert_eq!(stats["solver"]["fixed_addresses"], 6, "{stats}");
 }
+
+/// A message quoting a symbolic name byte by byte, nine ways a byte
+/// (quotearg's shape), before the program's own decision.
+const QUOTING: &str = r#"
+#include <assert.h>
+#include <klee/klee.h>
+static int width;
+static void quote(const char *s) {
+  for (int i = 0; i < 4; i++) {
+    switch (s[i]) {
+    case '\n': width += 2; break;
+    case '\t': width += 2; break;
+    case '\\': width += 2; break;
+    case '"': width += 2; break;
+    case '\'': width += 4; break;
+    case ' ': width += 3; break;
+    case '$': width += 3; break;
+    case '`': width += 3; break;
+    default: width += 1; break;
+    }
+  }
+}
+int main(void) {
+  char name[4];
+  klee_make_symbolic(name, sizeof name, "name");
+  if (klee_int("flag") == 12345) {
+    quote(name);
+    assert(width == 0);
+  }
+  quote(name);
+  return width > 8;
+}
+"#;
+
+#[test]
+fn a_site_past_its_share_of_the_forks_stops_forking_and_the_rest_is_still_explored() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let Some(bc) = compile(dir.path(), "quoting", QUOTING) else {
+        return;
+    };
+    let all = dir.path().join("all");
+    let cut = dir.path().join("cut");
+    for (out, extra) in [
+        (&all, &[][..]),
+        (&cut, &["--max-site-fork-share", "0.3"][..]),
+    ] {
+        let o = run(&bc, out, extra);
+        assert!(o.status.success(), "{}", stderr(&o));
+    }
+    let (a, c) = (json(&all.join("stats.json")), json(&cut.join("stats.json")));
+    // Unbounded, every way of quoting the name is a path: 9^4 on each
+    // side of the first choice.
+    assert_eq!(a["paths"]["completed"], 9 * 9 * 9 * 9, "{a}");
+    assert_eq!(a["paths"]["errors"]["assert"], 9 * 9 * 9 * 9, "{a}");
+    assert_eq!(a["paths"]["forks_cut"], 0);
+    // Bounded, the switch stops forking once it has made most of the
+    // run's first thousand forks: far fewer paths, and the assertion
+    // behind one side of the first choice is still reached.
+    let ended = |s: &serde_json::Value| {
+        s["paths"]["completed"].as_u64().expect("completed")
+            + s["paths"]["errors"]["assert"].as_u64().unwrap_or(0)
+    };
+    assert_eq!(ended(&a), 2 * 9 * 9 * 9 * 9);
+    assert!(ended(&c) * 4 < ended(&a), "{c}");
+    assert!(c["paths"]["errors"]["assert"].as_u64() >= Some(1), "{c}");
+    assert!(c["paths"]["completed"].as_u64() >= Some(1), "{c}");
+    let cut_forks = c["paths"]["forks_cut"].as_u64().expect("forks_cut");
+    assert!(cut_forks > 0, "{c}");
+    // The bounded run's trie lacks what it cut: it is kept apart from the
+    // whole run's, which a later run may follow.
+    let memo = dir.path().join("mnemo-memo");
+    assert!(memo.join("quoting.trie").is_file());
+    assert!(memo.join("quoting.fork-share.trie").is_file());
+    let o = run(
+        &bc,
+        &dir.path().join("again"),
+        &["--max-site-fork-share", "0.3"],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let again = json(&dir.path().join("again/stats.json"));
+    assert_eq!(again["memo"]["reused"], false, "{again}");
+    assert_eq!(again["paths"], c["paths"], "the run is deterministic");
+}

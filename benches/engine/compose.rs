@@ -102,6 +102,7 @@ fn config(bc: &Path, dir: &Path, entry: &str) -> RunConfig {
         balance: mnemo::parallel::Balance::default(),
         compose: None,
         only_new_coverage: false,
+        max_site_fork_share: None,
     }
 }
 

@@ -131,6 +131,7 @@ fn config(
         balance,
         compose: None,
         only_new_coverage: false,
+        max_site_fork_share: None,
     }
 }
 

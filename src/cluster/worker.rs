@@ -197,6 +197,7 @@ fn base_config(program: &Path, scratch: &Path, stores: Vec<String>, c: &WorkerCo
         balance: Default::default(),
         compose: None,
         only_new_coverage: false,
+        max_site_fork_share: None,
     }
 }
 

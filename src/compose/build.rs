@@ -38,6 +38,8 @@ impl Builder {
             max_depth: Some(bound),
             show_output: false,
             strict_guide: false,
+            // A summary holds every path of its function.
+            max_site_fork_share: None,
             ..config.clone()
         };
         let mut executor = Executor::new(module, config);

@@ -59,6 +59,12 @@ impl Executor {
             let point = self.point_at(state, site, alts);
             return self.take_alternatives(state, point, conds, &next, true);
         }
+        let func = state.frame().func;
+        if self.fork_share.past_share(func, site) {
+            if let Some(taken) = self.follow_model(state, site, conds, payloads) {
+                return taken;
+            }
+        }
         let mut alts = Vec::with_capacity(conds.len());
         let mut models = Vec::with_capacity(conds.len());
         let mut any_feasible = false;
@@ -136,6 +142,8 @@ impl Executor {
         let next = vec![Next::Free; conds.len()];
         let before = self.forked.len();
         let taken = self.take_alternatives(state, point, conds, &next, true)?;
+        self.fork_share
+            .forked(func, site, (self.forked.len() - before) as u64);
         // Each path leaves with a model of its own path condition: its next
         // fork asks the solver about one side only, and a limit that stops
         // it finds its test already known.
@@ -146,6 +154,34 @@ impl Executor {
             }
         }
         Ok(taken)
+    }
+
+    /// At a site past its share of the forks (`--max-site-fork-share`):
+    /// the path goes on along the alternative its model satisfies, with
+    /// that alternative's condition added, and no other is asked about.
+    /// `None` when the path has no model to go by, or its model satisfies
+    /// none of them (a path past `MAX_MODEL_INPUTS` keeps no model).
+    fn follow_model(
+        &mut self,
+        state: &mut State,
+        site: SiteId,
+        conds: &[ExprRef],
+        payloads: &[u64],
+    ) -> Option<Exec<(usize, u64)>> {
+        let hint = state.hint.clone()?;
+        let taken = conds.iter().position(|c| expr::eval(c, &hint) != 0)?;
+        let alts: Vec<Alt> = payloads
+            .iter()
+            .enumerate()
+            .map(|(i, &payload)| Alt {
+                payload,
+                feasible: i == taken,
+            })
+            .collect();
+        self.fork_share.cut += conds.iter().filter(|c| c.as_const() != Some(0)).count() as u64 - 1;
+        let point = self.point_at(state, site, alts.into());
+        let next = vec![Next::Free; conds.len()];
+        Some(self.take_alternatives(state, point, conds, &next, false))
     }
 
     /// Gives up the alternatives whose conditions (`hard`) the solver could

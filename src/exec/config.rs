@@ -34,6 +34,9 @@ pub struct ExecConfig {
     /// A guided path at which the trie does not fit the program ends there
     /// (certification) instead of going on unguided.
     pub strict_guide: bool,
+    /// `--max-site-fork-share`: the share of the run's forks past which a
+    /// branch site stops forking (see `fork_share`); `None`: no bound.
+    pub max_site_fork_share: Option<f64>,
 }
 
 impl Default for ExecConfig {
@@ -49,6 +52,7 @@ impl Default for ExecConfig {
             solver: SolverConfig::default(),
             runtime_dir: None,
             strict_guide: false,
+            max_site_fork_share: None,
         }
     }
 }

@@ -17,6 +17,7 @@ use super::budget::Budget;
 use super::composing::{CallComposer, ReplayCounters};
 use super::config::ExecConfig;
 use super::end::{EarlyReason, ErrorKind, PathEnd, PathError, StackEntry};
+use super::fork_share::ForkShare;
 use super::guide::{Guide, GuideCounters};
 use super::memory::{AllocKind, MemoryObject, ObjectState};
 use super::natives::Native;
@@ -113,6 +114,8 @@ pub struct Executor {
     /// once (the summary is refused anyway, and searching the objects it
     /// may point to can take far longer than the whole program's run).
     pub(crate) summarising: bool,
+    /// The forks of each branch site, for `--max-site-fork-share`.
+    pub(super) fork_share: ForkShare,
 }
 
 /// The runtime's function that expands KLEE's POSIX options and calls main.
@@ -155,6 +158,7 @@ impl Executor {
         let libc_exit = module
             .func_by_name("exit")
             .filter(|f| module.func(*f).body.is_some());
+        let fork_share = ForkShare::new(config.max_site_fork_share);
         let mut ex = Executor {
             module,
             config,
@@ -181,6 +185,7 @@ impl Executor {
             composer: None,
             replay: ReplayCounters::default(),
             summarising: false,
+            fork_share,
         };
         ex.consts = (0..ex.module.consts.len())
             .map(|i| ex.eval_const(ConstId(i as u32)))
@@ -592,6 +597,12 @@ impl Executor {
             (Some(dir), Some(l)) => self.module.files[l.file.index()].starts_with(dir.as_str()),
             _ => false,
         }
+    }
+
+    /// Alternatives left unasked at sites past their share of the forks
+    /// (`--max-site-fork-share`).
+    pub fn forks_cut(&self) -> u64 {
+        self.fork_share.cut
     }
 
     /// Instructions covered by any path so far.

@@ -10,6 +10,7 @@ mod config;
 mod end;
 mod executor;
 mod float;
+mod fork_share;
 mod guide;
 mod instructions;
 mod intrinsics;

@@ -19,6 +19,8 @@ pub struct Tally {
     pub target_hit_queries: Option<u64>,
     pub unsupported_externals: FxHashSet<String>,
     pub unsupported_syscalls: FxHashSet<String>,
+    /// Alternatives left unasked (`--max-site-fork-share`).
+    pub forks_cut: u64,
 }
 
 impl Executor {
@@ -46,6 +48,7 @@ impl Executor {
             target_hit_queries: self.target_hit_queries,
             unsupported_externals: self.unsupported_externals.clone(),
             unsupported_syscalls: self.unsupported_syscalls.clone(),
+            forks_cut: self.fork_share.cut,
         }
     }
 
@@ -65,6 +68,7 @@ impl Executor {
             }
         }
         self.guided.solver_calls_avoided += other.guided.solver_calls_avoided;
+        self.fork_share.cut += other.forks_cut;
         self.guided.mismatches += other.guided.mismatches;
         self.guided.replay += other.guided.replay;
         if self.guided.first_mismatch.is_none() {

@@ -227,6 +227,11 @@ pub struct PathStats {
     /// (`--only-new-coverage`; the trie keeps their tests, counted above).
     #[serde(default)]
     pub unwritten: u64,
+    /// Alternatives left unasked at branch sites past their share of the
+    /// run's forks (`--max-site-fork-share`): paths the run did not
+    /// explore, some of them perhaps infeasible.
+    #[serde(default)]
+    pub forks_cut: u64,
 }
 
 /// What the solver did.
@@ -313,6 +318,12 @@ impl RunStats {
         }
         for (k, n) in &self.paths.early {
             s += &format!("mnemo:   early {k}: {n}\n");
+        }
+        if self.paths.forks_cut > 0 {
+            s += &format!(
+                "mnemo:   alternatives left unexplored at sites past their share of the forks: {}\n",
+                self.paths.forks_cut
+            );
         }
         s += &format!(
             "mnemo: {} instructions in {:.2}s; solver: {} queries, {} Z3 calls, {:.2}s; coverage: {:.1}% instructions, {:.1}% lines\n",

@@ -350,6 +350,17 @@ pub(crate) struct RunArgs {
     /// others as `paths.unwritten`.
     #[arg(long, alias = "only-output-states-covering-new")]
     pub(crate) only_new_coverage: bool,
+    /// The share of the run's forks (above 0, at most 1) one branch site
+    /// may make, as KLEE's `--max-static-fork-pct`: once the run has
+    /// forked 1000 times, a site past it forks no more, and a path there
+    /// goes the way its own model goes. A quoting function's switch on
+    /// each byte of a name can make most of a run's forks and crowd the
+    /// rest of the program out. The alternatives cut are counted
+    /// (`paths.forks_cut`); the run's trie, missing them, is kept apart
+    /// and never followed.
+    #[arg(long, value_name = "SHARE", value_parser = share,
+          conflicts_with_all = ["resume", "deepen", "target"])]
+    pub(crate) max_site_fork_share: Option<f64>,
     /// The program's bitcode (`mnemo cc` makes it).
     #[arg(required_unless_present = "shard")]
     pub(crate) program: Option<PathBuf>,
@@ -411,6 +422,16 @@ pub(crate) fn seconds(s: &str) -> Result<Duration, String> {
         return Err(bad());
     }
     Ok(Duration::from_secs_f64(v))
+}
+
+/// A share: a number above 0 and at most 1.
+pub(crate) fn share(s: &str) -> Result<f64, String> {
+    let bad = || "expected a share above 0 and at most 1 (such as 0.3)".to_string();
+    let v: f64 = s.trim().parse().map_err(|_| bad())?;
+    if !(v > 0.0 && v <= 1.0) {
+        return Err(bad());
+    }
+    Ok(v)
 }
 
 /// `--deepen A:STEP:B`.

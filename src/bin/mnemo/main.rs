@@ -337,6 +337,7 @@ fn run_config(a: RunArgs) -> anyhow::Result<RunConfig> {
         balance: a.balance,
         compose: a.compose.then_some(a.summary_depth),
         only_new_coverage: a.only_new_coverage,
+        max_site_fork_share: a.max_site_fork_share,
     })
 }
 

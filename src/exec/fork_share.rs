@@ -1,0 +1,89 @@
+//! `--max-site-fork-share`: the forks each branch site has made, and
+//! whether one has made too many of the run's.
+//!
+//! A few sites can make most of a run's forks while adding nothing but
+//! more of the same: GNU's `quotearg` switches on each byte of a file
+//! name it quotes into a message, 20 ways a byte, and made 75% to 85% of
+//! the forks of `cp`, `dd` and `split` under KLEE's coreutils arguments.
+//! Every path that quotes a symbolic name multiplies there, and the paths
+//! it makes crowd out the rest of the program in the searcher and in
+//! memory. Past its share, such a site no longer forks: a path reaching
+//! it goes the way its own model goes, as KLEE's `--max-static-fork-pct`
+//! has it do.
+
+use rustc_hash::FxHashMap;
+
+use crate::ir::{FuncId, SiteId};
+
+/// Forks the run makes before any site counts as past its share: early
+/// on, the first sites reached hold most of few forks.
+pub(crate) const WARM_UP_FORKS: u64 = 1000;
+
+/// The forks of each site, against the share one may take.
+#[derive(Debug, Default)]
+pub(crate) struct ForkShare {
+    /// The share of the run's forks one site may make (`None`: no bound).
+    limit: Option<f64>,
+    by_site: FxHashMap<(FuncId, SiteId), u64>,
+    total: u64,
+    /// Alternatives left unasked because their site was past its share
+    /// (some of them may have been infeasible).
+    pub(crate) cut: u64,
+}
+
+impl ForkShare {
+    pub(crate) fn new(limit: Option<f64>) -> ForkShare {
+        ForkShare {
+            limit,
+            ..ForkShare::default()
+        }
+    }
+
+    /// Whether `site` of `func` has made more than its share of the forks.
+    pub(crate) fn past_share(&self, func: FuncId, site: SiteId) -> bool {
+        let Some(limit) = self.limit else {
+            return false;
+        };
+        let made = self.by_site.get(&(func, site)).copied().unwrap_or(0);
+        self.total >= WARM_UP_FORKS && made as f64 > limit * self.total as f64
+    }
+
+    /// Counts `children` new paths forked at `site` of `func`.
+    pub(crate) fn forked(&mut self, func: FuncId, site: SiteId, children: u64) {
+        if self.limit.is_none() || children == 0 {
+            return;
+        }
+        *self.by_site.entry((func, site)).or_insert(0) += children;
+        self.total += children;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_site_past_its_share_is_told_so_once_the_run_has_warmed_up() {
+        let (f, busy, other) = (FuncId(0), SiteId(1), SiteId(2));
+        let mut share = ForkShare::new(Some(0.3));
+        share.forked(f, busy, 400);
+        // 400 of 400, but the run is young.
+        assert!(!share.past_share(f, busy));
+        share.forked(f, other, 700);
+        // 400 of 1100 is more than 30%; 700 of 1100 too.
+        assert!(share.past_share(f, busy));
+        assert!(share.past_share(f, other));
+        share.forked(f, SiteId(3), 900);
+        // 400 of 2000 is 20%: the busy site forks again.
+        assert!(!share.past_share(f, busy));
+        assert!(share.past_share(f, other) == (700.0 > 0.3 * 2000.0));
+        assert!(!share.past_share(FuncId(1), busy), "sites are per function");
+    }
+
+    #[test]
+    fn without_a_limit_no_site_is_ever_past_it() {
+        let mut share = ForkShare::new(None);
+        share.forked(FuncId(0), SiteId(0), 1 << 20);
+        assert!(!share.past_share(FuncId(0), SiteId(0)));
+    }
+}
