@@ -173,8 +173,11 @@ impl Layer for EnumerateLayer {
         let mut all = Vec::new();
         conjuncts(q.constraints, &mut all);
         conjuncts(std::slice::from_ref(&q.expr), &mut all);
-        // The values each byte may take: those all of its conjuncts allow.
-        let mut bytes: FxHashMap<(usize, u64), (Byte, Values)> = FxHashMap::default();
+        // The values each byte may take (those all of its conjuncts allow),
+        // in the order the bytes come: a map keyed by address would order
+        // the model's arrays differently from one run to the next.
+        let mut bytes: Vec<(Byte, Values)> = Vec::new();
+        let mut slot: FxHashMap<(usize, u64), usize> = FxHashMap::default();
         let mut holds = true;
         for c in &all {
             match self.conjunct(c) {
@@ -182,8 +185,11 @@ impl Layer for EnumerateLayer {
                 Conjunct::Fixed(b) => holds &= b,
                 Conjunct::Byte(byte, values) => {
                     let key = (std::sync::Arc::as_ptr(&byte.0) as usize, byte.1);
-                    let (_, have) = bytes.entry(key).or_insert((byte, [u64::MAX; 4]));
-                    for (h, v) in have.iter_mut().zip(values) {
+                    let i = *slot.entry(key).or_insert_with(|| {
+                        bytes.push((byte, [u64::MAX; 4]));
+                        bytes.len() - 1
+                    });
+                    for (h, v) in bytes[i].1.iter_mut().zip(values) {
                         *h &= v;
                     }
                 }
@@ -194,7 +200,7 @@ impl Layer for EnumerateLayer {
             return Ok(Answer::Unsat);
         }
         let mut found = Vec::with_capacity(bytes.len());
-        for (byte, values) in bytes.into_values() {
+        for (byte, values) in bytes {
             let Some(v) = least(&values) else {
                 return Ok(Answer::Unsat);
             };
