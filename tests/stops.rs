@@ -482,13 +482,7 @@ fn run_alone(name: &str, source: &str) -> Option<serde_json::Value> {
     let dir = tempfile::tempdir().expect("tempdir");
     let bc = compile(dir.path(), name, source)?;
     let out = dir.path().join("out");
-    let o = mnemo()
-        .args(["run", "-q", "--no-runtime", "--max-time", "60"])
-        .arg("--output-dir")
-        .arg(&out)
-        .arg(&bc)
-        .output()
-        .expect("mnemo run");
+    let o = run(&bc, &out, &["--max-time", "60"]);
     assert!(o.status.success(), "{}", stderr(&o));
     Some(json(&out.join("stats.json")))
 }

@@ -17,7 +17,7 @@ use crate::ir::{FuncId, SiteId};
 
 /// Forks the run makes before any site counts as past its share: early
 /// on, the first sites reached hold most of few forks.
-pub(crate) const WARM_UP_FORKS: u64 = 1000;
+const WARM_UP_FORKS: u64 = 1000;
 
 /// The forks of each site, against the share one may take.
 #[derive(Debug, Default)]
