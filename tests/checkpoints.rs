@@ -22,17 +22,20 @@ use programs::FRESH_INPUT_LOOP;
 mod process;
 use process::{signal, wait_for, Running};
 
-/// Ten symbolic bytes, each compared: 1024 paths and 84 division errors,
-/// each path told by its inputs (which comparisons hold) and its outcome.
-const TEN_BYTES: &str = r#"
+/// Twelve symbolic bytes, each compared: 4096 paths and 165 division
+/// errors, each path told by its inputs (which comparisons hold) and its
+/// outcome. The run lasts seconds, so that each point where the test kills
+/// it spans several checkpoints: a test thread the loaded machine leaves
+/// asleep for a while still finds the run there.
+const TWELVE_BYTES: &str = r#"
 #include <klee/klee.h>
 int main(void) {
-  unsigned char s[10];
+  unsigned char s[12];
   klee_make_symbolic(s, sizeof s, "s");
   int c = 0;
-  for (int i = 0; i < 10; i++)
+  for (int i = 0; i < 12; i++)
     if (s[i] > 100 + i) c++;
-  if (c == 7 && s[0] == 'x') return 100 / (c - 7);
+  if (c == 9 && s[0] == 'x') return 100 / (c - 9);
   return c;
 }
 "#;
@@ -130,7 +133,7 @@ fn tests_of(out: &Path) -> BTreeSet<String> {
         let file = out.join(t["ktest"].as_str().expect("ktest"));
         let k = mnemo::testgen::KTest::read(&file).unwrap_or_else(|e| panic!("{e}"));
         let s = &k.objects[0].bytes;
-        let holds: String = (0..10)
+        let holds: String = (0..12)
             .map(|i| if s[i] > 100 + i as u8 { '1' } else { '0' })
             .collect();
         let mut outcome = t.clone();
@@ -183,25 +186,25 @@ fn trie_stats(memo: &Path) -> String {
 #[test]
 fn sigkill_at_three_points_then_resume_ends_as_an_uninterrupted_run() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let Some(bc) = compile(dir.path(), "ten", TEN_BYTES) else {
+    let Some(bc) = compile(dir.path(), "twelve", TWELVE_BYTES) else {
         return;
     };
     let (full, full_memo) = (dir.path().join("full"), dir.path().join("full-memo"));
     let o = spawn(&bc, &full, &full_memo, &["--checkpoint", "0"]).wait_with_output();
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let whole = json(&full.join("stats.json"));
-    assert_eq!(whole["tests"], 1108, "{whole}");
+    assert_eq!(whole["tests"], 4261, "{whole}");
 
     // Killed a fifth of the way, then twice while resuming: after more than
     // two fifths, and after more than three.
     let (out, memo) = (dir.path().join("out"), dir.path().join("memo"));
-    let every = ["--checkpoint", "0.05"];
-    let resume = ["--checkpoint", "0.05", "--resume"];
+    let every = ["--checkpoint", "0.25"];
+    let resume = ["--checkpoint", "0.25", "--resume"];
     let first = spawn(&bc, &out, &memo, &every);
-    wait_for_checkpoint(&out, 1, 200);
+    wait_for_checkpoint(&out, 1, 850);
     kill(first, "the run");
     check_left_behind(&out, &memo);
-    for (n, tests) in [(1, 450), (2, 700)] {
+    for (n, tests) in [(1, 1700), (2, 2550)] {
         let again = spawn(&bc, &out, &memo, &resume);
         wait_for_checkpoint(&out, n + 1, tests);
         kill(again, &format!("resume {n}"));
@@ -220,9 +223,12 @@ fn sigkill_at_three_points_then_resume_ends_as_an_uninterrupted_run() {
         "{resumed}"
     );
     assert_eq!(tests_of(&out), tests_of(&full));
-    assert_eq!(trie_shape(&memo, "ten"), trie_shape(&full_memo, "ten"));
+    assert_eq!(
+        trie_shape(&memo, "twelve"),
+        trie_shape(&full_memo, "twelve")
+    );
     // The trie is whole again: its journal is gone.
-    assert!(!memo.join("ten.trie.journal").exists());
+    assert!(!memo.join("twelve.trie.journal").exists());
 }
 
 #[test]
