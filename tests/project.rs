@@ -285,3 +285,69 @@ fn replays_can_run_as_another_user() {
         "{as_nobody:?}"
     );
 }
+
+#[test]
+fn access_answers_for_the_replay_user_from_the_permission_bits_it_gives_the_files() {
+    // SAFETY: getuid has no preconditions.
+    if unsafe { libc::getuid() } != 0 {
+        eprintln!("skipped: only root can run a replay as another user");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("perm.c");
+    // Bits 1, 2, 4: A may be read, written, run (its symbolic status says
+    // which); 8: A has a set-id or sticky bit, which no replay gives it;
+    // 16: the working directory may be written and searched; 32:
+    // /etc/passwd, root's, may be written.
+    std::fs::write(
+        &src,
+        "#include <sys/stat.h>\n#include <unistd.h>\n\
+         int main(void) { struct stat st; int r = 0;\n\
+           if (access(\"A\", R_OK) == 0) r |= 1;\n\
+           if (access(\"A\", W_OK) == 0) r |= 2;\n\
+           if (access(\"A\", X_OK) == 0) r |= 4;\n\
+           if (stat(\"A\", &st) == 0 && (st.st_mode & 07000)) r |= 8;\n\
+           if (access(\".\", W_OK | X_OK) == 0) r |= 16;\n\
+           if (access(\"/etc/passwd\", W_OK) == 0) r |= 32;\n\
+           return r; }\n",
+    )
+    .unwrap();
+    let bc = dir.path().join("perm.bc");
+    ok(
+        mnemo()
+            .arg("cc")
+            .arg(&src)
+            .arg("-o")
+            .arg(&bc)
+            .output()
+            .unwrap(),
+        "mnemo cc",
+    );
+    let out = dir.path().join("out");
+    ok(
+        mnemo()
+            .args(["run", "-q", "--output-dir"])
+            .arg(&out)
+            .arg(&bc)
+            .args(["--sym-files", "1", "1"])
+            .output()
+            .unwrap(),
+        "mnemo run",
+    );
+    let toolchain = mnemo::testgen::Toolchain::find().unwrap();
+    let options = mnemo::testgen::ReplayOptions {
+        run_as: Some((65534, 65534)),
+        ..Default::default()
+    };
+    let report = mnemo::testgen::replay_dir_with(&toolchain, &src, &out, &options).unwrap();
+    let mut natives: Vec<String> = report
+        .results
+        .iter()
+        .map(|r| r.native.to_string())
+        .collect();
+    natives.sort();
+    // Each of the eight ways A's owner bits may go, and only those.
+    let expected: Vec<String> = (16..24).map(|e| format!("exit {e}")).collect();
+    assert_eq!(natives, expected);
+    assert!(report.all_match(), "{:?}", report.counts());
+}

@@ -49,6 +49,12 @@ struct mnemo_file *__mnemo_new_file(const char *path, unsigned long size,
      * fts's sets of visited files) a question for the solver, so they
      * are what a new file in the working directory has. */
     klee_assume(S_ISREG(f->st->st_mode));
+    /* The replay gives the file these permission bits, 0644 where they
+     * are all 0, and no set-id or sticky bit: the status says what the
+     * native file's says, and `access` answers from it as the kernel
+     * does. Arithmetic, not a branch, so that nothing forks here. */
+    unsigned perm = f->st->st_mode & 0777;
+    f->st->st_mode = S_IFREG | perm | (perm == 0) * 0644;
     f->own = 1;
     f->st->st_dev = 0;
     f->st->st_ino = 100 + __mnemo_fs.sym_files;
