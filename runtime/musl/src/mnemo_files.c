@@ -121,6 +121,7 @@ void __mnemo_load_hosts(void) {
     f->contents = contents;
     f->st = st;
     add_file(f);
+    __mnemo_place_host(f);
   }
 }
 

@@ -247,6 +247,45 @@ static struct mnemo_name *find_name(struct mnemo_file *dir, const char *c,
   return 0;
 }
 
+/* A host file named in the tree by its absolute path, as a replay finds
+ * it: the directories on its way are root's, searchable and not writable
+ * by the program (/etc), made where the model has none. */
+void __mnemo_place_host(struct mnemo_file *f) {
+  const char *p = f->path;
+  if (p[0] != '/')
+    return;
+  struct mnemo_file *dir = &root_dir;
+  for (;;) {
+    while (*p == '/')
+      p++;
+    unsigned long len = 0;
+    while (p[len] && p[len] != '/')
+      len++;
+    if (!len)
+      return;
+    const char *q = p + len;
+    while (*q == '/')
+      q++;
+    struct mnemo_name *n = find_name(dir, p, len);
+    if (!*q) {
+      if (!n)
+        __mnemo_add_name(dir, copy(p, len), f);
+      return;
+    }
+    if (!n) {
+      struct mnemo_file *d = __mnemo_new_own(copy(p, len), S_IFDIR | 0755);
+      d->own = 0;
+      __mnemo_add_name(dir, copy(p, len), d);
+      dir = d;
+    } else if (is_dir(n->file)) {
+      dir = n->file;
+    } else {
+      return;
+    }
+    p = q;
+  }
+}
+
 static void walk(struct mnemo_file *dir, const char *p, int follow, int depth,
                  struct place *pl);
 
@@ -394,6 +433,8 @@ static void lookup(int dirfd, const char *path, int follow, int making,
     pl->err = -EFAULT;
     return;
   }
+  /* A walk from / may pass a host file's directories. */
+  __mnemo_load_hosts();
   struct mnemo_file *start = cwd();
   if (dirfd != AT_FDCWD && path[0] != '/') {
     struct mnemo_desc *d = dirfd >= 0 && dirfd < MNEMO_FDS ? __mnemo_fs.fds[dirfd].desc : 0;
