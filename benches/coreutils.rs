@@ -44,8 +44,8 @@ use std::time::Duration;
 
 use anyhow::Context;
 use mnemo::testgen::{
-    commands::shell_word, replay_dir_with, KTest, NativeOutcome, Outcome, PosixEnv, ReplayOptions,
-    ReplayReport, TestsJson, Toolchain, Verdict, TESTS_JSON,
+    commands::shell_word, replay_dir_with, KTest, ModelRoot, NativeOutcome, Outcome, PosixEnv,
+    ReplayOptions, ReplayReport, TestsJson, Toolchain, Verdict, TESTS_JSON,
 };
 use serde_json::{json, Value};
 
@@ -257,13 +257,32 @@ fn bench_tool(setup: &Setup, tool: &str, mode: Mode) -> anyhow::Result<Value> {
     let unsupported = index.as_ref().map(unsupported).unwrap_or_default();
 
     let gcda = dir.join("gcda");
-    std::fs::create_dir_all(&gcda)?;
     // SAFETY: getuid has no preconditions.
     let run_as = (unsafe { libc::getuid() } == 0).then_some(NOBODY);
-    if run_as.is_some() {
-        // The replays write their coverage data here as nobody.
-        std::fs::set_permissions(&gcda, std::fs::Permissions::from_mode(0o777))?;
+    // Run as root, the replays are chrooted into the model's file system
+    // (a test of `du /` then walks what the engine's `/` holds), and write
+    // their coverage data into it, as nobody.
+    let root = dir.join("root");
+    if root.exists() {
+        std::fs::remove_dir_all(&root)?;
     }
+    let (model_root, gcov_prefix) = match run_as {
+        Some(_) => {
+            let model_root = ModelRoot {
+                dir: root.clone(),
+                host_files: explore::host_files(),
+            };
+            let kept = model_root.private().join("gcda");
+            std::fs::create_dir_all(&kept)?;
+            std::fs::set_permissions(&kept, std::fs::Permissions::from_mode(0o777))?;
+            let inside = ModelRoot::private_inside().join("gcda");
+            (Some(model_root), inside.into_os_string())
+        }
+        None => {
+            std::fs::create_dir_all(&gcda)?;
+            (None, gcda.clone().into_os_string())
+        }
+    };
     let program = setup.gcov_tree.join("src").join(tool);
     let timeout = Duration::from_secs(10);
     // A replay killed at the time limit writes no coverage of its own:
@@ -272,19 +291,27 @@ fn bench_tool(setup: &Setup, tool: &str, mode: Mode) -> anyhow::Result<Value> {
     let options = ReplayOptions {
         timeout,
         env: vec![
-            (OsString::from("GCOV_PREFIX"), gcda.clone().into_os_string()),
+            (OsString::from("GCOV_PREFIX"), gcov_prefix),
             (
                 OsString::from("MNEMO_GCOV_FLUSH_MS"),
                 OsString::from(flush_ms),
             ),
         ],
         run_as,
+        model_root,
     };
     let report = if index.is_some() {
         replay_dir_with(&setup.toolchain, &program, &out, &options)?
     } else {
         Default::default()
     };
+    if let Some(model_root) = &options.model_root {
+        if gcda.exists() {
+            std::fs::remove_dir_all(&gcda)?;
+        }
+        std::fs::rename(model_root.private().join("gcda"), &gcda)?;
+        std::fs::remove_dir_all(&root)?;
+    }
     let (matched, mismatched, not_predicted, failed) = report.counts();
     let crashes = crashes_of(&report, &out);
     let hangs = report
@@ -325,6 +352,9 @@ fn bench_tool(setup: &Setup, tool: &str, mode: Mode) -> anyhow::Result<Value> {
                     "detect_leaks=0:allocator_may_return_null=1".into(),
                 )],
                 run_as,
+                // ASan's build is linked dynamically: nothing in the
+                // model's file system would load it.
+                model_root: None,
             };
             let report = replay_dir_with(
                 &setup.toolchain,

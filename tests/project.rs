@@ -351,3 +351,111 @@ fn access_answers_for_the_replay_user_from_the_permission_bits_it_gives_the_file
     assert_eq!(natives, expected);
     assert!(report.all_match(), "{:?}", report.counts());
 }
+
+#[test]
+fn a_replay_in_the_model_root_finds_the_file_system_the_engine_modelled() {
+    // SAFETY: getuid has no preconditions.
+    if unsafe { libc::getuid() } != 0 {
+        eprintln!("skipped: only root can chroot a replay");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("walk.c");
+    // What / and /etc hold (their visible names, sorted), where the
+    // program is, and what it may change there.
+    std::fs::write(
+        &src,
+        r#"#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+static int by_name(const void *a, const void *b) {
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
+static void list(const char *path) {
+  char *names[64];
+  int n = 0;
+  DIR *d = opendir(path);
+  if (!d) { printf("%s: none\n", path); return; }
+  for (struct dirent *e; (e = readdir(d)) && n < 64;)
+    if (e->d_name[0] != '.') names[n++] = strdup(e->d_name);
+  qsort(names, n, sizeof *names, by_name);
+  printf("%s:", path);
+  for (int i = 0; i < n; i++) printf(" %s", names[i]);
+  printf("\n");
+}
+int main(void) {
+  char cwd[256];
+  list("/");
+  list("/etc");
+  list("/tmp");
+  printf("cwd %s\n", getcwd(cwd, sizeof cwd) ? cwd : "?");
+  printf("/ %d /tmp %d /etc %d\n", access("/", W_OK), access("/tmp", W_OK),
+         access("/etc", W_OK));
+  return 3;
+}
+"#,
+    )
+    .unwrap();
+    let bc = dir.path().join("walk.bc");
+    ok(
+        mnemo()
+            .arg("cc")
+            .arg(&src)
+            .arg("-o")
+            .arg(&bc)
+            .output()
+            .unwrap(),
+        "mnemo cc",
+    );
+    let out = dir.path().join("out");
+    ok(
+        mnemo()
+            .args(["run", "-q", "--file", "/etc/passwd", "--output-dir"])
+            .arg(&out)
+            .arg(&bc)
+            .output()
+            .unwrap(),
+        "mnemo run",
+    );
+    // Natively, a statically linked build: nothing in the model's file
+    // system would load a dynamic one.
+    let toolchain = mnemo::testgen::Toolchain::find().unwrap();
+    let native = dir.path().join("walk");
+    ok(
+        Command::new(&toolchain.clang)
+            .arg("-static")
+            .arg(&src)
+            .arg("-o")
+            .arg(&native)
+            .output()
+            .unwrap(),
+        "clang -static",
+    );
+    let predicted = std::fs::read_to_string(out.join("test000001.stdout")).unwrap();
+    assert_eq!(
+        predicted,
+        "/: dev etc tmp\n/etc: passwd\n/tmp: mnemo-replay\ncwd /tmp/mnemo-replay/cwd\n\
+         / -1 /tmp 0 /etc -1\n"
+    );
+    let replay = |model_root| {
+        let options = mnemo::testgen::ReplayOptions {
+            run_as: Some((65534, 65534)),
+            model_root,
+            ..Default::default()
+        };
+        mnemo::testgen::replay_dir_with(&toolchain, &native, &out, &options).unwrap()
+    };
+    // In a scratch directory of the machine, / is the machine's.
+    let plain = replay(None);
+    assert!(plain.results[0].stdout_diff.is_some(), "{plain}");
+    let model_root = mnemo::testgen::ModelRoot {
+        dir: dir.path().join("root"),
+        host_files: vec!["/etc/passwd".into()],
+    };
+    let chrooted = replay(Some(model_root));
+    assert_eq!(chrooted.results.len(), 1);
+    assert!(chrooted.all_match(), "{chrooted}");
+    assert_eq!(chrooted.results[0].stdout_diff, None, "{chrooted}");
+}

@@ -4,7 +4,7 @@
 
 use std::ffi::OsString;
 use std::os::unix::process::CommandExt;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -189,10 +189,20 @@ fn limits(setup: &Setup, seconds: u64, out: &Path) -> Vec<OsString> {
     if !setup.all_tests {
         args.push("--only-new-coverage".into());
     }
-    for file in HOST_FILES.iter().filter(|f| Path::new(f).is_file()) {
+    for file in host_files() {
         args.extend(["--file".into(), file.into()]);
     }
     args
+}
+
+/// Those of [`HOST_FILES`] this machine has: the runs read them with
+/// `--file`, and the replays find them in the model's file system.
+pub fn host_files() -> Vec<PathBuf> {
+    HOST_FILES
+        .iter()
+        .map(PathBuf::from)
+        .filter(|f| f.is_file())
+        .collect()
 }
 
 /// What exploring a tool gave: the run whose tests are measured, and for

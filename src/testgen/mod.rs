@@ -9,6 +9,7 @@ pub mod classify;
 pub mod commands;
 pub mod index;
 pub mod ktest;
+pub mod model_root;
 mod native;
 pub mod posix;
 mod pty;
@@ -21,6 +22,7 @@ pub use classify::{classify_native, verdict, NativeOutcome, Termination, Verdict
 pub use commands::{write_commands, CommandsReport};
 pub use index::{Outcome, TestRecord, TestsJson, TESTS_JSON, TESTS_JSON_VERSION};
 pub use ktest::{KTest, KTestError, KTestObject, TruncatedAt, KTEST_VERSION};
+pub use model_root::ModelRoot;
 pub use posix::{PosixEnv, PosixError, StdinType, SymFile};
 pub use replay::{
     replay_dir, replay_dir_with, ReplayError, ReplayOptions, ReplayReport, ReplayResult,

@@ -1,9 +1,11 @@
 //! One native run of a test's program: spawned in its scratch directory
 //! with the test's arguments and stdin (a pipe or a terminal), optionally
-//! as another user, waited for up to a limit, its output kept.
+//! as another user and chrooted into the model's file system, waited for
+//! up to a limit, its output kept.
 
-use std::ffi::OsString;
+use std::ffi::{CString, OsString};
 use std::io::{Read, Seek, SeekFrom, Write};
+use std::os::unix::ffi::OsStrExt;
 use std::os::unix::process::CommandExt;
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -32,6 +34,9 @@ pub(crate) struct NativeRun<'a> {
     pub(crate) stdin: Stdin,
     pub(crate) env: &'a [(OsString, OsString)],
     pub(crate) run_as: Option<(u32, u32)>,
+    /// A directory to chroot into first; `binary`, `cwd` and `ktest` are
+    /// then paths inside it.
+    pub(crate) root: Option<&'a Path>,
 }
 
 /// Where a native run's stdin comes from.
@@ -118,15 +123,34 @@ pub(crate) fn run_one(run: NativeRun<'_>, timeout: Duration) -> std::io::Result<
         }
     };
     let mut command = Command::new(run.binary);
-    if let Some((uid, gid)) = run.run_as {
-        // Run as root, std also drops the supplementary groups; a group
-        // of its own keeps `kill 0` to the program.
-        command.uid(uid).gid(gid).process_group(0);
+    match run.root {
+        None => {
+            if let Some((uid, gid)) = run.run_as {
+                // Run as root, std also drops the supplementary groups; a
+                // group of its own keeps `kill 0` to the program.
+                command.uid(uid).gid(gid).process_group(0);
+            }
+            command.current_dir(run.cwd);
+        }
+        Some(root) => {
+            // std changes the user before its own pre_exec hooks run, and
+            // chroot needs root: this hook does all three, in order.
+            let root = c_path(root)?;
+            let cwd = c_path(run.cwd)?;
+            let run_as = run.run_as;
+            if run_as.is_some() {
+                command.process_group(0);
+            }
+            // SAFETY: the hook only makes system calls (no allocation, no
+            // locks), as is allowed between fork and exec.
+            unsafe {
+                command.pre_exec(move || enter(&root, &cwd, run_as));
+            }
+        }
     }
     let mut child = command
         .arg0(&run.arg0)
         .args(&run.args)
-        .current_dir(run.cwd)
         // The engine's programs run with an empty environment: natively,
         // `printenv HOME` or a locale from LANG would answer otherwise.
         .env_clear()
@@ -200,6 +224,35 @@ pub(crate) fn run_one(run: NativeRun<'_>, timeout: Duration) -> std::io::Result<
         stdout,
         stdout_len,
     })
+}
+
+/// `path` for a system call.
+fn c_path(path: &Path) -> std::io::Result<CString> {
+    CString::new(path.as_os_str().as_bytes())
+        .map_err(|_| std::io::Error::other(format!("{}: a NUL in the path", path.display())))
+}
+
+/// In the child: chroot to `root`, go to `cwd` inside it, and become
+/// `run_as` with no supplementary groups.
+fn enter(root: &CString, cwd: &CString, run_as: Option<(u32, u32)>) -> std::io::Result<()> {
+    let check = |rc: libc::c_int| {
+        if rc == 0 {
+            Ok(())
+        } else {
+            Err(std::io::Error::last_os_error())
+        }
+    };
+    // SAFETY: each call gets NUL-terminated paths or plain integers.
+    unsafe {
+        check(libc::chroot(root.as_ptr()))?;
+        check(libc::chdir(cwd.as_ptr()))?;
+        if let Some((uid, gid)) = run_as {
+            check(libc::setgroups(0, std::ptr::null()))?;
+            check(libc::setgid(gid))?;
+            check(libc::setuid(uid))?;
+        }
+    }
+    Ok(())
 }
 
 /// Makes everything in `dir`, but not `dir` itself, belong to `uid` and

@@ -18,6 +18,7 @@ use thiserror::Error;
 use super::classify::{classify_native, verdict, NativeOutcome, Termination, Verdict};
 use super::index::{Outcome, TestsJson, TESTS_JSON};
 use super::ktest::KTest;
+use super::model_root::{LaidOut, ModelRoot};
 use super::native::{give_contents_to, run_one, NativeResult, NativeRun, Stdin};
 use super::posix::{PosixEnv, StdinType};
 use super::toolchain::{is_native_program, Toolchain, ToolchainError};
@@ -159,6 +160,10 @@ pub struct ReplayOptions {
     /// (`chmod -R 0 /`, `kill -9 -1`) must not be able to harm the machine
     /// when the replay runs as root.
     pub run_as: Option<(u32, u32)>,
+    /// Each test chrooted into a directory laid out as the engine's model
+    /// of the file system, rather than run in a scratch directory of the
+    /// machine's (root only, for a statically linked program).
+    pub model_root: Option<ModelRoot>,
 }
 
 impl Default for ReplayOptions {
@@ -167,6 +172,7 @@ impl Default for ReplayOptions {
             timeout: Duration::from_secs(10),
             env: Vec::new(),
             run_as: None,
+            model_root: None,
         }
     }
 }
@@ -235,6 +241,7 @@ fn replay_one(
     binary: &Path,
     ktest_path: &Path,
     options: &ReplayOptions,
+    root: Option<&LaidOut>,
 ) -> Result<(NativeOutcome, NativeResult), ReplayError> {
     let failed = |msg: String| {
         let result = NativeResult {
@@ -256,14 +263,19 @@ fn replay_one(
     // The scratch directory has a parent of its own: in the model the
     // working directory's parent holds nothing the program may change, and
     // so is it natively when the test runs as another user.
-    let outer = tempfile::Builder::new()
-        .prefix("mnemo-replay-")
-        .tempdir()
-        .map_err(io_err(&std::env::temp_dir()))?;
-    let scratch = outer.path().join("cwd");
-    fs::create_dir(&scratch)
-        .and_then(|()| env.create_files(&scratch))
-        .map_err(io_err(&scratch))?;
+    let (outer, scratch) = match root {
+        Some(root) => (None, root.ready(ktest_path)?),
+        None => {
+            let outer = tempfile::Builder::new()
+                .prefix("mnemo-replay-")
+                .tempdir()
+                .map_err(io_err(&std::env::temp_dir()))?;
+            let scratch = outer.path().join("cwd");
+            fs::create_dir(&scratch).map_err(io_err(&scratch))?;
+            (Some(outer), scratch)
+        }
+    };
+    env.create_files(&scratch).map_err(io_err(&scratch))?;
     if let Some((uid, gid)) = options.run_as {
         // The directory and its files become the user's, as in the
         // engine's model the program owns them and makes names there; the
@@ -272,15 +284,26 @@ fn replay_one(
         give_contents_to(&scratch, uid, gid)
             .and_then(|()| std::os::unix::fs::lchown(&scratch, Some(uid), Some(gid)))
             .and_then(|()| fs::set_permissions(&scratch, searchable()))
-            .and_then(|()| fs::set_permissions(outer.path(), searchable()))
+            .and_then(|()| match &outer {
+                Some(outer) => fs::set_permissions(outer.path(), searchable()),
+                None => Ok(()),
+            })
             .map_err(io_err(&scratch))?;
     }
+    let (binary, cwd, ktest) = match root {
+        Some(root) => (root.program(), root.cwd(), root.ktest()),
+        None => (
+            binary.to_path_buf(),
+            scratch.clone(),
+            ktest_path.to_path_buf(),
+        ),
+    };
     let run = NativeRun {
-        binary,
+        binary: &binary,
         arg0: OsString::from(test.args.first().map_or("", String::as_str)),
         args: env.args.into_iter().map(OsString::from_vec).collect(),
-        cwd: &scratch,
-        ktest: ktest_path,
+        cwd: &cwd,
+        ktest: &ktest,
         posix_objects: env.objects,
         stdin: match env.stdin {
             None => Stdin::Empty,
@@ -292,8 +315,9 @@ fn replay_one(
         },
         env: &options.env,
         run_as: options.run_as,
+        root: root.map(|r| r.dir.as_path()),
     };
-    let result = run_one(run, options.timeout).map_err(io_err(binary))?;
+    let result = run_one(run, options.timeout).map_err(io_err(&binary))?;
     let native = classify_native(result.termination, &result.stderr);
     Ok((native, result))
 }
@@ -319,11 +343,15 @@ pub fn replay_dir_with(
         binary
     };
     let out_abs = std::path::absolute(out_dir).map_err(io_err(out_dir))?;
+    let root = match &options.model_root {
+        Some(root) => Some(root.lay_out(&binary)?),
+        None => None,
+    };
 
     let mut report = ReplayReport::default();
     for record in &index.tests {
         let ktest_path = out_abs.join(&record.ktest);
-        let (native, result) = replay_one(&binary, &ktest_path, options)?;
+        let (native, result) = replay_one(&binary, &ktest_path, options, root.as_ref())?;
         let mut verdict = verdict(&record.outcome, &native);
         let expected_path = ktest_path.with_extension("stdout");
         let stdout_diff = match (&verdict, fs::read(&expected_path)) {

@@ -1,0 +1,204 @@
+//! A replay in the file system the engine's model gives the program: a
+//! directory laid out as the model's `/` (`/dev/null`, a world-writable
+//! `/tmp` holding `/tmp/mnemo-replay/cwd`, the working directory, and the
+//! host files the run read with `--file`), each test chrooted into it.
+//!
+//! Without it a test that walks `/` (`du /`, `chown -R '' /`, `cp -a /`)
+//! walks the whole machine natively, where the model knows four
+//! directories: it ends otherwise than predicted, and what it changes is
+//! the machine's. Chrooting needs root, and the program must be statically
+//! linked (nothing else is there to load).
+
+use std::ffi::CString;
+use std::fs;
+use std::os::unix::ffi::OsStrExt;
+use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+
+use super::replay::{io_err, ReplayError};
+
+/// Where the model has the working directory's parent and the working
+/// directory itself (`runtime/musl/src/mnemo_names.c`'s tree).
+const PARENT: &str = "tmp/mnemo-replay";
+const CWD: &str = "tmp/mnemo-replay/cwd";
+/// The replay's own files inside the root: the program and the test it
+/// reads its inputs from.
+const OWN: &str = ".mnemo-replay";
+
+/// A directory to lay out as the model's file system and chroot each test
+/// into. The caller may keep files of its own in [`ModelRoot::private`]
+/// (coverage data, with `GCOV_PREFIX` naming them as seen from inside),
+/// where a listing of `/` shows one hidden name for them.
+#[derive(Clone, Debug)]
+pub struct ModelRoot {
+    /// The directory; made if missing.
+    pub dir: PathBuf,
+    /// The host files the run was given with `--file`, copied to the same
+    /// paths inside.
+    pub host_files: Vec<PathBuf>,
+}
+
+/// A root laid out, with the program in it.
+pub(crate) struct LaidOut {
+    pub(crate) dir: PathBuf,
+}
+
+impl LaidOut {
+    /// The program, as seen from inside.
+    pub(crate) fn program(&self) -> PathBuf {
+        Path::new("/").join(OWN).join("prog")
+    }
+
+    /// The test's file, as seen from inside.
+    pub(crate) fn ktest(&self) -> PathBuf {
+        Path::new("/").join(OWN).join("test.ktest")
+    }
+
+    /// The working directory, as seen from inside.
+    pub(crate) fn cwd(&self) -> PathBuf {
+        Path::new("/").join(CWD)
+    }
+
+    /// Readies the root for one test: `/tmp` as the model starts it (only
+    /// the empty working directory's parent), the test's file in place.
+    /// Returns the working directory, as seen from outside.
+    pub(crate) fn ready(&self, ktest: &Path) -> Result<PathBuf, ReplayError> {
+        let tmp = self.dir.join("tmp");
+        // What an earlier test left in /tmp (its working directory, names
+        // made in /tmp itself) goes; nothing there is followed out of the
+        // root, as remove_dir_all does not follow symbolic links.
+        if tmp.exists() {
+            fs::remove_dir_all(&tmp).map_err(io_err(&tmp))?;
+        }
+        make_dir(&tmp, 0o1777)?;
+        make_dir(&self.dir.join(PARENT), 0o755)?;
+        let cwd = self.dir.join(CWD);
+        make_dir(&cwd, 0o755)?;
+        let inside = self.dir.join(OWN).join("test.ktest");
+        fs::copy(ktest, &inside).map_err(io_err(&inside))?;
+        Ok(cwd)
+    }
+}
+
+/// A directory with exactly these permission bits (umask aside).
+fn make_dir(path: &Path, mode: u32) -> Result<(), ReplayError> {
+    fs::DirBuilder::new()
+        .recursive(true)
+        .mode(mode)
+        .create(path)
+        .and_then(|()| fs::set_permissions(path, fs::Permissions::from_mode(mode)))
+        .map_err(io_err(path))
+}
+
+impl ModelRoot {
+    /// The replay's own directory inside the root, as seen from outside:
+    /// the program, the test and what the caller keeps there.
+    pub fn private(&self) -> PathBuf {
+        self.dir.join(OWN)
+    }
+
+    /// [`ModelRoot::private`] as seen from inside.
+    pub fn private_inside() -> PathBuf {
+        Path::new("/").join(OWN)
+    }
+
+    /// Lays the root out and copies `binary` into it.
+    pub(crate) fn lay_out(&self, binary: &Path) -> Result<LaidOut, ReplayError> {
+        // SAFETY: geteuid has no preconditions.
+        if unsafe { libc::geteuid() } != 0 {
+            return Err(ReplayError::Io {
+                path: self.dir.clone(),
+                source: std::io::Error::other("a replay in the model's file system needs root"),
+            });
+        }
+        if asks_for_a_loader(binary).map_err(io_err(binary))? {
+            return Err(io_err(binary)(std::io::Error::other(
+                "linked dynamically: a replay in the model's file system runs a statically linked program",
+            )));
+        }
+        make_dir(&self.dir, 0o755)?;
+        make_dir(&self.dir.join("dev"), 0o755)?;
+        let null = self.dir.join("dev/null");
+        if !null.exists() {
+            let c = CString::new(null.as_os_str().as_bytes()).map_err(|_| ReplayError::Io {
+                path: null.clone(),
+                source: std::io::Error::other("a NUL in the path"),
+            })?;
+            // SAFETY: `c` is a NUL-terminated path; mknod reads nothing else.
+            let made =
+                unsafe { libc::mknod(c.as_ptr(), libc::S_IFCHR | 0o666, libc::makedev(1, 3)) };
+            if made != 0 {
+                return Err(io_err(&null)(std::io::Error::last_os_error()));
+            }
+        }
+        fs::set_permissions(&null, fs::Permissions::from_mode(0o666)).map_err(io_err(&null))?;
+        for host in &self.host_files {
+            let Ok(relative) = host.strip_prefix("/") else {
+                return Err(io_err(host)(std::io::Error::other(
+                    "a host file is named by its absolute path",
+                )));
+            };
+            let inside = self.dir.join(relative);
+            if let Some(parent) = inside.parent() {
+                make_dir(parent, 0o755)?;
+            }
+            fs::copy(host, &inside).map_err(io_err(host))?;
+        }
+        make_dir(&self.dir.join(OWN), 0o755)?;
+        let program = self.dir.join(OWN).join("prog");
+        fs::copy(binary, &program).map_err(io_err(&program))?;
+        Ok(LaidOut {
+            dir: self.dir.clone(),
+        })
+    }
+}
+
+/// Whether the ELF program at `path` names a dynamic loader (a `PT_INTERP`
+/// program header), which a chroot would not hold.
+fn asks_for_a_loader(path: &Path) -> std::io::Result<bool> {
+    const PT_INTERP: u32 = 3;
+    let elf = fs::read(path)?;
+    let field = |at: usize, len: usize| -> std::io::Result<u64> {
+        let bytes = elf
+            .get(at..at + len)
+            .ok_or_else(|| std::io::Error::other("not a 64-bit ELF program"))?;
+        Ok(bytes
+            .iter()
+            .rev()
+            .fold(0u64, |v, &b| (v << 8) | u64::from(b)))
+    };
+    if elf.get(..5) != Some(b"\x7fELF\x02") {
+        return Err(std::io::Error::other("not a 64-bit ELF program"));
+    }
+    let (start, size, count) = (field(0x20, 8)?, field(0x36, 2)?, field(0x38, 2)?);
+    for k in 0..count {
+        let at = usize::try_from(start + k * size)
+            .map_err(|_| std::io::Error::other("not a 64-bit ELF program"))?;
+        if field(at, 4)? == u64::from(PT_INTERP) {
+            return Ok(true);
+        }
+    }
+    Ok(false)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_dynamically_linked_program_is_told_from_a_static_one() {
+        // This test's own program is linked dynamically.
+        let me = std::env::current_exe().unwrap();
+        assert!(asks_for_a_loader(&me).unwrap());
+        let dir = tempfile::tempdir().unwrap();
+        let text = dir.path().join("text");
+        fs::write(&text, "#!/bin/sh\n").unwrap();
+        assert!(asks_for_a_loader(&text).is_err());
+        // An ELF header with no program headers asks for nothing.
+        let mut bare = b"\x7fELF\x02\x01\x01".to_vec();
+        bare.resize(64, 0);
+        let bare_path = dir.path().join("bare");
+        fs::write(&bare_path, &bare).unwrap();
+        assert!(!asks_for_a_loader(&bare_path).unwrap());
+    }
+}
