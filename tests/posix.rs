@@ -306,7 +306,11 @@ int main(void) {
   while ((e = readdir(dir)))
     seen += strcmp(e->d_name, "A") == 0;
   assert(seen == 1 && closedir(dir) == 0);
-  assert(access("A", R_OK) == 0 && access("zz", F_OK) == -1 && errno == ENOENT);
+  assert(access("A", F_OK) == 0 && access("zz", F_OK) == -1 && errno == ENOENT);
+  /* A's permission bits are symbolic: made concrete, they answer. */
+  assert(chmod("A", 0500) == 0 && access("A", R_OK | X_OK) == 0);
+  assert(access("A", W_OK) == -1 && errno == EACCES);
+  assert(access(".", W_OK) == 0 && access("/", W_OK) == -1 && errno == EACCES);
   assert(readlink("A", buf, sizeof buf) == -1 && errno == EINVAL);
   assert(open("../new", O_WRONLY | O_CREAT, 0644) == -1 && errno == EACCES);
   int made = open("new", O_WRONLY | O_CREAT, 0644);
