@@ -298,7 +298,7 @@ fn access_answers_for_the_replay_user_from_the_permission_bits_it_gives_the_file
     // Bits 1, 2, 4: A may be read, written, run (its symbolic status says
     // which); 8: A has a set-id or sticky bit, which no replay gives it;
     // 16: the working directory may be written and searched; 32:
-    // /etc/passwd, root's, may be written.
+    // /etc/passwd, root's, may be written; 64: the program is not root.
     std::fs::write(
         &src,
         "#include <sys/stat.h>\n#include <unistd.h>\n\
@@ -309,6 +309,7 @@ fn access_answers_for_the_replay_user_from_the_permission_bits_it_gives_the_file
            if (stat(\"A\", &st) == 0 && (st.st_mode & 07000)) r |= 8;\n\
            if (access(\".\", W_OK | X_OK) == 0) r |= 16;\n\
            if (access(\"/etc/passwd\", W_OK) == 0) r |= 32;\n\
+           if (geteuid() != 0 && getuid() != 0) r |= 64;\n\
            return r; }\n",
     )
     .unwrap();
@@ -347,7 +348,7 @@ fn access_answers_for_the_replay_user_from_the_permission_bits_it_gives_the_file
         .collect();
     natives.sort();
     // Each of the eight ways A's owner bits may go, and only those.
-    let expected: Vec<String> = (16..24).map(|e| format!("exit {e}")).collect();
+    let expected: Vec<String> = (80..88).map(|e| format!("exit {e}")).collect();
     assert_eq!(natives, expected);
     assert!(report.all_match(), "{:?}", report.counts());
 }

@@ -122,6 +122,14 @@ mod nr {
     pub const EXIT_GROUP: i64 = 231;
 }
 
+/// The user and group the program runs as: an unprivileged user who owns
+/// the program's files and no other, as the model's permission checks
+/// have it and as a replay run by root runs the tests (nobody, nogroup).
+/// Root's id here would tell a program it may write anything (`cp -a`
+/// would report the ownership it cannot keep, `mv` would not ask before
+/// replacing what it may not write), where the replay may not.
+pub const NOBODY: i64 = 65534;
+
 impl Executor {
     /// `__mnemo_kernel(n, a, b, c, d, e, f)`: the result the kernel would
     /// return (a negated errno on failure), or the end of the path.
@@ -141,7 +149,8 @@ impl Executor {
                 return Err(Flow::End(PathEnd::Early(EarlyReason::Blocked)));
             }
             nr::GETPID | nr::GETTID | nr::SET_TID_ADDRESS => 1,
-            nr::GETPPID | nr::GETUID | nr::GETGID | nr::GETEUID | nr::GETEGID => 0,
+            nr::GETPPID => 0,
+            nr::GETUID | nr::GETGID | nr::GETEUID | nr::GETEGID => NOBODY,
             nr::EXIT | nr::EXIT_GROUP => {
                 let status = arg(1);
                 return Err(Flow::End(PathEnd::Completed { status }));

@@ -49,7 +49,11 @@ int main(void) {
   int dot = open(".", O_RDONLY | O_DIRECTORY);
   assert(fsync(dot) == 0 && close(dot) == 0);
   assert(posix_fadvise(99, 0, 0, POSIX_FADV_SEQUENTIAL) == EBADF);
+  assert(faccessat(AT_FDCWD, "A", F_OK, AT_EACCESS) == 0);
+  assert(fchmodat(AT_FDCWD, "A", 0400, 0) == 0);
   assert(faccessat(AT_FDCWD, "A", R_OK, AT_EACCESS) == 0);
+  assert(faccessat(AT_FDCWD, "A", W_OK, AT_EACCESS) == -1 && errno == EACCES);
+  assert(fchmodat(AT_FDCWD, "A", 0644, 0) == 0);
 
   assert(unlink("/dev/null") == -1 && errno == EACCES);
   assert(unlink("none") == -1 && errno == ENOENT);
@@ -58,6 +62,9 @@ int main(void) {
   assert(mkdir("A", 0755) == -1 && errno == EEXIST);
   assert(chmod("..", 0) == -1 && errno == EPERM);
   assert(chmod("none", 0) == -1 && errno == ENOENT);
+  /* An unprivileged user, nobody, who may not give A to root. */
+  assert(getuid() == 65534 && geteuid() == 65534);
+  assert(getgid() == 65534 && getegid() == 65534);
   assert(chown("A", 0, 0) == -1 && errno == EPERM);
   assert(chown(".", -1, -1) == 0 && lchown("/dev/null", -1, -1) == 0);
   assert(fchown(1, -1, -1) == 0 && chown("none", -1, -1) == -1 && errno == ENOENT);
