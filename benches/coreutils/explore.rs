@@ -40,7 +40,7 @@ const HOST_FILES: &[&str] = &["/etc/passwd", "/etc/group"];
 /// the forks of cp, dd and split, and at 5 minutes cp covered 52% of its
 /// own lines with it unbounded and 67% with it held to this share. The
 /// `deepen` and `regress` runs go without: they follow the whole trie.
-const FORK_SHARE: &str = "0.3";
+const FORK_SHARE: &str = "0.1";
 /// Past its time limit, a run has this long to write its tests.
 const GRACE: Duration = Duration::from_secs(180);
 /// The address space a run may have (`--max-memory` is 3000 MiB).
