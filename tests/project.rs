@@ -31,6 +31,45 @@ fn ok(o: Output, what: &str) -> Output {
     o
 }
 
+/// Writes `source` as `NAME.c` in `dir`, compiles it with `mnemo cc` and
+/// runs it (`mnemo run -q OPTIONS --output-dir OUT NAME.bc ARGS`): the
+/// source's path and the output directory.
+fn explored(
+    dir: &Path,
+    name: &str,
+    source: &str,
+    options: &[&str],
+    args: &[&str],
+) -> (PathBuf, PathBuf) {
+    let src = dir.join(format!("{name}.c"));
+    std::fs::write(&src, source).unwrap();
+    let bc = dir.join(format!("{name}.bc"));
+    ok(
+        mnemo()
+            .arg("cc")
+            .arg(&src)
+            .arg("-o")
+            .arg(&bc)
+            .output()
+            .unwrap(),
+        "mnemo cc",
+    );
+    let out = dir.join("out");
+    ok(
+        mnemo()
+            .args(["run", "-q"])
+            .args(options)
+            .arg("--output-dir")
+            .arg(&out)
+            .arg(&bc)
+            .args(args)
+            .output()
+            .unwrap(),
+        "mnemo run",
+    );
+    (src, out)
+}
+
 /// Configures and builds the tiny project in `build`.
 fn build(build: &Path) {
     assert!(
@@ -227,9 +266,9 @@ fn replays_can_run_as_another_user() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    let src = dir.path().join("who.c");
-    std::fs::write(
-        &src,
+    let (src, out) = explored(
+        dir.path(),
+        "who",
         "#include <fcntl.h>\n#include <stdio.h>\n#include <sys/stat.h>\n#include <unistd.h>\n\
          int main(void) { FILE *f = fopen(\"A\", \"r+\");\n\
            int made = open(\"B\", O_WRONLY | O_CREAT, 0644) >= 0;\n\
@@ -237,29 +276,8 @@ fn replays_can_run_as_another_user() {
            int above = open(\"../C\", O_WRONLY | O_CREAT, 0644) >= 0;\n\
            return f && made && changed && !above && getuid() == 65534 && getgid() == 65534\n\
              ? 7 : 1; }\n",
-    )
-    .unwrap();
-    let bc = dir.path().join("who.bc");
-    ok(
-        mnemo()
-            .arg("cc")
-            .arg(&src)
-            .arg("-o")
-            .arg(&bc)
-            .output()
-            .unwrap(),
-        "mnemo cc",
-    );
-    let out = dir.path().join("out");
-    ok(
-        mnemo()
-            .args(["run", "-q", "--output-dir"])
-            .arg(&out)
-            .arg(&bc)
-            .args(["--sym-files", "1", "1"])
-            .output()
-            .unwrap(),
-        "mnemo run",
+        &[],
+        &["--sym-files", "1", "1"],
     );
     let toolchain = mnemo::testgen::Toolchain::find().unwrap();
     let run = |run_as| {
@@ -294,13 +312,13 @@ fn access_answers_for_the_replay_user_from_the_permission_bits_it_gives_the_file
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    let src = dir.path().join("perm.c");
     // Bits 1, 2, 4: A may be read, written, run (its symbolic status says
     // which); 8: A has a set-id or sticky bit, which no replay gives it;
     // 16: the working directory may be written and searched; 32:
     // /etc/passwd, root's, may be written; 64: the program is not root.
-    std::fs::write(
-        &src,
+    let (src, out) = explored(
+        dir.path(),
+        "perm",
         "#include <sys/stat.h>\n#include <unistd.h>\n\
          int main(void) { struct stat st; int r = 0;\n\
            if (access(\"A\", R_OK) == 0) r |= 1;\n\
@@ -311,29 +329,8 @@ fn access_answers_for_the_replay_user_from_the_permission_bits_it_gives_the_file
            if (access(\"/etc/passwd\", W_OK) == 0) r |= 32;\n\
            if (geteuid() != 0 && getuid() != 0) r |= 64;\n\
            return r; }\n",
-    )
-    .unwrap();
-    let bc = dir.path().join("perm.bc");
-    ok(
-        mnemo()
-            .arg("cc")
-            .arg(&src)
-            .arg("-o")
-            .arg(&bc)
-            .output()
-            .unwrap(),
-        "mnemo cc",
-    );
-    let out = dir.path().join("out");
-    ok(
-        mnemo()
-            .args(["run", "-q", "--output-dir"])
-            .arg(&out)
-            .arg(&bc)
-            .args(["--sym-files", "1", "1"])
-            .output()
-            .unwrap(),
-        "mnemo run",
+        &[],
+        &["--sym-files", "1", "1"],
     );
     let toolchain = mnemo::testgen::Toolchain::find().unwrap();
     let options = mnemo::testgen::ReplayOptions {
@@ -361,11 +358,11 @@ fn a_replay_in_the_model_root_finds_the_file_system_the_engine_modelled() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    let src = dir.path().join("walk.c");
     // What / and /etc hold (their visible names, sorted), where the
     // program is, and what it may change there.
-    std::fs::write(
-        &src,
+    let (src, out) = explored(
+        dir.path(),
+        "walk",
         r#"#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -397,28 +394,8 @@ int main(void) {
   return 3;
 }
 "#,
-    )
-    .unwrap();
-    let bc = dir.path().join("walk.bc");
-    ok(
-        mnemo()
-            .arg("cc")
-            .arg(&src)
-            .arg("-o")
-            .arg(&bc)
-            .output()
-            .unwrap(),
-        "mnemo cc",
-    );
-    let out = dir.path().join("out");
-    ok(
-        mnemo()
-            .args(["run", "-q", "--file", "/etc/passwd", "--output-dir"])
-            .arg(&out)
-            .arg(&bc)
-            .output()
-            .unwrap(),
-        "mnemo run",
+        &["--file", "/etc/passwd"],
+        &[],
     );
     // Natively, a statically linked build: nothing in the model's file
     // system would load a dynamic one.
