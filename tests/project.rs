@@ -31,6 +31,16 @@ fn ok(o: Output, what: &str) -> Output {
     o
 }
 
+/// Whether the test runs as root; if not, says which test is skipped.
+fn root(why_needed: &str) -> bool {
+    // SAFETY: getuid has no preconditions.
+    let root = unsafe { libc::getuid() } == 0;
+    if !root {
+        eprintln!("skipped: {why_needed}");
+    }
+    root
+}
+
 /// Writes `source` as `NAME.c` in `dir`, compiles it with `mnemo cc` and
 /// runs it (`mnemo run -q OPTIONS --output-dir OUT NAME.bc ARGS`): the
 /// source's path and the output directory.
@@ -260,9 +270,7 @@ fn compiler_errors_reach_the_build() {
 
 #[test]
 fn replays_can_run_as_another_user() {
-    // SAFETY: getuid has no preconditions.
-    if unsafe { libc::getuid() } != 0 {
-        eprintln!("skipped: only root can run a replay as another user");
+    if !root("only root can run a replay as another user") {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -306,9 +314,7 @@ fn replays_can_run_as_another_user() {
 
 #[test]
 fn access_answers_for_the_replay_user_from_the_permission_bits_it_gives_the_files() {
-    // SAFETY: getuid has no preconditions.
-    if unsafe { libc::getuid() } != 0 {
-        eprintln!("skipped: only root can run a replay as another user");
+    if !root("only root can run a replay as another user") {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -352,9 +358,7 @@ fn access_answers_for_the_replay_user_from_the_permission_bits_it_gives_the_file
 
 #[test]
 fn a_replay_in_the_model_root_finds_the_file_system_the_engine_modelled() {
-    // SAFETY: getuid has no preconditions.
-    if unsafe { libc::getuid() } != 0 {
-        eprintln!("skipped: only root can chroot a replay");
+    if !root("only root can chroot a replay") {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
