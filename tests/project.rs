@@ -427,16 +427,25 @@ int main(void) {
             model_root,
             ..Default::default()
         };
-        mnemo::testgen::replay_dir_with(&toolchain, &native, &out, &options).unwrap()
+        mnemo::testgen::replay_dir_with(&toolchain, &native, &out, &options)
     };
     // In a scratch directory of the machine, / is the machine's.
-    let plain = replay(None);
+    let plain = replay(None).unwrap();
     assert!(plain.results[0].stdout_diff.is_some(), "{plain}");
     let model_root = mnemo::testgen::ModelRoot {
         dir: dir.path().join("root"),
         host_files: vec!["/etc/passwd".into()],
     };
-    let chrooted = replay(Some(model_root));
+    let chrooted = match replay(Some(model_root)) {
+        // A container may deny even root making devices or chrooting.
+        Err(mnemo::testgen::ReplayError::Io { source, .. })
+            if source.kind() == std::io::ErrorKind::PermissionDenied =>
+        {
+            eprintln!("skipped: this machine's root may not chroot or make devices: {source}");
+            return;
+        }
+        result => result.unwrap(),
+    };
     assert_eq!(chrooted.results.len(), 1);
     assert!(chrooted.all_match(), "{chrooted}");
     assert_eq!(chrooted.results[0].stdout_diff, None, "{chrooted}");
