@@ -154,6 +154,8 @@ struct mnemo_file *__mnemo_new_own(const char *path, unsigned mode);
 /* Gives `f` the name `name` in `dir` (0: the model's first working
  * directory). */
 void __mnemo_add_name(struct mnemo_file *dir, char *name, struct mnemo_file *f);
+/* Names the host file `f` in the tree by its absolute path, making the
+ * directories on the way (root's) where the model has none. */
 void __mnemo_place_host(struct mnemo_file *f);
 /* The directories named in `dir`. */
 unsigned __mnemo_subdirs(struct mnemo_file *dir);

@@ -273,9 +273,10 @@ void __mnemo_place_host(struct mnemo_file *f) {
       return;
     }
     if (!n) {
-      struct mnemo_file *d = __mnemo_new_own(copy(p, len), S_IFDIR | 0755);
+      char *name = copy(p, len);
+      struct mnemo_file *d = __mnemo_new_own(name, S_IFDIR | 0755);
       d->own = 0;
-      __mnemo_add_name(dir, copy(p, len), d);
+      __mnemo_add_name(dir, name, d);
       dir = d;
     } else if (is_dir(n->file)) {
       dir = n->file;
@@ -401,7 +402,6 @@ static int known(const char *path, struct place *pl) {
       return 1;
     }
   }
-  __mnemo_load_hosts();
   for (struct mnemo_file *f = __mnemo_fs.files; f; f = f->next) {
     if (f->read_only && same(path, f->path)) {
       pl->file = f;
