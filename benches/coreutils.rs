@@ -57,9 +57,9 @@ use explore::{explore, paths_of, read_json, Bounds, Mode};
 use support::{file_lines, gcovr_summary};
 
 /// The user and group native replays run as when the bench runs as root:
-/// nobody's, so that no test (`chmod -R 0 /`, `kill -9 -1`) can harm the
-/// machine.
-const NOBODY: (u32, u32) = (65534, 65534);
+/// the model's own (nobody's), so that the tests end as predicted and no
+/// test (`chmod -R 0 /`, `kill -9 -1`) can harm the machine.
+const NOBODY: (u32, u32) = (mnemo::exec::NOBODY, mnemo::exec::NOBODY);
 /// The signals of a crash (ILL, TRAP, ABRT, BUS, FPE, SEGV, SYS); a tool
 /// may send itself others (`kill 0`).
 const CRASH_SIGNALS: &[i32] = &[4, 5, 6, 7, 8, 11, 31];

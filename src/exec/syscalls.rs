@@ -128,7 +128,7 @@ mod nr {
 /// Root's id here would tell a program it may write anything (`cp -a`
 /// would report the ownership it cannot keep, `mv` would not ask before
 /// replacing what it may not write), where the replay may not.
-pub const NOBODY: i64 = 65534;
+pub const NOBODY: u32 = 65534;
 
 impl Executor {
     /// `__mnemo_kernel(n, a, b, c, d, e, f)`: the result the kernel would
@@ -150,7 +150,7 @@ impl Executor {
             }
             nr::GETPID | nr::GETTID | nr::SET_TID_ADDRESS => 1,
             nr::GETPPID => 0,
-            nr::GETUID | nr::GETGID | nr::GETEUID | nr::GETEGID => NOBODY,
+            nr::GETUID | nr::GETGID | nr::GETEUID | nr::GETEGID => i64::from(NOBODY),
             nr::EXIT | nr::EXIT_GROUP => {
                 let status = arg(1);
                 return Err(Flow::End(PathEnd::Completed { status }));

@@ -9,12 +9,11 @@
 //! the machine's. Chrooting needs root, and the program must be statically
 //! linked (nothing else is there to load).
 
-use std::ffi::CString;
 use std::fs;
-use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
+use super::native::c_path;
 use super::replay::{io_err, ReplayError};
 
 /// Where the model has the working directory's parent and the working
@@ -24,6 +23,8 @@ const CWD: &str = "tmp/mnemo-replay/cwd";
 /// The replay's own files inside the root: the program and the test it
 /// reads its inputs from.
 const OWN: &str = ".mnemo-replay";
+const PROGRAM: &str = "prog";
+const KTEST: &str = "test.ktest";
 
 /// A directory to lay out as the model's file system and chroot each test
 /// into. The caller may keep files of its own in [`ModelRoot::private`]
@@ -46,12 +47,12 @@ pub(crate) struct LaidOut {
 impl LaidOut {
     /// The program, as seen from inside.
     pub(crate) fn program(&self) -> PathBuf {
-        Path::new("/").join(OWN).join("prog")
+        ModelRoot::private_inside().join(PROGRAM)
     }
 
     /// The test's file, as seen from inside.
     pub(crate) fn ktest(&self) -> PathBuf {
-        Path::new("/").join(OWN).join("test.ktest")
+        ModelRoot::private_inside().join(KTEST)
     }
 
     /// The working directory, as seen from inside.
@@ -74,7 +75,7 @@ impl LaidOut {
         make_dir(&self.dir.join(PARENT), 0o755)?;
         let cwd = self.dir.join(CWD);
         make_dir(&cwd, 0o755)?;
-        let inside = self.dir.join(OWN).join("test.ktest");
+        let inside = self.dir.join(OWN).join(KTEST);
         fs::copy(ktest, &inside).map_err(io_err(&inside))?;
         Ok(cwd)
     }
@@ -120,10 +121,7 @@ impl ModelRoot {
         make_dir(&self.dir.join("dev"), 0o755)?;
         let null = self.dir.join("dev/null");
         if !null.exists() {
-            let c = CString::new(null.as_os_str().as_bytes()).map_err(|_| ReplayError::Io {
-                path: null.clone(),
-                source: std::io::Error::other("a NUL in the path"),
-            })?;
+            let c = c_path(&null).map_err(io_err(&null))?;
             // SAFETY: `c` is a NUL-terminated path; mknod reads nothing else.
             let made =
                 unsafe { libc::mknod(c.as_ptr(), libc::S_IFCHR | 0o666, libc::makedev(1, 3)) };
@@ -144,8 +142,8 @@ impl ModelRoot {
             }
             fs::copy(host, &inside).map_err(io_err(host))?;
         }
-        make_dir(&self.dir.join(OWN), 0o755)?;
-        let program = self.dir.join(OWN).join("prog");
+        make_dir(&self.private(), 0o755)?;
+        let program = self.private().join(PROGRAM);
         fs::copy(binary, &program).map_err(io_err(&program))?;
         Ok(LaidOut {
             dir: self.dir.clone(),

@@ -123,12 +123,15 @@ pub(crate) fn run_one(run: NativeRun<'_>, timeout: Duration) -> std::io::Result<
         }
     };
     let mut command = Command::new(run.binary);
+    if run.run_as.is_some() {
+        // A group of its own keeps `kill 0` to the program.
+        command.process_group(0);
+    }
     match run.root {
         None => {
             if let Some((uid, gid)) = run.run_as {
-                // Run as root, std also drops the supplementary groups; a
-                // group of its own keeps `kill 0` to the program.
-                command.uid(uid).gid(gid).process_group(0);
+                // Run as root, std also drops the supplementary groups.
+                command.uid(uid).gid(gid);
             }
             command.current_dir(run.cwd);
         }
@@ -138,9 +141,6 @@ pub(crate) fn run_one(run: NativeRun<'_>, timeout: Duration) -> std::io::Result<
             let root = c_path(root)?;
             let cwd = c_path(run.cwd)?;
             let run_as = run.run_as;
-            if run_as.is_some() {
-                command.process_group(0);
-            }
             // SAFETY: the hook only makes system calls (no allocation, no
             // locks), as is allowed between fork and exec.
             unsafe {
@@ -227,7 +227,7 @@ pub(crate) fn run_one(run: NativeRun<'_>, timeout: Duration) -> std::io::Result<
 }
 
 /// `path` for a system call.
-fn c_path(path: &Path) -> std::io::Result<CString> {
+pub(crate) fn c_path(path: &Path) -> std::io::Result<CString> {
     CString::new(path.as_os_str().as_bytes())
         .map_err(|_| std::io::Error::other(format!("{}: a NUL in the path", path.display())))
 }
