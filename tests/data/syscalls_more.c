@@ -2,8 +2,9 @@
  * model answers them: advice and syncing succeed on an open descriptor
  * (but fsync of /dev/null or of a standard descriptor is EINVAL);
  * what is not the program's own (/dev/null, the directory's parent)
- * does not change, as for a user who is not root, while the symbolic
- * file's mode, times and size change (its contents grow as they are
+ * does not change, as for a user who is not root, while the mode, times
+ * and size of the symbolic file (nobody's, as is the working directory)
+ * change (its contents grow as they are
  * written past the end); the machine is fixed (one processor,
  * uname, no other process, no children, time does not pass); every open
  * descriptor is ready for poll at once; an inotify instance takes watches
@@ -77,7 +78,16 @@ int main(void) {
   struct stat st;
   assert(chmod("A", 0600) == 0 && fchmod(fd, 04751) == 0);
   assert(stat("A", &st) == 0 && S_ISREG(st.st_mode) && (st.st_mode & 07777) == 04751);
+  assert(st.st_uid == getuid() && st.st_gid == getgid());
   assert(chown("A", -1, -1) == 0 && fchown(fd, -1, -1) == 0);
+  /* A chown takes the set-user-id bit away, even one naming no one. */
+  assert(stat("A", &st) == 0 && (st.st_mode & 07777) == 0751);
+  assert(fchmod(fd, 06751) == 0 && chown("A", getuid(), getgid()) == 0);
+  assert(stat("A", &st) == 0 && (st.st_mode & 07777) == 0751);
+  assert(chown("A", getuid(), 0) == -1 && errno == EPERM);
+  assert(chown("/dev/null", 0, -1) == -1 && errno == EPERM);
+  assert(stat(".", &st) == 0 && st.st_uid == getuid() && st.st_gid == getgid());
+  assert(stat("..", &st) == 0 && st.st_uid == 0);
   struct timespec when[2] = {{1000, 5}, {0, UTIME_OMIT}};
   assert(utimensat(AT_FDCWD, "A", when, 0) == 0);
   assert(stat("A", &st) == 0 && st.st_atim.tv_sec == 1000 && st.st_atim.tv_nsec == 5);
@@ -200,6 +210,7 @@ int main(void) {
   int copy = open("copy", O_RDWR | O_CREAT | O_EXCL, 0600);
   loff_t at = 1;
   assert(copy >= 0 && copy_file_range(fd, &at, copy, 0, 2, 0) == 2 && at == 3);
+  assert(fstat(copy, &st) == 0 && st.st_uid == getuid() && st.st_gid == getgid());
   assert(pread(copy, piped, sizeof piped, 0) == 2 && piped[0] == 'b' && piped[1] == 'c');
   assert(copy_file_range(fd, 0, copy, 0, 1, 1) == -1 && errno == EINVAL);
   off_t from = 0;

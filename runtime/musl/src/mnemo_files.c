@@ -59,8 +59,7 @@ struct mnemo_file *__mnemo_new_file(const char *path, unsigned long size,
     f->st->st_dev = 0;
     f->st->st_ino = 100 + __mnemo_fs.sym_files;
     f->st->st_nlink = 1;
-    f->st->st_uid = 0;
-    f->st->st_gid = 0;
+    f->st->st_uid = f->st->st_gid = MNEMO_USER;
     f->st->st_rdev = 0;
     f->st->st_blksize = 4096;
     at_clock_time(f->st);
@@ -88,6 +87,7 @@ struct mnemo_file *__mnemo_new_own(const char *path, unsigned mode) {
   f->own = 1;
   f->st = st;
   st->st_mode = mode;
+  st->st_uid = st->st_gid = MNEMO_USER;
   st->st_ino = 200 + __mnemo_fs.next_ino++;
   st->st_nlink = 1;
   st->st_blksize = 4096;
@@ -260,12 +260,22 @@ long __mnemo_chmod(struct mnemo_file *f, unsigned mode) {
 
 /* Anyone may "change" the owner and group of anything to what they are
  * (-1, -1): the kernel asks no permission for that. A user who is not
- * root may give nothing away. */
+ * root may give nothing away: the owner of a file may name only itself
+ * and its own group. As for any chown by such a user, a file that is not
+ * a directory loses its set-user-id bit, and its set-group-id bit where
+ * the group may execute it. */
 long __mnemo_chown(struct mnemo_file *f, long uid, long gid) {
-  if ((unsigned)uid != (unsigned)-1 || (unsigned)gid != (unsigned)-1)
+  int keep_uid = (unsigned)uid == (unsigned)-1 || (f->own && (unsigned)uid == MNEMO_USER);
+  int keep_gid = (unsigned)gid == (unsigned)-1 || (f->own && (unsigned)gid == MNEMO_USER);
+  if (!keep_uid || !keep_gid)
     return not_own(f);
-  if (f->own)
+  if (f->own) {
+    mode_t m = f->st->st_mode;
+    if (!S_ISDIR(m))
+      m &= ~(S_ISUID | ((m & S_IXGRP) ? S_ISGID : 0));
+    f->st->st_mode = m;
     f->st->st_ctim = clock_now;
+  }
   return 0;
 }
 

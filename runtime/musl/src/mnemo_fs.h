@@ -13,6 +13,11 @@
 /* The time every clock reads: runs are deterministic (2024-01-01 UTC). */
 #define MNEMO_TIME 1704067200L
 
+/* The user and group the program runs as, and owns its files as: what
+ * the engine's getuid and getgid answer (nobody, nogroup), as a replay
+ * run by root runs the tests. */
+#define MNEMO_USER 65534
+
 /* Descriptors 0 to MNEMO_FDS - 1. */
 #define MNEMO_FDS 64
 

@@ -21,9 +21,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define DIR_STAT(mode, ino)                                                  \
+#define DIR_STAT(mode, ino, owner)                                           \
   {                                                                          \
     .st_mode = S_IFDIR | (mode), .st_ino = (ino), .st_nlink = 2,             \
+    .st_uid = (owner), .st_gid = (owner),                                    \
     .st_size = 4096, .st_blocks = 8, .st_blksize = 4096,                     \
     .st_atim = {MNEMO_TIME, 0}, .st_mtim = {MNEMO_TIME, 0},                  \
     .st_ctim = {MNEMO_TIME, 0},                                              \
@@ -32,11 +33,11 @@
 /* The tree the model knows: "/" (root's) holds /dev/null and /tmp
  * (everyone's), where a directory of root's holds the working directory,
  * as a replay's scratch directory is laid out. */
-static struct stat root_st = DIR_STAT(0755, 2);
-static struct stat dev_st = DIR_STAT(0755, 7);
-static struct stat tmp_st = DIR_STAT(01777, 4);
-static struct stat up_st = DIR_STAT(0755, 3);
-static struct stat work_st = DIR_STAT(0755, 1);
+static struct stat root_st = DIR_STAT(0755, 2, 0);
+static struct stat dev_st = DIR_STAT(0755, 7, 0);
+static struct stat tmp_st = DIR_STAT(01777, 4, 0);
+static struct stat up_st = DIR_STAT(0755, 3, 0);
+static struct stat work_st = DIR_STAT(0755, 1, MNEMO_USER);
 static struct mnemo_file root_dir = {.path = "/", .st = &root_st};
 static struct mnemo_file dev_dir = {.path = "/dev", .st = &dev_st};
 static struct mnemo_file tmp_dir = {.path = "/tmp", .st = &tmp_st};
