@@ -22,7 +22,7 @@ use super::guide::{Guidance, Next};
 use super::state::{Alt, Decision, Forced, Point, State};
 use super::value::Value;
 use crate::expr::{self, Assignment, ExprRef};
-use crate::ir::{Inst, SiteId};
+use crate::ir::{BlockId, Inst, SiteId};
 use crate::solver::SolverError;
 
 /// A recorded choice point's alternatives, and how to go on down each.
@@ -41,13 +41,16 @@ impl Executor {
     /// every possibility, returning the alternative the state itself takes
     /// and its payload. Other feasible alternatives become children. The
     /// decision goes on the state's path; a guided state takes its
-    /// alternatives from the recorded run instead of the solver.
+    /// alternatives from the recorded run instead of the solver. A branch
+    /// names the block each alternative goes on to (`leads_to`, one per
+    /// condition); other forks name none.
     pub(crate) fn fork(
         &mut self,
         state: &mut State,
         site: SiteId,
         conds: &[ExprRef],
         payloads: &[u64],
+        leads_to: &[BlockId],
     ) -> Exec<(usize, u64)> {
         if let Some(f) = state.forced.take() {
             return Ok((f.alternative as usize, f.payload));
@@ -60,7 +63,9 @@ impl Executor {
             return self.take_alternatives(state, point, conds, &next, true);
         }
         let func = state.frame().func;
-        if self.fork_share.past_share(func, site) {
+        if self.fork_share.past_share(func, site)
+            && !self.opens_uncovered(state, site, conds, leads_to)
+        {
             if let Some(taken) = self.follow_model(state, site, conds, payloads) {
                 return taken;
             }
@@ -494,7 +499,7 @@ impl Executor {
             ));
         }
         if state.forced.is_some() {
-            return Ok(self.fork(state, site, &[], &[])?.1);
+            return Ok(self.fork(state, site, &[], &[], &[])?.1);
         }
         if let Some((alts, next)) = self.recorded_alternatives(state, site, None)? {
             let payloads: Vec<u64> = alts.iter().map(|a| a.payload).collect();
@@ -513,7 +518,7 @@ impl Executor {
             }
         }
         let (conds, payloads) = targets(self, state)?;
-        Ok(self.fork(state, site, &conds, &payloads)?.1)
+        Ok(self.fork(state, site, &conds, &payloads, &[])?.1)
     }
 }
 

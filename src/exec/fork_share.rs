@@ -9,11 +9,20 @@
 //! it makes crowd out the rest of the program in the searcher and in
 //! memory. Past its share, such a site no longer forks: a path reaching
 //! it goes the way its own model goes, as KLEE's `--max-static-fork-pct`
-//! has it do.
+//! has it do. But the first time such a site could branch to a block no
+//! path has run yet, it forks: a share that cuts a site must not also
+//! keep the run from code behind it that no path has reached (a second
+//! try at the same block is cut, as a block behind an infeasible
+//! alternative would otherwise cost a solver call at every visit).
 
-use rustc_hash::FxHashMap;
+use std::sync::Arc;
 
-use crate::ir::{FuncId, SiteId};
+use rustc_hash::{FxHashMap, FxHashSet};
+
+use super::executor::Executor;
+use super::state::State;
+use crate::expr::{self, ExprRef};
+use crate::ir::{BlockId, FuncId, InstId, SiteId};
 
 /// Forks the run makes before any site counts as past its share: early
 /// on, the first sites reached hold most of few forks.
@@ -29,6 +38,9 @@ pub(crate) struct ForkShare {
     /// Alternatives left unasked because their site was past its share
     /// (some of them may have been infeasible).
     pub(crate) cut: u64,
+    /// The blocks no path had run that a site past its share has forked
+    /// toward.
+    tried: FxHashSet<(FuncId, SiteId, BlockId)>,
 }
 
 impl ForkShare {
@@ -48,6 +60,12 @@ impl ForkShare {
         self.total >= WARM_UP_FORKS && made as f64 > limit * self.total as f64
     }
 
+    /// Whether a site past its share forks toward `block` (not yet
+    /// covered): only the first time it could.
+    fn first_try(&mut self, func: FuncId, site: SiteId, block: BlockId) -> bool {
+        self.tried.insert((func, site, block))
+    }
+
     /// Counts `children` new paths forked at `site` of `func`.
     pub(crate) fn forked(&mut self, func: FuncId, site: SiteId, children: u64) {
         if self.limit.is_none() || children == 0 {
@@ -55,6 +73,36 @@ impl ForkShare {
         }
         *self.by_site.entry((func, site)).or_insert(0) += children;
         self.total += children;
+    }
+}
+
+impl Executor {
+    /// Whether a branch at a site past its share forks all the same: one
+    /// of its alternatives other than the one the path's model takes goes
+    /// on to a block with an instruction no path has covered, and the
+    /// site has not tried that block before.
+    pub(super) fn opens_uncovered(
+        &mut self,
+        state: &State,
+        site: SiteId,
+        conds: &[ExprRef],
+        leads_to: &[BlockId],
+    ) -> bool {
+        let func = state.frame().func;
+        let taken = state
+            .hint
+            .as_ref()
+            .and_then(|h| conds.iter().position(|c| expr::eval(c, h) != 0));
+        let module = Arc::clone(self.module());
+        let Some(body) = module.func(func).body.as_ref() else {
+            return false;
+        };
+        leads_to.iter().enumerate().any(|(i, &b)| {
+            let block = body.block(b);
+            Some(i) != taken
+                && (block.first.0..block.end.0).any(|x| !self.is_covered(func, InstId(x)))
+                && self.fork_share.first_try(func, site, b)
+        })
     }
 }
 

@@ -268,8 +268,13 @@ impl Executor {
                         }
                     }
                     Value::Symbolic(e) => {
-                        let (alt, _) =
-                            self.fork(state, *site, &[e.clone(), expr::not(&e)], &[0, 0])?;
+                        let (alt, _) = self.fork(
+                            state,
+                            *site,
+                            &[e.clone(), expr::not(&e)],
+                            &[0, 0],
+                            &[*then_bb, *else_bb],
+                        )?;
                         if alt == 0 {
                             *then_bb
                         } else {
@@ -313,7 +318,7 @@ impl Executor {
                         let mut conds: Vec<ExprRef> = of_target.into_iter().flatten().collect();
                         conds.push(none);
                         let payloads: Vec<u64> = (0..targets.len() as u64).collect();
-                        let (alt, _) = self.fork(state, *site, &conds, &payloads)?;
+                        let (alt, _) = self.fork(state, *site, &conds, &payloads, &targets)?;
                         targets[alt]
                     }
                 };
@@ -494,7 +499,7 @@ impl Executor {
             };
             if !bad.is_false() {
                 let site = site.unwrap_or(SiteId(u32::MAX));
-                let (alt, _) = self.fork(state, site, &[expr::not(&bad), bad], &[0, 0])?;
+                let (alt, _) = self.fork(state, site, &[expr::not(&bad), bad], &[0, 0], &[])?;
                 if alt == 1 {
                     return Err(self.error(state, kind, msg));
                 }

@@ -355,7 +355,9 @@ pub(crate) struct RunArgs {
     /// forked 1000 times, a site past it forks no more, and a path there
     /// goes the way its own model goes. A quoting function's switch on
     /// each byte of a name can make most of a run's forks and crowd the
-    /// rest of the program out. The alternatives cut are counted
+    /// rest of the program out. The first time such a site could branch
+    /// to a block no path has run, it forks all the same. The
+    /// alternatives cut are counted
     /// (`paths.forks_cut`); the run's trie, missing them, is kept apart
     /// and never followed.
     #[arg(long, value_name = "SHARE", value_parser = share,
