@@ -63,11 +63,17 @@ impl Executor {
             return self.take_alternatives(state, point, conds, &next, true);
         }
         let func = state.frame().func;
-        if self.fork_share.past_share(func, site)
-            && !self.opens_uncovered(state, site, conds, leads_to)
-        {
-            if let Some(taken) = self.follow_model(state, site, conds, payloads) {
-                return taken;
+        if self.fork_share.past_share(func, site) {
+            // The alternative the path's model satisfies: none without a
+            // model (a path past `MAX_MODEL_INPUTS` keeps none).
+            let taken = state
+                .hint
+                .as_ref()
+                .and_then(|h| conds.iter().position(|c| expr::eval(c, h) != 0));
+            if !self.opens_uncovered(state, site, taken, leads_to) {
+                if let Some(taken) = taken {
+                    return self.follow_model(state, site, conds, payloads, taken);
+                }
             }
         }
         let mut alts = Vec::with_capacity(conds.len());
@@ -162,19 +168,17 @@ impl Executor {
     }
 
     /// At a site past its share of the forks (`--max-site-fork-share`):
-    /// the path goes on along the alternative its model satisfies, with
-    /// that alternative's condition added, and no other is asked about.
-    /// `None` when the path has no model to go by, or its model satisfies
-    /// none of them (a path past `MAX_MODEL_INPUTS` keeps no model).
+    /// the path goes on along `taken`, the alternative its model
+    /// satisfies, with that alternative's condition added, and no other
+    /// is asked about.
     fn follow_model(
         &mut self,
         state: &mut State,
         site: SiteId,
         conds: &[ExprRef],
         payloads: &[u64],
-    ) -> Option<Exec<(usize, u64)>> {
-        let hint = state.hint.clone()?;
-        let taken = conds.iter().position(|c| expr::eval(c, &hint) != 0)?;
+        taken: usize,
+    ) -> Exec<(usize, u64)> {
         let alts: Vec<Alt> = payloads
             .iter()
             .enumerate()
@@ -186,7 +190,7 @@ impl Executor {
         self.fork_share.cut += conds.iter().filter(|c| c.as_const() != Some(0)).count() as u64 - 1;
         let point = self.point_at(state, site, alts.into());
         let next = vec![Next::Free; conds.len()];
-        Some(self.take_alternatives(state, point, conds, &next, false))
+        self.take_alternatives(state, point, conds, &next, false)
     }
 
     /// Gives up the alternatives whose conditions (`hard`) the solver could

@@ -21,7 +21,6 @@ use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::executor::Executor;
 use super::state::State;
-use crate::expr::{self, ExprRef};
 use crate::ir::{BlockId, FuncId, InstId, SiteId};
 
 /// Forks the run makes before any site counts as past its share: early
@@ -78,21 +77,20 @@ impl ForkShare {
 
 impl Executor {
     /// Whether a branch at a site past its share forks all the same: one
-    /// of its alternatives other than the one the path's model takes goes
-    /// on to a block with an instruction no path has covered, and the
-    /// site has not tried that block before.
+    /// of its alternatives other than `taken` (the one the path's model
+    /// takes) goes on to a block with an instruction no path has covered,
+    /// and the site has not tried that block before.
     pub(super) fn opens_uncovered(
         &mut self,
         state: &State,
         site: SiteId,
-        conds: &[ExprRef],
+        taken: Option<usize>,
         leads_to: &[BlockId],
     ) -> bool {
+        if leads_to.is_empty() {
+            return false;
+        }
         let func = state.frame().func;
-        let taken = state
-            .hint
-            .as_ref()
-            .and_then(|h| conds.iter().position(|c| expr::eval(c, h) != 0));
         let module = Arc::clone(self.module());
         let Some(body) = module.func(func).body.as_ref() else {
             return false;
