@@ -23,10 +23,15 @@
 # out of the exploration's time, and one subject is also run writing a test
 # for every path (label `all`).
 #
-# OTHERS="LABEL=EXE ..." at `bundle` time also packs other builds of mnemo
+# EXE=PATH at `bundle` time packs that build as the one under test (by
+# default the release build of this checkout). OTHERS="LABEL=EXE ..." at
+# `bundle` time also packs other builds of mnemo
 # (the commit before a change, say); `run` then runs each at the largest
 # worker count (under its label), with speedups over `--jobs 1` of the
-# build under test, so the builds compare on the same machine.
+# build under test, so the builds compare on the same machine. A label
+# named in OTHERS_ONE="LABEL ..." is also run with one worker, and its
+# speedups are over that. TOP_RUNS=K repeats every run at the largest
+# count K times.
 set -u
 set -o pipefail
 
@@ -45,7 +50,7 @@ bundle() {
     trap 'rm -rf "$stage"' RETURN
     local b=$stage/bundle
     mkdir -p "$b/lib" "$b/runtime/include/klee" "$b/runtime/build/musl"
-    local exe=$root/target/release/mnemo
+    local exe=${EXE:-$root/target/release/mnemo}
     [ -x "$exe" ] || { echo "build it first: cargo build --release" >&2; return 1; }
     cp "$exe" "$b/mnemo" && strip "$b/mnemo"
     local other
@@ -164,10 +169,12 @@ for r in rows:
     if "error" in r:
         print(r["program"], r["label"], r["jobs"], "failed:", r["error"])
         continue
-    # Another build's rows compare with the tested build's one worker.
-    label = r["label"] if r["label"] in ("new", "all") else "new"
-    base = next((b for b in rows if b["program"] == r["program"] and b["depth"] == r["depth"]
-                 and b["label"] == label and b["jobs"] == 1 and "error" not in b), None)
+    # Another build's rows compare with its own one worker where it was
+    # measured (OTHERS_ONE), else with the tested build's.
+    one = lambda label: next((b for b in rows if b["program"] == r["program"]
+                              and b["depth"] == r["depth"] and b["label"] == label
+                              and b["jobs"] == 1 and "error" not in b), None)
+    base = one(r["label"]) or one("new")
     x = lambda k: f"{base[k] / r[k]:.2f}x" if base else "-"
     print(f"{r['program']:<22} {r['label']:<7} {r['jobs']:>4} {r['paths']:>7} {r['call_s']:>7.2f} "
           f"{x('call_s'):>7} {r['explore_s']:>7.2f} {x('explore_s'):>7} {r['imbalance']:>6.2f} "
@@ -213,13 +220,27 @@ run() {
         for d in ${DEPTHS:-}; do
             [ "${d%%:*}" = "$name" ] && depth=${d##*:}
         done
+        local j r top=${jobs_list##* }
         for j in $jobs_list; do
             measure "$name" "$depth" "$j" new --only-new-coverage
         done
-        local other
+        local other label
         for other in "$B"/mnemo-*; do
             [ -x "$other" ] || continue
-            measure "$name" "$depth" "${jobs_list##* }" "${other##*/mnemo-}" --only-new-coverage
+            label=${other##*/mnemo-}
+            case " ${OTHERS_ONE:-} " in
+                *" $label "*) measure "$name" "$depth" 1 "$label" --only-new-coverage ;;
+            esac
+            measure "$name" "$depth" "$top" "$label" --only-new-coverage
+        done
+        # More readings at the top count, alternating the builds, so that
+        # a busy moment of a shared host falls on all of them alike.
+        for r in $(seq 2 "${TOP_RUNS:-1}"); do
+            measure "$name" "$depth" "$top" new --only-new-coverage
+            for other in "$B"/mnemo-*; do
+                [ -x "$other" ] || continue
+                measure "$name" "$depth" "$top" "${other##*/mnemo-}" --only-new-coverage
+            done
         done
     done
     for j in 1 ${jobs_list##* }; do
