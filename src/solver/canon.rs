@@ -14,7 +14,7 @@
 
 use std::sync::Arc;
 
-use rustc_hash::{FxHashMap, FxHasher};
+use rustc_hash::{FxHashMap, FxHashSet, FxHasher};
 use std::hash::Hasher;
 
 use super::query::{Answer, Chain, Layer, Query};
@@ -189,13 +189,16 @@ impl ShapeHasher {
         order: &mut Vec<ArrayRef>,
         seen: &mut FxHashMap<*const Array, ()>,
     ) {
-        let mut visited: FxHashMap<ExprRef, ()> = FxHashMap::default();
-        let mut stack = vec![root.clone()];
+        // Borrowed nodes, as in `post_order`: a clone writes the node's
+        // count, a line every worker reads.
+        let mut visited: FxHashSet<&ExprRef> = FxHashSet::default();
+        let mut stack = vec![root];
         while let Some(e) = stack.pop() {
-            if e.is_const() || visited.insert(e.clone(), ()).is_some() {
+            if e.is_const() || !visited.insert(e) {
                 continue;
             }
-            let mut children = e.children();
+            let mut children = Vec::new();
+            e.for_each_child(|c| children.push(c));
             if let ExprKind::Read { updates, .. } = e.kind() {
                 if seen.insert(Arc::as_ptr(&updates.root), ()).is_none() {
                     order.push(updates.root.clone());
