@@ -179,15 +179,10 @@ impl ExprRef {
         Arc::as_ptr(&self.0)
     }
 
-    /// The direct subexpressions, in a fixed order (for `Read`: the index,
-    /// then each update's index and value, newest first).
-    pub fn children(&self) -> Vec<ExprRef> {
-        let mut out = Vec::new();
-        self.for_each_child(|c| out.push(c.clone()));
-        out
-    }
-
-    /// Calls `f` on every direct subexpression, in the order of [`Self::children`].
+    /// Calls `f` on every direct subexpression, in a fixed order (for
+    /// `Read`: the index, then each update's index and value, newest
+    /// first). The children are borrowed: cloning one writes its count, a
+    /// line that every worker reads.
     pub fn for_each_child<'a>(&'a self, mut f: impl FnMut(&'a ExprRef)) {
         match self.kind() {
             ExprKind::Const(_) => {}
