@@ -232,8 +232,14 @@ pub(crate) fn c_path(path: &Path) -> std::io::Result<CString> {
         .map_err(|_| std::io::Error::other(format!("{}: a NUL in the path", path.display())))
 }
 
-/// In the child: chroot to `root`, go to `cwd` inside it, and become
-/// `run_as` with no supplementary groups.
+/// The machine's names as the model's `uname` gives them (the runtime's
+/// `sys_uname`): a replay in the model's root takes them too, where the
+/// machine lets it have names of its own.
+const MODEL_NODENAME: &[u8] = b"mnemo";
+const MODEL_DOMAINNAME: &[u8] = b"(none)";
+
+/// In the child: take the model's host names, chroot to `root`, go to
+/// `cwd` inside it, and become `run_as` with no supplementary groups.
 fn enter(root: &CString, cwd: &CString, run_as: Option<(u32, u32)>) -> std::io::Result<()> {
     let check = |rc: libc::c_int| {
         if rc == 0 {
@@ -242,8 +248,22 @@ fn enter(root: &CString, cwd: &CString, run_as: Option<(u32, u32)>) -> std::io::
             Err(std::io::Error::last_os_error())
         }
     };
-    // SAFETY: each call gets NUL-terminated paths or plain integers.
+    // SAFETY: each call gets NUL-terminated paths, byte strings with their
+    // lengths, or plain integers.
     unsafe {
+        // Names of its own (`ls --hyperlink` writes the host's name): a
+        // machine that gives none (a container without the right) runs the
+        // test under its own, and only that output differs.
+        if libc::unshare(libc::CLONE_NEWUTS) == 0 {
+            check(libc::sethostname(
+                MODEL_NODENAME.as_ptr().cast(),
+                MODEL_NODENAME.len(),
+            ))?;
+            check(libc::setdomainname(
+                MODEL_DOMAINNAME.as_ptr().cast(),
+                MODEL_DOMAINNAME.len(),
+            ))?;
+        }
         check(libc::chroot(root.as_ptr()))?;
         check(libc::chdir(cwd.as_ptr()))?;
         if let Some((uid, gid)) = run_as {
