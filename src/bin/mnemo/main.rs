@@ -14,14 +14,6 @@ use mnemo::testgen::{replay_dir, write_commands, KTest, Toolchain};
 mod cli;
 use cli::{Cli, Command, Deepen, PackingArg, RunArgs, SummaryCommand, TrieCommand};
 
-// The engine makes and drops small objects all the time (expression nodes,
-// states' memory, solver caches' entries), and workers free in one thread
-// what another made (a state moved, a shared expression dropped): glibc's
-// arenas take a lock there, mimalloc's per-thread heaps do not, and its
-// small allocations are quicker with one worker too.
-#[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
 /// The exit status of an error: mnemo could not do what was asked (clap
 /// exits with 2 for a bad command line).
 const EXIT_ERROR: u8 = 1;
