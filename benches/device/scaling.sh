@@ -213,21 +213,22 @@ run() {
         echo "workload ceiling at $top: $(workload_ceiling "${w%%:*}" "${w##*:}" "$top")" \
             | tee "$out/workload_ceiling.txt"
     fi
+    # The other builds packed beside the one under test, by label.
+    local others=() other
+    for other in "$B"/mnemo-*; do
+        [ -x "$other" ] && others+=("${other##*/mnemo-}")
+    done
     for s in $SUBJECTS; do
-        local name depth
+        local name depth j label r
         name=$(basename "${s%%:*}")
         depth=${s##*:}
         for d in ${DEPTHS:-}; do
             [ "${d%%:*}" = "$name" ] && depth=${d##*:}
         done
-        local j r top=${jobs_list##* }
         for j in $jobs_list; do
             measure "$name" "$depth" "$j" new --only-new-coverage
         done
-        local other label
-        for other in "$B"/mnemo-*; do
-            [ -x "$other" ] || continue
-            label=${other##*/mnemo-}
+        for label in "${others[@]}"; do
             case " ${OTHERS_ONE:-} " in
                 *" $label "*) measure "$name" "$depth" 1 "$label" --only-new-coverage ;;
             esac
@@ -236,14 +237,12 @@ run() {
         # More readings at the top count, alternating the builds, so that
         # a busy moment of a shared host falls on all of them alike.
         for r in $(seq 2 "${TOP_RUNS:-1}"); do
-            measure "$name" "$depth" "$top" new --only-new-coverage
-            for other in "$B"/mnemo-*; do
-                [ -x "$other" ] || continue
-                measure "$name" "$depth" "$top" "${other##*/mnemo-}" --only-new-coverage
+            for label in new "${others[@]}"; do
+                measure "$name" "$depth" "$top" "$label" --only-new-coverage
             done
         done
     done
-    for j in 1 ${jobs_list##* }; do
+    for j in 1 "$top"; do
         measure "${ALL_TESTS_SUBJECT%%:*}" "${ALL_TESTS_SUBJECT##*:}" "$j" all
     done
     rm -rf "$WORK"
