@@ -441,6 +441,7 @@ impl Report<'_> {
             wall_s: self.explore_start.elapsed().as_secs_f64(),
             paths: PathStats {
                 forks_cut: executor.forks_cut(),
+                cuts_reopened: executor.cuts_reopened(),
                 ..writer.paths.clone()
             },
             tests: writer.tests(),

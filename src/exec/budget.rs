@@ -127,6 +127,16 @@ impl Budget {
                 || self.resident_mb.load(Ordering::Relaxed) >= self.limit >> 20)
     }
 
+    /// Whether the run holds less than `share` of its limit (always, with
+    /// no limit): the objects' bytes, and the resident memory at the last
+    /// sample.
+    #[inline]
+    pub(crate) fn below(&self, share: f64) -> bool {
+        let room = (self.limit as f64 * share) as u64;
+        self.limit == u64::MAX
+            || (object_bytes() < room && self.resident_mb.load(Ordering::Relaxed) < room >> 20)
+    }
+
     /// The memory in use now against the limit, in bytes: the objects'
     /// count or the resident memory, whichever is larger (measured, not
     /// sampled); `None` without a limit.

@@ -63,7 +63,15 @@ impl Executor {
             return self.take_alternatives(state, point, conds, &next, true);
         }
         let func = state.frame().func;
-        if self.fork_share.past_share(func, site) {
+        // A cut point taken up again forks here over what its path did not
+        // explore, whatever the site's share. Its copy was made as the
+        // instruction began, so this is its first fork.
+        let explored = state
+            .reopen
+            .take()
+            .filter(|r| r.site == site && (r.explored as usize) < conds.len())
+            .map(|r| r.explored as usize);
+        if explored.is_none() && self.fork_share.past_share(func, site) {
             // The alternative the path's model satisfies: none without a
             // model (a path past `MAX_MODEL_INPUTS` keeps none).
             let taken = state
@@ -150,7 +158,10 @@ impl Executor {
             self.give_up_hard(state, &hard);
         }
         let point = self.point_at(state, site, alts.into());
-        let next = vec![Next::Free; conds.len()];
+        let mut next = vec![Next::Free; conds.len()];
+        if let Some(e) = explored {
+            next[e] = Next::Skip;
+        }
         let before = self.forked.len();
         let taken = self.take_alternatives(state, point, conds, &next, true)?;
         self.fork_share
@@ -187,7 +198,11 @@ impl Executor {
                 feasible: i == taken,
             })
             .collect();
-        self.fork_share.cut += conds.iter().filter(|c| c.as_const() != Some(0)).count() as u64 - 1;
+        let others = conds.iter().filter(|c| c.as_const() != Some(0)).count() as u64 - 1;
+        self.fork_share.cut += others;
+        if others > 0 {
+            self.keep_cut(state, site, taken);
+        }
         let point = self.point_at(state, site, alts.into());
         let next = vec![Next::Free; conds.len()];
         self.take_alternatives(state, point, conds, &next, false)

@@ -605,6 +605,11 @@ impl Executor {
         self.fork_share.cut
     }
 
+    /// Cut choice points taken up again once nothing else was left.
+    pub fn cuts_reopened(&self) -> u64 {
+        self.fork_share.reopened
+    }
+
     /// Instructions covered by any path so far.
     pub fn covered_instructions(&self) -> u64 {
         self.covered_count
@@ -646,6 +651,7 @@ impl Executor {
             addresses: imbl::HashMap::new(),
             covered_new: false,
             forced: None,
+            reopen: None,
             composing: None,
             inputs: None,
         }

@@ -14,21 +14,40 @@
 //! keep the run from code behind it that no path has reached (a second
 //! try at the same block is cut, as a block behind an infeasible
 //! alternative would otherwise cost a solver call at every visit).
+//!
+//! A cut is not lost for good. A sample of the cut points is kept, each a
+//! copy of its path at the point; when the rest of the run has run dry
+//! with time left, those paths fork there after all, with the share
+//! lifted for that one fork (the alternative already explored skipped).
+//! Under KLEE's coreutils arguments `test`, `users` and `pathchk` ran out
+//! of paths after 8 to 83 of their 300 seconds, with thousands of
+//! alternatives cut.
 
 use std::sync::Arc;
 
+use rand::rngs::SmallRng;
+use rand::{Rng, SeedableRng};
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::executor::Executor;
-use super::state::State;
+use super::state::{Reopen, State};
 use crate::ir::{BlockId, FuncId, InstId, SiteId};
 
 /// Forks the run makes before any site counts as past its share: early
 /// on, the first sites reached hold most of few forks.
 const WARM_UP_FORKS: u64 = 1000;
 
+/// Cut points kept to take up again: a uniform sample of them all (each
+/// holds a path's state, which shares most of its memory with others).
+const KEPT_CUTS: usize = 1024;
+
+/// The share of `--max-memory` past which no more cut points are kept: a
+/// kept copy holds on to the memory objects its path had written, which
+/// the run would otherwise free as paths end.
+const KEEP_BELOW: f64 = 0.5;
+
 /// The forks of each site, against the share one may take.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub(crate) struct ForkShare {
     /// The share of the run's forks one site may make (`None`: no bound).
     limit: Option<f64>,
@@ -40,14 +59,63 @@ pub(crate) struct ForkShare {
     /// The blocks no path had run that a site past its share has forked
     /// toward.
     tried: FxHashSet<(FuncId, SiteId, BlockId)>,
+    /// A sample of the cut points (reservoir sampling): each a copy of its
+    /// path at the point, marked to fork there when taken up again.
+    kept: Vec<State>,
+    /// Cut points seen: what the sample is drawn from.
+    cut_points: u64,
+    /// Cut points taken up again once the run had nothing else to do.
+    pub(crate) reopened: u64,
+    /// Draws the sample; seeded, so that a run is the same each time.
+    rng: SmallRng,
 }
 
 impl ForkShare {
     pub(crate) fn new(limit: Option<f64>) -> ForkShare {
         ForkShare {
             limit,
-            ..ForkShare::default()
+            by_site: FxHashMap::default(),
+            total: 0,
+            cut: 0,
+            tried: FxHashSet::default(),
+            kept: Vec::new(),
+            cut_points: 0,
+            reopened: 0,
+            rng: SmallRng::seed_from_u64(0x006d_6e65_6d6f),
         }
+    }
+
+    /// Counts a cut point: the slot of the sample its copy is to take, if
+    /// it is drawn into it.
+    fn draw(&mut self) -> Option<usize> {
+        self.cut_points += 1;
+        if self.kept.len() < KEPT_CUTS {
+            return Some(self.kept.len());
+        }
+        let slot = self.rng.gen_range(0..self.cut_points);
+        (slot < KEPT_CUTS as u64).then_some(slot as usize)
+    }
+
+    fn keep(&mut self, slot: usize, state: State) {
+        match self.kept.get_mut(slot) {
+            Some(s) => *s = state,
+            None => self.kept.push(state),
+        }
+    }
+
+    /// The kept cut points, to explore now that nothing else is left; the
+    /// cuts their paths make from here on are sampled afresh.
+    pub(crate) fn reopen(&mut self) -> Vec<State> {
+        self.cut_points = 0;
+        self.reopened += self.kept.len() as u64;
+        std::mem::take(&mut self.kept)
+    }
+
+    /// Lets the kept cut points go (the run needs their memory); returns
+    /// how many there were.
+    pub(crate) fn drop_kept(&mut self) -> usize {
+        self.cut_points = 0;
+        std::mem::take(&mut self.kept).len()
     }
 
     /// Whether `site` of `func` has made more than its share of the forks.
@@ -76,6 +144,34 @@ impl ForkShare {
 }
 
 impl Executor {
+    /// Keeps a copy of `state`, at a choice point of `site` where it was
+    /// cut, if the sample draws it: taken up again, it forks there over
+    /// every alternative but `taken`, which its path has explored.
+    pub(super) fn keep_cut(&mut self, state: &State, site: SiteId, taken: usize) {
+        if !self.budget.below(KEEP_BELOW) {
+            return;
+        }
+        if let Some(slot) = self.fork_share.draw() {
+            let mut copy = state.fork_child(self.next_id());
+            copy.reopen = Some(Reopen {
+                site,
+                explored: taken as u32,
+            });
+            self.fork_share.keep(slot, copy);
+        }
+    }
+
+    /// The cut points kept so far, as pending paths, for a run (or a
+    /// worker) that has nothing else left to explore.
+    pub fn reopen_cuts(&mut self) -> Vec<State> {
+        self.fork_share.reopen()
+    }
+
+    /// Lets the kept cut points go, to bring memory down; returns how many.
+    pub fn drop_kept_cuts(&mut self) -> usize {
+        self.fork_share.drop_kept()
+    }
+
     /// Whether a branch at a site past its share forks all the same: one
     /// of its alternatives other than `taken` (the one the path's model
     /// takes) goes on to a block with an instruction no path has covered,

@@ -212,11 +212,22 @@ pub struct State {
     /// The alternative this state must take at its next choice point: set on
     /// the children of a fork, and by trie-guided replay.
     pub forced: Option<Forced>,
+    /// A choice point cut under `--max-site-fork-share` that this copy of
+    /// its path is to fork at after all (see `fork_share`).
+    pub reopen: Option<Reopen>,
     /// The recorded paths of a callee the state replays (`--compose`).
     pub composing: Option<super::composing::Composing>,
     /// The memory inputs of a path summarising a function (`None` on
     /// every other path): what it assumed of them, and where they are.
     pub inputs: Option<Arc<super::lazy::InputHeap>>,
+}
+
+/// A cut choice point a state is to fork at when it runs again: the site,
+/// and the alternative its path took there before.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Reopen {
+    pub site: crate::ir::SiteId,
+    pub explored: u32,
 }
 
 /// A recorded alternative a state must take at its next choice point.

@@ -21,6 +21,8 @@ pub struct Tally {
     pub unsupported_syscalls: FxHashSet<String>,
     /// Alternatives left unasked (`--max-site-fork-share`).
     pub forks_cut: u64,
+    /// Cut choice points taken up again.
+    pub cuts_reopened: u64,
 }
 
 impl Executor {
@@ -49,6 +51,7 @@ impl Executor {
             unsupported_externals: self.unsupported_externals.clone(),
             unsupported_syscalls: self.unsupported_syscalls.clone(),
             forks_cut: self.fork_share.cut,
+            cuts_reopened: self.fork_share.reopened,
         }
     }
 
@@ -69,6 +72,7 @@ impl Executor {
         }
         self.guided.solver_calls_avoided += other.guided.solver_calls_avoided;
         self.fork_share.cut += other.forks_cut;
+        self.fork_share.reopened += other.cuts_reopened;
         self.guided.mismatches += other.guided.mismatches;
         self.guided.replay += other.guided.replay;
         if self.guided.first_mismatch.is_none() {

@@ -10,8 +10,8 @@ use std::time::{Duration, Instant};
 use super::pool::Pool;
 use crate::exec::{EarlyReason, Executor, State};
 use crate::search::explore::{
-    advance, check_limits, end_pending, out_of_time, Ending, ReportCost, FINISH_SHARE,
-    RECENT_MODELS,
+    advance, check_limits, end_pending, out_of_time, take_up_cuts, Ending, ReportCost,
+    FINISH_SHARE, RECENT_MODELS,
 };
 use crate::search::{ExploreConfig, FinishedPath, PathObserver, Searcher, States};
 use crate::stop::StopRequest;
@@ -166,7 +166,10 @@ pub fn work(
     let mut counted = executor.instructions;
     let result = (|| -> anyhow::Result<()> {
         loop {
-            let id = match searcher.select(&states, executor) {
+            let id = match searcher
+                .select(&states, executor)
+                .or_else(|| take_up_cuts(executor, searcher, &mut states))
+            {
                 Some(id) => id,
                 None => {
                     slot.pending.store(0, Ordering::Relaxed);

@@ -207,7 +207,10 @@ pub fn explore(
     let mut steps = 0u64;
     let mut ended = 0u64;
     let mut next_checkpoint = limits.checkpoint.map(|_| Instant::now());
-    while let Some(id) = searcher.select(&states, executor) {
+    while let Some(id) = searcher
+        .select(&states, executor)
+        .or_else(|| take_up_cuts(executor, searcher, &mut states))
+    {
         if let (Some(at), Some(every)) = (next_checkpoint, limits.checkpoint) {
             if Instant::now() >= at {
                 observer.checkpoint(executor, &mut states.values(), None)?;
@@ -298,6 +301,21 @@ pub fn explore(
         stopped_by,
         elapsed: start.elapsed(),
     })
+}
+
+/// For a run (or a worker) with nothing left to explore: the choice points
+/// cut under `--max-site-fork-share` that it kept, added as pending paths
+/// that fork there after all. The state to run first, if any.
+pub(crate) fn take_up_cuts(
+    executor: &mut Executor,
+    searcher: &mut dyn Searcher,
+    states: &mut States,
+) -> Option<u64> {
+    for s in executor.reopen_cuts() {
+        searcher.add(s.id);
+        states.insert(s.id, s);
+    }
+    searcher.select(states, executor)
 }
 
 /// Runs the state `id` to its next fork or end (a state the searcher still

@@ -1,9 +1,10 @@
 //! Room for the run under `--max-memory`: when the memory the run holds
 //! reaches the limit, pending paths are ended early (`max-memory`, each
 //! with its test, as KLEE kills states past its cap) until the run is well
-//! under it again, and exploration goes on with the rest. Only when that
-//! does not bring the memory down (the states are not what holds it) does
-//! the limit stop the run.
+//! under it again, and exploration goes on with the rest. Only when that,
+//! and letting go of the cut choice points kept for later, does not bring
+//! the memory down (the states are not what holds it) does the limit stop
+//! the run.
 
 use super::explore::{end_pending, Ending};
 use super::{PathObserver, Searcher, States};
@@ -42,6 +43,12 @@ pub(crate) fn shed_for_memory(
             return Ok(true);
         }
         if states.len() <= 1 || shed * 2 >= at_start {
+            // The cut points kept to take up later go before the run
+            // stops.
+            if executor.drop_kept_cuts() > 0 {
+                give_back_freed();
+                continue;
+            }
             return Ok(used < limit);
         }
         let n = states.len().div_ceil(4).min(states.len() - 1);

@@ -232,6 +232,11 @@ pub struct PathStats {
     /// explore, some of them perhaps infeasible.
     #[serde(default)]
     pub forks_cut: u64,
+    /// Choice points among those cut that were kept, and taken up again
+    /// when nothing else was left to explore: their alternatives were
+    /// explored after all.
+    #[serde(default)]
+    pub cuts_reopened: u64,
 }
 
 /// What the solver did.
@@ -321,8 +326,14 @@ impl RunStats {
         }
         if self.paths.forks_cut > 0 {
             s += &format!(
-                "mnemo:   alternatives left unexplored at sites past their share of the forks: {}\n",
+                "mnemo:   alternatives cut at sites past their share of the forks: {}\n",
                 self.paths.forks_cut
+            );
+        }
+        if self.paths.cuts_reopened > 0 {
+            s += &format!(
+                "mnemo:   cut choice points taken up again when nothing else was left: {}\n",
+                self.paths.cuts_reopened
             );
         }
         s += &format!(

@@ -357,9 +357,10 @@ pub(crate) struct RunArgs {
     /// each byte of a name can make most of a run's forks and crowd the
     /// rest of the program out. The first time such a site could branch
     /// to a block no path has run, it forks all the same. The
-    /// alternatives cut are counted
-    /// (`paths.forks_cut`); the run's trie, missing them, is kept apart
-    /// and never followed.
+    /// alternatives cut are counted (`paths.forks_cut`); a sample of the
+    /// points where they were cut is taken up again, forking there after
+    /// all, when nothing else is left to explore (`paths.cuts_reopened`).
+    /// The run's trie, missing the rest, is kept apart and never followed.
     #[arg(long, value_name = "SHARE", value_parser = share,
           conflicts_with_all = ["resume", "deepen", "target"])]
     pub(crate) max_site_fork_share: Option<f64>,
