@@ -69,10 +69,17 @@ pub fn object_bytes() -> u64 {
 /// How often the watcher samples the process's resident memory.
 const SAMPLE_EVERY: Duration = Duration::from_millis(1);
 
-/// Hands memory freed by the allocator back to the operating system, so
-/// that resident memory falls when pending states are let go (glibc keeps
-/// freed pages otherwise).
+/// Hands memory freed by the allocators back to the operating system, so
+/// that resident memory falls when pending states are let go: mimalloc
+/// (the binary's allocator) and glibc's malloc (Z3's, and the library's
+/// under another binary) both keep freed pages to reuse otherwise.
 pub fn give_back_freed() {
+    // SAFETY: mi_collect only frees and decommits pages the calling
+    // thread's heap no longer uses; where mimalloc is not the allocator
+    // its heap is empty.
+    unsafe {
+        libmimalloc_sys::mi_collect(true);
+    }
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     // SAFETY: malloc_trim only releases free pages of the allocator's own.
     unsafe {
