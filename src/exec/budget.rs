@@ -129,19 +129,22 @@ impl Budget {
     /// resident memory at the last sample.
     #[inline]
     pub(crate) fn exceeded(&self) -> bool {
-        self.limit != u64::MAX
-            && (object_bytes() > self.limit
-                || self.resident_mb.load(Ordering::Relaxed) >= self.limit >> 20)
+        self.limit != u64::MAX && !self.holds_within(self.limit)
     }
 
     /// Whether the run holds less than `share` of its limit (always, with
-    /// no limit): the objects' bytes, and the resident memory at the last
-    /// sample.
+    /// no limit).
     #[inline]
     pub(crate) fn below(&self, share: f64) -> bool {
-        let room = (self.limit as f64 * share) as u64;
-        self.limit == u64::MAX
-            || (object_bytes() < room && self.resident_mb.load(Ordering::Relaxed) < room >> 20)
+        self.limit == u64::MAX || self.holds_within((self.limit as f64 * share) as u64)
+    }
+
+    /// Whether the run holds no more than `room` bytes: the objects'
+    /// bytes, and the resident memory at the last sample (below `room`'s
+    /// whole MiB).
+    #[inline]
+    fn holds_within(&self, room: u64) -> bool {
+        object_bytes() <= room && self.resident_mb.load(Ordering::Relaxed) < room >> 20
     }
 
     /// The memory in use now against the limit, in bytes: the objects'
