@@ -43,7 +43,7 @@ struct Count<'a> {
 }
 
 impl PathObserver for Count<'_> {
-    fn path_ended(&mut self, _: &Executor, path: &FinishedPath<'_>) -> anyhow::Result<()> {
+    fn path_ended(&mut self, _: &Executor, path: FinishedPath<'_>) -> anyhow::Result<()> {
         self.paths += 1;
         if matches!(path.end, PathEnd::Error(_)) && self.first_error.is_none() {
             self.first_error = Some(self.start.elapsed());

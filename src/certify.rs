@@ -112,12 +112,12 @@ struct Checker<'a> {
 }
 
 impl PathObserver for Checker<'_> {
-    fn path_ended(&mut self, executor: &Executor, path: &FinishedPath<'_>) -> anyhow::Result<()> {
+    fn path_ended(&mut self, executor: &Executor, path: FinishedPath<'_>) -> anyhow::Result<()> {
         let Some(node) = path.state.guide.map(|g| NodeId(g.0)) else {
             return Ok(());
         };
         let recorded = self.trie.node(node).end.clone();
-        let verdict = match (&recorded, end_of(path.end)) {
+        let verdict = match (&recorded, end_of(&path.end)) {
             (Some(r), _) if r.is_stopped() => PathVerdict::HoldsUntilStopped,
             (_, None) => PathVerdict::Leaves(
                 executor
@@ -129,7 +129,7 @@ impl PathObserver for Checker<'_> {
             (Some(r), Some(now)) if *r == now => match self.trie.node(node).test.as_ref() {
                 // The recorded test must still drive the program down every
                 // recorded choice (certification adds each as a constraint).
-                Some(t) if !satisfies(path.state, t) => PathVerdict::Leaves(
+                Some(t) if !satisfies(&path.state, t) => PathVerdict::Leaves(
                     "its recorded test no longer takes the recorded choices".into(),
                 ),
                 _ => PathVerdict::Holds,

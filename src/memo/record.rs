@@ -26,7 +26,7 @@ impl Recorder {
         path: &FinishedPath<'_>,
         test: Option<StoredTest>,
     ) -> Option<NodeId> {
-        let end = end_of(path.end)?;
+        let end = end_of(&path.end)?;
         self.paths += 1;
         Some(self.trie.insert_path(
             executor.module(),

@@ -41,7 +41,7 @@ impl StoredTest {
     /// The test of an ended path, or `None` for a path that gets none.
     pub fn of_path(executor: &Executor, path: &FinishedPath<'_>) -> Option<StoredTest> {
         let module = executor.module();
-        let outcome = match path.end {
+        let outcome = match &path.end {
             PathEnd::Silent | PathEnd::Pruned => return None,
             PathEnd::Completed { .. } => StoredOutcome::Exit {
                 code: path.exit_code.unwrap_or(0),

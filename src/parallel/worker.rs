@@ -2,13 +2,14 @@
 //! over the worker's own states, executor and searcher, taking states from
 //! the pool when it runs dry and giving some when another worker does.
 
+use std::borrow::Cow;
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Mutex;
+use std::sync::{Mutex, MutexGuard, TryLockError};
 use std::time::{Duration, Instant};
 
 use super::pool::Pool;
-use crate::exec::{EarlyReason, Executor, State};
+use crate::exec::{EarlyReason, Executor, PathEnd, State};
 use crate::search::explore::{
     advance, check_limits, end_pending, out_of_time, take_up_cuts, Ending, ReportCost,
     FINISH_SHARE, RECENT_MODELS,
@@ -58,37 +59,189 @@ impl WorkerSlot {
 pub type Stage<'a> =
     &'a (dyn Fn(&Executor, &FinishedPath<'_>) -> anyhow::Result<Option<StagedTest>> + Sync);
 
+/// Paths a worker keeps while another holds the observer, at most: past
+/// it, the worker waits its turn. Each holds its state until reported.
+const MAX_QUEUED: usize = 64;
+
+/// An ended path waiting to be reported, its state apart: states are freed
+/// after the observer is let go, as freeing one takes a while.
+struct Kept {
+    state: State,
+    end: PathEnd,
+    inputs: Vec<(String, Vec<u8>)>,
+    exit_code: Option<u8>,
+    stdout: Option<Vec<u8>>,
+    untested: bool,
+    staged: Option<StagedTest>,
+}
+
+impl Kept {
+    /// The path to report, borrowing the state, which stays behind.
+    fn take(&mut self) -> (FinishedPath<'_>, Option<StagedTest>) {
+        let path = FinishedPath {
+            state: Cow::Borrowed(&self.state),
+            end: std::mem::replace(&mut self.end, PathEnd::Silent),
+            inputs: std::mem::take(&mut self.inputs),
+            exit_code: self.exit_code,
+            stdout: self.stdout.take(),
+            untested: self.untested,
+        };
+        (path, self.staged.take())
+    }
+}
+
 /// The observer every worker reports to, one path at a time (the test
 /// writer and the trie are the run's, not a worker's), with the test's
-/// files written before it is taken.
+/// files written before it is taken. A worker that finds it taken keeps
+/// the path and goes on exploring: with 16 workers, waiting for it was
+/// most of what reporting cost. Kept paths are reported, in the order they
+/// ended, the next time the worker takes the observer; the trie and the
+/// tests' numbering do not depend on that order.
 pub struct Locked<'a, 'o> {
-    pub observer: &'a Mutex<&'o mut (dyn PathObserver + Send)>,
-    pub stage: Option<Stage<'a>>,
+    observer: &'a Mutex<&'o mut (dyn PathObserver + Send)>,
+    stage: Option<Stage<'a>>,
+    queued: Vec<Kept>,
     /// Time spent waiting for the observer, and holding it.
     pub waited: Duration,
     pub held: Duration,
 }
 
-impl PathObserver for Locked<'_, '_> {
-    fn path_ended(&mut self, executor: &Executor, path: &FinishedPath<'_>) -> anyhow::Result<()> {
-        let staged = match self.stage {
-            Some(stage) => stage(executor, path)?,
-            None => None,
-        };
+type Guard<'a, 'o> = MutexGuard<'a, &'o mut (dyn PathObserver + Send)>;
+
+impl<'a, 'o> Locked<'a, 'o> {
+    pub fn new(
+        observer: &'a Mutex<&'o mut (dyn PathObserver + Send)>,
+        stage: Option<Stage<'a>>,
+    ) -> Self {
+        Locked {
+            observer,
+            stage,
+            queued: Vec::new(),
+            waited: Duration::ZERO,
+            held: Duration::ZERO,
+        }
+    }
+
+    /// Takes the observer, waiting for another worker to be done with it.
+    fn take(&mut self) -> anyhow::Result<Guard<'a, 'o>> {
+        if let Some(o) = self.try_take()? {
+            return Ok(o);
+        }
         let asked = Instant::now();
-        let mut observer = self
-            .observer
-            .lock()
-            .map_err(|_| anyhow::anyhow!("another worker failed while reporting a path"))?;
+        let o = self.observer.lock().map_err(|_| poisoned())?;
+        self.waited += asked.elapsed();
+        Ok(o)
+    }
+
+    /// Takes the observer if no other worker holds it.
+    fn try_take(&self) -> anyhow::Result<Option<Guard<'a, 'o>>> {
+        match self.observer.try_lock() {
+            Ok(o) => Ok(Some(o)),
+            Err(TryLockError::WouldBlock) => Ok(None),
+            Err(TryLockError::Poisoned(_)) => Err(poisoned()),
+        }
+    }
+
+    /// Reports the kept paths, then `path` if there is one, holding the
+    /// observer taken once; frees the kept states after letting it go.
+    fn report(
+        &mut self,
+        executor: &Executor,
+        mut observer: Guard<'a, 'o>,
+        path: Option<(FinishedPath<'_>, Option<StagedTest>)>,
+    ) -> anyhow::Result<()> {
         let taken = Instant::now();
-        self.waited += taken - asked;
-        let reported = match staged {
-            Some(s) => observer.path_ended_staged(executor, path, s),
-            None => observer.path_ended(executor, path),
-        };
+        let mut kept = std::mem::take(&mut self.queued);
+        let mut reported = Ok(());
+        for k in &mut kept {
+            let (p, staged) = k.take();
+            reported = reported.and_then(|()| hand_over(&mut **observer, executor, p, staged));
+        }
+        if let Some((p, staged)) = path {
+            reported = reported.and_then(|()| hand_over(&mut **observer, executor, p, staged));
+        }
         drop(observer);
         self.held += taken.elapsed();
+        kept.clear();
+        self.queued = kept;
         reported
+    }
+
+    /// Reports the paths kept so far, waiting for the observer: before the
+    /// worker waits for work, and when it is done.
+    pub fn flush(&mut self, executor: &Executor) -> anyhow::Result<()> {
+        if self.queued.is_empty() {
+            return Ok(());
+        }
+        let observer = self.take()?;
+        self.report(executor, observer, None)
+    }
+}
+
+fn poisoned() -> anyhow::Error {
+    anyhow::anyhow!("another worker failed while reporting a path")
+}
+
+fn hand_over(
+    observer: &mut (dyn PathObserver + Send),
+    executor: &Executor,
+    path: FinishedPath<'_>,
+    staged: Option<StagedTest>,
+) -> anyhow::Result<()> {
+    match staged {
+        Some(s) => observer.path_ended_staged(executor, path, s),
+        None => observer.path_ended(executor, path),
+    }
+}
+
+impl PathObserver for Locked<'_, '_> {
+    fn path_ended(&mut self, executor: &Executor, path: FinishedPath<'_>) -> anyhow::Result<()> {
+        let staged = match self.stage {
+            Some(stage) => stage(executor, &path)?,
+            None => None,
+        };
+        let FinishedPath {
+            state,
+            end,
+            inputs,
+            exit_code,
+            stdout,
+            untested,
+        } = path;
+        match state {
+            Cow::Owned(state) => {
+                self.queued.push(Kept {
+                    state,
+                    end,
+                    inputs,
+                    exit_code,
+                    stdout,
+                    untested,
+                    staged,
+                });
+                let observer = match self.queued.len() > MAX_QUEUED {
+                    true => Some(self.take()?),
+                    false => self.try_take()?,
+                };
+                match observer {
+                    Some(observer) => self.report(executor, observer, None),
+                    None => Ok(()),
+                }
+            }
+            // A path pending at a limit: its state is its caller's.
+            Cow::Borrowed(state) => {
+                let path = FinishedPath {
+                    state: Cow::Borrowed(state),
+                    end,
+                    inputs,
+                    exit_code,
+                    stdout,
+                    untested,
+                };
+                let observer = self.take()?;
+                self.report(executor, observer, Some((path, staged)))
+            }
+        }
     }
 }
 
@@ -147,12 +300,7 @@ pub fn work(
         max_instructions: None,
         ..limits.clone()
     };
-    let mut observer = Locked {
-        observer: common.observer,
-        stage: common.stage,
-        waited: Duration::ZERO,
-        held: Duration::ZERO,
-    };
+    let mut observer = Locked::new(common.observer, common.stage);
     let mut recent = VecDeque::with_capacity(RECENT_MODELS);
     let mut cost = ReportCost::default();
     let mut states = States::new();
@@ -173,6 +321,8 @@ pub fn work(
                 Some(id) => id,
                 None => {
                     slot.pending.store(0, Ordering::Relaxed);
+                    // What it kept is reported before it may wait long.
+                    observer.flush(executor)?;
                     let at = Instant::now();
                     let taken = common.pool.take();
                     waited += at.elapsed();
@@ -248,7 +398,7 @@ pub fn work(
             }
         }
     })();
-    if let Err(e) = result {
+    if let Err(e) = result.and_then(|()| observer.flush(executor)) {
         // The other workers stop too; the error is the run's.
         common.pool.halt(EarlyReason::Interrupted);
         return Err(e);
@@ -266,6 +416,7 @@ pub fn work(
             leave_memory: false,
         };
         end_pending(executor, states, &mut ending, &mut observer, common.stop)?;
+        observer.flush(executor)?;
         slot.ended.fetch_add(ending_states, Ordering::Relaxed);
     }
     slot.pending.store(0, Ordering::Relaxed);
@@ -311,4 +462,97 @@ fn give(pool: &Pool, searcher: &mut dyn Searcher, states: &mut States, free_only
         states.insert(s.id, s);
     }
     true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::exec::ExecConfig;
+    use crate::ir::testutil::load_ll;
+    use std::sync::Arc;
+
+    /// Notes the paths reported to it, by their states' ids.
+    struct Ids(Vec<u64>);
+
+    impl PathObserver for Ids {
+        fn path_ended(&mut self, _: &Executor, path: FinishedPath<'_>) -> anyhow::Result<()> {
+            self.0.push(path.state.id);
+            Ok(())
+        }
+    }
+
+    fn executor() -> Executor {
+        let module = load_ll("define i32 @main() {\n  ret i32 0\n}\n");
+        Executor::new(Arc::new(module), ExecConfig::default())
+    }
+
+    fn ended(state: &State, id: u64) -> FinishedPath<'static> {
+        let mut state = state.clone();
+        state.id = id;
+        FinishedPath {
+            state: Cow::Owned(state),
+            end: PathEnd::Silent,
+            inputs: Vec::new(),
+            exit_code: None,
+            stdout: None,
+            untested: false,
+        }
+    }
+
+    #[test]
+    fn a_path_that_finds_the_observer_taken_is_kept_and_reported_next_in_order() {
+        let mut executor = executor();
+        let state = executor.initial_state().expect("initial state");
+        let mut ids = Ids(Vec::new());
+        let observer: Mutex<&mut (dyn PathObserver + Send)> = Mutex::new(&mut ids);
+        let mut locked = Locked::new(&observer, None);
+        let held = observer.lock().expect("free");
+        locked
+            .path_ended(&executor, ended(&state, 1))
+            .expect("kept");
+        locked
+            .path_ended(&executor, ended(&state, 2))
+            .expect("kept");
+        assert_eq!(locked.queued.len(), 2);
+        drop(held);
+        locked
+            .path_ended(&executor, ended(&state, 3))
+            .expect("reported");
+        assert!(locked.queued.is_empty());
+        let held = observer.lock().expect("free");
+        locked
+            .path_ended(&executor, ended(&state, 4))
+            .expect("kept");
+        drop(held);
+        locked.flush(&executor).expect("reported");
+        assert!(locked.queued.is_empty());
+        assert_eq!(ids.0, [1, 2, 3, 4]);
+    }
+
+    #[test]
+    fn a_worker_with_a_full_queue_waits_its_turn_and_loses_nothing() {
+        let mut executor = executor();
+        let state = executor.initial_state().expect("initial state");
+        let mut ids = Ids(Vec::new());
+        let observer: Mutex<&mut (dyn PathObserver + Send)> = Mutex::new(&mut ids);
+        let (taken_tx, taken_rx) = std::sync::mpsc::channel();
+        std::thread::scope(|scope| {
+            scope.spawn(|| {
+                let held = observer.lock().expect("free");
+                taken_tx.send(()).expect("send");
+                std::thread::sleep(Duration::from_millis(50));
+                drop(held);
+            });
+            taken_rx.recv().expect("taken");
+            let mut locked = Locked::new(&observer, None);
+            for id in 0..=MAX_QUEUED as u64 {
+                locked
+                    .path_ended(&executor, ended(&state, id))
+                    .expect("kept or reported");
+            }
+            assert!(locked.queued.is_empty());
+            assert!(locked.waited > Duration::ZERO);
+        });
+        assert_eq!(ids.0, (0..=MAX_QUEUED as u64).collect::<Vec<_>>());
+    }
 }

@@ -61,11 +61,11 @@ impl PathObserver for Outputs<'_> {
         Ok(())
     }
 
-    fn path_ended(&mut self, executor: &Executor, path: &FinishedPath<'_>) -> anyhow::Result<()> {
-        match stage(self.report.config, self.writer.stager(), executor, path)? {
+    fn path_ended(&mut self, executor: &Executor, path: FinishedPath<'_>) -> anyhow::Result<()> {
+        match stage(self.report.config, self.writer.stager(), executor, &path)? {
             Some(staged) => self.path_ended_staged(executor, path, staged),
             None => {
-                self.note_first_error(executor, path);
+                self.note_first_error(executor, &path);
                 if path.untested {
                     // Recorded without a test: a resumed run explores it
                     // again.
@@ -73,7 +73,7 @@ impl PathObserver for Outputs<'_> {
                         self.writer.count_untested(reason.as_str());
                     }
                 }
-                self.recorder.record(executor, path, None);
+                self.recorder.record(executor, &path, None);
                 Ok(())
             }
         }
@@ -82,18 +82,18 @@ impl PathObserver for Outputs<'_> {
     fn path_ended_staged(
         &mut self,
         executor: &Executor,
-        path: &FinishedPath<'_>,
+        path: FinishedPath<'_>,
         mut staged: StagedTest,
     ) -> anyhow::Result<()> {
         // Never an error's: errors always get their files.
         if let Some(test) = staged.take_unwritten() {
             self.writer.count_unwritten(&test);
-            self.recorder.record(executor, path, Some(test));
+            self.recorder.record(executor, &path, Some(test));
             return Ok(());
         }
-        self.note_first_error(executor, path);
+        self.note_first_error(executor, &path);
         let test = self.writer.commit(staged)?;
-        let leaf = self.recorder.record(executor, path, Some(test));
+        let leaf = self.recorder.record(executor, &path, Some(test));
         self.places
             .push(TestPlace::leaf(leaf.unwrap_or(NodeId::ROOT)));
         Ok(())

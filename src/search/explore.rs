@@ -1,6 +1,7 @@
 //! The exploration loop: pick a state, run it to its next fork or end,
 //! report every ended path, and stop cleanly at a limit.
 
+use std::borrow::Cow;
 use std::collections::VecDeque;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -35,8 +36,10 @@ pub struct ExploreConfig {
 
 /// A path that ended, with the concrete inputs that drive a native run down it.
 pub struct FinishedPath<'a> {
-    pub state: &'a State,
-    pub end: &'a PathEnd,
+    /// The path's state: owned where it ended during exploration (so that
+    /// an observer can keep it without a copy), borrowed at a limit.
+    pub state: Cow<'a, State>,
+    pub end: PathEnd,
     /// `(name, bytes)` of each symbolic input, in creation order.
     pub inputs: Vec<(String, Vec<u8>)>,
     /// The exit status of a completed path, as a process would see it.
@@ -49,9 +52,23 @@ pub struct FinishedPath<'a> {
     pub untested: bool,
 }
 
+impl FinishedPath<'_> {
+    /// The same path, holding its own state (a copy where it was borrowed).
+    pub fn into_owned(self) -> FinishedPath<'static> {
+        FinishedPath {
+            state: Cow::Owned(self.state.into_owned()),
+            end: self.end,
+            inputs: self.inputs,
+            exit_code: self.exit_code,
+            stdout: self.stdout,
+            untested: self.untested,
+        }
+    }
+}
+
 /// Whoever wants to hear about ended paths: the test writer, the trie.
 pub trait PathObserver {
-    fn path_ended(&mut self, executor: &Executor, path: &FinishedPath<'_>) -> anyhow::Result<()>;
+    fn path_ended(&mut self, executor: &Executor, path: FinishedPath<'_>) -> anyhow::Result<()>;
 
     /// [`Self::path_ended`] for a path whose test's files a parallel worker
     /// has already written under temporary names (see
@@ -60,7 +77,7 @@ pub trait PathObserver {
     fn path_ended_staged(
         &mut self,
         executor: &Executor,
-        path: &FinishedPath<'_>,
+        path: FinishedPath<'_>,
         staged: crate::testgen::StagedTest,
     ) -> anyhow::Result<()> {
         drop(staged);
@@ -354,7 +371,7 @@ pub(crate) fn advance(
         }
         Step::Ended(end) => {
             searcher.remove(id);
-            finish(executor, &state, end, observer, recent)?;
+            finish(executor, state, end, observer, recent)?;
             return Ok(true);
         }
     }
@@ -427,11 +444,11 @@ pub(crate) fn end_pending(
         let test_fits = fits(tested.of(weight) * 3);
         let with_test = match &known {
             Some(model) if test_fits => {
-                report(executor, &state, end, model, observer)?;
+                report(executor, Cow::Borrowed(&state), end, model, observer)?;
                 true
             }
             _ if stop.hurry() || !test_fits => {
-                report_without_inputs(executor, &state, end, observer, true)?;
+                report_without_inputs(executor, Cow::Borrowed(&state), end, observer, true)?;
                 false
             }
             _ => {
@@ -440,11 +457,18 @@ pub(crate) fn end_pending(
                 solving = at.elapsed();
                 match model {
                     Err(SolverError::Timeout) if finish_by.is_some() => {
-                        report_without_inputs(executor, &state, end, observer, true)?;
+                        report_without_inputs(
+                            executor,
+                            Cow::Borrowed(&state),
+                            end,
+                            observer,
+                            true,
+                        )?;
                         false
                     }
                     model => {
-                        finish_with(executor, &state, end, model, observer, ending.recent)?;
+                        let state = Cow::Borrowed(&state);
+                        finish_with(executor, state, end, model, observer, ending.recent)?;
                         true
                     }
                 }
@@ -507,23 +531,23 @@ fn known_model(recent: &VecDeque<Assignment>, state: &State) -> Option<Assignmen
 /// Reports an ended path with the inputs that reproduce it.
 fn finish(
     executor: &mut Executor,
-    state: &State,
+    state: State,
     end: PathEnd,
     observer: &mut dyn PathObserver,
     recent: &mut VecDeque<Assignment>,
 ) -> anyhow::Result<()> {
     if matches!(end, PathEnd::Silent | PathEnd::Pruned) {
-        return report_without_inputs(executor, state, end, observer, false);
+        return report_without_inputs(executor, Cow::Owned(state), end, observer, false);
     }
-    let model = executor.model(state);
-    finish_with(executor, state, end, model, observer, recent)
+    let model = executor.model(&state);
+    finish_with(executor, Cow::Owned(state), end, model, observer, recent)
 }
 
 /// Reports an ended path with the model found for it (or the reason none
 /// was), and keeps the model for the paths pending at a limit.
 fn finish_with(
     executor: &mut Executor,
-    state: &State,
+    state: Cow<'_, State>,
     end: PathEnd,
     model: Result<Assignment, SolverError>,
     observer: &mut dyn PathObserver,
@@ -553,7 +577,7 @@ fn finish_with(
 /// Reports a path that ended with `model` as its inputs.
 fn report(
     executor: &mut Executor,
-    state: &State,
+    state: Cow<'_, State>,
     end: PathEnd,
     model: &Assignment,
     observer: &mut dyn PathObserver,
@@ -588,9 +612,9 @@ fn report(
     });
     observer.path_ended(
         executor,
-        &FinishedPath {
+        FinishedPath {
             state,
-            end: &end,
+            end,
             inputs,
             exit_code,
             stdout,
@@ -604,16 +628,16 @@ fn report(
 /// (or at a second signal).
 fn report_without_inputs(
     executor: &mut Executor,
-    state: &State,
+    state: Cow<'_, State>,
     end: PathEnd,
     observer: &mut dyn PathObserver,
     untested: bool,
 ) -> anyhow::Result<()> {
     observer.path_ended(
         executor,
-        &FinishedPath {
+        FinishedPath {
             state,
-            end: &end,
+            end,
             inputs: Vec::new(),
             exit_code: None,
             stdout: None,
