@@ -347,10 +347,8 @@ fn bench_tool(setup: &Setup, tool: &str, mode: Mode) -> anyhow::Result<Value> {
         (Some(tree), Some(_)) => {
             let options = ReplayOptions {
                 timeout: Duration::from_secs(20),
-                env: vec![(
-                    "ASAN_OPTIONS".into(),
-                    "detect_leaks=0:allocator_may_return_null=1".into(),
-                )],
+                // The replay's own ASAN_OPTIONS (testgen::native).
+                env: Vec::new(),
                 run_as,
                 // ASan's build is linked dynamically: nothing in the
                 // model's file system would load it.

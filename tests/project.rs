@@ -400,6 +400,9 @@ int main(void) {
   struct utsname u;
   uname(&u);
   printf("host %s %s\n", u.nodename, u.domainname);
+  /* Past the largest object the engine models: refused there, and so in
+     the model's root, whatever this machine would give. */
+  printf("8 GiB %s\n", malloc((size_t)8 << 30) ? "given" : "refused");
   return 3;
 }
 "#,
@@ -424,7 +427,7 @@ int main(void) {
     assert_eq!(
         predicted,
         "/: dev etc tmp\n/etc: passwd\n/tmp: mnemo-replay\ncwd /tmp/mnemo-replay/cwd\n\
-         / -1 /tmp 0 /etc -1\nhost mnemo (none)\n"
+         / -1 /tmp 0 /etc -1\nhost mnemo (none)\n8 GiB refused\n"
     );
     let replay = |model_root| {
         let options = mnemo::testgen::ReplayOptions {

@@ -379,7 +379,7 @@ impl Executor {
 }
 
 /// The largest object mnemo models: 4 GiB.
-pub(crate) const MAX_OBJECT: u64 = 1 << 32;
+pub const MAX_OBJECT: u64 = 1 << 32;
 
 /// `base <= p && p + bytes <= base + size`, as one unsigned range check.
 fn in_bounds(p: &ExprRef, base: u64, size: u64, bytes: u64) -> ExprRef {

@@ -24,6 +24,7 @@ mod syscalls;
 mod tally;
 mod value;
 
+pub use access::MAX_OBJECT;
 pub use budget::{give_back_freed, object_bytes};
 pub(crate) use composing::CallComposer;
 pub use composing::{Composing, ReplayCounters};

@@ -184,7 +184,11 @@ pub fn script(
     .as_bytes()]);
     line(&[b"KTEST_FILE=$here/", &shell_word(record.ktest.as_bytes())]);
     line(&[format!("{POSIX_OBJECTS_ENV}={}", env.objects).as_bytes()]);
-    line(&[b"ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0:allocator_may_return_null=1}"]);
+    line(&[format!(
+        "ASAN_OPTIONS=${{ASAN_OPTIONS:-{}}}",
+        super::native::asan_options()
+    )
+    .as_bytes()]);
     line(&[format!("export KTEST_FILE {POSIX_OBJECTS_ENV} ASAN_OPTIONS").as_bytes()]);
     line(&[b"# A scratch working directory, holding the symbolic files."]);
     line(&[b"scratch=$(mktemp -d) || exit 1"]);

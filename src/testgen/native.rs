@@ -16,6 +16,22 @@ use std::time::{Duration, Instant};
 
 use super::classify::Termination;
 use super::replay::POSIX_OBJECTS_ENV;
+use crate::exec::MAX_OBJECT;
+
+/// Room for a program's own mappings beside one object as large as the
+/// engine models: the address-space limit of a replay in the model's root.
+const ADDRESS_SPACE_HEADROOM: u64 = 1 << 30;
+
+/// ASan's options for a replay: no leak reports (the engine has no notion
+/// of leaks), and null from malloc for a request past the machine's memory
+/// or past the largest object the engine models, as the engine gives,
+/// rather than a report.
+pub(crate) fn asan_options() -> String {
+    format!(
+        "detect_leaks=0:abort_on_error=0:allocator_may_return_null=1:max_allocation_size_mb={}",
+        MAX_OBJECT >> 20
+    )
+}
 
 /// The most of a program's stderr kept: its end, where reports are.
 const STDERR_KEEP: usize = 64 * 1024;
@@ -156,12 +172,7 @@ pub(crate) fn run_one(run: NativeRun<'_>, timeout: Duration) -> std::io::Result<
         .env_clear()
         .env("KTEST_FILE", run.ktest)
         .env(POSIX_OBJECTS_ENV, run.posix_objects.to_string())
-        // A request past ASan's largest allocation gives null, as libc's
-        // malloc does past the machine's memory, rather than a report.
-        .env(
-            "ASAN_OPTIONS",
-            "detect_leaks=0:abort_on_error=0:allocator_may_return_null=1",
-        )
+        .env("ASAN_OPTIONS", asan_options())
         .envs(run.env.iter().map(|(k, v)| (k, v)))
         .stdin(stdin)
         .stdout(Stdio::piped())
@@ -264,6 +275,15 @@ fn enter(root: &CString, cwd: &CString, run_as: Option<(u32, u32)>) -> std::io::
                 MODEL_DOMAINNAME.len(),
             ))?;
         }
+        // The program in the model's root is linked statically, without
+        // ASan (which needs far more address space): an address-space limit
+        // makes a request past the engine's largest object fail as it does
+        // in the engine, whatever the machine's memory and overcommit.
+        let limit = libc::rlimit {
+            rlim_cur: MAX_OBJECT + ADDRESS_SPACE_HEADROOM,
+            rlim_max: MAX_OBJECT + ADDRESS_SPACE_HEADROOM,
+        };
+        check(libc::setrlimit(libc::RLIMIT_AS, &limit))?;
         check(libc::chroot(root.as_ptr()))?;
         check(libc::chdir(cwd.as_ptr()))?;
         if let Some((uid, gid)) = run_as {
