@@ -357,6 +357,39 @@ fn access_answers_for_the_replay_user_from_the_permission_bits_it_gives_the_file
 }
 
 #[test]
+fn a_fork_fails_natively_as_it_does_in_the_engine() {
+    if !root("only root can run a replay as another user") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    // timeout's way: a child runs the command, and a fork that fails is
+    // the tool's own failure (125).
+    let (src, out) = explored(
+        dir.path(),
+        "spawn",
+        "#include <errno.h>\n#include <sys/wait.h>\n#include <unistd.h>\n\
+         int main(void) { int status;\n\
+           pid_t child = fork();\n\
+           if (child < 0) return errno == EAGAIN ? 125 : 124;\n\
+           if (child == 0) _exit(127);\n\
+           waitpid(child, &status, 0);\n\
+           return WEXITSTATUS(status); }\n",
+        &[],
+        &[],
+    );
+    let predicted = std::fs::read_to_string(out.join("tests.json")).unwrap();
+    assert!(predicted.contains("\"exit_code\": 125"), "{predicted}");
+    let toolchain = mnemo::testgen::Toolchain::find().unwrap();
+    let options = mnemo::testgen::ReplayOptions {
+        run_as: Some((65534, 65534)),
+        ..Default::default()
+    };
+    let report = mnemo::testgen::replay_dir_with(&toolchain, &src, &out, &options).unwrap();
+    assert_eq!(report.results.len(), 1);
+    assert!(report.all_match(), "{report}");
+}
+
+#[test]
 fn a_replay_in_the_model_root_finds_the_file_system_the_engine_modelled() {
     if !root("only root can chroot a replay") {
         return;

@@ -164,6 +164,15 @@ pub(crate) fn run_one(run: NativeRun<'_>, timeout: Duration) -> std::io::Result<
             }
         }
     }
+    // The engine's fork fails with EAGAIN, as it does natively for a user
+    // at a limit of one process: set after the user is changed (std
+    // changes it before the hooks), so that the change itself is not
+    // refused. Root is not held to it.
+    // SAFETY: the hook only makes a system call, as is allowed between
+    // fork and exec.
+    unsafe {
+        command.pre_exec(no_other_process);
+    }
     let mut child = command
         .arg0(&run.arg0)
         .args(&run.args)
@@ -293,6 +302,20 @@ fn enter(root: &CString, cwd: &CString, run_as: Option<(u32, u32)>) -> std::io::
         }
     }
     Ok(())
+}
+
+/// Holds the program to one process of its user: a fork it makes fails
+/// with EAGAIN unless it runs as root.
+fn no_other_process() -> std::io::Result<()> {
+    let one = libc::rlimit {
+        rlim_cur: 1,
+        rlim_max: 1,
+    };
+    // SAFETY: setrlimit reads the structure it is given.
+    match unsafe { libc::setrlimit(libc::RLIMIT_NPROC, &one) } {
+        0 => Ok(()),
+        _ => Err(std::io::Error::last_os_error()),
+    }
 }
 
 /// Makes everything in `dir`, but not `dir` itself, belong to `uid` and
