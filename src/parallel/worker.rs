@@ -63,28 +63,25 @@ pub type Stage<'a> =
 /// it, the worker waits its turn. Each holds its state until reported.
 const MAX_QUEUED: usize = 64;
 
-/// An ended path waiting to be reported, its state apart: states are freed
-/// after the observer is let go, as freeing one takes a while.
+/// An ended path waiting to be reported. Its state stays behind when it
+/// is reported, to be freed after the observer is let go, as freeing one
+/// takes a while.
 struct Kept {
-    state: State,
-    end: PathEnd,
-    inputs: Vec<(String, Vec<u8>)>,
-    exit_code: Option<u8>,
-    stdout: Option<Vec<u8>>,
-    untested: bool,
+    path: FinishedPath<'static>,
     staged: Option<StagedTest>,
 }
 
 impl Kept {
-    /// The path to report, borrowing the state, which stays behind.
+    /// The path to report, borrowing the state.
     fn take(&mut self) -> (FinishedPath<'_>, Option<StagedTest>) {
+        let p = &mut self.path;
         let path = FinishedPath {
-            state: Cow::Borrowed(&self.state),
-            end: std::mem::replace(&mut self.end, PathEnd::Silent),
-            inputs: std::mem::take(&mut self.inputs),
-            exit_code: self.exit_code,
-            stdout: self.stdout.take(),
-            untested: self.untested,
+            state: Cow::Borrowed(&*p.state),
+            end: std::mem::replace(&mut p.end, PathEnd::Silent),
+            inputs: std::mem::take(&mut p.inputs),
+            exit_code: p.exit_code,
+            stdout: p.stdout.take(),
+            untested: p.untested,
         };
         (path, self.staged.take())
     }
@@ -200,47 +197,23 @@ impl PathObserver for Locked<'_, '_> {
             Some(stage) => stage(executor, &path)?,
             None => None,
         };
-        let FinishedPath {
-            state,
-            end,
-            inputs,
-            exit_code,
-            stdout,
-            untested,
-        } = path;
-        match state {
-            Cow::Owned(state) => {
-                self.queued.push(Kept {
-                    state,
-                    end,
-                    inputs,
-                    exit_code,
-                    stdout,
-                    untested,
-                    staged,
-                });
-                let observer = match self.queued.len() > MAX_QUEUED {
-                    true => Some(self.take()?),
-                    false => self.try_take()?,
-                };
-                match observer {
-                    Some(observer) => self.report(executor, observer, None),
-                    None => Ok(()),
-                }
-            }
-            // A path pending at a limit: its state is its caller's.
-            Cow::Borrowed(state) => {
-                let path = FinishedPath {
-                    state: Cow::Borrowed(state),
-                    end,
-                    inputs,
-                    exit_code,
-                    stdout,
-                    untested,
-                };
-                let observer = self.take()?;
-                self.report(executor, observer, Some((path, staged)))
-            }
+        // A path pending at a limit: its state is its caller's, and
+        // keeping it would take a copy.
+        if let Cow::Borrowed(_) = path.state {
+            let observer = self.take()?;
+            return self.report(executor, observer, Some((path, staged)));
+        }
+        self.queued.push(Kept {
+            path: path.into_owned(),
+            staged,
+        });
+        let observer = match self.queued.len() > MAX_QUEUED {
+            true => Some(self.take()?),
+            false => self.try_take()?,
+        };
+        match observer {
+            Some(observer) => self.report(executor, observer, None),
+            None => Ok(()),
         }
     }
 }
