@@ -288,11 +288,7 @@ fn enter(root: &CString, cwd: &CString, run_as: Option<(u32, u32)>) -> std::io::
         // ASan (which needs far more address space): an address-space limit
         // makes a request past the engine's largest object fail as it does
         // in the engine, whatever the machine's memory and overcommit.
-        let limit = libc::rlimit {
-            rlim_cur: MAX_OBJECT + ADDRESS_SPACE_HEADROOM,
-            rlim_max: MAX_OBJECT + ADDRESS_SPACE_HEADROOM,
-        };
-        check(libc::setrlimit(libc::RLIMIT_AS, &limit))?;
+        set_limit(libc::RLIMIT_AS, MAX_OBJECT + ADDRESS_SPACE_HEADROOM)?;
         check(libc::chroot(root.as_ptr()))?;
         check(libc::chdir(cwd.as_ptr()))?;
         if let Some((uid, gid)) = run_as {
@@ -307,12 +303,18 @@ fn enter(root: &CString, cwd: &CString, run_as: Option<(u32, u32)>) -> std::io::
 /// Holds the program to one process of its user: a fork it makes fails
 /// with EAGAIN unless it runs as root.
 fn no_other_process() -> std::io::Result<()> {
-    let one = libc::rlimit {
-        rlim_cur: 1,
-        rlim_max: 1,
+    set_limit(libc::RLIMIT_NPROC, 1)
+}
+
+/// Sets both limits of `resource` to `value` (a system call only, as is
+/// allowed between fork and exec).
+fn set_limit(resource: libc::__rlimit_resource_t, value: u64) -> std::io::Result<()> {
+    let limit = libc::rlimit {
+        rlim_cur: value,
+        rlim_max: value,
     };
     // SAFETY: setrlimit reads the structure it is given.
-    match unsafe { libc::setrlimit(libc::RLIMIT_NPROC, &one) } {
+    match unsafe { libc::setrlimit(resource, &limit) } {
         0 => Ok(()),
         _ => Err(std::io::Error::last_os_error()),
     }
