@@ -5,6 +5,7 @@
 //! in the order the engine asked them, so the caches and stores are
 //! exercised the way a run exercises them.
 
+use std::collections::BTreeSet;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -79,6 +80,9 @@ fn every_chain() -> Vec<ChainSpec> {
         .collect()
 }
 
+/// Three factors of a covering array, by index.
+type Triple = (usize, usize, usize);
+
 /// A strength-3 covering array over `bits` two-valued factors and one
 /// factor of `levels` values, as (mask, level) rows. Factor `bits` is the
 /// many-valued one; a row's value for factor `f < bits` is bit `f` of its
@@ -95,14 +99,11 @@ fn covering_rows(bits: usize, levels: usize) -> Vec<(u32, usize)> {
     let size = |f: usize| if f == bits { levels } else { 2 };
     // One uncovered set per triple of factors, of the value combinations
     // no chosen row has yet.
-    let mut uncovered: Vec<(
-        (usize, usize, usize),
-        std::collections::BTreeSet<[usize; 3]>,
-    )> = Vec::new();
+    let mut uncovered: Vec<(Triple, BTreeSet<[usize; 3]>)> = Vec::new();
     for a in 0..factors {
         for b in a + 1..factors {
             for c in b + 1..factors {
-                let mut all = std::collections::BTreeSet::new();
+                let mut all = BTreeSet::new();
                 for x in 0..size(a) {
                     for y in 0..size(b) {
                         for z in 0..size(c) {
@@ -122,7 +123,7 @@ fn covering_rows(bits: usize, levels: usize) -> Vec<(u32, usize)> {
         .collect();
     let cover = |row: (u32, usize), uncovered: &mut Vec<_>| {
         for ((a, b, c), set) in uncovered.iter_mut() {
-            let set: &mut std::collections::BTreeSet<[usize; 3]> = set;
+            let set: &mut BTreeSet<[usize; 3]> = set;
             set.remove(&[value(row, *a), value(row, *b), value(row, *c)]);
         }
     };
