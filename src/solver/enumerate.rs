@@ -1,5 +1,4 @@
-//! Queries whose conjuncts each read at most one symbolic byte, decided by
-//! trying each byte's 256 values.
+//! Queries over few symbolic bytes, decided by trying their values.
 //!
 //! Code that scans its input a byte at a time asks, for each new byte, a
 //! question about it together with what the path learnt of the bytes
@@ -10,11 +9,21 @@
 //! such questions (table lookups at the byte's offset, each a disjunction
 //! over the table's entries) in 2 to 30 ms, mostly unsatisfiable;
 //! evaluating each conjunct for the byte's 256 values, once, and
-//! intersecting the values each allows takes a fraction of that. Any
-//! other query goes on to the next layer.
+//! intersecting the values each allows takes a fraction of that.
+//!
+//! Code that computes on small numbers read as words (`klee_range`, a
+//! count checked against a bound) asks about several bytes at once, often
+//! with division or remainder, which Z3 bit-blasts at the word's full
+//! width: Euclid's gcd on two inputs in 1..=8 took it 70 ms a query. Where
+//! the path bounds each word so that its bytes have few values left, the
+//! layer tries every combination of them, checking each conjunct as soon
+//! as its bytes have values. Any other query goes on to the next layer.
+
+use std::sync::Arc;
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
+use super::interval::{atom_of, ValueSet};
 use super::query::{Answer, Chain, Layer, Query};
 use super::SolverError;
 use crate::expr::{conjuncts, ArrayRef, Assignment, Evaluator, ExprKind, ExprNode, ExprRef};
@@ -23,10 +32,20 @@ use crate::expr::{conjuncts, ArrayRef, Assignment, Evaluator, ExprKind, ExprNode
 /// evaluating them for every value would cost more than Z3 does.
 const MAX_NODES: usize = 4096;
 
+/// Conjuncts reading more bytes than this make their query go on.
+const MAX_BYTES: usize = 16;
+
+/// The most combinations of the values of bytes that conjuncts relate a
+/// query may have and be searched: past it, the search can cost more than
+/// Z3 (a conjunct's evaluation takes a few microseconds, and an
+/// unsatisfiable query tries every combination the conjuncts do not rule
+/// out early).
+const MAX_COMBINATIONS: u64 = 1024;
+
 /// Conjuncts kept before the memo is cleared (memory bound).
 const MEMO_LIMIT: usize = 1 << 18;
 
-/// Decides queries whose conjuncts each read at most one symbolic byte.
+/// Decides queries over few symbolic bytes by trying their values.
 ///
 /// A path's constraints come back in every query along it, so what each
 /// conjunct allows is worked out once and kept: a query is then decided by
@@ -44,27 +63,43 @@ type Byte = (ArrayRef, u64);
 /// A set of byte values, one bit each.
 type Values = [u64; 4];
 
+/// Every byte value.
+const ALL: Values = [u64::MAX; 4];
+
 /// What a conjunct is to this layer.
 #[derive(Clone)]
 enum Conjunct {
-    /// It reads more than one byte, a byte at an offset that depends on
-    /// the input, a byte out of its array, or is too large: the query
-    /// goes on.
+    /// It reads a byte at an offset that depends on the input, a byte out
+    /// of its array, more than [`MAX_BYTES`] bytes, or is too large: the
+    /// query goes on.
     Other,
     /// It reads no symbolic byte: whether it holds.
     Fixed(bool),
     /// It reads one byte: the values of that byte under which it holds.
     Byte(Byte, Values),
+    /// It reads several bytes.
+    Bytes(Arc<Related>),
 }
 
-/// The byte `e` reads, `Ok(None)` for none; `Err(())` when it reads more
-/// than one, a byte at an offset that depends on the input, a byte out
-/// of its array (Z3 leaves those free; evaluation reads them as 0), or
-/// has more than [`MAX_NODES`] nodes.
-fn byte_of(e: &ExprRef) -> Result<Option<Byte>, ()> {
+/// A conjunct that relates several bytes.
+struct Related {
+    expr: ExprRef,
+    /// The bytes it reads, in the order it reads them.
+    bytes: Vec<Byte>,
+    /// Where it compares a word of input bytes with a constant: the word,
+    /// the values it allows the word, and the word's bytes, least
+    /// significant first.
+    bound: Option<(ExprRef, ValueSet, Vec<Byte>)>,
+}
+
+/// The bytes `e` reads; `Err(())` when it reads more than [`MAX_BYTES`],
+/// a byte at an offset that depends on the input, a byte out of its array
+/// (Z3 leaves those free; evaluation reads them as 0), or has more than
+/// [`MAX_NODES`] nodes.
+fn bytes_of(e: &ExprRef) -> Result<Vec<Byte>, ()> {
     let mut seen: FxHashSet<*const ExprNode> = FxHashSet::default();
     let mut stack = vec![e];
-    let mut byte: Option<Byte> = None;
+    let mut bytes: Vec<Byte> = Vec::new();
     let mut nodes = 0;
     while let Some(e) = stack.pop() {
         if e.is_const() || !seen.insert(e.as_ptr()) {
@@ -81,11 +116,12 @@ fn byte_of(e: &ExprRef) -> Result<Option<Byte>, ()> {
                 if at >= u128::from(root.size) {
                     return Err(());
                 }
-                let at = at as u64;
-                match &byte {
-                    None => byte = Some((root.clone(), at)),
-                    Some((a, i)) if std::sync::Arc::ptr_eq(a, root) && *i == at => {}
-                    Some(_) => return Err(()),
+                let byte = (root.clone(), at as u64);
+                if !bytes.iter().any(|b| same(b, &byte)) {
+                    if bytes.len() == MAX_BYTES {
+                        return Err(());
+                    }
+                    bytes.push(byte);
                 }
             }
         }
@@ -95,27 +131,81 @@ fn byte_of(e: &ExprRef) -> Result<Option<Byte>, ()> {
             }
         });
     }
-    Ok(byte)
+    Ok(bytes)
 }
 
-/// What `c` is to the layer: the byte it reads and the values of it under
-/// which it holds, found by trying each.
+fn same(a: &Byte, b: &Byte) -> bool {
+    Arc::ptr_eq(&a.0, &b.0) && a.1 == b.1
+}
+
+/// The input bytes `e` is made of when it is a word of them (bytes read
+/// with no write in between, joined by concatenation), least significant
+/// first.
+fn word_of(e: &ExprRef) -> Option<Vec<Byte>> {
+    match e.kind() {
+        ExprKind::Concat { hi, lo } => {
+            let mut bytes = word_of(lo)?;
+            bytes.extend(word_of(hi)?);
+            Some(bytes)
+        }
+        ExprKind::Read { updates, index } if updates.head.is_none() => {
+            let at = index.as_const()?;
+            (!updates.root.is_constant() && at < u128::from(updates.root.size))
+                .then(|| (updates.root.clone(), at as u64))
+                .map(|b| vec![b])
+        }
+        _ => None,
+    }
+}
+
+/// The values byte `k` (from the least significant) of a word takes over
+/// the word's values `set`.
+fn byte_values(set: &ValueSet, k: usize) -> Values {
+    let mut values = [0u64; 4];
+    for &(lo, hi) in set.ranges() {
+        let (lo, hi) = (lo >> (8 * k), hi >> (8 * k));
+        if hi - lo >= 255 {
+            return ALL;
+        }
+        for v in lo..=hi {
+            let v = (v & 0xff) as usize;
+            values[v / 64] |= 1 << (v % 64);
+        }
+    }
+    values
+}
+
+/// What `c` is to the layer: the bytes it reads and, for one byte, the
+/// values of it under which it holds, found by trying each.
 fn classify(c: &ExprRef) -> Conjunct {
-    match byte_of(c) {
-        Err(()) => Conjunct::Other,
-        Ok(None) => Conjunct::Fixed(Evaluator::new(&Assignment::new()).eval(c) == 1),
-        Ok(Some((array, at))) => {
+    let Ok(bytes) = bytes_of(c) else {
+        return Conjunct::Other;
+    };
+    match bytes.as_slice() {
+        [] => Conjunct::Fixed(Evaluator::new(&Assignment::new()).eval(c) == 1),
+        [(array, at)] => {
             let mut values = [0u64; 4];
-            let mut bytes = vec![0; at as usize + 1];
+            let mut bytes = vec![0; *at as usize + 1];
             for v in 0..=u8::MAX {
-                bytes[at as usize] = v;
+                bytes[*at as usize] = v;
                 let mut a = Assignment::new();
-                a.set(&array, bytes.clone());
+                a.set(array, bytes.clone());
                 if Evaluator::new(&a).eval(c) == 1 {
                     values[usize::from(v / 64)] |= 1 << (v % 64);
                 }
             }
-            Conjunct::Byte((array, at), values)
+            Conjunct::Byte((array.clone(), *at), values)
+        }
+        _ => {
+            let bound = atom_of(c).and_then(|atom| {
+                let word = word_of(&atom.term)?;
+                Some((atom.term, atom.set, word))
+            });
+            Conjunct::Bytes(Arc::new(Related {
+                expr: c.clone(),
+                bytes,
+                bound,
+            }))
         }
     }
 }
@@ -129,6 +219,15 @@ fn least(values: &Values) -> Option<u8> {
         .map(|(i, w)| (i * 64) as u8 + w.trailing_zeros() as u8)
 }
 
+/// The values in `values`, least first.
+fn each(values: &Values) -> impl Iterator<Item = u8> + '_ {
+    (0..=u8::MAX).filter(|v| values[usize::from(v / 64)] & (1 << (v % 64)) != 0)
+}
+
+fn count(values: &Values) -> u64 {
+    values.iter().map(|w| u64::from(w.count_ones())).sum()
+}
+
 /// A model giving `found` and zeros elsewhere, for every array asked for
 /// and every array the query reads.
 fn model(wanted: &[ArrayRef], found: &[(Byte, u8)]) -> Assignment {
@@ -140,13 +239,52 @@ fn model(wanted: &[ArrayRef], found: &[(Byte, u8)]) -> Assignment {
         }
         let mut bytes = vec![0; array.size as usize];
         for ((a, at), v) in found {
-            if std::sync::Arc::ptr_eq(a, array) {
+            if Arc::ptr_eq(a, array) {
                 bytes[*at as usize] = *v;
             }
         }
         m.set(array, bytes);
     }
     m
+}
+
+/// Values for the bytes at `slots` (indices into `found`, whose values
+/// there are replaced) within `domains`, under which every conjunct of
+/// `related` holds; `checks[i]` are the conjuncts whose last byte is the
+/// one at `slots[i]`. Tries the least values first, so the first
+/// combination found is the same on every run.
+fn search(
+    slots: &[usize],
+    domains: &[Values],
+    checks: &[Vec<ExprRef>],
+    found: &mut [(Byte, u8)],
+) -> bool {
+    fn go(
+        i: usize,
+        slots: &[usize],
+        domains: &[Values],
+        checks: &[Vec<ExprRef>],
+        found: &mut [(Byte, u8)],
+    ) -> bool {
+        let Some(&slot) = slots.get(i) else {
+            return true;
+        };
+        for v in each(&domains[slot]) {
+            found[slot].1 = v;
+            if !checks[i].is_empty() {
+                let a = model(&[], found);
+                let mut e = Evaluator::new(&a);
+                if !checks[i].iter().all(|c| e.eval(c) == 1) {
+                    continue;
+                }
+            }
+            if go(i + 1, slots, domains, checks, found) {
+                return true;
+            }
+        }
+        false
+    }
+    go(0, slots, domains, checks, found)
 }
 
 impl EnumerateLayer {
@@ -178,33 +316,97 @@ impl Layer for EnumerateLayer {
         // the model's arrays differently from one run to the next.
         let mut bytes: Vec<(Byte, Values)> = Vec::new();
         let mut slot: FxHashMap<(usize, u64), usize> = FxHashMap::default();
+        let mut slot_of = |byte: &Byte, bytes: &mut Vec<(Byte, Values)>| {
+            let key = (Arc::as_ptr(&byte.0) as usize, byte.1);
+            *slot.entry(key).or_insert_with(|| {
+                bytes.push((byte.clone(), ALL));
+                bytes.len() - 1
+            })
+        };
+        let mut related: Vec<Arc<Related>> = Vec::new();
         let mut holds = true;
         for c in &all {
             match self.conjunct(c) {
                 Conjunct::Other => return next.check(q),
                 Conjunct::Fixed(b) => holds &= b,
                 Conjunct::Byte(byte, values) => {
-                    let key = (std::sync::Arc::as_ptr(&byte.0) as usize, byte.1);
-                    let i = *slot.entry(key).or_insert_with(|| {
-                        bytes.push((byte, [u64::MAX; 4]));
-                        bytes.len() - 1
-                    });
+                    let i = slot_of(&byte, &mut bytes);
                     for (h, v) in bytes[i].1.iter_mut().zip(values) {
                         *h &= v;
                     }
                 }
+                Conjunct::Bytes(r) => {
+                    for b in &r.bytes {
+                        slot_of(b, &mut bytes);
+                    }
+                    related.push(r);
+                }
             }
+        }
+        // The words the conjuncts bound, each with the values all of its
+        // bounds allow, narrow the values of their bytes.
+        let mut words: Vec<(&ExprRef, ValueSet, &[Byte])> = Vec::new();
+        for r in &related {
+            let Some((term, set, word)) = &r.bound else {
+                continue;
+            };
+            match words.iter_mut().find(|(t, _, _)| *t == term) {
+                Some(w) => w.1 = w.1.intersect(set),
+                None => words.push((term, set.clone(), word)),
+            }
+        }
+        for (_, set, word) in &words {
+            for (k, byte) in word.iter().enumerate() {
+                let i = slot_of(byte, &mut bytes);
+                let narrowed = byte_values(set, k);
+                for (h, v) in bytes[i].1.iter_mut().zip(narrowed) {
+                    *h &= v;
+                }
+            }
+        }
+        // The bytes the related conjuncts read, in the order they come,
+        // and each conjunct checked once its last byte has a value.
+        let mut order: Vec<usize> = Vec::new();
+        let mut checks: Vec<Vec<ExprRef>> = Vec::new();
+        let mut combinations: u64 = 1;
+        for r in &related {
+            for b in &r.bytes {
+                let i = slot_of(b, &mut bytes);
+                if !order.contains(&i) {
+                    order.push(i);
+                    checks.push(Vec::new());
+                    combinations = combinations.saturating_mul(count(&bytes[i].1));
+                }
+            }
+            if combinations > MAX_COMBINATIONS {
+                return next.check(q);
+            }
+            let last = r
+                .bytes
+                .iter()
+                .map(|b| {
+                    let i = slot_of(b, &mut bytes);
+                    order.iter().position(|&o| o == i).unwrap_or(0)
+                })
+                .max()
+                .unwrap_or(0);
+            checks[last].push(r.expr.clone());
         }
         next.stats().hit(self.name());
         if !holds {
             return Ok(Answer::Unsat);
         }
         let mut found = Vec::with_capacity(bytes.len());
+        let mut domains = Vec::with_capacity(bytes.len());
         for (byte, values) in bytes {
             let Some(v) = least(&values) else {
                 return Ok(Answer::Unsat);
             };
             found.push((byte, v));
+            domains.push(values);
+        }
+        if !search(&order, &domains, &checks, &mut found) {
+            return Ok(Answer::Unsat);
         }
         Ok(Answer::Sat(q.model.map(|wanted| model(wanted, &found))))
     }
@@ -368,5 +570,150 @@ mod tests {
         ];
         assert!(en.may_be_true(&related, &two).unwrap());
         assert_eq!(en.stats().z3_calls, 4);
+    }
+    /// A little-endian word of `n` bytes of `a`, as a load builds it.
+    fn word(a: &ArrayRef, n: u128) -> expr::ExprRef {
+        (1..n).fold(byte(a, 0), |lo, i| expr::concat(&byte(a, i), &lo))
+    }
+
+    /// `lo <= w <= hi`, signed, as `klee_range` and a bounds check say it.
+    fn within(w: &expr::ExprRef, lo: u128, hi: u128) -> Vec<expr::ExprRef> {
+        vec![
+            expr::sle(&constant(lo, 32), w),
+            expr::sle(w, &constant(hi, 32)),
+        ]
+    }
+
+    /// Remainders and products of two words the path bounds to a few
+    /// values each (Euclid's gcd on inputs in 1..=8): decided by trying
+    /// the combinations, as Z3 decides them, with models that hold.
+    #[test]
+    fn words_bounded_to_few_values_are_searched_without_z3() {
+        use crate::ir::BinOp;
+        let (x, y) = (Array::symbolic("x", 4), Array::symbolic("y", 4));
+        let (a, b) = (word(&x, 4), word(&y, 4));
+        let mut path = within(&a, 1, 8);
+        path.extend(within(&b, 1, 8));
+        let rem = |l: &expr::ExprRef, r: &expr::ExprRef| expr::binary(BinOp::URem, l, r);
+        let c = |v| constant(v, 32);
+        let cases = [
+            // x mod x is 0: the query gcd asks at its assertion.
+            (vec![expr::eq(&a, &b)], expr::ne(&rem(&a, &a), &c(0)), false),
+            (vec![], expr::eq(&rem(&a, &b), &c(3)), true),
+            (vec![], expr::eq(&expr::mul(&a, &b), &c(49)), true),
+            (vec![], expr::eq(&expr::mul(&a, &b), &c(63)), false),
+            // A difference taken twice, as the loop of gcd takes it.
+            (
+                vec![expr::ult(&a, &b)],
+                expr::eq(&rem(&expr::sub(&expr::sub(&b, &a), &a), &a), &c(1)),
+                true,
+            ),
+        ];
+        for (more, cond, want) in cases {
+            let mut constraints = path.clone();
+            constraints.extend(more);
+            let mut z3 = solver("z3");
+            let mut en = solver("enumerate,z3");
+            assert_eq!(
+                z3.may_be_true(&constraints, &cond).unwrap(),
+                want,
+                "{cond:?}"
+            );
+            assert_eq!(
+                en.may_be_true(&constraints, &cond).unwrap(),
+                want,
+                "{cond:?}"
+            );
+            let mut all = constraints.clone();
+            all.push(cond.clone());
+            let m = en.get_model(&all, &[x.clone(), y.clone()]).unwrap();
+            assert_eq!(m.is_some(), want);
+            if let Some(m) = m {
+                let mut e = Evaluator::new(&m);
+                assert!(all.iter().all(|c| e.eval(c) == 1), "{cond:?}");
+            }
+            assert_eq!(en.stats().z3_calls, 0, "{cond:?}");
+        }
+    }
+
+    /// Words with too many combinations left, or with no bound on them,
+    /// go on to Z3, which answers.
+    #[test]
+    fn words_with_many_values_left_go_on_to_z3() {
+        let (x, y) = (Array::symbolic("x", 4), Array::symbolic("y", 4));
+        let (a, b) = (word(&x, 4), word(&y, 4));
+        let mut wide = within(&a, 0, 99);
+        wide.extend(within(&b, 0, 99));
+        let cond = expr::eq(&expr::mul(&a, &b), &constant(77 * 13, 32));
+        let mut en = solver("enumerate,z3");
+        assert!(en.may_be_true(&wide, &cond).unwrap());
+        assert_eq!(en.stats().z3_calls, 1);
+        let unbounded = within(&a, 1, 8);
+        assert!(en.may_be_true(&unbounded, &cond).unwrap());
+        assert_eq!(en.stats().z3_calls, 2);
+    }
+    /// Random expressions over two 4-byte arrays whose bytes the path
+    /// bounds to one to four values each: enumeration (searching where the
+    /// combinations are few, passing the query on where not) answers as Z3
+    /// does, and its models hold.
+    #[test]
+    fn random_expressions_over_bounded_bytes_are_answered_as_z3_answers_them() {
+        use crate::expr::proptests::{build, reference, Env, Gen, ARRAY_SIZE};
+        use rand::{Rng, SeedableRng};
+        let env = Env::new("en");
+        let mut en = solver("enumerate,z3");
+        let mut z3 = solver("z3");
+        let hits = |s: &Solver| s.stats().hits.get("enumerate").copied().unwrap_or(0);
+        let mut searched = 0;
+        for seed in 0..200u64 {
+            let mut g = Gen::new(seed);
+            let w = g.width();
+            let tree = g.gen(w, 1 + (seed % 3) as u32);
+            let e = build(&tree, &env);
+            let mut rng = rand::rngs::SmallRng::seed_from_u64(seed);
+            let n = env.sym.len() * ARRAY_SIZE as usize;
+            let bytes: Vec<u8> = (0..n).map(|_| rng.gen()).collect();
+            let mut path = Vec::new();
+            for (k, arr) in env.sym.iter().enumerate() {
+                for i in 0..ARRAY_SIZE as u128 {
+                    let b = bytes[k * ARRAY_SIZE as usize + i as usize];
+                    let spread = rng.gen_range(0..4u8);
+                    let lo = b.saturating_sub(spread / 2);
+                    path.push(expr::ule(&constant(u128::from(lo), 8), &byte(arr, i)));
+                    path.push(expr::ule(
+                        &byte(arr, i),
+                        &constant(u128::from(lo.saturating_add(spread)), 8),
+                    ));
+                }
+            }
+            // One value the expression takes within the bounds, and one it
+            // may not.
+            let taken = reference(&tree, &env, &bytes);
+            let other = taken ^ u128::from(rng.gen::<u8>() | 1);
+            for v in [taken, other & crate::expr::mask(w)] {
+                let cond = expr::eq(&e, &constant(v, w));
+                let want = z3.may_be_true(&path, &cond).unwrap();
+                let before = hits(&en);
+                assert_eq!(
+                    en.may_be_true(&path, &cond).unwrap(),
+                    want,
+                    "seed {seed}: {e:?}"
+                );
+                if hits(&en) > before && super::bytes_of(&e).is_ok_and(|b| b.len() > 1) {
+                    searched += 1;
+                }
+                let mut all = path.clone();
+                all.push(cond);
+                if let Some(m) = en.get_model(&all, &env.sym).unwrap() {
+                    let mut ev = Evaluator::new(&m);
+                    assert!(all.iter().all(|c| ev.eval(c) == 1), "seed {seed}: {e:?}");
+                }
+            }
+        }
+        assert_eq!(en.stats().bad_models, 0);
+        assert!(
+            searched > 40,
+            "{searched} queries relating bytes were searched"
+        );
     }
 }
