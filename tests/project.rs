@@ -387,6 +387,28 @@ fn a_fork_fails_natively_as_it_does_in_the_engine() {
     let report = mnemo::testgen::replay_dir_with(&toolchain, &src, &out, &options).unwrap();
     assert_eq!(report.results.len(), 1);
     assert!(report.all_match(), "{report}");
+    // Its script holds the program to one process too: run by nobody, with
+    // dash (`ulimit -p`) and with bash (`ulimit -u`), the fork fails.
+    let written = mnemo::testgen::write_commands(&toolchain, &src, &out).unwrap();
+    assert_eq!(written.scripts.len(), 1, "{:?}", written.skipped);
+    let script = out.join("test000001.sh");
+    for d in [dir.path(), out.as_path()] {
+        std::fs::set_permissions(d, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    }
+    for shell in ["dash", "bash"] {
+        let o = std::process::Command::new("setpriv")
+            .args(["--reuid=65534", "--regid=65534", "--clear-groups", shell])
+            .arg(&script)
+            .current_dir("/tmp")
+            .output()
+            .unwrap();
+        assert_eq!(
+            o.status.code(),
+            Some(125),
+            "{shell}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+    }
 }
 
 #[test]

@@ -225,10 +225,15 @@ pub fn script(
         command.extend_from_slice(b" | ");
     }
     // The environment is empty, as the engine's is, but for the replay
-    // library's own variables.
+    // library's own variables. The program is held to one process, so a
+    // fork fails with EAGAIN as in the engine (root is not held to it):
+    // the limit is set in a subshell that then becomes the program, as
+    // the script's own shell could fork nothing more under it. bash names
+    // the limit -u, dash -p.
     command.extend_from_slice(
         format!(
-            "env -i KTEST_FILE=\"$KTEST_FILE\" {POSIX_OBJECTS_ENV}=\"${POSIX_OBJECTS_ENV}\" \
+            "(ulimit -u 1 2>/dev/null || ulimit -p 1 2>/dev/null; \
+             exec env -i KTEST_FILE=\"$KTEST_FILE\" {POSIX_OBJECTS_ENV}=\"${POSIX_OBJECTS_ENV}\" \
              ASAN_OPTIONS=\"$ASAN_OPTIONS\" \"$PROG\""
         )
         .as_bytes(),
@@ -237,6 +242,7 @@ pub fn script(
         command.push(b' ');
         command.extend_from_slice(&shell_word(a));
     }
+    command.push(b')');
     if env.stdin.is_none() {
         command.extend_from_slice(b" < /dev/null");
     } else if stdin_file {
