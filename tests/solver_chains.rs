@@ -121,9 +121,8 @@ fn covering_rows(bits: usize, levels: usize) -> Vec<(u32, usize)> {
     let mut rows: Vec<(u32, usize)> = (0..levels)
         .flat_map(|l| [(0, l), ((1u32 << bits) - 1, l)])
         .collect();
-    let cover = |row: (u32, usize), uncovered: &mut Vec<_>| {
-        for ((a, b, c), set) in uncovered.iter_mut() {
-            let set: &mut BTreeSet<[usize; 3]> = set;
+    let cover = |row: (u32, usize), uncovered: &mut [(Triple, BTreeSet<[usize; 3]>)]| {
+        for ((a, b, c), set) in uncovered {
             set.remove(&[value(row, *a), value(row, *b), value(row, *c)]);
         }
     };

@@ -36,6 +36,18 @@ impl Assignment {
         }
     }
 
+    /// Sets byte `index` of `array`, whose other bytes stay as they were
+    /// (0 if it had none); an index past its end is left out.
+    pub fn set_byte(&mut self, array: &ArrayRef, index: usize, value: u8) {
+        if !self.contains(array) {
+            self.set(array, vec![0; array.size as usize]);
+        }
+        let i = self.index[&key(array)];
+        if let Some(b) = self.entries[i].1.get_mut(index) {
+            *b = value;
+        }
+    }
+
     /// The bytes of `array`, if set.
     pub fn get(&self, array: &ArrayRef) -> Option<&[u8]> {
         self.index
@@ -213,6 +225,19 @@ pub fn arrays_in_all(exprs: &[ExprRef], out: &mut Vec<ArrayRef>) {
 mod tests {
     use super::*;
     use crate::expr::{add, concat, constant, read, sext, ult, zext, Array, UpdateList};
+
+    #[test]
+    fn set_byte_changes_one_byte_and_fills_a_new_array_with_zeros() {
+        let a = Array::symbolic("sb_a", 3);
+        let mut m = Assignment::new();
+        m.set_byte(&a, 1, 7);
+        assert_eq!(m.get(&a), Some(&[0, 7, 0][..]));
+        m.set(&a, vec![1, 2, 3]);
+        m.set_byte(&a, 2, 9);
+        m.set_byte(&a, 3, 5);
+        assert_eq!(m.get(&a), Some(&[1, 2, 9][..]));
+        assert_eq!(m.len(), 1);
+    }
 
     #[test]
     fn eval_reads_assignment_and_updates() {

@@ -185,11 +185,9 @@ fn classify(c: &ExprRef) -> Conjunct {
         [] => Conjunct::Fixed(Evaluator::new(&Assignment::new()).eval(c) == 1),
         [(array, at)] => {
             let mut values = [0u64; 4];
-            let mut bytes = vec![0; *at as usize + 1];
+            let mut a = Assignment::new();
             for v in 0..=u8::MAX {
-                bytes[*at as usize] = v;
-                let mut a = Assignment::new();
-                a.set(array, bytes.clone());
+                a.set_byte(array, *at as usize, v);
                 if Evaluator::new(&a).eval(c) == 1 {
                     values[usize::from(v / 64)] |= 1 << (v % 64);
                 }
@@ -248,43 +246,41 @@ fn model(wanted: &[ArrayRef], found: &[(Byte, u8)]) -> Assignment {
     m
 }
 
-/// Values for the bytes at `slots` (indices into `found`, whose values
-/// there are replaced) within `domains`, under which every conjunct of
-/// `related` holds; `checks[i]` are the conjuncts whose last byte is the
-/// one at `slots[i]`. Tries the least values first, so the first
-/// combination found is the same on every run.
-fn search(
-    slots: &[usize],
-    domains: &[Values],
-    checks: &[Vec<ExprRef>],
-    found: &mut [(Byte, u8)],
-) -> bool {
-    fn go(
-        i: usize,
-        slots: &[usize],
-        domains: &[Values],
-        checks: &[Vec<ExprRef>],
-        found: &mut [(Byte, u8)],
-    ) -> bool {
-        let Some(&slot) = slots.get(i) else {
+/// A search for values of the bytes that conjuncts relate, under which
+/// each of those conjuncts holds.
+struct Search<'a> {
+    /// The bytes searched, as indices into `found`, in the order tried.
+    order: &'a [usize],
+    /// The values each byte of `found` may take.
+    domains: &'a [Values],
+    /// For each byte of `order`, the conjuncts whose last byte it is.
+    checks: &'a [Vec<ExprRef>],
+    /// Every byte of the query with a value: the searched ones' are
+    /// replaced as the search goes.
+    found: &'a mut [(Byte, u8)],
+    /// `found` as an assignment, kept up to date byte by byte.
+    assignment: Assignment,
+}
+
+impl Search<'_> {
+    /// Whether the bytes of `order` from the `i`th on have values under
+    /// which every check holds. Tries the least values first, so the first
+    /// combination found is the same on every run.
+    fn from(&mut self, i: usize) -> bool {
+        let Some(&slot) = self.order.get(i) else {
             return true;
         };
-        for v in each(&domains[slot]) {
-            found[slot].1 = v;
-            if !checks[i].is_empty() {
-                let a = model(&[], found);
-                let mut e = Evaluator::new(&a);
-                if !checks[i].iter().all(|c| e.eval(c) == 1) {
-                    continue;
-                }
-            }
-            if go(i + 1, slots, domains, checks, found) {
+        for v in each(&self.domains[slot]) {
+            let ((array, at), value) = &mut self.found[slot];
+            *value = v;
+            self.assignment.set_byte(array, *at as usize, v);
+            let mut e = Evaluator::new(&self.assignment);
+            if self.checks[i].iter().all(|c| e.eval(c) == 1) && self.from(i + 1) {
                 return true;
             }
         }
         false
     }
-    go(0, slots, domains, checks, found)
 }
 
 impl EnumerateLayer {
@@ -364,32 +360,28 @@ impl Layer for EnumerateLayer {
                 }
             }
         }
-        // The bytes the related conjuncts read, in the order they come,
-        // and each conjunct checked once its last byte has a value.
+        // The bytes the related conjuncts read, in the order they come
+        // (`place` gives each its place in `order`), and each conjunct
+        // checked once its last byte has a value.
+        let mut place: Vec<Option<usize>> = vec![None; bytes.len()];
         let mut order: Vec<usize> = Vec::new();
         let mut checks: Vec<Vec<ExprRef>> = Vec::new();
         let mut combinations: u64 = 1;
         for r in &related {
+            let mut last = 0;
             for b in &r.bytes {
                 let i = slot_of(b, &mut bytes);
-                if !order.contains(&i) {
+                let at = *place[i].get_or_insert_with(|| {
                     order.push(i);
                     checks.push(Vec::new());
                     combinations = combinations.saturating_mul(count(&bytes[i].1));
-                }
+                    order.len() - 1
+                });
+                last = last.max(at);
             }
             if combinations > MAX_COMBINATIONS {
                 return next.check(q);
             }
-            let last = r
-                .bytes
-                .iter()
-                .map(|b| {
-                    let i = slot_of(b, &mut bytes);
-                    order.iter().position(|&o| o == i).unwrap_or(0)
-                })
-                .max()
-                .unwrap_or(0);
             checks[last].push(r.expr.clone());
         }
         next.stats().hit(self.name());
@@ -405,7 +397,15 @@ impl Layer for EnumerateLayer {
             found.push((byte, v));
             domains.push(values);
         }
-        if !search(&order, &domains, &checks, &mut found) {
+        let assignment = model(&[], &found);
+        let mut search = Search {
+            order: &order,
+            domains: &domains,
+            checks: &checks,
+            found: &mut found,
+            assignment,
+        };
+        if !search.from(0) {
             return Ok(Answer::Unsat);
         }
         Ok(Answer::Sat(q.model.map(|wanted| model(wanted, &found))))
