@@ -175,6 +175,12 @@ pub fn explore(
                 .and_then(|initial| worker::work(w, &mut ex, searcher.as_mut(), initial, common));
                 let ended = busy.map(|b| (b, ex.tally()));
                 *others[w - 1].lock().unwrap_or_else(|e| e.into_inner()) = Some(ended);
+                if limits.leave_memory {
+                    // A worker's solver caches hold expressions that every
+                    // worker shares: freeing them takes the interner's
+                    // locks, all workers at once, inside the run's time.
+                    std::mem::forget(ex);
+                }
             });
         }
         let _leave = Leave(&pool);

@@ -386,7 +386,7 @@ pub fn work(
             finish_by,
             cost: &mut cost,
             recent: &mut recent,
-            leave_memory: false,
+            leave_memory: common.limits.leave_memory,
         };
         end_pending(executor, states, &mut ending, &mut observer, common.stop)?;
         observer.flush(executor)?;
