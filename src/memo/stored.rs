@@ -10,11 +10,39 @@ use crate::search::FinishedPath;
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct StoredTest {
     /// `(name, bytes)` of each symbolic input, in creation order.
+    #[serde(with = "inputs_as_bytes")]
     pub inputs: Vec<(String, Vec<u8>)>,
     pub outcome: StoredOutcome,
     /// What a completed path wrote to stdout under these inputs (the
     /// test's `.stdout`); `None` for other paths.
+    #[serde(with = "serde_bytes")]
     pub stdout: Option<Vec<u8>>,
+}
+
+/// A test's inputs with each one's bytes written at once, not byte by
+/// byte: a deep run's trie holds a test in every leaf, and writing their
+/// bytes one call each was most of the time its save took, with no
+/// worker running. Bincode and JSON write the same bytes as for the plain
+/// vectors, so files of either kind read the same.
+mod inputs_as_bytes {
+    use serde::ser::SerializeSeq;
+    use serde::{Deserialize, Deserializer, Serializer};
+    use serde_bytes::{ByteBuf, Bytes};
+
+    pub fn serialize<S: Serializer>(inputs: &[(String, Vec<u8>)], s: S) -> Result<S::Ok, S::Error> {
+        let mut seq = s.serialize_seq(Some(inputs.len()))?;
+        for (name, bytes) in inputs {
+            seq.serialize_element(&(name, Bytes::new(bytes)))?;
+        }
+        seq.end()
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(
+        d: D,
+    ) -> Result<Vec<(String, Vec<u8>)>, D::Error> {
+        let inputs = Vec::<(String, ByteBuf)>::deserialize(d)?;
+        Ok(inputs.into_iter().map(|(n, b)| (n, b.into_vec())).collect())
+    }
 }
 
 /// How the path of a stored test ended.
@@ -72,5 +100,56 @@ impl StoredTest {
             outcome,
             stdout: path.stdout.clone(),
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use bincode::Options;
+    use serde::{Deserialize, Serialize};
+
+    use super::{StoredOutcome, StoredTest};
+    use crate::memo::file::codec;
+
+    /// What `StoredTest` derived before its bytes were written at once.
+    #[derive(Serialize, Deserialize)]
+    struct Plain {
+        inputs: Vec<(String, Vec<u8>)>,
+        outcome: StoredOutcome,
+        stdout: Option<Vec<u8>>,
+    }
+
+    /// Trie files, journals and JSON written either way read the same.
+    #[test]
+    fn a_test_is_written_as_its_plain_fields_were() {
+        let tests = [
+            StoredTest {
+                inputs: vec![("n".into(), vec![1, 0, 0, 200]), ("empty".into(), vec![])],
+                outcome: StoredOutcome::Exit { code: 3 },
+                stdout: Some(b"out\n".to_vec()),
+            },
+            StoredTest {
+                inputs: vec![],
+                outcome: StoredOutcome::Early {
+                    reason: "max-depth".into(),
+                },
+                stdout: None,
+            },
+        ];
+        for t in tests {
+            let plain = Plain {
+                inputs: t.inputs.clone(),
+                outcome: t.outcome.clone(),
+                stdout: t.stdout.clone(),
+            };
+            let bytes = codec().serialize(&t).expect("serializes");
+            assert_eq!(bytes, codec().serialize(&plain).expect("serializes"));
+            let back: StoredTest = codec().deserialize(&bytes).expect("reads back");
+            assert_eq!(back, t);
+            let json = serde_json::to_string(&t).expect("serializes");
+            assert_eq!(json, serde_json::to_string(&plain).expect("serializes"));
+            let back: StoredTest = serde_json::from_str(&json).expect("reads back");
+            assert_eq!(back, t);
+        }
     }
 }
