@@ -24,9 +24,19 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
 /// its end: what is written to it goes to the file renamed into place, not
 /// to one another process may have renamed over it since.
 pub fn create_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<fs::File> {
+    create_atomic_parts(path, &[bytes])
+}
+
+/// [`write_atomic`] for contents given in parts, written one after the
+/// other: a large file need not be joined into one buffer first.
+pub fn write_atomic_parts(path: &Path, parts: &[&[u8]]) -> std::io::Result<()> {
+    create_atomic_parts(path, parts).map(drop)
+}
+
+fn create_atomic_parts(path: &Path, parts: &[&[u8]]) -> std::io::Result<fs::File> {
     let tmp = temporary_for(path);
     let result = (|| {
-        let f = write_new(&tmp, bytes)?;
+        let f = write_new(&tmp, parts)?;
         fs::rename(&tmp, path)?;
         Ok(f)
     })();
@@ -43,7 +53,7 @@ pub fn create_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<fs::File> {
 /// that [`remove_dead_temporaries`] recognises.
 pub fn stage(path: &Path, bytes: &[u8]) -> std::io::Result<PathBuf> {
     let tmp = temporary_for(path);
-    match write_new(&tmp, bytes) {
+    match write_new(&tmp, &[bytes]) {
         Ok(_) => Ok(tmp),
         Err(e) => {
             let _ = fs::remove_file(&tmp);
@@ -69,9 +79,11 @@ fn temporary_for(path: &Path) -> PathBuf {
     ))
 }
 
-fn write_new(path: &Path, bytes: &[u8]) -> std::io::Result<fs::File> {
+fn write_new(path: &Path, parts: &[&[u8]]) -> std::io::Result<fs::File> {
     let mut f = fs::File::create(path)?;
-    f.write_all(bytes)?;
+    for part in parts {
+        f.write_all(part)?;
+    }
     Ok(f)
 }
 
@@ -110,22 +122,35 @@ pub const fn header_len(magic: &[u8]) -> usize {
 /// rather than copied behind one.
 pub fn frame_in_place(bytes: &mut [u8], magic: &[u8], version: u32) -> [u8; 32] {
     let header = header_len(magic);
-    let sum = checksum(&bytes[header..]);
-    bytes[..magic.len()].copy_from_slice(magic);
-    bytes[magic.len()..header - 32].copy_from_slice(&version.to_le_bytes());
-    bytes[header - 32..header].copy_from_slice(&sum);
+    let (head, body) = bytes.split_at_mut(header);
+    head.copy_from_slice(&frame_header(magic, version, &[body]));
+    let mut sum = [0; 32];
+    sum.copy_from_slice(&head[header - 32..]);
     sum
 }
 
+/// [`frame`]'s header for a body given in parts, which follow it in the
+/// file in their order: a large body is written part by part rather than
+/// joined into one buffer first.
+pub fn frame_header(magic: &[u8], version: u32, body: &[&[u8]]) -> Vec<u8> {
+    let mut head = Vec::with_capacity(header_len(magic));
+    head.extend_from_slice(magic);
+    head.extend_from_slice(&version.to_le_bytes());
+    head.extend_from_slice(&checksum(body));
+    head
+}
+
 /// The checksum [`frame`] puts before a body: BLAKE3, on every core for a
-/// large body (a deep run's trie is hundreds of megabytes, hashed while no
-/// worker runs).
-fn checksum(body: &[u8]) -> [u8; 32] {
+/// large part (a deep run's trie is hundreds of megabytes, hashed while no
+/// worker runs). The parts hash as the body they make up.
+fn checksum(body: &[&[u8]]) -> [u8; 32] {
     let mut h = blake3::Hasher::new();
-    if body.len() >= 1 << 20 {
-        h.update_rayon(body);
-    } else {
-        h.update(body);
+    for part in body {
+        if part.len() >= 1 << 20 {
+            h.update_rayon(part);
+        } else {
+            h.update(part);
+        }
     }
     *h.finalize().as_bytes()
 }
@@ -143,7 +168,7 @@ pub fn unframe<'a>(bytes: &'a [u8], magic: &[u8], version: u32) -> Result<&'a [u
         return Err(FrameError::Version(found));
     }
     let body = &bytes[header..];
-    if checksum(body) != bytes[magic.len() + 4..header] {
+    if checksum(&[body]) != bytes[magic.len() + 4..header] {
         return Err(FrameError::Checksum);
     }
     Ok(body)

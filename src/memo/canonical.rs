@@ -31,35 +31,43 @@ impl<'a> CanonicalView<'a> {
     /// order, functions in the order that walk first names them (a node's
     /// point before the blocks of its stretch).
     pub fn new(trie: &'a Trie) -> CanonicalView<'a> {
-        // One walk numbers the nodes and the functions: a deep run's trie
-        // is far larger than the caches, and a second walk over its nodes
-        // cost as much as the first, with no worker running.
-        let mut order = Vec::with_capacity(trie.nodes.len());
-        let mut new_id = vec![NodeId(u32::MAX); trie.nodes.len()];
-        let mut new_func = vec![u32::MAX; trie.funcs.len()];
-        let mut funcs = Vec::new();
-        let mut stack = vec![NodeId::ROOT];
-        while let Some(id) = stack.pop() {
-            new_id[id.index()] = NodeId(order.len() as u32);
-            order.push(id);
-            let n = trie.node(id);
+        let new_id = numbered_in_arena_order(trie).unwrap_or_else(|| numbered_by_walk(trie));
+        let mut order = vec![NodeId(u32::MAX); new_id.iter().filter(|i| i.0 != u32::MAX).count()];
+        for (slot, id) in new_id.iter().enumerate() {
+            if let Some(o) = order.get_mut(id.index()) {
+                *o = NodeId(slot as u32);
+            }
+        }
+        // A function's place is where the canonical walk first names it:
+        // the least (node, place in the node) that names it, the node's
+        // point before the blocks of its stretch.
+        let mut first = vec![(u32::MAX, 0usize); trie.funcs.len()];
+        for (slot, n) in trie.nodes.iter().enumerate() {
+            let at = new_id[slot].0;
+            if at == u32::MAX {
+                continue;
+            }
             let named = n.point.iter().map(|p| p.func);
-            for f in named.chain(n.stretch.iter().map(|&(f, _)| f)) {
-                if let Some(slot) = new_func.get_mut(f as usize) {
-                    if *slot == u32::MAX {
-                        *slot = funcs.len() as u32;
-                        funcs.push(&trie.funcs[f as usize]);
-                    }
+            for (k, f) in named.chain(n.stretch.iter().map(|&(f, _)| f)).enumerate() {
+                if let Some(best) = first.get_mut(f as usize) {
+                    *best = (*best).min((at, k));
                 }
             }
-            stack.extend(n.children.iter().rev().copied());
+        }
+        let mut named: Vec<u32> = (0..trie.funcs.len() as u32)
+            .filter(|&f| first[f as usize].0 != u32::MAX)
+            .collect();
+        named.sort_unstable_by_key(|&f| first[f as usize]);
+        let mut new_func = vec![u32::MAX; trie.funcs.len()];
+        for (rank, &f) in named.iter().enumerate() {
+            new_func[f as usize] = rank as u32;
         }
         CanonicalView {
             trie,
+            funcs: named.iter().map(|&f| &trie.funcs[f as usize]).collect(),
             order,
             new_id,
             new_func,
-            funcs,
         }
     }
 
@@ -73,6 +81,50 @@ impl<'a> CanonicalView<'a> {
     fn func(&self, f: u32) -> u32 {
         self.new_func.get(f as usize).copied().unwrap_or(f)
     }
+}
+
+/// Every reachable node's depth-first number, from two passes over the
+/// arena, when every child sits after its parent there (as nodes are
+/// added): subtree sizes from the last slot up, then each child's number
+/// from its parent's and its elder siblings' sizes. A deep run's trie is
+/// far larger than the caches, and a walk from node to node was most of
+/// the time its numbering took, with no worker running. `None` when a
+/// child sits before its parent.
+fn numbered_in_arena_order(trie: &Trie) -> Option<Vec<NodeId>> {
+    let n = trie.nodes.len();
+    let mut size = vec![1u32; n];
+    for (slot, node) in trie.nodes.iter().enumerate().rev() {
+        for c in &node.children {
+            if c.index() <= slot || c.index() >= n {
+                return None;
+            }
+            size[slot] += size[c.index()];
+        }
+    }
+    let mut new_id = vec![NodeId(u32::MAX); n];
+    new_id[NodeId::ROOT.index()] = NodeId(0);
+    for (slot, node) in trie.nodes.iter().enumerate() {
+        let at = new_id[slot].0;
+        if at == u32::MAX {
+            continue;
+        }
+        let mut next = at + 1;
+        for c in &node.children {
+            new_id[c.index()] = NodeId(next);
+            next += size[c.index()];
+        }
+    }
+    Some(new_id)
+}
+
+/// The same numbers by a depth-first walk, for a trie whose arena does not
+/// keep children after their parents.
+fn numbered_by_walk(trie: &Trie) -> Vec<NodeId> {
+    let mut new_id = vec![NodeId(u32::MAX); trie.nodes.len()];
+    for (i, id) in trie.preorder().into_iter().enumerate() {
+        new_id[id.index()] = NodeId(i as u32);
+    }
+    new_id
 }
 
 /// Field for field what `#[derive(Serialize)]` writes for [`TriePoint`].
@@ -121,52 +173,54 @@ impl CanonicalView<'_> {
     }
 
     /// The bincode bytes of the canonical copy after `front` zero bytes
-    /// (room for a header), with the nodes serialized on every core:
-    /// bincode writes a struct as its fields (the trie's head, then its
-    /// nodes) and a sequence as its length and then its elements, so chunks
-    /// of nodes serialized apart join into the same bytes.
+    /// (room for a header).
     pub fn to_bincode(&self, front: usize) -> Vec<u8> {
-        self.to_bincode_in(front, NODES_PER_CHUNK)
+        let parts = self.to_parts(NODES_PER_CHUNK);
+        let mut out = Vec::with_capacity(front + parts.iter().map(Vec::len).sum::<usize>());
+        out.resize(front, 0);
+        for p in &parts {
+            out.extend_from_slice(p);
+        }
+        out
     }
 
-    fn to_bincode_in(&self, front: usize, chunk: usize) -> Vec<u8> {
+    /// The same bytes in parts, one after the other, the nodes serialized
+    /// on every core: bincode writes a struct as its fields (the trie's
+    /// head, then its nodes) and a sequence as its length and then its
+    /// elements, so chunks of nodes serialized apart join into the same
+    /// bytes.
+    pub fn bincode_parts(&self) -> Vec<Vec<u8>> {
+        self.to_parts(NODES_PER_CHUNK)
+    }
+
+    fn to_parts(&self, chunk: usize) -> Vec<Vec<u8>> {
         #[derive(Serialize)]
         struct Head<'h> {
             recorded: &'h Recorded,
             funcs: &'h [&'h String],
         }
-        let chunks: Vec<Vec<u8>> = self
-            .order
-            .par_chunks(chunk.max(1))
-            .map(|ids| {
-                let mut bytes = Vec::new();
-                for id in ids {
-                    codec()
-                        .serialize_into(&mut bytes, &self.node(*id))
-                        .expect("a trie node always serializes");
-                }
-                bytes
-            })
-            .collect();
-        let head = codec()
+        let mut head = codec()
             .serialize(&Head {
                 recorded: &self.trie.recorded,
                 funcs: &self.funcs,
             })
             .expect("a trie's head always serializes");
         // A sequence's length is written as the number it is.
-        let len = codec()
-            .serialize(&(self.order.len() as u64))
+        codec()
+            .serialize_into(&mut head, &(self.order.len() as u64))
             .expect("a number serializes");
-        let size = front + head.len() + len.len() + chunks.iter().map(Vec::len).sum::<usize>();
-        let mut out = Vec::with_capacity(size);
-        out.resize(front, 0);
-        out.extend_from_slice(&head);
-        out.extend_from_slice(&len);
-        for c in &chunks {
-            out.extend_from_slice(c);
-        }
-        out
+        let chunks = self.order.par_chunks(chunk.max(1)).map(|ids| {
+            let mut bytes = Vec::new();
+            for id in ids {
+                codec()
+                    .serialize_into(&mut bytes, &self.node(*id))
+                    .expect("a trie node always serializes");
+            }
+            bytes
+        });
+        let mut parts = vec![head];
+        parts.par_extend(chunks);
+        parts
     }
 }
 
@@ -200,10 +254,100 @@ mod tests {
         t.nodes[at.index()].end = Some(End::Completed);
         let view = CanonicalView::new(&t);
         let whole = codec().serialize(&t.canonical()).expect("serializes");
+        let framed = view.to_bincode(3);
+        assert_eq!(&framed[..3], &[0, 0, 0]);
+        assert_eq!(&framed[3..], &whole[..]);
         for chunk in [1, 2, 100] {
-            let bytes = view.to_bincode_in(3, chunk);
-            assert_eq!(&bytes[..3], &[0, 0, 0]);
-            assert_eq!(&bytes[3..], &whole[..], "chunks of {chunk}");
+            let bytes = view.to_parts(chunk).concat();
+            assert_eq!(bytes, whole, "chunks of {chunk}");
+        }
+    }
+
+    /// A trie grown in a random order: at each step a random node that
+    /// has no point yet gets one, naming one of five functions, with up to
+    /// three taken alternatives; its stretch names two more.
+    fn grown(seed: u64, steps: usize) -> Trie {
+        let mut rng = seed;
+        let mut next = move |n: usize| {
+            rng = rng
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            ((rng >> 33) as usize) % n.max(1)
+        };
+        let mut t = Trie::new(Recorded::default());
+        let funcs: Vec<u32> = (0..5).map(|i| t.intern_func(&format!("f{i}"))).collect();
+        let mut open = vec![NodeId::ROOT];
+        for _ in 0..steps {
+            if open.is_empty() {
+                break;
+            }
+            let at = open.swap_remove(next(open.len()));
+            let alts = 1 + next(3);
+            t.nodes[at.index()].point = Some(TriePoint {
+                func: funcs[next(5)],
+                site: next(100) as u32,
+                line: 0,
+                alts: vec![
+                    Alt {
+                        payload: 0,
+                        feasible: true,
+                    };
+                    alts
+                ],
+            });
+            t.nodes[at.index()].stretch = vec![(funcs[next(5)], 1), (funcs[next(5)], 2)];
+            for via in (0..alts as u32).filter(|_| next(4) > 0) {
+                open.push(t.add_child(at, via));
+            }
+        }
+        t
+    }
+
+    /// The same trie with its arena slots but the root's reversed: every
+    /// child now sits before its parent.
+    fn reversed(t: &Trie) -> Trie {
+        let n = t.nodes.len();
+        let slot = |id: NodeId| {
+            if id == NodeId::ROOT {
+                id
+            } else {
+                NodeId((n - id.index()) as u32)
+            }
+        };
+        let mut u = t.clone();
+        for (i, node) in t.nodes.iter().enumerate() {
+            let mut moved = node.clone();
+            moved.parent = node.parent.map(slot);
+            moved.children = node.children.iter().map(|&c| slot(c)).collect();
+            u.nodes[slot(NodeId(i as u32)).index()] = moved;
+        }
+        u
+    }
+
+    /// Numbering by the arena's order, by a walk where the arena's order
+    /// does not allow it, and with a subtree cut out of the trie, gives the
+    /// bytes of the canonical copy.
+    #[test]
+    fn the_view_numbers_nodes_and_functions_as_the_canonical_copy_does() {
+        for seed in 0..20 {
+            let mut t = grown(seed, 200);
+            if let Some(&cut) = t.nodes[0].children.first() {
+                // A regression plan leaves cut nodes in the arena.
+                t.nodes[0].children.retain(|&c| c != cut);
+            }
+            let whole = codec().serialize(&t.canonical()).expect("serializes");
+            assert_eq!(
+                numbered_in_arena_order(&t),
+                Some(numbered_by_walk(&t)),
+                "seed {seed}"
+            );
+            assert_eq!(CanonicalView::new(&t).to_bincode(0), whole, "seed {seed}");
+            let r = reversed(&t);
+            if r.nodes.len() > 2 {
+                assert_eq!(numbered_in_arena_order(&r), None, "seed {seed}");
+            }
+            let whole = codec().serialize(&r.canonical()).expect("serializes");
+            assert_eq!(CanonicalView::new(&r).to_bincode(0), whole, "seed {seed}");
         }
     }
 }

@@ -221,7 +221,10 @@ pub fn load(path: &Path) -> Result<Trie, TrieFileError> {
 /// journal, which the file holds now. Returns how many nodes it wrote.
 pub fn save(trie: &Trie, path: &Path) -> Result<u64, TrieFileError> {
     let view = CanonicalView::new(trie);
-    write(path, &encode_view(&view))?;
+    let body = view.bincode_parts();
+    let body: Vec<&[u8]> = body.iter().map(Vec::as_slice).collect();
+    let head = crate::files::frame_header(MAGIC, FORMAT_VERSION, &body);
+    write_parts(path, &[&[head.as_slice()], body.as_slice()].concat())?;
     match std::fs::remove_file(journal_path(path)) {
         Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(TrieFileError::Io {
             doing: "remove",
@@ -234,6 +237,11 @@ pub fn save(trie: &Trie, path: &Path) -> Result<u64, TrieFileError> {
 
 /// Writes the bytes of a trie file atomically, creating its directory.
 pub fn write(path: &Path, bytes: &[u8]) -> Result<(), TrieFileError> {
+    write_parts(path, &[bytes])
+}
+
+/// [`write`] for a file's bytes in parts, one after the other.
+fn write_parts(path: &Path, parts: &[&[u8]]) -> Result<(), TrieFileError> {
     let io = |error| TrieFileError::Io {
         doing: "write",
         path: path.to_path_buf(),
@@ -242,5 +250,5 @@ pub fn write(path: &Path, bytes: &[u8]) -> Result<(), TrieFileError> {
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir).map_err(io)?;
     }
-    crate::files::write_atomic(path, bytes).map_err(io)
+    crate::files::write_atomic_parts(path, parts).map_err(io)
 }
