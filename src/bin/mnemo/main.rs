@@ -1,7 +1,6 @@
 //! The `mnemo` command line: a thin layer over the library.
 
 use std::path::PathBuf;
-use std::process::ExitCode;
 
 use anyhow::Context;
 use clap::Parser;
@@ -37,31 +36,40 @@ const EXIT_CHECK_FAILED: u8 = 1;
 /// and `--resume` goes on.
 const EXIT_LIMIT: u8 = 3;
 
-fn main() -> ExitCode {
-    match real_main() {
-        Ok(code) => code,
-        Err(e) => {
-            eprintln!("mnemo: error: {e:#}");
-            ExitCode::from(EXIT_ERROR)
-        }
-    }
+/// The exit status of a command that did what was asked.
+const EXIT_OK: u8 = 0;
+
+fn main() {
+    let status = real_main().unwrap_or_else(|e| {
+        eprintln!("mnemo: error: {e:#}");
+        EXIT_ERROR
+    });
+    // Every file is written, synced and closed, and every value the command
+    // made is dropped (or left to the OS on purpose). Exit handlers would
+    // only free what the OS frees anyway: mimalloc collects every heap page
+    // by page and LLVM and Z3 run their destructors, a tenth of a second
+    // after a deep run that the whole call waits for.
+    let _ = std::io::Write::flush(&mut std::io::stdout());
+    // SAFETY: no other thread touches anything a handler would finish;
+    // `_exit` ends them all with the process.
+    unsafe { libc::_exit(i32::from(status)) }
 }
 
 /// The exit status of a run: 128 + the signal's number when a signal
 /// stopped it (as a shell reports a process the signal killed), 3 when a
 /// limit did, else 0 (errors found in the program are results, not
 /// failures of mnemo).
-fn run_status(stats: &RunStats, stop: &StopRequest) -> ExitCode {
+fn run_status(stats: &RunStats, stop: &StopRequest) -> u8 {
     if let Some(code) = stop.exit_code() {
-        return ExitCode::from(code);
+        return code;
     }
     if stats.stopped_by.is_some() {
-        return ExitCode::from(EXIT_LIMIT);
+        return EXIT_LIMIT;
     }
-    ExitCode::SUCCESS
+    EXIT_OK
 }
 
-fn real_main() -> anyhow::Result<ExitCode> {
+fn real_main() -> anyhow::Result<u8> {
     let cli = Cli::parse();
     match cli.command {
         Command::Cc {
@@ -72,17 +80,17 @@ fn real_main() -> anyhow::Result<ExitCode> {
             let toolchain = Toolchain::find()?;
             let output = output.unwrap_or_else(|| source.with_extension("bc"));
             toolchain.compile_bitcode(&source, &output, &clang_args)?;
-            Ok(ExitCode::SUCCESS)
+            Ok(EXIT_OK)
         }
         Command::CcProject { args } => {
             mnemo::project::ProjectCc::find()?.run(&args)?;
-            Ok(ExitCode::SUCCESS)
+            Ok(EXIT_OK)
         }
         Command::Extract { program, output } => {
             let output = output.unwrap_or_else(|| program.with_extension("bc"));
             let n = mnemo::project::ProjectCc::find()?.extract(&program, &output)?;
             eprintln!("mnemo: {} object(s) linked into {}", n, output.display());
-            Ok(ExitCode::SUCCESS)
+            Ok(EXIT_OK)
         }
         Command::Run(a) => {
             let stop = signal_handlers()?;
@@ -142,7 +150,7 @@ fn real_main() -> anyhow::Result<ExitCode> {
             };
             let report = mnemo::batch::write_shards(&config, shards, &out, packing, &stop)?;
             print!("{report}");
-            Ok(ExitCode::SUCCESS)
+            Ok(EXIT_OK)
         }
         Command::Worker {
             url,
@@ -161,7 +169,7 @@ fn real_main() -> anyhow::Result<ExitCode> {
             };
             let report = mnemo::cluster::work(&config, &stop)?;
             eprint!("{report}");
-            Ok(ExitCode::SUCCESS)
+            Ok(EXIT_OK)
         }
         Command::Merge {
             outputs,
@@ -171,13 +179,13 @@ fn real_main() -> anyhow::Result<ExitCode> {
             let stats = mnemo::batch::merge(&outputs, &memo, &output_dir)?;
             eprint!("{}", stats.summary());
             eprintln!("mnemo: output in {}", output_dir.display());
-            Ok(ExitCode::SUCCESS)
+            Ok(EXIT_OK)
         }
         Command::Summary {
             what: SummaryCommand::Show { memo, function },
         } => {
             print!("{}", mnemo::compose::show::show(&memo, &function)?);
-            Ok(ExitCode::SUCCESS)
+            Ok(EXIT_OK)
         }
         Command::Trie { what } => {
             let (path, text) = match what {
@@ -197,7 +205,7 @@ fn real_main() -> anyhow::Result<ExitCode> {
             };
             let _ = path;
             print!("{text}");
-            Ok(ExitCode::SUCCESS)
+            Ok(EXIT_OK)
         }
         Command::Certify {
             program,
@@ -218,21 +226,21 @@ fn real_main() -> anyhow::Result<ExitCode> {
             })?;
             print!("{report}");
             Ok(if report.holds() {
-                ExitCode::SUCCESS
+                EXIT_OK
             } else {
-                ExitCode::from(EXIT_CHECK_FAILED)
+                EXIT_CHECK_FAILED
             })
         }
         Command::CheckLoad { program } => {
             mnemo::ir::load_module(&program, &[])?;
-            Ok(ExitCode::SUCCESS)
+            Ok(EXIT_OK)
         }
         Command::Ktest { files } => {
             for f in files {
                 let k = KTest::read(&f).with_context(|| format!("cannot read {}", f.display()))?;
                 print!("{}", k.to_text(&f.display().to_string()));
             }
-            Ok(ExitCode::SUCCESS)
+            Ok(EXIT_OK)
         }
         Command::Replay {
             source,
@@ -254,9 +262,9 @@ fn real_main() -> anyhow::Result<ExitCode> {
                     .map_or_else(|| "SCRIPT".into(), |p| p.display().to_string())
             );
             Ok(if report.skipped.is_empty() {
-                ExitCode::SUCCESS
+                EXIT_OK
             } else {
-                ExitCode::from(EXIT_CHECK_FAILED)
+                EXIT_CHECK_FAILED
             })
         }
         Command::Replay {
@@ -268,9 +276,9 @@ fn real_main() -> anyhow::Result<ExitCode> {
             let report = replay_dir(&toolchain, &source, &output_dir)?;
             print!("{report}");
             Ok(if report.all_match() {
-                ExitCode::SUCCESS
+                EXIT_OK
             } else {
-                ExitCode::from(EXIT_CHECK_FAILED)
+                EXIT_CHECK_FAILED
             })
         }
     }
@@ -278,7 +286,7 @@ fn real_main() -> anyhow::Result<ExitCode> {
 
 /// `mnemo run --shard FILE`: the shard's options, this command line's
 /// output directory, workers and stores.
-fn run_shard(a: RunArgs, shard: &std::path::Path, stop: &StopRequest) -> anyhow::Result<ExitCode> {
+fn run_shard(a: RunArgs, shard: &std::path::Path, stop: &StopRequest) -> anyhow::Result<u8> {
     let program = match &a.program {
         Some(p) => p.clone(),
         None => mnemo::parallel::shard::Shard::read(shard)?.program,
@@ -389,7 +397,7 @@ fn load_trie(path: &std::path::Path) -> anyhow::Result<mnemo::memo::Trie> {
 
 /// `--deepen A:STEP:B`: one memoized run per bound, the last into the
 /// output directory; the others' tests live on in the trie.
-fn deepen(mut config: RunConfig, d: Deepen, stop: &StopRequest) -> anyhow::Result<ExitCode> {
+fn deepen(mut config: RunConfig, d: Deepen, stop: &StopRequest) -> anyhow::Result<u8> {
     let memo = config
         .memo_dir
         .clone()
@@ -397,7 +405,7 @@ fn deepen(mut config: RunConfig, d: Deepen, stop: &StopRequest) -> anyhow::Resul
     config.memo_dir = Some(memo.clone());
     let output = config.output_dir.clone();
     let bounds = d.bounds();
-    let mut status = ExitCode::SUCCESS;
+    let mut status = EXIT_OK;
     for (i, bound) in bounds.iter().enumerate() {
         let last = i + 1 == bounds.len();
         let scratch = memo.join(format!(".depth-{bound}"));
