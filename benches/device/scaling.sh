@@ -39,7 +39,7 @@ set -o pipefail
 # at run time the subjects and their order (SUBJECTS, of those compiled)
 # and their depths (DEPTHS: NAME:DEPTH ...).
 SUBJECTS=${SUBJECTS:-"testsuite/svcomp_nested_loops:25 benches/programs/parallel/wbs_run:23
-benches/programs/parallel/bintree_run:20 testsuite/paper_gcd:56"}
+benches/programs/parallel/bintree_run:20 benches/programs/parallel/sum_run:20"}
 ALL_TESTS_SUBJECT=${ALL_TESTS_SUBJECT:-wbs_run:21}
 
 bundle() {
