@@ -103,11 +103,7 @@ pub enum FrameError {
 /// framed this way, so a damaged or foreign file is refused before its body
 /// is read.
 pub fn frame(magic: &[u8], version: u32, body: &[u8]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(header_len(magic) + body.len());
-    out.resize(header_len(magic), 0);
-    out.extend_from_slice(body);
-    frame_in_place(&mut out, magic, version);
-    out
+    [frame_header(magic, version, &[body]).as_slice(), body].concat()
 }
 
 /// The length of [`frame`]'s header for `magic`: the magic, the version,
@@ -123,9 +119,8 @@ pub const fn header_len(magic: &[u8]) -> usize {
 pub fn frame_in_place(bytes: &mut [u8], magic: &[u8], version: u32) -> [u8; 32] {
     let header = header_len(magic);
     let (head, body) = bytes.split_at_mut(header);
-    head.copy_from_slice(&frame_header(magic, version, &[body]));
-    let mut sum = [0; 32];
-    sum.copy_from_slice(&head[header - 32..]);
+    let sum = checksum(&[body]);
+    head.copy_from_slice(&header_of(magic, version, &sum));
     sum
 }
 
@@ -133,11 +128,11 @@ pub fn frame_in_place(bytes: &mut [u8], magic: &[u8], version: u32) -> [u8; 32] 
 /// file in their order: a large body is written part by part rather than
 /// joined into one buffer first.
 pub fn frame_header(magic: &[u8], version: u32, body: &[&[u8]]) -> Vec<u8> {
-    let mut head = Vec::with_capacity(header_len(magic));
-    head.extend_from_slice(magic);
-    head.extend_from_slice(&version.to_le_bytes());
-    head.extend_from_slice(&checksum(body));
-    head
+    header_of(magic, version, &checksum(body))
+}
+
+fn header_of(magic: &[u8], version: u32, sum: &[u8; 32]) -> Vec<u8> {
+    [magic, &version.to_le_bytes(), sum].concat()
 }
 
 /// The checksum [`frame`] puts before a body: BLAKE3, on every core for a

@@ -172,20 +172,8 @@ impl CanonicalView<'_> {
         }
     }
 
-    /// The bincode bytes of the canonical copy after `front` zero bytes
-    /// (room for a header).
-    pub fn to_bincode(&self, front: usize) -> Vec<u8> {
-        let parts = self.to_parts(NODES_PER_CHUNK);
-        let mut out = Vec::with_capacity(front + parts.iter().map(Vec::len).sum::<usize>());
-        out.resize(front, 0);
-        for p in &parts {
-            out.extend_from_slice(p);
-        }
-        out
-    }
-
-    /// The same bytes in parts, one after the other, the nodes serialized
-    /// on every core: bincode writes a struct as its fields (the trie's
+    /// The bincode bytes of the canonical copy in parts, one after the
+    /// other, the nodes serialized on every core: bincode writes a struct as its fields (the trie's
     /// head, then its nodes) and a sequence as its length and then its
     /// elements, so chunks of nodes serialized apart join into the same
     /// bytes.
@@ -254,9 +242,7 @@ mod tests {
         t.nodes[at.index()].end = Some(End::Completed);
         let view = CanonicalView::new(&t);
         let whole = codec().serialize(&t.canonical()).expect("serializes");
-        let framed = view.to_bincode(3);
-        assert_eq!(&framed[..3], &[0, 0, 0]);
-        assert_eq!(&framed[3..], &whole[..]);
+        assert_eq!(view.bincode_parts().concat(), whole);
         for chunk in [1, 2, 100] {
             let bytes = view.to_parts(chunk).concat();
             assert_eq!(bytes, whole, "chunks of {chunk}");
@@ -341,13 +327,21 @@ mod tests {
                 Some(numbered_by_walk(&t)),
                 "seed {seed}"
             );
-            assert_eq!(CanonicalView::new(&t).to_bincode(0), whole, "seed {seed}");
+            assert_eq!(
+                CanonicalView::new(&t).bincode_parts().concat(),
+                whole,
+                "seed {seed}"
+            );
             let r = reversed(&t);
             if r.nodes.len() > 2 {
                 assert_eq!(numbered_in_arena_order(&r), None, "seed {seed}");
             }
             let whole = codec().serialize(&r.canonical()).expect("serializes");
-            assert_eq!(CanonicalView::new(&r).to_bincode(0), whole, "seed {seed}");
+            assert_eq!(
+                CanonicalView::new(&r).bincode_parts().concat(),
+                whole,
+                "seed {seed}"
+            );
         }
     }
 }

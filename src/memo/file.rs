@@ -67,13 +67,18 @@ pub fn trie_path(memo_dir: &Path, program: &str) -> PathBuf {
 /// The bytes of a trie file: its nodes numbered in depth-first order, so
 /// that two runs that found the same paths give equal files.
 pub fn encode(trie: &Trie) -> Vec<u8> {
-    encode_view(&CanonicalView::new(trie))
+    framed(&CanonicalView::new(trie)).concat()
 }
 
-fn encode_view(view: &CanonicalView<'_>) -> Vec<u8> {
-    let mut bytes = view.to_bincode(HEADER);
-    crate::files::frame_in_place(&mut bytes, MAGIC, FORMAT_VERSION);
-    bytes
+/// The bytes of a trie file in parts, one after the other: the header,
+/// then the body as `view` serializes it, which a large trie need not
+/// join into one buffer to be written.
+fn framed(view: &CanonicalView<'_>) -> Vec<Vec<u8>> {
+    let body = view.bincode_parts();
+    let slices: Vec<&[u8]> = body.iter().map(Vec::as_slice).collect();
+    let mut parts = vec![crate::files::frame_header(MAGIC, FORMAT_VERSION, &slices)];
+    parts.extend(body);
+    parts
 }
 
 /// A trie file's bytes and its body's checksum, with the nodes numbered as
@@ -221,10 +226,8 @@ pub fn load(path: &Path) -> Result<Trie, TrieFileError> {
 /// journal, which the file holds now. Returns how many nodes it wrote.
 pub fn save(trie: &Trie, path: &Path) -> Result<u64, TrieFileError> {
     let view = CanonicalView::new(trie);
-    let body = view.bincode_parts();
-    let body: Vec<&[u8]> = body.iter().map(Vec::as_slice).collect();
-    let head = crate::files::frame_header(MAGIC, FORMAT_VERSION, &body);
-    write_parts(path, &[&[head.as_slice()], body.as_slice()].concat())?;
+    let parts = framed(&view);
+    write_parts(path, &parts.iter().map(Vec::as_slice).collect::<Vec<_>>())?;
     match std::fs::remove_file(journal_path(path)) {
         Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(TrieFileError::Io {
             doing: "remove",

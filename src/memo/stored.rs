@@ -21,8 +21,7 @@ pub struct StoredTest {
 
 /// A test's inputs with each one's bytes written at once, not byte by
 /// byte: a deep run's trie holds a test in every leaf, and writing their
-/// bytes one call each was most of the time its save took, with no
-/// worker running. Bincode and JSON write the same bytes as for the plain
+/// bytes one call each took a tenth of its save, with no worker running. Bincode and JSON write the same bytes as for the plain
 /// vectors, so files of either kind read the same.
 mod inputs_as_bytes {
     use serde::ser::SerializeSeq;
