@@ -8,7 +8,7 @@ use super::end::{EarlyReason, ErrorKind, PathEnd};
 use super::executor::{Exec, Executor, Flow, NO_TARGET};
 use super::memory::{AllocKind, MemoryObject, ObjectState};
 use super::natives::Native;
-use super::state::{function_address, function_at, Frame, State, NULL_PAGE};
+use super::state::{function_address, function_at, Frame, Registers, State, NULL_PAGE};
 use super::value::Value;
 use crate::expr::{self, ExprRef};
 use crate::ir::{Arg, BinOp, BlockId, Callee, FuncId, InstId, Module, Reg, SiteId};
@@ -91,9 +91,9 @@ impl Executor {
         }
         let entry = body.block(BlockId(0)).body_start;
         self.enter_block(state, func, BlockId(0));
-        state.stack.push(Frame {
+        state.push_frame(Frame {
             func,
-            regs,
+            regs: Registers::new(regs),
             pc: entry,
             allocas: varargs.into_iter().collect(),
             ret_dst,
@@ -105,7 +105,7 @@ impl Executor {
 
     /// Returns from the current frame with an optional value.
     pub(crate) fn return_from(&mut self, state: &mut State, value: Option<Value>) -> Exec<()> {
-        let frame = state.stack.pop().expect("a running state has a frame");
+        let frame = state.pop_frame().expect("a running state has a frame");
         for a in &frame.allocas {
             state.memory.remove(*a);
         }
@@ -127,7 +127,7 @@ impl Executor {
             }
             Some(caller) => {
                 if let (Some(dst), Some(v)) = (frame.ret_dst, value) {
-                    caller.regs[dst.index()] = v;
+                    caller.regs.set(dst, v);
                 }
                 let (f, pc) = (caller.func, caller.pc);
                 if let Some(b) = self
@@ -211,7 +211,7 @@ impl Executor {
         let result = self.call_native(state, native, &f.name, &values, ret_width)?;
         let fr = state.frame_mut();
         if let (Some(d), Some(v)) = (dst, result) {
-            fr.regs[d.index()] = v;
+            fr.regs.set(d, v);
         }
         fr.pc = InstId(pc.0 + 1);
         Ok(())

@@ -633,7 +633,7 @@ impl Executor {
             stack: Vec::new(),
             memory: Default::default(),
             constraints: Arc::new(Vec::new()),
-            symbolics,
+            symbolics: Arc::new(symbolics),
             path: imbl::Vector::new(),
             depth: 0,
             stopped_at: None,
@@ -707,7 +707,7 @@ impl Executor {
     ) -> crate::expr::ArrayRef {
         let unique = format!("{}#{}", name, state.symbolics.len());
         let array = expr::Array::symbolic(&unique, size);
-        state.symbolics.push(super::state::Symbolic {
+        Arc::make_mut(&mut state.symbolics).push(super::state::Symbolic {
             name: name.to_string(),
             array: array.clone(),
         });

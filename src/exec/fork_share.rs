@@ -147,7 +147,7 @@ impl Executor {
     /// Keeps a copy of `state`, at a choice point of `site` where it was
     /// cut, if the sample draws it: taken up again, it forks there over
     /// every alternative but `taken`, which its path has explored.
-    pub(super) fn keep_cut(&mut self, state: &State, site: SiteId, taken: usize) {
+    pub(super) fn keep_cut(&mut self, state: &mut State, site: SiteId, taken: usize) {
         if !self.budget.below(KEEP_BELOW) {
             return;
         }

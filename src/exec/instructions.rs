@@ -19,7 +19,7 @@ impl Executor {
     #[inline]
     pub(super) fn operand(&self, frame: &Frame, op: Operand) -> Value {
         match op {
-            Operand::Reg(r) => frame.regs[r.index()].clone(),
+            Operand::Reg(r) => frame.regs.get(r).clone(),
             Operand::Const(c) => self.consts[c.index()].clone(),
         }
     }
@@ -357,7 +357,7 @@ impl Executor {
                 let v = self.intrinsic(state, *kind, *width, &args)?;
                 let fr = state.frame_mut();
                 if let (Some(d), Some(v)) = (dst, v) {
-                    fr.regs[d.index()] = v;
+                    fr.regs.set(*d, v);
                 }
                 fr.pc = InstId(pc.0 + 1);
             }
@@ -419,7 +419,7 @@ impl Executor {
     #[inline]
     fn set_and_advance(&self, state: &mut State, dst: Reg, v: Value) {
         let fr = state.frame_mut();
-        fr.regs[dst.index()] = v;
+        fr.regs.set(dst, v);
         fr.pc = InstId(fr.pc.0 + 1);
     }
 
@@ -453,7 +453,7 @@ impl Executor {
                 }
             }
             for (dst, v) in values {
-                fr.regs[dst.index()] = v;
+                fr.regs.set(dst, v);
             }
         }
         fr.pc = block.body_start;

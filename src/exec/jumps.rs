@@ -48,8 +48,8 @@ impl Executor {
         }
         let fr = state.frame_mut();
         if let Some(d) = dst {
-            let width = fr.regs[d.index()].width();
-            fr.regs[d.index()] = Value::concrete(0, width);
+            let width = fr.regs.get(d).width();
+            fr.regs.set(d, Value::concrete(0, width));
         }
         fr.pc = InstId(pc.0 + 1);
         Ok(())
@@ -100,7 +100,7 @@ impl Executor {
             }
         };
         while state.stack.len() > depth {
-            let frame = state.stack.pop().expect("deeper than the target");
+            let frame = state.pop_frame().expect("deeper than the target");
             for a in &frame.allocas {
                 state.memory.remove(*a);
             }
@@ -108,8 +108,8 @@ impl Executor {
         }
         let fr = state.frame_mut();
         if let Some(d) = dst {
-            let width = fr.regs[d.index()].width();
-            fr.regs[d.index()] = self.resize(&value, width, false);
+            let width = fr.regs.get(d).width();
+            fr.regs.set(d, self.resize(&value, width, false));
         }
         let next = InstId(pc.0 + 1);
         state.frame_mut().pc = next;

@@ -35,7 +35,7 @@ pub use executor::{Executor, Step, FIXED_ADDRESS, NO_TARGET};
 pub use guide::{Guidance, Guide, GuideCounters, GuideNode, Next};
 pub use memory::{AddressSpace, AllocKind, MemoryObject, ObjectState};
 pub use natives::Native;
-pub use state::{Alt, Decision, Forced, Frame, Point, State, Stretch, Symbolic};
+pub use state::{Alt, Decision, Forced, Frame, Point, Registers, State, Stretch, Symbolic};
 pub use syscalls::NOBODY;
 pub use tally::Tally;
 pub use value::{Byte, Value};

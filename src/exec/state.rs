@@ -2,7 +2,8 @@
 //!
 //! States are cheap to fork and `Send` (DESIGN.md, invariant 3): memory is a
 //! persistent map of copy-on-write objects, constraints are shared until a
-//! fork appends to them, and no solver object lives here.
+//! fork appends to them, a frame's registers are shared until the path
+//! writes one, and no solver object lives here.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -43,7 +44,7 @@ pub fn function_at(addr: u64, num_functions: usize) -> Option<FuncId> {
 #[derive(Clone, Debug)]
 pub struct Frame {
     pub func: FuncId,
-    pub regs: Vec<Value>,
+    pub regs: Registers,
     /// The next instruction to execute.
     pub pc: InstId,
     /// Stack objects to release when the frame returns.
@@ -54,6 +55,77 @@ pub struct Frame {
     pub call_site: Option<InstId>,
     /// The object holding the variadic arguments, if any.
     pub varargs: Option<u64>,
+}
+
+/// A frame's registers. The innermost frame owns its registers and writes
+/// them in place; a caller's, which nothing writes until the callee
+/// returns, are shared between the paths a fork makes. At -O0 every
+/// instruction's result is a register, about 1,900 of them on a typical
+/// coreutils stack, and a path that forks deep in a call chain would
+/// otherwise copy them all into each of tens of thousands of pending
+/// paths.
+#[derive(Clone, Debug)]
+pub struct Registers(Held);
+
+#[derive(Clone, Debug)]
+enum Held {
+    Own(Vec<Value>),
+    Shared(Arc<Vec<Value>>),
+}
+
+impl Registers {
+    pub fn new(values: Vec<Value>) -> Registers {
+        Registers(Held::Own(values))
+    }
+
+    #[inline]
+    pub fn get(&self, r: Reg) -> &Value {
+        match &self.0 {
+            Held::Own(v) => &v[r.index()],
+            Held::Shared(v) => &v[r.index()],
+        }
+    }
+
+    /// Sets one register. Registers another path may share (after a fork,
+    /// or a caller's written by a `longjmp`) are first made this frame's
+    /// own: taken back if the other path has let go of them, copied if not.
+    #[inline]
+    pub fn set(&mut self, r: Reg, v: Value) {
+        if let Held::Shared(_) = self.0 {
+            self.own();
+        }
+        if let Held::Own(regs) = &mut self.0 {
+            regs[r.index()] = v;
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        match &self.0 {
+            Held::Own(v) => v.len(),
+            Held::Shared(v) => v.len(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The frame now has a callee: its registers are shared from here on.
+    fn share(&mut self) {
+        if let Held::Own(v) = &mut self.0 {
+            self.0 = Held::Shared(Arc::new(std::mem::take(v)));
+        }
+    }
+
+    /// Makes the registers this frame's own: taken back if no other path
+    /// shares them, copied if one does.
+    fn own(&mut self) {
+        if let Held::Shared(_) = self.0 {
+            if let Held::Shared(v) = std::mem::replace(&mut self.0, Held::Own(Vec::new())) {
+                self.0 = Held::Own(Arc::try_unwrap(v).unwrap_or_else(|v| (*v).clone()));
+            }
+        }
+    }
 }
 
 /// A symbolic input of the path, in creation order (the ktest's objects).
@@ -161,7 +233,9 @@ pub struct State {
     pub stack: Vec<Frame>,
     pub memory: AddressSpace,
     pub constraints: Arc<Vec<ExprRef>>,
-    pub symbolics: Vec<Symbolic>,
+    /// Shared by the paths a fork makes: inputs are made rarely, and each
+    /// name would otherwise be copied at every fork.
+    pub symbolics: Arc<Vec<Symbolic>>,
     /// Every decision taken so far at a choice point whose answer was not
     /// constant, feasible alternatives recorded: the path in the run's trie.
     pub path: imbl::Vector<Decision>,
@@ -252,7 +326,13 @@ impl State {
 
     /// A copy of this state to take another alternative of a fork, as state
     /// `id`: the new coverage so far stays to this state's credit.
-    pub fn fork_child(&self, id: u64) -> State {
+    pub fn fork_child(&mut self, id: u64) -> State {
+        // The innermost frame's registers too are shared, until the first
+        // of the two paths to write one copies them: a child pending in the
+        // searcher holds no copy of its own.
+        if let Some(frame) = self.stack.last_mut() {
+            frame.regs.share();
+        }
         let mut child = self.clone();
         child.id = id;
         child.covered_new = false;
@@ -265,6 +345,21 @@ impl State {
 
     pub fn frame_mut(&mut self) -> &mut Frame {
         self.stack.last_mut().expect("a running state has a frame")
+    }
+
+    /// Calls into `frame`: the caller's registers are shared from here on
+    /// (nothing writes them until the callee returns).
+    pub fn push_frame(&mut self, frame: Frame) {
+        if let Some(caller) = self.stack.last_mut() {
+            caller.regs.share();
+        }
+        self.stack.push(frame);
+    }
+
+    /// Leaves the innermost frame (its caller's registers are made its
+    /// own again at their first write).
+    pub fn pop_frame(&mut self) -> Option<Frame> {
+        self.stack.pop()
     }
 
     pub fn add_constraint(&mut self, c: ExprRef) {
@@ -309,5 +404,71 @@ impl State {
         let addr = *next;
         *next += (size.max(1) + RED_ZONE + 15) & !15;
         addr
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn regs(values: &[u128]) -> Registers {
+        Registers::new(values.iter().map(|&v| Value::concrete(v, 32)).collect())
+    }
+
+    fn read(r: &Registers) -> Vec<u128> {
+        (0..r.len() as u32)
+            .map(|i| r.get(Reg(i)).as_concrete().expect("concrete"))
+            .collect()
+    }
+
+    fn shares_with(a: &Registers, b: &Registers) -> bool {
+        match (&a.0, &b.0) {
+            (Held::Shared(x), Held::Shared(y)) => Arc::ptr_eq(x, y),
+            _ => false,
+        }
+    }
+
+    #[test]
+    fn a_fork_shares_registers_until_each_path_writes_its_own() {
+        let mut parent = regs(&[1, 2, 3]);
+        parent.share();
+        let mut child = parent.clone();
+        assert!(shares_with(&parent, &child), "the fork copies nothing");
+
+        parent.set(Reg(0), Value::concrete(10, 32));
+        assert_eq!(read(&parent), [10, 2, 3]);
+        assert_eq!(
+            read(&child),
+            [1, 2, 3],
+            "the pending path sees its own values"
+        );
+
+        // The parent made a copy, so the child's registers are its alone
+        // and are taken back rather than copied.
+        let Held::Shared(before) = &child.0 else {
+            panic!("still shared")
+        };
+        let buffer = before.as_ptr();
+        child.set(Reg(2), Value::concrete(30, 32));
+        let Held::Own(after) = &child.0 else {
+            panic!("owned after a write")
+        };
+        assert_eq!(after.as_ptr(), buffer);
+        assert_eq!(read(&child), [1, 2, 30]);
+        assert_eq!(read(&parent), [10, 2, 3]);
+    }
+
+    #[test]
+    fn a_caller_frame_stays_shared_across_its_callees_forks() {
+        // Two paths forked inside a callee share the caller's registers;
+        // the return value each writes into the caller stays its own.
+        let mut caller = regs(&[7, 0]);
+        caller.share();
+        let mut a = caller.clone();
+        let mut b = caller;
+        a.set(Reg(1), Value::concrete(1, 32));
+        b.set(Reg(1), Value::concrete(2, 32));
+        assert_eq!(read(&a), [7, 1]);
+        assert_eq!(read(&b), [7, 2]);
     }
 }
