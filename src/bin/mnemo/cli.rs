@@ -163,10 +163,6 @@ pub(crate) enum Command {
         #[command(subcommand)]
         what: SummaryCommand,
     },
-    /// Read a program's bitcode and nothing else (run in a child process by
-    /// `run`: LLVM's reader aborts the process on some corrupt bitcode).
-    #[command(hide = true)]
-    CheckLoad { program: PathBuf },
 }
 
 #[derive(Subcommand)]

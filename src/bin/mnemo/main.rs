@@ -10,7 +10,9 @@ use mnemo::stats::RunStats;
 use mnemo::stop::StopRequest;
 use mnemo::testgen::{replay_dir, write_commands, KTest, Toolchain};
 
+mod check;
 mod cli;
+use check::check_loadable;
 use cli::{Cli, Command, Deepen, PackingArg, RunArgs, SummaryCommand, TrieCommand};
 
 // The engine makes and drops small objects all the time (expression nodes,
@@ -231,10 +233,6 @@ fn real_main() -> anyhow::Result<u8> {
                 EXIT_CHECK_FAILED
             })
         }
-        Command::CheckLoad { program } => {
-            mnemo::ir::load_module(&program, &[])?;
-            Ok(EXIT_OK)
-        }
         Command::Ktest { files } => {
             for f in files {
                 let k = KTest::read(&f).with_context(|| format!("cannot read {}", f.display()))?;
@@ -439,41 +437,4 @@ fn deepen(mut config: RunConfig, d: Deepen, stop: &StopRequest) -> anyhow::Resul
     }
     eprintln!("mnemo: output in {}", output.display());
     Ok(status)
-}
-
-/// Reads the program once in a child process, so that bitcode LLVM's reader
-/// cannot survive gives an error message here instead of ending mnemo.
-/// A load error the reader reports normally is left to the real load, and
-/// so is a child that Ctrl-C (sent to the whole process group) ended: the
-/// run then stops at once, as asked.
-fn check_loadable(program: &std::path::Path, stop: &StopRequest) -> anyhow::Result<()> {
-    let exe = std::env::current_exe().context("cannot find mnemo's own executable")?;
-    let out = std::process::Command::new(exe)
-        .arg("check-load")
-        .arg(program)
-        .output()
-        .context("cannot start a child process to check the program")?;
-    if let Some(signal) = std::os::unix::process::ExitStatusExt::signal(&out.status) {
-        if stop.reason().is_some() {
-            return Ok(());
-        }
-        let detail = String::from_utf8_lossy(&out.stderr);
-        let last = detail
-            .lines()
-            .rev()
-            .find(|l| !l.trim().is_empty())
-            .unwrap_or("")
-            .trim()
-            .to_string();
-        let what = if last.is_empty() {
-            format!("signal {signal}")
-        } else {
-            last
-        };
-        anyhow::bail!(
-            "{} is malformed: LLVM's bitcode reader crashed on it ({what})",
-            program.display()
-        );
-    }
-    Ok(())
 }
