@@ -486,6 +486,8 @@ const DUMPER: &str = r#"
 #include <string.h>
 #include <sys/stat.h>
 
+extern char **environ;
+
 static void hex(FILE *f) {
   int c;
   while ((c = fgetc(f)) != EOF)
@@ -509,6 +511,12 @@ int main(int argc, char **argv) {
   }
   printf("stdin ");
   hex(stdin);
+  for (char **v = environ; *v; v++) {
+    printf("env ");
+    for (size_t j = 0; j < strlen(*v); j++)
+      printf("%02x", (unsigned char)(*v)[j]);
+    printf("\n");
+  }
   return 0;
 }
 "#;
@@ -551,9 +559,14 @@ mod quoting {
             contents in hostile(1),
             perms in 0u32..0o1000,
             stdin in prop::option::of(hostile(1)),
+            vars in prop::collection::btree_map("[A-Z_][A-Z_0-9]{0,3}", "[\\PC'\"$`\\\\\n=]{0,8}", 0..3),
         ) {
             let max_len = 14;
             let mut args = vec!["prog.bc".to_string()];
+            // Given in reverse: the environment is sorted by name.
+            for (name, value) in vars.iter().rev() {
+                args.extend(["--env".to_string(), format!("{name}={value}")]);
+            }
             let mut objects = Vec::new();
             for (i, a) in sym_args.iter().enumerate() {
                 args.extend(["--sym-arg".to_string(), max_len.to_string()]);
@@ -588,6 +601,11 @@ mod quoting {
             }
             want += &format!("A {:o} {}\n", perms | 0o400, hex(&contents));
             want += &format!("stdin {}\n", hex(stdin.as_deref().unwrap_or(&[])));
+            // Only the test's variables: the replay library takes its own
+            // out of the environment before main.
+            for (name, value) in &vars {
+                want += &format!("env {}\n", hex(format!("{name}={value}").as_bytes()));
+            }
             for shell in ["sh", "bash"] {
                 let o = Command::new(shell)
                     .arg(&path)

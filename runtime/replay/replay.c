@@ -27,6 +27,25 @@ static struct ktest test;
 static int test_loaded;
 static uint32_t next_object;
 
+/* This library's own variables, taken out of the program's environment
+ * before main: the engine's program sees only what the test's `--env`
+ * options give, and so must the native one (`env` prints its whole
+ * environment). ASan has read its options by now. */
+static const char *ktest_file, *posix_objects;
+
+static const char *take_variable(const char *name) {
+  const char *value = getenv(name);
+  char *copy = value ? strdup(value) : NULL;
+  unsetenv(name);
+  return copy;
+}
+
+__attribute__((constructor)) static void take_own_variables(void) {
+  ktest_file = take_variable("KTEST_FILE");
+  posix_objects = take_variable("MNEMO_POSIX_OBJECTS");
+  free((void *)take_variable("ASAN_OPTIONS"));
+}
+
 static void fail(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
 
 static void fail(const char *fmt, ...) {
@@ -41,7 +60,7 @@ static void fail(const char *fmt, ...) {
 }
 
 static void skip_environment_objects(const char *path) {
-  const char *text = getenv("MNEMO_POSIX_OBJECTS");
+  const char *text = posix_objects;
   char *end;
   unsigned long n;
   if (text == NULL || *text == '\0')
@@ -54,7 +73,7 @@ static void skip_environment_objects(const char *path) {
 }
 
 static void load_test(void) {
-  const char *path = getenv("KTEST_FILE");
+  const char *path = ktest_file;
   FILE *f;
   unsigned char *data = NULL;
   size_t size = 0, cap = 0;

@@ -1,6 +1,9 @@
 //! KLEE's POSIX options in a program's arguments (`--sym-arg N`,
 //! `--sym-args MIN MAX N`, `--sym-files NUM N`, `--sym-stdin N`,
-//! `--sym-stdout`) and the symbolic objects they make.
+//! `--sym-stdout`) and the symbolic objects they make, and mnemo's `--env
+//! NAME=VALUE`, a variable of the program's environment (which is empty
+//! otherwise; KLEE gives the program its own). A test's command line keeps
+//! them all, so that its replay recreates the same environment.
 //!
 //! The options are expanded inside the run, before `main`, by the runtime's
 //! C code (`runtime/musl/src/mnemo_posix.c`), in the order KLEE's
@@ -58,6 +61,8 @@ pub enum PosixArgsError {
 /// The symbolic environment a program's arguments ask for.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct PosixArgs {
+    /// The names `--env` gives a value, in order.
+    pub vars: Vec<String>,
     /// Symbolic arguments at most (all `--sym-arg` and `--sym-args` MAX).
     pub max_sym_args: u32,
     pub files: u32,
@@ -76,6 +81,7 @@ fn option_of(arg: &str) -> Option<&str> {
         "sym-files",
         "sym-stdin",
         "sym-stdout",
+        "env",
         "save-all-writes",
         "fd-fail",
         "max-fail",
@@ -214,6 +220,28 @@ impl PosixArgs {
                     env.sym_stdout = true;
                     0
                 }
+                "env" => {
+                    let var = args.get(k + 1).ok_or_else(|| PosixArgsError::Missing {
+                        option: name.to_string(),
+                        expects: "NAME=VALUE",
+                        position: k,
+                    })?;
+                    let bad = |message| PosixArgsError::OutOfRange {
+                        option: name.to_string(),
+                        message,
+                        position: k + 1,
+                    };
+                    let var_name = match var.split_once('=') {
+                        Some((n, _)) if !n.is_empty() => n,
+                        _ => return Err(bad(format!("`{var}` is not NAME=VALUE"))),
+                    };
+                    // A replay's environment holds a name once.
+                    if env.vars.iter().any(|v| v == var_name) {
+                        return Err(bad(format!("{var_name} is given twice")));
+                    }
+                    env.vars.push(var_name.to_string());
+                    1
+                }
                 _ => {
                     return Err(PosixArgsError::Unsupported {
                         option: name.to_string(),
@@ -325,6 +353,7 @@ mod tests {
         assert_eq!(
             env,
             PosixArgs {
+                vars: Vec::new(),
                 max_sym_args: 3,
                 files: 2,
                 file_len: 8,
@@ -332,6 +361,43 @@ mod tests {
                 sym_stdout: true
             }
         );
+    }
+
+    #[test]
+    fn an_environment_variable_is_one_name_and_value() {
+        let env = parse("--env TERM=xterm -l --env EMPTY= --sym-stdin 2").expect("valid");
+        assert_eq!(
+            env,
+            Some(PosixArgs {
+                vars: vec!["TERM".into(), "EMPTY".into()],
+                stdin_len: 2,
+                ..PosixArgs::default()
+            })
+        );
+        // Alone it still asks for the runtime's start, which makes the
+        // environment.
+        assert_eq!(
+            parse("--env A=b=c"),
+            Ok(Some(PosixArgs {
+                vars: vec!["A".into()],
+                ..PosixArgs::default()
+            }))
+        );
+        let e = parse("--env A=1 --env A=2").unwrap_err();
+        assert!(e.to_string().contains("A is given twice"), "{e}");
+        let e = parse("x --env =value").unwrap_err();
+        assert!(e.to_string().contains("not NAME=VALUE"), "{e}");
+        assert!(
+            matches!(
+                parse("x --env novalue"),
+                Err(PosixArgsError::OutOfRange { position: 2, .. })
+            ),
+            "a variable needs its ="
+        );
+        assert!(matches!(
+            parse("x --env"),
+            Err(PosixArgsError::Missing { position: 1, .. })
+        ));
     }
 
     #[test]

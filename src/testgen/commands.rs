@@ -224,8 +224,8 @@ pub fn script(
         command.extend_from_slice(&printf_format(stdin));
         command.extend_from_slice(b" | ");
     }
-    // The environment is empty, as the engine's is, but for the replay
-    // library's own variables. The program is held to one process, so a
+    // The environment is the test's `--env` variables, as in the engine,
+    // and the replay library's own. The program is held to one process, so a
     // fork fails with EAGAIN as in the engine (root is not held to it):
     // the limit is set in a subshell that then becomes the program, as
     // the script's own shell could fork nothing more under it. bash names
@@ -234,10 +234,15 @@ pub fn script(
         format!(
             "(ulimit -u 1 2>/dev/null || ulimit -p 1 2>/dev/null; \
              exec env -i KTEST_FILE=\"$KTEST_FILE\" {POSIX_OBJECTS_ENV}=\"${POSIX_OBJECTS_ENV}\" \
-             ASAN_OPTIONS=\"$ASAN_OPTIONS\" \"$PROG\""
+             ASAN_OPTIONS=\"$ASAN_OPTIONS\""
         )
         .as_bytes(),
     );
+    for (name, value) in &env.vars {
+        command.push(b' ');
+        command.extend_from_slice(&shell_word(&[name.as_slice(), b"=", value].concat()));
+    }
+    command.extend_from_slice(b" \"$PROG\"");
     for a in &env.args {
         command.push(b' ');
         command.extend_from_slice(&shell_word(a));

@@ -48,6 +48,9 @@ pub(crate) struct NativeRun<'a> {
     pub(crate) ktest: &'a Path,
     pub(crate) posix_objects: usize,
     pub(crate) stdin: Stdin,
+    /// The program's environment, as the test's `--env` options gave it.
+    pub(crate) vars: Vec<(OsString, OsString)>,
+    /// The replay's own variables, after the program's.
     pub(crate) env: &'a [(OsString, OsString)],
     pub(crate) run_as: Option<(u32, u32)>,
     /// A directory to chroot into first; `binary`, `cwd` and `ktest` are
@@ -184,9 +187,11 @@ pub(crate) fn run_one(run: NativeRun<'_>, timeout: Duration) -> std::io::Result<
     let mut child = command
         .arg0(&run.arg0)
         .args(&run.args)
-        // The engine's programs run with an empty environment: natively,
-        // `printenv HOME` or a locale from LANG would answer otherwise.
+        // The engine's programs run with no environment but what `--env`
+        // gives: natively, `printenv HOME` or a locale from LANG would
+        // answer otherwise.
         .env_clear()
+        .envs(run.vars.iter().map(|(k, v)| (k, v)))
         .env("KTEST_FILE", run.ktest)
         .env(POSIX_OBJECTS_ENV, run.posix_objects.to_string())
         .env("ASAN_OPTIONS", asan_options())

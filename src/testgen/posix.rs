@@ -91,6 +91,10 @@ pub struct PosixEnv {
     pub stdin_type: StdinType,
     /// Whether `--sym-stdout` was given.
     pub sym_stdout: bool,
+    /// The program's environment, from `--env NAME=VALUE`, sorted by name
+    /// as the engine's runtime sorts it (empty, as in the engine, without
+    /// it).
+    pub vars: Vec<(Vec<u8>, Vec<u8>)>,
     /// How many of the test's leading objects describe the environment;
     /// the program's own `klee_make_symbolic` inputs follow them.
     pub objects: usize,
@@ -303,6 +307,16 @@ impl PosixEnv {
                     env.sym_stdout = true;
                     k += 1;
                 }
+                "-env" | "env" => {
+                    let var = args.get(k + 1).ok_or_else(|| bad("expects NAME=VALUE"))?;
+                    let (name, value) = var
+                        .split_once('=')
+                        .filter(|(name, _)| !name.is_empty())
+                        .ok_or_else(|| bad("expects NAME=VALUE"))?;
+                    env.vars
+                        .push((name.as_bytes().to_vec(), value.as_bytes().to_vec()));
+                    k += 2;
+                }
                 _ => {
                     env.args.push(c_string(args[k].as_bytes()));
                     k += 1;
@@ -341,6 +355,7 @@ impl PosixEnv {
         {
             objs.take_sized(MODEL_VERSION, 4)?;
         }
+        env.vars.sort();
         env.objects = objs.next;
         Ok(env)
     }

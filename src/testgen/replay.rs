@@ -313,6 +313,11 @@ fn replay_one(
                 StdinType::Pipe => Stdin::Pipe(bytes),
             },
         },
+        vars: env
+            .vars
+            .into_iter()
+            .map(|(name, value)| (OsString::from_vec(name), OsString::from_vec(value)))
+            .collect(),
         env: &options.env,
         run_as: options.run_as,
         root: root.map(|r| r.dir.as_path()),

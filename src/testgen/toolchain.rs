@@ -216,7 +216,12 @@ impl Toolchain {
         args.push("-I".into());
         args.push(self.include_dir().into());
         args.push(src.into());
+        // Whole, so that its constructor, which takes its own variables out
+        // of the program's environment, is there even in a program that
+        // asks the library for no input.
+        args.push("-Wl,--whole-archive".into());
         args.push(lib.into());
+        args.push("-Wl,--no-whole-archive".into());
         args.push("-lm".into());
         args.push("-o".into());
         args.push(out.into());

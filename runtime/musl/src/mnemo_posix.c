@@ -1,5 +1,7 @@
-/* The start of a run whose program arguments hold KLEE's POSIX options:
- * the options are replaced by what they stand for before main, with the
+/* The start of a run whose program arguments hold KLEE's POSIX options
+ * (and mnemo's `--env NAME=VALUE`, a variable of the program's
+ * environment): the options are replaced by what they stand for before
+ * main, with the
  * symbolic objects made in the order, names and sizes KLEE's
  * klee_init_env and klee_init_fds give them (see src/exec/posix.rs), so
  * that KLEE's klee-replay, which expands the same command line again,
@@ -65,10 +67,20 @@ static void make_files(unsigned files, unsigned file_len, unsigned stdin_len,
   klee_assume(version == 1);
 }
 
+/* Whether variable `a`'s name sorts before `b`'s, byte by byte. */
+static int name_before(const char *a, const char *b) {
+  for (; *a != '=' && *a == *b; a++, b++)
+    ;
+  unsigned char x = *a == '=' ? 0 : *a, y = *b == '=' ? 0 : *b;
+  return x < y;
+}
+
 int __mnemo_posix_start(int argc, char **argv, int main_params) {
   char **out = malloc((argc + 100 + 1) * sizeof *out);
+  /* `--env NAME=VALUE` options make the environment. */
+  char **env = malloc((argc + 1) * sizeof *env);
   unsigned files = 0, file_len = 0, stdin_len = 0, sym_args = 0;
-  int sym_stdout = 0, n = 0;
+  int sym_stdout = 0, n = 0, vars = 0;
   /* argv[0] is the program's name, never an option. */
   for (int k = 0; k < argc;) {
     const char *a = argv[k];
@@ -92,23 +104,32 @@ int __mnemo_posix_start(int argc, char **argv, int main_params) {
     } else if (k > 0 && is_option(a, "sym-stdout")) {
       sym_stdout = 1;
       k += 1;
+    } else if (k > 0 && is_option(a, "env")) {
+      /* Kept sorted by name, as a replay's environment is (the engine
+       * checked that no name comes twice). */
+      int at = vars++;
+      for (; at > 0 && name_before(argv[k + 1], env[at - 1]); at--)
+        env[at] = env[at - 1];
+      env[at] = argv[k + 1];
+      k += 2;
     } else {
       out[n++] = argv[k++];
     }
   }
   out[n] = 0;
+  env[vars] = 0;
   make_files(files, file_len, stdin_len, sym_stdout);
-  /* The environment is empty, but there is one: C programs walk
-   * `environ` without checking it for null, as the kernel never leaves it
-   * so (musl's startup sets it from the stack, which this start skips). */
-  static char *no_env[1];
-  __environ = no_env;
+  /* The environment holds what `--env` gave, often nothing, but there is
+   * one: C programs walk `environ` without checking it for null, as the
+   * kernel never leaves it so (musl's startup sets it from the stack,
+   * which this start skips). */
+  __environ = env;
   /* main as the program declares it: the engine says how many parameters
    * it has. */
   switch (main_params) {
   case 0: return ((int (*)(void))main)();
   case 1: return ((int (*)(int))main)(n);
   case 2: return ((int (*)(int, char **))main)(n, out);
-  default: return main(n, out, no_env);
+  default: return main(n, out, env);
   }
 }
