@@ -31,7 +31,9 @@
 //! `plain`), `RUN_JOBS`, `DEEPEN`, `ASAN` (0: no replays on the ASan
 //! build, which take as long as the others), `ALL_TESTS` (1: a test for
 //! every path; by default, as in KLEE's runs, only paths that covered new
-//! code and errors get one, which reaches the same coverage).
+//! code and errors get one, which reaches the same coverage), `ENVIRON`
+//! (0: the tools run with an empty environment rather than a terminal's,
+//! see [`environment`]).
 
 use std::collections::{BTreeMap, VecDeque};
 use std::ffi::OsString;
@@ -85,6 +87,43 @@ struct Setup {
     /// Each program's own source file (`src/echo.c`), from the gcov
     /// tree's Makefile.
     own_source: BTreeMap<String, String>,
+    /// The tools' environment, `NAME=VALUE` (see [`environment`]).
+    environ: Vec<String>,
+}
+
+/// The model's working directory, which a chrooted replay has too.
+const MODEL_CWD: &str = "/tmp/mnemo-replay/cwd";
+
+/// The environment every tool runs with (`--env`), unless `ENVIRON=0`:
+/// KLEE's runs handed each tool the environment of the shell they ran
+/// from, and a tool's code that reads one (ls's `LS_COLORS` parser, `pwd
+/// -L`) is unreachable without it. A terminal's, fixed: `TERM`, `PWD` (the
+/// working directory, as in the model and the chrooted replay) and the
+/// `LS_COLORS` that this coreutils' own `dircolors -b` gives for it.
+fn environment(gcov_tree: &Path) -> anyhow::Result<Vec<String>> {
+    let term = "xterm";
+    // The gcov build's, its coverage data written out of the way.
+    let scratch = tempfile::tempdir()?;
+    let dircolors = gcov_tree.join("src/dircolors");
+    let out = std::process::Command::new(&dircolors)
+        .arg("-b")
+        .env_clear()
+        .env("TERM", term)
+        .env("GCOV_PREFIX", scratch.path())
+        .output()
+        .with_context(|| format!("cannot run {}", dircolors.display()))?;
+    anyhow::ensure!(out.status.success(), "{} -b failed", dircolors.display());
+    let text = String::from_utf8(out.stdout)?;
+    let colors = text
+        .strip_prefix("LS_COLORS='")
+        .and_then(|t| t.split_once('\''))
+        .map(|(colors, _)| colors)
+        .with_context(|| format!("unexpected output of {} -b: {text:?}", dircolors.display()))?;
+    Ok(vec![
+        format!("LS_COLORS={colors}"),
+        format!("PWD={MODEL_CWD}"),
+        format!("TERM={term}"),
+    ])
 }
 
 /// The first source of every program in an automake Makefile
@@ -542,7 +581,13 @@ fn main() -> anyhow::Result<()> {
     );
     let asan_tree = root.join("coreutils/build/asan");
     let makefile = std::fs::read_to_string(gcov_tree.join("Makefile"))?;
+    let environ = if setting("ENVIRON", 1)? != 0 {
+        environment(&gcov_tree)?
+    } else {
+        Vec::new()
+    };
     let setup = Setup {
+        environ,
         bitcode,
         old_bitcode,
         own_source: program_sources(&makefile),
@@ -557,8 +602,13 @@ fn main() -> anyhow::Result<()> {
         toolchain: Toolchain::find()?,
     };
     let mode_names: Vec<&str> = modes.iter().map(|m| m.name()).collect();
+    let names: Vec<&str> = setup
+        .environ
+        .iter()
+        .filter_map(|v| v.split_once('=').map(|(name, _)| name))
+        .collect();
     println!(
-        "coreutils: {} tool(s), {} s each, {} at a time; modes: {}; ASan replays: {}\n{HEADER}",
+        "coreutils: {} tool(s), {} s each, {} at a time; modes: {}; ASan replays: {}; environment: {}\n{HEADER}",
         tools.len(),
         setup.seconds,
         jobs.max(1),
@@ -567,6 +617,11 @@ fn main() -> anyhow::Result<()> {
             "yes"
         } else {
             "no"
+        },
+        if names.is_empty() {
+            "empty".to_string()
+        } else {
+            names.join(" ")
         },
     );
     let queue = Mutex::new(

@@ -222,7 +222,12 @@ pub fn explore(setup: &Setup, tool: &str, mode: Mode, dir: &Path) -> anyhow::Res
     let out = dir.join("out");
     let log = dir.join("run.log");
     let program: OsString = setup.bitcode.join(format!("{tool}.bc")).into();
-    let klee_args = KLEE_ARGS.iter().map(OsString::from);
+    let klee_args = KLEE_ARGS.iter().map(OsString::from).chain(
+        setup
+            .environ
+            .iter()
+            .flat_map(|v| ["--env".into(), v.into()]),
+    );
     let run = |mut args: Vec<OsString>, seconds: u64, stdout: Option<&Path>| {
         args.extend(klee_args.clone());
         mnemo_limited(&args, seconds, &log, stdout)
