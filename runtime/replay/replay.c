@@ -43,7 +43,7 @@ static const char *take_variable(const char *name) {
 __attribute__((constructor)) static void take_own_variables(void) {
   ktest_file = take_variable("KTEST_FILE");
   posix_objects = take_variable("MNEMO_POSIX_OBJECTS");
-  free((void *)take_variable("ASAN_OPTIONS"));
+  unsetenv("ASAN_OPTIONS");
 }
 
 static void fail(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));

@@ -105,7 +105,7 @@ impl Executor {
 
     /// Returns from the current frame with an optional value.
     pub(crate) fn return_from(&mut self, state: &mut State, value: Option<Value>) -> Exec<()> {
-        let frame = state.pop_frame().expect("a running state has a frame");
+        let frame = state.stack.pop().expect("a running state has a frame");
         for a in &frame.allocas {
             state.memory.remove(*a);
         }

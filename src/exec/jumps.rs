@@ -100,7 +100,7 @@ impl Executor {
             }
         };
         while state.stack.len() > depth {
-            let frame = state.pop_frame().expect("deeper than the target");
+            let frame = state.stack.pop().expect("deeper than the target");
             for a in &frame.allocas {
                 state.memory.remove(*a);
             }

@@ -87,8 +87,8 @@ impl Registers {
     }
 
     /// Sets one register. Registers another path may share (after a fork,
-    /// or a caller's written by a `longjmp`) are first made this frame's
-    /// own: taken back if the other path has let go of them, copied if not.
+    /// or a caller's once its callee has returned) are first made this
+    /// frame's own.
     #[inline]
     pub fn set(&mut self, r: Reg, v: Value) {
         if let Held::Shared(_) = self.0 {
@@ -97,17 +97,6 @@ impl Registers {
         if let Held::Own(regs) = &mut self.0 {
             regs[r.index()] = v;
         }
-    }
-
-    pub fn len(&self) -> usize {
-        match &self.0 {
-            Held::Own(v) => v.len(),
-            Held::Shared(v) => v.len(),
-        }
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
     }
 
     /// The frame now has a callee: its registers are shared from here on.
@@ -356,12 +345,6 @@ impl State {
         self.stack.push(frame);
     }
 
-    /// Leaves the innermost frame (its caller's registers are made its
-    /// own again at their first write).
-    pub fn pop_frame(&mut self) -> Option<Frame> {
-        self.stack.pop()
-    }
-
     pub fn add_constraint(&mut self, c: ExprRef) {
         if c.is_true() {
             return;
@@ -416,7 +399,11 @@ mod tests {
     }
 
     fn read(r: &Registers) -> Vec<u128> {
-        (0..r.len() as u32)
+        let n = match &r.0 {
+            Held::Own(v) => v.len(),
+            Held::Shared(v) => v.len(),
+        };
+        (0..n as u32)
             .map(|i| r.get(Reg(i)).as_concrete().expect("concrete"))
             .collect()
     }
