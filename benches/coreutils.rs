@@ -338,6 +338,8 @@ fn bench_tool(setup: &Setup, tool: &str, mode: Mode) -> anyhow::Result<Value> {
         ],
         run_as,
         model_root,
+        // One gcov build's counters, merged at each exit: one at a time.
+        jobs: 1,
     };
     let report = if index.is_some() {
         replay_dir_with(&setup.toolchain, &program, &out, &options)?
@@ -392,6 +394,8 @@ fn bench_tool(setup: &Setup, tool: &str, mode: Mode) -> anyhow::Result<Value> {
                 // ASan's build is linked dynamically: nothing in the
                 // model's file system would load it.
                 model_root: None,
+                // As the gcov replay: a test sees the machine as it did there.
+                jobs: 1,
             };
             let report = replay_dir_with(
                 &setup.toolchain,

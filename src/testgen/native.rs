@@ -4,15 +4,16 @@
 //! up to a limit, its output kept.
 
 use std::ffi::{CString, OsString};
-use std::io::{Read, Seek, SeekFrom, Write};
+use std::io::{ErrorKind, Read, Seek, SeekFrom, Write};
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::process::CommandExt;
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{self, RecvTimeoutError};
 use std::sync::Arc;
 use std::thread;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use super::classify::Termination;
 use super::replay::POSIX_OBJECTS_ENV;
@@ -224,24 +225,7 @@ pub(crate) fn run_one(run: NativeRun<'_>, timeout: Duration) -> std::io::Result<
     });
     let stderr = child.stderr.take().map(|p| drain(p, keep_end));
     let stdout = child.stdout.take().map(|p| drain(p, keep_start));
-    let deadline = Instant::now() + timeout;
-    // Most programs end within a millisecond (a project's thousands of
-    // tests replay at the speed of this loop): the wait starts short and
-    // grows to 5 ms.
-    let mut pause = Duration::from_micros(100);
-    let termination = loop {
-        if let Some(status) = child.try_wait()? {
-            break Termination::from_status(status);
-        }
-        if Instant::now() >= deadline {
-            // The child may have exited just now; either way it is reaped.
-            let _ = child.kill();
-            let _ = child.wait();
-            break Termination::TimedOut;
-        }
-        thread::sleep(pause);
-        pause = (pause * 2).min(Duration::from_millis(5));
-    };
+    let termination = wait_for(&mut child, timeout)?;
     exited.store(true, Ordering::Relaxed);
     if let Some(h) = feeder {
         let _ = h.join();
@@ -256,6 +240,46 @@ pub(crate) fn run_one(run: NativeRun<'_>, timeout: Duration) -> std::io::Result<
         stderr: String::from_utf8_lossy(&err).into_owned(),
         stdout,
         stdout_len,
+    })
+}
+
+/// Waits for `child` to end, or kills it at `timeout`. A thread blocks until
+/// the child is done, leaving it unreaped (`WNOWAIT`): until it is reaped
+/// here its pid cannot be reused, so the kill at the deadline reaches the
+/// child whatever happened in between. Most programs end within a few
+/// milliseconds, and a project's thousands of tests replay at the speed
+/// this wait notices the end.
+fn wait_for(child: &mut Child, timeout: Duration) -> std::io::Result<Termination> {
+    let pid = child.id();
+    let (done, ended) = mpsc::channel();
+    let waiter = thread::spawn(move || {
+        // SAFETY: waitid writes the structure it is given.
+        let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
+        loop {
+            // SAFETY: as above; the pid is our unreaped child.
+            let rc =
+                unsafe { libc::waitid(libc::P_PID, pid, &mut info, libc::WEXITED | libc::WNOWAIT) };
+            if rc == 0 || std::io::Error::last_os_error().kind() != ErrorKind::Interrupted {
+                break;
+            }
+        }
+        let _ = done.send(());
+    });
+    let timed_out = matches!(ended.recv_timeout(timeout), Err(RecvTimeoutError::Timeout));
+    if timed_out {
+        // The child may have ended just now: it is still ours to kill.
+        let _ = child.kill();
+    }
+    let status = child.wait()?;
+    if !timed_out {
+        // It has sent, so it is done. (After a timeout it is left to end
+        // on its own: the pid it waits on may be another child's by now.)
+        let _ = waiter.join();
+    }
+    Ok(if timed_out {
+        Termination::TimedOut
+    } else {
+        Termination::from_status(status)
     })
 }
 

@@ -11,12 +11,15 @@ use std::fs;
 use std::os::unix::ffi::OsStringExt;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Mutex, PoisonError};
+use std::thread;
 use std::time::Duration;
 
 use thiserror::Error;
 
 use super::classify::{classify_native, verdict, NativeOutcome, Termination, Verdict};
-use super::index::{Outcome, TestsJson, TESTS_JSON};
+use super::index::{Outcome, TestRecord, TestsJson, TESTS_JSON};
 use super::ktest::KTest;
 use super::model_root::{LaidOut, ModelRoot};
 use super::native::{give_contents_to, run_one, NativeResult, NativeRun, Stdin};
@@ -164,6 +167,11 @@ pub struct ReplayOptions {
     /// of the file system, rather than run in a scratch directory of the
     /// machine's (root only, for a statically linked program).
     pub model_root: Option<ModelRoot>,
+    /// How many tests replay at once (each in its own scratch directory).
+    /// A replay in the model's root runs one at a time (the root is one
+    /// directory, laid out again for each test), and so does one as
+    /// another user (a test's `kill -9 -1` would reach the others).
+    pub jobs: usize,
 }
 
 impl Default for ReplayOptions {
@@ -173,6 +181,7 @@ impl Default for ReplayOptions {
             env: Vec::new(),
             run_as: None,
             model_root: None,
+            jobs: crate::parallel::default_jobs(),
         }
     }
 }
@@ -353,8 +362,7 @@ pub fn replay_dir_with(
         None => None,
     };
 
-    let mut report = ReplayReport::default();
-    for record in &index.tests {
+    let check = |record: &TestRecord| -> Result<ReplayResult, ReplayError> {
         let ktest_path = out_abs.join(&record.ktest);
         let (native, result) = replay_one(&binary, &ktest_path, options, root.as_ref())?;
         let mut verdict = verdict(&record.outcome, &native);
@@ -368,7 +376,7 @@ pub fn replay_dir_with(
         if stdout_diff.is_some() {
             verdict = Verdict::Mismatch;
         }
-        report.results.push(ReplayResult {
+        Ok(ReplayResult {
             id: record.id,
             ktest: record.ktest.clone(),
             verdict,
@@ -376,9 +384,48 @@ pub fn replay_dir_with(
             native,
             stdout_diff,
             stderr: result.stderr,
-        });
-    }
-    Ok(report)
+        })
+    };
+    let jobs = if root.is_some() {
+        1
+    } else {
+        options.jobs.max(1)
+    };
+    let results = in_parallel(&index.tests, jobs, check)?;
+    Ok(ReplayReport { results })
+}
+
+/// `f` of every item, on up to `jobs` threads, in the items' order; the
+/// first error (in that order) if any. A thread takes the next item as it
+/// finishes one, so one slow test holds up only its own thread.
+fn in_parallel<T: Sync, R: Send, E: Send>(
+    items: &[T],
+    jobs: usize,
+    f: impl Fn(&T) -> Result<R, E> + Sync,
+) -> Result<Vec<R>, E> {
+    let next = AtomicUsize::new(0);
+    let done: Mutex<Vec<Option<Result<R, E>>>> = Mutex::new(items.iter().map(|_| None).collect());
+    thread::scope(|scope| {
+        for _ in 0..jobs.min(items.len()) {
+            scope.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                let Some(item) = items.get(i) else { break };
+                let r = f(item);
+                let failed = r.is_err();
+                done.lock().unwrap_or_else(PoisonError::into_inner)[i] = Some(r);
+                if failed {
+                    // The others finish what they hold and take no more.
+                    next.store(items.len(), Ordering::Relaxed);
+                }
+            });
+        }
+    });
+    // Every item before a failure was done; items after it may not be.
+    done.into_inner()
+        .unwrap_or_else(PoisonError::into_inner)
+        .into_iter()
+        .map_while(|r| r)
+        .collect()
 }
 
 #[cfg(test)]
@@ -676,6 +723,26 @@ int main(void) {
         let report = replay_dir(&tc, &src, &out).unwrap();
         assert!(report.all_match(), "{report}");
         assert_eq!(report.results[0].native, NativeOutcome::Error("reach"));
+    }
+
+    #[test]
+    fn tests_replayed_at_once_report_in_their_order_and_stop_at_an_error() {
+        let items: Vec<u32> = (0..50).collect();
+        for jobs in [1, 3, 64] {
+            let slow_first = |&i: &u32| -> Result<u32, String> {
+                // Early items finish last, so order is not finishing order.
+                std::thread::sleep(Duration::from_micros(u64::from(50 - i) * 20));
+                Ok(i * 2)
+            };
+            let got = in_parallel(&items, jobs, slow_first).unwrap();
+            assert_eq!(got, items.iter().map(|i| i * 2).collect::<Vec<_>>());
+            let failing = |&i: &u32| if i % 20 == 7 { Err(i) } else { Ok(i) };
+            assert_eq!(in_parallel(&items, jobs, failing), Err(7), "{jobs} jobs");
+        }
+        assert_eq!(
+            in_parallel(&[] as &[u32], 4, |&i| Ok::<_, ()>(i)),
+            Ok(vec![])
+        );
     }
 
     #[test]

@@ -122,6 +122,10 @@ pub(crate) enum Command {
         /// may also be a native program built elsewhere, which they run.
         #[arg(long)]
         as_commands: bool,
+        /// Tests replayed at once, each in its own scratch directory
+        /// (default: the number of cores).
+        #[arg(long, short = 'j', value_name = "N", value_parser = whole(1, MAX_JOBS))]
+        jobs: Option<usize>,
     },
     /// Regression analysis: explore a new version of a program again only
     /// where its changes can alter the paths in the old version's trie

@@ -8,7 +8,7 @@ use clap::Parser;
 use mnemo::run::RunConfig;
 use mnemo::stats::RunStats;
 use mnemo::stop::StopRequest;
-use mnemo::testgen::{replay_dir, write_commands, KTest, Toolchain};
+use mnemo::testgen::{replay_dir_with, write_commands, KTest, ReplayOptions, Toolchain};
 
 mod check;
 mod cli;
@@ -244,6 +244,7 @@ fn real_main() -> anyhow::Result<u8> {
             source,
             output_dir,
             as_commands: true,
+            ..
         } => {
             let toolchain = Toolchain::find()?;
             let report = write_commands(&toolchain, &source, &output_dir)?;
@@ -269,9 +270,15 @@ fn real_main() -> anyhow::Result<u8> {
             source,
             output_dir,
             as_commands: false,
+            jobs,
         } => {
             let toolchain = Toolchain::find()?;
-            let report = replay_dir(&toolchain, &source, &output_dir)?;
+            let defaults = ReplayOptions::default();
+            let options = ReplayOptions {
+                jobs: jobs.unwrap_or(defaults.jobs),
+                ..defaults
+            };
+            let report = replay_dir_with(&toolchain, &source, &output_dir, &options)?;
             print!("{report}");
             Ok(if report.all_match() {
                 EXIT_OK
