@@ -517,6 +517,11 @@ static long new_desc(enum mnemo_kind kind, struct mnemo_file *f, int flags) {
 }
 
 long __mnemo_open(int dirfd, const char *path, int flags, unsigned mode) {
+  /* O_PATH (musl's O_SEARCH) asks for no access to the file: Linux keeps
+   * only these flags, and opens whatever the name is without checking
+   * permissions, following a last symbolic link or waiting on a FIFO. */
+  if (flags & O_PATH)
+    flags &= O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
   int creating = (flags & O_CREAT) != 0;
   int exclusive = creating && (flags & O_EXCL);
   struct place pl;
@@ -536,12 +541,14 @@ long __mnemo_open(int dirfd, const char *path, int flags, unsigned mode) {
     return -EEXIST;
   unsigned type = f->st->st_mode & S_IFMT;
   int writing = (flags & 3) != O_RDONLY || (flags & O_TRUNC);
-  if (type == S_IFLNK)
-    return -ELOOP;
   if (type == S_IFDIR && (writing || creating))
     return -EISDIR;
   if (type != S_IFDIR && (flags & O_DIRECTORY))
     return -ENOTDIR;
+  if (flags & O_PATH)
+    return new_desc(type == S_IFDIR ? MNEMO_DIR : MNEMO_FILE, f, flags);
+  if (type == S_IFLNK)
+    return -ELOOP;
   if (f->read_only && writing)
     return -EROFS;
   if (writing && !f->own && !(f->st->st_mode & 0002))

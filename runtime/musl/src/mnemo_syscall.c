@@ -34,10 +34,20 @@ struct mnemo_fs __mnemo_fs = {
     .umask = 022,
 };
 
-static struct mnemo_desc *desc_of(long fd) {
+/* Any open descriptor, one opened with O_PATH included: what closing,
+ * duplicating, fcntl, fchdir and fstat take. */
+static struct mnemo_desc *any_desc_of(long fd) {
   if (fd < 0 || fd >= MNEMO_FDS)
     return 0;
   return __mnemo_fs.fds[fd].desc;
+}
+
+/* A descriptor that reads, writes or changes its file: as in Linux, one
+ * opened with O_PATH (musl's O_SEARCH) does none of these (EBADF), and
+ * musl's fchmod then falls back on /proc, which the model has not. */
+static struct mnemo_desc *desc_of(long fd) {
+  struct mnemo_desc *d = any_desc_of(fd);
+  return d && !(d->flags & O_PATH) ? d : 0;
 }
 
 static int readable(struct mnemo_desc *d) { return (d->flags & 3) != O_WRONLY; }
@@ -175,7 +185,7 @@ static void release(struct mnemo_desc *d) {
 }
 
 static long sys_close(long fd) {
-  struct mnemo_desc *d = desc_of(fd);
+  struct mnemo_desc *d = any_desc_of(fd);
   if (!d)
     return -EBADF;
   __mnemo_fs.fds[fd].desc = 0;
@@ -196,7 +206,7 @@ long __mnemo_dup_from(struct mnemo_desc *d, long min, int cloexec) {
 }
 
 static long sys_dup2(long old, long new, int cloexec) {
-  struct mnemo_desc *d = desc_of(old);
+  struct mnemo_desc *d = any_desc_of(old);
   if (!d || new < 0 || new >= MNEMO_FDS)
     return -EBADF;
   if (old == new)
@@ -207,7 +217,7 @@ static long sys_dup2(long old, long new, int cloexec) {
 }
 
 static long sys_fcntl(long fd, long cmd, long arg) {
-  struct mnemo_desc *d = desc_of(fd);
+  struct mnemo_desc *d = any_desc_of(fd);
   if (!d)
     return -EBADF;
   switch (cmd) {
@@ -558,7 +568,7 @@ long __mnemo_syscall(long n, long a, long b, long c, long d, long e, long f) {
     return __mnemo_stat_path(AT_FDCWD, (const char *)a, (struct stat *)b, AT_SYMLINK_NOFOLLOW);
   case SYS_newfstatat: return __mnemo_stat_path(a, (const char *)b, (struct stat *)c, d);
   case SYS_fstat: {
-    struct mnemo_desc *ds = desc_of(a);
+    struct mnemo_desc *ds = any_desc_of(a);
     if (!ds)
       return -EBADF;
     __mnemo_stat_of(ds, (struct stat *)b);
@@ -568,7 +578,7 @@ long __mnemo_syscall(long n, long a, long b, long c, long d, long e, long f) {
   case SYS_faccessat: return __mnemo_access(a, (const char *)b, c);
   case SYS_ioctl: return sys_ioctl(a, b, c);
   case SYS_fcntl: return sys_fcntl(a, b, c);
-  case SYS_dup: return desc_of(a) ? __mnemo_dup_from(desc_of(a), 0, 0) : -EBADF;
+  case SYS_dup: return any_desc_of(a) ? __mnemo_dup_from(any_desc_of(a), 0, 0) : -EBADF;
   case SYS_dup2: return sys_dup2(a, b, 0);
   case SYS_dup3: return a == b ? -EINVAL : sys_dup2(a, b, (c & O_CLOEXEC) != 0);
   case SYS_getdents64: {
@@ -664,7 +674,7 @@ long __mnemo_syscall(long n, long a, long b, long c, long d, long e, long f) {
   case SYS_symlink: return __mnemo_symlink((const char *)a, AT_FDCWD, (const char *)b);
   case SYS_symlinkat: return __mnemo_symlink((const char *)a, b, (const char *)c);
   case SYS_chdir: return __mnemo_chdir((const char *)a);
-  case SYS_fchdir: return desc_of(a) ? __mnemo_fchdir(desc_of(a)) : -EBADF;
+  case SYS_fchdir: return any_desc_of(a) ? __mnemo_fchdir(any_desc_of(a)) : -EBADF;
   /* What needs privileges or other processes fails as it would for an
    * unprivileged user with no children. */
   case SYS_chroot:
@@ -729,7 +739,7 @@ long __mnemo_syscall(long n, long a, long b, long c, long d, long e, long f) {
     long r = __mnemo_access(AT_FDCWD, (const char *)a, 0);
     return r ? r : sys_statfs((struct statfs *)b);
   }
-  case SYS_fstatfs: return desc_of(a) ? sys_statfs((struct statfs *)b) : -EBADF;
+  case SYS_fstatfs: return any_desc_of(a) ? sys_statfs((struct statfs *)b) : -EBADF;
   case SYS_getrlimit:
   case SYS_prlimit64: {
     struct rlimit *old = (struct rlimit *)(n == SYS_getrlimit ? b : d);
