@@ -91,9 +91,6 @@ struct Setup {
     environ: Vec<String>,
 }
 
-/// The model's working directory, which a chrooted replay has too.
-const MODEL_CWD: &str = "/tmp/mnemo-replay/cwd";
-
 /// The environment every tool runs with (`--env`), unless `ENVIRON=0`:
 /// KLEE's runs handed each tool the environment of the shell they ran
 /// from, and a tool's code that reads one (ls's `LS_COLORS` parser, `pwd
@@ -121,7 +118,7 @@ fn environment(gcov_tree: &Path) -> anyhow::Result<Vec<String>> {
         .with_context(|| format!("unexpected output of {} -b: {text:?}", dircolors.display()))?;
     Ok(vec![
         format!("LS_COLORS={colors}"),
-        format!("PWD={MODEL_CWD}"),
+        format!("PWD={}", ModelRoot::WORKING_DIR),
         format!("TERM={term}"),
     ])
 }

@@ -17,9 +17,10 @@ use super::native::c_path;
 use super::replay::{io_err, ReplayError};
 
 /// Where the model has the working directory's parent and the working
-/// directory itself (`runtime/musl/src/mnemo_names.c`'s tree).
+/// directory itself (`runtime/musl/src/mnemo_names.c`'s tree), inside the
+/// root.
 const PARENT: &str = "tmp/mnemo-replay";
-const CWD: &str = "tmp/mnemo-replay/cwd";
+const CWD: &str = ModelRoot::WORKING_DIR.split_at(1).1;
 /// The replay's own files inside the root: the program and the test it
 /// reads its inputs from.
 const OWN: &str = ".mnemo-replay";
@@ -92,6 +93,10 @@ fn make_dir(path: &Path, mode: u32) -> Result<(), ReplayError> {
 }
 
 impl ModelRoot {
+    /// The model's working directory as the program sees it, in the engine
+    /// and in a chrooted replay alike (`PWD` for a run that sets one).
+    pub const WORKING_DIR: &'static str = "/tmp/mnemo-replay/cwd";
+
     /// The replay's own directory inside the root, as seen from outside:
     /// the program, the test and what the caller keeps there.
     pub fn private(&self) -> PathBuf {
