@@ -18,6 +18,8 @@ use super::{mask, to_signed, CmpOp, ExprKind as K, ExprRef, UpdateList};
 use crate::ir::{BinOp, IntPredicate};
 use std::sync::OnceLock;
 
+mod quotient;
+
 #[inline]
 fn check_width(width: u32) {
     assert!(
@@ -213,6 +215,9 @@ pub fn binary(op: BinOp, a: &ExprRef, b: &ExprRef) -> ExprRef {
                 if is_power_of_two(c) {
                     return binary(BinOp::LShr, a, &constant(c.trailing_zeros() as u128, w));
                 }
+                if let Some(q) = quotient::nested_quotient(a, c) {
+                    return q;
+                }
             }
         }
         BinOp::URem => {
@@ -379,6 +384,11 @@ pub fn cmp(op: CmpOp, a: &ExprRef, b: &ExprRef) -> ExprRef {
     if let Some(decided) = decided_by_ranges(op, a, b) {
         return bool_const(decided);
     }
+    if op != CmpOp::Eq {
+        if let Some(rewritten) = quotient::compared_quotient(op, a, b) {
+            return rewritten;
+        }
+    }
     let ones = mask(w);
     let smin = 1u128 << (w - 1);
     let smax = smin - 1;
@@ -438,6 +448,9 @@ fn eq_simplified(a: &ExprRef, b: &ExprRef) -> ExprRef {
     if let Some(c) = a.as_const() {
         if w == 1 {
             return if c == 1 { b.clone() } else { not(b) };
+        }
+        if let Some(rewritten) = quotient::compared_quotient(CmpOp::Eq, a, b) {
+            return rewritten;
         }
         match b.kind() {
             K::Not(x) => return eq(&constant(!c, w), x),

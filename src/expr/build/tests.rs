@@ -229,3 +229,64 @@ fn deep_chains_drop_without_overflowing_the_stack() {
     assert_eq!(l.len(), 200_000);
     drop(l);
 }
+
+/// Whether `e` divides anywhere.
+fn divides(e: &ExprRef) -> bool {
+    match e.kind() {
+        ExprKind::Binary {
+            op: BinOp::UDiv, ..
+        } => true,
+        ExprKind::Binary { lhs, rhs, .. } | ExprKind::Cmp { lhs, rhs, .. } => {
+            divides(lhs) || divides(rhs)
+        }
+        ExprKind::Not(x) | ExprKind::ZExt(x) | ExprKind::SExt(x) => divides(x),
+        ExprKind::Extract { expr, .. } => divides(expr),
+        ExprKind::Concat { hi, lo } => divides(hi) || divides(lo),
+        ExprKind::Select {
+            cond,
+            then_e,
+            else_e,
+        } => divides(cond) || divides(then_e) || divides(else_e),
+        ExprKind::Const(_) | ExprKind::Read { .. } => false,
+    }
+}
+
+#[test]
+fn quotients_by_constants_nest_into_one_and_compare_without_dividing() {
+    let x = byte("quot_x");
+    let array = match x.kind() {
+        ExprKind::Read { updates, .. } => updates.root.clone(),
+        _ => unreachable!(),
+    };
+    let divisors = [1u128, 2, 3, 7, 10, 16, 100, 255];
+    let bounds = [0u128, 1, 2, 9, 25, 26, 127, 254, 255];
+    let ops = [CmpOp::Eq, CmpOp::Ult, CmpOp::Ule];
+    for d in divisors {
+        let q = binary(BinOp::UDiv, &x, &constant(d, 8));
+        for c in [3u128, 10, 26, 255] {
+            let nested = binary(BinOp::UDiv, &q, &constant(c, 8));
+            assert!(
+                !matches!(nested.kind(), ExprKind::Binary { op: BinOp::UDiv, lhs, .. } if divides(lhs)),
+                "{nested:?}"
+            );
+            for v in 0..=255u128 {
+                let mut m = crate::expr::Assignment::new();
+                m.set(&array, vec![v as u8, 0, 0, 0]);
+                assert_eq!(crate::expr::eval(&nested, &m), v / d / c, "({v}/{d})/{c}");
+            }
+        }
+        for k in bounds {
+            for op in ops {
+                let (left, right) = (cmp(op, &constant(k, 8), &q), cmp(op, &q, &constant(k, 8)));
+                assert!(!divides(&left) && !divides(&right), "{left:?} {right:?}");
+                for v in 0..=255u128 {
+                    let mut m = crate::expr::Assignment::new();
+                    m.set(&array, vec![v as u8, 0, 0, 0]);
+                    let got = |e: &ExprRef| crate::expr::eval(e, &m) == 1;
+                    assert_eq!(got(&left), fold_cmp(op, k, v / d, 8), "{k} {op:?} {v}/{d}");
+                    assert_eq!(got(&right), fold_cmp(op, v / d, k, 8), "{v}/{d} {op:?} {k}");
+                }
+            }
+        }
+    }
+}
