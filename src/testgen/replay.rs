@@ -386,7 +386,7 @@ pub fn replay_dir_with(
             stderr: result.stderr,
         })
     };
-    let jobs = if root.is_some() {
+    let jobs = if root.is_some() || options.run_as.is_some() {
         1
     } else {
         options.jobs.max(1)
