@@ -43,41 +43,38 @@ pub(super) fn compared_quotient(op: CmpOp, a: &ExprRef, b: &ExprRef) -> Option<E
     let w = a.width();
     // k d, or None when it is past the width.
     let times = |k: u128, d: u128| k.checked_mul(d).filter(|&p| p <= mask(w));
+    // (k + 1) d, the same way.
     let next = |k: u128, d: u128| k.checked_add(1).and_then(|k1| times(k1, d));
-    let at_least = |p: Option<u128>, x: &ExprRef| match p {
-        Some(p) => ule(&constant(p, w), x),
-        None => bool_const(false),
-    };
-    let below = |p: Option<u128>, x: &ExprRef| match p {
-        Some(p) => ult(x, &constant(p, w)),
-        None => bool_const(true),
-    };
     Some(match (op, a.as_const(), b.as_const()) {
         (CmpOp::Eq, Some(k), None) => {
             let (x, d) = divided_by_constant(b)?;
             match times(k, d) {
                 Some(low) => {
                     let high = low.checked_add(d - 1).map_or(mask(w), |h| h.min(mask(w)));
-                    and(&at_least(Some(low), x), &ule(x, &constant(high, w)))
+                    and(&ule(&constant(low, w), x), &ule(x, &constant(high, w)))
                 }
                 None => bool_const(false),
             }
         }
-        (CmpOp::Ult, None, Some(k)) => {
+        // x / d < k is x < k d; x / d <= k is x < (k + 1) d.
+        (CmpOp::Ult | CmpOp::Ule, None, Some(k)) => {
             let (x, d) = divided_by_constant(a)?;
-            below(times(k, d), x)
+            let bound = if op == CmpOp::Ult {
+                times(k, d)
+            } else {
+                next(k, d)
+            };
+            bound.map_or_else(|| bool_const(true), |p| ult(x, &constant(p, w)))
         }
-        (CmpOp::Ult, Some(k), None) => {
+        // k < x / d is (k + 1) d <= x; k <= x / d is k d <= x.
+        (CmpOp::Ult | CmpOp::Ule, Some(k), None) => {
             let (x, d) = divided_by_constant(b)?;
-            at_least(next(k, d), x)
-        }
-        (CmpOp::Ule, None, Some(k)) => {
-            let (x, d) = divided_by_constant(a)?;
-            below(next(k, d), x)
-        }
-        (CmpOp::Ule, Some(k), None) => {
-            let (x, d) = divided_by_constant(b)?;
-            at_least(times(k, d), x)
+            let bound = if op == CmpOp::Ult {
+                next(k, d)
+            } else {
+                times(k, d)
+            };
+            bound.map_or_else(|| bool_const(false), |p| ule(&constant(p, w), x))
         }
         _ => return None,
     })
