@@ -14,6 +14,7 @@ use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
 use super::native::c_path;
+use super::posix::set_model_times;
 use super::replay::{io_err, ReplayError};
 
 /// Where the model has the working directory's parent and the working
@@ -78,6 +79,10 @@ impl LaidOut {
         make_dir(&cwd, 0o755)?;
         let inside = self.dir.join(OWN).join(KTEST);
         fs::copy(ktest, &inside).map_err(io_err(&inside))?;
+        // The working directory's times are set as its files are made.
+        for dir in [&self.dir, &tmp, &self.dir.join(PARENT), &self.dir.join("dev")] {
+            set_model_times(dir).map_err(io_err(dir))?;
+        }
         Ok(cwd)
     }
 }

@@ -33,6 +33,36 @@ use thiserror::Error;
 
 use super::ktest::{KTest, KTestObject};
 
+/// The time of every file in the model's file system, and its clock
+/// (`MNEMO_TIME` in `runtime/musl/src/mnemo_fs.h`): 2024-01-01 00:00 UTC.
+pub const MODEL_TIME: i64 = 1_704_067_200;
+
+/// Gives `path` the access and modification times the model's files have.
+/// Natively a test's files are made just before it runs, and a program
+/// that prints a time (`ls -l`) or compares two (`test -N`) would tell the
+/// difference. The change time stays the host's: nothing can set it.
+pub fn set_model_times(path: &Path) -> io::Result<()> {
+    let c = super::native::c_path(path)?;
+    let at = libc::timespec {
+        tv_sec: MODEL_TIME,
+        tv_nsec: 0,
+    };
+    // SAFETY: `c` is a NUL-terminated path and `times` two timespecs, all
+    // living across the call.
+    let done = unsafe {
+        libc::utimensat(
+            libc::AT_FDCWD,
+            c.as_ptr(),
+            [at, at].as_ptr(),
+            libc::AT_SYMLINK_NOFOLLOW,
+        )
+    };
+    if done != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
+}
+
 /// The size of `struct stat` on x86-64 (glibc and musl lay it out alike),
 /// which is what a `-stat` object holds.
 pub const STAT_SIZE: usize = 144;
@@ -360,7 +390,8 @@ impl PosixEnv {
         Ok(env)
     }
 
-    /// Writes the symbolic files into `dir` with their permission bits.
+    /// Writes the symbolic files into `dir` with their permission bits,
+    /// and gives them and `dir` the model's times.
     pub fn create_files(&self, dir: &Path) -> io::Result<()> {
         for f in &self.files {
             let path = dir.join(&f.name);
@@ -370,14 +401,16 @@ impl PosixEnv {
                 fs::write(&path, &f.contents)?;
             }
             fs::set_permissions(&path, fs::Permissions::from_mode(f.mode))?;
+            set_model_times(&path)?;
         }
-        Ok(())
+        set_model_times(dir)
     }
 }
 
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+    use std::os::unix::fs::MetadataExt;
 
     pub(crate) fn obj(name: &str, bytes: &[u8]) -> KTestObject {
         KTestObject {
@@ -563,11 +596,28 @@ pub(crate) mod tests {
         };
         env.create_files(dir.path()).unwrap();
         let path = dir.path().join("A");
+        // Before anything reads them (reading moves the access time).
+        for p in [&path, &dir.path().join("B"), &dir.path().to_path_buf()] {
+            let m = fs::metadata(p).unwrap();
+            assert_eq!((m.atime(), m.mtime()), (MODEL_TIME, MODEL_TIME), "{p:?}");
+            assert_eq!((m.atime_nsec(), m.mtime_nsec()), (0, 0));
+        }
         assert_eq!(fs::read(&path).unwrap(), b"\0x");
         let mode = fs::metadata(&path).unwrap().permissions().mode();
         assert_eq!(mode & 0o777, 0o640);
         let b = fs::metadata(dir.path().join("B")).unwrap();
         assert!(b.is_dir());
         assert_eq!(b.permissions().mode() & 0o777, 0o750);
+    }
+
+    #[test]
+    fn the_model_time_is_the_runtimes() {
+        let header = concat!(env!("CARGO_MANIFEST_DIR"), "/runtime/musl/src/mnemo_fs.h");
+        let text = fs::read_to_string(header).unwrap();
+        let defined = text
+            .lines()
+            .find_map(|l| l.strip_prefix("#define MNEMO_TIME "))
+            .expect("mnemo_fs.h defines MNEMO_TIME");
+        assert_eq!(defined.trim().trim_end_matches('L').parse::<i64>().unwrap(), MODEL_TIME);
     }
 }
