@@ -18,6 +18,7 @@ use std::sync::Arc;
 
 use super::end::{EarlyReason, ErrorKind, PathEnd};
 use super::executor::{Exec, Executor, Flow, NO_TARGET};
+use super::fork_share::SiteKey;
 use super::guide::{Guidance, Next};
 use super::state::{Alt, Decision, Forced, Point, State};
 use super::value::Value;
@@ -62,7 +63,6 @@ impl Executor {
             let point = self.point_at(state, site, alts);
             return self.take_alternatives(state, point, conds, &next, true);
         }
-        let func = state.frame().func;
         // A cut point taken up again forks here over what its path did not
         // explore, whatever the site's share. Its copy was made as the
         // instruction began, so this is its first fork.
@@ -71,7 +71,8 @@ impl Executor {
             .take()
             .filter(|r| r.site == site && (r.explored as usize) < conds.len())
             .map(|r| r.explored as usize);
-        if explored.is_none() && self.fork_share.past_share(func, site) {
+        let key = SiteKey::of(&state.stack, site);
+        if explored.is_none() && self.fork_share.past_share(key) {
             // The alternative the path's model satisfies: none without a
             // model (a path past `MAX_MODEL_INPUTS` keeps none).
             let taken = state
@@ -165,7 +166,7 @@ impl Executor {
         let before = self.forked.len();
         let taken = self.take_alternatives(state, point, conds, &next, true)?;
         self.fork_share
-            .forked(func, site, (self.forked.len() - before) as u64);
+            .forked(key, (self.forked.len() - before) as u64);
         // Each path leaves with a model of its own path condition: its next
         // fork asks the solver about one side only, and a limit that stops
         // it finds its test already known.

@@ -23,6 +23,7 @@
 //! of paths after 8 to 83 of their 300 seconds, with thousands of
 //! alternatives cut.
 
+use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 
 use rand::rngs::SmallRng;
@@ -30,12 +31,44 @@ use rand::{Rng, SeedableRng};
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::executor::Executor;
-use super::state::{Reopen, State};
+use super::state::{Frame, Reopen, State};
 use crate::ir::{BlockId, FuncId, InstId, SiteId};
 
 /// Forks the run makes before any site counts as past its share: early
 /// on, the first sites reached hold most of few forks.
 const WARM_UP_FORKS: u64 = 1000;
+
+/// The callers a site's forks are counted by (see [`SiteKey`]).
+const CONTEXT_DEPTH: usize = 2;
+
+/// A branch site as the share counts it: the site, and the call sites of
+/// the innermost [`CONTEXT_DEPTH`] calls that led to it. A helper that
+/// compares its argument with the name it is handed (`strcmp`, dd's
+/// `operand_is`) is one site for every name; counted as one, it spent its
+/// share on the first names of an option table and left the rest, and
+/// the code behind them, unmatched. Calling contexts further out (the
+/// message a name is quoted for) are the same work again, and share.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) struct SiteKey {
+    func: FuncId,
+    site: SiteId,
+    context: u64,
+}
+
+impl SiteKey {
+    /// The key of `site` in the innermost frame of `stack`.
+    pub(crate) fn of(stack: &[Frame], site: SiteId) -> SiteKey {
+        let mut hasher = rustc_hash::FxHasher::default();
+        for i in (1..stack.len()).rev().take(CONTEXT_DEPTH) {
+            (stack[i - 1].func, stack[i].call_site).hash(&mut hasher);
+        }
+        SiteKey {
+            func: stack.last().map_or(FuncId(0), |f| f.func),
+            site,
+            context: hasher.finish(),
+        }
+    }
+}
 
 /// Cut points kept to take up again: a uniform sample of them all (each
 /// holds a path's state, which shares most of its memory with others).
@@ -51,14 +84,14 @@ const KEEP_BELOW: f64 = 0.5;
 pub(crate) struct ForkShare {
     /// The share of the run's forks one site may make (`None`: no bound).
     limit: Option<f64>,
-    by_site: FxHashMap<(FuncId, SiteId), u64>,
+    by_site: FxHashMap<SiteKey, u64>,
     total: u64,
     /// Alternatives left unasked because their site was past its share
     /// (some of them may have been infeasible).
     pub(crate) cut: u64,
     /// The blocks no path had run that a site past its share has forked
     /// toward.
-    tried: FxHashSet<(FuncId, SiteId, BlockId)>,
+    tried: FxHashSet<(SiteKey, BlockId)>,
     /// A sample of the cut points (reservoir sampling): each a copy of its
     /// path at the point, marked to fork there when taken up again.
     kept: Vec<State>,
@@ -118,27 +151,27 @@ impl ForkShare {
         std::mem::take(&mut self.kept).len()
     }
 
-    /// Whether `site` of `func` has made more than its share of the forks.
-    pub(crate) fn past_share(&self, func: FuncId, site: SiteId) -> bool {
+    /// Whether the site `key` has made more than its share of the forks.
+    pub(crate) fn past_share(&self, key: SiteKey) -> bool {
         let Some(limit) = self.limit else {
             return false;
         };
-        let made = self.by_site.get(&(func, site)).copied().unwrap_or(0);
+        let made = self.by_site.get(&key).copied().unwrap_or(0);
         self.total >= WARM_UP_FORKS && made as f64 > limit * self.total as f64
     }
 
     /// Whether a site past its share forks toward `block` (not yet
     /// covered): only the first time it could.
-    fn first_try(&mut self, func: FuncId, site: SiteId, block: BlockId) -> bool {
-        self.tried.insert((func, site, block))
+    fn first_try(&mut self, key: SiteKey, block: BlockId) -> bool {
+        self.tried.insert((key, block))
     }
 
-    /// Counts `children` new paths forked at `site` of `func`.
-    pub(crate) fn forked(&mut self, func: FuncId, site: SiteId, children: u64) {
+    /// Counts `children` new paths forked at the site `key`.
+    pub(crate) fn forked(&mut self, key: SiteKey, children: u64) {
         if self.limit.is_none() || children == 0 {
             return;
         }
-        *self.by_site.entry((func, site)).or_insert(0) += children;
+        *self.by_site.entry(key).or_insert(0) += children;
         self.total += children;
     }
 }
@@ -186,7 +219,8 @@ impl Executor {
         if leads_to.is_empty() {
             return false;
         }
-        let func = state.frame().func;
+        let key = SiteKey::of(&state.stack, site);
+        let func = key.func;
         let module = Arc::clone(self.module());
         let Some(body) = module.func(func).body.as_ref() else {
             return false;
@@ -195,7 +229,7 @@ impl Executor {
             let block = body.block(b);
             Some(i) != taken
                 && (block.first.0..block.end.0).any(|x| !self.is_covered(func, InstId(x)))
-                && self.fork_share.first_try(func, site, b)
+                && self.fork_share.first_try(key, b)
         })
     }
 }
@@ -203,29 +237,72 @@ impl Executor {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::exec::state::Registers;
+
+    fn key(func: u32, site: u32) -> SiteKey {
+        SiteKey {
+            func: FuncId(func),
+            site: SiteId(site),
+            context: 0,
+        }
+    }
 
     #[test]
     fn a_site_past_its_share_is_told_so_once_the_run_has_warmed_up() {
-        let (f, busy, other) = (FuncId(0), SiteId(1), SiteId(2));
+        let (busy, other) = (key(0, 1), key(0, 2));
         let mut share = ForkShare::new(Some(0.3));
-        share.forked(f, busy, 400);
+        share.forked(busy, 400);
         // 400 of 400, but the run is young.
-        assert!(!share.past_share(f, busy));
-        share.forked(f, other, 700);
+        assert!(!share.past_share(busy));
+        share.forked(other, 700);
         // 400 of 1100 is more than 30%; 700 of 1100 too.
-        assert!(share.past_share(f, busy));
-        assert!(share.past_share(f, other));
-        share.forked(f, SiteId(3), 900);
+        assert!(share.past_share(busy));
+        assert!(share.past_share(other));
+        share.forked(key(0, 3), 900);
         // 400 of 2000 is 20%: the busy site forks again.
-        assert!(!share.past_share(f, busy));
-        assert!(share.past_share(f, other) == (700.0 > 0.3 * 2000.0));
-        assert!(!share.past_share(FuncId(1), busy), "sites are per function");
+        assert!(!share.past_share(busy));
+        assert!(share.past_share(other) == (700.0 > 0.3 * 2000.0));
+        assert!(!share.past_share(key(1, 1)), "sites are per function");
     }
 
     #[test]
     fn without_a_limit_no_site_is_ever_past_it() {
         let mut share = ForkShare::new(None);
-        share.forked(FuncId(0), SiteId(0), 1 << 20);
-        assert!(!share.past_share(FuncId(0), SiteId(0)));
+        share.forked(key(0, 0), 1 << 20);
+        assert!(!share.past_share(key(0, 0)));
+    }
+
+    fn frame(func: u32, call_site: Option<u32>) -> Frame {
+        Frame {
+            func: FuncId(func),
+            regs: Registers::new(Vec::new()),
+            pc: InstId(0),
+            allocas: Vec::new(),
+            ret_dst: None,
+            call_site: call_site.map(InstId),
+            varargs: None,
+        }
+    }
+
+    #[test]
+    fn a_site_is_counted_apart_for_each_of_its_nearest_callers() {
+        // main calls parse (at 10 or 11), which calls compare (at 20).
+        let stack = |main_site, outer| {
+            let mut s = vec![frame(9, None)];
+            if outer {
+                s = vec![frame(8, None), frame(9, Some(1))];
+            }
+            s.extend([frame(1, Some(main_site)), frame(2, Some(20))]);
+            s
+        };
+        let at = |s: &[Frame]| SiteKey::of(s, SiteId(5));
+        assert_ne!(at(&stack(10, false)), at(&stack(11, false)));
+        // The call into main lies past the depth counted.
+        assert_eq!(at(&stack(10, false)), at(&stack(10, true)));
+        assert_eq!(at(&stack(10, false)).func, FuncId(2));
+        let mut share = ForkShare::new(Some(0.3));
+        share.forked(at(&stack(10, false)), 2000);
+        assert!(share.past_share(at(&stack(10, true))));
+        assert!(!share.past_share(at(&stack(11, false))));
     }
 }
