@@ -85,25 +85,23 @@ fn reduce(constraints: &[ExprRef]) -> Option<Reduced> {
         // the program wrote it, the path condition stays in the form Z3 was
         // fastest on: `1 <=s n && n <s 64` (from `klee_range`) rewritten
         // as `1 <=u n && n <=u 63` made a Collatz loop 4 times slower.
-        let whole = |k: usize| {
-            (!mixed[k])
-                .then(|| {
-                    atoms
-                        .iter()
-                        .filter(|(j, _, _)| *j == k)
-                        .fold(None::<ValueSet>, |s, (_, _, a)| {
-                            Some(s.map_or(a.set.clone(), |s| s.intersect(&a.set)))
-                        })
-                })
-                .flatten()
+        // A constraint whose atoms about the term, together, say it all,
+        // if it has no other conjunct. A constraint's atoms lie side by
+        // side: one pass, as a byte compared with many constants has many.
+        let whole = || {
+            let mut wholes: Vec<(usize, ValueSet)> = Vec::new();
+            for (k, _, a) in atoms.iter().filter(|(k, _, _)| !mixed[*k]) {
+                match wholes.last_mut() {
+                    Some((j, s)) if j == k => *s = s.intersect(&a.set),
+                    _ => wholes.push((*k, a.set.clone())),
+                }
+            }
+            wholes.into_iter().find(|(_, w)| *w == set).map(|(k, _)| k)
         };
         let exprs = if let Some((_, c, _)) = atoms.iter().find(|(_, _, a)| a.set == set) {
             vec![c.clone()]
-        } else if let Some((k, _, _)) = atoms
-            .iter()
-            .find(|(k, _, _)| whole(*k).is_some_and(|w| w == set))
-        {
-            vec![constraints[*k].clone()]
+        } else if let Some(k) = whole() {
+            vec![constraints[k].clone()]
         } else {
             Atom {
                 term: term.clone(),
