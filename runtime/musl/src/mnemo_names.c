@@ -277,6 +277,7 @@ void __mnemo_place_host(struct mnemo_file *f) {
       char *name = copy(p, len);
       struct mnemo_file *d = __mnemo_new_own(name, S_IFDIR | 0755);
       d->own = 0;
+      d->st->st_uid = d->st->st_gid = 0;
       __mnemo_add_name(dir, name, d);
       dir = d;
     } else if (is_dir(n->file)) {
