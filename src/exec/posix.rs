@@ -307,7 +307,8 @@ impl HostFile {
     }
 
     /// Its `struct stat` as x86-64 lays it out (KLEE's `struct stat64`):
-    /// a regular file of its size, read only.
+    /// a regular file of its size, read only, in whole 4 KiB blocks as the
+    /// model's own files and a replay's copy of it have.
     pub fn stat(&self) -> [u8; STAT_SIZE] {
         let mut st = [0u8; STAT_SIZE];
         let mut put = |at: usize, bytes: &[u8]| st[at..at + bytes.len()].copy_from_slice(bytes);
@@ -318,7 +319,7 @@ impl HostFile {
         put(56, &4096u64.to_le_bytes());
         put(
             64,
-            &(self.contents.len() as u64).div_ceil(512).to_le_bytes(),
+            &((self.contents.len() as u64).div_ceil(4096) * 8).to_le_bytes(),
         );
         for time in [72, 88, 104] {
             put(time, &self.mtime.to_le_bytes());
@@ -431,5 +432,28 @@ mod tests {
         assert!(e.to_string().contains("given twice"), "{e}");
         let e = parse("--max-fail 1").unwrap_err();
         assert!(e.to_string().contains("does not support"), "{e}");
+    }
+
+    #[test]
+    fn a_host_file_has_its_size_in_whole_blocks_and_its_own_time() {
+        let field = |st: &[u8; STAT_SIZE], at: usize| {
+            u64::from_le_bytes(st[at..at + 8].try_into().unwrap())
+        };
+        for (len, blocks) in [(0, 0), (1, 8), (4096, 8), (4097, 16)] {
+            let file = HostFile {
+                path: "/etc/passwd".into(),
+                contents: vec![b'x'; len].into(),
+                mode: 0o444,
+                inode: 9,
+                mtime: 1_600_000_000,
+            };
+            let st = file.stat();
+            assert_eq!(field(&st, 48), len as u64, "size");
+            assert_eq!(field(&st, 64), blocks, "blocks of {len} bytes");
+            assert_eq!(field(&st, 8), 9, "inode");
+            for time in [72, 88, 104] {
+                assert_eq!(field(&st, time), 1_600_000_000);
+            }
+        }
     }
 }

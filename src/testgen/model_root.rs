@@ -10,11 +10,11 @@
 //! linked (nothing else is there to load).
 
 use std::fs;
-use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
+use std::os::unix::fs::{DirBuilderExt, MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
 use super::native::c_path;
-use super::posix::set_model_times;
+use super::posix::{set_file_times, MODEL_TIME};
 use super::replay::{io_err, ReplayError};
 
 /// Where the model has the working directory's parent and the working
@@ -80,8 +80,8 @@ impl LaidOut {
         let inside = self.dir.join(OWN).join(KTEST);
         fs::copy(ktest, &inside).map_err(io_err(&inside))?;
         // The working directory's times are set as its files are made.
-        for dir in [&self.dir, &tmp, &self.dir.join(PARENT), &self.dir.join("dev")] {
-            set_model_times(dir).map_err(io_err(dir))?;
+        for path in [&self.dir, &tmp, &self.dir.join(PARENT)] {
+            set_file_times(path, MODEL_TIME).map_err(io_err(path))?;
         }
         Ok(cwd)
     }
@@ -151,6 +151,20 @@ impl ModelRoot {
                 make_dir(parent, 0o755)?;
             }
             fs::copy(host, &inside).map_err(io_err(host))?;
+            // The model gives a host file the host's modification time.
+            let mtime = fs::metadata(host).map_err(io_err(host))?.mtime();
+            set_file_times(&inside, mtime).map_err(io_err(&inside))?;
+        }
+        // The directories the model made for the host files (`/etc`), and
+        // its `/dev`.
+        let made_for_hosts = self.host_files.iter().flat_map(|h| {
+            let inside = self.dir.join(h.strip_prefix("/").unwrap_or(h));
+            let dirs: Vec<PathBuf> = inside.ancestors().skip(1).map(Path::to_path_buf).collect();
+            dirs.into_iter().take_while(|d| d != &self.dir)
+        });
+        let dev = [self.dir.join("dev"), self.dir.join("dev/null")];
+        for path in made_for_hosts.chain(dev) {
+            set_file_times(&path, MODEL_TIME).map_err(io_err(&path))?;
         }
         make_dir(&self.private(), 0o755)?;
         let program = self.private().join(PROGRAM);

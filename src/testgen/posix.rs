@@ -37,14 +37,16 @@ use super::ktest::{KTest, KTestObject};
 /// (`MNEMO_TIME` in `runtime/musl/src/mnemo_fs.h`): 2024-01-01 00:00 UTC.
 pub const MODEL_TIME: i64 = 1_704_067_200;
 
-/// Gives `path` the access and modification times the model's files have.
-/// Natively a test's files are made just before it runs, and a program
-/// that prints a time (`ls -l`) or compares two (`test -N`) would tell the
-/// difference. The change time stays the host's: nothing can set it.
-pub fn set_model_times(path: &Path) -> io::Result<()> {
+/// Gives `path` the access and modification time `secs` (whole seconds),
+/// which the model gives the file: [`MODEL_TIME`] for its own, the host's
+/// modification time for a host file. Natively a test's files are made
+/// just before it runs, and a program that prints a time (`ls -l`) or
+/// compares two (`test -N`) would tell the difference. The change time
+/// stays the host's: nothing can set it.
+pub fn set_file_times(path: &Path, secs: i64) -> io::Result<()> {
     let c = super::native::c_path(path)?;
     let at = libc::timespec {
-        tv_sec: MODEL_TIME,
+        tv_sec: secs,
         tv_nsec: 0,
     };
     // SAFETY: `c` is a NUL-terminated path and `times` two timespecs, all
@@ -401,9 +403,9 @@ impl PosixEnv {
                 fs::write(&path, &f.contents)?;
             }
             fs::set_permissions(&path, fs::Permissions::from_mode(f.mode))?;
-            set_model_times(&path)?;
+            set_file_times(&path, MODEL_TIME)?;
         }
-        set_model_times(dir)
+        set_file_times(dir, MODEL_TIME)
     }
 }
 
@@ -618,6 +620,9 @@ pub(crate) mod tests {
             .lines()
             .find_map(|l| l.strip_prefix("#define MNEMO_TIME "))
             .expect("mnemo_fs.h defines MNEMO_TIME");
-        assert_eq!(defined.trim().trim_end_matches('L').parse::<i64>().unwrap(), MODEL_TIME);
+        assert_eq!(
+            defined.trim().trim_end_matches('L').parse::<i64>().unwrap(),
+            MODEL_TIME
+        );
     }
 }
