@@ -50,3 +50,18 @@ pub fn compile(dir: &Path, name: &str, source: &str) -> Option<PathBuf> {
     }
     Some(bc)
 }
+
+/// `mnemo run -q` of `bc` without the C library, its output in `out`.
+#[allow(dead_code)] // Not every test file runs bare bitcode.
+pub fn run(bc: &Path, out: &Path, extra: &[&str]) -> Output {
+    mnemo()
+        .arg("run")
+        .arg("-q")
+        .arg("--no-runtime")
+        .arg("--output-dir")
+        .arg(out)
+        .args(extra)
+        .arg(bc)
+        .output()
+        .expect("mnemo run")
+}

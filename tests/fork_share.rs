@@ -1,0 +1,197 @@
+//! `--max-site-fork-share`: a branch site past its share of the run's
+//! forks stops forking, except toward code no path has run, and takes up
+//! what it cut once nothing else is left; a site's share is counted per
+//! calling context.
+
+#[path = "support/cli.rs"]
+mod support;
+use support::{compile, json, run, stderr};
+
+/// A message quoting a symbolic name byte by byte, nine ways a byte
+/// (quotearg's shape), before the program's own decision.
+const QUOTING: &str = r#"
+#include <assert.h>
+#include <klee/klee.h>
+static int width;
+static void quote(const char *s) {
+  for (int i = 0; i < 4; i++) {
+    switch (s[i]) {
+    case '\n': width += 2; break;
+    case '\t': width += 2; break;
+    case '\\': width += 2; break;
+    case '"': width += 2; break;
+    case '\'': width += 4; break;
+    case ' ': width += 3; break;
+    case '$': width += 3; break;
+    case '`': width += 3; break;
+    default: width += 1; break;
+    }
+  }
+}
+int main(void) {
+  char name[4];
+  klee_make_symbolic(name, sizeof name, "name");
+  if (klee_int("flag") == 12345) {
+    quote(name);
+    assert(width == 0);
+  }
+  quote(name);
+  return width > 8;
+}
+"#;
+
+#[test]
+fn a_site_past_its_share_of_the_forks_stops_forking_until_nothing_else_is_left() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let Some(bc) = compile(dir.path(), "quoting", QUOTING) else {
+        return;
+    };
+    let all = dir.path().join("all");
+    let cut = dir.path().join("cut");
+    for (out, extra) in [
+        (&all, &[][..]),
+        (&cut, &["--max-site-fork-share", "0.3"][..]),
+    ] {
+        let o = run(&bc, out, extra);
+        assert!(o.status.success(), "{}", stderr(&o));
+    }
+    let (a, c) = (json(&all.join("stats.json")), json(&cut.join("stats.json")));
+    // Unbounded, every way of quoting the name is a path: 9^4 on each
+    // side of the first choice.
+    assert_eq!(a["paths"]["completed"], 9 * 9 * 9 * 9, "{a}");
+    assert_eq!(a["paths"]["errors"]["assert"], 9 * 9 * 9 * 9, "{a}");
+    assert_eq!(a["paths"]["forks_cut"], 0);
+    // Bounded, the switch stops forking once it has made most of the
+    // run's first thousand forks, and alternatives are cut. The points
+    // where they were cut, fewer than the sample holds, are all kept, and
+    // once the other paths have ended they fork after all: a run no limit
+    // stops explores every path all the same, later.
+    let cut_forks = c["paths"]["forks_cut"].as_u64().expect("forks_cut");
+    assert!(cut_forks > 0, "{c}");
+    assert!(c["paths"]["cuts_reopened"].as_u64() > Some(0), "{c}");
+    assert_eq!(c["paths"]["completed"], a["paths"]["completed"], "{c}");
+    assert_eq!(c["paths"]["errors"], a["paths"]["errors"], "{c}");
+    assert_eq!(c["tests"], a["tests"], "{c}");
+    // Each worker of a parallel run takes up the points it cut once it
+    // has nothing else, before it waits for work.
+    let jobs = dir.path().join("jobs");
+    let o = run(&bc, &jobs, &["--max-site-fork-share", "0.3", "--jobs", "2"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let j = json(&jobs.join("stats.json"));
+    assert!(j["paths"]["cuts_reopened"].as_u64() > Some(0), "{j}");
+    assert_eq!(j["paths"]["completed"], a["paths"]["completed"], "{j}");
+    assert_eq!(j["paths"]["errors"], a["paths"]["errors"], "{j}");
+    // The bounded run's trie lacks what it cut: it is kept apart from the
+    // whole run's, which a later run may follow.
+    let memo = dir.path().join("mnemo-memo");
+    assert!(memo.join("quoting.trie").is_file());
+    assert!(memo.join("quoting.fork-share.trie").is_file());
+    let o = run(
+        &bc,
+        &dir.path().join("again"),
+        &["--max-site-fork-share", "0.3"],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let again = json(&dir.path().join("again/stats.json"));
+    assert_eq!(again["memo"]["reused"], false, "{again}");
+    assert_eq!(again["paths"], c["paths"], "the run is deterministic");
+}
+
+/// A classifier whose switch forks two ways a byte in a loop, and then, at
+/// the same call, meets a byte that can take a case no path could take
+/// before. The first loop makes the run's forks up to the warm-up (1,000,
+/// after which a site can be past its share), so that breadth first the
+/// last of the classifier's 511 forks in the second loop is the 1,000th.
+const RARE_CASE: &str = r#"
+#include <assert.h>
+#include <klee/klee.h>
+static int kind(unsigned char c) {
+  switch (c) {
+  case 0: return 0;
+  case 1: return 1;
+  case 200: return 7;
+  default: return 2;
+  }
+}
+int main(void) {
+  unsigned char pad[489], b[10];
+  klee_make_symbolic(pad, sizeof pad, "pad");
+  klee_make_symbolic(b, sizeof b, "b");
+  for (int j = 0; j < 489; j++)
+    if (pad[j] == 0)
+      return 0;
+  int ones = 0, last = 0;
+  for (int i = 0; i < 10; i++) {
+    last = kind(i < 9 ? b[i] & 1 : b[9]);
+    if (i < 9)
+      ones += last;
+  }
+  assert(last != 7);
+  return ones;
+}
+"#;
+
+/// [`RARE_CASE`] with the last byte classified from a call site of its own:
+/// a share is counted per calling context, and there the switch has made
+/// none of the run's forks.
+const RARE_CASE_ELSEWHERE: &str = r#"
+#include <assert.h>
+#include <klee/klee.h>
+static int kind(unsigned char c) {
+  switch (c) {
+  case 0: return 0;
+  case 1: return 1;
+  case 200: return 7;
+  default: return 2;
+  }
+}
+int main(void) {
+  unsigned char pad[489], b[10];
+  klee_make_symbolic(pad, sizeof pad, "pad");
+  klee_make_symbolic(b, sizeof b, "b");
+  for (int j = 0; j < 489; j++)
+    if (pad[j] == 0)
+      return 0;
+  int ones = 0;
+  for (int i = 0; i < 9; i++)
+    ones += kind(b[i] & 1);
+  assert(kind(b[9]) != 7);
+  return ones;
+}
+"#;
+
+#[test]
+fn a_site_past_its_share_forks_once_toward_a_block_no_path_has_run() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let Some(bc) = compile(dir.path(), "rare_case", RARE_CASE) else {
+        return;
+    };
+    let out = dir.path().join("out");
+    let extra = ["--search", "bfs", "--max-site-fork-share", "0.5"];
+    let o = run(&bc, &out, &extra);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let s = json(&out.join("stats.json"));
+    // The 512 paths at the last call find the switch past its share (511
+    // of 1,000 forks). The first to get there still forks toward the case
+    // no path has taken, and fails the assertion; nearly all the others
+    // go their model's way, three alternatives cut each.
+    assert!(s["paths"]["errors"]["assert"].as_u64() >= Some(1), "{s}");
+    let cut = s["paths"]["forks_cut"].as_u64().expect("forks_cut");
+    assert!(cut >= 3 * 500, "{s}");
+}
+
+#[test]
+fn a_site_called_from_elsewhere_has_a_share_of_its_own() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let Some(bc) = compile(dir.path(), "rare_case_elsewhere", RARE_CASE_ELSEWHERE) else {
+        return;
+    };
+    let out = dir.path().join("out");
+    let extra = ["--search", "bfs", "--max-site-fork-share", "0.5"];
+    let o = run(&bc, &out, &extra);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let s = json(&out.join("stats.json"));
+    // Every one of the 512 paths at the assertion's own call forks toward
+    // the rare case, and fails.
+    assert_eq!(s["paths"]["errors"]["assert"].as_u64(), Some(512), "{s}");
+}
