@@ -79,7 +79,7 @@ impl Executor {
                 .hint
                 .as_ref()
                 .and_then(|h| conds.iter().position(|c| expr::eval(c, h) != 0));
-            if !self.opens_uncovered(state, site, taken, leads_to) {
+            if !self.opens_uncovered(key, taken, leads_to) {
                 if let Some(taken) = taken {
                     return self.follow_model(state, site, conds, payloads, taken);
                 }

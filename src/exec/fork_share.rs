@@ -63,7 +63,7 @@ impl SiteKey {
             (stack[i - 1].func, stack[i].call_site).hash(&mut hasher);
         }
         SiteKey {
-            func: stack.last().map_or(FuncId(0), |f| f.func),
+            func: stack.last().expect("a running state has a frame").func,
             site,
             context: hasher.finish(),
         }
@@ -205,21 +205,19 @@ impl Executor {
         self.fork_share.drop_kept()
     }
 
-    /// Whether a branch at a site past its share forks all the same: one
-    /// of its alternatives other than `taken` (the one the path's model
-    /// takes) goes on to a block with an instruction no path has covered,
-    /// and the site has not tried that block before.
+    /// Whether a branch at the site `key`, past its share, forks all the
+    /// same: one of its alternatives other than `taken` (the one the path's
+    /// model takes) goes on to a block with an instruction no path has
+    /// covered, and the site has not tried that block before.
     pub(super) fn opens_uncovered(
         &mut self,
-        state: &State,
-        site: SiteId,
+        key: SiteKey,
         taken: Option<usize>,
         leads_to: &[BlockId],
     ) -> bool {
         if leads_to.is_empty() {
             return false;
         }
-        let key = SiteKey::of(&state.stack, site);
         let func = key.func;
         let module = Arc::clone(self.module());
         let Some(body) = module.func(func).body.as_ref() else {
