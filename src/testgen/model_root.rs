@@ -140,6 +140,9 @@ impl ModelRoot {
             }
         }
         fs::set_permissions(&null, fs::Permissions::from_mode(0o666)).map_err(io_err(&null))?;
+        // The directories the model makes for the host files (`/etc`), and
+        // its `/dev`, get the model's times once the files are in them.
+        let mut model_made = vec![self.dir.join("dev"), null];
         for host in &self.host_files {
             let Ok(relative) = host.strip_prefix("/") else {
                 return Err(io_err(host)(std::io::Error::other(
@@ -149,22 +152,16 @@ impl ModelRoot {
             let inside = self.dir.join(relative);
             if let Some(parent) = inside.parent() {
                 make_dir(parent, 0o755)?;
+                let made = parent.ancestors().take_while(|d| *d != self.dir);
+                model_made.extend(made.map(Path::to_path_buf));
             }
             fs::copy(host, &inside).map_err(io_err(host))?;
             // The model gives a host file the host's modification time.
             let mtime = fs::metadata(host).map_err(io_err(host))?.mtime();
             set_file_times(&inside, mtime).map_err(io_err(&inside))?;
         }
-        // The directories the model made for the host files (`/etc`), and
-        // its `/dev`.
-        let made_for_hosts = self.host_files.iter().flat_map(|h| {
-            let inside = self.dir.join(h.strip_prefix("/").unwrap_or(h));
-            let dirs: Vec<PathBuf> = inside.ancestors().skip(1).map(Path::to_path_buf).collect();
-            dirs.into_iter().take_while(|d| d != &self.dir)
-        });
-        let dev = [self.dir.join("dev"), self.dir.join("dev/null")];
-        for path in made_for_hosts.chain(dev) {
-            set_file_times(&path, MODEL_TIME).map_err(io_err(&path))?;
+        for path in &model_made {
+            set_file_times(path, MODEL_TIME).map_err(io_err(path))?;
         }
         make_dir(&self.private(), 0o755)?;
         let program = self.private().join(PROGRAM);
