@@ -427,6 +427,7 @@ fn a_replay_in_the_model_root_finds_the_file_system_the_engine_modelled() {
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 static int by_name(const void *a, const void *b) {
@@ -452,6 +453,8 @@ int main(void) {
   printf("cwd %s\n", getcwd(cwd, sizeof cwd) ? cwd : "?");
   printf("/ %d /tmp %d /etc %d\n", access("/", W_OK), access("/tmp", W_OK),
          access("/etc", W_OK));
+  struct stat st;
+  printf("/etc/passwd %o\n", stat("/etc/passwd", &st) ? 0 : st.st_mode & 07777);
   struct utsname u;
   uname(&u);
   printf("host %s %s\n", u.nodename, u.domainname);
@@ -482,7 +485,7 @@ int main(void) {
     assert_eq!(
         predicted,
         "/: dev etc tmp\n/etc: passwd\n/tmp: mnemo-replay\ncwd /tmp/mnemo-replay/cwd\n\
-         / -1 /tmp 0 /etc -1\nhost mnemo (none)\n8 GiB refused\n"
+         / -1 /tmp 0 /etc -1\n/etc/passwd 444\nhost mnemo (none)\n8 GiB refused\n"
     );
     let replay = |model_root| {
         let options = mnemo::testgen::ReplayOptions {

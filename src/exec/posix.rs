@@ -255,6 +255,10 @@ impl PosixArgs {
     }
 }
 
+/// The permission bits of a host file the model keeps (and a replay's copy
+/// of it gets): its write bits are cleared, as the program cannot write it.
+pub const HOST_FILE_MODE_MASK: u32 = 0o7555;
+
 /// A host file `mnemo run --file PATH` lets the program read, under one
 /// name (the path as given, or as resolved).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -292,7 +296,7 @@ impl HostFile {
         let file = HostFile {
             path: path.to_string(),
             contents,
-            mode: meta.mode() & 0o7555,
+            mode: meta.mode() & HOST_FILE_MODE_MASK,
             inode: meta.ino(),
             mtime: meta.mtime(),
         };

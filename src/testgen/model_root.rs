@@ -16,6 +16,7 @@ use std::path::{Path, PathBuf};
 use super::native::c_path;
 use super::posix::{set_file_times, MODEL_TIME};
 use super::replay::{io_err, ReplayError};
+use crate::exec::posix::HOST_FILE_MODE_MASK;
 
 /// Where the model has the working directory's parent and the working
 /// directory itself (`runtime/musl/src/mnemo_names.c`'s tree), inside the
@@ -156,9 +157,13 @@ impl ModelRoot {
                 model_made.extend(made.map(Path::to_path_buf));
             }
             fs::copy(host, &inside).map_err(io_err(host))?;
-            // The model gives a host file the host's modification time.
-            let mtime = fs::metadata(host).map_err(io_err(host))?.mtime();
-            set_file_times(&inside, mtime).map_err(io_err(&inside))?;
+            // The model gives a host file the host's modification time and
+            // its permissions less the write bits.
+            let meta = fs::metadata(host).map_err(io_err(host))?;
+            let mode = meta.mode() & HOST_FILE_MODE_MASK;
+            fs::set_permissions(&inside, fs::Permissions::from_mode(mode))
+                .map_err(io_err(&inside))?;
+            set_file_times(&inside, meta.mtime()).map_err(io_err(&inside))?;
         }
         for path in &model_made {
             set_file_times(path, MODEL_TIME).map_err(io_err(path))?;
