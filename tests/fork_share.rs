@@ -1,7 +1,7 @@
 //! `--max-site-fork-share`: a branch site past its share of the run's
 //! forks stops forking, except toward code no path has run, and takes up
-//! what it cut once nothing else is left; a site's share is counted per
-//! calling context.
+//! what it cut once nothing else is left; a site's count is its
+//! function's, whatever the call.
 
 #[path = "support/cli.rs"]
 mod support;
@@ -136,9 +136,9 @@ const AT_THE_SAME_CALL: &str = r#"
 }
 "#;
 
-/// The last byte classified from a call site of its own: a share is
-/// counted per calling context, and there the switch has made none of the
-/// run's forks.
+/// The last byte classified from a call site of its own: a site's count
+/// is its function's, whatever calls it, so the switch is past its share
+/// there too.
 const AT_A_CALL_OF_ITS_OWN: &str = r#"
   int ones = 0;
   for (int i = 0; i < 9; i++)
@@ -178,11 +178,16 @@ fn a_site_past_its_share_forks_once_toward_a_block_no_path_has_run() {
 }
 
 #[test]
-fn a_site_called_from_elsewhere_has_a_share_of_its_own() {
+fn a_site_shares_its_count_with_every_call_of_its_function() {
     let Some(s) = rare_case(AT_A_CALL_OF_ITS_OWN) else {
         return;
     };
-    // Every one of the 512 paths at the assertion's own call forks toward
-    // the rare case, and fails.
+    // As at the same call: the paths reaching the call of its own go their
+    // model's way, three alternatives cut each, and fork toward the rare
+    // case only when the cut points are taken up again.
+    let cut = s["paths"]["forks_cut"].as_u64().expect("forks_cut");
+    assert!(cut >= 3 * 500, "{s}");
+    let reopened = s["paths"]["cuts_reopened"].as_u64().expect("cuts_reopened");
+    assert!(reopened >= 500, "{s}");
     assert_eq!(s["paths"]["errors"]["assert"].as_u64(), Some(512), "{s}");
 }

@@ -351,8 +351,8 @@ pub(crate) struct RunArgs {
     #[arg(long, alias = "only-output-states-covering-new")]
     pub(crate) only_new_coverage: bool,
     /// The share of the run's forks (above 0, at most 1) one branch site
-    /// may make, as KLEE's `--max-static-fork-pct`, counted apart for each
-    /// pair of nearest call sites that led to it: once the run has forked
+    /// may make, as KLEE's `--max-static-fork-pct`, counted over every call
+    /// of the site's function: once the run has forked
     /// 1000 times, a site past it forks no more, and a path there goes the
     /// way its own model goes. A quoting function's switch on
     /// each byte of a name can make most of a run's forks and crowd the
