@@ -341,6 +341,22 @@ fn compare(exp: &header::Expectation, act: &Actual, prog_name: &str) -> Vec<Stri
     diffs
 }
 
+/// Compiles the program at `prog` to `bc` with `mnemo cc`, its output
+/// kept in `dir`.
+fn compile(prog: &Path, bc: &Path, dir: &Path) -> Result<(), String> {
+    let mut cc = Command::new(env!("CARGO_BIN_EXE_mnemo"));
+    cc.current_dir(crate_root())
+        .arg("cc")
+        .arg(prog)
+        .arg("-o")
+        .arg(bc);
+    let o = run(cc, dir, "cc")?;
+    if !o.status.success() {
+        return Err(format!("`mnemo cc` failed ({}):\n{}", o.status, o.text));
+    }
+    Ok(())
+}
+
 /// Compiles, runs and replays one program and checks it against its header.
 fn check_program(prog: &Path) -> Result<(), Failed> {
     let source =
@@ -358,16 +374,7 @@ fn check_program(prog: &Path) -> Result<(), Failed> {
     let mnemo = env!("CARGO_BIN_EXE_mnemo");
 
     let result = (|| -> Result<(), String> {
-        let mut cc = Command::new(mnemo);
-        cc.current_dir(crate_root())
-            .arg("cc")
-            .arg(prog)
-            .arg("-o")
-            .arg(&bc);
-        let o = run(cc, &dir, "cc")?;
-        if !o.status.success() {
-            return Err(format!("`mnemo cc` failed ({}):\n{}", o.status, o.text));
-        }
+        compile(prog, &bc, &dir)?;
 
         let mut cmd = Command::new(mnemo);
         // Each program's run starts with an empty solver store, as a user's

@@ -9,7 +9,9 @@ use libtest_mimic::Failed;
 use serde_json::Value;
 
 use super::trial::{keep_on_failure, scratch};
-use super::{crate_root, header, host_files, mutants, read_json, replays_natively, run, Output};
+use super::{
+    compile, crate_root, header, host_files, mutants, read_json, replays_natively, run, Output,
+};
 
 /// The outcomes of a run's tests, as a sorted list: what must not change
 /// when the same paths are found another way. (A completed path's exit
@@ -115,16 +117,7 @@ pub(crate) fn check_memo(prog: &Path) -> Result<(), Failed> {
     shallow_args.extend(["--max-depth".to_string(), shallow.to_string()]);
 
     let result = (|| -> Result<(), String> {
-        let mut cc = Command::new(mnemo);
-        cc.current_dir(crate_root())
-            .arg("cc")
-            .arg(prog)
-            .arg("-o")
-            .arg(&bc);
-        let o = run(cc, &dir, "cc")?;
-        if !o.status.success() {
-            return Err(format!("`mnemo cc` failed ({}):\n{}", o.status, o.text));
-        }
+        compile(prog, &bc, &dir)?;
         let fresh = mnemo_run("fresh", "fresh", "memo-fresh", &full_args)?;
         let fresh_trie = trie_text(mnemo, &dir.join("memo-fresh"), &dir, "trie-fresh")?;
         let fresh_outcomes = outcomes(&dir.join("fresh"))?;
