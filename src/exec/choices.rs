@@ -71,7 +71,7 @@ impl Executor {
             .take()
             .filter(|r| r.site == site && (r.explored as usize) < conds.len())
             .map(|r| r.explored as usize);
-        let key = SiteKey::of(&state.stack, site);
+        let key = SiteKey::new(state.frame().func, site);
         if explored.is_none() && self.fork_share.past_share(key) {
             // The alternative the path's model satisfies: none without a
             // model (a path past `MAX_MODEL_INPUTS` keeps none).

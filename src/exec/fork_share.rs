@@ -30,7 +30,7 @@ use rand::{Rng, SeedableRng};
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::executor::Executor;
-use super::state::{Frame, Reopen, State};
+use super::state::{Reopen, State};
 use crate::ir::{BlockId, FuncId, InstId, SiteId};
 
 /// Forks the run makes before any site counts as past its share: early
@@ -51,12 +51,9 @@ pub(crate) struct SiteKey {
 }
 
 impl SiteKey {
-    /// The key of `site` in the innermost frame of `stack`.
-    pub(crate) fn of(stack: &[Frame], site: SiteId) -> SiteKey {
-        SiteKey {
-            func: stack.last().expect("a running state has a frame").func,
-            site,
-        }
+    /// The key of `site` in `func`.
+    pub(crate) fn new(func: FuncId, site: SiteId) -> SiteKey {
+        SiteKey { func, site }
     }
 }
 
@@ -227,10 +224,7 @@ mod tests {
     use super::*;
 
     fn key(func: u32, site: u32) -> SiteKey {
-        SiteKey {
-            func: FuncId(func),
-            site: SiteId(site),
-        }
+        SiteKey::new(FuncId(func), SiteId(site))
     }
 
     #[test]
