@@ -165,6 +165,10 @@ impl ModelRoot {
                 .map_err(io_err(&inside))?;
             set_file_times(&inside, meta.mtime()).map_err(io_err(&inside))?;
         }
+        // Host files in one directory (/etc/passwd, /etc/group) name it
+        // once each: its time is set once.
+        model_made.sort();
+        model_made.dedup();
         for path in &model_made {
             set_file_times(path, MODEL_TIME).map_err(io_err(path))?;
         }
