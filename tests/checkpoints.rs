@@ -62,6 +62,9 @@ fn spawn(bc: &Path, out: &Path, memo: &Path, extra: &[&str]) -> Running {
 fn wait_for_checkpoint(out: &Path, run: u64, tests: u64) {
     let start = Instant::now();
     let stats = out.join("stats.json");
+    // The last stats seen go into the failure: whether the run ended
+    // before the wanted checkpoint or never got that far.
+    let mut last = Value::Null;
     loop {
         if stats.exists() {
             let s = json(&stats);
@@ -71,11 +74,15 @@ fn wait_for_checkpoint(out: &Path, run: u64, tests: u64) {
             {
                 return;
             }
+            last = s;
         }
         assert!(
             start.elapsed() < Duration::from_secs(120),
-            "no checkpoint of run {run} with {tests} tests in {}",
-            out.display()
+            "no checkpoint of run {run} with {tests} tests in {}; last seen: in_progress {}, runs {}, tests {}",
+            out.display(),
+            last["in_progress"],
+            last["total"]["runs"],
+            last["tests"]
         );
         std::thread::sleep(Duration::from_millis(5));
     }
