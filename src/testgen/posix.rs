@@ -75,6 +75,10 @@ const S_IFCHR: u32 = 0o020000;
 const S_IFREG: u32 = 0o100000;
 /// klee-replay creates a file whose permission bits are all zero with these.
 const DEFAULT_MODE: u32 = 0o644;
+/// The bits a symbolic file always has, as in the engine's model: its
+/// owner may read and write it, so a replay as root, which may whatever
+/// the bits, takes the model's path.
+const OWNER_RW: u32 = 0o600;
 /// The size KLEE gives a symbolic stdout.
 const SYM_STDOUT_SIZE: usize = 1024;
 /// KLEE numbers symbolic arguments with two digits.
@@ -211,7 +215,8 @@ impl<'a> Objects<'a> {
     }
 
     /// A `-data` object and its `-stat` object: (contents, st_mode with
-    /// its permission bits defaulted).
+    /// its permission bits defaulted and the owner's read and write bits
+    /// set).
     fn take_file(&mut self, data: &str, len: usize) -> Result<(Vec<u8>, u32), PosixError> {
         let (_, bytes) = self.take_sized(data, len)?;
         let (_, stat) = self.take_sized(&format!("{data}-stat"), STAT_SIZE)?;
@@ -219,7 +224,7 @@ impl<'a> Objects<'a> {
         if mode & 0o777 == 0 {
             mode |= DEFAULT_MODE;
         }
-        Ok((bytes.to_vec(), mode))
+        Ok((bytes.to_vec(), mode | OWNER_RW))
     }
 }
 
@@ -469,7 +474,7 @@ pub(crate) mod tests {
                 obj("n_args", &1i32.to_le_bytes()),
                 arg(1, 2, b"B\0"),
                 obj("A-data", b"ab\nc"),
-                stat("A-data", 0o100600),
+                stat("A-data", 0o100140),
                 obj("B-data", b"\0\xff'$"),
                 stat("B-data", 0),
                 obj("stdin", b"x y\nz"),
@@ -491,7 +496,7 @@ pub(crate) mod tests {
                 SymFile {
                     name: "A".into(),
                     contents: b"ab\nc".to_vec(),
-                    mode: 0o600,
+                    mode: 0o740,
                     directory: false,
                 },
                 SymFile {

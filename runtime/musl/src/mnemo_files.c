@@ -52,9 +52,12 @@ struct mnemo_file *__mnemo_new_file(const char *path, unsigned long size,
     /* The replay gives the file these permission bits, 0644 where they
      * are all 0, and no set-id or sticky bit: the status says what the
      * native file's says, and `access` answers from it as the kernel
-     * does. Arithmetic, not a branch, so that nothing forks here. */
+     * does. The owner may always read and write it, as root may, so that
+     * a replay as root takes the path the model took where the program
+     * opens its input. Arithmetic, not a branch, so that nothing forks
+     * here. */
     unsigned perm = f->st->st_mode & 0777;
-    f->st->st_mode = S_IFREG | perm | (perm == 0) * 0644;
+    f->st->st_mode = S_IFREG | 0600 | perm | (perm == 0) * 0644;
     f->own = 1;
     f->st->st_dev = 0;
     f->st->st_ino = 100 + __mnemo_fs.sym_files;

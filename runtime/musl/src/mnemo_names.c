@@ -146,6 +146,18 @@ static struct mnemo_file *parent_of(struct mnemo_file *dir) {
   return n ? n->dir : dir;
 }
 
+/* The permission bits (R_OK, W_OK, X_OK) that answer for the replay's
+ * user: it owns the program's files and no other, and is in none of their
+ * groups, so the owner's bits answer for its own and the others' bits for
+ * the rest. */
+static unsigned granted(const struct mnemo_file *f) {
+  return f->own ? (f->st->st_mode >> 6) & 7 : f->st->st_mode & 7;
+}
+
+/* Whether the names in `dir` may be looked up (Linux's search permission):
+ * without it even "." in `dir` is EACCES. */
+static int searchable(const struct mnemo_file *dir) { return (granted(dir) & X_OK) != 0; }
+
 /* Whether the program may make and remove names in `dir`: its own while
  * its owner may write it, or one everyone may write (/tmp). */
 static int writable_dir(struct mnemo_file *dir) {
@@ -325,6 +337,10 @@ static void walk(struct mnemo_file *dir, const char *p, int follow, int depth,
       pl->file = pl->dir = dir;
       return;
     }
+    if (!searchable(dir)) {
+      pl->err = -EACCES;
+      return;
+    }
     unsigned long len = 0;
     while (p[len] && p[len] != '/')
       len++;
@@ -396,6 +412,13 @@ static int known(const char *path, struct place *pl) {
    * a path that is none of them then stays one path, not one for each
    * name it starts with. */
   int one = path[1] == 0;
+  /* A name in a working directory that may not be searched is found by no
+   * walk; "/" and the host files' absolute paths pass only root's
+   * directories, which everyone may search. */
+  if (!searchable(here) && path[0] != '/') {
+    pl->err = -EACCES;
+    return 1;
+  }
   for (struct mnemo_name *n = *names(); n; n = n->next) {
     if (n->dir != here || one != (n->name[1] == 0))
       continue;
@@ -455,7 +478,7 @@ static void lookup(int dirfd, const char *path, int follow, int making,
     return;
   }
   if (start == cwd() && known(path, pl)) {
-    if (follow && S_ISLNK(pl->file->st->st_mode))
+    if (pl->file && follow && S_ISLNK(pl->file->st->st_mode))
       through_link(pl->file, pl->dir, 0, pl);
     return;
   }
@@ -552,7 +575,8 @@ long __mnemo_open(int dirfd, const char *path, int flags, unsigned mode) {
     return -ELOOP;
   if (f->read_only && writing)
     return -EROFS;
-  if (writing && !f->own && !(f->st->st_mode & 0002))
+  unsigned wanted = ((flags & 3) != O_WRONLY ? R_OK : 0) | (writing ? W_OK : 0);
+  if (wanted & ~granted(f))
     return -EACCES;
   if (type == S_IFIFO || type == S_IFSOCK) {
     if (type == S_IFSOCK)
@@ -594,10 +618,7 @@ long __mnemo_access(int dirfd, const char *path, int mode) {
     return pl.err;
   if ((mode & W_OK) && f->read_only)
     return -EROFS;
-  /* The replay's user owns the program's files and no other: the owner's
-   * bits answer for those, the others' bits for the rest. */
-  unsigned granted = f->own ? (f->st->st_mode >> 6) & 7 : f->st->st_mode & 7;
-  return (mode & (R_OK | W_OK | X_OK)) & ~granted ? -EACCES : 0;
+  return (mode & (R_OK | W_OK | X_OK)) & ~granted(f) ? -EACCES : 0;
 }
 
 long __mnemo_readlink(int dirfd, const char *path, char *buf, long size) {
@@ -780,6 +801,8 @@ long __mnemo_chdir(const char *path) {
     return pl.err;
   if (!is_dir(pl.file))
     return -ENOTDIR;
+  if (!searchable(pl.file))
+    return -EACCES;
   __mnemo_fs.cwd = pl.file;
   return 0;
 }
@@ -787,6 +810,8 @@ long __mnemo_chdir(const char *path) {
 long __mnemo_fchdir(struct mnemo_desc *d) {
   if (d->kind != MNEMO_DIR)
     return -ENOTDIR;
+  if (!searchable(d->file))
+    return -EACCES;
   __mnemo_fs.cwd = d->file;
   return 0;
 }
