@@ -358,7 +358,7 @@ fn access_answers_for_the_replay_user_from_the_permission_bits_it_gives_the_file
 }
 
 #[test]
-fn opening_and_looking_up_ask_for_the_permission_bits_as_the_kernel_does() {
+fn opening_looking_up_and_making_directories_treat_the_permission_bits_as_the_kernel_does() {
     if !root("only root can run a replay as another user") {
         return;
     }
@@ -383,6 +383,9 @@ fn opening_and_looking_up_ask_for_the_permission_bits_as_the_kernel_does() {
            if (!denied(open(\"g\", O_RDONLY)) || !denied(open(\"g\", O_RDWR))) return 8;\n\
            if (close(open(\"g\", O_WRONLY | O_TRUNC))) return 9;\n\
            if (chmod(\"A\", 0400) || !denied(open(\"A\", O_WRONLY))) return 10;\n\
+           if (mkdir(\"s\", 02700) || stat(\"s\", &st) || (st.st_mode & 07777) != 0700) return 12;\n\
+           if (chmod(\"s\", 02700) || mkdir(\"s/t\", 0700) || stat(\"s/t\", &st)\n\
+               || (st.st_mode & 07777) != 02700) return 13;\n\
            if (chmod(\".\", 0600) || !denied(stat(\"A\", &st)) || !denied(stat(\".\", &st))) return 11;\n\
            return 0; }\n",
         &[],

@@ -650,7 +650,13 @@ long __mnemo_make(int dirfd, const char *path, unsigned mode, unsigned dev) {
     return bad;
   if (type == S_IFCHR || type == S_IFBLK)
     return -EPERM;
-  make_in(&pl, type | (mode & 07777 & ~__mnemo_fs.umask));
+  unsigned perm = mode & 07777 & ~__mnemo_fs.umask;
+  /* Linux's mkdir keeps no set-id bit it is asked for (mkdir -m =s then
+   * needs a chmod), and a new directory takes the set-group-id bit of
+   * its parent's. */
+  if (type == S_IFDIR)
+    perm = (perm & 01777) | (pl.dir->st->st_mode & S_ISGID);
+  make_in(&pl, type | perm);
   return 0;
 }
 
