@@ -2,11 +2,12 @@
  * writes, reads as empty and is no terminal, ".." is a directory, and
  * unlink and rmdir fail on the working directory's names and on a file
  * with the errors the kernel gives before any permission check. All
- * concrete: one path,
+ * concrete but the symbolic file's type: a regular file, which rmdir
+ * refuses, or an empty directory, which it removes; two paths, each
  * replayed natively in its scratch directory with the same output.
  * program-args: --sym-files 1 2
- * expect-completed: 1
- * expect-tests: 1
+ * expect-completed: 2
+ * expect-tests: 2
  */
 #define _GNU_SOURCE
 #include <errno.h>

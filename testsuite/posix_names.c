@@ -2,9 +2,11 @@
  * directory, in a directory it makes and in /tmp, as it may in a replay's
  * directory: files, directories, hard and symbolic links, a FIFO. It
  * prints every result and error, so the native replay compares each step.
+ * The symbolic file A is a regular file or an empty directory, as its
+ * status says: two paths.
  * program-args: --sym-files 1 4
- * expect-completed: 1
- * expect-tests: 1
+ * expect-completed: 2
+ * expect-tests: 2
  */
 #define _GNU_SOURCE
 #include <dirent.h>

@@ -2,11 +2,12 @@
  * and fts use) names a file without access to it, as in Linux: fstat,
  * fchdir, dup and use as the directory of an *at call work; read, write
  * and a directory listing fail with EBADF; O_TRUNC is ignored, and a
- * symbolic link is opened itself under O_NOFOLLOW. Two paths on the
- * symbolic file's first byte, each replayed natively.
+ * symbolic link is opened itself under O_NOFOLLOW. The symbolic file is an
+ * empty directory (one path) or a regular file with two paths on its
+ * first byte, each replayed natively.
  * program-args: --sym-files 1 4
- * expect-completed: 2
- * expect-tests: 2
+ * expect-completed: 3
+ * expect-tests: 3
  */
 #define _GNU_SOURCE
 #include <assert.h>
@@ -39,8 +40,9 @@ int main(void) {
   assert(file >= 0);
   errno = 0;
   assert(write(file, "x", 1) == -1 && errno == EBADF);
-  assert(fstat(file, &st) == 0 && st.st_size == 4);
+  assert(fstat(file, &st) == 0 && (S_ISDIR(st.st_mode) || st.st_size == 4));
   assert(close(file) == 0);
+  int a_is_dir = S_ISDIR(st.st_mode);
 
   assert(symlink("A", "l") == 0);
   int link = open("l", O_PATH | O_NOFOLLOW);
@@ -48,6 +50,8 @@ int main(void) {
   errno = 0;
   assert(open("l", O_RDONLY | O_NOFOLLOW) == -1 && errno == ELOOP);
 
+  if (a_is_dir)
+    return 2;
   int plain = open("A", O_RDONLY);
   assert(plain >= 0 && read(plain, &c, 1) == 1);
   if (c == 'x')

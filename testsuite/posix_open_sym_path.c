@@ -1,13 +1,13 @@
 /* open() of a symbolic path: one character, as --sym-arg 1 makes it,
  * against one symbolic file A of one byte. The model's lookup tells an
  * empty name (missing), "A" (the file), "." and "/" (the directory) and
- * anything else (missing) apart: 5 ways. On A, a regular file (the model's
- * symbolic files are never directories), its byte is 'y' or not (2 paths);
- * another character is printed, and stdout's line buffering asks whether
- * it is a newline (2 paths). 1 + 2 + 1 + 1 + 2 = 7 paths.
+ * anything else (missing) apart: 5 ways. A is an empty directory (1 path)
+ * or a regular file whose byte is 'y' or not (2 paths), as its symbolic
+ * status says; another character is printed, and stdout's line buffering
+ * asks whether it is a newline (2 paths). 1 + 3 + 1 + 1 + 2 = 8 paths.
  * program-args: --sym-arg 1 --sym-files 1 1
- * expect-completed: 7
- * expect-tests: 7
+ * expect-completed: 8
+ * expect-tests: 8
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -1,10 +1,12 @@
 /* The symbolic file A is the program's own, as its replay makes it: its
  * size, mode and times change, a write past its end grows it and the gap
  * reads as zeros. The program prints what it finds, so the native replay
- * compares every step; the one branch on A's contents makes two paths.
+ * compares every step; the one branch on A's contents makes two paths,
+ * and a third is A as an empty directory, which cannot be opened for
+ * writing.
  * program-args: --sym-files 1 4
- * expect-completed: 2
- * expect-tests: 2
+ * expect-completed: 3
+ * expect-tests: 3
  */
 #define _GNU_SOURCE
 #include <fcntl.h>

@@ -1,10 +1,11 @@
 /* cat -n: copies its files (or standard input when none is named, or for
  * "-") to standard output; -n numbers every line, -b only the non-blank
  * ones. A file that cannot be opened is reported and skipped, and the exit
- * status is then 1.
+ * status is then 1, as is a file that is a directory (the symbolic file
+ * may be one), which cannot be read.
  * program-args: --sym-args 0 2 2 --sym-files 1 3 --sym-stdin 3
- * expect-completed: 576
- * expect-tests: 576
+ * expect-completed: 614
+ * expect-tests: 614
  */
 #include <stdio.h>
 #include <string.h>

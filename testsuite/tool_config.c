@@ -2,9 +2,10 @@
  * "key=value" where the key is "m" (mode: "f" for fast or "s" for safe) or
  * "l" (level: one digit); '#' starts a comment line. It prints the
  * settings, or names the first bad line and exits 1; a missing file exits 2.
+ * The symbolic file may be a directory, which reads as no line.
  * program-args: --sym-args 0 2 1 --sym-files 1 5
- * expect-completed: 546
- * expect-tests: 546
+ * expect-completed: 547
+ * expect-tests: 547
  */
 #include <stdio.h>
 #include <string.h>

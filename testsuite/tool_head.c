@@ -1,9 +1,10 @@
 /* head -n: prints the first lines of a file or of standard input (10 by
  * default); "-n N" or "-N" sets the count. A count that is not a number is
- * an error (exit 1).
+ * an error (exit 1), and so is a file that is a directory (the symbolic
+ * file may be one).
  * program-args: --sym-args 0 3 2 --sym-files 1 3 --sym-stdin 3
- * expect-completed: 266
- * expect-tests: 266
+ * expect-completed: 277
+ * expect-tests: 277
  */
 #include <stdio.h>
 #include <string.h>

@@ -1,10 +1,11 @@
 /* wc: counts the lines, words and bytes of a file or of standard input;
  * -l, -w and -c choose which counts to print (all three by default).
  * Reads with read(2) in small blocks, so a file's bytes come through the
- * system-call model directly.
+ * system-call model directly. The symbolic file may be a directory, which
+ * read(2) refuses.
  * program-args: --sym-args 0 2 2 --sym-files 1 2 --sym-stdin 2
- * expect-completed: 353
- * expect-tests: 353
+ * expect-completed: 358
+ * expect-tests: 358
  */
 #include <fcntl.h>
 #include <stdio.h>

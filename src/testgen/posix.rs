@@ -75,10 +75,14 @@ const S_IFCHR: u32 = 0o020000;
 const S_IFREG: u32 = 0o100000;
 /// klee-replay creates a file whose permission bits are all zero with these.
 const DEFAULT_MODE: u32 = 0o644;
-/// The bits a symbolic file always has, as in the engine's model: its
-/// owner may read and write it, so a replay as root, which may whatever
-/// the bits, takes the model's path.
+/// And a directory with these.
+const DEFAULT_DIR_MODE: u32 = 0o755;
+/// The bits a symbolic file always has, as in the engine's model
+/// (`__mnemo_settle`): its owner may read and write it, so a replay as
+/// root, which may whatever the bits, takes the model's path.
 const OWNER_RW: u32 = 0o600;
+/// And a directory: its owner may also search it.
+const OWNER_RWX: u32 = 0o700;
 /// The size KLEE gives a symbolic stdout.
 const SYM_STDOUT_SIZE: usize = 1024;
 /// KLEE numbers symbolic arguments with two digits.
@@ -215,16 +219,22 @@ impl<'a> Objects<'a> {
     }
 
     /// A `-data` object and its `-stat` object: (contents, st_mode with
-    /// its permission bits defaulted and the owner's read and write bits
-    /// set).
+    /// the permission bits a replay gives the file: defaulted where they
+    /// are all 0, and with the owner's bits the model always gives it).
     fn take_file(&mut self, data: &str, len: usize) -> Result<(Vec<u8>, u32), PosixError> {
         let (_, bytes) = self.take_sized(data, len)?;
         let (_, stat) = self.take_sized(&format!("{data}-stat"), STAT_SIZE)?;
-        let mut mode = u32::from_le_bytes(le_field(stat, ST_MODE_OFFSET));
-        if mode & 0o777 == 0 {
-            mode |= DEFAULT_MODE;
-        }
-        Ok((bytes.to_vec(), mode | OWNER_RW))
+        let mode = u32::from_le_bytes(le_field(stat, ST_MODE_OFFSET));
+        let (default, always) = if mode & S_IFMT == S_IFDIR {
+            (DEFAULT_DIR_MODE, OWNER_RWX)
+        } else {
+            (DEFAULT_MODE, OWNER_RW)
+        };
+        let perm = match mode & 0o777 {
+            0 => default,
+            bits => bits,
+        };
+        Ok((bytes.to_vec(), (mode & S_IFMT) | perm | always))
     }
 }
 
@@ -476,7 +486,7 @@ pub(crate) mod tests {
                 obj("A-data", b"ab\nc"),
                 stat("A-data", 0o100140),
                 obj("B-data", b"\0\xff'$"),
-                stat("B-data", 0),
+                stat("B-data", 0o040000),
                 obj("stdin", b"x y\nz"),
                 stat("stdin", 0o100644),
                 obj("stdout", &[0; 1024]),
@@ -502,8 +512,8 @@ pub(crate) mod tests {
                 SymFile {
                     name: "B".into(),
                     contents: b"\0\xff'$".to_vec(),
-                    mode: 0o644,
-                    directory: false,
+                    mode: 0o755,
+                    directory: true,
                 },
             ]
         );
@@ -515,7 +525,8 @@ pub(crate) mod tests {
     #[test]
     fn bytes_the_runtime_overwrites_are_ignored() {
         // The last byte of an argument becomes NUL, whatever the test says;
-        // a stat's st_size and file type do not change the file.
+        // a stat's st_size does not change the file (its type makes it a
+        // directory, with a directory's default bits).
         let test = posix_test(
             &["p", "--sym-arg", "2", "--sym-files", "1", "3"],
             vec![
@@ -527,7 +538,8 @@ pub(crate) mod tests {
         let env = PosixEnv::from_ktest(&test).unwrap();
         assert_eq!(env.args, vec![b"ab".to_vec()]);
         assert_eq!(env.files[0].contents, b"xyz");
-        assert_eq!(env.files[0].mode, DEFAULT_MODE);
+        assert_eq!(env.files[0].mode, DEFAULT_DIR_MODE);
+        assert!(env.files[0].directory);
     }
 
     #[test]

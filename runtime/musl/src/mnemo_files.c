@@ -41,23 +41,17 @@ struct mnemo_file *__mnemo_new_file(const char *path, unsigned long size,
   f->st->st_blocks = 8;
   /* Only the files A, B, ... can be opened; stdin and stdout cannot. */
   if (path) {
-    /* A replay recreates A, B, ... as new regular files with the
-     * status's permission bits, and nothing else of it: their device,
-     * inode, links, owner and times are the file system's. Left symbolic
-     * here they would lead to paths no replay can take (a hard link, a
-     * file in the future) and make every hash of an inode (du's and
-     * fts's sets of visited files) a question for the solver, so they
-     * are what a new file in the working directory has. */
-    klee_assume(S_ISREG(f->st->st_mode));
-    /* The replay gives the file these permission bits, 0644 where they
-     * are all 0, and no set-id or sticky bit: the status says what the
-     * native file's says, and `access` answers from it as the kernel
-     * does. The owner may always read and write it, as root may, so that
-     * a replay as root takes the path the model took where the program
-     * opens its input. Arithmetic, not a branch, so that nothing forks
-     * here. */
-    unsigned perm = f->st->st_mode & 0777;
-    f->st->st_mode = S_IFREG | 0600 | perm | (perm == 0) * 0644;
+    /* A replay recreates A, B, ... as new regular files or empty
+     * directories, as the status's type says, with its permission bits,
+     * and nothing else of it: their device, inode, links, owner and times
+     * are the file system's. Left symbolic here they would lead to paths
+     * no replay can take (a hard link, a file in the future) and make
+     * every hash of an inode (du's and fts's sets of visited files) a
+     * question for the solver, so they are what a new file in the working
+     * directory has. The type and permission bits wait for
+     * __mnemo_settle. */
+    klee_assume(S_ISREG(f->st->st_mode) | S_ISDIR(f->st->st_mode));
+    f->unsettled = 1;
     f->own = 1;
     f->st->st_dev = 0;
     f->st->st_ino = 100 + __mnemo_fs.sym_files;
@@ -138,6 +132,33 @@ static void pipe_stat(struct stat *st, unsigned long ino) {
   st->st_nlink = 1;
   st->st_blksize = 4096;
   at_clock_time(st);
+}
+
+/* A symbolic file is a regular file or an empty directory, as KLEE's
+ * symbolic status allows and a replay makes it; which one is asked when
+ * the file is first looked up or listed, so that the many paths that never
+ * name it do not fork on it. The replay gives it the status's permission
+ * bits, the default ones where they are all 0 (0644, 0755 for a
+ * directory), and no set-id or sticky bit; its owner may always read and
+ * write it, and search it if it is a directory, as root may whatever the
+ * bits, so that a replay as root takes the model's path where the
+ * program opens its input. src/testgen/posix.rs makes the same bits. */
+void __mnemo_settle(struct mnemo_file *f) {
+  if (!f->unsettled)
+    return;
+  f->unsettled = 0;
+  /* Arithmetic, not branches, past the type's: nothing else forks. */
+  unsigned perm = f->st->st_mode & 0777;
+  if (S_ISDIR(f->st->st_mode)) {
+    f->st->st_mode = S_IFDIR | 0700 | perm | (perm == 0) * 0755;
+    f->size = f->stored = 0;
+    /* A directory takes a block, as a new one of ext4 does. */
+    f->st->st_size = 4096;
+    f->st->st_blocks = 8;
+    f->st->st_nlink = 2;
+  } else {
+    f->st->st_mode = S_IFREG | 0600 | perm | (perm == 0) * 0644;
+  }
 }
 
 void __mnemo_stat_file(struct mnemo_file *f, struct stat *st) {

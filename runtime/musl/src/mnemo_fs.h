@@ -44,6 +44,9 @@ struct mnemo_file {
   struct stat *st;
   /* A pipe's ends open for reading and for writing. */
   unsigned readers, writers;
+  /* A symbolic file whose status has not yet been asked whether it is a
+   * regular file or a directory (see __mnemo_settle). */
+  int unsettled;
   struct mnemo_file *next;
 };
 
@@ -149,6 +152,7 @@ long __mnemo_truncate(struct mnemo_file *f, long size);
 long __mnemo_chmod(struct mnemo_file *f, unsigned mode);
 long __mnemo_chown(struct mnemo_file *f, long uid, long gid);
 long __mnemo_utimens(struct mnemo_file *f, const struct timespec *times);
+void __mnemo_settle(struct mnemo_file *f);
 void __mnemo_stat_file(struct mnemo_file *f, struct stat *st);
 void __mnemo_stat_of(struct mnemo_desc *d, struct stat *st);
 /* The lowest free descriptor from `min` on, made to share `d` (EMFILE

@@ -362,6 +362,7 @@ static void walk(struct mnemo_file *dir, const char *p, int follow, int depth,
       next = parent_of(dir), dots = 2;
     } else if ((n = find_name(dir, p, len))) {
       next = n->file;
+      __mnemo_settle(next);
     }
     if (!next) {
       pl->err = -ENOENT;
@@ -423,6 +424,7 @@ static int known(const char *path, struct place *pl) {
     if (n->dir != here || one != (n->name[1] == 0))
       continue;
     if (one ? path[0] == n->name[0] : same(path, n->name)) {
+      __mnemo_settle(n->file);
       pl->file = n->file, pl->name = n, pl->dir = here;
       return 1;
     }
@@ -873,6 +875,7 @@ long __mnemo_getdents(struct mnemo_desc *d, char *buf, unsigned long n) {
   const char *name;
   struct mnemo_file *f;
   while (entry(d->file, d->off, &name, &f)) {
+    __mnemo_settle(f);
     unsigned long len = strlen(name);
     unsigned long reclen = (19 + len + 1 + 7) & ~7UL;
     if (used + reclen > n)
