@@ -473,9 +473,9 @@ fn an_independent_reader_of_klee_conventions_sees_the_same_environment() {
     assert_eq!(readable, 5, "{seen:#}");
     let extra = &seen[dir.path().join("extra.ktest").to_str().unwrap()];
     assert_eq!(extra["argv"], serde_json::json!(["71", "632064"]));
-    assert_eq!(extra["files"][0]["mode"], 0o644);
+    assert_eq!(extra["files"][0]["mode"], 0o755);
     assert_eq!(extra["files"][0]["directory"], true);
-    assert_eq!(extra["files"][1]["mode"], 0o400);
+    assert_eq!(extra["files"][1]["mode"], 0o600);
     assert_eq!(extra["files"][1]["data"], "2724");
 }
 
@@ -575,8 +575,7 @@ mod quoting {
             args.extend(concrete.iter().cloned());
             args.extend(["--sym-files", "1"].map(String::from));
             args.push(contents.len().to_string());
-            // Owner-readable, so the dumper can read it as any user.
-            let mode = 0o100000 | perms | 0o400;
+            let mode = 0o100000 | perms;
             objects.extend(file("A-data", &contents, mode));
             if let Some(bytes) = &stdin {
                 args.extend(["--sym-stdin".to_string(), bytes.len().to_string()]);
@@ -599,7 +598,8 @@ mod quoting {
             for a in sym_args.iter().map(|a| cut(a)).chain(concrete.iter().map(|c| cut(c.as_bytes()))) {
                 want += &format!("arg {}\n", hex(&a));
             }
-            want += &format!("A {:o} {}\n", perms | 0o400, hex(&contents));
+            // The owner may always read and write it, as in the model.
+            want += &format!("A {:o} {}\n", perms | 0o600, hex(&contents));
             want += &format!("stdin {}\n", hex(stdin.as_deref().unwrap_or(&[])));
             // Only the test's variables: the replay library takes its own
             // out of the environment before main.

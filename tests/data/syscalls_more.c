@@ -39,6 +39,12 @@
 static void *work(void *arg) { return arg; }
 
 int main(void) {
+  /* A's status may make it an empty directory: a path of its own. */
+  struct stat a;
+  if (stat("A", &a) == 0 && S_ISDIR(a.st_mode)) {
+    assert(open("A", O_RDWR) == -1 && errno == EISDIR);
+    return 0;
+  }
   int fd = open("A", O_RDWR);
   assert(fd >= 0);
   assert(posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL) == 0);

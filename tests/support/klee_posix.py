@@ -29,6 +29,10 @@ argument is the first N bytes of its object up to a NUL (KLEE's runtime
 stores a NUL over the last one). Where st_mode's type is a directory
 (S_IFDIR, 0o040000), klee-replay makes the file a directory; where stdin's
 is a character device (S_IFCHR, 0o020000), it makes stdin a terminal.
+mnemo's model departs from klee-replay in the bits alone, and its replay
+with it: a directory's default bits are 0755, and the owner may always
+read and write a symbolic file (and search a directory), so that a replay
+as root takes the model's path.
 
 Output (stdout, JSON): {"argv": [hex, ...], "files": [{"name", "mode",
 "data" (hex), "directory"}], "stdin": hex or null, "stdin_terminal",
@@ -107,7 +111,7 @@ def environment(args, objects):
         contents = next_object(name, size)
         stat = next_object(name + "-stat", 144)
         (mode,) = struct.unpack_from("<I", stat, 24)
-        return {"mode": mode & 0o777 or 0o644, "data": contents.hex(),
+        return {"mode": mode & 0o777, "data": contents.hex(),
                 "type": mode & 0o170000}
 
     n_files = file_len = stdin_len = 0
@@ -151,6 +155,10 @@ def environment(args, objects):
         entry = disk_file(name + "-data", file_len)
         entry["name"] = name
         entry["directory"] = entry.pop("type") == 0o040000
+        if entry["directory"]:
+            entry["mode"] = (entry["mode"] or 0o755) | 0o700
+        else:
+            entry["mode"] = (entry["mode"] or 0o644) | 0o600
         files.append(entry)
     stdin, stdin_terminal = None, False
     if stdin_len:
