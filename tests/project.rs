@@ -268,6 +268,30 @@ fn compiler_errors_reach_the_build() {
     assert!(stderr(&o).contains("-o needs a value"), "{}", stderr(&o));
 }
 
+/// Replays the tests in `out` of the program `src` natively, as `run_as`
+/// (`None`: the caller): the report, and each test's native outcome.
+fn replayed(
+    src: &Path,
+    out: &Path,
+    run_as: Option<(u32, u32)>,
+) -> (mnemo::testgen::ReplayReport, Vec<String>) {
+    let toolchain = mnemo::testgen::Toolchain::find().unwrap();
+    let options = mnemo::testgen::ReplayOptions {
+        run_as,
+        ..Default::default()
+    };
+    let report = mnemo::testgen::replay_dir_with(&toolchain, src, out, &options).unwrap();
+    let natives = report
+        .results
+        .iter()
+        .map(|r| r.native.to_string())
+        .collect();
+    (report, natives)
+}
+
+/// The user and group the replays that need another user run as.
+const NOBODY: Option<(u32, u32)> = Some((65534, 65534));
+
 #[test]
 fn replays_can_run_as_another_user() {
     if !root("only root can run a replay as another user") {
@@ -287,25 +311,12 @@ fn replays_can_run_as_another_user() {
         &[],
         &["--sym-files", "1", "1"],
     );
-    let toolchain = mnemo::testgen::Toolchain::find().unwrap();
-    let run = |run_as| {
-        let options = mnemo::testgen::ReplayOptions {
-            run_as,
-            ..Default::default()
-        };
-        let report = mnemo::testgen::replay_dir_with(&toolchain, &src, &out, &options).unwrap();
-        let natives: Vec<String> = report
-            .results
-            .iter()
-            .map(|r| r.native.to_string())
-            .collect();
-        natives
-    };
+    let run = |run_as| replayed(&src, &out, run_as).1;
     // As root the program is not nobody; as nobody it owns its file and
     // its directory, but not the directory's parent: as in the engine's
     // model, names are made in the one and not in the other.
     assert!(run(None).iter().all(|n| n == "exit 1"), "{:?}", run(None));
-    let as_nobody = run(Some((65534, 65534)));
+    let as_nobody = run(NOBODY);
     assert!(
         !as_nobody.is_empty() && as_nobody.iter().all(|n| n == "exit 7"),
         "{as_nobody:?}"
@@ -339,17 +350,7 @@ fn access_answers_for_the_replay_user_from_the_permission_bits_it_gives_the_file
         &[],
         &["--sym-files", "1", "1"],
     );
-    let toolchain = mnemo::testgen::Toolchain::find().unwrap();
-    let options = mnemo::testgen::ReplayOptions {
-        run_as: Some((65534, 65534)),
-        ..Default::default()
-    };
-    let report = mnemo::testgen::replay_dir_with(&toolchain, &src, &out, &options).unwrap();
-    let mut natives: Vec<String> = report
-        .results
-        .iter()
-        .map(|r| r.native.to_string())
-        .collect();
+    let (report, mut natives) = replayed(&src, &out, NOBODY);
     natives.sort();
     // A may always be read and written by its owner (a replay as root
     // could not take a path where it may not); a regular file may be run
@@ -405,17 +406,7 @@ fn opening_looking_up_and_making_directories_treat_the_permission_bits_as_the_ke
         .collect();
     // A is a regular file or an empty directory.
     assert_eq!(codes, [Some(0), Some(0)]);
-    let toolchain = mnemo::testgen::Toolchain::find().unwrap();
-    let options = mnemo::testgen::ReplayOptions {
-        run_as: Some((65534, 65534)),
-        ..Default::default()
-    };
-    let report = mnemo::testgen::replay_dir_with(&toolchain, &src, &out, &options).unwrap();
-    let natives: Vec<String> = report
-        .results
-        .iter()
-        .map(|r| r.native.to_string())
-        .collect();
+    let (report, natives) = replayed(&src, &out, NOBODY);
     assert_eq!(natives, ["exit 0", "exit 0"]);
     assert!(report.all_match(), "{:?}", report.counts());
 }
@@ -443,16 +434,12 @@ fn a_fork_fails_natively_as_it_does_in_the_engine() {
     );
     let predicted = std::fs::read_to_string(out.join("tests.json")).unwrap();
     assert!(predicted.contains("\"exit_code\": 125"), "{predicted}");
-    let toolchain = mnemo::testgen::Toolchain::find().unwrap();
-    let options = mnemo::testgen::ReplayOptions {
-        run_as: Some((65534, 65534)),
-        ..Default::default()
-    };
-    let report = mnemo::testgen::replay_dir_with(&toolchain, &src, &out, &options).unwrap();
+    let (report, _) = replayed(&src, &out, NOBODY);
     assert_eq!(report.results.len(), 1);
     assert!(report.all_match(), "{report}");
     // Its script holds the program to one process too: run by nobody, with
     // dash (`ulimit -p`) and with bash (`ulimit -u`), the fork fails.
+    let toolchain = mnemo::testgen::Toolchain::find().unwrap();
     let written = mnemo::testgen::write_commands(&toolchain, &src, &out).unwrap();
     assert_eq!(written.scripts.len(), 1, "{:?}", written.skipped);
     let script = out.join("test000001.sh");
@@ -553,7 +540,7 @@ int main(void) {
     );
     let replay = |model_root| {
         let options = mnemo::testgen::ReplayOptions {
-            run_as: Some((65534, 65534)),
+            run_as: NOBODY,
             model_root,
             ..Default::default()
         };
