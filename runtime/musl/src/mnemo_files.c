@@ -77,6 +77,13 @@ struct mnemo_file *__mnemo_new_file(const char *path, unsigned long size,
   return f;
 }
 
+/* A directory takes a block and has two links, as a new one of ext4 does. */
+static void as_new_dir(struct stat *st) {
+  st->st_nlink = 2;
+  st->st_size = 4096;
+  st->st_blocks = 8;
+}
+
 struct mnemo_file *__mnemo_new_own(const char *path, unsigned mode) {
   struct mnemo_file *f = calloc(1, sizeof *f);
   struct stat *st = calloc(1, sizeof *st);
@@ -89,12 +96,8 @@ struct mnemo_file *__mnemo_new_own(const char *path, unsigned mode) {
   st->st_nlink = 1;
   st->st_blksize = 4096;
   at_clock_time(st);
-  /* A directory takes a block, as a new one of ext4 does. */
-  if (S_ISDIR(mode)) {
-    st->st_nlink = 2;
-    st->st_size = 4096;
-    st->st_blocks = 8;
-  }
+  if (S_ISDIR(mode))
+    as_new_dir(st);
   return f;
 }
 
@@ -152,10 +155,7 @@ void __mnemo_settle(struct mnemo_file *f) {
   if (S_ISDIR(f->st->st_mode)) {
     f->st->st_mode = S_IFDIR | 0700 | perm | (perm == 0) * 0755;
     f->size = f->stored = 0;
-    /* A directory takes a block, as a new one of ext4 does. */
-    f->st->st_size = 4096;
-    f->st->st_blocks = 8;
-    f->st->st_nlink = 2;
+    as_new_dir(f->st);
   } else {
     f->st->st_mode = S_IFREG | 0600 | perm | (perm == 0) * 0644;
   }

@@ -160,9 +160,7 @@ static int searchable(const struct mnemo_file *dir) { return (granted(dir) & X_O
 
 /* Whether the program may make and remove names in `dir`: its own while
  * its owner may write it, or one everyone may write (/tmp). */
-static int writable_dir(struct mnemo_file *dir) {
-  return dir->own ? (dir->st->st_mode & 0200) != 0 : (dir->st->st_mode & 0002) != 0;
-}
+static int writable_dir(struct mnemo_file *dir) { return (granted(dir) & W_OK) != 0; }
 
 /* Whether the program may remove or replace the name of `f` in `dir`: in
  * a sticky directory (/tmp) only the owner's names (EPERM). */
