@@ -598,8 +598,10 @@ mod quoting {
             for a in sym_args.iter().map(|a| cut(a)).chain(concrete.iter().map(|c| cut(c.as_bytes()))) {
                 want += &format!("arg {}\n", hex(&a));
             }
-            // The owner may always read and write it, as in the model.
-            want += &format!("A {:o} {}\n", perms | 0o600, hex(&contents));
+            // 0644 where the bits are all 0; the owner may always read and
+            // write it, as in the model.
+            let given = if perms == 0 { 0o644 } else { perms } | 0o600;
+            want += &format!("A {given:o} {}\n", hex(&contents));
             want += &format!("stdin {}\n", hex(stdin.as_deref().unwrap_or(&[])));
             // Only the test's variables: the replay library takes its own
             // out of the environment before main.
