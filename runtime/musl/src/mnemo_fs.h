@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 /* The time every clock reads: runs are deterministic (2024-01-01 UTC). */
 #define MNEMO_TIME 1704067200L
@@ -120,7 +121,7 @@ extern struct mnemo_desc __mnemo_std[3];
 struct mnemo_file *__mnemo_new_file(const char *path, unsigned long size,
                                      const char *data_name,
                                      const char *stat_name);
-/* The calls that name files by path (mnemo_files.c, mnemo_names.c);
+/* The calls that name files by path (mnemo_paths.c, mnemo_names.c);
  * each returns what the kernel would (a negated errno on failure). */
 long __mnemo_open(int dirfd, const char *path, int flags, unsigned mode);
 long __mnemo_stat_path(int dirfd, const char *path, struct stat *st, int flags);
@@ -141,7 +142,70 @@ long __mnemo_getdents(struct mnemo_desc *d, char *buf, unsigned long n);
  * `nofollow`): 0 and the file in `f`, or the lookup's error. */
 long __mnemo_find(int dirfd, const char *path, int nofollow, struct mnemo_file **f);
 int __mnemo_is_dev_null(const struct mnemo_file *f);
-/* Changes to a file (mnemo_file_data.c): each returns what the kernel
+int __mnemo_is_work_dir(const struct mnemo_file *f);
+
+/* The lookup (mnemo_names.c) the calls by path (mnemo_paths.c) share. */
+
+/* Where a path leads. */
+struct place {
+  /* What it names, or 0 (then `err` says why). */
+  struct mnemo_file *file;
+  /* That file's name in a directory of the model, if it has one. */
+  struct mnemo_name *name;
+  /* The directory of the last component: for a missing name (`last`),
+   * where it would be made. */
+  struct mnemo_file *dir;
+  const char *last;
+  unsigned long last_len;
+  long err;
+  /* The path ends in a slash. */
+  int slash;
+  /* The last component is "." (1), ".." (2), or the path is "/" (3). */
+  int dots;
+};
+
+/* Looks `path` up from `dirfd` (AT_FDCWD: the working directory),
+ * following a final symbolic link if `follow`; `making` says the call may
+ * make the name if it is missing. */
+void __mnemo_lookup(int dirfd, const char *path, int follow, int making,
+                    struct place *pl);
+/* A copy of `len` bytes of `s`, terminated. */
+char *__mnemo_copy(const char *s, unsigned long len);
+/* Whether a string has no symbolic byte up to its terminator. */
+int __mnemo_concrete(const char *p);
+/* `path` fixed to one value it may have on this path, or 0 if longer than
+ * PATH_MAX. */
+char *__mnemo_fix(const char *path);
+/* Removes a name; a file other than a directory loses a link. */
+void __mnemo_drop_name(struct mnemo_name *gone);
+int __mnemo_holds_names(struct mnemo_file *dir);
+/* A directory's parent: "/" is its own, and so is a removed one. */
+struct mnemo_file *__mnemo_parent_of(struct mnemo_file *dir);
+/* Whether the program may remove or replace the name of `f` in `dir`. */
+long __mnemo_may_unname(struct mnemo_file *dir, struct mnemo_file *f);
+
+static inline int __mnemo_is_dir(const struct mnemo_file *f) { return S_ISDIR(f->st->st_mode); }
+
+/* The permission bits (R_OK, W_OK, X_OK) that answer for the replay's
+ * user: it owns the program's files and no other, and is in none of their
+ * groups, so the owner's bits answer for its own and the others' bits for
+ * the rest. */
+static inline unsigned __mnemo_granted(const struct mnemo_file *f) {
+  return f->own ? (f->st->st_mode >> 6) & 7 : f->st->st_mode & 7;
+}
+
+/* Whether the names in `dir` may be looked up (Linux's search permission):
+ * without it even "." in `dir` is EACCES. */
+static inline int __mnemo_searchable(const struct mnemo_file *dir) {
+  return (__mnemo_granted(dir) & X_OK) != 0;
+}
+
+/* Whether the program may make and remove names in `dir`: its own while
+ * its owner may write it, or one everyone may write (/tmp). */
+static inline int __mnemo_writable_dir(const struct mnemo_file *dir) {
+  return (__mnemo_granted(dir) & W_OK) != 0;
+}
+/* Changes to a file (mnemo_files.c): each returns what the kernel
  * would for a user who owns the program's own files and no other. */
 long __mnemo_read_at(struct mnemo_file *f, char *buf, unsigned long n,
                      unsigned long off);

@@ -1,4 +1,5 @@
-/* The names of mnemo's model and the calls that look them up. The
+/* The names of mnemo's model, their lookup (which the calls by path of
+ * mnemo_paths.c share), and the working directory and listings. The
  * working directory, /tmp/mnemo-replay/cwd, holds the symbolic files A,
  * B, ...; the program may make, link, rename and remove names there, in
  * the directories it makes and in /tmp (everyone's, as natively). Its
@@ -76,6 +77,8 @@ static struct mnemo_name **names(void) {
 
 int __mnemo_is_dev_null(const struct mnemo_file *f) { return f == &dev_null; }
 
+int __mnemo_is_work_dir(const struct mnemo_file *f) { return f == &work_dir; }
+
 /* The longest name a directory holds, and the most symbolic links a
  * lookup follows (Linux's). */
 #define NAME_MAX_LEN 255
@@ -85,7 +88,6 @@ static struct mnemo_file *cwd(void) {
   return __mnemo_fs.cwd ? __mnemo_fs.cwd : &work_dir;
 }
 
-static int is_dir(const struct mnemo_file *f) { return S_ISDIR(f->st->st_mode); }
 
 static int same(const char *a, const char *b) {
   while (*a == *b) {
@@ -107,11 +109,11 @@ void __mnemo_add_name(struct mnemo_file *dir, char *name, struct mnemo_file *f) 
   *end = n;
 }
 
-static void drop_name(struct mnemo_name *gone) {
+void __mnemo_drop_name(struct mnemo_name *gone) {
   for (struct mnemo_name **n = names(); *n; n = &(*n)->next) {
     if (*n == gone) {
       *n = gone->next;
-      if (!is_dir(gone->file))
+      if (!__mnemo_is_dir(gone->file))
         gone->file->st->st_nlink--;
       return;
     }
@@ -121,11 +123,11 @@ static void drop_name(struct mnemo_name *gone) {
 unsigned __mnemo_subdirs(struct mnemo_file *dir) {
   unsigned k = 0;
   for (struct mnemo_name *n = *names(); n; n = n->next)
-    k += n->dir == dir && is_dir(n->file);
+    k += n->dir == dir && __mnemo_is_dir(n->file);
   return k;
 }
 
-static int holds_names(struct mnemo_file *dir) {
+int __mnemo_holds_names(struct mnemo_file *dir) {
   for (struct mnemo_name *n = *names(); n; n = n->next)
     if (n->dir == dir)
       return 1;
@@ -141,61 +143,29 @@ static struct mnemo_name *name_of(struct mnemo_file *dir) {
 }
 
 /* A directory's parent: "/" is its own, and so is a removed one. */
-static struct mnemo_file *parent_of(struct mnemo_file *dir) {
+struct mnemo_file *__mnemo_parent_of(struct mnemo_file *dir) {
   struct mnemo_name *n = name_of(dir);
   return n ? n->dir : dir;
 }
 
-/* The permission bits (R_OK, W_OK, X_OK) that answer for the replay's
- * user: it owns the program's files and no other, and is in none of their
- * groups, so the owner's bits answer for its own and the others' bits for
- * the rest. */
-static unsigned granted(const struct mnemo_file *f) {
-  return f->own ? (f->st->st_mode >> 6) & 7 : f->st->st_mode & 7;
-}
-
-/* Whether the names in `dir` may be looked up (Linux's search permission):
- * without it even "." in `dir` is EACCES. */
-static int searchable(const struct mnemo_file *dir) { return (granted(dir) & X_OK) != 0; }
-
-/* Whether the program may make and remove names in `dir`: its own while
- * its owner may write it, or one everyone may write (/tmp). */
-static int writable_dir(struct mnemo_file *dir) { return (granted(dir) & W_OK) != 0; }
 
 /* Whether the program may remove or replace the name of `f` in `dir`: in
  * a sticky directory (/tmp) only the owner's names (EPERM). */
-static long may_unname(struct mnemo_file *dir, struct mnemo_file *f) {
-  if (!writable_dir(dir))
+long __mnemo_may_unname(struct mnemo_file *dir, struct mnemo_file *f) {
+  if (!__mnemo_writable_dir(dir))
     return -EACCES;
   return (dir->st->st_mode & S_ISVTX) && !f->own ? -EPERM : 0;
 }
 
-/* Where a path leads. */
-struct place {
-  /* What it names, or 0 (then `err` says why). */
-  struct mnemo_file *file;
-  /* That file's name in a directory of the model, if it has one. */
-  struct mnemo_name *name;
-  /* The directory of the last component: for a missing name (`last`),
-   * where it would be made. */
-  struct mnemo_file *dir;
-  const char *last;
-  unsigned long last_len;
-  long err;
-  /* The path ends in a slash. */
-  int slash;
-  /* The last component is "." (1), ".." (2), or the path is "/" (3). */
-  int dots;
-};
 
-static char *copy(const char *s, unsigned long len) {
+char *__mnemo_copy(const char *s, unsigned long len) {
   char *c = malloc(len + 1);
   __builtin_memcpy(c, s, len);
   c[len] = 0;
   return c;
 }
 
-static int concrete(const char *p) {
+int __mnemo_concrete(const char *p) {
   for (;; p++) {
     if (klee_is_symbolic(*p))
       return 0;
@@ -207,7 +177,7 @@ static int concrete(const char *p) {
 /* `path` fixed to one value it may have on this path (at most PATH_MAX
  * bytes), or 0 if it is longer. The bytes are asked of the solver eight
  * at a time, up to the object's end, and fixed up to the terminator. */
-static char *fix(const char *path) {
+char *__mnemo_fix(const char *path) {
   char c[PATH_MAX];
   unsigned long n = mnemo_bytes_left(path);
   if (!n || n > PATH_MAX)
@@ -229,7 +199,7 @@ static char *fix(const char *path) {
     unsigned long mask = used == 8 ? ~0UL : (1UL << (8 * used)) - 1;
     klee_assume((word & mask) == (value & mask));
     if (!c[i + used - 1])
-      return copy(c, i + used - 1);
+      return __mnemo_copy(c, i + used - 1);
   }
   return 0;
 }
@@ -280,17 +250,17 @@ void __mnemo_place_host(struct mnemo_file *f) {
     struct mnemo_name *n = find_name(dir, p, len);
     if (!*q) {
       if (!n)
-        __mnemo_add_name(dir, copy(p, len), f);
+        __mnemo_add_name(dir, __mnemo_copy(p, len), f);
       return;
     }
     if (!n) {
-      char *name = copy(p, len);
+      char *name = __mnemo_copy(p, len);
       struct mnemo_file *d = __mnemo_new_own(name, S_IFDIR | 0755);
       d->own = 0;
       d->st->st_uid = d->st->st_gid = 0;
       __mnemo_add_name(dir, name, d);
       dir = d;
-    } else if (is_dir(n->file)) {
+    } else if (__mnemo_is_dir(n->file)) {
       dir = n->file;
     } else {
       return;
@@ -335,7 +305,7 @@ static void walk(struct mnemo_file *dir, const char *p, int follow, int depth,
       pl->file = pl->dir = dir;
       return;
     }
-    if (!searchable(dir)) {
+    if (!__mnemo_searchable(dir)) {
       pl->err = -EACCES;
       return;
     }
@@ -357,7 +327,7 @@ static void walk(struct mnemo_file *dir, const char *p, int follow, int depth,
     if (len == 1 && p[0] == '.') {
       next = dir, dots = 1;
     } else if (len == 2 && p[0] == '.' && p[1] == '.') {
-      next = parent_of(dir), dots = 2;
+      next = __mnemo_parent_of(dir), dots = 2;
     } else if ((n = find_name(dir, p, len))) {
       next = n->file;
       __mnemo_settle(next);
@@ -386,7 +356,7 @@ static void walk(struct mnemo_file *dir, const char *p, int follow, int depth,
       next = t.file, n = 0, dots = 0;
     }
     if (final) {
-      if (*rest == '/' && !is_dir(next)) {
+      if (*rest == '/' && !__mnemo_is_dir(next)) {
         pl->err = -ENOTDIR;
         return;
       }
@@ -394,7 +364,7 @@ static void walk(struct mnemo_file *dir, const char *p, int follow, int depth,
       pl->slash = *rest == '/';
       return;
     }
-    if (!is_dir(next)) {
+    if (!__mnemo_is_dir(next)) {
       pl->err = -ENOTDIR;
       return;
     }
@@ -414,7 +384,7 @@ static int known(const char *path, struct place *pl) {
   /* A name in a working directory that may not be searched is found by no
    * walk; "/" and the host files' absolute paths pass only root's
    * directories, which everyone may search. */
-  if (!searchable(here) && path[0] != '/') {
+  if (!__mnemo_searchable(here) && path[0] != '/') {
     pl->err = -EACCES;
     return 1;
   }
@@ -443,7 +413,7 @@ static int known(const char *path, struct place *pl) {
   } else if (same(path, "./")) {
     pl->file = here, pl->dots = 1;
   } else if (same(path, "..")) {
-    pl->file = parent_of(here), pl->dots = 2;
+    pl->file = __mnemo_parent_of(here), pl->dots = 2;
   }
   return pl->file != 0;
 }
@@ -451,7 +421,7 @@ static int known(const char *path, struct place *pl) {
 /* Looks `path` up from `dirfd` (AT_FDCWD: the working directory),
  * following a final symbolic link if `follow`; `making` says the call may
  * make the name if it is missing. */
-static void lookup(int dirfd, const char *path, int follow, int making,
+void __mnemo_lookup(int dirfd, const char *path, int follow, int making,
                    struct place *pl) {
   *pl = (struct place){0};
   if (!path) {
@@ -482,7 +452,7 @@ static void lookup(int dirfd, const char *path, int follow, int making,
       through_link(pl->file, pl->dir, 0, pl);
     return;
   }
-  if (!concrete(path)) {
+  if (!__mnemo_concrete(path)) {
     /* A name of the working directory that is none of its names is
      * missing; a path with a slash may still lead somewhere ("../",
      * "A/", a directory made). */
@@ -490,7 +460,7 @@ static void lookup(int dirfd, const char *path, int follow, int making,
       pl->err = -ENOENT;
       return;
     }
-    path = fix(path);
+    path = __mnemo_fix(path);
     if (!path) {
       pl->err = -ENAMETOOLONG;
       return;
@@ -501,313 +471,19 @@ static void lookup(int dirfd, const char *path, int follow, int making,
 
 long __mnemo_find(int dirfd, const char *path, int nofollow, struct mnemo_file **f) {
   struct place pl;
-  lookup(dirfd, path, !nofollow, 0, &pl);
+  __mnemo_lookup(dirfd, path, !nofollow, 0, &pl);
   *f = pl.file;
   return pl.file ? 0 : pl.err;
 }
 
-/* The checks before a name is made where `pl` leads: it exists (EEXIST),
- * the way there fails, a name with a final slash that is not a
- * directory's (ENOENT), or the directory may not be written (EACCES). */
-static long makeable(struct place *pl, int dir) {
-  if (pl->file)
-    return -EEXIST;
-  if (!pl->last)
-    return pl->err;
-  if (pl->slash && !dir)
-    return -ENOENT;
-  return writable_dir(pl->dir) ? 0 : -EACCES;
-}
-
-static char *new_name(struct place *pl) { return copy(pl->last, pl->last_len); }
-
-static struct mnemo_file *make_in(struct place *pl, unsigned mode) {
-  char *name = new_name(pl);
-  struct mnemo_file *f = __mnemo_new_own(name, mode);
-  __mnemo_add_name(pl->dir, name, f);
-  return f;
-}
-
-static long new_desc(enum mnemo_kind kind, struct mnemo_file *f, int flags) {
-  struct mnemo_desc *d = calloc(1, sizeof *d);
-  d->kind = kind;
-  d->flags = flags & ~(O_CREAT | O_EXCL | O_TRUNC | O_CLOEXEC | O_NOFOLLOW);
-  d->file = f;
-  d->heap = 1;
-  long fd = __mnemo_dup_from(d, 0, (flags & O_CLOEXEC) != 0);
-  if (fd < 0)
-    free(d);
-  return fd;
-}
-
-long __mnemo_open(int dirfd, const char *path, int flags, unsigned mode) {
-  /* O_PATH (musl's O_SEARCH) asks for no access to the file: Linux keeps
-   * only these flags, and opens whatever the name is without checking
-   * permissions, following a last symbolic link or waiting on a FIFO. */
-  if (flags & O_PATH)
-    flags &= O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
-  int creating = (flags & O_CREAT) != 0;
-  int exclusive = creating && (flags & O_EXCL);
-  struct place pl;
-  lookup(dirfd, path, !(flags & O_NOFOLLOW) && !exclusive, creating, &pl);
-  struct mnemo_file *f = pl.file;
-  if (!f) {
-    if (!creating || !pl.last)
-      return pl.err;
-    if (pl.slash)
-      return -EISDIR;
-    if (!writable_dir(pl.dir))
-      return -EACCES;
-    f = make_in(&pl, S_IFREG | (mode & 07777 & ~__mnemo_fs.umask));
-    return new_desc(MNEMO_FILE, f, flags);
-  }
-  if (exclusive)
-    return -EEXIST;
-  unsigned type = f->st->st_mode & S_IFMT;
-  int writing = (flags & 3) != O_RDONLY || (flags & O_TRUNC);
-  if (type == S_IFDIR && (writing || creating))
-    return -EISDIR;
-  if (type != S_IFDIR && (flags & O_DIRECTORY))
-    return -ENOTDIR;
-  if (flags & O_PATH)
-    return new_desc(type == S_IFDIR ? MNEMO_DIR : MNEMO_FILE, f, flags);
-  if (type == S_IFLNK)
-    return -ELOOP;
-  if (f->read_only && writing)
-    return -EROFS;
-  unsigned wanted = ((flags & 3) != O_WRONLY ? R_OK : 0) | (writing ? W_OK : 0);
-  if (wanted & ~granted(f))
-    return -EACCES;
-  if (type == S_IFIFO || type == S_IFSOCK) {
-    if (type == S_IFSOCK)
-      return -ENXIO;
-    /* Nobody else opens the other end: a reader that does not wait
-     * reads its end, a writer that does not wait has no reader, and an
-     * open that waits waits for ever. */
-    if (flags & O_NONBLOCK)
-      return (flags & 3) == O_RDONLY ? new_desc(MNEMO_EMPTY_IN, f, flags) : -ENXIO;
-    return __mnemo_kernel(34 /* SYS_pause */, 0, 0, 0, 0, 0, 0);
-  }
-  if (type == S_IFREG && (flags & O_TRUNC) && f->own)
-    __mnemo_resize(f, 0);
-  return new_desc(type == S_IFDIR ? MNEMO_DIR : MNEMO_FILE, f, flags);
-}
-
-long __mnemo_stat_path(int dirfd, const char *path, struct stat *st, int flags) {
-  if (!path)
-    return -EFAULT;
-  if ((flags & AT_EMPTY_PATH) && path[0] == 0) {
-    if (dirfd < 0 || dirfd >= MNEMO_FDS || !__mnemo_fs.fds[dirfd].desc)
-      return -EBADF;
-    __mnemo_stat_of(__mnemo_fs.fds[dirfd].desc, st);
-    return 0;
-  }
-  struct place pl;
-  lookup(dirfd, path, !(flags & AT_SYMLINK_NOFOLLOW), 0, &pl);
-  if (!pl.file)
-    return pl.err;
-  __mnemo_stat_file(pl.file, st);
-  return 0;
-}
-
-long __mnemo_access(int dirfd, const char *path, int mode) {
-  struct place pl;
-  lookup(dirfd, path, 1, 0, &pl);
-  struct mnemo_file *f = pl.file;
-  if (!f)
-    return pl.err;
-  if ((mode & W_OK) && f->read_only)
-    return -EROFS;
-  return (mode & (R_OK | W_OK | X_OK)) & ~granted(f) ? -EACCES : 0;
-}
-
-long __mnemo_readlink(int dirfd, const char *path, char *buf, long size) {
-  struct place pl;
-  lookup(dirfd, path, 0, 0, &pl);
-  if (!pl.file)
-    return pl.err;
-  if (!S_ISLNK(pl.file->st->st_mode) || size <= 0)
-    return -EINVAL;
-  unsigned long n = pl.file->stored < (unsigned long)size ? pl.file->stored : (unsigned long)size;
-  __builtin_memcpy(buf, pl.file->contents, n);
-  return n;
-}
-
-/* mkdir (a mode with S_IFDIR) and mknod: a device needs a privilege the
- * program lacks (EPERM, after the name's own errors). */
-long __mnemo_make(int dirfd, const char *path, unsigned mode, unsigned dev) {
-  (void)dev;
-  unsigned type = mode & S_IFMT;
-  if (!type)
-    type = S_IFREG;
-  if (type != S_IFREG && type != S_IFDIR && type != S_IFIFO && type != S_IFSOCK &&
-      type != S_IFCHR && type != S_IFBLK)
-    return -EINVAL;
-  struct place pl;
-  lookup(dirfd, path, 0, 1, &pl);
-  long bad = makeable(&pl, type == S_IFDIR);
-  if (bad)
-    return bad;
-  if (type == S_IFCHR || type == S_IFBLK)
-    return -EPERM;
-  unsigned perm = mode & 07777 & ~__mnemo_fs.umask;
-  /* Linux's mkdir keeps no set-id bit it is asked for (mkdir -m =s then
-   * needs a chmod), and a new directory takes the set-group-id bit of
-   * its parent's. */
-  if (type == S_IFDIR)
-    perm = (perm & 01777) | (pl.dir->st->st_mode & S_ISGID);
-  make_in(&pl, type | perm);
-  return 0;
-}
-
-long __mnemo_symlink(const char *target, int dirfd, const char *path) {
-  if (!target)
-    return -EFAULT;
-  if (!target[0])
-    return -ENOENT;
-  struct place pl;
-  lookup(dirfd, path, 0, 1, &pl);
-  long bad = makeable(&pl, 0);
-  if (bad)
-    return bad;
-  char *to = concrete(target) ? copy(target, strlen(target)) : fix(target);
-  if (!to)
-    return -ENAMETOOLONG;
-  struct mnemo_file *f = make_in(&pl, S_IFLNK | 0777);
-  f->contents = to;
-  f->size = f->stored = f->cap = strlen(to);
-  f->st->st_size = f->size;
-  return 0;
-}
-
-/* A hard link: not of a directory (EPERM), nor of a file outside the
- * model's file system (EXDEV). */
-long __mnemo_link(int olddirfd, const char *old, int newdirfd, const char *new,
-                  int flags) {
-  struct place from, to;
-  lookup(olddirfd, old, (flags & AT_SYMLINK_FOLLOW) != 0, 0, &from);
-  if (!from.file)
-    return from.err;
-  lookup(newdirfd, new, 0, 1, &to);
-  long bad = makeable(&to, 0);
-  if (bad)
-    return bad;
-  if (!from.file->own || from.file == &work_dir)
-    return from.file->read_only ? -EROFS : -EXDEV;
-  if (is_dir(from.file))
-    return -EPERM;
-  __mnemo_add_name(to.dir, new_name(&to), from.file);
-  from.file->st->st_nlink++;
-  return 0;
-}
-
-/* Whether `dir` is `top` or inside it. */
-static int within(struct mnemo_file *dir, struct mnemo_file *top) {
-  for (int i = 0; i < 256; i++) {
-    if (dir == top)
-      return 1;
-    if (dir == &root_dir)
-      return 0;
-    dir = parent_of(dir);
-  }
-  return 0;
-}
-
-long __mnemo_rename(int olddirfd, const char *old, int newdirfd, const char *new,
-                    unsigned flags) {
-  const unsigned noreplace = 1, exchange = 2;
-  if ((flags & ~(noreplace | exchange)) || flags == (noreplace | exchange))
-    return -EINVAL;
-  struct place from, to;
-  lookup(olddirfd, old, 0, 0, &from);
-  if (!from.file)
-    return from.err;
-  lookup(newdirfd, new, 0, 1, &to);
-  if (!to.file && !to.last)
-    return to.err;
-  if (from.dots || to.dots)
-    return -EBUSY;
-  if (!from.name || (to.file && !to.name))
-    return from.file->read_only ? -EROFS : -EXDEV;
-  if (to.file && (flags & noreplace))
-    return -EEXIST;
-  if (!to.file && (flags & exchange))
-    return -ENOENT;
-  if (!writable_dir(from.dir) || !writable_dir(to.dir))
-    return -EACCES;
-  long bad = may_unname(from.dir, from.file);
-  if (!bad && to.file)
-    bad = may_unname(to.dir, to.file);
-  if (bad)
-    return bad;
-  if (to.file == from.file)
-    return 0;
-  struct mnemo_file *f = from.file;
-  if (is_dir(f) && within(to.dir, f))
-    return -EINVAL;
-  if (flags & exchange) {
-    if (is_dir(to.file) && within(from.dir, to.file))
-      return -EINVAL;
-    to.name->file = f;
-    from.name->file = to.file;
-    return 0;
-  }
-  if (to.file) {
-    if (is_dir(f) && !is_dir(to.file))
-      return -ENOTDIR;
-    if (!is_dir(f) && is_dir(to.file))
-      return -EISDIR;
-    if (is_dir(to.file) && holds_names(to.file))
-      return -ENOTEMPTY;
-    drop_name(to.name);
-    from.name->name = to.name->name;
-  } else {
-    if ((to.slash || from.slash) && !is_dir(f))
-      return -ENOTDIR;
-    from.name->name = new_name(&to);
-  }
-  from.name->dir = to.dir;
-  f->st->st_ctim = (struct timespec){MNEMO_TIME, 0};
-  return 0;
-}
-
-/* unlink (dir = 0) and rmdir (dir = 1), with the kernel's checks: a
- * directory cannot be unlinked; rmdir of a file is ENOTDIR, and of a
- * directory by a name whose last component is "." EINVAL, ".." ENOTEMPTY,
- * of "/" EBUSY. */
-long __mnemo_remove(int dirfd, const char *path, int dir) {
-  struct place pl;
-  lookup(dirfd, path, 0, 0, &pl);
-  struct mnemo_file *f = pl.file;
-  if (!f)
-    return pl.err;
-  if (!dir && is_dir(f))
-    return -EISDIR;
-  if (dir) {
-    if (!is_dir(f))
-      return -ENOTDIR;
-    if (pl.dots)
-      return pl.dots == 1 ? -EINVAL : pl.dots == 2 ? -ENOTEMPTY : -EBUSY;
-  }
-  if (!pl.name)
-    return f->read_only ? -EROFS : -EACCES;
-  if (dir && holds_names(f))
-    return -ENOTEMPTY;
-  long bad = may_unname(pl.dir, f);
-  if (bad)
-    return bad;
-  drop_name(pl.name);
-  return 0;
-}
-
 long __mnemo_chdir(const char *path) {
   struct place pl;
-  lookup(AT_FDCWD, path, 1, 0, &pl);
+  __mnemo_lookup(AT_FDCWD, path, 1, 0, &pl);
   if (!pl.file)
     return pl.err;
-  if (!is_dir(pl.file))
+  if (!__mnemo_is_dir(pl.file))
     return -ENOTDIR;
-  if (!searchable(pl.file))
+  if (!__mnemo_searchable(pl.file))
     return -EACCES;
   __mnemo_fs.cwd = pl.file;
   return 0;
@@ -816,7 +492,7 @@ long __mnemo_chdir(const char *path) {
 long __mnemo_fchdir(struct mnemo_desc *d) {
   if (d->kind != MNEMO_DIR)
     return -ENOTDIR;
-  if (!searchable(d->file))
+  if (!__mnemo_searchable(d->file))
     return -EACCES;
   __mnemo_fs.cwd = d->file;
   return 0;
@@ -854,7 +530,7 @@ static int entry(struct mnemo_file *dir, unsigned long i, const char **name,
                  struct mnemo_file **f) {
   if (i < 2) {
     *name = i ? ".." : ".";
-    *f = i ? parent_of(dir) : dir;
+    *f = i ? __mnemo_parent_of(dir) : dir;
     return 1;
   }
   unsigned long k = 2;
