@@ -500,7 +500,12 @@ int main(void) {
   char cwd[256];
   list("/");
   list("/etc");
+  list("/proc");
   list("/tmp");
+  char up[64] = "none\n";
+  FILE *f = fopen("/proc/uptime", "r");
+  if (f) { fgets(up, sizeof up, f); fclose(f); }
+  printf("uptime %s", up);
   printf("cwd %s\n", getcwd(cwd, sizeof cwd) ? cwd : "?");
   printf("/ %d /tmp %d /etc %d\n", access("/", W_OK), access("/tmp", W_OK),
          access("/etc", W_OK));
@@ -535,7 +540,8 @@ int main(void) {
     let predicted = std::fs::read_to_string(out.join("test000001.stdout")).unwrap();
     assert_eq!(
         predicted,
-        "/: dev etc tmp\n/etc: passwd\n/tmp: mnemo-replay\ncwd /tmp/mnemo-replay/cwd\n\
+        "/: dev etc proc tmp\n/etc: passwd\n/proc: uptime\n/tmp: mnemo-replay\n\
+         uptime 3600.00 3600.00\ncwd /tmp/mnemo-replay/cwd\n\
          / -1 /tmp 0 /etc -1\n/etc/passwd 444\nhost mnemo (none)\n8 GiB refused\n"
     );
     let replay = |model_root| {

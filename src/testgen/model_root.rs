@@ -1,10 +1,11 @@
 //! A replay in the file system the engine's model gives the program: a
-//! directory laid out as the model's `/` (`/dev/null`, a world-writable
-//! `/tmp` holding `/tmp/mnemo-replay/cwd`, the working directory, and the
-//! host files the run read with `--file`), each test chrooted into it.
+//! directory laid out as the model's `/` (`/dev/null`, `/proc/uptime`, a
+//! world-writable `/tmp` holding `/tmp/mnemo-replay/cwd`, the working
+//! directory, and the host files the run read with `--file`), each test
+//! chrooted into it.
 //!
 //! Without it a test that walks `/` (`du /`, `chown -R '' /`, `cp -a /`)
-//! walks the whole machine natively, where the model knows four
+//! walks the whole machine natively, where the model knows six
 //! directories: it ends otherwise than predicted, and what it changes is
 //! the machine's. Chrooting needs root, and the program must be statically
 //! linked (nothing else is there to load).
@@ -22,6 +23,9 @@ use crate::exec::posix::HOST_FILE_MODE_MASK;
 /// directory itself (`runtime/musl/src/mnemo_names.c`'s tree), inside the
 /// root.
 const PARENT: &str = "tmp/mnemo-replay";
+/// The text of the model's `/proc/uptime` (`MNEMO_PROC_UPTIME` in
+/// `runtime/musl/src/mnemo_fs.h`).
+const PROC_UPTIME: &str = "3600.00 3600.00\n";
 const CWD: &str = ModelRoot::WORKING_DIR.split_at(1).1;
 /// The replay's own files inside the root: the program and the test it
 /// reads its inputs from.
@@ -141,9 +145,17 @@ impl ModelRoot {
             }
         }
         fs::set_permissions(&null, fs::Permissions::from_mode(0o666)).map_err(io_err(&null))?;
+        // A program that reads /proc/uptime (uptime) finds the model's
+        // uptime there, which its sysinfo agrees with, not this machine's.
+        let proc = self.dir.join("proc");
+        make_dir(&proc, 0o555)?;
+        let uptime = proc.join("uptime");
+        fs::write(&uptime, PROC_UPTIME).map_err(io_err(&uptime))?;
+        fs::set_permissions(&uptime, fs::Permissions::from_mode(0o444)).map_err(io_err(&uptime))?;
         // The directories the model makes for the host files (`/etc`), and
-        // its `/dev`, get the model's times once the files are in them.
-        let mut model_made = vec![self.dir.join("dev"), null];
+        // its `/dev` and `/proc`, get the model's times once the files are
+        // in them.
+        let mut model_made = vec![self.dir.join("dev"), null, proc, uptime];
         for host in &self.host_files {
             let Ok(relative) = host.strip_prefix("/") else {
                 return Err(io_err(host)(std::io::Error::other(

@@ -14,6 +14,11 @@
 /* The time every clock reads: runs are deterministic (2024-01-01 UTC). */
 #define MNEMO_TIME 1704067200L
 
+/* The seconds since boot every run has had: sysinfo's uptime, and
+ * /proc/uptime's text (the replay's root has the same). */
+#define MNEMO_UPTIME 3600
+#define MNEMO_PROC_UPTIME "3600.00 3600.00\n"
+
 /* The user and group the program runs as, and owns its files as: what
  * the engine's getuid and getgid answer (nobody, nogroup), as a replay
  * run by root runs the tests. */

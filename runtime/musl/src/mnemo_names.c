@@ -31,9 +31,9 @@
     .st_ctim = {MNEMO_TIME, 0},                                              \
   }
 
-/* The tree the model knows: "/" (root's) holds /dev/null and /tmp
- * (everyone's), where a directory of root's holds the working directory,
- * as a replay's scratch directory is laid out. */
+/* The tree the model knows: "/" (root's) holds /dev/null, /proc/uptime
+ * and /tmp (everyone's), where a directory of root's holds the working
+ * directory, as a replay's scratch directory is laid out. */
 static struct stat root_st = DIR_STAT(0755, 2, 0);
 static struct stat dev_st = DIR_STAT(0755, 7, 0);
 static struct stat tmp_st = DIR_STAT(01777, 4, 0);
@@ -60,11 +60,39 @@ static struct stat dev_null_st = {
 };
 static struct mnemo_file dev_null = {.path = "/dev/null", .st = &dev_null_st};
 
-static struct mnemo_name tree[5] = {
+/* /proc/uptime, root's and read only, as the replay's root has it: the
+ * seconds since boot and idle that sysinfo's uptime agrees with (uptime
+ * reads it, and ends "cannot get system boot time" without it). */
+static char uptime_text[] = MNEMO_PROC_UPTIME;
+static struct stat proc_st = DIR_STAT(0555, 8, 0);
+static struct stat uptime_st = {
+    .st_mode = S_IFREG | 0444,
+    .st_nlink = 1,
+    .st_ino = 9,
+    .st_size = sizeof uptime_text - 1,
+    .st_blocks = 8,
+    .st_blksize = 4096,
+    .st_atim = {MNEMO_TIME, 0},
+    .st_mtim = {MNEMO_TIME, 0},
+    .st_ctim = {MNEMO_TIME, 0},
+};
+static struct mnemo_file proc_dir = {.path = "/proc", .st = &proc_st};
+static struct mnemo_file proc_uptime = {
+    .path = "/proc/uptime",
+    .st = &uptime_st,
+    .contents = uptime_text,
+    .size = sizeof uptime_text - 1,
+    .stored = sizeof uptime_text - 1,
+    .cap = sizeof uptime_text - 1,
+};
+
+static struct mnemo_name tree[7] = {
     {(char *)"dev", &root_dir, &dev_dir, &tree[1]},
     {(char *)"null", &dev_dir, &dev_null, &tree[2]},
-    {(char *)"tmp", &root_dir, &tmp_dir, &tree[3]},
-    {(char *)"mnemo-replay", &tmp_dir, &up_dir, &tree[4]},
+    {(char *)"proc", &root_dir, &proc_dir, &tree[3]},
+    {(char *)"uptime", &proc_dir, &proc_uptime, &tree[4]},
+    {(char *)"tmp", &root_dir, &tmp_dir, &tree[5]},
+    {(char *)"mnemo-replay", &tmp_dir, &up_dir, &tree[6]},
     {(char *)"cwd", &up_dir, &work_dir, 0},
 };
 

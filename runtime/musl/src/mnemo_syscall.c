@@ -353,7 +353,7 @@ static long sys_uname(struct utsname *u) {
 
 static long sys_sysinfo(struct sysinfo *s) {
   *s = (struct sysinfo){0};
-  s->uptime = 3600;
+  s->uptime = MNEMO_UPTIME;
   s->totalram = s->freeram = 1L << 32;
   s->procs = 1;
   s->mem_unit = 1;
