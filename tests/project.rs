@@ -412,6 +412,58 @@ fn opening_looking_up_and_making_directories_treat_the_permission_bits_as_the_ke
 }
 
 #[test]
+fn an_exec_fails_natively_as_it_does_in_the_engine() {
+    if !root("only root can run a replay as another user") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    // Nothing in the model is a program that runs: each exec fails with
+    // the kernel's error, scripts' interpreters looked for in turn. The
+    // checks of files the program makes are an exit code each; the exec
+    // of the symbolic file, whatever its bytes and mode, exits its errno.
+    let (src, out) = explored(
+        dir.path(),
+        "exec",
+        "#include <errno.h>\n#include <fcntl.h>\n#include <string.h>\n#include <sys/stat.h>\n\
+         #include <unistd.h>\n\
+         static int run(const char *p) { char *argv[] = {(char *)p, 0};\n\
+           errno = 0; execv(p, argv); return errno; }\n\
+         static void put(const char *p, const char *s, int mode) {\n\
+           int fd = open(p, O_CREAT | O_WRONLY | O_TRUNC, mode);\n\
+           write(fd, s, strlen(s)); close(fd); chmod(p, mode); }\n\
+         int main(void) {\n\
+           if (run(\"/\") != EACCES || run(\"none\") != ENOENT) return 101;\n\
+           put(\"plain\", \"hello\", 0644);\n\
+           if (run(\"plain\") != EACCES || run(\"plain/\") != ENOTDIR) return 102;\n\
+           chmod(\"plain\", 0755);\n\
+           if (run(\"plain\") != ENOEXEC || run(\"./plain\") != ENOEXEC) return 103;\n\
+           put(\"s\", \"#!none\\n\", 0755); put(\"t\", \"#!  \\t\\n\", 0755);\n\
+           put(\"u\", \"#! plain arg\\n\", 0755); put(\"v\", \"#!v\", 0755);\n\
+           put(\"w\", \"#!/\", 0755); put(\"x\", \"#!s\\n\", 0755);\n\
+           if (run(\"s\") != ENOENT || run(\"t\") != ENOEXEC || run(\"u\") != ENOEXEC) return 104;\n\
+           if (run(\"v\") != ELOOP || run(\"w\") != EACCES || run(\"x\") != ENOENT) return 105;\n\
+           if (mkdir(\"d\", 0755) || run(\"d\") != EACCES) return 106;\n\
+           return run(\"A\"); }\n",
+        &[],
+        &["--sym-files", "1", "3"],
+    );
+    let tests = json(&out.join("tests.json"));
+    let mut codes: Vec<_> = tests["tests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["exit_code"].as_i64().unwrap())
+        .collect();
+    codes.sort_unstable();
+    codes.dedup();
+    // ENOENT ("#!B"), ENOEXEC, EACCES (no execute bit, a directory, "#!/"),
+    // ELOOP ("#!A").
+    assert_eq!(codes, [2, 8, 13, 40]);
+    let (report, _) = replayed(&src, &out, NOBODY);
+    assert!(report.all_match(), "{report}");
+}
+
+#[test]
 fn a_fork_fails_natively_as_it_does_in_the_engine() {
     if !root("only root can run a replay as another user") {
         return;

@@ -139,6 +139,7 @@ long __mnemo_link(int olddirfd, const char *old, int newdirfd, const char *new,
 long __mnemo_rename(int olddirfd, const char *old, int newdirfd, const char *new,
                     unsigned flags);
 long __mnemo_remove(int dirfd, const char *path, int dir);
+long __mnemo_exec(const char *path);
 long __mnemo_chdir(const char *path);
 long __mnemo_fchdir(struct mnemo_desc *d);
 long __mnemo_getcwd(char *buf, unsigned long size);

@@ -303,3 +303,83 @@ long __mnemo_remove(int dirfd, const char *path, int dir) {
   __mnemo_drop_name(pl.name);
   return 0;
 }
+
+/* The bytes of a file the kernel reads to tell its format (its
+ * BINPRM_BUF_SIZE), and how many times an interpreter may itself be a
+ * script before the kernel gives up (ELOOP). */
+#define EXEC_HEAD 256
+#define EXEC_DEPTH 5
+
+static int spacetab(char c) { return c == ' ' || c == '\t'; }
+
+/* The first byte from `p` up to `last` (included) that is not a space or
+ * a tab, and the first that is one or a NUL, as binfmt_script looks. */
+static const char *non_spacetab(const char *p, const char *last) {
+  for (; p <= last; p++)
+    if (!spacetab(*p))
+      return p;
+  return 0;
+}
+
+static const char *terminator(const char *p, const char *last) {
+  for (; p <= last; p++)
+    if (spacetab(*p) || !*p)
+      return p;
+  return 0;
+}
+
+/* The interpreter a script's first line names, as Linux's binfmt_script
+ * reads it from `head` (the file's first bytes, zeros after its end), or
+ * 0 if the line names none (then the file is no script: ENOEXEC). */
+static char *interpreter(const char *head) {
+  const char *last = head + EXEC_HEAD - 1;
+  /* The line's end: a newline before the first NUL. */
+  const char *end = 0;
+  for (const char *p = head; p <= last && *p && !end; p++)
+    if (*p == '\n')
+      end = p;
+  if (!end) {
+    /* A name that may go on past the head is taken as cut short. */
+    end = non_spacetab(head + 2, last);
+    if (!end || !terminator(end, last))
+      return 0;
+    end = last;
+  }
+  while (spacetab(end[-1]))
+    end--;
+  const char *name = non_spacetab(head + 2, end);
+  if (!name || name == end)
+    return 0;
+  const char *stop = terminator(name, end);
+  return __mnemo_copy(name, (stop ? stop : end) - name);
+}
+
+/* execve as the kernel answers it in the model, where nothing is a
+ * program that could run: the lookup's error, EACCES for what is not a
+ * regular file its user may execute, a script's interpreter looked for in
+ * turn, and ENOEXEC for the rest (no file of the model is a whole ELF
+ * program, and musl's execvp tries no shell). */
+long __mnemo_exec(const char *path) {
+  for (int depth = 0;; depth++) {
+    if (depth > EXEC_DEPTH)
+      return -ELOOP;
+    /* The kernel looks an interpreter's name up itself, where an empty
+     * one is no error but the working directory: no regular file. */
+    if (depth && !path[0])
+      return -EACCES;
+    struct place pl;
+    __mnemo_lookup(AT_FDCWD, path, 1, 0, &pl);
+    struct mnemo_file *f = pl.file;
+    if (!f)
+      return pl.err;
+    if (!S_ISREG(f->st->st_mode) || !(__mnemo_granted(f) & X_OK))
+      return -EACCES;
+    char head[EXEC_HEAD] = {0};
+    __mnemo_read_at(f, head, EXEC_HEAD, 0);
+    if (head[0] != '#' || head[1] != '!')
+      return -ENOEXEC;
+    path = interpreter(head);
+    if (!path)
+      return -ENOEXEC;
+  }
+}
