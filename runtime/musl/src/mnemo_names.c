@@ -64,12 +64,13 @@ static struct mnemo_file dev_null = {.path = "/dev/null", .st = &dev_null_st};
  * seconds since boot and idle that sysinfo's uptime agrees with (uptime
  * reads it, and ends "cannot get system boot time" without it). */
 static char uptime_text[] = MNEMO_PROC_UPTIME;
+#define UPTIME_LEN (sizeof uptime_text - 1)
 static struct stat proc_st = DIR_STAT(0555, 8, 0);
 static struct stat uptime_st = {
     .st_mode = S_IFREG | 0444,
     .st_nlink = 1,
     .st_ino = 9,
-    .st_size = sizeof uptime_text - 1,
+    .st_size = UPTIME_LEN,
     .st_blocks = 8,
     .st_blksize = 4096,
     .st_atim = {MNEMO_TIME, 0},
@@ -81,9 +82,9 @@ static struct mnemo_file proc_uptime = {
     .path = "/proc/uptime",
     .st = &uptime_st,
     .contents = uptime_text,
-    .size = sizeof uptime_text - 1,
-    .stored = sizeof uptime_text - 1,
-    .cap = sizeof uptime_text - 1,
+    .size = UPTIME_LEN,
+    .stored = UPTIME_LEN,
+    .cap = UPTIME_LEN,
 };
 
 static struct mnemo_name tree[7] = {
@@ -446,9 +447,6 @@ static int known(const char *path, struct place *pl) {
   return pl->file != 0;
 }
 
-/* Looks `path` up from `dirfd` (AT_FDCWD: the working directory),
- * following a final symbolic link if `follow`; `making` says the call may
- * make the name if it is missing. */
 void __mnemo_lookup(int dirfd, const char *path, int follow, int making,
                    struct place *pl) {
   *pl = (struct place){0};
