@@ -637,3 +637,59 @@ int main(void) {
         Some(diff) => panic!("{diff}\n{chrooted}"),
     }
 }
+
+#[test]
+fn an_endless_writer_ends_alike_in_the_engine_the_replays_and_the_scripts() {
+    let dir = tempfile::tempdir().unwrap();
+    // `yes`'s loop: stdout's reader takes a MiB and closes it, so a write
+    // fails with EPIPE (SIGPIPE is never delivered) and the program ends.
+    let (src, out) = explored(
+        dir.path(),
+        "endless",
+        "#include <errno.h>\n#include <string.h>\n#include <unistd.h>\n\
+         int main(int argc, char **argv) { char line[3000];\n\
+           if (argc > 1 && argv[1][0] == 'q') return 0;\n\
+           memset(line, 'y', sizeof line);\n\
+           for (;;) if (write(1, line, sizeof line) < 0) return errno == EPIPE ? 3 : 4; }\n",
+        &[],
+        &["--sym-args", "0", "1", "1"],
+    );
+    let tests = json(&out.join("tests.json"));
+    let tests = tests["tests"].as_array().unwrap();
+    let writer = tests
+        .iter()
+        .find(|t| t["exit_code"] == 3)
+        .expect("a path ends with EPIPE");
+    let stdout = out
+        .join(writer["ktest"].as_str().unwrap())
+        .with_extension("stdout");
+    let predicted = std::fs::read(&stdout).unwrap();
+    assert_eq!(predicted, vec![b'y'; 1 << 20]);
+    // Compiled with the replay library, which ignores SIGPIPE itself, and
+    // built as a plain native program, which the replay has ignore it.
+    let (report, natives) = replayed(&src, &out, None);
+    assert!(report.all_match(), "{report}");
+    assert!(natives.iter().any(|n| n == "exit 3"), "{natives:?}");
+    let plain = dir.path().join("endless.plain");
+    let toolchain = mnemo::testgen::Toolchain::find().unwrap();
+    ok(
+        Command::new(&toolchain.clang)
+            .arg(&src)
+            .arg("-o")
+            .arg(&plain)
+            .output()
+            .unwrap(),
+        "clang",
+    );
+    let (report, _) = replayed(&plain, &out, None);
+    assert!(report.all_match(), "{report}");
+    // The scripts read the same MiB and exit as the program does.
+    let written = mnemo::testgen::write_commands(&toolchain, &src, &out).unwrap();
+    assert_eq!(written.scripts.len(), tests.len(), "{:?}", written.skipped);
+    let o = Command::new("sh")
+        .arg(stdout.with_extension("sh"))
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    assert!(o.stdout == predicted, "{} bytes", o.stdout.len());
+}

@@ -16,6 +16,7 @@
 #include "ktest_reader.h"
 #include "mnemo/verifier.h"
 
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,6 +45,10 @@ __attribute__((constructor)) static void take_own_variables(void) {
   ktest_file = take_variable("KTEST_FILE");
   posix_objects = take_variable("MNEMO_POSIX_OBJECTS");
   unsetenv("ASAN_OPTIONS");
+  /* The engine delivers no signals: a write to a pipe with no reader
+   * (stdout, once the replay has read as much as the engine lets a path
+   * write) fails with EPIPE there, and so it must here. */
+  signal(SIGPIPE, SIG_IGN);
 }
 
 static void fail(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));

@@ -170,8 +170,12 @@ impl Executor {
                 Err(self.error(state, ErrorKind::Assert, format!("ASSERTION FAIL: {what}")))
             }
             Native::Write => {
-                let n = self.write_fd(state, &arg(0), &arg(1), &arg(2))?;
-                Ok(Some(Value::concrete(n as u128, ret_width.unwrap_or(64))))
+                // With no C library to set errno, a failed write gives -1.
+                let n = self.write_fd(state, &arg(0), &arg(1), &arg(2))?.max(-1);
+                Ok(Some(Value::concrete(
+                    n as u64 as u128,
+                    ret_width.unwrap_or(64),
+                )))
             }
             Native::MakeSymbolic => {
                 let addr = self.concretize(state, &arg(0))? as u64;

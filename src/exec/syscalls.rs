@@ -99,6 +99,14 @@ pub fn name(n: i64) -> Option<&'static str> {
 
 /// `errno` values the engine returns (negated, as the kernel does).
 const ENOMEM: i64 = 12;
+const EPIPE: i64 = 32;
+
+/// How much of a path's stdout is read: stdout is a pipe whose reader
+/// closes it after this many bytes, natively (the replay) as in the engine.
+/// A program that writes for ever (`yes`) then fails with `EPIPE` and ends,
+/// in both, rather than running into the engine's memory limit and the
+/// replay's time limit; signals are not delivered, so neither sees SIGPIPE.
+pub const STDOUT_LIMIT: usize = 1 << 20;
 
 /// The system calls the engine answers itself; the runtime's model of
 /// files (`runtime/musl/src/mnemo_syscall.c`) answers the calls on
@@ -138,7 +146,7 @@ impl Executor {
         let n = self.concretize(state, &arg(0))? as u64 as i64;
         let result: i64 = match n {
             // The model passes on writes to stdout and stderr only.
-            nr::WRITE => self.write_fd(state, &arg(1), &arg(2), &arg(3))? as i64,
+            nr::WRITE => self.write_fd(state, &arg(1), &arg(2), &arg(3))?,
             // The engine allocates (malloc is native); musl's own heap is
             // not linked.
             nr::BRK => -ENOMEM,
@@ -170,17 +178,27 @@ impl Executor {
 
     /// `write(fd, buf, len)` to the path's output: the bytes are kept with
     /// the path (stdout for fd 1, stderr for any other), and shown with
-    /// `--show-output`; gives `len`.
+    /// `--show-output`; gives how many were written, or `-EPIPE` once
+    /// stdout's reader has taken [`STDOUT_LIMIT`] bytes.
     pub(super) fn write_fd(
         &mut self,
         state: &mut State,
         fd: &Value,
         buf: &Value,
         len: &Value,
-    ) -> Exec<u64> {
+    ) -> Exec<i64> {
         let fd = self.concretize(state, fd)? as u64;
         let buf = self.concretize(state, buf)? as u64;
-        let len = self.concretize(state, len)? as u64;
+        let mut len = self.concretize(state, len)? as u64;
+        if fd == 1 && len > 0 {
+            // As a pipe's write: what fits before the reader closes, then
+            // the error.
+            let room = STDOUT_LIMIT.saturating_sub(state.stdout.len()) as u64;
+            if room == 0 {
+                return Ok(-EPIPE);
+            }
+            len = len.min(room);
+        }
         let bytes = self.read_raw_bytes(state, buf, len)?;
         if self.config.show_output {
             let mut shown = Vec::with_capacity(bytes.len());
@@ -201,7 +219,7 @@ impl Executor {
             &mut state.stderr
         };
         kept.extend(bytes);
-        Ok(len)
+        Ok(len as i64)
     }
 
     /// `__mnemo_host_file(index, &path, &contents, &stat)`: the `index`-th

@@ -26,6 +26,7 @@ use super::ktest::KTest;
 use super::posix::{PosixEnv, StdinType};
 use super::replay::{io_err, ReplayError, POSIX_OBJECTS_ENV};
 use super::toolchain::{is_native_program, Toolchain};
+use crate::exec::STDOUT_LIMIT;
 use crate::files::write_atomic;
 
 /// What `--as-commands` wrote.
@@ -229,10 +230,11 @@ pub fn script(
     // fork fails with EAGAIN as in the engine (root is not held to it):
     // the limit is set in a subshell that then becomes the program, as
     // the script's own shell could fork nothing more under it. bash names
-    // the limit -u, dash -p.
+    // the limit -u, dash -p. The engine delivers no signals: SIGPIPE is
+    // ignored, and stays so through the exec.
     command.extend_from_slice(
         format!(
-            "(ulimit -u 1 2>/dev/null || ulimit -p 1 2>/dev/null; \
+            "(trap '' PIPE; ulimit -u 1 2>/dev/null || ulimit -p 1 2>/dev/null; \
              exec env -i KTEST_FILE=\"$KTEST_FILE\" {POSIX_OBJECTS_ENV}=\"${POSIX_OBJECTS_ENV}\" \
              ASAN_OPTIONS=\"$ASAN_OPTIONS\""
         )
@@ -253,7 +255,23 @@ pub fn script(
     } else if stdin_file {
         command.extend_from_slice(b" < \"$stdin_file\"");
     }
-    line(&[&command]);
+    // Stdout is read as the engine's reader reads it, its first
+    // STDOUT_LIMIT bytes, through head; the program's exit status comes
+    // back on descriptor 3, the script's stdout on 4.
+    line(&[
+        format!(
+            "# Stdout is read up to {STDOUT_LIMIT} bytes and then closed, as in the engine.\n\
+         exec 4>&1\n\
+         status=$({{ {{ "
+        )
+        .as_bytes(),
+        &command,
+        format!(
+            " 3>&- 4>&-; echo $? >&3; }} | head -c {STDOUT_LIMIT} >&4; }} 3>&1)\n\
+         exit \"$status\""
+        )
+        .as_bytes(),
+    ]);
     s
 }
 

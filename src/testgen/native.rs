@@ -5,6 +5,7 @@
 
 use std::ffi::{CString, OsString};
 use std::io::{ErrorKind, Read, Seek, SeekFrom, Write};
+use std::os::fd::AsRawFd;
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::process::CommandExt;
 use std::path::Path;
@@ -17,7 +18,7 @@ use std::time::Duration;
 
 use super::classify::Termination;
 use super::replay::POSIX_OBJECTS_ENV;
-use crate::exec::MAX_OBJECT;
+use crate::exec::{MAX_OBJECT, STDOUT_LIMIT};
 
 /// Room for a program's own mappings beside one object as large as the
 /// engine models: the address-space limit of a replay in the model's root.
@@ -36,8 +37,6 @@ pub(crate) fn asan_options() -> String {
 
 /// The most of a program's stderr kept: its end, where reports are.
 const STDERR_KEEP: usize = 64 * 1024;
-/// The most of a program's stdout kept: its start, for the comparison.
-const STDOUT_KEEP: usize = 16 << 20;
 
 /// What one native run gets: its command line, directory and input.
 pub(crate) struct NativeRun<'a> {
@@ -57,6 +56,11 @@ pub(crate) struct NativeRun<'a> {
     /// A directory to chroot into first; `binary`, `cwd` and `ktest` are
     /// then paths inside it.
     pub(crate) root: Option<&'a Path>,
+    /// Whether the program ignores SIGPIPE itself (the replay library does
+    /// so before main). One that does not is made to: the engine delivers
+    /// no signals, so a write to a pipe with no reader (stdout past
+    /// [`STDOUT_LIMIT`]) fails with `EPIPE` there, and must natively too.
+    pub(crate) ignores_sigpipe: bool,
 }
 
 /// Where a native run's stdin comes from.
@@ -82,31 +86,34 @@ pub(crate) struct NativeResult {
     pub(crate) termination: Termination,
     /// The end of stderr.
     pub(crate) stderr: String,
-    /// The start of stdout, and how many bytes it had in all.
+    /// Stdout, as far as it was read (up to [`STDOUT_LIMIT`]).
     pub(crate) stdout: Vec<u8>,
-    pub(crate) stdout_len: usize,
 }
 
-/// Reads a pipe to its end on a thread (so a chatty program cannot block on
-/// a full pipe while we wait for it), keeping what `keep` selects.
+/// Reads a pipe on a thread (so a chatty program cannot block on a full
+/// pipe while we wait for it), to its end or until `limit` bytes, when it
+/// closes it as the engine's model of stdout does; keeps what `keep`
+/// selects.
 fn drain<R: Read + Send + 'static>(
     mut pipe: R,
+    limit: usize,
     keep: fn(&mut Vec<u8>, &[u8]),
-) -> thread::JoinHandle<(Vec<u8>, usize)> {
+) -> thread::JoinHandle<Vec<u8>> {
     thread::spawn(move || {
         let mut kept = Vec::new();
-        let mut total = 0;
+        let mut left = limit;
         let mut chunk = [0u8; 8192];
-        loop {
-            match pipe.read(&mut chunk) {
+        while left > 0 {
+            let want = chunk.len().min(left);
+            match pipe.read(&mut chunk[..want]) {
                 Ok(0) | Err(_) => break,
                 Ok(n) => {
-                    total += n;
+                    left -= n;
                     keep(&mut kept, &chunk[..n]);
                 }
             }
         }
-        (kept, total)
+        kept
     })
 }
 
@@ -117,9 +124,8 @@ fn keep_end(kept: &mut Vec<u8>, chunk: &[u8]) {
     }
 }
 
-fn keep_start(kept: &mut Vec<u8>, chunk: &[u8]) {
-    let room = STDOUT_KEEP.saturating_sub(kept.len());
-    kept.extend_from_slice(&chunk[..chunk.len().min(room)]);
+fn keep_all(kept: &mut Vec<u8>, chunk: &[u8]) {
+    kept.extend_from_slice(chunk);
 }
 
 /// Runs the replay binary once and waits for it, up to `timeout`.
@@ -185,6 +191,13 @@ pub(crate) fn run_one(run: NativeRun<'_>, timeout: Duration) -> std::io::Result<
             command.pre_exec(no_other_process);
         }
     }
+    if !run.ignores_sigpipe {
+        // SAFETY: the hook only makes a system call, as is allowed between
+        // fork and exec.
+        unsafe {
+            command.pre_exec(ignore_sigpipe);
+        }
+    }
     let mut child = command
         .arg0(&run.arg0)
         .args(&run.args)
@@ -223,24 +236,39 @@ pub(crate) fn run_one(run: NativeRun<'_>, timeout: Duration) -> std::io::Result<
             }
         })
     });
-    let stderr = child.stderr.take().map(|p| drain(p, keep_end));
-    let stdout = child.stdout.take().map(|p| drain(p, keep_start));
+    let stderr = child.stderr.take().map(|p| drain(p, usize::MAX, keep_end));
+    let stdout = child.stdout.take().map(|p| {
+        shrink_pipe(&p);
+        drain(p, STDOUT_LIMIT, keep_all)
+    });
     let termination = wait_for(&mut child, timeout)?;
     exited.store(true, Ordering::Relaxed);
     if let Some(h) = feeder {
         let _ = h.join();
     }
-    let (mut err, _) = stderr.and_then(|h| h.join().ok()).unwrap_or_default();
+    let mut err = stderr.and_then(|h| h.join().ok()).unwrap_or_default();
     if err.len() > STDERR_KEEP {
         err.drain(..err.len() - STDERR_KEEP);
     }
-    let (stdout, stdout_len) = stdout.and_then(|h| h.join().ok()).unwrap_or_default();
+    let stdout = stdout.and_then(|h| h.join().ok()).unwrap_or_default();
     Ok(NativeResult {
         termination,
         stderr: String::from_utf8_lossy(&err).into_owned(),
         stdout,
-        stdout_len,
     })
+}
+
+/// Makes stdout's pipe as small as the kernel allows. Once the reader has
+/// taken [`STDOUT_LIMIT`] bytes and closed it, what the program had already
+/// written into the pipe is lost without an error, where the engine gives
+/// `EPIPE`; the smaller the pipe, the fewer such bytes (a page, at most).
+fn shrink_pipe(pipe: &impl AsRawFd) {
+    // SAFETY: fcntl on a descriptor we own; the kernel rounds the size up
+    // to a page, and a failure leaves the pipe as it was, only a wider
+    // margin.
+    unsafe {
+        libc::fcntl(pipe.as_raw_fd(), libc::F_SETPIPE_SZ, 0);
+    }
 }
 
 /// Waits for `child` to end, or kills it at `timeout`. A thread blocks until
@@ -325,7 +353,8 @@ fn enter(root: &CString, cwd: &CString, run_as: Option<(u32, u32)>) -> std::io::
         // ASan (which needs far more address space): an address-space limit
         // makes a request past the engine's largest object fail as it does
         // in the engine, whatever the machine's memory and overcommit.
-        set_limit(libc::RLIMIT_AS, MAX_OBJECT + ADDRESS_SPACE_HEADROOM)?;
+        let address_space = MAX_OBJECT + ADDRESS_SPACE_HEADROOM;
+        set_limit(libc::RLIMIT_AS, address_space, address_space)?;
         check(libc::chroot(root.as_ptr()))?;
         check(libc::chdir(cwd.as_ptr()))?;
         if let Some((uid, gid)) = run_as {
@@ -340,15 +369,24 @@ fn enter(root: &CString, cwd: &CString, run_as: Option<(u32, u32)>) -> std::io::
 /// Holds the program to one process of its user: a fork it makes fails
 /// with EAGAIN unless it runs as root.
 fn no_other_process() -> std::io::Result<()> {
-    set_limit(libc::RLIMIT_NPROC, 1)
+    set_limit(libc::RLIMIT_NPROC, 1, 1)
 }
 
-/// Sets both limits of `resource` to `value` (a system call only, as is
+/// Ignores SIGPIPE in the child; an ignored signal stays so through exec.
+fn ignore_sigpipe() -> std::io::Result<()> {
+    // SAFETY: setting a disposition is a plain system call.
+    if unsafe { libc::signal(libc::SIGPIPE, libc::SIG_IGN) } == libc::SIG_ERR {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(())
+}
+
+/// Sets the soft and hard limits of `resource` (a system call only, as is
 /// allowed between fork and exec).
-fn set_limit(resource: libc::__rlimit_resource_t, value: u64) -> std::io::Result<()> {
+fn set_limit(resource: libc::__rlimit_resource_t, soft: u64, hard: u64) -> std::io::Result<()> {
     let limit = libc::rlimit {
-        rlim_cur: value,
-        rlim_max: value,
+        rlim_cur: soft,
+        rlim_max: hard,
     };
     // SAFETY: setrlimit reads the structure it is given.
     match unsafe { libc::setrlimit(resource, &limit) } {
