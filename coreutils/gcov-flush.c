@@ -18,6 +18,7 @@
  */
 #include <pthread.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 #include <time.h>
 
 /* libgcov's, linked by --coverage. */
@@ -45,6 +46,26 @@ static void stop_flushing(void) { pthread_mutex_lock(&writing); }
  * held would stop its exit. */
 static void forked(void) { pthread_mutex_init(&writing, NULL); }
 
+/* A replay that runs as another user is held to one process of its own
+ * (RLIMIT_NPROC), so that a fork fails as it does in the engine, and a
+ * thread counts as one: the replay's hard limit leaves room for this
+ * thread, the soft limit is raised for its start and put back after, and
+ * a fork still fails. */
+static void start_thread(pthread_t *thread) {
+  struct rlimit limit;
+  int raised = getrlimit(RLIMIT_NPROC, &limit) == 0 && limit.rlim_cur < limit.rlim_max;
+  if (raised) {
+    limit.rlim_cur++;
+    raised = setrlimit(RLIMIT_NPROC, &limit) == 0;
+  }
+  if (pthread_create(thread, NULL, flush_later, NULL) == 0)
+    pthread_detach(*thread);
+  if (raised) {
+    limit.rlim_cur--;
+    setrlimit(RLIMIT_NPROC, &limit);
+  }
+}
+
 __attribute__((constructor)) static void start_flush_timer(void) {
   const char *text = getenv("MNEMO_GCOV_FLUSH_MS");
   pthread_t thread;
@@ -55,6 +76,5 @@ __attribute__((constructor)) static void start_flush_timer(void) {
   if (flush_ms <= 0 || atexit(stop_flushing) != 0 ||
       pthread_atfork(NULL, NULL, forked) != 0)
     return;
-  if (pthread_create(&thread, NULL, flush_later, NULL) == 0)
-    pthread_detach(thread);
+  start_thread(&thread);
 }
