@@ -104,3 +104,33 @@ fn a_path_that_waits_for_ever_ends_early_as_blocked() {
         .count();
     assert_eq!(blocked, 5, "{tests}");
 }
+
+/// kill to the process itself or its group: the signal is not delivered,
+/// and the path ends early, as it does where it waits for one.
+#[test]
+fn a_signal_the_process_sends_itself_ends_its_path_early() {
+    let dir = tempfile::tempdir().unwrap();
+    let Some(bc) = compile(
+        dir.path(),
+        "self_kill",
+        "#include <klee/klee.h>\n#include <signal.h>\n#include <unistd.h>\n\
+         int main(void) { int a = klee_int(\"a\");\n\
+           if (a == 1) kill(0, SIGTERM);\n\
+           if (a == 2) kill(getpid(), SIGUSR1);\n\
+           return kill(getpid(), 0); }\n",
+    ) else {
+        return;
+    };
+    let out = dir.path().join("out");
+    let stats = run_supported(&bc, &out, &[]);
+    assert_eq!(stats["paths"]["completed"], 1, "{stats}");
+    assert_eq!(stats["paths"]["early"]["signalled"], 2, "{stats}");
+    let tests = json(&out.join("tests.json"));
+    let signalled = tests["tests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|t| t["outcome"] == "early" && t["reason"] == "signalled")
+        .count();
+    assert_eq!(signalled, 2, "{tests}");
+}

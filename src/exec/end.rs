@@ -101,6 +101,10 @@ pub enum EarlyReason {
     /// The path waits for a signal (`pause`, `sigsuspend`), and the
     /// engine delivers none: natively the program would wait until killed.
     Blocked,
+    /// The path sent a signal to its own process (`kill(0, SIGTERM)`), and
+    /// the engine delivers none: natively its action (by default, the end
+    /// of the program) would follow.
+    Signalled,
 }
 
 impl EarlyReason {
@@ -114,6 +118,7 @@ impl EarlyReason {
             EarlyReason::Interrupted => "interrupted",
             EarlyReason::Terminated => "terminated",
             EarlyReason::Blocked => "blocked",
+            EarlyReason::Signalled => "signalled",
         }
     }
 }

@@ -119,6 +119,7 @@ mod nr {
     pub const PAUSE: i64 = 34;
     pub const GETPID: i64 = 39;
     pub const EXIT: i64 = 60;
+    pub const KILL: i64 = 62;
     pub const GETUID: i64 = 102;
     pub const GETGID: i64 = 104;
     pub const GETEUID: i64 = 107;
@@ -159,6 +160,8 @@ impl Executor {
             nr::GETPID | nr::GETTID | nr::SET_TID_ADDRESS => 1,
             nr::GETPPID => 0,
             nr::GETUID | nr::GETGID | nr::GETEUID | nr::GETEGID => i64::from(NOBODY),
+            // The signal a path sends itself is not delivered either.
+            nr::KILL => return Err(Flow::End(PathEnd::Early(EarlyReason::Signalled))),
             nr::EXIT | nr::EXIT_GROUP => {
                 let status = arg(1);
                 return Err(Flow::End(PathEnd::Completed { status }));

@@ -542,13 +542,22 @@ static long sys_inotify_rm_watch(long fd, long wd) {
   return d->kind == MNEMO_INOTIFY && wd > 0 && (unsigned long)wd <= d->off ? 0 : -EINVAL;
 }
 
-/* No process but this one (pid 1) exists; signals are not delivered. */
+/* No process but this one (pid 1, alone in its group and session) exists.
+ * kill(-1) reaches every process but the caller and, as Linux's does,
+ * succeeds where any exists, whether or not it may be signalled: natively
+ * one always does. A signal the process sends itself is not delivered: the
+ * engine ends the path early ("signalled") rather than go on as if it had
+ * been ignored. */
 static long sys_kill(long pid, long sig) {
   if (sig < 0 || sig > 64)
     return -EINVAL;
-  if (pid == 1 || pid == 0 || pid == -1)
+  if (pid == -1)
     return 0;
-  return -ESRCH;
+  if (pid != 1 && pid != 0)
+    return -ESRCH;
+  if (sig == 0)
+    return 0;
+  return __mnemo_kernel(SYS_kill, pid, sig, 0, 0, 0, 0);
 }
 
 long __mnemo_syscall(long n, long a, long b, long c, long d, long e, long f) {
