@@ -95,14 +95,18 @@ fn a_path_that_waits_for_ever_ends_early_as_blocked() {
     let stats = run_supported(&bc, &out, &[]);
     assert_eq!(stats["paths"]["early"]["blocked"], 5, "{stats}");
     assert_eq!(stats["paths"]["completed"], 1, "{stats}");
+    assert_eq!(early_tests(&out, "blocked"), 5);
+}
+
+/// How many of the tests in `out` are of paths ended early for `reason`.
+fn early_tests(out: &Path, reason: &str) -> usize {
     let tests = json(&out.join("tests.json"));
-    let blocked = tests["tests"]
+    tests["tests"]
         .as_array()
         .unwrap()
         .iter()
-        .filter(|t| t["outcome"] == "early" && t["reason"] == "blocked")
-        .count();
-    assert_eq!(blocked, 5, "{tests}");
+        .filter(|t| t["outcome"] == "early" && t["reason"] == reason)
+        .count()
 }
 
 /// kill to the process itself or its group: the signal is not delivered,
@@ -125,12 +129,5 @@ fn a_signal_the_process_sends_itself_ends_its_path_early() {
     let stats = run_supported(&bc, &out, &[]);
     assert_eq!(stats["paths"]["completed"], 1, "{stats}");
     assert_eq!(stats["paths"]["early"]["signalled"], 2, "{stats}");
-    let tests = json(&out.join("tests.json"));
-    let signalled = tests["tests"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|t| t["outcome"] == "early" && t["reason"] == "signalled")
-        .count();
-    assert_eq!(signalled, 2, "{tests}");
+    assert_eq!(early_tests(&out, "signalled"), 2);
 }
