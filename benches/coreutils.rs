@@ -266,8 +266,8 @@ fn pct(covered: u64, total: u64) -> f64 {
 /// access, a sanitizer report), with their command lines.
 fn crashes_of(report: &ReplayReport, out: &Path) -> Vec<Value> {
     let mut crashes = Vec::new();
+    let signalled = mnemo::exec::EarlyReason::Signalled.as_str();
     for r in &report.results {
-        let signalled = mnemo::exec::EarlyReason::Signalled.as_str();
         if matches!(&r.predicted, Outcome::Early { reason } if reason == signalled) {
             continue;
         }

@@ -51,15 +51,16 @@ static void forked(void) { pthread_mutex_init(&writing, NULL); }
  * thread counts as one: the replay's hard limit leaves room for this
  * thread, the soft limit is raised for its start and put back after, and
  * a fork still fails. */
-static void start_thread(pthread_t *thread) {
+static void start_thread(void) {
+  pthread_t thread;
   struct rlimit limit;
   int raised = getrlimit(RLIMIT_NPROC, &limit) == 0 && limit.rlim_cur < limit.rlim_max;
   if (raised) {
     limit.rlim_cur++;
     raised = setrlimit(RLIMIT_NPROC, &limit) == 0;
   }
-  if (pthread_create(thread, NULL, flush_later, NULL) == 0)
-    pthread_detach(*thread);
+  if (pthread_create(&thread, NULL, flush_later, NULL) == 0)
+    pthread_detach(thread);
   if (raised) {
     limit.rlim_cur--;
     setrlimit(RLIMIT_NPROC, &limit);
@@ -68,7 +69,6 @@ static void start_thread(pthread_t *thread) {
 
 __attribute__((constructor)) static void start_flush_timer(void) {
   const char *text = getenv("MNEMO_GCOV_FLUSH_MS");
-  pthread_t thread;
   if (text == NULL)
     return;
   flush_ms = strtol(text, NULL, 10);
@@ -76,5 +76,5 @@ __attribute__((constructor)) static void start_flush_timer(void) {
   if (flush_ms <= 0 || atexit(stop_flushing) != 0 ||
       pthread_atfork(NULL, NULL, forked) != 0)
     return;
-  start_thread(&thread);
+  start_thread();
 }

@@ -124,10 +124,6 @@ fn keep_end(kept: &mut Vec<u8>, chunk: &[u8]) {
     }
 }
 
-fn keep_all(kept: &mut Vec<u8>, chunk: &[u8]) {
-    kept.extend_from_slice(chunk);
-}
-
 /// Runs the replay binary once and waits for it, up to `timeout`.
 pub(crate) fn run_one(run: NativeRun<'_>, timeout: Duration) -> std::io::Result<NativeResult> {
     let (stdin, feed, terminal) = match run.stdin {
@@ -239,7 +235,7 @@ pub(crate) fn run_one(run: NativeRun<'_>, timeout: Duration) -> std::io::Result<
     let stderr = child.stderr.take().map(|p| drain(p, usize::MAX, keep_end));
     let stdout = child.stdout.take().map(|p| {
         shrink_pipe(&p);
-        drain(p, STDOUT_LIMIT, keep_all)
+        drain(p, STDOUT_LIMIT, Vec::extend_from_slice)
     });
     let termination = wait_for(&mut child, timeout)?;
     exited.store(true, Ordering::Relaxed);

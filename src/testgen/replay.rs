@@ -350,14 +350,15 @@ pub fn replay_dir_with(
         .prefix("mnemo-replay-build-")
         .tempdir()
         .map_err(io_err(&std::env::temp_dir()))?;
-    // A program of a project's own build replays as it is.
+    // A source is compiled with the replay library; a program of a
+    // project's own build replays as it is.
     let links_replay_library = !is_native_program(src);
-    let binary = if !links_replay_library {
-        std::path::absolute(src).map_err(io_err(src))?
-    } else {
+    let binary = if links_replay_library {
         let binary = build.path().join("replay-prog");
         toolchain.compile_native(src, &binary)?;
         binary
+    } else {
+        std::path::absolute(src).map_err(io_err(src))?
     };
     let out_abs = std::path::absolute(out_dir).map_err(io_err(out_dir))?;
     let root = match &options.model_root {
