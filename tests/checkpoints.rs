@@ -24,9 +24,8 @@ use process::{signal, wait_for, Running};
 
 /// Twelve symbolic bytes, each compared: 4096 paths and 165 division
 /// errors, each path told by its inputs (which comparisons hold) and its
-/// outcome. The run lasts seconds, so that each point where the test kills
-/// it spans several checkpoints: a test thread the loaded machine leaves
-/// asleep for a while still finds the run there.
+/// outcome. The run lasts seconds, so that several checkpoints lie between
+/// the points where the test kills it.
 const TWELVE_BYTES: &str = r#"
 #include <klee/klee.h>
 int main(void) {
@@ -57,24 +56,37 @@ fn spawn(bc: &Path, out: &Path, memo: &Path, extra: &[&str]) -> Running {
     Running::new(child)
 }
 
-/// Waits until a checkpoint of the `run`-th run writing `out` (counting
-/// the runs it resumed) counts at least `tests` tests.
-fn wait_for_checkpoint(out: &Path, run: u64, tests: u64) {
+/// Lets `child` run until a checkpoint of the `run`-th run writing `out`
+/// (counting the runs it resumed) counts at least `tests` tests, and leaves
+/// it stopped there. The child runs in slices of a few milliseconds, stopped
+/// while its statistics are read: however briefly the run spends between
+/// two checkpoints, and however long the loaded machine leaves this thread
+/// asleep, the checkpoint wanted is seen before the run goes past it.
+fn run_to_checkpoint(child: &Running, out: &Path, run: u64, tests: u64) {
     let start = Instant::now();
     let stats = out.join("stats.json");
     // The last stats seen go into the failure: whether the run ended
     // before the wanted checkpoint or never got that far.
     let mut last = Value::Null;
     loop {
+        signal(child, libc::SIGCONT);
+        std::thread::sleep(Duration::from_millis(5));
+        signal(child, libc::SIGSTOP);
+        wait_until_stopped(child);
         if stats.exists() {
             let s = json(&stats);
-            if s["in_progress"] == true
-                && s["total"]["runs"] == run
-                && s["tests"].as_u64().unwrap_or(0) >= tests
-            {
+            let this_run = s["total"]["runs"] == run;
+            if s["in_progress"] == true && this_run && s["tests"].as_u64().unwrap_or(0) >= tests {
                 return;
             }
+            // A run that ended will not checkpoint again.
+            let ended = s["in_progress"] == false && this_run;
             last = s;
+            assert!(
+                !ended,
+                "run {run} ended before a checkpoint with {tests} tests in {}: {last}",
+                out.display()
+            );
         }
         assert!(
             start.elapsed() < Duration::from_secs(120),
@@ -84,7 +96,23 @@ fn wait_for_checkpoint(out: &Path, run: u64, tests: u64) {
             last["total"]["runs"],
             last["tests"]
         );
-        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+/// Waits until `child` is stopped by a signal, or has ended.
+fn wait_until_stopped(child: &Running) {
+    let stat = format!("/proc/{}/stat", child.id());
+    loop {
+        let text = std::fs::read_to_string(&stat).expect("the child's /proc stat");
+        // The state follows the command's name, which is in parentheses.
+        let state = text
+            .rsplit_once(") ")
+            .and_then(|(_, rest)| rest.chars().next())
+            .expect("a state in /proc stat");
+        if matches!(state, 'T' | 'Z') {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(1));
     }
 }
 
@@ -208,12 +236,12 @@ fn sigkill_at_three_points_then_resume_ends_as_an_uninterrupted_run() {
     let every = ["--checkpoint", "0.25"];
     let resume = ["--checkpoint", "0.25", "--resume"];
     let first = spawn(&bc, &out, &memo, &every);
-    wait_for_checkpoint(&out, 1, 850);
+    run_to_checkpoint(&first, &out, 1, 850);
     kill(first, "the run");
     check_left_behind(&out, &memo);
     for (n, tests) in [(1, 1700), (2, 2550)] {
         let again = spawn(&bc, &out, &memo, &resume);
-        wait_for_checkpoint(&out, n + 1, tests);
+        run_to_checkpoint(&again, &out, n + 1, tests);
         kill(again, &format!("resume {n}"));
         check_left_behind(&out, &memo);
     }
