@@ -521,12 +521,14 @@ fn a_replay_in_the_model_root_finds_the_file_system_the_engine_modelled() {
     }
     let dir = tempfile::tempdir().unwrap();
     // What / and /etc hold (their visible names, sorted), where the
-    // program is, and what it may change there.
+    // program is, what it may change there, and the machine's names and
+    // processors.
     let (src, out) = explored(
         dir.path(),
         "walk",
         r#"#define _GNU_SOURCE
 #include <dirent.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -566,6 +568,9 @@ int main(void) {
   struct utsname u;
   uname(&u);
   printf("host %s %s\n", u.nodename, u.domainname);
+  cpu_set_t cpus;
+  printf("processors %d\n",
+         sched_getaffinity(0, sizeof cpus, &cpus) ? -1 : CPU_COUNT(&cpus));
   /* Past the largest object the engine models: refused there, and so in
      the model's root, whatever this machine would give. */
   printf("8 GiB %s\n", malloc((size_t)8 << 30) ? "given" : "refused");
@@ -594,7 +599,7 @@ int main(void) {
         predicted,
         "/: dev etc proc tmp\n/etc: passwd\n/proc: uptime\n/tmp: mnemo-replay\n\
          uptime 3600.00 3600.00\ncwd /tmp/mnemo-replay/cwd\n\
-         / -1 /tmp 0 /etc -1\n/etc/passwd 444\nhost mnemo (none)\n8 GiB refused\n"
+         / -1 /tmp 0 /etc -1\n/etc/passwd 444\nhost mnemo (none)\nprocessors 1\n8 GiB refused\n"
     );
     let replay = |model_root| {
         let options = mnemo::testgen::ReplayOptions {

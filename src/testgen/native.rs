@@ -319,8 +319,9 @@ pub(crate) fn c_path(path: &Path) -> std::io::Result<CString> {
 const MODEL_NODENAME: &[u8] = b"mnemo";
 const MODEL_DOMAINNAME: &[u8] = b"(none)";
 
-/// In the child: take the model's host names, chroot to `root`, go to
-/// `cwd` inside it, and become `run_as` with no supplementary groups.
+/// In the child: take the model's host names and its one processor, chroot
+/// to `root`, go to `cwd` inside it, and become `run_as` with no
+/// supplementary groups.
 fn enter(root: &CString, cwd: &CString, run_as: Option<(u32, u32)>) -> std::io::Result<()> {
     let check = |rc: libc::c_int| {
         if rc == 0 {
@@ -345,6 +346,16 @@ fn enter(root: &CString, cwd: &CString, run_as: Option<(u32, u32)>) -> std::io::
                 MODEL_DOMAINNAME.len(),
             ))?;
         }
+        // The model's machine has one processor (the runtime's
+        // `sys_getaffinity`): `nproc` counts those it may run on. The one it
+        // runs on now, so that replays at once stay spread out.
+        let mut one = std::mem::zeroed::<libc::cpu_set_t>();
+        libc::CPU_SET(usize::try_from(libc::sched_getcpu()).unwrap_or(0), &mut one);
+        check(libc::sched_setaffinity(
+            0,
+            std::mem::size_of_val(&one),
+            &one,
+        ))?;
         // The program in the model's root is linked statically, without
         // ASan (which needs far more address space): an address-space limit
         // makes a request past the engine's largest object fail as it does
