@@ -17,7 +17,10 @@
 //! (`bench-results/coreutils/TOOL/html/`).
 //!
 //! Each test is replayed on the AddressSanitizer build too (`build/asan`,
-//! glibc); every report there is listed with the test's command line.
+//! glibc); every report there is listed with the test's command line, and
+//! a predicted memory error that the gcov build survives (a read past an
+//! object that happens to find a zero) replays with its outcome when ASan
+//! reports it.
 //!
 //! `MODES` sets other runs beside the plain one, each with the same time:
 //! `jobs` (`--jobs RUN_JOBS`, default 2), `deepen` (`--deepen DEEPEN`,
@@ -35,7 +38,7 @@
 //! (0: the tools run with an empty environment rather than a terminal's,
 //! see [`environment`]).
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::ffi::OsString;
 use std::os::unix::fs::PermissionsExt;
 
@@ -47,7 +50,7 @@ use std::time::Duration;
 use anyhow::Context;
 use mnemo::testgen::{
     commands::shell_word, replay_dir_with, KTest, ModelRoot, NativeOutcome, Outcome, PosixEnv,
-    ReplayOptions, ReplayReport, TestsJson, Toolchain, Verdict, TESTS_JSON,
+    ReplayOptions, ReplayReport, ReplayResult, TestsJson, Toolchain, Verdict, TESTS_JSON,
 };
 use serde_json::{json, Value};
 
@@ -287,6 +290,16 @@ fn crashes_of(report: &ReplayReport, out: &Path) -> Vec<Value> {
     crashes
 }
 
+/// The tests whose predicted error the ASan replay showed: the engine's
+/// kind of error, and ASan's report of the same kind.
+fn confirmed_by_asan(asan: &ReplayReport) -> BTreeSet<String> {
+    asan.results
+        .iter()
+        .filter(|r| matches!(r.predicted, Outcome::Error { .. }) && r.verdict == Verdict::Match)
+        .map(|r| r.ktest.clone())
+        .collect()
+}
+
 /// Explores, replays and measures one tool in one mode.
 fn bench_tool(setup: &Setup, tool: &str, mode: Mode) -> anyhow::Result<Value> {
     let dir = setup.results.join(tool).join(mode.name());
@@ -361,38 +374,9 @@ fn bench_tool(setup: &Setup, tool: &str, mode: Mode) -> anyhow::Result<Value> {
         std::fs::rename(model_root.private().join("gcda"), &gcda)?;
         std::fs::remove_dir_all(&root)?;
     }
-    let (matched, mismatched, not_predicted, failed) = report.counts();
-    let crashes = crashes_of(&report, &out);
-    let hangs = report
-        .results
-        .iter()
-        .filter(|r| matches!(r.native, NativeOutcome::Timeout))
-        .count();
-    let outcome_mismatched = report
-        .results
-        .iter()
-        .filter(|r| r.outcome_differs())
-        .count();
-    // A few of each kind, those whose outcome differs first.
-    let mut mismatched_results: Vec<_> = report
-        .results
-        .iter()
-        .filter(|r| matches!(r.verdict, Verdict::Mismatch))
-        .collect();
-    mismatched_results.sort_by_key(|r| !r.outcome_differs());
-    let mismatches: Vec<Value> = mismatched_results
-        .iter()
-        .take(8)
-        .map(|r| {
-            json!({"test": r.ktest, "predicted": r.predicted.to_string(),
-                   "native": r.native.to_string(), "outcome_differs": r.outcome_differs(),
-                   "stdout_diff": r.stdout_diff,
-                   "command": command_line(&out.join(&r.ktest))})
-        })
-        .collect();
     // The same tests on the ASan build: a memory error the plain build
     // survives shows there.
-    let asan = match (&setup.asan_tree, &index) {
+    let asan_report = match (&setup.asan_tree, &index) {
         (Some(tree), Some(_)) => {
             let options = ReplayOptions {
                 timeout: Duration::from_secs(20),
@@ -405,17 +389,65 @@ fn bench_tool(setup: &Setup, tool: &str, mode: Mode) -> anyhow::Result<Value> {
                 // As the gcov replay: a test sees the machine as it did there.
                 jobs: 1,
             };
-            let report = replay_dir_with(
+            Some(replay_dir_with(
                 &setup.toolchain,
                 &tree.join("src").join(tool),
                 &out,
                 &options,
-            )?;
-            json!({"replayed": report.results.len(), "crashes": crashes_of(&report, &out)})
+            )?)
         }
-        _ => Value::Null,
+        _ => None,
     };
-
+    let asan = asan_report.as_ref().map_or(
+        Value::Null,
+        |r| json!({"replayed": r.results.len(), "crashes": crashes_of(r, &out)}),
+    );
+    // An error the engine predicted that the plain build survives (a read
+    // past an object's end that finds a zero byte) replays with its
+    // predicted outcome when ASan reports it.
+    let confirmed = asan_report
+        .as_ref()
+        .map(confirmed_by_asan)
+        .unwrap_or_default();
+    let unconfirmed = |r: &&ReplayResult| !confirmed.contains(&r.ktest);
+    let (mut matched, mut mismatched, not_predicted, failed) = report.counts();
+    let confirmed_mismatches = report
+        .results
+        .iter()
+        .filter(|r| matches!(r.verdict, Verdict::Mismatch) && !unconfirmed(r))
+        .count();
+    matched += confirmed_mismatches;
+    mismatched -= confirmed_mismatches;
+    let crashes = crashes_of(&report, &out);
+    let hangs = report
+        .results
+        .iter()
+        .filter(|r| matches!(r.native, NativeOutcome::Timeout))
+        .count();
+    let outcome_mismatched = report
+        .results
+        .iter()
+        .filter(|r| r.outcome_differs())
+        .filter(unconfirmed)
+        .count();
+    // A few of each kind, those whose outcome differs first.
+    let mut mismatched_results: Vec<_> = report
+        .results
+        .iter()
+        .filter(|r| matches!(r.verdict, Verdict::Mismatch))
+        .filter(unconfirmed)
+        .collect();
+    mismatched_results.sort_by_key(|r| !r.outcome_differs());
+    let mismatches: Vec<Value> = mismatched_results
+        .iter()
+        .take(8)
+        .map(|r| {
+            json!({"test": r.ktest, "predicted": r.predicted.to_string(),
+                   "native": r.native.to_string(), "outcome_differs": r.outcome_differs(),
+                   "stdout_diff": r.stdout_diff,
+                   "command": command_line(&out.join(&r.ktest))})
+        })
+        .collect();
     pair_notes(&gcda, &gcda)?;
     let html = dir.join("html");
     std::fs::create_dir_all(&html)?;
@@ -451,6 +483,7 @@ fn bench_tool(setup: &Setup, tool: &str, mode: Mode) -> anyhow::Result<Value> {
                    "outcome_mismatch": outcome_mismatched,
                    "stdout_only": mismatched - outcome_mismatched,
                    "not_predicted": not_predicted,
+                   "confirmed_by_asan": confirmed_mismatches,
                    "failed": failed, "hangs": hangs},
         "mismatches": mismatches,
         "crashes": crashes, "asan": asan,
