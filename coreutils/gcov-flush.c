@@ -1,21 +1,22 @@
 /*
  * Linked into every program of the gcov build. The bench kills a replay
  * that runs past its time limit, and a killed process writes no coverage
- * data: the lines that `yes`, `tail -f` or `sleep 30` ran before the kill
- * would count as never run. With $MNEMO_GCOV_FLUSH_MS set, a thread writes
- * the data that many milliseconds after the start, before the kill, and
- * clears the counters so that a program that exits normally afterwards
- * adds the rest when it writes the data again at exit.
+ * data: the lines that `tail -f` ran before the kill would count as never
+ * run. With $MNEMO_GCOV_FLUSH_MS set, a thread writes the data that many
+ * milliseconds after the start, before the kill, and clears the counters
+ * so that a program that exits normally afterwards adds the rest when it
+ * writes the data again at exit.
  *
  * The variable is removed from the environment at start, so `env` and
  * `printenv` print what they would without it.
  *
  * libgcov writes the data again at exit, from a destructor; two writes at
- * once corrupt the process (`sleep 9` exits just as the thread writes).
+ * once corrupt the process (one that exits just as the thread writes).
  * An atexit handler, which runs before the destructors, takes the lock the
  * thread writes under and keeps it: the exit waits for a write under way,
  * and no write starts after it.
  */
+#include <poll.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <sys/resource.h>
@@ -28,11 +29,21 @@ void __gcov_reset(void);
 static long flush_ms;
 static pthread_mutex_t writing = PTHREAD_MUTEX_INITIALIZER;
 
+/* The wait is poll's: the replay answers nanosleep and clock_nanosleep at
+ * once, as the engine's model does, and a sleep would flush at the start. */
 static void *flush_later(void *unused) {
-  struct timespec left = {flush_ms / 1000, (flush_ms % 1000) * 1000000L};
+  struct timespec now, end;
   (void)unused;
-  while (nanosleep(&left, &left) != 0)
-    ;
+  clock_gettime(CLOCK_MONOTONIC, &end);
+  end.tv_sec += flush_ms / 1000;
+  end.tv_nsec += (flush_ms % 1000) * 1000000L;
+  for (;;) {
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    long left_ms = (end.tv_sec - now.tv_sec) * 1000 + (end.tv_nsec - now.tv_nsec) / 1000000;
+    if (left_ms <= 0)
+      break;
+    poll(NULL, 0, left_ms);
+  }
   pthread_mutex_lock(&writing);
   __gcov_dump();
   __gcov_reset();
