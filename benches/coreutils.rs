@@ -414,7 +414,7 @@ fn bench_tool(setup: &Setup, tool: &str, mode: Mode) -> anyhow::Result<Value> {
     let confirmed_mismatches = report
         .results
         .iter()
-        .filter(|r| matches!(r.verdict, Verdict::Mismatch) && !unconfirmed(r))
+        .filter(|r| matches!(r.verdict, Verdict::Mismatch) && confirmed.contains(&r.ktest))
         .count();
     matched += confirmed_mismatches;
     mismatched -= confirmed_mismatches;
