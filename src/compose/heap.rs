@@ -266,7 +266,7 @@ fn global(
     let entry = state
         .memory
         .get(*address)
-        .filter(|e| e.object.name == *name && e.object.size == *size)
+        .filter(|e| *e.object.name == **name && e.object.size == *size)
         .filter(|e| e.object.read_only == *read_only)
         .ok_or(Fallback::HeapNoObject)?;
     Ok(Found {

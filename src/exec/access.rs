@@ -12,6 +12,7 @@ use super::state::{State, NULL_PAGE};
 use super::value::Value;
 use crate::expr::{self, ExprRef};
 use crate::ir::SiteId;
+use std::sync::Arc;
 
 /// The address of `p` if the path fixed it: `p` itself, or a constant
 /// added to one (the next byte of a string) that it fixed.
@@ -342,9 +343,9 @@ impl Executor {
         state: &mut State,
         size: u64,
         kind: AllocKind,
-        name: &str,
+        name: Arc<str>,
     ) -> Exec<u64> {
-        self.check_allocation(state, size, name)?;
+        self.check_allocation(state, size, &name)?;
         let addr = state.reserve(size, kind == AllocKind::Stack);
         let (func, pc) = (state.frame().func, state.frame().pc);
         state.memory.insert(
@@ -352,7 +353,7 @@ impl Executor {
                 address: addr,
                 size,
                 kind,
-                name: name.to_string(),
+                name,
                 site: Some((func, pc)),
                 read_only: false,
             },

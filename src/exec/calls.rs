@@ -81,7 +81,7 @@ impl Executor {
                     address: addr,
                     size,
                     kind: AllocKind::Stack,
-                    name: format!("varargs of {}", f.name),
+                    name: format!("varargs of {}", f.name).into(),
                     site: None,
                     read_only: false,
                 },

@@ -62,6 +62,11 @@ pub const FIXED_ADDRESS: u64 = 1 << 62;
 /// Instructions a state runs before the searcher gets to choose again.
 const SLICE: u32 = 10_000;
 
+/// Instructions between two looks at the memory limit within a slice:
+/// summing the per-thread counts costs more than most instructions, and
+/// an allocation is checked against the limit before it is made anyway.
+const MEMORY_CHECK_EVERY: u32 = 64;
+
 /// The interpreter for one worker: the shared module, the constants
 /// evaluated for this run, the natives, a solver, and coverage.
 /// Bytes set aside for argv[0] (Linux's `PATH_MAX`), however long the
@@ -116,6 +121,9 @@ pub struct Executor {
     pub(crate) summarising: bool,
     /// The forks of each branch site, for `--max-site-fork-share`.
     pub(super) fork_share: ForkShare,
+    /// Each function's name for its stack objects, made once: an alloca
+    /// is one of the commonest instructions.
+    pub(super) alloca_names: Vec<Arc<str>>,
 }
 
 /// The runtime's function that expands KLEE's POSIX options and calls main.
@@ -159,6 +167,11 @@ impl Executor {
             .func_by_name("exit")
             .filter(|f| module.func(*f).body.is_some());
         let fork_share = ForkShare::new(config.max_site_fork_share);
+        let alloca_names = module
+            .functions
+            .iter()
+            .map(|f| Arc::from(format!("alloca in {}", f.name)))
+            .collect();
         let mut ex = Executor {
             module,
             config,
@@ -186,6 +199,7 @@ impl Executor {
             replay: ReplayCounters::default(),
             summarising: false,
             fork_share,
+            alloca_names,
         };
         ex.consts = (0..ex.module.consts.len())
             .map(|i| ex.eval_const(ConstId(i as u32)))
@@ -421,7 +435,7 @@ impl Executor {
                     address: self.global_addrs[i],
                     size: g.size,
                     kind: AllocKind::Global,
-                    name: g.name.clone(),
+                    name: g.name.as_str().into(),
                     site: None,
                     read_only: g.is_constant,
                 },
@@ -449,7 +463,7 @@ impl Executor {
                     address: addr,
                     size: bytes.len() as u64,
                     kind: AllocKind::Runtime,
-                    name: format!("argv[{i}]"),
+                    name: format!("argv[{i}]").into(),
                     site: None,
                     read_only: false,
                 },
@@ -526,7 +540,7 @@ impl Executor {
     pub fn step(&mut self, state: &mut State) -> Step {
         let module = self.module.clone();
         let limited = self.budget.is_limited();
-        for _ in 0..SLICE {
+        for i in 0..SLICE {
             match self.execute(&module, state) {
                 Ok(()) => {
                     if !self.forked.is_empty() {
@@ -534,7 +548,7 @@ impl Executor {
                     }
                     // At the memory limit the run stops: the explorer ends
                     // this state with the others.
-                    if limited && self.budget.exceeded() {
+                    if limited && i % MEMORY_CHECK_EVERY == 0 && self.budget.exceeded() {
                         return Step::Yield;
                     }
                 }

@@ -174,8 +174,8 @@ impl Executor {
                 let n = self.operand(state.frame(), *count);
                 let n = self.concretize(state, &n)? as u64;
                 let size = elem_size.saturating_mul(n);
-                let name = format!("alloca in {}", module.func(func).name);
-                let addr = self.allocate(state, size, AllocKind::Stack, &name)?;
+                let name = self.alloca_names[func.0 as usize].clone();
+                let addr = self.allocate(state, size, AllocKind::Stack, name)?;
                 state.frame_mut().allocas.push(addr);
                 self.set_and_advance(state, *dst, Value::concrete(addr as u128, 64));
             }

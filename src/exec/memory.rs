@@ -36,8 +36,9 @@ pub struct MemoryObject {
     pub address: u64,
     pub size: u64,
     pub kind: AllocKind,
-    /// A name for messages (the global's or variable's name, or "malloc").
-    pub name: String,
+    /// A name for messages (the global's or variable's name, or "malloc"):
+    /// shared, as every alloca of a function has the same one.
+    pub name: Arc<str>,
     /// The instruction that allocated it, if any.
     pub site: Option<(FuncId, InstId)>,
     /// Writes are errors (constant globals such as string literals).
@@ -433,13 +434,15 @@ impl AddressSpace {
 
     /// The live object containing `addr`.
     pub fn find(&self, addr: u64) -> Option<&ObjectEntry> {
-        let (_, entry) = self.objects.range(..=addr).next_back()?;
+        // get_prev walks down the tree; a range iterator would allocate
+        // its paths, and this is every load's and store's lookup.
+        let (_, entry) = self.objects.get_prev(&addr)?;
         entry.object.contains(addr).then_some(entry)
     }
 
     /// The freed object that contained `addr`, if any.
     pub fn find_freed(&self, addr: u64) -> Option<&Arc<MemoryObject>> {
-        let (_, obj) = self.freed.range(..=addr).next_back()?;
+        let (_, obj) = self.freed.get_prev(&addr)?;
         obj.contains(addr).then_some(obj)
     }
 
@@ -448,21 +451,16 @@ impl AddressSpace {
     pub fn gap_around(&self, addr: u64) -> (u64, u64) {
         let lo = self
             .objects
-            .range(..=addr)
-            .next_back()
+            .get_prev(&addr)
             .map_or(0, |(_, e)| e.object.address + e.object.size);
-        let hi = self
-            .objects
-            .range(addr..)
-            .next()
-            .map_or(u64::MAX, |(b, _)| *b);
+        let hi = self.objects.get_next(&addr).map_or(u64::MAX, |(b, _)| *b);
         (lo.min(addr), hi)
     }
 
     /// The live object that ends last at or below `addr`, which is in no
     /// object: the one an access at `addr` most likely overran.
     pub fn below(&self, addr: u64) -> Option<&Arc<MemoryObject>> {
-        let (_, e) = self.objects.range(..=addr).next_back()?;
+        let (_, e) = self.objects.get_prev(&addr)?;
         Some(&e.object)
     }
 

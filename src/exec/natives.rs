@@ -321,7 +321,7 @@ impl Executor {
         if size > MAX_OBJECT {
             return Ok(0);
         }
-        self.allocate(state, size, AllocKind::Heap, what)
+        self.allocate(state, size, AllocKind::Heap, what.into())
     }
 
     fn bad_free(&self, state: &State, p: u64, what: &str) -> Flow {
@@ -392,7 +392,7 @@ impl Executor {
                 address: addr,
                 size,
                 kind: AllocKind::Runtime,
-                name: name.to_string(),
+                name: name.into(),
                 site: None,
                 read_only,
             },
