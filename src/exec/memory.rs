@@ -1,17 +1,18 @@
 //! KLEE's object memory model: every allocation is an object at a concrete
 //! address, and the address space maps addresses to objects.
 //!
-//! An object's contents keep concrete bytes flat; symbolic bytes are stored
-//! only where they exist, and once the object is written at a symbolic
-//! offset its contents become an update list over an array, so later reads
-//! at symbolic offsets see every write.
+//! An object's contents keep their bytes at known places (concrete ones,
+//! and symbolic ones where they exist; a large object's in pages its copies
+//! share, see [`super::contents`]); once the object is written at a
+//! symbolic offset its contents become an update list over an array, so
+//! later reads at symbolic offsets see every write.
 
-use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use imbl::OrdMap;
 
 use super::budget;
+use super::contents::Bytes;
 use super::value::{Byte, Value};
 use crate::expr::{self, Array, ExprRef, UpdateList};
 use crate::ir::{FuncId, InstId};
@@ -65,87 +66,6 @@ fn contents_array(bytes: &[u8]) -> crate::expr::ArrayRef {
     Array::shared(&name, bytes.len() as u32, Some(bytes.into()))
 }
 
-/// Objects up to this size keep a slot per byte for symbolic bytes once
-/// they have one; larger ones (a sort buffer of a gigabyte, which a path
-/// fills a few bytes of) keep the symbolic bytes they have in a map.
-const DENSE_LIMIT: u64 = 1 << 20;
-
-/// The symbolic bytes of an object, by offset.
-#[derive(Clone, Debug, Default)]
-enum SymbolicBytes {
-    /// Every byte is concrete.
-    #[default]
-    Empty,
-    Dense(Vec<Option<ExprRef>>),
-    Sparse(BTreeMap<u64, ExprRef>),
-}
-
-impl SymbolicBytes {
-    fn is_empty(&self) -> bool {
-        matches!(self, SymbolicBytes::Empty)
-    }
-
-    fn get(&self, offset: u64) -> Option<&ExprRef> {
-        match self {
-            SymbolicBytes::Empty => None,
-            SymbolicBytes::Dense(slots) => slots.get(offset as usize)?.as_ref(),
-            SymbolicBytes::Sparse(map) => map.get(&offset),
-        }
-    }
-
-    /// Makes the byte at `offset` of an object of `size` bytes symbolic.
-    fn set(&mut self, offset: u64, e: ExprRef, size: u64) {
-        match self {
-            SymbolicBytes::Empty if size <= DENSE_LIMIT => {
-                let mut slots = vec![None; size as usize];
-                slots[offset as usize] = Some(e);
-                *self = SymbolicBytes::Dense(slots);
-            }
-            SymbolicBytes::Empty => *self = SymbolicBytes::Sparse(BTreeMap::from([(offset, e)])),
-            SymbolicBytes::Dense(slots) => slots[offset as usize] = Some(e),
-            SymbolicBytes::Sparse(map) => {
-                map.insert(offset, e);
-            }
-        }
-    }
-
-    /// Makes the byte at `offset` concrete again.
-    fn clear(&mut self, offset: u64) {
-        match self {
-            SymbolicBytes::Empty => {}
-            SymbolicBytes::Dense(slots) => slots[offset as usize] = None,
-            SymbolicBytes::Sparse(map) => {
-                map.remove(&offset);
-            }
-        }
-    }
-
-    /// The symbolic bytes in the order of their offsets.
-    fn iter(&self) -> Box<dyn Iterator<Item = (u64, &ExprRef)> + '_> {
-        match self {
-            SymbolicBytes::Empty => Box::new(std::iter::empty()),
-            SymbolicBytes::Dense(slots) => Box::new(
-                slots
-                    .iter()
-                    .enumerate()
-                    .filter_map(|(i, b)| Some((i as u64, b.as_ref()?))),
-            ),
-            SymbolicBytes::Sparse(map) => Box::new(map.iter().map(|(i, e)| (*i, e))),
-        }
-    }
-
-    /// The bytes held, for the memory count (a map entry as a node's share).
-    fn footprint(&self) -> usize {
-        match self {
-            SymbolicBytes::Empty => 0,
-            SymbolicBytes::Dense(slots) => {
-                slots.capacity() * std::mem::size_of::<Option<ExprRef>>()
-            }
-            SymbolicBytes::Sparse(map) => map.len() * 4 * std::mem::size_of::<(u64, ExprRef)>(),
-        }
-    }
-}
-
 /// The contents of one object.
 ///
 /// Every instance counts the bytes it holds in the process's object count
@@ -156,11 +76,9 @@ impl SymbolicBytes {
 #[derive(Debug)]
 pub struct ObjectState {
     size: u64,
-    /// The bytes while no write at a symbolic offset happened (then empty:
+    /// The bytes while no write at a symbolic offset happened (then none:
     /// the update list's root holds them).
-    concrete: Vec<u8>,
-    /// Symbolic bytes by offset; empty while every byte is concrete.
-    symbolic: SymbolicBytes,
+    bytes: Bytes,
     /// Set once the object has been written at a symbolic offset: from then
     /// on it is the whole truth about the contents.
     updates: Option<UpdateList>,
@@ -172,8 +90,7 @@ impl Clone for ObjectState {
     fn clone(&self) -> Self {
         ObjectState::counting(ObjectState {
             size: self.size,
-            concrete: self.concrete.clone(),
-            symbolic: self.symbolic.clone(),
+            bytes: self.bytes.clone(),
             updates: self.updates.clone(),
             counted: 0,
         })
@@ -188,14 +105,18 @@ impl Drop for ObjectState {
 
 impl ObjectState {
     pub fn zeroed(size: u64) -> ObjectState {
-        ObjectState::from_bytes(vec![0; size as usize])
+        ObjectState::counting(ObjectState {
+            size,
+            bytes: Bytes::zeroed(size),
+            updates: None,
+            counted: 0,
+        })
     }
 
     pub fn from_bytes(bytes: Vec<u8>) -> ObjectState {
         ObjectState::counting(ObjectState {
             size: bytes.len() as u64,
-            concrete: bytes,
-            symbolic: SymbolicBytes::Empty,
+            bytes: Bytes::from_vec(bytes),
             updates: None,
             counted: 0,
         })
@@ -206,8 +127,7 @@ impl ObjectState {
     pub fn of_array(array: crate::expr::ArrayRef) -> ObjectState {
         ObjectState::counting(ObjectState {
             size: array.size as u64,
-            concrete: Vec::new(),
-            symbolic: SymbolicBytes::Empty,
+            bytes: Bytes::none(),
             updates: Some(UpdateList::new(array)),
             counted: 0,
         })
@@ -219,20 +139,24 @@ impl ObjectState {
         o
     }
 
-    /// The bytes this instance holds: its buffers, or the constant array
-    /// its contents became when first written at a symbolic offset.
+    /// The bytes this instance reaches: its buffers (the pages of a large
+    /// object, which copies share, included), or the constant array its
+    /// contents became when first written at a symbolic offset.
     pub fn footprint(&self) -> u64 {
-        let root = self
-            .updates
-            .as_ref()
-            .and_then(|u| u.root.init.as_ref())
-            .map_or(0, |b| b.len());
-        (self.concrete.capacity() + self.symbolic.footprint() + root) as u64
+        self.bytes.footprint() + self.root_footprint()
     }
 
-    /// Brings the count up to date after the buffers changed.
+    fn root_footprint(&self) -> u64 {
+        self.updates
+            .as_ref()
+            .and_then(|u| u.root.init.as_ref())
+            .map_or(0, |b| b.len() as u64)
+    }
+
+    /// Brings the count of what this instance holds alone up to date
+    /// after its buffers changed (pages count themselves).
     fn recount(&mut self) {
-        let now = self.footprint();
+        let now = self.bytes.own_footprint() + self.root_footprint();
         budget::count(self.counted, now);
         self.counted = now;
     }
@@ -246,9 +170,9 @@ impl ObjectState {
         if let Some(updates) = &self.updates {
             return Byte::from_expr(expr::read(updates, &expr::constant(offset as u128, 64)));
         }
-        match self.symbolic.get(offset) {
-            Some(e) => Byte::Symbolic(e.clone()),
-            None => Byte::Concrete(self.concrete[offset as usize]),
+        match self.bytes.get(offset) {
+            Ok(e) => Byte::Symbolic(e.clone()),
+            Err(v) => Byte::Concrete(v),
         }
     }
 
@@ -258,14 +182,11 @@ impl ObjectState {
             return;
         }
         match byte {
-            Byte::Concrete(v) => {
-                self.concrete[offset as usize] = v;
-                self.symbolic.clear(offset);
-            }
+            Byte::Concrete(v) => self.bytes.set_concrete(offset, v),
             Byte::Symbolic(e) => {
-                let before = self.symbolic.footprint();
-                self.symbolic.set(offset, e, self.size);
-                if self.symbolic.footprint() != before {
+                let before = self.bytes.own_footprint();
+                self.bytes.set_symbolic(offset, e);
+                if self.bytes.own_footprint() != before {
                     self.recount();
                 }
             }
@@ -274,16 +195,8 @@ impl ObjectState {
 
     /// Reads `bytes` bytes at a concrete offset as a `width`-bit value.
     pub fn read(&self, offset: u64, bytes: u32, width: u32) -> Value {
-        if self.updates.is_none() && self.symbolic.is_empty() {
-            let start = offset as usize;
-            let mut bits = 0u128;
-            for (i, b) in self.concrete[start..start + bytes as usize]
-                .iter()
-                .enumerate()
-                .take(16)
-            {
-                bits |= (*b as u128) << (8 * i);
-            }
+        if self.updates.is_none() && self.bytes.all_concrete() {
+            let bits = self.bytes.read_concrete(offset, bytes.min(16));
             return Value::concrete(bits, width);
         }
         let bs: Vec<Byte> = (0..bytes as u64).map(|i| self.byte(offset + i)).collect();
@@ -292,12 +205,9 @@ impl ObjectState {
 
     pub fn write(&mut self, offset: u64, bytes: u32, value: &Value) {
         if let (Value::Concrete { bits, .. }, None, true) =
-            (value, &self.updates, self.symbolic.is_empty())
+            (value, &self.updates, self.bytes.all_concrete())
         {
-            let start = offset as usize;
-            for i in 0..bytes as usize {
-                self.concrete[start + i] = (bits >> (8 * (i % 16))) as u8;
-            }
+            self.bytes.write_concrete(offset, bytes, *bits);
             return;
         }
         for i in 0..bytes {
@@ -310,10 +220,10 @@ impl ObjectState {
         if let Some(u) = &self.updates {
             return u.clone();
         }
-        let root = contents_array(&self.concrete);
+        let root = contents_array(&self.bytes.to_vec());
         let mut list = UpdateList::new(root);
-        for (i, e) in self.symbolic.iter() {
-            list = list.write(expr::constant(i as u128, 64), e.clone());
+        for (i, e) in self.bytes.symbolic() {
+            list = list.write(expr::constant(i as u128, 64), e);
         }
         list
     }
@@ -323,8 +233,7 @@ impl ObjectState {
     fn flush(&mut self) -> UpdateList {
         if self.updates.is_none() {
             self.updates = Some(self.update_list());
-            self.concrete = Vec::new();
-            self.symbolic = SymbolicBytes::Empty;
+            self.bytes = Bytes::none();
             self.recount();
         }
         self.update_list()
@@ -368,7 +277,7 @@ impl ObjectState {
     /// the last one spread, made select chains that took Z3 2.2 times as
     /// long as the update list.
     fn spread_write(&mut self, offset: &ExprRef, bytes: u32, value: &Value) -> bool {
-        if self.updates.is_some() || !self.symbolic.is_empty() {
+        if self.updates.is_some() || !self.bytes.all_concrete() {
             return false;
         }
         let Some(last) = self.size.checked_sub(u64::from(bytes)) else {
@@ -562,13 +471,16 @@ mod tests {
 
     #[test]
     fn a_large_object_keeps_only_its_symbolic_bytes() {
-        let size = 64 * DENSE_LIMIT;
+        let size = 64 << 20;
         let arr = Array::symbolic("big", 2);
         let mut o = ObjectState::zeroed(size);
-        let concrete_only = o.footprint();
+        // Nothing is held for bytes nobody wrote but a page table.
+        let untouched = o.footprint();
+        assert!(untouched < size / 256, "{untouched}");
         o.make_symbolic(size - 2, &arr);
-        // A slot per byte would be 8 bytes for each of the 64 MiB.
-        assert!(o.footprint() - concrete_only < 4096, "{}", o.footprint());
+        // A slot per byte would be 8 bytes for each of the 64 MiB: the
+        // last page and its slots are all that is added.
+        assert!(o.footprint() - untouched <= 9 * 4096, "{}", o.footprint());
         let mut a = Assignment::new();
         a.set(&arr, vec![0x34, 0x12]);
         assert_eq!(eval(&o.read(size - 2, 2, 16).to_expr(), &a), 0x1234);

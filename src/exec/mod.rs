@@ -7,6 +7,7 @@ mod calls;
 mod choices;
 mod composing;
 mod config;
+mod contents;
 mod end;
 mod executor;
 mod float;
