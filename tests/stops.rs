@@ -290,8 +290,10 @@ fn max_memory_refuses_an_allocation_it_has_no_room_for() {
     assert_eq!(stats["paths"]["completed"], 0, "{stats}");
 }
 
-/// Every path writes its own copy of a 1 MiB buffer and forks again on
-/// fresh input: pending paths pile up a MiB each.
+/// Every path writes a symbolic byte into each of 32 pages of a shared
+/// 1 MiB buffer and forks again on fresh input: pending paths pile up
+/// about a MiB each (32 pages of their own, with their slots for symbolic
+/// bytes), which ending them gives back.
 const COPIES_PER_PATH: &str = r#"
 #include <klee/klee.h>
 #include <stdlib.h>
@@ -300,7 +302,8 @@ int main(void) {
   int n = 0;
   for (int i = 0; i < 100000; i++) {
     int v = klee_int("v");
-    buf[(i * 4099) & ((1 << 20) - 1)] = (char)v;
+    for (int k = 0; k < 32; k++)
+      buf[((i * 32 + k) * 4099) & ((1 << 20) - 1)] = (char)v;
     if (v > 0) n++;
   }
   return n & 1;

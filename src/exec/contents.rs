@@ -85,12 +85,34 @@ impl Drop for Page {
     }
 }
 
+/// A large object's size, counted against `--max-memory` once for all its
+/// copies while one lives: memory the program allocated counts even where
+/// it touched no page of it (200 blocks of a MiB, never written, are 200
+/// MiB), as they would natively. The pages the copies write count besides.
+#[derive(Debug)]
+pub(super) struct Reservation(u64);
+
+impl Reservation {
+    fn new(size: u64) -> Arc<Reservation> {
+        budget::count(0, size);
+        Arc::new(Reservation(size))
+    }
+}
+
+impl Drop for Reservation {
+    fn drop(&mut self) {
+        budget::count(self.0, 0);
+    }
+}
+
 /// An object's bytes.
 #[derive(Clone, Debug)]
 pub(super) enum Bytes {
     Flat(Chunk),
     Paged {
         size: u64,
+        /// Held for its count, given back when the last copy goes.
+        _reserved: Arc<Reservation>,
         /// `None`: a page of zeros, none symbolic.
         pages: Vec<Option<Arc<Page>>>,
         /// Whether a byte was ever made symbolic (the fast paths check).
@@ -110,6 +132,7 @@ impl Bytes {
         }
         Bytes::Paged {
             size,
+            _reserved: Reservation::new(size),
             pages: vec![None; size.div_ceil(PAGE) as usize],
             any_symbolic: false,
         }
@@ -136,6 +159,7 @@ impl Bytes {
             .collect();
         Bytes::Paged {
             size,
+            _reserved: Reservation::new(size),
             pages,
             any_symbolic: false,
         }
@@ -152,7 +176,8 @@ impl Bytes {
         }
     }
 
-    /// Everything this instance reaches, pages it shares included.
+    /// Everything this instance reaches, pages it shares included (the
+    /// object's [`Reservation`] is a count, not bytes held).
     pub(super) fn footprint(&self) -> u64 {
         match self {
             Bytes::Flat(c) => c.footprint(),
