@@ -19,6 +19,12 @@ use crate::expr::ExprRef;
 const PAGE_BITS: u32 = 12;
 const PAGE: u64 = 1 << PAGE_BITS;
 
+/// The length of page `n` of an object of `size` bytes (the last may be
+/// short).
+fn page_len(size: u64, n: usize) -> usize {
+    (size - ((n as u64) << PAGE_BITS)).min(PAGE) as usize
+}
+
 /// Bytes and their symbolic ones.
 #[derive(Clone, Debug)]
 pub(super) struct Chunk {
@@ -196,20 +202,24 @@ impl Bytes {
         }
     }
 
+    /// The chunk holding `offset` (`None`: a page of zeros), the index of
+    /// `offset` in it and the bytes from there to the chunk's end.
+    fn chunk_at(&self, offset: u64) -> (Option<&Chunk>, usize, usize) {
+        match self {
+            Bytes::Flat(c) => (Some(c), offset as usize, c.bytes.len() - offset as usize),
+            Bytes::Paged { size, pages, .. } => {
+                let n = (offset >> PAGE_BITS) as usize;
+                let i = (offset & (PAGE - 1)) as usize;
+                (pages[n].as_ref().map(|p| &p.0), i, page_len(*size, n) - i)
+            }
+        }
+    }
+
     /// The byte at `offset`: its expression if symbolic, else its value.
     pub(super) fn get(&self, offset: u64) -> Result<&ExprRef, u8> {
-        match self {
-            Bytes::Flat(c) => {
-                let i = offset as usize;
-                c.symbolic_at(i).ok_or(c.bytes[i])
-            }
-            Bytes::Paged { pages, .. } => match &pages[(offset >> PAGE_BITS) as usize] {
-                None => Err(0),
-                Some(p) => {
-                    let i = (offset & (PAGE - 1)) as usize;
-                    p.0.symbolic_at(i).ok_or(p.0.bytes[i])
-                }
-            },
+        match self.chunk_at(offset) {
+            (None, ..) => Err(0),
+            (Some(c), i, _) => c.symbolic_at(i).ok_or(c.bytes[i]),
         }
     }
 
@@ -220,7 +230,7 @@ impl Bytes {
             Bytes::Flat(c) => (c, offset as usize),
             Bytes::Paged { size, pages, .. } => {
                 let n = (offset >> PAGE_BITS) as usize;
-                let len = (*size - ((n as u64) << PAGE_BITS)).min(PAGE) as usize;
+                let len = page_len(*size, n);
                 let page = pages[n].get_or_insert_with(|| Arc::new(Page::new(Chunk::zeroed(len))));
                 (&mut Arc::make_mut(page).0, (offset & (PAGE - 1)) as usize)
             }
@@ -228,21 +238,17 @@ impl Bytes {
     }
 
     pub(super) fn set_concrete(&mut self, offset: u64, v: u8) {
-        if let Bytes::Paged { pages, .. } = self {
-            // Zeros into a page of zeros: nothing to hold.
-            if v == 0 && pages[(offset >> PAGE_BITS) as usize].is_none() {
-                return;
-            }
-        }
-        let (chunk, i) = self.chunk_mut(offset);
-        chunk.set_concrete(i, v);
+        self.write_concrete(offset, 1, u128::from(v));
     }
 
     pub(super) fn set_symbolic(&mut self, offset: u64, e: ExprRef) {
-        if let Bytes::Paged { any_symbolic, .. } = self {
-            *any_symbolic = true;
-        }
-        let paged = matches!(self, Bytes::Paged { .. });
+        let paged = match self {
+            Bytes::Paged { any_symbolic, .. } => {
+                *any_symbolic = true;
+                true
+            }
+            Bytes::Flat(_) => false,
+        };
         let (chunk, i) = self.chunk_mut(offset);
         let before = chunk.footprint();
         chunk.set_symbolic(i, e);
@@ -255,43 +261,41 @@ impl Bytes {
     }
 
     /// `n` (at most 16) concrete bytes at `offset`, little-endian; only
-    /// while [`Self::all_concrete`].
+    /// while [`Self::all_concrete`] (a symbolic byte's place reads as the
+    /// value it had before).
     pub(super) fn read_concrete(&self, offset: u64, n: u32) -> u128 {
-        let mut bits = 0u128;
-        match self {
-            Bytes::Flat(c) => {
-                let start = offset as usize;
-                for (i, b) in c.bytes[start..start + n as usize].iter().enumerate() {
-                    bits |= (*b as u128) << (8 * i);
+        let (n, mut done, mut bits) = (n as usize, 0, 0u128);
+        while done < n {
+            let (chunk, i, left) = self.chunk_at(offset + done as u64);
+            let take = left.min(n - done);
+            if let Some(c) = chunk {
+                for (k, b) in c.bytes[i..i + take].iter().enumerate() {
+                    bits |= (*b as u128) << (8 * (done + k));
                 }
             }
-            Bytes::Paged { .. } => {
-                for i in 0..u64::from(n) {
-                    if let Err(b) = self.get(offset + i) {
-                        bits |= (b as u128) << (8 * i);
-                    }
-                }
-            }
+            done += take;
         }
         bits
     }
 
     /// Writes `n` concrete bytes of `bits` at `offset`, little-endian (the
     /// bytes past the 16th repeat them, as a wider store of a 128-bit
-    /// value would).
+    /// value would), clearing symbolic ones there.
     pub(super) fn write_concrete(&mut self, offset: u64, n: u32, bits: u128) {
-        match self {
-            Bytes::Flat(c) => {
-                let start = offset as usize;
-                for i in 0..n as usize {
-                    c.bytes[start + i] = (bits >> (8 * (i % 16))) as u8;
+        let byte = |k: usize| (bits >> (8 * (k % 16))) as u8;
+        let (n, mut done) = (n as usize, 0);
+        while done < n {
+            let at = offset + done as u64;
+            let (chunk, _, left) = self.chunk_at(at);
+            let take = left.min(n - done);
+            // Zeros into a page of zeros: nothing to hold.
+            if chunk.is_some() || (done..done + take).any(|k| byte(k) != 0) {
+                let (c, i) = self.chunk_mut(at);
+                for k in 0..take {
+                    c.set_concrete(i + k, byte(done + k));
                 }
             }
-            Bytes::Paged { .. } => {
-                for i in 0..n {
-                    self.set_concrete(offset + u64::from(i), (bits >> (8 * (i % 16))) as u8);
-                }
-            }
+            done += take;
         }
     }
 
@@ -305,10 +309,7 @@ impl Bytes {
                 for (n, page) in pages.iter().enumerate() {
                     match page {
                         Some(p) => out.extend_from_slice(&p.0.bytes),
-                        None => {
-                            let len = (*size - ((n as u64) << PAGE_BITS)).min(PAGE);
-                            out.resize(out.len() + len as usize, 0);
-                        }
+                        None => out.resize(out.len() + page_len(*size, n), 0),
                     }
                 }
                 out

@@ -88,12 +88,7 @@ pub struct ObjectState {
 
 impl Clone for ObjectState {
     fn clone(&self) -> Self {
-        ObjectState::counting(ObjectState {
-            size: self.size,
-            bytes: self.bytes.clone(),
-            updates: self.updates.clone(),
-            counted: 0,
-        })
+        ObjectState::counting(self.size, self.bytes.clone(), self.updates.clone())
     }
 }
 
@@ -105,36 +100,28 @@ impl Drop for ObjectState {
 
 impl ObjectState {
     pub fn zeroed(size: u64) -> ObjectState {
-        ObjectState::counting(ObjectState {
-            size,
-            bytes: Bytes::zeroed(size),
-            updates: None,
-            counted: 0,
-        })
+        ObjectState::counting(size, Bytes::zeroed(size), None)
     }
 
     pub fn from_bytes(bytes: Vec<u8>) -> ObjectState {
-        ObjectState::counting(ObjectState {
-            size: bytes.len() as u64,
-            bytes: Bytes::from_vec(bytes),
-            updates: None,
-            counted: 0,
-        })
+        ObjectState::counting(bytes.len() as u64, Bytes::from_vec(bytes), None)
     }
 
     /// An object whose contents are `array`'s bytes (a summary's input:
     /// nothing is held until it is written).
     pub fn of_array(array: crate::expr::ArrayRef) -> ObjectState {
-        ObjectState::counting(ObjectState {
-            size: array.size as u64,
-            bytes: Bytes::none(),
-            updates: Some(UpdateList::new(array)),
-            counted: 0,
-        })
+        let size = array.size as u64;
+        ObjectState::counting(size, Bytes::none(), Some(UpdateList::new(array)))
     }
 
-    /// `o`, its bytes counted.
-    fn counting(mut o: ObjectState) -> ObjectState {
+    /// Contents of `size` bytes, what they hold counted.
+    fn counting(size: u64, bytes: Bytes, updates: Option<UpdateList>) -> ObjectState {
+        let mut o = ObjectState {
+            size,
+            bytes,
+            updates,
+            counted: 0,
+        };
         o.recount();
         o
     }
