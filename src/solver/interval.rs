@@ -189,7 +189,7 @@ impl ValueSet {
 /// "`term` takes a value in `set`": what a comparison of a term with a
 /// constant says. A width-1 expression that is not such a comparison is
 /// the atom "it is true" about itself.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Atom {
     pub term: ExprRef,
     pub set: ValueSet,
