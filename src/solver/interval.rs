@@ -117,7 +117,7 @@ impl ValueSet {
 
     /// The values in both sets.
     pub fn intersect(&self, other: &ValueSet) -> ValueSet {
-        let mut out = Vec::new();
+        let mut out = Vec::with_capacity(self.ranges.len().max(other.ranges.len()));
         let (mut i, mut j) = (0, 0);
         while i < self.ranges.len() && j < other.ranges.len() {
             let (a1, b1) = self.ranges[i];
@@ -136,6 +136,36 @@ impl ValueSet {
             width: self.width,
             ranges: out,
         }
+    }
+
+    /// The values in every one of `sets` (all of width `width`; every
+    /// value when there are none).
+    ///
+    /// A byte compared with each of the 90 characters a `switch` lists
+    /// leaves 90 atoms about it: intersected one by one, each step copies a
+    /// set of up to 90 ranges. Here the complements' ranges are gathered,
+    /// sorted once and merged, and what they leave out is the answer.
+    pub fn intersect_all<'a>(width: u32, sets: impl IntoIterator<Item = &'a ValueSet>) -> ValueSet {
+        let max = mask(width);
+        let mut excluded: Vec<(u128, u128)> = Vec::new();
+        for set in sets {
+            excluded.extend(set.complement().ranges);
+        }
+        excluded.sort_unstable();
+        // The first value not yet excluded (`None`: past the largest).
+        let mut next = Some(0u128);
+        let mut out = Vec::new();
+        for (a, b) in excluded {
+            let Some(n) = next else { break };
+            if a > n {
+                out.push((n, a - 1));
+            }
+            next = if b == max { None } else { Some(n.max(b + 1)) };
+        }
+        if let Some(n) = next {
+            out.push((n, max));
+        }
+        ValueSet { width, ranges: out }
     }
 
     /// The values in either set.
@@ -394,6 +424,26 @@ mod tests {
                 let r = rebuilt.iter().all(|x| expr::eval(x, &asg) == 1);
                 prop_assert_eq!(r, truth, "rebuilt {:?} at {}", rebuilt, v);
             }
+        }
+
+        /// Intersecting many sets at once gives what intersecting them one
+        /// by one gives, at every width (128 included, where the largest
+        /// value has no successor).
+        #[test]
+        fn intersecting_all_at_once_is_intersecting_in_turn(
+            w in prop::sample::select(vec![1u32, 8, 64, 128]),
+            atoms in prop::collection::vec((0u8..10, any::<u128>(), any::<bool>()), 0..40),
+        ) {
+            let sets: Vec<ValueSet> = atoms
+                .iter()
+                .map(|&(op, c, left)| {
+                    let op = [CmpOp::Eq, CmpOp::Ult, CmpOp::Ule, CmpOp::Slt, CmpOp::Sle][op as usize % 5];
+                    let set = ValueSet::of_cmp(op, w, c & mask(w), left);
+                    if c % 3 == 0 { set.complement() } else { set }
+                })
+                .collect();
+            let in_turn = sets.iter().fold(ValueSet::full(w), |s, x| s.intersect(x));
+            prop_assert_eq!(ValueSet::intersect_all(w, &sets), in_turn);
         }
 
         /// An implication the algebra claims is never refuted by a value.

@@ -108,10 +108,7 @@ fn reduce(constraints: &[ExprRef], merged: &mut FxHashMap<Atom, Vec<ExprRef>>) -
     let mut placed: Vec<(usize, ExprRef)> = others;
     let mut allowed = BTreeMap::new();
     for (term, (first, atoms)) in groups {
-        let set = atoms
-            .iter()
-            .skip(1)
-            .fold(atoms[0].2.set.clone(), |s, (_, _, a)| s.intersect(&a.set));
+        let set = ValueSet::intersect_all(term.width(), atoms.iter().map(|(_, _, a)| &a.set));
         if set.is_empty() {
             return None;
         }
@@ -124,14 +121,13 @@ fn reduce(constraints: &[ExprRef], merged: &mut FxHashMap<Atom, Vec<ExprRef>>) -
         // if it has no other conjunct. A constraint's atoms lie side by
         // side: one pass, as a byte compared with many constants has many.
         let whole = || {
-            let mut wholes: Vec<(usize, ValueSet)> = Vec::new();
-            for (k, _, a) in atoms.iter().filter(|(k, _, _)| !mixed[*k]) {
-                match wholes.last_mut() {
-                    Some((j, s)) if j == k => *s = s.intersect(&a.set),
-                    _ => wholes.push((*k, a.set.clone())),
-                }
-            }
-            wholes.into_iter().find(|(_, w)| *w == set).map(|(k, _)| k)
+            atoms
+                .chunk_by(|(j, _, _), (k, _, _)| j == k)
+                .filter(|run| !mixed[run[0].0])
+                .find(|run| {
+                    ValueSet::intersect_all(term.width(), run.iter().map(|(_, _, a)| &a.set)) == set
+                })
+                .map(|run| run[0].0)
         };
         let exprs = if let Some((_, c, _)) = atoms.iter().find(|(_, _, a)| a.set == set) {
             vec![c.clone()]
