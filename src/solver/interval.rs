@@ -146,43 +146,30 @@ impl ValueSet {
     /// set of up to 90 ranges. Here the complements' ranges are gathered,
     /// sorted once and merged, and what they leave out is the answer.
     pub fn intersect_all<'a>(width: u32, sets: impl IntoIterator<Item = &'a ValueSet>) -> ValueSet {
-        let max = mask(width);
-        let mut excluded: Vec<(u128, u128)> = Vec::new();
-        for set in sets {
-            excluded.extend(set.complement().ranges);
-        }
-        excluded.sort_unstable();
-        // The first value not yet excluded (`None`: past the largest).
-        let mut next = Some(0u128);
-        let mut out = Vec::new();
-        for (a, b) in excluded {
-            let Some(n) = next else { break };
-            if a > n {
-                out.push((n, a - 1));
+        let excluded = sets
+            .into_iter()
+            .flat_map(|s| s.complement().ranges)
+            .collect();
+        Self::from_ranges(width, excluded).complement()
+    }
+
+    /// The values in any of `ranges` (in any order, overlapping or not).
+    fn from_ranges(width: u32, mut ranges: Vec<(u128, u128)>) -> ValueSet {
+        ranges.sort_unstable();
+        let mut out: Vec<(u128, u128)> = Vec::with_capacity(ranges.len());
+        for (a, b) in ranges {
+            match out.last_mut() {
+                Some(last) if a <= last.1.saturating_add(1) => last.1 = last.1.max(b),
+                _ => out.push((a, b)),
             }
-            next = if b == max { None } else { Some(n.max(b + 1)) };
-        }
-        if let Some(n) = next {
-            out.push((n, max));
         }
         ValueSet { width, ranges: out }
     }
 
     /// The values in either set.
     pub fn union(&self, other: &ValueSet) -> ValueSet {
-        let mut all: Vec<(u128, u128)> = self.ranges.iter().chain(&other.ranges).copied().collect();
-        all.sort_unstable();
-        let mut out: Vec<(u128, u128)> = Vec::with_capacity(all.len());
-        for (a, b) in all {
-            match out.last_mut() {
-                Some(last) if a <= last.1.saturating_add(1) => last.1 = last.1.max(b),
-                _ => out.push((a, b)),
-            }
-        }
-        ValueSet {
-            width: self.width,
-            ranges: out,
-        }
+        let all = self.ranges.iter().chain(&other.ranges).copied().collect();
+        Self::from_ranges(self.width, all)
     }
 
     /// The values not in the set.

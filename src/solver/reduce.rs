@@ -138,14 +138,10 @@ fn reduce(constraints: &[ExprRef], merged: &mut FxHashMap<Atom, Vec<ExprRef>>) -
                 term: term.clone(),
                 set: set.clone(),
             };
-            match merged.get(&atom) {
-                Some(exprs) => exprs.clone(),
-                None => {
-                    let exprs = atom.to_exprs();
-                    merged.insert(atom, exprs.clone());
-                    exprs
-                }
-            }
+            merged
+                .entry(atom)
+                .or_insert_with_key(Atom::to_exprs)
+                .clone()
         };
         placed.extend(exprs.into_iter().map(|e| (first, e)));
         allowed.insert(term, set);
@@ -197,7 +193,7 @@ impl Layer for ReductionLayer {
             return Ok(Answer::Sat(None));
         }
         next.check(&Query {
-            constraints: &reduced.constraints[..],
+            constraints: &reduced.constraints,
             expr: q.expr.clone(),
             model: q.model,
         })
