@@ -153,6 +153,7 @@ int makes_input(int x) { int y; klee_make_symbolic(&y, sizeof y, "y"); if (x > y
 int fixes_value(int n) { char *p = malloc(n); if (n > 2) { free(p); return 1; } free(p); return 0; }
 int no_branch(int x) { return x * 3; }
 int deep(int n) { if (n <= 0) return 0; return 1 + deep(n - 1); }
+int bits(unsigned long long x) { int c = 0; for (int i = 0; i < 40; i++) if ((x >> i) & 1) c++; return c; }
 int variadic(int n, ...) { if (n > 1) return 1; return 0; }
 int fine(int x, int y) { if (x > y) return x - y; if (x == y) return 0; return y - x; }
 int main(void) {
@@ -161,7 +162,7 @@ int main(void) {
   klee_make_symbolic(&b, sizeof b, "b");
   klee_assume(a >= 0 & a < 4);
   int s = reads_global(a) + through_pointer(&b) + makes_input(a) + fixes_value(a)
-        + no_branch(a) + deep(a) + variadic(a, b) + fine(a, b);
+        + no_branch(a) + deep(a) + variadic(a, b) + fine(a, b) + bits(a);
   if (s == 5) return 1;
   return 0;
 }
@@ -197,10 +198,13 @@ fn each_fallback_is_counted() -> Result<(), Failed> {
                 return Err(format!("calls_executed.{key} is not counted: {s}"));
             }
         }
-        // A global and memory behind a pointer are inputs of a summary.
-        if s["calls_composed"].as_u64().unwrap_or(0) < 3 || s["summaries_built"] != 3 {
+        // A global and memory behind a pointer are inputs of a summary;
+        // `deep`'s path cut by the bound is a leaf of its summary, which
+        // `a < 4` rules out at the call. `bits` has more paths cut by the
+        // bound than a summary keeps (refused as `bounded`).
+        if s["calls_composed"].as_u64().unwrap_or(0) < 4 || s["summaries_built"] != 4 {
             return Err(format!(
-                "`fine`, `reads_global` and `through_pointer` should be summarised and composed: {s}"
+                "`fine`, `reads_global`, `through_pointer` and `deep` should be summarised and composed: {s}"
             ));
         }
         Ok(())
@@ -276,6 +280,71 @@ fn recursion_direct_and_through_a_cycle() -> Result<(), Failed> {
         }
         if s["calls_composed"].as_u64().unwrap_or(0) < 2 {
             return Err(format!("both calls from main should be composed: {s}"));
+        }
+        Ok(())
+    })();
+    keep_on_failure(tmp, result)
+}
+
+const CUT_BY_THE_BOUND: &str = r#"
+#include <klee/klee.h>
+int count(int n) { if (n <= 0) return 0; return 1 + count(n - 1); }
+int main(void) {
+  int a, b;
+  klee_make_symbolic(&a, sizeof a, "a");
+  klee_make_symbolic(&b, sizeof b, "b");
+  klee_assume(a >= 0 & a < 3);
+  klee_assume(b >= 0 & b < 9);
+  int r = count(a);
+  if (r == 1) r = count(b);
+  return r;
+}
+"#;
+
+/// A summary to depth 4 keeps `count`'s path cut by the bound (`n > 3`)
+/// as a leaf: a call whose argument rules it out is composed, one that
+/// allows it is executed (`past-bound`), with the paths of a whole run.
+/// `count(a)` is composed; `count(b)` is executed, and so are its recursive
+/// calls while `n > 3` may hold (`count(b - 1)` to `count(b - 4)`), until
+/// `count(b - 5)`, composed.
+fn a_path_cut_by_the_bound_decides_at_each_call() -> Result<(), Failed> {
+    let tmp = scratch("mnemo-compose-")?;
+    let dir = tmp.path().to_path_buf();
+    let result = (|| -> Result<(), String> {
+        let Some(bc) = cli::compile(&dir, "cut", CUT_BY_THE_BOUND) else {
+            return Err("clang-14 is needed".into());
+        };
+        let base = vec!["--no-runtime".to_string()];
+        run(&dir, "cut-whole", "cut-memo-whole", &base, &bc, &[])?;
+        let mut composed = base.clone();
+        composed.extend(["--compose", "--summary-depth", "4"].map(String::from));
+        let stats = run(&dir, "cut-composed", "memo", &composed, &bc, &[])?;
+        let (a, b) = (
+            unnumbered_tests(&dir.join("cut-whole"))?,
+            unnumbered_tests(&dir.join("cut-composed"))?,
+        );
+        if a != b || a.len() != 2 + 9 {
+            return Err(format!("wanted the whole run's 11 paths:\n{a:?}\n{b:?}"));
+        }
+        let s = &stats["compose"];
+        if s["summaries_built"] != 1
+            || count(s, "calls_executed", "past-bound") != 5
+            || s["calls_composed"] != 2
+        {
+            return Err(format!(
+                "wanted count(a) and count(b - 5) composed, count(b) to count(b - 4) executed: {s}"
+            ));
+        }
+        let shown = mnemo(&[
+            "summary".as_ref(),
+            "show".as_ref(),
+            dir.join("memo").as_os_str(),
+            "count".as_ref(),
+        ])?;
+        if shown.matches("bound reached").count() != 1 {
+            return Err(format!(
+                "one leaf of the summary is cut by the bound:\n{shown}"
+            ));
         }
         Ok(())
     })();
@@ -358,6 +427,10 @@ fn main() {
     trials.push(Trial::test(
         "recursion::direct_and_through_a_cycle",
         recursion_direct_and_through_a_cycle,
+    ));
+    trials.push(Trial::test(
+        "recursion::cut_by_the_bound",
+        a_path_cut_by_the_bound_decides_at_each_call,
     ));
     trials.push(Trial::test(
         "reuse::across_programs",

@@ -4,21 +4,28 @@
 //! made as it reaches it (`exec::lazy`), each path keeping what it assumed
 //! of it. A path that reaches anything the summary could not carry to a
 //! call site (a symbolic pointer into memory, a fresh input, a value fixed
-//! by the solver, the bound) leaves the function without a summary, for
-//! that reason: its calls are executed as usual.
+//! by the solver, the summary's limits) leaves the function without a
+//! summary, for that reason: its calls are executed as usual. A path that
+//! reaches the depth bound is a leaf of its own (`LeafEnd::Bound`).
 
 use std::sync::Arc;
 
 use super::summary::{param_array, param_value, reads_only_inputs, Choice, Leaf, LeafEnd, Summary};
 use super::Fallback;
 use crate::exec::lazy::{InputKind, InputRefusal};
-use crate::exec::{ErrorKind, ExecConfig, Executor, PathEnd, State, Step, Symbolic};
+use crate::exec::{EarlyReason, ErrorKind, ExecConfig, Executor, PathEnd, State, Step, Symbolic};
 use crate::ir::{FuncId, Module};
 
 /// Instructions the paths of one summary may execute in all.
 const MAX_INSTRUCTIONS: u64 = 2_000_000;
 /// Paths one summary may have.
 const MAX_LEAVES: usize = 4096;
+/// Paths cut by the depth bound one summary may have. A function that walks
+/// a list it is passed, or recurses on a parameter, reaches the bound on one
+/// path or a few, which calls on short lists or small values rule out; one
+/// whose paths multiply down to the bound would take its whole tree to
+/// build, and a call would rarely rule all of its cut paths out.
+const MAX_BOUND_LEAVES: usize = 16;
 /// Time one summary may take: a function whose paths fix its inputs early
 /// and then run long with one feasible way at each choice (a recursion
 /// over a constrained value) stays below the depth bound for a long time.
@@ -113,6 +120,7 @@ impl Builder {
         let started = std::time::Instant::now();
         let mut pending = vec![initial];
         let mut leaves = Vec::new();
+        let mut bound_leaves = 0;
         while let Some(mut state) = pending.pop() {
             let end = loop {
                 match self.executor.step(&mut state) {
@@ -138,8 +146,11 @@ impl Builder {
                 return Err(Fallback::FixesValues);
             }
             let leaf = self.leaf(&module, &state, end, f.params.len())?;
+            if leaf.end == LeafEnd::Bound {
+                bound_leaves += 1;
+            }
             leaves.push(leaf);
-            if leaves.len() > MAX_LEAVES {
+            if leaves.len() > MAX_LEAVES || bound_leaves > MAX_BOUND_LEAVES {
                 return Err(Fallback::Bounded);
             }
         }
@@ -169,6 +180,7 @@ impl Builder {
         let end = match end {
             PathEnd::Completed { .. } => LeafEnd::Completed,
             PathEnd::Silent => LeafEnd::Silent,
+            PathEnd::Early(EarlyReason::MaxDepth) => LeafEnd::Bound,
             PathEnd::Early(_) | PathEnd::Pruned => return Err(Fallback::Bounded),
             // Memory errors are the callee's own: on its own objects, or
             // on an input as assumed (a null pointer), which a call

@@ -136,12 +136,14 @@ impl CallComposer for Composer {
         };
         let errors_first = matches!(self.directed, Some(Directed::Errors));
         let is_error = |i: &usize| matches!(summary.leaves[*i].end, LeafEnd::Error { .. });
+        let is_cut = |i: &usize| summary.leaves[*i].end == LeafEnd::Bound;
         let mut order: Vec<usize> = (0..conds.len())
             .filter(|i| kept.as_ref().is_none_or(|k| k.get(*i) != Some(&false)))
             .collect();
-        if errors_first {
-            order.sort_by_key(|i| !is_error(i));
-        }
+        // A path cut by the bound, feasible here, sends the call to be
+        // executed: it is asked about before the paths whose models would
+        // then go unused (after the errors H1 reports, which hold anyway).
+        order.sort_by_key(|i| (!(errors_first && is_error(i)), !is_cut(i)));
         let pruned = (conds.len() - order.len()) as u64;
         let mut models = vec![None; conds.len()];
         let mut checked = 0u64;
@@ -161,6 +163,10 @@ impl CallComposer for Composer {
                 Ok(true) => {}
                 Ok(false) => continue,
                 Err(e) => return Err(ex.solver_error(state, e)),
+            }
+            if is_cut(&i) {
+                self.counts.lock().paths_checked += checked;
+                return self.executed(Fallback::PastBound);
             }
             let model = match prefixes.model_of_all(&arrays) {
                 Some(m) => Some(m),

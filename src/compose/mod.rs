@@ -54,8 +54,11 @@ pub enum Fallback {
     /// A path fixed a symbolic value to one value or resolved a symbolic
     /// pointer, which holds only where the summary was built.
     FixesValues,
-    /// A path reached the summary's bound (depth, instructions or paths).
+    /// Building the summary went past its limits: instructions, time,
+    /// paths, or paths cut by the depth bound.
     Bounded,
+    /// A path of the summary cut by its depth bound is feasible at the call.
+    PastBound,
     /// The function is not reachable from the entry in the call graph.
     NotReached,
     /// The run has a depth bound (`--max-depth`).
@@ -99,6 +102,7 @@ impl Fallback {
             Fallback::MakesInputs => "makes-inputs",
             Fallback::FixesValues => "fixes-values",
             Fallback::Bounded => "bounded",
+            Fallback::PastBound => "past-bound",
             Fallback::NotReached => "not-reached",
             Fallback::DepthBound => "max-depth",
             Fallback::Guided => "guided",
@@ -125,6 +129,7 @@ impl Fallback {
             MakesInputs,
             FixesValues,
             Bounded,
+            PastBound,
             NotReached,
             DepthBound,
             Guided,

@@ -89,6 +89,7 @@ pub fn render(s: &Summary) -> String {
         let end = match &leaf.end {
             LeafEnd::Completed => "completed".to_string(),
             LeafEnd::Silent => "silent".to_string(),
+            LeafEnd::Bound => "bound reached".to_string(),
             LeafEnd::Error { kind, line } => format!("error {kind} at line {line}"),
         };
         let cond: Vec<String> = leaf.condition.iter().map(|e| format!("{e:?}")).collect();

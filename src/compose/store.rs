@@ -16,7 +16,7 @@ use crate::files::FrameError;
 
 const MAGIC: &[u8; 16] = b"mnemo summary \n\0";
 /// Bumped whenever the body's layout changes; older files are refused.
-const FORMAT_VERSION: u32 = 2;
+const FORMAT_VERSION: u32 = 3;
 
 /// What a function's file says.
 #[derive(Clone, Debug)]

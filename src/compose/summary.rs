@@ -44,6 +44,11 @@ pub enum LeafEnd {
     Error { kind: String, line: u32 },
     /// An assumption that cannot hold ended the path silently.
     Silent,
+    /// The path reached the summary's depth bound at a choice with more
+    /// than one feasible alternative: its condition is that of the paths
+    /// below it, which the summary does not hold. A call where it is
+    /// feasible is executed as usual.
+    Bound,
 }
 
 /// One path of a summary.
@@ -59,8 +64,8 @@ pub struct Leaf {
 }
 
 /// A function's memoization tree as its paths: every path of the function
-/// run alone on symbolic parameters, complete within the bound (a summary
-/// with a path cut by the bound is never made).
+/// run alone on symbolic parameters, to the depth bound (a path cut there
+/// is a leaf that ends in [`LeafEnd::Bound`]).
 #[derive(Clone, Debug)]
 pub struct Summary {
     pub function: String,

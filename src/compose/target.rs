@@ -231,9 +231,14 @@ mod tests {
     /// For each path of `f`'s summary (by how it ends), whether it is kept
     /// for a target on `line`.
     fn kept(line: u32) -> Option<Vec<(String, bool)>> {
+        kept_to(line, 32)
+    }
+
+    /// [`kept`] for a summary built to depth `bound`.
+    fn kept_to(line: u32, bound: u32) -> Option<Vec<(String, bool)>> {
         let m = Arc::new(load_c(SOURCE)?);
         let f = m.func_by_name("f").expect("f");
-        let summary = Builder::new(m.clone(), &ExecConfig::default(), 32)
+        let summary = Builder::new(m.clone(), &ExecConfig::default(), bound)
             .build(f, 0)
             .expect("f is summarised");
         let reach = TargetReach::new(&m, &CallGraph::of(&m), &on_line(&m, line));
@@ -267,6 +272,20 @@ mod tests {
         // as its choices cannot tell), the path with x <= 3 does not.
         let Some(v) = kept(6) else { return };
         assert_eq!(v.iter().filter(|(_, k)| !*k).count(), 1, "{v:?}");
+        assert!(
+            v.iter().any(|(end, k)| !*k && end.starts_with("Completed")),
+            "{v:?}"
+        );
+    }
+
+    #[test]
+    fn a_path_cut_by_the_bound_is_kept_for_what_lies_below_it() {
+        // To depth 1, the path with x > 3 is cut at `y == 2`: the error
+        // below it may lie on it (what the path runs after its last choice
+        // is all that choice can reach); the path with x <= 3 cannot.
+        let Some(v) = kept_to(5, 1) else { return };
+        assert_eq!(v.len(), 2, "{v:?}");
+        assert!(v.iter().any(|(end, k)| *k && end == "Bound[0]"), "{v:?}");
         assert!(
             v.iter().any(|(end, k)| !*k && end.starts_with("Completed")),
             "{v:?}"
