@@ -206,10 +206,13 @@ impl Executor {
         }
         let mut groups: Vec<Vec<(u32, Arc<Assignment>)>> = vec![Vec::new(); conds.len()];
         for (leaf, model) in replay.paths.iter() {
+            // One evaluator for all the alternatives: they share their
+            // terms (a branch's two are a condition and its negation).
+            let mut values = expr::Evaluator::new(model);
             let mut truth = conds
                 .iter()
                 .enumerate()
-                .filter(|(_, c)| expr::eval(c, model) != 0);
+                .filter(|(_, c)| values.eval(c) != 0);
             match (truth.next(), truth.next()) {
                 (Some((i, _)), None) => groups[i].push((*leaf, model.clone())),
                 _ => {
