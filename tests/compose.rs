@@ -85,6 +85,19 @@ fn check_program(prog: &Path) -> Result<(), Failed> {
                 b.join("\n")
             ));
         }
+        // Summaries to depth 4 cut many functions' paths: each call is
+        // composed or, where a cut path is feasible, executed, and the paths
+        // are the whole run's all the same.
+        let mut shallow = composed.clone();
+        shallow.extend(["--summary-depth".to_string(), "4".to_string()]);
+        run(&dir, "shallow", "memo-shallow", &shallow, &bc, &program)?;
+        if unnumbered_tests(&dir.join("shallow"))? != a {
+            return Err(format!(
+                "summaries to depth 4 found other paths\n--- whole ---\n{}\n--- depth 4 ---\n{}",
+                a.join("\n"),
+                unnumbered_tests(&dir.join("shallow"))?.join("\n")
+            ));
+        }
         // A second compositional run reads every summary back.
         let again = run(&dir, "again", "memo-composed", &composed, &bc, &program)?;
         if again["compose"]["summaries_built"] != 0 {
