@@ -115,51 +115,46 @@ fn config(bc: &Path, dir: &Path, entry: &str) -> RunConfig {
     }
 }
 
-/// One run in a fresh directory `dir`: whole when `compose` is false.
-fn measure(
-    bc: &Path,
-    dir: &Path,
-    entry: &str,
+/// How a run is made: whole unless `compose`.
+#[derive(Default)]
+struct Run {
     compose: bool,
     heuristic: Option<(HeuristicKind, Vec<String>)>,
     limit: Option<std::time::Duration>,
-) -> anyhow::Result<RunStats> {
+    /// A directory whose earlier run's summaries (and nothing else of its
+    /// memo directory: its trie would have the run replay what it
+    /// explored) the run starts with.
+    summaries_from: Option<std::path::PathBuf>,
+}
+
+const COMPOSED: Run = Run {
+    compose: true,
+    heuristic: None,
+    limit: None,
+    summaries_from: None,
+};
+
+/// One run in a fresh directory `dir`.
+fn measure(bc: &Path, dir: &Path, entry: &str, run: Run) -> anyhow::Result<RunStats> {
     let _ = std::fs::remove_dir_all(dir);
     std::fs::create_dir_all(dir)?;
-    run_in(bc, dir, entry, compose, heuristic, limit)
-}
-
-/// A composed run in a fresh directory `dir` whose memo directory starts
-/// with the summaries `from`'s run left (and nothing else of it: its trie
-/// would have the run replay what it explored).
-fn measure_reusing(bc: &Path, dir: &Path, from: &Path, entry: &str) -> anyhow::Result<RunStats> {
-    let _ = std::fs::remove_dir_all(dir);
-    let summaries = dir.join("memo/summaries");
-    std::fs::create_dir_all(&summaries)?;
-    for file in std::fs::read_dir(from.join("memo/summaries"))? {
-        let file = file?;
-        std::fs::copy(file.path(), summaries.join(file.file_name()))?;
+    if let Some(from) = &run.summaries_from {
+        let summaries = dir.join("memo/summaries");
+        std::fs::create_dir_all(&summaries)?;
+        for file in std::fs::read_dir(from.join("memo/summaries"))? {
+            let file = file?;
+            std::fs::copy(file.path(), summaries.join(file.file_name()))?;
+        }
     }
-    run_in(bc, dir, entry, true, None, None)
-}
-
-fn run_in(
-    bc: &Path,
-    dir: &Path,
-    entry: &str,
-    compose: bool,
-    heuristic: Option<(HeuristicKind, Vec<String>)>,
-    limit: Option<std::time::Duration>,
-) -> anyhow::Result<RunStats> {
     let mut c = config(bc, dir, entry);
-    if compose {
+    if run.compose {
         c.compose = Some(32);
     }
-    if let Some((h, targets)) = heuristic {
+    if let Some((h, targets)) = run.heuristic {
         c.heuristic = h;
         c.targets = targets;
     }
-    c.max_time = limit;
+    c.max_time = run.limit;
     mnemo::run::run(&c, &StopRequest::default())
 }
 
@@ -238,25 +233,11 @@ pub fn run(root: &Path, toolchain: &Toolchain) -> anyhow::Result<Vec<Value>> {
         let (mut wholes, mut comps) = (Vec::new(), Vec::new());
         for i in 0..REPEATS {
             let whole = |ws: &mut Vec<RunStats>| -> anyhow::Result<()> {
-                ws.push(measure(
-                    &bc,
-                    &dir.join("whole"),
-                    d.entry,
-                    false,
-                    None,
-                    None,
-                )?);
+                ws.push(measure(&bc, &dir.join("whole"), d.entry, Run::default())?);
                 Ok(())
             };
             let comp = |cs: &mut Vec<RunStats>| -> anyhow::Result<()> {
-                cs.push(measure(
-                    &bc,
-                    &dir.join("compose"),
-                    d.entry,
-                    true,
-                    None,
-                    None,
-                )?);
+                cs.push(measure(&bc, &dir.join("compose"), d.entry, COMPOSED)?);
                 Ok(())
             };
             if i % 2 == 0 {
@@ -270,7 +251,11 @@ pub fn run(root: &Path, toolchain: &Toolchain) -> anyhow::Result<Vec<Value>> {
         let mut reuses = Vec::new();
         for _ in 0..REPEATS {
             let (from, to) = (dir.join("compose"), dir.join("reuse"));
-            reuses.push(measure_reusing(&bc, &to, &from, d.entry)?);
+            let run = Run {
+                summaries_from: Some(from),
+                ..COMPOSED
+            };
+            reuses.push(measure(&bc, &to, d.entry, run)?);
         }
         let whole = median_by(wholes, |s| s.wall_s);
         let comp = median_by(comps, |s| s.compose.init_s + s.wall_s);
@@ -341,23 +326,17 @@ pub fn run(root: &Path, toolchain: &Toolchain) -> anyhow::Result<Vec<Value>> {
                 .ok_or_else(|| anyhow::anyhow!("{} has no SEED == {seed}", d.file))?;
             let target = vec![format!("{}:{line}", d.file)];
             let dir = scratch.path().join(format!("{}-seed{seed}", d.file));
-            let whole = measure(&bc, &dir.join("whole"), d.entry, false, None, SEARCH_LIMIT)?;
-            let h1 = measure(
-                &bc,
-                &dir.join("h1"),
-                d.entry,
-                true,
-                Some((HeuristicKind::H1, Vec::new())),
-                SEARCH_LIMIT,
-            )?;
-            let h2 = measure(
-                &bc,
-                &dir.join("h2"),
-                d.entry,
-                true,
-                Some((HeuristicKind::H2, target)),
-                SEARCH_LIMIT,
-            )?;
+            let limited = |heuristic: Option<(HeuristicKind, Vec<String>)>| Run {
+                compose: heuristic.is_some(),
+                heuristic,
+                limit: SEARCH_LIMIT,
+                summaries_from: None,
+            };
+            let whole = measure(&bc, &dir.join("whole"), d.entry, limited(None))?;
+            let h1 = limited(Some((HeuristicKind::H1, Vec::new())));
+            let h1 = measure(&bc, &dir.join("h1"), d.entry, h1)?;
+            let h2 = limited(Some((HeuristicKind::H2, target)));
+            let h2 = measure(&bc, &dir.join("h2"), d.entry, h2)?;
             // Calls and seconds to the first error, `None` when none was found.
             let to_error = |s: &RunStats| {
                 s.first_error.as_ref().map(|f| {
