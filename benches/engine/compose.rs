@@ -174,6 +174,11 @@ fn reasons(m: &std::collections::BTreeMap<String, u64>) -> String {
         .join(",")
 }
 
+/// A run's seconds, building its summaries included.
+fn seconds(s: &RunStats) -> f64 {
+    s.compose.init_s + s.wall_s
+}
+
 /// The run whose `key` is the median of `runs` (not empty).
 fn median_by(mut runs: Vec<RunStats>, key: impl Fn(&RunStats) -> f64) -> RunStats {
     runs.sort_by(|a, b| key(a).total_cmp(&key(b)));
@@ -230,40 +235,32 @@ pub fn run(root: &Path, toolchain: &Toolchain) -> anyhow::Result<Vec<Value>> {
         let bc = scratch.path().join(format!("{}.bc", d.file));
         compile(toolchain, &programs.join(d.file), &bc, 0)?;
         let dir = scratch.path().join(format!("{}-{}", d.file, d.entry));
-        let (mut wholes, mut comps) = (Vec::new(), Vec::new());
+        let (mut wholes, mut comps, mut reuses) = (Vec::new(), Vec::new(), Vec::new());
         for i in 0..REPEATS {
-            let whole = |ws: &mut Vec<RunStats>| -> anyhow::Result<()> {
-                ws.push(measure(&bc, &dir.join("whole"), d.entry, Run::default())?);
-                Ok(())
-            };
-            let comp = |cs: &mut Vec<RunStats>| -> anyhow::Result<()> {
-                cs.push(measure(&bc, &dir.join("compose"), d.entry, COMPOSED)?);
-                Ok(())
-            };
-            if i % 2 == 0 {
-                whole(&mut wholes)?;
-                comp(&mut comps)?;
-            } else {
-                comp(&mut comps)?;
-                whole(&mut wholes)?;
+            // Whole and composed take turns to go first.
+            for composed in [i % 2 == 1, i % 2 == 0] {
+                let (runs, name, run) = if composed {
+                    (&mut comps, "compose", COMPOSED)
+                } else {
+                    (&mut wholes, "whole", Run::default())
+                };
+                runs.push(measure(&bc, &dir.join(name), d.entry, run)?);
             }
         }
-        let mut reuses = Vec::new();
         for _ in 0..REPEATS {
-            let (from, to) = (dir.join("compose"), dir.join("reuse"));
             let run = Run {
-                summaries_from: Some(from),
+                summaries_from: Some(dir.join("compose")),
                 ..COMPOSED
             };
-            reuses.push(measure(&bc, &to, d.entry, run)?);
+            reuses.push(measure(&bc, &dir.join("reuse"), d.entry, run)?);
         }
-        let whole = median_by(wholes, |s| s.wall_s);
-        let comp = median_by(comps, |s| s.compose.init_s + s.wall_s);
-        let reuse = median_by(reuses, |s| s.compose.init_s + s.wall_s);
-        let s_reuse = reuse.compose.init_s + reuse.wall_s;
+        let whole = median_by(wholes, seconds);
+        let comp = median_by(comps, seconds);
+        let reuse = median_by(reuses, seconds);
+        let s_reuse = seconds(&reuse);
         let c = &comp.compose;
         let z3_total = c.init_z3_calls + comp.solver.z3_calls;
-        let s_total = c.init_s + comp.wall_s;
+        let s_total = seconds(&comp);
         let same_paths = comp.paths == whole.paths;
         let fewer_calls = ratio(whole.solver.z3_calls as f64, z3_total as f64);
         let faster = ratio(whole.wall_s, s_total);
