@@ -15,18 +15,6 @@ mod cli;
 use check::check_loadable;
 use cli::{Cli, Command, Deepen, PackingArg, RunArgs, SummaryCommand, TrieCommand};
 
-// The engine makes and drops small objects all the time (expression nodes,
-// states' memory, solver caches' entries), and workers free in one thread
-// what another made (a state moved, a shared expression dropped): glibc's
-// arenas take a lock there, mimalloc's per-thread heaps do not, and its
-// small allocations are quicker with one worker too. It is built without
-// transparent huge pages (`no_thp`): with them, a program's large buffer
-// that it never touches (a model object is zeroed memory) became resident
-// a huge page at a time, and `--max-memory`, which watches resident
-// memory, stopped runs that glibc's lazily mapped blocks let go on.
-#[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
 /// The exit status of an error: mnemo could not do what was asked (clap
 /// exits with 2 for a bad command line).
 const EXIT_ERROR: u8 = 1;
