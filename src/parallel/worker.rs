@@ -404,13 +404,22 @@ pub fn work(
     })
 }
 
-/// Gives the waiting workers states of this one: one each, the shallowest
-/// first (the fewest decisions taken, so likely the most left below),
-/// keeping at least one; with `free_only`, only states no longer following
-/// the trie (another worker's guide follows another partition). Returns
-/// whether any could be given.
+/// Gives the waiting workers states of this one: each as many as this one
+/// keeps, the shallowest first (the fewest decisions taken, so likely the
+/// most left below), keeping at least one; with `free_only`, only states no
+/// longer following the trie (another worker's guide follows another
+/// partition). Returns whether any could be given.
+///
+/// An equal share rather than one state each: a worker given one state of
+/// thousands often ran dry again within a millisecond and waited to be
+/// handed the next, and the giver looked over all its states each time.
+/// On a nested-loops subject with two workers, the one that received its
+/// work waited 28% of the run, one state at a time, and under 1% with a
+/// share.
 fn give(pool: &Pool, searcher: &mut dyn Searcher, states: &mut States, free_only: bool) -> bool {
-    let n = pool.hungry().min(states.len() - 1);
+    let hungry = pool.hungry();
+    let share = (states.len() / (hungry + 1)).max(1);
+    let n = (hungry * share).min(states.len() - 1);
     if n == 0 {
         return true;
     }
@@ -500,6 +509,39 @@ mod tests {
         locked.flush(&executor).expect("reported");
         assert!(locked.queued.is_empty());
         assert_eq!(ids.0, [1, 2, 3, 4]);
+    }
+
+    #[test]
+    fn a_waiting_worker_is_given_a_share_the_shallowest_first() {
+        let mut executor = executor();
+        let state = executor.initial_state().expect("initial state");
+        let mut searcher = crate::search::SearcherKind::default().build(1);
+        // Ten states, the deepest first: depth 10 - id.
+        let mut states = States::new();
+        for id in 0..10u64 {
+            let mut s = state.clone();
+            s.id = id;
+            s.depth = 10 - id as u32;
+            searcher.add(id);
+            states.insert(id, s);
+        }
+        let pool = Pool::new(2);
+        let taken = std::thread::scope(|scope| {
+            let waiter = scope.spawn(|| pool.take().map(|s| s.id));
+            while pool.hungry() == 0 {
+                std::thread::sleep(Duration::from_millis(1));
+            }
+            assert!(give(&pool, searcher.as_mut(), &mut states, false));
+            waiter.join().expect("the waiting worker")
+        });
+        // One hungry worker of two: it gets half, and what it does not
+        // take at once waits in the pool for whoever runs dry next.
+        assert_eq!(pool.moved(), 5);
+        let mut given: Vec<u64> = pool.drain().iter().map(|s| s.id).collect();
+        given.extend(taken);
+        given.sort_unstable();
+        assert_eq!(given, [5, 6, 7, 8, 9], "the five shallowest");
+        assert_eq!(states.keys().copied().collect::<Vec<_>>(), [0, 1, 2, 3, 4]);
     }
 
     #[test]
