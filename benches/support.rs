@@ -37,6 +37,22 @@ pub fn write_results(
     Ok(())
 }
 
+/// A scratch directory for runs that write tests, in memory where the
+/// machine has a memory file system. On a disk, what writing tens of
+/// thousands of small files costs depends on the file system's state (what
+/// the run before deleted) by more than the engine's whole time: one
+/// worker's run of a subject took 5 s, then 9.7 s; two workers' ran slower
+/// than one. In memory, the engine is what is measured.
+#[allow(dead_code)] // Not every benchmark writes tests.
+pub fn scratch() -> std::io::Result<tempfile::TempDir> {
+    let shm = std::path::Path::new("/dev/shm");
+    if shm.is_dir() {
+        tempfile::tempdir_in(shm)
+    } else {
+        tempfile::tempdir()
+    }
+}
+
 /// Runs `cmd`; its output, or an error naming `what` with what it printed
 /// when it fails.
 #[allow(dead_code)] // Not every benchmark runs other tools.

@@ -195,16 +195,8 @@ fn ratio(a: f64, b: f64) -> f64 {
 
 pub fn run(root: &Path, toolchain: &Toolchain) -> anyhow::Result<Vec<Value>> {
     let programs = root.join("benches/programs/compose");
-    // Both runs of a driver write the same tests. On a disk, what writing
-    // them costs depends on the file system's state (the files the run
-    // before deleted) by more than the engine's whole time on these
-    // subjects; in memory, the engine is what is measured.
-    let shm = Path::new("/dev/shm");
-    let scratch = if shm.is_dir() {
-        tempfile::tempdir_in(shm)?
-    } else {
-        tempfile::tempdir()?
-    };
+    // Both runs of a driver write the same tests.
+    let scratch = crate::support::scratch()?;
     let mut results = Vec::new();
     println!(
         "\nTable I: compositional runs (--compose, summaries built afresh) against whole runs"
