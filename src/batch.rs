@@ -573,7 +573,8 @@ pub(crate) fn join(
         })?;
         graft(e.trie, from, &mut merged, at);
     }
-    let mut writer = TestWriter::create(output_dir, &program.display().to_string(), args)?;
+    let argv = crate::run::command_line(program, &args);
+    let mut writer = TestWriter::create(output_dir, &program.display().to_string(), argv)?;
     for (_, test) in kept_tests_placed(&merged, &Marks::default()) {
         writer.write(&test)?;
     }

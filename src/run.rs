@@ -28,6 +28,14 @@ use crate::testgen::{StagedTest, TestWriter, Toolchain};
 mod outputs;
 use outputs::Outputs;
 
+/// The program's command line as its tests record it (a ktest's
+/// arguments): its path, then its arguments.
+pub(crate) fn command_line(program: &Path, args: &[String]) -> Vec<String> {
+    std::iter::once(program.display().to_string())
+        .chain(args.iter().cloned())
+        .collect()
+}
+
 /// Everything a run needs from the command line.
 #[derive(Clone, Debug)]
 pub struct RunConfig {
@@ -509,8 +517,7 @@ pub fn execute(
         started,
     } = memo;
     let program_name = config.program.display().to_string();
-    let mut argv = vec![program_name.clone()];
-    argv.extend(config.program_args.iter().cloned());
+    let argv = command_line(&config.program, &config.program_args);
     let (posix, host_files) = environment_of(&config.program_args, &config.host_files)?;
     let exec_config = ExecConfig {
         max_depth,

@@ -15,7 +15,8 @@ pub struct Found {
     /// `mnemo trie show`: every choice, unsatisfiable alternative and path
     /// end, in trie order.
     pub trie: String,
-    /// Each test by number: its outcome, and its objects' names and sizes.
+    /// Each test by number: its outcome, its command line, and its
+    /// objects' names and sizes.
     pub tests: Vec<String>,
 }
 
@@ -50,6 +51,7 @@ pub fn tests_of(mnemo_out: &Path) -> Result<Vec<String>, String> {
         }
         let ktest = mnemo_out.join(t["ktest"].as_str().unwrap_or_default());
         let k = KTest::read(&ktest).map_err(|e| format!("{}: {e}", ktest.display()))?;
+        let _ = write!(line, " | args {:?}", k.args);
         for o in &k.objects {
             let _ = write!(line, " | {} {}", o.name, o.bytes.len());
         }
