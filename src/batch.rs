@@ -87,6 +87,8 @@ pub fn shallow_trie(config: &RunConfig, want: usize, stop: &StopRequest) -> anyh
             max_depth: Some(depth),
             max_time: left,
             quiet: true,
+            // Only its trie is kept.
+            test_files: crate::run::TestFiles::None,
             last_in_process: false,
             checkpoint: None,
             resume: false,

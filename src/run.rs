@@ -36,6 +36,22 @@ pub(crate) fn command_line(program: &Path, args: &[String]) -> Vec<String> {
         .collect()
 }
 
+/// Which ended paths get test files in the output directory. The trie
+/// keeps every path's test whichever it is.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum TestFiles {
+    /// Every path's: what a run writes by default.
+    #[default]
+    All,
+    /// `--only-new-coverage`: errors' and those of paths that executed an
+    /// instruction no path had before them.
+    NewCoverage,
+    /// No path's: a run of which only the trie is kept (a cluster
+    /// worker's, whose tests get their files where the run is joined; the
+    /// shallow runs a partition is cut from).
+    None,
+}
+
 /// Everything a run needs from the command line.
 #[derive(Clone, Debug)]
 pub struct RunConfig {
@@ -91,9 +107,9 @@ pub struct RunConfig {
     /// `--compose`: the depth bound summaries are built to (`None`: the
     /// run is not compositional).
     pub compose: Option<u32>,
-    /// `--only-new-coverage`: test files only for errors and for paths that
-    /// covered a new instruction; the trie keeps every path's test.
-    pub only_new_coverage: bool,
+    /// Which paths get test files (`--only-new-coverage`: errors and paths
+    /// that covered a new instruction); the trie keeps every path's test.
+    pub test_files: TestFiles,
     /// `--max-site-fork-share`: the share of the run's forks past which a
     /// branch site stops forking. Such a run's trie misses the paths it
     /// cut: it is kept apart and never followed.

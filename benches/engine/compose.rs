@@ -110,7 +110,7 @@ fn config(bc: &Path, dir: &Path, entry: &str) -> RunConfig {
         jobs: 1,
         balance: mnemo::parallel::Balance::default(),
         compose: None,
-        only_new_coverage: false,
+        test_files: Default::default(),
         max_site_fork_share: None,
     }
 }

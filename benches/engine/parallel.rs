@@ -133,7 +133,7 @@ fn config(
         jobs,
         balance,
         compose: None,
-        only_new_coverage: false,
+        test_files: Default::default(),
         max_site_fork_share: None,
     }
 }

@@ -196,7 +196,8 @@ fn base_config(program: &Path, scratch: &Path, stores: Vec<String>, c: &WorkerCo
         jobs: c.jobs.max(1),
         balance: Default::default(),
         compose: None,
-        only_new_coverage: false,
+        // The coordinator writes them from the subtrees' tests.
+        test_files: crate::run::TestFiles::None,
         max_site_fork_share: None,
     }
 }

@@ -1,7 +1,7 @@
 //! What a run does with each ended path: its test's files, its place in
 //! the trie, and the checkpoints.
 
-use super::{Report, RunConfig};
+use super::{Report, RunConfig, TestFiles};
 use crate::checkpoint::Checkpointer;
 use crate::exec::{EarlyReason, Executor, PathEnd, State};
 use crate::memo::{self, NodeId, Recorder, StoredTest, TestPlace, Trie};
@@ -85,13 +85,12 @@ impl PathObserver for Outputs<'_> {
         path: FinishedPath<'_>,
         mut staged: StagedTest,
     ) -> anyhow::Result<()> {
-        // Never an error's: errors always get their files.
+        self.note_first_error(executor, &path);
         if let Some(test) = staged.take_unwritten() {
             self.writer.count_unwritten(&test);
             self.recorder.record(executor, &path, Some(test));
             return Ok(());
         }
-        self.note_first_error(executor, &path);
         let test = self.writer.commit(staged)?;
         let leaf = self.recorder.record(executor, &path, Some(test));
         self.places
@@ -124,6 +123,12 @@ impl RunConfig {
     /// Whether an ended path gets its test's files in the output
     /// directory (it gets its place in the trie either way).
     pub(super) fn writes_test(&self, path: &FinishedPath<'_>) -> bool {
-        !self.only_new_coverage || path.state.covered_new || matches!(path.end, PathEnd::Error(_))
+        match self.test_files {
+            TestFiles::All => true,
+            TestFiles::NewCoverage => {
+                path.state.covered_new || matches!(path.end, PathEnd::Error(_))
+            }
+            TestFiles::None => false,
+        }
     }
 }

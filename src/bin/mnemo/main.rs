@@ -349,7 +349,10 @@ fn run_config(a: RunArgs) -> anyhow::Result<RunConfig> {
         },
         balance: a.balance,
         compose: a.compose.then_some(a.summary_depth),
-        only_new_coverage: a.only_new_coverage,
+        test_files: match a.only_new_coverage {
+            true => mnemo::run::TestFiles::NewCoverage,
+            false => mnemo::run::TestFiles::All,
+        },
         max_site_fork_share: a.max_site_fork_share,
     })
 }
