@@ -42,6 +42,39 @@ fn compile(dir: &Path) -> PathBuf {
     bc
 }
 
+/// `mnemo run` of `bc` to `depth` alone, into `out` and `memo`.
+fn plain_run(bc: &Path, depth: &str, out: &Path, memo: &Path) {
+    mnemo(&[
+        "run".as_ref(),
+        "-q".as_ref(),
+        "--store".as_ref(),
+        "none".as_ref(),
+        "--output-dir".as_ref(),
+        out.as_os_str(),
+        "--memo".as_ref(),
+        memo.as_os_str(),
+        "--max-depth".as_ref(),
+        depth.as_ref(),
+        bc.as_os_str(),
+    ])
+    .expect("plain run");
+}
+
+/// `mnemo worker URL -j 1` in the background, its stderr into `log`.
+fn worker(url: &str, log: &Path) -> Running {
+    spawn(
+        &[
+            "worker".as_ref(),
+            url.as_ref(),
+            "-j".as_ref(),
+            "1".as_ref(),
+            "--lease".as_ref(),
+            "2".as_ref(),
+        ],
+        log,
+    )
+}
+
 /// `mnemo ARGS` in the background, its stderr into `log`.
 fn spawn(args: &[&OsStr], log: &Path) -> Running {
     let file = std::fs::File::create(log).expect("create log");
@@ -107,6 +140,22 @@ fn reclaimed(log: &str) -> usize {
         .sum()
 }
 
+/// The candidates the workers' reports say they explored, and in how many
+/// runs.
+fn explored(log: &str) -> (usize, usize) {
+    let mut sums = (0, 0);
+    for l in log.lines().filter_map(|l| l.strip_prefix("worker: ")) {
+        let words: Vec<&str> = l.split_whitespace().collect();
+        let before = |w: &str| {
+            let at = words.iter().position(|x| *x == w)?;
+            words.get(at.checked_sub(1)?)?.parse::<usize>().ok()
+        };
+        sums.0 += before("candidates").unwrap_or(0);
+        sums.1 += before("runs,").unwrap_or(0);
+    }
+    sums
+}
+
 #[test]
 fn killed_workers_and_a_restarted_coordinator_lose_nothing() {
     let Some(server) = LocalServer::start() else {
@@ -118,21 +167,7 @@ fn killed_workers_and_a_restarted_coordinator_lose_nothing() {
         .expect("tempdir");
     let dir = tmp.path();
     let bc = compile(dir);
-    let (single, single_m) = (dir.join("single"), dir.join("single-m"));
-    mnemo(&[
-        "run".as_ref(),
-        "-q".as_ref(),
-        "--store".as_ref(),
-        "none".as_ref(),
-        "--output-dir".as_ref(),
-        single.as_os_str(),
-        "--memo".as_ref(),
-        single_m.as_os_str(),
-        "--max-depth".as_ref(),
-        DEPTH.as_ref(),
-        bc.as_os_str(),
-    ])
-    .expect("single run");
+    plain_run(&bc, DEPTH, &dir.join("single"), &dir.join("single-m"));
 
     let url = format!("{}/nested", server.url);
     let args = coordinator(dir, &url);
@@ -144,18 +179,7 @@ fn killed_workers_and_a_restarted_coordinator_lose_nothing() {
 
     let worker = |i: usize| {
         let log = dir.join(format!("worker-{i}.log"));
-        let w = spawn(
-            &[
-                "worker".as_ref(),
-                url.as_ref(),
-                "-j".as_ref(),
-                "1".as_ref(),
-                "--lease".as_ref(),
-                "2".as_ref(),
-            ],
-            &log,
-        );
-        (w, log)
+        (worker(&url, &log), log)
     };
     let (doomed, doomed_log) = worker(0);
     wait_for_line(&doomed_log, "claimed shard");
@@ -179,6 +203,7 @@ fn killed_workers_and_a_restarted_coordinator_lose_nothing() {
         reclaimed(&workers_said) >= 1,
         "the killed worker's shard was not taken over:\n{workers_said}"
     );
+
     if let Err(e) = differ(
         &format!("{PROGRAM} on a cluster"),
         &found(dir, "single", "single-m").expect("single run"),
@@ -203,6 +228,47 @@ fn killed_workers_and_a_restarted_coordinator_lose_nothing() {
     *again.last_mut().expect("a program") = other.into();
     let msg = mnemo(&os(&again)).expect_err("another build");
     assert!(msg.contains("was set up for another build"), "{msg}");
+}
+
+/// A run deepened from a trie has a candidate for every path its bound
+/// cut, each of a few paths below: the workers explore them several to a
+/// run, and the result is a plain run's.
+#[test]
+fn a_deepened_run_explores_many_candidates_several_to_a_run() {
+    let Some(server) = LocalServer::start() else {
+        return;
+    };
+    let tmp = tempfile::Builder::new()
+        .prefix("mnemo-cluster-")
+        .tempdir()
+        .expect("tempdir");
+    let dir = tmp.path();
+    let bc = compile(dir);
+    plain_run(&bc, DEPTH, &dir.join("single"), &dir.join("single-m"));
+    plain_run(&bc, "10", &dir.join("shallow"), &dir.join("m"));
+    let url = format!("{}/deeper", server.url);
+    let logs = [dir.join("worker-0.log"), dir.join("worker-1.log")];
+    let workers: Vec<Running> = logs.iter().map(|l| worker(&url, l)).collect();
+    mnemo(&os(&coordinator(dir, &url))).expect("coordinator");
+    let mut workers_said = String::new();
+    for (w, log) in workers.into_iter().zip(&logs) {
+        let o = w.wait_with_output();
+        let text = std::fs::read_to_string(log).unwrap_or_default();
+        assert!(o.status.success(), "a worker failed:\n{text}");
+        workers_said.push_str(&text);
+    }
+    let (candidates, runs) = explored(&workers_said);
+    assert!(
+        candidates >= 50 && runs > 0 && runs < candidates / 2,
+        "{candidates} candidates in {runs} runs:\n{workers_said}"
+    );
+    if let Err(e) = differ(
+        &format!("{PROGRAM} deepened on a cluster"),
+        &found(dir, "single", "single-m").expect("single run"),
+        &found(dir, "all", "m").expect("cluster run"),
+    ) {
+        panic!("{e}\nworkers:\n{workers_said}");
+    }
 }
 
 #[test]

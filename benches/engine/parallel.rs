@@ -434,7 +434,7 @@ pub fn run(root: &Path, toolchain: &mnemo::testgen::Toolchain) -> anyhow::Result
     if server.is_none() {
         println!("(no Redis server could be started: no cluster rows)");
     }
-    println!("(a coordinator and two `mnemo worker -j 1` processes on a Redis server on this machine: shards of the trie, one candidate at a time, split off to an idle worker; each worker loads the program once)");
+    println!("(a coordinator and two `mnemo worker -j 1` processes on a Redis server on this machine: shards of the trie, several candidates a run where each is quick, split off to an idle worker; each worker loads the program once)");
     println!(
         "\n{:<22} {:>6} | {}",
         "predicted (not measured)",

@@ -98,22 +98,22 @@ pub fn coordinate(config: &RunConfig, url: &str, stop: &StopRequest) -> anyhow::
             trie_file.display()
         );
     }
-    let found = gather(&mut queue, &plan, config.quiet, stop)?;
+    let (runs, found) = gather(&mut queue, &plan, config.quiet, stop)?;
     let workers: Vec<&str> = {
-        let mut w: Vec<&str> = found.values().map(|f| f.1.as_str()).collect();
+        let mut w: Vec<&str> = runs.iter().map(|r| r.worker.as_str()).collect();
         w.sort_unstable();
         w.dedup();
         w
     };
     let mut explored = Vec::new();
     for path in &plan.candidates {
-        let (trie, worker, stats) = &found[path];
+        let run = &runs[found[path]];
         explored.push(Explored {
             path: path.clone(),
-            trie,
-            origin: format!("worker {worker}"),
-            stats,
-            worker: workers.binary_search(&worker.as_str()).unwrap_or(0),
+            trie: &run.trie,
+            origin: format!("worker {}", run.worker),
+            stats: &run.stats,
+            worker: workers.binary_search(&run.worker.as_str()).unwrap_or(0),
         });
     }
     let args = config.program_args.clone();
@@ -140,17 +140,24 @@ fn trie_file(config: &RunConfig) -> std::path::PathBuf {
     )
 }
 
-/// Each candidate's subtree: its trie, its worker and its run's
-/// statistics. Reads the results stream from its start, so that a
-/// coordinator restarted loses nothing; a candidate explored twice is
-/// taken once.
+/// A worker's run that explored some of the candidates.
+struct Run {
+    trie: Trie,
+    worker: String,
+    stats: RunStats,
+}
+
+/// The workers' runs, and which of them explored each candidate. Reads
+/// the results stream from its start, so that a coordinator restarted
+/// loses nothing; a candidate explored twice is taken once.
 fn gather(
     queue: &mut Queue,
     plan: &Plan,
     quiet: bool,
     stop: &StopRequest,
-) -> anyhow::Result<HashMap<TriePath, (Trie, String, RunStats)>> {
-    let mut found: HashMap<TriePath, (Trie, String, RunStats)> = HashMap::new();
+) -> anyhow::Result<(Vec<Run>, HashMap<TriePath, usize>)> {
+    let mut runs: Vec<Run> = Vec::new();
+    let mut found: HashMap<TriePath, usize> = HashMap::new();
     let wanted: std::collections::HashSet<&TriePath> = plan.candidates.iter().collect();
     let mut after = "0".to_string();
     let mut shown = usize::MAX;
@@ -165,19 +172,31 @@ fn gather(
         let (subtrees, last) = queue.results(&after, POLL)?;
         after = last;
         for s in subtrees {
-            if !wanted.contains(&s.path) || found.contains_key(&s.path) {
+            let new: Vec<TriePath> = s
+                .paths
+                .into_iter()
+                .filter(|p| wanted.contains(p) && !found.contains_key(p))
+                .collect();
+            if new.is_empty() {
                 continue;
             }
             let origin = Path::new(&s.worker);
             let trie = memo::file::decode(&s.trie, origin)
-                .with_context(|| format!("the subtree worker {} sent", s.worker))?;
-            found.insert(s.path, (trie, s.worker, s.stats));
+                .with_context(|| format!("the subtrees worker {} sent", s.worker))?;
+            for p in new {
+                found.insert(p, runs.len());
+            }
+            runs.push(Run {
+                trie,
+                worker: s.worker,
+                stats: s.stats,
+            });
         }
         if !quiet && found.len() != shown {
             shown = found.len();
             let mut by: std::collections::BTreeMap<&str, usize> = Default::default();
-            for (_, worker, _) in found.values() {
-                *by.entry(worker.as_str()).or_default() += 1;
+            for &r in found.values() {
+                *by.entry(runs[r].worker.as_str()).or_default() += 1;
             }
             let by: Vec<String> = by.iter().map(|(w, n)| format!("{w}: {n}")).collect();
             eprintln!(
@@ -188,5 +207,5 @@ fn gather(
             );
         }
     }
-    Ok(found)
+    Ok((runs, found))
 }

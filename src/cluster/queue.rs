@@ -4,7 +4,8 @@
 //!   wait for it) in the same transaction as everything else;
 //! - `module`: the program's bitcode, for machines that do not have it;
 //! - `work`: a stream of shards, read by the consumer group `workers`;
-//! - `results`: a stream of explored subtrees ([`Subtree`]);
+//! - `results`: a stream of explored subtrees ([`Subtree`]), each of the
+//!   candidates one worker's run explored;
 //! - `finished`: the set of candidates explored, so that a reclaimed
 //!   shard skips them;
 //! - `idle`: idle workers, each scored by when it last looked for work;
@@ -23,8 +24,9 @@ use crate::stats::RunStats;
 /// The consumer group of the workers.
 const GROUP: &str = "workers";
 const MAGIC: &[u8; 16] = b"mnemo clusterrun";
-/// Bumped whenever the plan's or a subtree's layout changes.
-const VERSION: u32 = 1;
+/// Bumped whenever the plan's or a subtree's layout changes. Version 2: a
+/// subtree names every candidate its run explored.
+const VERSION: u32 = 2;
 /// How long connecting may take before the server counts as unreachable.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
 /// How long one reply may take: a blocking read waits a second at most,
@@ -51,10 +53,12 @@ pub struct Plan {
     pub candidates: Vec<TriePath>,
 }
 
-/// One candidate's subtree, as a worker sends it back.
+/// What one run of a worker explored, as it sends it back: the subtrees
+/// below some of a shard's candidates.
 pub struct Subtree {
-    pub path: TriePath,
-    /// The trie file's bytes of the run that explored it.
+    /// The candidates it explored.
+    pub paths: Vec<TriePath>,
+    /// The trie file's bytes of the run that explored them.
     pub trie: Vec<u8>,
     /// The run's `stats.json`.
     pub stats: RunStats,
@@ -291,9 +295,9 @@ impl Queue {
             .map_err(self.failed("reading the explored candidates"))
     }
 
-    /// Sends a candidate's subtree back, and marks the candidate explored.
+    /// Sends a run's subtrees back, and marks their candidates explored.
     pub fn send(&mut self, s: &Subtree) -> Result<(), ClusterError> {
-        let path = bincode::serialize(&s.path).expect("a path serializes");
+        let paths = bincode::serialize(&s.paths).expect("paths serialize");
         let stats = serde_json::to_vec(&s.stats).expect("statistics serialize");
         let mut pipe = redis::pipe();
         pipe.atomic();
@@ -301,15 +305,16 @@ impl Queue {
             self.url.key("results"),
             "*",
             &[
-                ("path", path.as_slice()),
+                ("paths", paths.as_slice()),
                 ("trie", s.trie.as_slice()),
                 ("stats", stats.as_slice()),
                 ("worker", s.worker.as_bytes()),
             ],
         )
         .ignore();
-        pipe.sadd(self.url.key("finished"), path_key(&s.path))
-            .ignore();
+        for path in &s.paths {
+            pipe.sadd(self.url.key("finished"), path_key(path)).ignore();
+        }
         pipe.query::<()>(&mut self.conn)
             .map_err(self.failed("sending results"))
     }
@@ -332,10 +337,10 @@ impl Queue {
         let mut out = Vec::new();
         for e in reply.into_iter().flat_map(|r| r.keys).flat_map(|k| k.ids) {
             let bad = |what: &str| self.damaged("result", format!("{} holds no {what}", e.id));
-            let path: Vec<u8> = e.get("path").ok_or_else(|| bad("path"))?;
+            let paths: Vec<u8> = e.get("paths").ok_or_else(|| bad("paths"))?;
             let stats: Vec<u8> = e.get("stats").ok_or_else(|| bad("statistics"))?;
             out.push(Subtree {
-                path: bincode::deserialize(&path).map_err(|_| bad("readable path"))?,
+                paths: bincode::deserialize(&paths).map_err(|_| bad("readable paths"))?,
                 trie: e.get("trie").ok_or_else(|| bad("trie"))?,
                 stats: serde_json::from_slice(&stats).map_err(|_| bad("readable statistics"))?,
                 worker: e.get("worker").ok_or_else(|| bad("worker"))?,
