@@ -60,6 +60,42 @@ fn plain_run(bc: &Path, depth: &str, out: &Path, memo: &Path) {
     .expect("plain run");
 }
 
+/// A scratch directory with the program compiled and its plain run to
+/// [`DEPTH`] in `single` and `single-m`.
+fn with_plain_run() -> (tempfile::TempDir, PathBuf) {
+    let tmp = tempfile::Builder::new()
+        .prefix("mnemo-cluster-")
+        .tempdir()
+        .expect("tempdir");
+    let dir = tmp.path();
+    let bc = compile(dir);
+    plain_run(&bc, DEPTH, &dir.join("single"), &dir.join("single-m"));
+    (tmp, bc)
+}
+
+/// Waits for each worker, which must end well; what they all said.
+fn finished(workers: impl IntoIterator<Item = (Running, PathBuf)>) -> String {
+    let mut said = String::new();
+    for (w, log) in workers {
+        let o = w.wait_with_output();
+        let text = std::fs::read_to_string(&log).unwrap_or_default();
+        assert!(o.status.success(), "a worker failed:\n{text}");
+        said.push_str(&text);
+    }
+    said
+}
+
+/// The cluster run in `all` and `m` found what the plain run did.
+fn same_as_plain(dir: &Path, how: &str, workers_said: &str) {
+    if let Err(e) = differ(
+        &format!("{PROGRAM} {how}"),
+        &found(dir, "single", "single-m").expect("single run"),
+        &found(dir, "all", "m").expect("cluster run"),
+    ) {
+        panic!("{e}\nworkers:\n{workers_said}");
+    }
+}
+
 /// `mnemo worker URL -j 1` in the background, its stderr into `log`.
 fn worker(url: &str, log: &Path) -> Running {
     spawn(
@@ -161,13 +197,8 @@ fn killed_workers_and_a_restarted_coordinator_lose_nothing() {
     let Some(server) = LocalServer::start() else {
         return;
     };
-    let tmp = tempfile::Builder::new()
-        .prefix("mnemo-cluster-")
-        .tempdir()
-        .expect("tempdir");
+    let (tmp, _) = with_plain_run();
     let dir = tmp.path();
-    let bc = compile(dir);
-    plain_run(&bc, DEPTH, &dir.join("single"), &dir.join("single-m"));
 
     let url = format!("{}/nested", server.url);
     let args = coordinator(dir, &url);
@@ -192,25 +223,13 @@ fn killed_workers_and_a_restarted_coordinator_lose_nothing() {
     let second_log = std::fs::read_to_string(dir.join("coordinator-2.log")).unwrap_or_default();
     assert!(o.status.success(), "the coordinator failed:\n{second_log}");
     assert!(second_log.contains("going on with it"), "{second_log}");
-    let mut workers_said = String::new();
-    for (w, log) in survivors {
-        let o = w.wait_with_output();
-        let text = std::fs::read_to_string(&log).unwrap_or_default();
-        assert!(o.status.success(), "a worker failed:\n{text}");
-        workers_said.push_str(&text);
-    }
+    let workers_said = finished(survivors);
     assert!(
         reclaimed(&workers_said) >= 1,
         "the killed worker's shard was not taken over:\n{workers_said}"
     );
 
-    if let Err(e) = differ(
-        &format!("{PROGRAM} on a cluster"),
-        &found(dir, "single", "single-m").expect("single run"),
-        &found(dir, "all", "m").expect("cluster run"),
-    ) {
-        panic!("{e}\nworkers:\n{workers_said}");
-    }
+    same_as_plain(dir, "on a cluster", &workers_said);
     let stats = cli::json(&dir.join("all/stats.json"));
     assert_eq!(stats["parallel"]["jobs"], 2, "{}", stats["parallel"]);
 
@@ -238,37 +257,24 @@ fn a_deepened_run_explores_many_candidates_several_to_a_run() {
     let Some(server) = LocalServer::start() else {
         return;
     };
-    let tmp = tempfile::Builder::new()
-        .prefix("mnemo-cluster-")
-        .tempdir()
-        .expect("tempdir");
+    let (tmp, bc) = with_plain_run();
     let dir = tmp.path();
-    let bc = compile(dir);
-    plain_run(&bc, DEPTH, &dir.join("single"), &dir.join("single-m"));
     plain_run(&bc, "10", &dir.join("shallow"), &dir.join("m"));
     let url = format!("{}/deeper", server.url);
-    let logs = [dir.join("worker-0.log"), dir.join("worker-1.log")];
-    let workers: Vec<Running> = logs.iter().map(|l| worker(&url, l)).collect();
+    let workers: Vec<(Running, PathBuf)> = (0..2)
+        .map(|i| {
+            let log = dir.join(format!("worker-{i}.log"));
+            (worker(&url, &log), log)
+        })
+        .collect();
     mnemo(&os(&coordinator(dir, &url))).expect("coordinator");
-    let mut workers_said = String::new();
-    for (w, log) in workers.into_iter().zip(&logs) {
-        let o = w.wait_with_output();
-        let text = std::fs::read_to_string(log).unwrap_or_default();
-        assert!(o.status.success(), "a worker failed:\n{text}");
-        workers_said.push_str(&text);
-    }
+    let workers_said = finished(workers);
     let (candidates, runs) = explored(&workers_said);
     assert!(
         candidates >= 50 && runs > 0 && runs < candidates / 2,
         "{candidates} candidates in {runs} runs:\n{workers_said}"
     );
-    if let Err(e) = differ(
-        &format!("{PROGRAM} deepened on a cluster"),
-        &found(dir, "single", "single-m").expect("single run"),
-        &found(dir, "all", "m").expect("cluster run"),
-    ) {
-        panic!("{e}\nworkers:\n{workers_said}");
-    }
+    same_as_plain(dir, "deepened on a cluster", &workers_said);
 }
 
 #[test]
