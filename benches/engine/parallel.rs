@@ -205,10 +205,11 @@ fn measure(
     let c = config(bc, dir.join("out"), memo.clone(), s.depth, jobs, balance);
     let start = std::time::Instant::now();
     let stats = mnemo::batch::run(&c, &stop)?;
+    let wall_s = start.elapsed().as_secs_f64();
     forget_outputs(&dir)?;
     Ok(Measured {
         stats,
-        wall_s: start.elapsed().as_secs_f64(),
+        wall_s,
         memo,
     })
 }
@@ -254,10 +255,11 @@ fn measure_cluster(
         }
         let _ = w.wait();
     }
+    let wall_s = start.elapsed().as_secs_f64();
     forget_outputs(&dir)?;
     Ok(Measured {
         stats: stats?,
-        wall_s: start.elapsed().as_secs_f64(),
+        wall_s,
         memo,
     })
 }
@@ -298,7 +300,6 @@ fn simulate(
     let c = config(bc, dir.join("out"), memo.clone(), s.depth, 1, Balance::Trie);
     let want = SIMULATED[SIMULATED.len() - 1] * mnemo::parallel::partition::PIECES_PER_LIST;
     mnemo::batch::shallow_trie(&c, want, &StopRequest::default())?;
-    forget_outputs(&dir)?;
     let key = mnemo::run::program_key(bc);
     let base = mnemo::memo::file::load(&mnemo::memo::trie_path(&memo, &key))?;
     let done = mnemo::memo::file::load(&mnemo::memo::trie_path(done, &key))?;
