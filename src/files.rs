@@ -62,6 +62,63 @@ pub fn stage(path: &Path, bytes: &[u8]) -> std::io::Result<PathBuf> {
     }
 }
 
+/// Gives the file `from` a second name, a new temporary of `path` (named
+/// as [`write_atomic`] names its temporaries), and returns it: renamed over
+/// `path` later, it replaces `path` whole while `from` keeps its name. A
+/// file system without hard links gets a copy.
+pub fn link_temporary(from: &Path, path: &Path) -> std::io::Result<PathBuf> {
+    let tmp = temporary_for(path);
+    match fs::hard_link(from, &tmp) {
+        Ok(()) => Ok(tmp),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(e),
+        Err(_) => match fs::copy(from, &tmp) {
+            Ok(_) => Ok(tmp),
+            Err(e) => {
+                let _ = fs::remove_file(&tmp);
+                Err(e)
+            }
+        },
+    }
+}
+
+/// Swaps the names of the files `a` and `b` in one step, so that neither
+/// name is ever free: Linux's `renameat2` with `RENAME_EXCHANGE`. Fails
+/// with [`std::io::ErrorKind::Unsupported`], changing nothing, where the
+/// system or the file system cannot.
+pub fn exchange(a: &Path, b: &Path) -> std::io::Result<()> {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        let a = std::ffi::CString::new(a.as_os_str().as_bytes())?;
+        let b = std::ffi::CString::new(b.as_os_str().as_bytes())?;
+        // SAFETY: both names are NUL-terminated strings that outlive the call.
+        let r = unsafe {
+            libc::renameat2(
+                libc::AT_FDCWD,
+                a.as_ptr(),
+                libc::AT_FDCWD,
+                b.as_ptr(),
+                libc::RENAME_EXCHANGE,
+            )
+        };
+        if r == 0 {
+            return Ok(());
+        }
+        let e = std::io::Error::last_os_error();
+        match e.raw_os_error() {
+            Some(libc::EINVAL | libc::ENOSYS | libc::EOPNOTSUPP) => {
+                Err(std::io::Error::new(std::io::ErrorKind::Unsupported, e))
+            }
+            _ => Err(e),
+        }
+    }
+    #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+    {
+        let _ = (a, b);
+        Err(std::io::ErrorKind::Unsupported.into())
+    }
+}
+
 /// A fresh temporary name for `path`, in the same directory.
 fn temporary_for(path: &Path) -> PathBuf {
     let dir = match path.parent() {

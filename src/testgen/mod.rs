@@ -13,6 +13,7 @@ pub mod model_root;
 mod native;
 pub mod posix;
 mod pty;
+mod renumber;
 pub mod replay;
 mod stage;
 pub mod toolchain;

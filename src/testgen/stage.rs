@@ -22,10 +22,22 @@ pub struct Stager {
 }
 
 /// Which of a test's files a staged file becomes.
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub(super) enum Role {
     Ktest,
     Err(String),
     Stdout,
+}
+
+impl Role {
+    /// The name of this file of test number `id`.
+    pub(super) fn name(&self, id: usize) -> String {
+        match self {
+            Role::Ktest => test_name(id),
+            Role::Err(kind) => err_name(id, kind),
+            Role::Stdout => stdout_name(id),
+        }
+    }
 }
 
 /// A test whose files are written under temporary names, waiting for its

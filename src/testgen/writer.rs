@@ -5,23 +5,23 @@
 //! `stats.json`.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use anyhow::Context;
 
 use super::index::{Outcome, TestRecord, TestsJson};
-use super::stage::{Role, StagedTest, Stager};
+use super::stage::{StagedTest, Stager};
 use crate::memo::{StoredOutcome, StoredTest};
 use crate::stats::PathStats;
 
 /// The observer that turns ended paths into files in the output directory.
 pub struct TestWriter {
     /// The output directory and the program's arguments.
-    stager: Stager,
+    pub(super) stager: Stager,
     program: String,
-    records: Vec<TestRecord>,
+    pub(super) records: Vec<TestRecord>,
     /// Whether each test written has a `.stdout` (in the order of `records`).
-    has_stdout: Vec<bool>,
+    pub(super) has_stdout: Vec<bool>,
     pub paths: PathStats,
     /// Test files of an earlier run in the directory, by test number, not
     /// yet written over by this run's.
@@ -187,116 +187,6 @@ impl TestWriter {
         }
     }
 
-    /// Numbers the tests written so far anew: `order[k]` is the index, in
-    /// the order they were written, of the test that becomes number
-    /// `k + 1`. Files move along each cycle of the permutation, with one
-    /// file of the cycle under a temporary name at a time, so a run killed
-    /// meanwhile loses no test.
-    pub fn renumber(&mut self, order: &[usize]) -> anyhow::Result<()> {
-        if order.len() != self.records.len() || order.iter().enumerate().all(|(k, &i)| k == i) {
-            return Ok(());
-        }
-        // `to[i]`: the new index of the test written `i`-th.
-        let mut to = vec![usize::MAX; order.len()];
-        for (k, &i) in order.iter().enumerate() {
-            to[i] = k;
-        }
-        let mut done = vec![false; order.len()];
-        for start in 0..order.len() {
-            if done[start] || to[start] == start {
-                done[start] = true;
-                continue;
-            }
-            // The cycle start -> to[start] -> ... -> start: park the start's
-            // files, fill its slot from the test that goes there, and so on
-            // back round.
-            let parked = self.park(start)?;
-            let mut slot = start;
-            loop {
-                let from = order[slot];
-                done[slot] = true;
-                if from == start {
-                    self.unpark(&parked, start, slot)?;
-                    break;
-                }
-                self.move_files(from, slot)?;
-                slot = from;
-            }
-        }
-        let had = std::mem::take(&mut self.has_stdout);
-        self.has_stdout = order.iter().map(|&i| had[i]).collect();
-        let old = std::mem::take(&mut self.records);
-        self.records = order
-            .iter()
-            .enumerate()
-            .map(|(k, &i)| TestRecord {
-                id: k as u32 + 1,
-                ktest: test_name(k + 1),
-                outcome: old[i].outcome.clone(),
-            })
-            .collect();
-        Ok(())
-    }
-
-    /// The files of the test written `i`-th: its ktest, and its `.err`
-    /// report or its `.stdout` if it has one.
-    fn files_of(&self, i: usize, number: usize) -> Vec<PathBuf> {
-        let mut files = vec![self.stager.dir.join(test_name(number))];
-        if let Outcome::Error { kind, .. } = &self.records[i].outcome {
-            files.push(self.stager.dir.join(err_name(number, kind)));
-        }
-        if self.has_stdout[i] {
-            files.push(self.stager.dir.join(stdout_name(number)));
-        }
-        files
-    }
-
-    fn rename(from: &Path, to: &Path) -> anyhow::Result<()> {
-        std::fs::rename(from, to)
-            .with_context(|| format!("cannot rename {} to {}", from.display(), to.display()))
-    }
-
-    /// Moves the files of test `i` (still under its number `i + 1`) to
-    /// temporary names.
-    fn park(&self, i: usize) -> anyhow::Result<Vec<(PathBuf, PathBuf)>> {
-        let mut parked = Vec::new();
-        for f in self.files_of(i, i + 1) {
-            let mut tmp = f.clone().into_os_string();
-            tmp.push(".renumbering");
-            let tmp = PathBuf::from(tmp);
-            Self::rename(&f, &tmp)?;
-            parked.push((f, tmp));
-        }
-        Ok(parked)
-    }
-
-    /// Gives the parked files of test `start` the number `slot + 1`.
-    fn unpark(
-        &self,
-        parked: &[(PathBuf, PathBuf)],
-        start: usize,
-        slot: usize,
-    ) -> anyhow::Result<()> {
-        let targets = self.files_of(start, slot + 1);
-        for ((_, tmp), target) in parked.iter().zip(targets) {
-            Self::rename(tmp, &target)?;
-        }
-        Ok(())
-    }
-
-    /// Gives the files of test `from` (under its number `from + 1`) the
-    /// number `slot + 1`.
-    fn move_files(&self, from: usize, slot: usize) -> anyhow::Result<()> {
-        for (f, t) in self
-            .files_of(from, from + 1)
-            .into_iter()
-            .zip(self.files_of(from, slot + 1))
-        {
-            Self::rename(&f, &t)?;
-        }
-        Ok(())
-    }
-
     /// Writes one test: its ktest, its `.err` report for an error, or its
     /// `.stdout`, and its entry for `tests.json`; counts its path.
     pub fn write(&mut self, test: &StoredTest) -> anyhow::Result<()> {
@@ -317,11 +207,7 @@ impl TestWriter {
         let id = self.records.len() + 1;
         let mut names = Vec::with_capacity(staged.files.len());
         for (role, tmp) in &staged.files {
-            let name = match role {
-                Role::Ktest => test_name(id),
-                Role::Err(kind) => err_name(id, kind),
-                Role::Stdout => stdout_name(id),
-            };
+            let name = role.name(id);
             let target = self.stager.dir.join(&name);
             if let Err(e) = std::fs::rename(tmp, &target) {
                 // The files already renamed go too: no test is half there.
@@ -357,7 +243,7 @@ impl TestWriter {
 }
 
 /// The number of a test file (`test000042.ktest`, `test000042.assert.err`).
-fn test_number(name: &str) -> Option<usize> {
+pub(super) fn test_number(name: &str) -> Option<usize> {
     let rest = name.strip_prefix("test")?;
     let digits = rest.find(|c: char| !c.is_ascii_digit())?;
     let (number, kind) = rest.split_at(digits);
@@ -380,7 +266,7 @@ fn is_results_file(name: &str) -> bool {
 
 /// A temporary file of an atomic write of one of a run's files (see
 /// [`crate::files::write_atomic`]), which a killed run may leave.
-fn is_temporary(name: &str) -> bool {
+pub(super) fn is_temporary(name: &str) -> bool {
     crate::files::temporary_of(name)
         .is_some_and(|(of, _)| test_number(of).is_some() || is_results_file(of))
 }
@@ -401,7 +287,7 @@ pub fn stdout_name(id: usize) -> String {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use crate::testgen::KTest;
 
@@ -445,7 +331,7 @@ mod tests {
         }
     }
 
-    fn test(tag: u8, error: bool) -> StoredTest {
+    pub(in crate::testgen) fn test(tag: u8, error: bool) -> StoredTest {
         StoredTest {
             inputs: vec![("x".to_string(), vec![tag])],
             outcome: if error {
@@ -463,7 +349,7 @@ mod tests {
         }
     }
 
-    fn names(dir: &Path) -> Vec<String> {
+    pub(in crate::testgen) fn names(dir: &Path) -> Vec<String> {
         let mut v: Vec<String> = std::fs::read_dir(dir)
             .expect("dir")
             .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
@@ -561,44 +447,5 @@ mod tests {
             .expect("refused");
         assert!(e.to_string().contains("notes.txt"), "{e}");
         assert!(tmp.path().join("test000001.ktest").exists());
-    }
-
-    #[test]
-    fn renumbering_moves_every_file_with_its_test() {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let mut w = TestWriter::create(dir.path(), "p", Vec::new()).expect("writer");
-        // Tags 0..5 written in this order; 1 and 3 are errors.
-        for tag in 0..5u8 {
-            w.write(&test(tag, tag % 2 == 1)).expect("write");
-        }
-        // Numbers 1..5 go to the tests written 3rd, 1st, 5th, 2nd, 4th:
-        // the cycle 0 -> 1 -> 3 -> 4 -> 2 -> 0 over the slots.
-        let order = [2, 0, 4, 1, 3];
-        w.renumber(&order).expect("renumber");
-        for (k, &i) in order.iter().enumerate() {
-            let k = KTest::read(&dir.path().join(test_name(k + 1))).expect("ktest");
-            assert_eq!(k.objects[0].bytes, vec![i as u8]);
-        }
-        let mut names: Vec<String> = std::fs::read_dir(dir.path())
-            .expect("dir")
-            .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
-            .collect();
-        names.sort();
-        // The errors (tags 1 and 3) are now tests 4 and 5.
-        let mut expect: Vec<String> = (1..=5).map(test_name).collect();
-        expect.extend([err_name(4, "assert"), err_name(5, "assert")]);
-        expect.extend((1..=3).map(stdout_name));
-        expect.sort();
-        assert_eq!(names, expect);
-        // Each completed test's output went with it: test 1 is tag 2's.
-        let out = std::fs::read(dir.path().join(stdout_name(1))).expect("stdout");
-        assert_eq!(out, vec![2]);
-        let err = std::fs::read_to_string(dir.path().join(err_name(5, "assert"))).expect("err");
-        assert!(err.contains("failed 3"), "{err}");
-        assert_eq!(w.records[3].id, 4);
-        assert!(matches!(
-            w.records[0].outcome,
-            Outcome::Exit { exit_code: 2 }
-        ));
     }
 }
