@@ -718,7 +718,7 @@ pub fn execute(
     // Whatever happened, keep what was found, numbered by the tests' places
     // in the trie whatever order their paths ended in.
     let order = memo::trie_order(&recorder.trie, &places);
-    let finish = writer.renumber(&order).and_then(|()| writer.finish());
+    let renumbered = writer.renumber(&order);
     let save_start = Instant::now();
     if let Some((old, marks)) = &complete_with {
         recorder.trie = memo::merge(old, &recorder.trie, marks);
@@ -726,7 +726,7 @@ pub fn execute(
     let saved = memo::file::save(&recorder.trie, &trie_file);
     let save_s = save_start.elapsed().as_secs_f64();
     let outcome = outcome?;
-    finish?;
+    renumbered?;
     let nodes = saved.with_context(|| "cannot save the run's trie")?;
     if let Some(m) = &executor.guided.first_mismatch {
         eprintln!("mnemo: warning: the trie does not fit the program: {m}");
@@ -761,6 +761,10 @@ pub fn execute(
         report_wait_s: reporting.0,
         report_s: reporting.1,
     };
+    // tests.json right before stats.json: a run killed at its end leaves
+    // the pair of its last checkpoint or the final pair, unless it dies in
+    // the moment between the two writes.
+    writer.finish()?;
     let path = config.output_dir.join("stats.json");
     stats
         .write(&path)
