@@ -5,6 +5,7 @@
 
 use super::archive::Archive;
 use super::consts::Cx;
+use super::diagnostics::{install_fatal_error_handler, note_loading, DiagnosticSink};
 use super::ffi::{self, Val};
 use super::hash::Hashing;
 use super::layout::Layout;
@@ -12,18 +13,11 @@ use super::lower::lower_body;
 use super::sniff;
 use super::{FuncId, Function, Global, GlobalId, LoadError, Module};
 use inkwell::context::Context;
-use inkwell::llvm_sys::core::{
-    LLVMContextSetDiagnosticHandler, LLVMDisposeMessage, LLVMGetDiagInfoDescription,
-    LLVMGetDiagInfoSeverity,
-};
-use inkwell::llvm_sys::error_handling::LLVMInstallFatalErrorHandler;
 use inkwell::llvm_sys::linker::LLVMLinkModules2;
-use inkwell::llvm_sys::prelude::LLVMDiagnosticInfoRef;
-use inkwell::llvm_sys::{LLVMDiagnosticSeverity, LLVMLinkage, LLVMTypeKind, LLVMValueKind};
+use inkwell::llvm_sys::{LLVMLinkage, LLVMTypeKind, LLVMValueKind};
 use inkwell::memory_buffer::MemoryBuffer;
 use rustc_hash::FxHashMap;
 use std::collections::BTreeSet;
-use std::ffi::{c_void, CStr};
 use std::path::{Path, PathBuf};
 
 /// What is linked from an archive whether or not the program names it:
@@ -71,87 +65,6 @@ fn read(path: &Path) -> Result<Vec<u8>, LoadError> {
     })
 }
 
-/// Error messages LLVM reports through the context's diagnostic handler
-/// (its default handler would print them and exit the process).
-#[derive(Default)]
-struct Diagnostics {
-    errors: Vec<String>,
-}
-
-/// Owns the `Diagnostics` the handler writes into. Only the raw pointer is
-/// kept, so LLVM's writes never alias a Rust reference held across a call.
-struct DiagnosticSink(*mut Diagnostics);
-
-impl DiagnosticSink {
-    fn new() -> DiagnosticSink {
-        DiagnosticSink(Box::into_raw(Box::default()))
-    }
-
-    fn take_errors(&self) -> Vec<String> {
-        // SAFETY: the pointer is live until drop; LLVM is not running now.
-        unsafe { std::mem::take(&mut (*self.0).errors) }
-    }
-}
-
-impl Drop for DiagnosticSink {
-    fn drop(&mut self) {
-        // SAFETY: created by `Box::into_raw` in `new` and freed exactly once.
-        unsafe { drop(Box::from_raw(self.0)) }
-    }
-}
-
-extern "C" fn collect_diagnostic(info: LLVMDiagnosticInfoRef, sink: *mut c_void) {
-    if info.is_null() || sink.is_null() {
-        return;
-    }
-    // SAFETY: `sink` is the `DiagnosticSink` pointer registered in `load`, which outlives
-    // the context; `info` is valid for the duration of this call.
-    unsafe {
-        let diags = &mut *sink.cast::<Diagnostics>();
-        if LLVMGetDiagInfoSeverity(info) != LLVMDiagnosticSeverity::LLVMDSError {
-            return;
-        }
-        let p = LLVMGetDiagInfoDescription(info);
-        if p.is_null() {
-            return;
-        }
-        diags
-            .errors
-            .push(CStr::from_ptr(p).to_string_lossy().into_owned());
-        LLVMDisposeMessage(p);
-    }
-}
-
-thread_local! {
-    /// The file this thread is loading, for the fatal-error message.
-    static LOADING: std::cell::RefCell<String> = const { std::cell::RefCell::new(String::new()) };
-}
-
-/// LLVM ends the process on a few kinds of corrupt bitcode (`report_fatal_error`)
-/// instead of returning an error; this at least says which file caused it.
-extern "C" fn fatal_error(reason: *const std::ffi::c_char) {
-    use std::io::Write;
-    let reason = if reason.is_null() {
-        String::new()
-    } else {
-        // SAFETY: LLVM passes a NUL-terminated message valid for this call.
-        unsafe { CStr::from_ptr(reason) }
-            .to_string_lossy()
-            .into_owned()
-    };
-    let file = LOADING.try_with(|f| f.borrow().clone()).unwrap_or_default();
-    let _ = writeln!(
-        std::io::stderr(),
-        "mnemo: LLVM failed fatally while loading {file}: {reason}"
-    );
-}
-
-fn install_fatal_error_handler() {
-    static ONCE: std::sync::Once = std::sync::Once::new();
-    // SAFETY: the handler only formats a message; installing it is process-wide and idempotent.
-    ONCE.call_once(|| unsafe { LLVMInstallFatalErrorHandler(Some(fatal_error)) });
-}
-
 fn parse<'ctx>(
     ctx: &'ctx Context,
     path: &Path,
@@ -165,7 +78,7 @@ fn parse<'ctx>(
         return Err(parse_err("the file is empty".into()));
     }
     let name = path.to_string_lossy();
-    let _ = LOADING.try_with(|f| *f.borrow_mut() = name.to_string());
+    note_loading(&name);
     let buf = MemoryBuffer::create_from_memory_range_copy(bytes, &name);
     let bad_bitcode = |what: String| LoadError::BadBitcode {
         path: path.to_path_buf(),
@@ -207,14 +120,7 @@ fn load(path: &Path, main: &[u8], runtime: &[Lib]) -> Result<Module, LoadError> 
     // Declared before the context so it outlives it (drop order is reversed).
     let diags = DiagnosticSink::new();
     let ctx = Context::create();
-    // SAFETY: the handler only writes into `diags`, which outlives `ctx`.
-    unsafe {
-        LLVMContextSetDiagnosticHandler(
-            ctx.raw(),
-            Some(collect_diagnostic),
-            diags.0.cast::<c_void>(),
-        );
-    }
+    diags.attach(&ctx);
     let module = parse(&ctx, path, main)?;
     let link = |lib_path: &Path, bytes: &[u8]| -> Result<(), LoadError> {
         let lib = parse(&ctx, lib_path, bytes)?;

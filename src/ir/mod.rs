@@ -15,6 +15,7 @@ pub mod archive;
 mod asm;
 mod consts;
 mod debugloc;
+mod diagnostics;
 mod error;
 mod ffi;
 mod hash;
