@@ -19,8 +19,8 @@ use crate::files;
 
 impl TestWriter {
     /// Numbers the tests written so far anew: `order[k]` is the index, in
-    /// the order they were written, of the test that becomes number
-    /// `k + 1`.
+    /// the order they were listed (committed), of the test that becomes
+    /// number `k + 1`.
     pub fn renumber(&mut self, order: &[usize]) -> anyhow::Result<()> {
         self.renumber_with(order, true)
     }
@@ -30,27 +30,29 @@ impl TestWriter {
     /// Elsewhere each moving file is first linked under a temporary of its
     /// new name, then renamed over the file it replaces.
     pub(super) fn renumber_with(&mut self, order: &[usize], exchange: bool) -> anyhow::Result<()> {
-        if order.len() != self.records.len() || order.iter().enumerate().all(|(k, &i)| k == i) {
+        if order.len() != self.records.len() {
             return Ok(());
         }
+        self.fill_gaps()?;
+        let slots = Slots::new(&self.records, order);
         let mut exchange = exchange;
         let mut linked = Vec::new();
-        for cycle in cycles(order) {
-            if exchange && self.exchange_cycle(&cycle)? {
+        for cycle in cycles(&slots.from) {
+            if exchange && self.exchange_cycle(&slots, &cycle)? {
                 continue;
             }
             exchange = false;
             linked.extend(cycle);
         }
         if !linked.is_empty() {
-            let moves = self.link_renumbered(order, &linked)?;
+            let moves = self.link_renumbered(&slots, &linked)?;
             if let Err(e) = place(&moves) {
                 for (tmp, _) in &moves {
                     let _ = std::fs::remove_file(tmp);
                 }
                 return Err(e);
             }
-            self.remove_replaced(order, &linked)?;
+            self.remove_replaced(&slots, &linked)?;
         }
         let had = std::mem::take(&mut self.has_stdout);
         self.has_stdout = order.iter().map(|&i| had[i]).collect();
@@ -67,16 +69,55 @@ impl TestWriter {
         Ok(())
     }
 
+    /// Gives the tests numbered past the count the numbers left free below
+    /// it: a test staged but never listed (its run failed meanwhile) kept
+    /// its number.
+    fn fill_gaps(&mut self) -> anyhow::Result<()> {
+        let n = self.records.len();
+        let mut used = vec![false; n];
+        for r in &self.records {
+            if let Some(u) = used.get_mut(r.id as usize - 1) {
+                *u = true;
+            }
+        }
+        let mut free = (1..=n).filter(|&k| !used[k - 1]);
+        for i in 0..n {
+            let from = self.records[i].id as usize;
+            if from <= n {
+                continue;
+            }
+            let to = free
+                .next()
+                .expect("as many free numbers as tests past the count");
+            let roles = self.roles_of(i);
+            for role in &roles {
+                let (a, b) = (self.file(role, from - 1), self.file(role, to - 1));
+                std::fs::rename(&a, &b)
+                    .with_context(|| format!("cannot rename {} to {}", a.display(), b.display()))?;
+            }
+            // What an earlier run left under the number is not this test's.
+            let names: Vec<String> = roles.iter().map(|r| r.name(to)).collect();
+            for earlier in self.leftovers.remove(&to).unwrap_or_default() {
+                if !names.contains(&earlier) {
+                    self.remove_leftover(&earlier)?;
+                }
+            }
+            self.records[i].id = to as u32;
+            self.records[i].ktest = test_name(to);
+        }
+        Ok(())
+    }
+
     /// Moves the tests of one cycle `s0 -> s1 -> ... -> s0` (slot `s` gets
-    /// the test written `order[s]`-th, here the next in the cycle) by
+    /// the test now in slot `from[s]`, here the next in the cycle) by
     /// swapping: `s0`'s test is carried along the cycle, each swap leaving
     /// the next test in its slot. `false` where the file system cannot
     /// swap, found at the first swap, before anything moved.
-    fn exchange_cycle(&self, cycle: &[usize]) -> anyhow::Result<bool> {
-        let carried = self.roles_of(cycle[0]);
+    fn exchange_cycle(&self, slots: &Slots, cycle: &[usize]) -> anyhow::Result<bool> {
+        let carried = self.roles_of(slots.test[cycle[0]]);
         for (step, pair) in cycle.windows(2).enumerate() {
             let (here, next) = (pair[0], pair[1]);
-            let incoming = self.roles_of(next);
+            let incoming = self.roles_of(slots.test[next]);
             for role in &carried {
                 let (a, b) = (self.file(role, here), self.file(role, next));
                 let moved = if incoming.contains(role) {
@@ -101,27 +142,27 @@ impl TestWriter {
         Ok(true)
     }
 
-    /// Links the files of the test moving into each of `slots` to a
+    /// Links the files of the test moving into each of `moving` to a
     /// temporary of its new name; returns each temporary with the name it
     /// is for. Nothing in the directory changes name.
     fn link_renumbered(
         &self,
-        order: &[usize],
-        slots: &[usize],
+        slots: &Slots,
+        moving: &[usize],
     ) -> anyhow::Result<Vec<(PathBuf, PathBuf)>> {
         let mut moves = Vec::new();
-        for &k in slots {
-            let i = order[k];
-            for role in self.roles_of(i) {
-                let (from, to) = (self.file(&role, i), self.file(&role, k));
-                match files::link_temporary(&from, &to) {
-                    Ok(tmp) => moves.push((tmp, to)),
+        for &k in moving {
+            let from = slots.from[k];
+            for role in self.roles_of(slots.test[from]) {
+                let (a, b) = (self.file(&role, from), self.file(&role, k));
+                match files::link_temporary(&a, &b) {
+                    Ok(tmp) => moves.push((tmp, b)),
                     Err(e) => {
                         for (tmp, _) in &moves {
                             let _ = std::fs::remove_file(tmp);
                         }
                         return Err(e).with_context(|| {
-                            format!("cannot link {} for {}", from.display(), to.display())
+                            format!("cannot link {} for {}", a.display(), b.display())
                         });
                     }
                 }
@@ -130,12 +171,12 @@ impl TestWriter {
         Ok(moves)
     }
 
-    /// Removes the files of `slots` that a number's old test had and its
+    /// Removes the files of `moving` that a number's old test had and its
     /// new one has not (a report of another kind, or a `.stdout`).
-    fn remove_replaced(&self, order: &[usize], slots: &[usize]) -> anyhow::Result<()> {
-        for &k in slots {
-            let kept = self.roles_of(order[k]);
-            for role in self.roles_of(k) {
+    fn remove_replaced(&self, slots: &Slots, moving: &[usize]) -> anyhow::Result<()> {
+        for &k in moving {
+            let kept = self.roles_of(slots.test[slots.from[k]]);
+            for role in self.roles_of(slots.test[k]) {
                 if !kept.contains(&role) {
                     let old = self.file(&role, k);
                     std::fs::remove_file(&old)
@@ -146,7 +187,7 @@ impl TestWriter {
         Ok(())
     }
 
-    /// The files of the test written `i`-th: its ktest, and its `.err`
+    /// The files of the test listed `i`-th: its ktest, and its `.err`
     /// report or its `.stdout` if it has one.
     fn roles_of(&self, i: usize) -> Vec<Role> {
         let mut roles = vec![Role::Ktest];
@@ -165,13 +206,32 @@ impl TestWriter {
     }
 }
 
-/// The cycles of the permutation `order` that move something, each from
-/// its smallest slot: slot `s` is followed by `order[s]`.
-fn cycles(order: &[usize]) -> Vec<Vec<usize>> {
-    let mut done = vec![false; order.len()];
+/// Where each test is and goes, by slot (number less one), the numbers
+/// running from 1 to the count: `test[s]`, the index of the test now in
+/// slot `s`; `from[k]`, the slot now holding the test that goes to `k`.
+struct Slots {
+    test: Vec<usize>,
+    from: Vec<usize>,
+}
+
+impl Slots {
+    fn new(records: &[TestRecord], order: &[usize]) -> Slots {
+        let mut test = vec![0; records.len()];
+        for (i, r) in records.iter().enumerate() {
+            test[r.id as usize - 1] = i;
+        }
+        let from = order.iter().map(|&i| records[i].id as usize - 1).collect();
+        Slots { test, from }
+    }
+}
+
+/// The cycles of the permutation `from` that move something, each from
+/// its smallest slot: slot `s` is followed by `from[s]`.
+fn cycles(from: &[usize]) -> Vec<Vec<usize>> {
+    let mut done = vec![false; from.len()];
     let mut cycles = Vec::new();
-    for start in 0..order.len() {
-        if done[start] || order[start] == start {
+    for start in 0..from.len() {
+        if done[start] || from[start] == start {
             continue;
         }
         let mut cycle = Vec::new();
@@ -179,7 +239,7 @@ fn cycles(order: &[usize]) -> Vec<Vec<usize>> {
         while !done[s] {
             done[s] = true;
             cycle.push(s);
-            s = order[s];
+            s = from[s];
         }
         cycles.push(cycle);
     }
@@ -279,21 +339,55 @@ mod tests {
         for swaps in 1..cycle.len() {
             let dir = tempfile::tempdir().expect("tempdir");
             let w = five(dir.path());
+            let slots = Slots::new(&w.records, &ORDER);
             // A file system that cannot swap has the renames below alone.
-            if !w.exchange_cycle(&cycle[..=swaps]).expect("swap") {
+            if !w.exchange_cycle(&slots, &cycle[..=swaps]).expect("swap") {
                 break;
             }
             killed_then_resumed(dir.path(), &format!("after {swaps} swaps"));
         }
         // Killed after the links, and after each rename over a test's file.
-        let slots: Vec<usize> = (0..5).collect();
+        let moving: Vec<usize> = (0..5).collect();
         for placed in 0..=7 {
             let dir = tempfile::tempdir().expect("tempdir");
             let w = five(dir.path());
-            let moves = w.link_renumbered(&ORDER, &slots).expect("link");
+            let slots = Slots::new(&w.records, &ORDER);
+            let moves = w.link_renumbered(&slots, &moving).expect("link");
             assert_eq!(moves.len(), 10);
             place(&moves[..placed]).expect("place");
             killed_then_resumed(dir.path(), &format!("after {placed} renames"));
+        }
+    }
+
+    #[test]
+    fn tests_listed_out_of_their_numbers_order_and_a_gap_are_renumbered() {
+        for exchange in [true, false] {
+            let dir = tempfile::tempdir().expect("tempdir");
+            let mut w = TestWriter::create(dir.path(), "p", Vec::new()).expect("writer");
+            // Numbers 1..=6 staged for tags 0..6 (1, 3 and 5 are errors);
+            // number 3 is never listed; the rest are listed 6, 2, 5, 1, 4.
+            let mut staged: Vec<Option<_>> = (0..6u8)
+                .map(|tag| Some(w.stager().stage(test(tag, tag % 2 == 1)).expect("stage")))
+                .collect();
+            drop(staged[2].take());
+            for number in [6, 2, 5, 1, 4] {
+                let s = staged[number - 1].take().expect("staged");
+                w.commit(s).expect("commit");
+            }
+            // The numbers go by tag, backwards: tags 5, 4, 3, 1, 0.
+            let order = [0, 2, 4, 1, 3];
+            w.renumber_with(&order, exchange).expect("renumber");
+            w.finish().expect("finish");
+            for (k, tag) in [5u8, 4, 3, 1, 0].into_iter().enumerate() {
+                let t = KTest::read(&dir.path().join(test_name(k + 1))).expect("ktest");
+                assert_eq!(t.objects[0].bytes, vec![tag], "exchange {exchange}");
+            }
+            let mut expect: Vec<String> = (1..=5).map(test_name).collect();
+            expect.extend([1, 3, 4].map(|k| err_name(k, "assert")));
+            expect.extend([2, 5].map(stdout_name));
+            expect.push("tests.json".to_string());
+            expect.sort();
+            assert_eq!(names(dir.path()), expect, "exchange {exchange}");
         }
     }
 }

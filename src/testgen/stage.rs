@@ -1,11 +1,13 @@
-//! A test's files written before the test has its number: parallel
-//! workers share one writer, and writing files was most of what reporting
-//! a path cost, so each worker writes its tests' files under temporary
-//! names on its own and holds the writer only to number them (a rename per
-//! file).
+//! A test's files written before the writer is taken: parallel workers
+//! share one writer, and writing files was most of what reporting a path
+//! cost, so each worker takes its test's number from a shared counter and
+//! writes the files under their names on its own (each atomically). The
+//! writer, held, only lists the test and counts it.
 
 use std::fmt::Write as _;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
 
 use anyhow::Context;
 
@@ -13,12 +15,14 @@ use super::ktest::{KTest, KTestObject};
 use super::writer::{err_name, stdout_name, test_name};
 use crate::memo::{StoredOutcome, StoredTest};
 
-/// What writing any test's files needs: the output directory and the
-/// program's arguments. Cloned into each worker.
+/// What writing any test's files needs: the output directory, the
+/// program's arguments and the last test number given out. Cloned into
+/// each worker.
 #[derive(Clone, Debug)]
 pub struct Stager {
     pub(super) dir: PathBuf,
     pub(super) args: Vec<String>,
+    pub(super) numbered: Arc<AtomicUsize>,
 }
 
 /// Which of a test's files a staged file becomes.
@@ -40,11 +44,13 @@ impl Role {
     }
 }
 
-/// A test whose files are written under temporary names, waiting for its
-/// number (`TestWriter::commit`). Dropped without being committed, it
-/// removes its files.
+/// A test whose files are written under its number, waiting to be listed
+/// (`TestWriter::commit`). Dropped without being committed, it removes its
+/// files.
 pub struct StagedTest {
     pub(super) test: Option<StoredTest>,
+    /// Its number; 0 for a test that gets no files.
+    pub(super) number: usize,
     pub(super) files: Vec<(Role, PathBuf)>,
 }
 
@@ -54,6 +60,7 @@ impl StagedTest {
     pub fn unwritten(test: StoredTest) -> StagedTest {
         StagedTest {
             test: Some(test),
+            number: 0,
             files: Vec::new(),
         }
     }
@@ -69,8 +76,8 @@ impl StagedTest {
 }
 
 impl Stager {
-    /// Writes `test`'s files (its ktest, and its `.err` report or its
-    /// `.stdout`) under temporary names.
+    /// Gives `test` the next number and writes its files (its ktest, and
+    /// its `.err` report or its `.stdout`) under it.
     pub fn stage(&self, test: StoredTest) -> anyhow::Result<StagedTest> {
         let ktest = KTest {
             args: self.args.clone(),
@@ -85,25 +92,24 @@ impl Stager {
                 })
                 .collect(),
         };
-        let mut contents = vec![(Role::Ktest, test_name(0), ktest.to_bytes())];
+        let mut contents = vec![(Role::Ktest, ktest.to_bytes())];
         if let Some((kind, text)) = err_report(&test) {
-            contents.push((Role::Err(kind.to_string()), err_name(0, kind), text));
+            contents.push((Role::Err(kind.to_string()), text));
         }
         if let Some(bytes) = &test.stdout {
-            contents.push((Role::Stdout, stdout_name(0), bytes.clone()));
+            contents.push((Role::Stdout, bytes.clone()));
         }
+        let number = self.numbered.fetch_add(1, Ordering::Relaxed) + 1;
         let mut staged = StagedTest {
             test: Some(test),
+            number,
             files: Vec::with_capacity(contents.len()),
         };
-        // Number 0 is never a test's: the temporaries are told apart from
-        // finished files, and a killed run's are removed as temporaries of
-        // test files.
-        for (role, name, bytes) in contents {
-            let target = self.dir.join(&name);
-            let tmp = crate::files::stage(&target, &bytes)
-                .with_context(|| format!("cannot write a test into {}", self.dir.display()))?;
-            staged.files.push((role, tmp));
+        for (role, bytes) in contents {
+            let path = self.dir.join(role.name(number));
+            crate::files::write_atomic(&path, &bytes)
+                .with_context(|| format!("cannot write {}", path.display()))?;
+            staged.files.push((role, path));
         }
         Ok(staged)
     }
@@ -111,8 +117,8 @@ impl Stager {
 
 impl Drop for StagedTest {
     fn drop(&mut self) {
-        for (_, tmp) in self.files.drain(..) {
-            let _ = std::fs::remove_file(tmp);
+        for (_, path) in self.files.drain(..) {
+            let _ = std::fs::remove_file(path);
         }
     }
 }

@@ -25,7 +25,7 @@ pub struct TestWriter {
     pub paths: PathStats,
     /// Test files of an earlier run in the directory, by test number, not
     /// yet written over by this run's.
-    leftovers: BTreeMap<usize, Vec<String>>,
+    pub(super) leftovers: BTreeMap<usize, Vec<String>>,
 }
 
 impl TestWriter {
@@ -59,6 +59,7 @@ impl TestWriter {
             stager: Stager {
                 dir: dir.to_path_buf(),
                 args,
+                numbered: Default::default(),
             },
             program: program.to_string(),
             records: Vec::new(),
@@ -153,12 +154,16 @@ impl TestWriter {
         self.records.len() as u64
     }
 
-    /// Writes `tests.json` for the tests written so far (at a checkpoint).
+    /// Writes `tests.json` for the tests written so far (at a checkpoint),
+    /// by number: parallel workers list them in another order than they
+    /// took their numbers.
     pub fn write_index(&self) -> anyhow::Result<()> {
+        let mut tests = self.records.clone();
+        tests.sort_unstable_by_key(|t| t.id);
         let json = TestsJson {
             version: 1,
             program: self.program.clone(),
-            tests: self.records.clone(),
+            tests,
         };
         let path = self.stager.dir.join("tests.json");
         json.write_atomic(&path)
@@ -177,7 +182,7 @@ impl TestWriter {
         Ok(())
     }
 
-    fn remove_leftover(&self, name: &str) -> anyhow::Result<()> {
+    pub(super) fn remove_leftover(&self, name: &str) -> anyhow::Result<()> {
         let path = self.stager.dir.join(name);
         match std::fs::remove_file(&path) {
             Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
@@ -200,25 +205,15 @@ impl TestWriter {
         &self.stager
     }
 
-    /// Gives a staged test the next number: its files are renamed to their
-    /// names, it is counted, and it has an entry in `tests.json`. Returns
-    /// the test.
+    /// Lists a staged test under its number in `tests.json` and counts
+    /// it. Returns the test.
     pub fn commit(&mut self, mut staged: StagedTest) -> anyhow::Result<StoredTest> {
-        let id = self.records.len() + 1;
-        let mut names = Vec::with_capacity(staged.files.len());
-        for (role, tmp) in &staged.files {
-            let name = role.name(id);
-            let target = self.stager.dir.join(&name);
-            if let Err(e) = std::fs::rename(tmp, &target) {
-                // The files already renamed go too: no test is half there.
-                for done in &names {
-                    let _ = std::fs::remove_file(self.stager.dir.join(done));
-                }
-                return Err(e).with_context(|| format!("cannot write {}", target.display()));
-            }
-            names.push(name);
-        }
-        staged.files.clear();
+        let id = staged.number;
+        let names: Vec<String> = staged
+            .files
+            .drain(..)
+            .map(|(role, _)| role.name(id))
+            .collect();
         let test = staged
             .test
             .take()
@@ -359,30 +354,38 @@ pub(super) mod tests {
     }
 
     #[test]
-    fn staged_tests_are_numbered_in_the_order_they_are_committed() {
+    fn staged_tests_keep_their_numbers_and_are_listed_by_number() {
         let tmp = tempfile::tempdir().expect("tempdir");
         let dir = tmp.path().join("out");
         let mut w = TestWriter::create(&dir, "p", Vec::new()).expect("create");
         let first = w.stager().clone().stage(test(1, false)).expect("stage");
         let second = w.stager().clone().stage(test(2, true)).expect("stage");
-        // Staged, they are temporaries of no test's number.
-        let staged = names(&dir);
-        assert_eq!(staged.len(), 4, "{staged:?}");
-        assert!(staged.iter().all(|n| is_temporary(n)), "{staged:?}");
+        let files = [
+            "test000001.ktest",
+            "test000001.stdout",
+            "test000002.assert.err",
+            "test000002.ktest",
+        ];
+        // Staged, their files are in place, and no test is listed yet.
+        assert_eq!(names(&dir), files);
+        w.write_index().expect("index");
+        let listed = TestsJson::read(&dir.join("tests.json")).expect("tests.json");
+        assert!(listed.tests.is_empty());
+        // Listed in another order than they were staged.
         assert_eq!(w.commit(second).expect("commit").inputs[0].1, vec![2]);
+        w.write_index().expect("index");
+        let listed = TestsJson::read(&dir.join("tests.json")).expect("tests.json");
+        assert_eq!(listed.tests.len(), 1);
+        assert_eq!(listed.tests[0].ktest, "test000002.ktest");
         assert_eq!(w.commit(first).expect("commit").inputs[0].1, vec![1]);
         w.finish().expect("finish");
-        assert_eq!(
-            names(&dir),
-            [
-                "test000001.assert.err",
-                "test000001.ktest",
-                "test000002.ktest",
-                "test000002.stdout",
-                "tests.json"
-            ]
-        );
-        let k = KTest::read(&dir.join("test000001.ktest")).expect("ktest");
+        let mut all = files.to_vec();
+        all.push("tests.json");
+        assert_eq!(names(&dir), all);
+        let listed = TestsJson::read(&dir.join("tests.json")).expect("tests.json");
+        let ids: Vec<u32> = listed.tests.iter().map(|t| t.id).collect();
+        assert_eq!(ids, [1, 2]);
+        let k = KTest::read(&dir.join("test000002.ktest")).expect("ktest");
         assert_eq!(k.objects[0].bytes, vec![2]);
         assert_eq!(w.paths.completed, 1);
     }
