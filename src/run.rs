@@ -597,13 +597,25 @@ pub fn execute(
     // Whatever happened, keep what was found, numbered by the tests' places
     // in the trie whatever order their paths ended in.
     let order = memo::trie_order(&recorder.trie, &places);
-    let renumbered = writer.renumber(&order);
-    let save_start = Instant::now();
-    if let Some((old, marks)) = &complete_with {
-        recorder.trie = memo::merge(old, &recorder.trie, marks);
-    }
-    let saved = memo::file::save(&recorder.trie, &trie_file);
-    let save_s = save_start.elapsed().as_secs_f64();
+    // The renumbering (the output directory's files) and the trie's save
+    // (its encoding and the memo directory) share nothing; each was a few
+    // tenths of a second of a run writing a test per path, while the
+    // workers had ended.
+    let (renumbered, (saved, save_s)) = std::thread::scope(|scope| {
+        let saving = scope.spawn(|| {
+            let save_start = Instant::now();
+            if let Some((old, marks)) = &complete_with {
+                recorder.trie = memo::merge(old, &recorder.trie, marks);
+            }
+            let saved = memo::file::save(&recorder.trie, &trie_file);
+            (saved, save_start.elapsed().as_secs_f64())
+        });
+        let renumbered = writer.renumber(&order);
+        let saved = saving
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        (renumbered, saved)
+    });
     let outcome = outcome?;
     renumbered?;
     let nodes = saved.with_context(|| "cannot save the run's trie")?;
