@@ -46,22 +46,6 @@ fn create_atomic_parts(path: &Path, parts: &[&[u8]]) -> std::io::Result<fs::File
     result
 }
 
-/// Writes `bytes` to a new temporary of `path` (named as [`write_atomic`]
-/// names its temporaries) and returns the temporary's name, for whoever
-/// renames it into place later: a file can be written before the name it
-/// will have is known, and a process killed meanwhile leaves a temporary
-/// that [`remove_dead_temporaries`] recognises.
-pub fn stage(path: &Path, bytes: &[u8]) -> std::io::Result<PathBuf> {
-    let tmp = temporary_for(path);
-    match write_new(&tmp, &[bytes]) {
-        Ok(_) => Ok(tmp),
-        Err(e) => {
-            let _ = fs::remove_file(&tmp);
-            Err(e)
-        }
-    }
-}
-
 /// Gives the file `from` a second name, a new temporary of `path` (named
 /// as [`write_atomic`] names its temporaries), and returns it: renamed over
 /// `path` later, it replaces `path` whole while `from` keeps its name. A
