@@ -11,10 +11,11 @@ use std::time::Instant;
 use anyhow::Context;
 use clap::ValueEnum;
 
+use crate::ir::Module;
 use crate::memo::{self, mark::graft, plan::kept_tests_placed, Marks, Plan, Recorded, Trie};
 use crate::parallel::partition::{partition, Packing, Weights, PIECES_PER_LIST};
 use crate::parallel::shard::{module_hash, prefixes, Shard, ShardOptions};
-use crate::run::{check_memo_dir, execute, load_program, program_key, Memo, RunConfig};
+use crate::run::{check_memo_dir, execute, load_program, program_key, Loaded, Memo, RunConfig};
 use crate::stats::{ParallelStats, RunStats};
 use crate::stop::StopRequest;
 use crate::testgen::TestWriter;
@@ -61,7 +62,12 @@ impl fmt::Display for PartitionReport {
 /// when it has none: a shallow run, deepened one decision at a time until
 /// it leaves `want` boundary nodes (or nothing below, or the run's bound
 /// is reached). Returns whether it ran.
-pub fn shallow_trie(config: &RunConfig, want: usize, stop: &StopRequest) -> anyhow::Result<bool> {
+pub fn shallow_trie(
+    config: &RunConfig,
+    program: &Loaded,
+    want: usize,
+    stop: &StopRequest,
+) -> anyhow::Result<bool> {
     let memo_dir = config
         .memo_dir
         .clone()
@@ -94,7 +100,8 @@ pub fn shallow_trie(config: &RunConfig, want: usize, stop: &StopRequest) -> anyh
             resume: false,
             ..config.clone()
         };
-        crate::run::run(&shallow, stop)
+        // One load for every depth: it was most of a shallow run's time.
+        crate::run::run_loaded(&shallow, program.clone(), Instant::now(), stop)
             .with_context(|| format!("the shallow run at depth {depth} failed"))?;
         let _ = std::fs::remove_dir_all(&scratch);
         let trie = memo::file::load(&trie_file)?;
@@ -119,9 +126,10 @@ pub fn run(config: &RunConfig, stop: &StopRequest) -> anyhow::Result<RunStats> {
     // The shallow phase is part of the run: its time counts against
     // `--max-time`.
     let started = Instant::now();
-    shallow_trie(&config, config.jobs * PIECES_PER_LIST, stop)?;
+    let program = load_program(&config.program, config.link_runtime)?;
+    shallow_trie(&config, &program, config.jobs * PIECES_PER_LIST, stop)?;
     config.max_time = config.max_time.map(|t| t.saturating_sub(started.elapsed()));
-    crate::run::run(&config, stop)
+    crate::run::run_loaded(&config, program, Instant::now(), stop)
 }
 
 /// `config` with a memo directory for the trie its partition is cut from:
@@ -146,19 +154,21 @@ pub(crate) fn with_memo_dir(config: &RunConfig) -> anyhow::Result<RunConfig> {
 }
 
 /// The trie a partition is made from and the nodes its run explores anew.
-fn partition_trie(config: &RunConfig) -> anyhow::Result<(Trie, Vec<memo::NodeId>)> {
+fn partition_trie(
+    config: &RunConfig,
+    module: &Module,
+) -> anyhow::Result<(Trie, Vec<memo::NodeId>)> {
     let memo_dir = config.memo_dir.clone().unwrap_or_default();
     let trie_file = memo::trie_path(&memo_dir, &program_key(&config.program));
     let trie = memo::file::load(&trie_file)?;
-    let (_, module) = load_program(&config.program, config.link_runtime)?;
     let now = Recorded::of(
-        &module,
+        module,
         &program_key(&config.program),
         &config.entry,
         &config.program_args,
         config.max_depth,
     );
-    let changed = trie.recorded.changed_functions(&module);
+    let changed = trie.recorded.changed_functions(module);
     let plan = Plan::new(trie.clone(), &now, changed, false, &mut |_, b| b)
         .map_err(|e| anyhow::anyhow!("{} cannot be partitioned: {e}", trie_file.display()))?;
     Ok((trie, plan.marks.candidate_ids()))
@@ -197,9 +207,10 @@ pub(crate) fn cut(
     stop: &StopRequest,
 ) -> anyhow::Result<Cut> {
     let want = shards as usize * PIECES_PER_LIST;
-    let shallow_run = shallow_trie(config, want, stop)?;
-    let (trie, candidates) = partition_trie(config)?;
-    let (_, module) = load_program(&config.program, config.link_runtime)?;
+    let program = load_program(&config.program, config.link_runtime)?;
+    let shallow_run = shallow_trie(config, &program, want, stop)?;
+    let module = program.1;
+    let (trie, candidates) = partition_trie(config, &module)?;
     let weights = Weights::new(&trie, &candidates, config.max_depth);
     let parts = partition(&trie, &weights, shards as usize, packing);
     let options = shard_options(config);
@@ -346,13 +357,6 @@ pub fn run_shard(
     shard.write(&config.output_dir.join(RUN_SHARD))?;
     Ok(stats)
 }
-
-/// A program loaded (`run::load_program`) and checked against a shard's
-/// module hash, for the runs of several shards.
-pub(crate) type Loaded = (
-    Option<crate::testgen::Toolchain>,
-    std::sync::Arc<crate::ir::Module>,
-);
 
 /// Explores below `shard`'s candidates with the shard's options, the
 /// program's bitcode read from `program` (unless `loaded` holds it), into

@@ -12,9 +12,7 @@ use anyhow::Context;
 
 use crate::memo::impact::Diff;
 use crate::memo::{self, Plan, Recorded};
-use crate::run::{
-    check_memo_dir, default_memo_dir, execute, load_program, program_key, Memo, RunConfig,
-};
+use crate::run::{check_memo_dir, execute, load_program, program_key, Memo, RunConfig};
 use crate::stats::RunStats;
 use crate::stop::StopRequest;
 
@@ -68,10 +66,7 @@ pub fn regress(
     stop: &StopRequest,
 ) -> anyhow::Result<RegressReport> {
     let start = Instant::now();
-    let memo_dir = config
-        .memo_dir
-        .clone()
-        .unwrap_or_else(|| default_memo_dir(&config.output_dir));
+    let memo_dir = config.memo_dir();
     check_memo_dir(&memo_dir)?;
     let (_, old_module) = load_program(old_program, config.link_runtime)?;
     let (toolchain, new_module) = load_program(&config.program, config.link_runtime)?;

@@ -127,6 +127,16 @@ pub fn default_memo_dir(output_dir: &Path) -> PathBuf {
     }
 }
 
+impl RunConfig {
+    /// Where the run's trie is kept: `--memo`, or the default next to the
+    /// output directory.
+    pub fn memo_dir(&self) -> PathBuf {
+        self.memo_dir
+            .clone()
+            .unwrap_or_else(|| default_memo_dir(&self.output_dir))
+    }
+}
+
 /// The name a program's trie is kept under: its file's stem.
 pub fn program_key(program: &Path) -> String {
     program
@@ -159,12 +169,13 @@ fn open_stores(config: &RunConfig) -> Option<SharedStore> {
     (!multi.is_empty()).then(|| SharedStore(Arc::new(multi)))
 }
 
+/// A program loaded for a run, with the toolchain found for its runtime
+/// (none where it is run without).
+pub type Loaded = (Option<Toolchain>, Arc<Module>);
+
 /// Loads a program, linked with the runtime's C library when asked; the
 /// toolchain found for the runtime comes along.
-pub fn load_program(
-    program: &Path,
-    link_runtime: bool,
-) -> anyhow::Result<(Option<Toolchain>, Arc<Module>)> {
+pub fn load_program(program: &Path, link_runtime: bool) -> anyhow::Result<Loaded> {
     let toolchain = if link_runtime {
         Some(Toolchain::find()?)
     } else {
@@ -208,12 +219,22 @@ pub fn environment_of(
 /// Runs the program and writes everything into the output directory.
 pub fn run(config: &RunConfig, stop: &StopRequest) -> anyhow::Result<RunStats> {
     let started = Instant::now();
-    let memo_dir = config
-        .memo_dir
-        .clone()
-        .unwrap_or_else(|| default_memo_dir(&config.output_dir));
+    check_memo_dir(&config.memo_dir())?;
+    let program = load_program(&config.program, config.link_runtime)?;
+    run_loaded(config, program, started, stop)
+}
+
+/// [`run`] with `config.program` loaded already (by [`load_program`]):
+/// runs one after the other on a program load it once. `--max-time`
+/// counts from `started`.
+pub fn run_loaded(
+    config: &RunConfig,
+    (toolchain, module): Loaded,
+    started: Instant,
+    stop: &StopRequest,
+) -> anyhow::Result<RunStats> {
+    let memo_dir = config.memo_dir();
     check_memo_dir(&memo_dir)?;
-    let (toolchain, module) = load_program(&config.program, config.link_runtime)?;
 
     crate::compose::check_heuristic(
         config.heuristic,

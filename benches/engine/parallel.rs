@@ -299,7 +299,8 @@ fn simulate(
     let memo = dir.join("memo");
     let c = config(bc, dir.join("out"), memo.clone(), s.depth, 1, Balance::Trie);
     let want = SIMULATED[SIMULATED.len() - 1] * mnemo::parallel::partition::PIECES_PER_LIST;
-    mnemo::batch::shallow_trie(&c, want, &StopRequest::default())?;
+    let program = mnemo::run::load_program(bc, c.link_runtime)?;
+    mnemo::batch::shallow_trie(&c, &program, want, &StopRequest::default())?;
     let key = mnemo::run::program_key(bc);
     let base = mnemo::memo::file::load(&mnemo::memo::trie_path(&memo, &key))?;
     let done = mnemo::memo::file::load(&mnemo::memo::trie_path(done, &key))?;

@@ -14,7 +14,7 @@ use crate::batch::{cut, join, trie_hash, with_memo_dir, Explored};
 use crate::memo::{self, Trie};
 use crate::parallel::partition::Packing;
 use crate::parallel::shard::module_hash;
-use crate::run::{default_memo_dir, load_program, program_key, RunConfig};
+use crate::run::{load_program, program_key, RunConfig};
 use crate::stats::RunStats;
 use crate::stop::StopRequest;
 
@@ -39,12 +39,7 @@ pub fn coordinate(config: &RunConfig, url: &str, stop: &StopRequest) -> anyhow::
                 );
             }
             let mut config = config.clone();
-            config.memo_dir = Some(
-                config
-                    .memo_dir
-                    .clone()
-                    .unwrap_or_else(|| default_memo_dir(&config.output_dir)),
-            );
+            config.memo_dir = Some(config.memo_dir());
             if !config.quiet {
                 eprintln!("mnemo: {url} was set up before: going on with it");
             }

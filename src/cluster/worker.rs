@@ -11,10 +11,10 @@ use anyhow::Context;
 
 use super::queue::{Claimed, Plan, Queue, Subtree};
 use super::RunUrl;
-use crate::batch::{explore_shard, Loaded};
+use crate::batch::explore_shard;
 use crate::memo::{self, NodeId};
 use crate::parallel::shard::{prefixes, Shard};
-use crate::run::{load_program, program_key, RunConfig};
+use crate::run::{load_program, program_key, Loaded, RunConfig};
 use crate::stop::StopRequest;
 
 /// How long a worker waits on the stream before it looks again for shards

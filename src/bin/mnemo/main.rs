@@ -394,10 +394,7 @@ fn load_trie(path: &std::path::Path) -> anyhow::Result<mnemo::memo::Trie> {
 /// `--deepen A:STEP:B`: one memoized run per bound, the last into the
 /// output directory; the others' tests live on in the trie.
 fn deepen(mut config: RunConfig, d: Deepen, stop: &StopRequest) -> anyhow::Result<u8> {
-    let memo = config
-        .memo_dir
-        .clone()
-        .unwrap_or_else(|| mnemo::run::default_memo_dir(&config.output_dir));
+    let memo = config.memo_dir();
     config.memo_dir = Some(memo.clone());
     let output = config.output_dir.clone();
     let bounds = d.bounds();
