@@ -58,14 +58,34 @@ impl fmt::Display for PartitionReport {
     }
 }
 
+/// How many boundary nodes the shallow trie of a partition is deepened to:
+/// `need`, then on toward `prefer` while that has taken less than
+/// [`PREFER_BUDGET`] (finer pieces even out subtrees of very different
+/// sizes, but on a narrow tree each further depth costs more solving).
+#[derive(Clone, Copy, Debug)]
+pub struct Want {
+    pub need: usize,
+    pub prefer: usize,
+}
+
+impl Want {
+    /// `n` boundary nodes, no more.
+    pub fn exactly(n: usize) -> Want {
+        Want { need: n, prefer: n }
+    }
+}
+
+/// The time a shallow phase may spend deepening past what it needs.
+const PREFER_BUDGET: std::time::Duration = std::time::Duration::from_millis(500);
+
 /// Records the trie a partitioned run is made from in the memo directory,
 /// when it has none: a shallow run, deepened one decision at a time until
-/// it leaves `want` boundary nodes (or nothing below, or the run's bound
-/// is reached). Returns whether it ran.
+/// it leaves as many boundary nodes as `want` asks (or nothing below, or
+/// the run's bound is reached). Returns whether it ran.
 pub fn shallow_trie(
     config: &RunConfig,
     program: &Loaded,
-    want: usize,
+    want: Want,
     stop: &StopRequest,
 ) -> anyhow::Result<bool> {
     let memo_dir = config
@@ -79,6 +99,7 @@ pub fn shallow_trie(
     }
     let scratch = memo_dir.join(".partition-shallow");
     let started = Instant::now();
+    let mut needed_at: Option<Instant> = None;
     for depth in 1.. {
         let left = config.max_time.map(|t| t.saturating_sub(started.elapsed()));
         if config.max_depth.is_some_and(|b| depth >= b)
@@ -106,7 +127,11 @@ pub fn shallow_trie(
         let _ = std::fs::remove_dir_all(&scratch);
         let trie = memo::file::load(&trie_file)?;
         let boundary = memo::mark::boundary_nodes(&trie).len();
-        if boundary == 0 || boundary >= want {
+        if boundary >= want.need {
+            needed_at.get_or_insert_with(Instant::now);
+        }
+        let past_budget = needed_at.is_some_and(|at| at.elapsed() >= PREFER_BUDGET);
+        if boundary == 0 || boundary >= want.prefer || past_budget {
             break;
         }
     }
@@ -127,7 +152,8 @@ pub fn run(config: &RunConfig, stop: &StopRequest) -> anyhow::Result<RunStats> {
     // `--max-time`.
     let started = Instant::now();
     let program = load_program(&config.program, config.link_runtime)?;
-    shallow_trie(&config, &program, config.jobs * PIECES_PER_LIST, stop)?;
+    let want = Want::exactly(config.jobs * PIECES_PER_LIST);
+    shallow_trie(&config, &program, want, stop)?;
     config.max_time = config.max_time.map(|t| t.saturating_sub(started.elapsed()));
     crate::run::run_loaded(&config, program, Instant::now(), stop)
 }
@@ -203,10 +229,14 @@ pub(crate) struct Cut {
 pub(crate) fn cut(
     config: &RunConfig,
     shards: u32,
+    prefer_per_shard: usize,
     packing: Packing,
     stop: &StopRequest,
 ) -> anyhow::Result<Cut> {
-    let want = shards as usize * PIECES_PER_LIST;
+    let want = Want {
+        need: shards as usize * PIECES_PER_LIST,
+        prefer: shards as usize * prefer_per_shard.max(PIECES_PER_LIST),
+    };
     let program = load_program(&config.program, config.link_runtime)?;
     let shallow_run = shallow_trie(config, &program, want, stop)?;
     let module = program.1;
@@ -269,7 +299,7 @@ pub fn write_shards(
             );
         }
     }
-    let cut = cut(config, shards, packing, stop)?;
+    let cut = cut(config, shards, PIECES_PER_LIST, packing, stop)?;
     std::fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
     let mut report = PartitionReport {
         trie_depth: cut.trie_depth,

@@ -300,6 +300,7 @@ fn simulate(
     let c = config(bc, dir.join("out"), memo.clone(), s.depth, 1, Balance::Trie);
     let want = SIMULATED[SIMULATED.len() - 1] * mnemo::parallel::partition::PIECES_PER_LIST;
     let program = mnemo::run::load_program(bc, c.link_runtime)?;
+    let want = mnemo::batch::Want::exactly(want);
     mnemo::batch::shallow_trie(&c, &program, want, &StopRequest::default())?;
     let key = mnemo::run::program_key(bc);
     let base = mnemo::memo::file::load(&mnemo::memo::trie_path(&memo, &key))?;

@@ -25,6 +25,14 @@ const POLL: Duration = Duration::from_secs(1);
 /// Runs `config` on the workers of the cluster run `url`: `config.jobs`
 /// shards to start with (one per worker expected; idle workers split the
 /// busy ones' later). Stopped by a signal, the same command goes on.
+/// Candidates a shard the coordinator's shallow trie is deepened toward
+/// while that is cheap (see `batch::Want`). A worker runs candidates in
+/// groups and splits the rest of its shard off to an idle one; with four a
+/// shard, as `mnemo partition` cuts for batch schedulers, a subject whose
+/// subtrees differ widely left one worker on its last heavy candidate
+/// while the other sat idle.
+const PREFER_PER_SHARD: usize = 64;
+
 pub fn coordinate(config: &RunConfig, url: &str, stop: &StopRequest) -> anyhow::Result<RunStats> {
     let start = Instant::now();
     let url = RunUrl::parse(url)?;
@@ -48,7 +56,7 @@ pub fn coordinate(config: &RunConfig, url: &str, stop: &StopRequest) -> anyhow::
         None => {
             let config = with_memo_dir(config)?;
             let shards = config.jobs.max(1) as u32;
-            let cut = cut(&config, shards, Packing::Lpt, stop)?;
+            let cut = cut(&config, shards, PREFER_PER_SHARD, Packing::Lpt, stop)?;
             let trie_file = trie_file(&config);
             let trie = memo::file::load(&trie_file)?;
             let mut candidates: Vec<TriePath> = Vec::new();
