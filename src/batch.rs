@@ -73,6 +73,14 @@ impl Want {
     pub fn exactly(n: usize) -> Want {
         Want { need: n, prefer: n }
     }
+
+    /// Whether a shallow trie that leaves `boundary` boundary nodes is
+    /// deepened again; `since_need`: how long ago it first left `need`.
+    fn deepen_again(self, boundary: usize, since_need: Option<std::time::Duration>) -> bool {
+        boundary > 0
+            && boundary < self.prefer
+            && since_need.is_none_or(|spent| spent < PREFER_BUDGET)
+    }
 }
 
 /// The time a shallow phase may spend deepening past what it needs.
@@ -130,8 +138,7 @@ pub fn shallow_trie(
         if boundary >= want.need {
             needed_at.get_or_insert_with(Instant::now);
         }
-        let past_budget = needed_at.is_some_and(|at| at.elapsed() >= PREFER_BUDGET);
-        if boundary == 0 || boundary >= want.prefer || past_budget {
+        if !want.deepen_again(boundary, needed_at.map(|at| at.elapsed())) {
             break;
         }
     }
@@ -678,4 +685,28 @@ fn merged_stats(
         ..ParallelStats::default()
     };
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    #[test]
+    fn a_shallow_trie_deepens_to_what_it_needs_then_toward_what_it_prefers_while_cheap() {
+        let exactly = Want::exactly(8);
+        assert!(exactly.deepen_again(7, None));
+        assert!(!exactly.deepen_again(8, Some(Duration::ZERO)));
+        // Nothing left below: no deeper run finds more.
+        assert!(!exactly.deepen_again(0, None));
+        let cluster = Want {
+            need: 8,
+            prefer: 128,
+        };
+        // Short of the need, however long it takes.
+        assert!(cluster.deepen_again(5, None));
+        assert!(cluster.deepen_again(20, Some(Duration::from_millis(100))));
+        assert!(!cluster.deepen_again(20, Some(PREFER_BUDGET)));
+        assert!(!cluster.deepen_again(128, Some(Duration::ZERO)));
+    }
 }
