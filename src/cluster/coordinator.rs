@@ -22,9 +22,6 @@ use crate::stop::StopRequest;
 /// signals.
 const POLL: Duration = Duration::from_secs(1);
 
-/// Runs `config` on the workers of the cluster run `url`: `config.jobs`
-/// shards to start with (one per worker expected; idle workers split the
-/// busy ones' later). Stopped by a signal, the same command goes on.
 /// Candidates a shard the coordinator's shallow trie is deepened toward
 /// while that is cheap (see `batch::Want`). A worker runs candidates in
 /// groups and splits the rest of its shard off to an idle one; with four a
@@ -33,6 +30,9 @@ const POLL: Duration = Duration::from_secs(1);
 /// while the other sat idle.
 const PREFER_PER_SHARD: usize = 64;
 
+/// Runs `config` on the workers of the cluster run `url`: `config.jobs`
+/// shards to start with (one per worker expected; idle workers split the
+/// busy ones' later). Stopped by a signal, the same command goes on.
 pub fn coordinate(config: &RunConfig, url: &str, stop: &StopRequest) -> anyhow::Result<RunStats> {
     let start = Instant::now();
     let url = RunUrl::parse(url)?;
