@@ -95,13 +95,8 @@ impl TestWriter {
                 std::fs::rename(&a, &b)
                     .with_context(|| format!("cannot rename {} to {}", a.display(), b.display()))?;
             }
-            // What an earlier run left under the number is not this test's.
             let names: Vec<String> = roles.iter().map(|r| r.name(to)).collect();
-            for earlier in self.leftovers.remove(&to).unwrap_or_default() {
-                if !names.contains(&earlier) {
-                    self.remove_leftover(&earlier)?;
-                }
-            }
+            self.claim_number(to, &names)?;
             self.records[i].id = to as u32;
             self.records[i].ktest = test_name(to);
         }

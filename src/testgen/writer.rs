@@ -25,7 +25,7 @@ pub struct TestWriter {
     pub paths: PathStats,
     /// Test files of an earlier run in the directory, by test number, not
     /// yet written over by this run's.
-    pub(super) leftovers: BTreeMap<usize, Vec<String>>,
+    leftovers: BTreeMap<usize, Vec<String>>,
 }
 
 impl TestWriter {
@@ -182,7 +182,19 @@ impl TestWriter {
         Ok(())
     }
 
-    pub(super) fn remove_leftover(&self, name: &str) -> anyhow::Result<()> {
+    /// Makes number `id` this run's, its files `names`: an earlier run's
+    /// file of the number that this one did not replace (another kind of
+    /// report, or none) would be taken for this test's.
+    pub(super) fn claim_number(&mut self, id: usize, names: &[String]) -> anyhow::Result<()> {
+        for earlier in self.leftovers.remove(&id).unwrap_or_default() {
+            if !names.contains(&earlier) {
+                self.remove_leftover(&earlier)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn remove_leftover(&self, name: &str) -> anyhow::Result<()> {
         let path = self.stager.dir.join(name);
         match std::fs::remove_file(&path) {
             Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
@@ -219,14 +231,7 @@ impl TestWriter {
             .take()
             .expect("a staged test holds its test until it is committed");
         let outcome = self.count(&test.outcome);
-        // An earlier run's file of this number that this one did not
-        // replace (another kind of report, or none) would be taken for this
-        // test's.
-        for earlier in self.leftovers.remove(&id).unwrap_or_default() {
-            if !names.contains(&earlier) {
-                self.remove_leftover(&earlier)?;
-            }
-        }
+        self.claim_number(id, &names)?;
         self.has_stdout.push(test.stdout.is_some());
         self.records.push(TestRecord {
             id: id as u32,
