@@ -231,10 +231,12 @@ pub(crate) struct Cut {
     pub shards: Vec<Shard>,
 }
 
-/// Cuts the run `config` describes into `shards` shards: a shallow run
-/// records a trie first when the memo directory has none.
+/// Cuts the run `config` describes into `shards` shards, `program` being
+/// its program loaded: a shallow run records a trie first when the memo
+/// directory has none.
 pub(crate) fn cut(
     config: &RunConfig,
+    program: &Loaded,
     shards: u32,
     prefer_per_shard: usize,
     packing: Packing,
@@ -244,17 +246,16 @@ pub(crate) fn cut(
         need: shards as usize * PIECES_PER_LIST,
         prefer: shards as usize * prefer_per_shard.max(PIECES_PER_LIST),
     };
-    let program = load_program(&config.program, config.link_runtime)?;
-    let shallow_run = shallow_trie(config, &program, want, stop)?;
-    let module = program.1;
-    let (trie, candidates) = partition_trie(config, &module)?;
+    let shallow_run = shallow_trie(config, program, want, stop)?;
+    let module = &program.1;
+    let (trie, candidates) = partition_trie(config, module)?;
     let weights = Weights::new(&trie, &candidates, config.max_depth);
     let parts = partition(&trie, &weights, shards as usize, packing);
     let options = shard_options(config);
     let trie_id = trie_hash(&trie);
     let (id, hash) = (
         partition_id(&trie_id, &options, shards, packing),
-        module_hash(&module),
+        module_hash(module),
     );
     let shards = parts
         .into_iter()
@@ -306,7 +307,8 @@ pub fn write_shards(
             );
         }
     }
-    let cut = cut(config, shards, PIECES_PER_LIST, packing, stop)?;
+    let program = load_program(&config.program, config.link_runtime)?;
+    let cut = cut(config, &program, shards, PIECES_PER_LIST, packing, stop)?;
     std::fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
     let mut report = PartitionReport {
         trie_depth: cut.trie_depth,

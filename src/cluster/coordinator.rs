@@ -37,10 +37,11 @@ pub fn coordinate(config: &RunConfig, url: &str, stop: &StopRequest) -> anyhow::
     let start = Instant::now();
     let url = RunUrl::parse(url)?;
     let mut queue = Queue::connect(&url)?;
-    let (_, module) = load_program(&config.program, config.link_runtime)?;
+    let program = load_program(&config.program, config.link_runtime)?;
+    let module = &program.1;
     let (plan, config) = match queue.plan()? {
         Some(plan) => {
-            if plan.module_hash != module_hash(&module) {
+            if plan.module_hash != module_hash(module) {
                 anyhow::bail!(
                     "{url} was set up for another build of {}: name another run, or rebuild the program it was set up for",
                     plan.program.display()
@@ -56,7 +57,14 @@ pub fn coordinate(config: &RunConfig, url: &str, stop: &StopRequest) -> anyhow::
         None => {
             let config = with_memo_dir(config)?;
             let shards = config.jobs.max(1) as u32;
-            let cut = cut(&config, shards, PREFER_PER_SHARD, Packing::Lpt, stop)?;
+            let cut = cut(
+                &config,
+                &program,
+                shards,
+                PREFER_PER_SHARD,
+                Packing::Lpt,
+                stop,
+            )?;
             let trie_file = trie_file(&config);
             let trie = memo::file::load(&trie_file)?;
             let mut candidates: Vec<TriePath> = Vec::new();
@@ -70,7 +78,7 @@ pub fn coordinate(config: &RunConfig, url: &str, stop: &StopRequest) -> anyhow::
                     .map(|s| s.partition.clone())
                     .unwrap_or_default(),
                 trie: trie_hash(&trie),
-                module_hash: module_hash(&module),
+                module_hash: module_hash(module),
                 program: config.program.clone(),
                 candidates,
             };
