@@ -618,10 +618,10 @@ int main(void) {
     };
     let chrooted = match replay(Some(model_root)) {
         // A container may deny even root making devices or chrooting.
-        Err(mnemo::testgen::ReplayError::Io { source, .. })
-            if source.kind() == std::io::ErrorKind::PermissionDenied =>
+        Err(mnemo::testgen::ReplayError::Io { error, .. })
+            if error.kind() == std::io::ErrorKind::PermissionDenied =>
         {
-            eprintln!("skipped: this machine's root may not chroot or make devices: {source}");
+            eprintln!("skipped: this machine's root may not chroot or make devices: {error}");
             return;
         }
         result => result.unwrap(),

@@ -154,9 +154,9 @@ impl ProjectCc {
         let status = Command::new(&self.objcopy)
             .args(&args)
             .output()
-            .map_err(|source| ProjectError::Spawn {
+            .map_err(|error| ProjectError::Spawn {
                 tool: self.objcopy.clone(),
-                source,
+                error,
             })?;
         if !status.status.success() {
             let stderr = String::from_utf8_lossy(&status.stderr);
@@ -171,9 +171,9 @@ impl ProjectCc {
             });
         }
         let bytes = fs::read(&dump).map_err(io_err("cannot read", &dump))?;
-        let entries = parse_section(&bytes).map_err(|source| ProjectError::Section {
+        let entries = parse_section(&bytes).map_err(|error| ProjectError::Section {
             path: program.to_path_buf(),
-            source,
+            error,
         })?;
         if entries.is_empty() {
             return Err(ProjectError::NoBitcode(program.to_path_buf()));
@@ -198,9 +198,9 @@ impl ProjectCc {
             Command::new(tool)
                 .args(args)
                 .status()
-                .map_err(|source| ProjectError::Spawn {
+                .map_err(|error| ProjectError::Spawn {
                     tool: tool.to_path_buf(),
-                    source,
+                    error,
                 })?;
         if status.success() {
             Ok(())

@@ -31,18 +31,16 @@ use crate::testgen::ToolchainError;
 pub enum ProjectError {
     #[error(transparent)]
     Toolchain(#[from] ToolchainError),
-    #[error("{what} {path}: {source}")]
+    #[error("{what} {path}: {error}")]
     Io {
         what: &'static str,
         path: PathBuf,
-        #[source]
-        source: std::io::Error,
+        error: std::io::Error,
     },
-    #[error("cannot run {tool}: {source}")]
+    #[error("cannot run {tool}: {error}")]
     Spawn {
         tool: PathBuf,
-        #[source]
-        source: std::io::Error,
+        error: std::io::Error,
     },
     #[error("{tool} failed ({status}) on {target}{detail}")]
     ToolFailed {
@@ -59,12 +57,8 @@ pub enum ProjectError {
         "{0} holds no bitcode (no {SECTION} section): was it built with `mnemo cc-project` as CC?"
     )]
     NoBitcode(PathBuf),
-    #[error("the {SECTION} section of {path} is damaged: {source}")]
-    Section {
-        path: PathBuf,
-        #[source]
-        source: SectionError,
-    },
+    #[error("the {SECTION} section of {path} is damaged: {error}")]
+    Section { path: PathBuf, error: SectionError },
 }
 
 /// `map_err` for an I/O error on `path`.
@@ -73,5 +67,5 @@ pub(crate) fn io_err(
     path: impl Into<PathBuf>,
 ) -> impl FnOnce(std::io::Error) -> ProjectError {
     let path = path.into();
-    move |source| ProjectError::Io { what, path, source }
+    move |error| ProjectError::Io { what, path, error }
 }

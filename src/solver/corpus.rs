@@ -22,10 +22,10 @@ pub const MAGIC: &[u8; 8] = b"MNEMOQC1";
 /// Why a corpus could not be read.
 #[derive(Debug, thiserror::Error)]
 pub enum CorpusError {
-    #[error("{path}: cannot read: {source}")]
+    #[error("{path}: cannot read: {error}")]
     Io {
         path: PathBuf,
-        source: std::io::Error,
+        error: std::io::Error,
     },
     #[error("{path}: not a query corpus of this version (bad magic)")]
     Magic { path: PathBuf },
@@ -135,9 +135,9 @@ impl Layer for Recorder {
 /// Reads a corpus file; arrays of the same name and size are one array
 /// across all its queries, as they were in the run that recorded them.
 pub fn read_corpus(path: &Path) -> Result<Vec<RecordedQuery>, CorpusError> {
-    let bytes = std::fs::read(path).map_err(|source| CorpusError::Io {
+    let bytes = std::fs::read(path).map_err(|error| CorpusError::Io {
         path: path.to_path_buf(),
-        source,
+        error,
     })?;
     let Some(mut rest) = bytes.strip_prefix(MAGIC.as_slice()) else {
         return Err(CorpusError::Magic {

@@ -55,15 +55,14 @@ pub enum Outcome {
 impl TestsJson {
     /// Reads and checks `tests.json`.
     pub fn read(path: &Path) -> Result<TestsJson, ReplayError> {
-        let text = fs::read_to_string(path).map_err(|source| ReplayError::Io {
+        let text = fs::read_to_string(path).map_err(|error| ReplayError::Io {
             path: path.to_path_buf(),
-            source,
+            error,
         })?;
-        let parsed: TestsJson =
-            serde_json::from_str(&text).map_err(|source| ReplayError::Json {
-                path: path.to_path_buf(),
-                source,
-            })?;
+        let parsed: TestsJson = serde_json::from_str(&text).map_err(|error| ReplayError::Json {
+            path: path.to_path_buf(),
+            error,
+        })?;
         if parsed.version != TESTS_JSON_VERSION {
             return Err(ReplayError::Version {
                 path: path.to_path_buf(),
@@ -73,16 +72,12 @@ impl TestsJson {
         Ok(parsed)
     }
 
-    /// Writes the index atomically (temporary file, fsync, rename).
-    pub fn write_atomic(&self, path: &Path) -> Result<(), ReplayError> {
-        let io_err = |source| ReplayError::Io {
-            path: path.to_path_buf(),
-            source,
-        };
-        let mut text =
-            serde_json::to_string_pretty(self).map_err(|e| io_err(std::io::Error::other(e)))?;
+    /// Writes the index atomically (temporary file, fsync, rename); the
+    /// caller names the file in its error.
+    pub fn write_atomic(&self, path: &Path) -> std::io::Result<()> {
+        let mut text = serde_json::to_string_pretty(self).map_err(std::io::Error::other)?;
         text.push('\n');
-        write_atomic(path, text.as_bytes()).map_err(io_err)
+        write_atomic(path, text.as_bytes())
     }
 }
 

@@ -38,11 +38,10 @@ pub struct KTestObject {
 /// Why a ktest file could not be read or written.
 #[derive(Debug, Error)]
 pub enum KTestError {
-    #[error("{path}: {source}")]
+    #[error("{path}: {error}")]
     Io {
         path: PathBuf,
-        #[source]
-        source: std::io::Error,
+        error: std::io::Error,
     },
     #[error("not a ktest file (bad magic)")]
     BadMagic,
@@ -50,11 +49,10 @@ pub enum KTestError {
     UnsupportedVersion(u32),
     #[error("truncated ktest file (in {0})")]
     Truncated(TruncatedAt),
-    #[error("{path}: {source}")]
+    #[error("{path}: {error}")]
     InFile {
         path: PathBuf,
-        #[source]
-        source: Box<KTestError>,
+        error: Box<KTestError>,
     },
 }
 
@@ -123,13 +121,13 @@ fn push_blob(out: &mut Vec<u8>, bytes: &[u8]) {
 impl KTest {
     /// Reads a ktest file.
     pub fn read(path: &Path) -> Result<KTest, KTestError> {
-        let data = fs::read(path).map_err(|source| KTestError::Io {
+        let data = fs::read(path).map_err(|error| KTestError::Io {
             path: path.to_path_buf(),
-            source,
+            error,
         })?;
         KTest::from_bytes(&data).map_err(|e| KTestError::InFile {
             path: path.to_path_buf(),
-            source: Box::new(e),
+            error: Box::new(e),
         })
     }
 
@@ -208,9 +206,9 @@ impl KTest {
 
     /// Writes the test atomically (see [`crate::files::write_atomic`]).
     pub fn write_atomic(&self, path: &Path) -> Result<(), KTestError> {
-        crate::files::write_atomic(path, &self.to_bytes()).map_err(|source| KTestError::Io {
+        crate::files::write_atomic(path, &self.to_bytes()).map_err(|error| KTestError::Io {
             path: path.to_path_buf(),
-            source,
+            error,
         })
     }
 

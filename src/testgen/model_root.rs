@@ -124,7 +124,7 @@ impl ModelRoot {
         if unsafe { libc::geteuid() } != 0 {
             return Err(ReplayError::Io {
                 path: self.dir.clone(),
-                source: std::io::Error::other("a replay in the model's file system needs root"),
+                error: std::io::Error::other("a replay in the model's file system needs root"),
             });
         }
         if asks_for_a_loader(binary).map_err(io_err(binary))? {

@@ -37,17 +37,15 @@ pub const POSIX_OBJECTS_ENV: &str = "MNEMO_POSIX_OBJECTS";
 pub enum ReplayError {
     #[error(transparent)]
     Toolchain(#[from] ToolchainError),
-    #[error("{path}: {source}")]
+    #[error("{path}: {error}")]
     Io {
         path: PathBuf,
-        #[source]
-        source: std::io::Error,
+        error: std::io::Error,
     },
-    #[error("{path}: not a valid tests.json: {source}")]
+    #[error("{path}: not a valid tests.json: {error}")]
     Json {
         path: PathBuf,
-        #[source]
-        source: serde_json::Error,
+        error: serde_json::Error,
     },
     #[error(
         "{path}: unsupported tests.json version {version} (mnemo reads version {})",
@@ -59,7 +57,7 @@ pub enum ReplayError {
 /// A closure making a [`ReplayError::Io`] for `path`.
 pub(crate) fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> ReplayError {
     let path = path.to_path_buf();
-    move |source| ReplayError::Io { path, source }
+    move |error| ReplayError::Io { path, error }
 }
 
 /// One replayed test.

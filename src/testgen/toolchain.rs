@@ -43,11 +43,10 @@ pub enum ToolchainError {
     RuntimeMissing(PathBuf),
     #[error("{0} is missing: run `make runtime` to build it")]
     RuntimeNotBuilt(PathBuf),
-    #[error("cannot run {tool}: {source}")]
+    #[error("cannot run {tool}: {error}")]
     Spawn {
         tool: PathBuf,
-        #[source]
-        source: std::io::Error,
+        error: std::io::Error,
     },
     #[error("{what} of {src} failed:\n{stderr}{hint}")]
     CompileFailed {
@@ -237,9 +236,9 @@ impl Toolchain {
         let output = Command::new(&self.clang)
             .args(args)
             .output()
-            .map_err(|source| ToolchainError::Spawn {
+            .map_err(|error| ToolchainError::Spawn {
                 tool: self.clang.clone(),
-                source,
+                error,
             })?;
         if output.status.success() {
             return Ok(());

@@ -223,7 +223,8 @@ fn real_main() -> anyhow::Result<u8> {
         }
         Command::Ktest { files } => {
             for f in files {
-                let k = KTest::read(&f).with_context(|| format!("cannot read {}", f.display()))?;
+                // The error names the file.
+                let k = KTest::read(&f)?;
                 print!("{}", k.to_text(&f.display().to_string()));
             }
             Ok(EXIT_OK)
