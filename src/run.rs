@@ -28,7 +28,7 @@ mod earlier;
 mod outputs;
 pub use earlier::check_memo_dir;
 use earlier::{earlier_trie, plan_over};
-use outputs::Outputs;
+use outputs::{Outputs, Staged, WriteFailure};
 
 /// The program's command line as its tests record it (a ktest's
 /// arguments): its path, then its arguments.
@@ -542,8 +542,13 @@ pub fn execute(
     // Set before the initial state, whose globals count against it.
     executor.set_memory_limit(config.max_memory_mb);
     let stager = writer.stager().clone();
-    let stage = |ex: &Executor, path: &FinishedPath<'_>| -> anyhow::Result<Option<StagedTest>> {
-        outputs::stage(config, &stager, ex, path)
+    let failure = WriteFailure::new(stop);
+    let stage = |ex: &Executor, path: &FinishedPath<'_>| -> Option<StagedTest> {
+        match outputs::stage(config, &stager, ex, path, &failure) {
+            Staged::Test(t) => Some(t),
+            // The observer keeps a path whose test failed for `--resume`.
+            Staged::None | Staged::Failed => None,
+        }
     };
     let mut outputs = Outputs {
         writer: &mut writer,
@@ -553,6 +558,7 @@ pub fn execute(
         report: &report,
         places: &mut places,
         first_error: None,
+        failure: &failure,
     };
     let mut busy_s = Vec::new();
     let mut moved = 0;
@@ -637,9 +643,11 @@ pub fn execute(
             .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
         (renumbered, saved)
     });
-    let outcome = outcome?;
-    renumbered?;
-    let nodes = saved.with_context(|| "cannot save the run's trie")?;
+    let outcome = outcome.map_err(|e| failure.attach(e))?;
+    renumbered.map_err(|e| failure.attach(e))?;
+    let nodes = saved
+        .with_context(|| "cannot save the run's trie")
+        .map_err(|e| failure.attach(e))?;
     if let Some(m) = &executor.guided.first_mismatch {
         eprintln!("mnemo: warning: the trie does not fit the program: {m}");
     }
@@ -676,11 +684,12 @@ pub fn execute(
     // tests.json right before stats.json: a run killed at its end leaves
     // the pair of its last checkpoint or the final pair, unless it dies in
     // the moment between the two writes.
-    writer.finish()?;
+    writer.finish().map_err(|e| failure.attach(e))?;
     let path = config.output_dir.join("stats.json");
     stats
         .write(&path)
-        .with_context(|| format!("cannot write {}", path.display()))?;
+        .with_context(|| format!("cannot write {}", path.display()))
+        .map_err(|e| failure.attach(e))?;
     // The files above were written atomically but not synced one by one.
     if let Some(c) = &mut checkpoints {
         c.finish();
@@ -701,6 +710,9 @@ pub fn execute(
             names.sort();
             eprintln!("mnemo: unsupported {what}: {}", names.join(", "));
         }
+    }
+    if let Some(e) = failure.into_error(stats.tests) {
+        return Err(e);
     }
     if let Some(reason) = outcome.stopped_by {
         let untested = match stats.paths.untested {

@@ -8,8 +8,13 @@
 //! written. If the process has not ended [`HURRY_GRACE`] after it (a solver
 //! call still running), or at a third signal, it exits at once with what is
 //! on disk by then.
+//!
+//! A test whose files cannot be written (a full disk) stops the run as a
+//! second signal does: the tests after it could not be written either, and
+//! what was explored is kept for `--resume` rather than lost with the
+//! process.
 
-use std::sync::atomic::{AtomicI32, AtomicU32, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU32, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -30,6 +35,8 @@ pub struct StopRequest {
     first: AtomicI32,
     /// Requests so far.
     count: AtomicU32,
+    /// Whether writing a test failed (see [`StopRequest::write_failed`]).
+    write_failed: AtomicBool,
 }
 
 impl Default for StopRequest {
@@ -37,6 +44,7 @@ impl Default for StopRequest {
         StopRequest {
             first: AtomicI32::new(-1),
             count: AtomicU32::new(0),
+            write_failed: AtomicBool::new(false),
         }
     }
 }
@@ -45,6 +53,13 @@ impl StopRequest {
     /// Asks the run to stop as Ctrl-C does (reason `interrupted`).
     pub fn interrupt(&self) {
         self.record(BY_CALLER);
+    }
+
+    /// Asks the run to stop because a test's files could not be written:
+    /// at once, as a second signal does (reason `write-failed`, unless a
+    /// signal came first). No exit code: the run ends in an error.
+    pub fn write_failed(&self) {
+        self.write_failed.store(true, Ordering::SeqCst);
     }
 
     /// Notes one request by `signal`; returns how many there were.
@@ -59,16 +74,17 @@ impl StopRequest {
     /// `terminated` for SIGTERM and SIGHUP.
     pub fn reason(&self) -> Option<EarlyReason> {
         match self.first.load(Ordering::Relaxed) {
+            -1 if self.write_failed.load(Ordering::Relaxed) => Some(EarlyReason::WriteFailed),
             -1 => None,
             s if s == libc::SIGTERM || s == libc::SIGHUP => Some(EarlyReason::Terminated),
             _ => Some(EarlyReason::Interrupted),
         }
     }
 
-    /// Whether a second request came: the run ends without asking the
-    /// solver anything more.
+    /// Whether a second request came, or a write failed: the run ends
+    /// without asking the solver anything more.
     pub fn hurry(&self) -> bool {
-        self.count.load(Ordering::Relaxed) >= 2
+        self.count.load(Ordering::Relaxed) >= 2 || self.write_failed.load(Ordering::Relaxed)
     }
 
     /// The exit status of a process a signal stopped: 128 + the signal's
@@ -152,5 +168,20 @@ mod tests {
         hup.record(libc::SIGHUP);
         assert_eq!(hup.reason(), Some(EarlyReason::Terminated));
         assert_eq!(hup.exit_code(), Some(129));
+    }
+
+    #[test]
+    fn a_failed_write_hurries_the_end_and_gives_way_to_an_earlier_signal() {
+        let s = StopRequest::default();
+        s.write_failed();
+        assert_eq!(s.reason(), Some(EarlyReason::WriteFailed));
+        assert!(s.hurry());
+        assert_eq!(s.exit_code(), None);
+        let signalled = StopRequest::default();
+        signalled.record(libc::SIGINT);
+        assert!(!signalled.hurry());
+        signalled.write_failed();
+        assert_eq!(signalled.reason(), Some(EarlyReason::Interrupted));
+        assert!(signalled.hurry());
     }
 }

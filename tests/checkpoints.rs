@@ -1,7 +1,8 @@
 //! Checkpoints: runs killed with SIGKILL (as the OOM killer or a power cut
 //! ends them) are resumed from their last checkpoint and end as an
 //! uninterrupted run does; a run killed while its pending paths get their
-//! tests after SIGTERM leaves the checkpoint taken at the signal.
+//! tests after SIGTERM leaves the checkpoint taken at the signal; a run
+//! stopped by a full disk keeps what it explored, and is resumed from there.
 
 use std::collections::BTreeSet;
 use std::os::unix::process::ExitStatusExt;
@@ -322,4 +323,103 @@ fn sigkill_while_pending_paths_get_their_tests_after_sigterm_leaves_the_checkpoi
     assert_eq!(stats["total"]["runs"], 2, "{stats}");
     assert!(stats["checkpoints"]["count"].as_u64() >= Some(2), "{stats}");
     let _: Value = json(&out.join("tests.json"));
+}
+
+/// A file system of its own, mounted on `at` (made here) for as long as it
+/// lives: a disk that fills up. `None` where this process may not mount
+/// one.
+struct SmallDisk(std::path::PathBuf);
+
+impl SmallDisk {
+    fn mount(at: std::path::PathBuf, size: &str) -> Option<SmallDisk> {
+        std::fs::create_dir(&at).expect("mount point");
+        let o = std::process::Command::new("mount")
+            .args(["-t", "tmpfs", "-o", &format!("size={size}"), "tmpfs"])
+            .arg(&at)
+            .output();
+        match o {
+            Ok(o) if o.status.success() => Some(SmallDisk(at)),
+            Ok(o) => {
+                eprintln!("skipped: cannot mount a file system: {}", stderr(&o));
+                None
+            }
+            Err(e) => {
+                eprintln!("skipped: cannot run mount: {e}");
+                None
+            }
+        }
+    }
+
+    fn resize(&self, size: &str) {
+        let o = std::process::Command::new("mount")
+            .args(["-o", &format!("remount,size={size}")])
+            .arg(&self.0)
+            .output()
+            .expect("mount runs");
+        assert!(o.status.success(), "{}", stderr(&o));
+    }
+}
+
+impl Drop for SmallDisk {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new("umount")
+            .arg("-l")
+            .arg(&self.0)
+            .status();
+    }
+}
+
+#[test]
+fn a_full_disk_stops_the_run_keeping_what_it_explored_for_resume() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let Some(bc) = compile(dir.path(), "twelve", TWELVE_BYTES) else {
+        return;
+    };
+    let (full, full_memo) = (dir.path().join("full"), dir.path().join("full-memo"));
+    let o = spawn(&bc, &full, &full_memo, &[]).wait_with_output();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let whole = json(&full.join("stats.json"));
+    for jobs in ["1", "2"] {
+        // A megabyte holds about 250 of the 4261 tests' files.
+        let Some(disk) = SmallDisk::mount(dir.path().join(format!("disk-{jobs}")), "1m") else {
+            return;
+        };
+        let out = disk.0.join("out");
+        // The trie is on another disk, which has room.
+        let memo = dir.path().join(format!("memo-{jobs}"));
+        let o = spawn(&bc, &out, &memo, &["--jobs", jobs]).wait_with_output();
+        let message = stderr(&o);
+        assert_eq!(o.status.code(), Some(1), "{message}");
+        assert!(message.contains("No space left on device"), "{message}");
+        assert!(message.contains(".ktest"), "{message}");
+        assert!(message.contains("--resume"), "{message}");
+        // The paths explored are in the trie, and those that got no test,
+        // the one whose test failed among them, are pending in it.
+        let text = trie_stats(&memo);
+        let count = |kind: &str| -> u64 {
+            text.lines()
+                .find_map(|l| l.strip_prefix(kind))
+                .and_then(|n| n.trim().parse().ok())
+                .unwrap_or(0)
+        };
+        assert!(count("leaves completed") > 100, "{text}");
+        assert!(count("leaves write-failed") > 0, "{text}");
+
+        disk.resize("64m");
+        let o = spawn(&bc, &out, &memo, &["--jobs", jobs, "--resume"]).wait_with_output();
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        let resumed = json(&out.join("stats.json"));
+        assert_eq!(resumed["paths"], whole["paths"], "{resumed}");
+        assert_eq!(resumed["tests"], whole["tests"], "{resumed}");
+        // What the first run explored was not explored again.
+        assert!(
+            resumed["instructions"].as_u64() < whole["instructions"].as_u64(),
+            "{resumed}"
+        );
+        assert_eq!(tests_of(&out), tests_of(&full));
+        assert_eq!(
+            trie_shape(&memo, "twelve"),
+            trie_shape(&full_memo, "twelve")
+        );
+    }
 }

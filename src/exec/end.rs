@@ -105,6 +105,9 @@ pub enum EarlyReason {
     /// the engine delivers none: natively its action (by default, the end
     /// of the program) would follow.
     Signalled,
+    /// A test's files could not be written (a full disk, a quota): the run
+    /// stops, and this path and those pending are kept for `--resume`.
+    WriteFailed,
 }
 
 impl EarlyReason {
@@ -119,6 +122,7 @@ impl EarlyReason {
             EarlyReason::Terminated => "terminated",
             EarlyReason::Blocked => "blocked",
             EarlyReason::Signalled => "signalled",
+            EarlyReason::WriteFailed => "write-failed",
         }
     }
 }

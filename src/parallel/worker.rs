@@ -55,9 +55,9 @@ impl WorkerSlot {
 
 /// Makes a path's test before the observer is taken, and writes its files
 /// when it gets them (see [`crate::testgen::StagedTest`]); `None` for a
-/// path that gets no test.
-pub type Stage<'a> =
-    &'a (dyn Fn(&Executor, &FinishedPath<'_>) -> anyhow::Result<Option<StagedTest>> + Sync);
+/// path the observer is to handle itself (it gets no test, or its files
+/// could not be written).
+pub type Stage<'a> = &'a (dyn Fn(&Executor, &FinishedPath<'_>) -> Option<StagedTest> + Sync);
 
 /// Paths a worker keeps while another holds the observer, at most: past
 /// it, the worker waits its turn. Each holds its state until reported.
@@ -194,7 +194,7 @@ fn hand_over(
 impl PathObserver for Locked<'_, '_> {
     fn path_ended(&mut self, executor: &Executor, path: FinishedPath<'_>) -> anyhow::Result<()> {
         let staged = match self.stage {
-            Some(stage) => stage(executor, &path)?,
+            Some(stage) => stage(executor, &path),
             None => None,
         };
         // A path pending at a limit: its state is its caller's, and

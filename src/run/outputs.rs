@@ -1,13 +1,69 @@
 //! What a run does with each ended path: its test's files, its place in
 //! the trie, and the checkpoints.
 
+use parking_lot::Mutex;
+
 use super::{Report, RunConfig, TestFiles};
 use crate::checkpoint::Checkpointer;
 use crate::exec::{EarlyReason, Executor, PathEnd, State};
 use crate::memo::{self, NodeId, Recorder, StoredTest, TestPlace, Trie};
 use crate::search::{FinishedPath, PathObserver};
 use crate::stats::FirstError;
+use crate::stop::StopRequest;
 use crate::testgen::{StagedTest, Stager, TestWriter};
+
+/// The first test whose files could not be written (a full disk, a
+/// quota). The run stops there, as at a second signal: that path and the
+/// pending ones are kept in the trie without tests, and everything
+/// written so far is listed, so that `--resume` goes on where it stopped
+/// once there is room. Shared by the workers.
+pub(super) struct WriteFailure<'s> {
+    stop: &'s StopRequest,
+    first: Mutex<Option<anyhow::Error>>,
+}
+
+impl<'s> WriteFailure<'s> {
+    pub(super) fn new(stop: &'s StopRequest) -> Self {
+        WriteFailure {
+            stop,
+            first: Mutex::new(None),
+        }
+    }
+
+    /// Keeps `error` if it is the first, and stops the run.
+    fn note(&self, error: anyhow::Error) {
+        self.first.lock().get_or_insert(error);
+        self.stop.write_failed();
+    }
+
+    fn failed(&self) -> bool {
+        self.first.lock().is_some()
+    }
+
+    /// The first failure, if any, told as the error the run ends in, once
+    /// everything else is written.
+    pub(super) fn into_error(self, tests: u64) -> Option<anyhow::Error> {
+        self.first.into_inner().map(|first| {
+            anyhow::anyhow!(
+                "{first:#}; the run stopped there: its {tests} tests are listed in tests.json, \
+                 and the paths without one are kept in the trie; make room, then run again \
+                 with --resume to go on"
+            )
+        })
+    }
+
+    /// `error`, of the end of a run, told after the failed write that
+    /// stopped the run, if one did (on the same full disk, most likely).
+    pub(super) fn attach(&self, error: anyhow::Error) -> anyhow::Error {
+        match self.first.lock().take() {
+            Some(first) => anyhow::anyhow!(
+                "{first:#}; the run stopped there, and then could not finish: {error:#}; \
+                 make room, then run again with --resume to go on from what was saved"
+            ),
+            None => error,
+        }
+    }
+}
 
 /// Hands every ended path to the test writer and to the trie, and saves
 /// the checkpoints.
@@ -21,6 +77,7 @@ pub(super) struct Outputs<'a> {
     /// tests are numbered by it at the end.
     pub(super) places: &'a mut Vec<TestPlace>,
     pub(super) first_error: Option<FirstError>,
+    pub(super) failure: &'a WriteFailure<'a>,
 }
 
 impl Outputs<'_> {
@@ -62,9 +119,23 @@ impl PathObserver for Outputs<'_> {
     }
 
     fn path_ended(&mut self, executor: &Executor, path: FinishedPath<'_>) -> anyhow::Result<()> {
-        match stage(self.report.config, self.writer.stager(), executor, &path)? {
-            Some(staged) => self.path_ended_staged(executor, path, staged),
-            None => {
+        let staged = stage(
+            self.report.config,
+            self.writer.stager(),
+            executor,
+            &path,
+            self.failure,
+        );
+        match staged {
+            Staged::Test(staged) => self.path_ended_staged(executor, path, staged),
+            Staged::Failed => {
+                let path = path.left_for_resume(EarlyReason::WriteFailed);
+                self.writer
+                    .count_untested(EarlyReason::WriteFailed.as_str());
+                self.recorder.record(executor, &path, None);
+                Ok(())
+            }
+            Staged::None => {
                 self.note_first_error(executor, &path);
                 if path.untested {
                     // Recorded without a test: a resumed run explores it
@@ -99,24 +170,47 @@ impl PathObserver for Outputs<'_> {
     }
 }
 
-/// A path's test, its files written under temporary names when it gets
-/// them (`None`: the path gets no test). Parallel workers call it before
+/// What [`stage`] made of a path.
+pub(super) enum Staged {
+    /// The path gets no test.
+    None,
+    /// Its test, with its files written when it gets them.
+    Test(StagedTest),
+    /// Its test's files could not be written, now or at an earlier path:
+    /// the path is kept for `--resume`.
+    Failed,
+}
+
+/// A path's test, its files written under its number when it gets them.
+/// A failure to write them is noted in `failure` (which stops the run),
+/// and no files are written after one. Parallel workers call it before
 /// they take the run's observer.
 pub(super) fn stage(
     config: &RunConfig,
     stager: &Stager,
     executor: &Executor,
     path: &FinishedPath<'_>,
-) -> anyhow::Result<Option<StagedTest>> {
+    failure: &WriteFailure<'_>,
+) -> Staged {
     if path.untested {
-        return Ok(None);
+        return Staged::None;
     }
-    StoredTest::of_path(executor, path)
-        .map(|t| match config.writes_test(path) {
-            true => stager.stage(t),
-            false => Ok(StagedTest::unwritten(t)),
-        })
-        .transpose()
+    let Some(test) = StoredTest::of_path(executor, path) else {
+        return Staged::None;
+    };
+    if !config.writes_test(path) {
+        return Staged::Test(StagedTest::unwritten(test));
+    }
+    if failure.failed() {
+        return Staged::Failed;
+    }
+    match stager.stage(test) {
+        Ok(staged) => Staged::Test(staged),
+        Err(e) => {
+            failure.note(e);
+            Staged::Failed
+        }
+    }
 }
 
 impl RunConfig {

@@ -48,7 +48,8 @@ pub struct FinishedPath<'a> {
     pub stdout: Option<Vec<u8>>,
     /// No inputs were found for this path (no test can be written): it was
     /// pending at the time limit, and no time was left to solve for them,
-    /// or pending when a second signal asked the run to end at once.
+    /// or pending when a second signal asked the run to end at once; or
+    /// its test could not be written (see [`FinishedPath::left_for_resume`]).
     pub untested: bool,
 }
 
@@ -62,6 +63,20 @@ impl FinishedPath<'_> {
             exit_code: self.exit_code,
             stdout: self.stdout,
             untested: self.untested,
+        }
+    }
+
+    /// The path as one stopped by `reason` before it got a test: the trie
+    /// keeps it pending, and a resumed run explores it again (its end and
+    /// its test are found anew).
+    pub fn left_for_resume(self, reason: EarlyReason) -> Self {
+        FinishedPath {
+            state: self.state,
+            end: PathEnd::Early(reason),
+            inputs: Vec::new(),
+            exit_code: None,
+            stdout: None,
+            untested: true,
         }
     }
 }
