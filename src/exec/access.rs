@@ -6,7 +6,7 @@
 
 use super::choices::{by_target, pinned_value, recorded_conditions, MAX_POINTER_TARGETS};
 use super::end::{EarlyReason, ErrorKind, PathEnd};
-use super::executor::{Exec, Executor, Flow, FIXED_ADDRESS, NO_TARGET};
+use super::executor::{Exec, Executor, Flow, FIXED_ADDRESS, MORE_TARGETS, NO_TARGET};
 use super::memory::{AllocKind, MemoryObject, ObjectState};
 use super::state::{State, NULL_PAGE};
 use super::value::Value;
@@ -115,6 +115,10 @@ impl Executor {
                         })
                     },
                 )?;
+                if payload == MORE_TARGETS {
+                    // Outside every target found: the next ones.
+                    return self.resolve(state, addr, bytes, Some(site));
+                }
                 if payload == NO_TARGET {
                     let v = self.example(state, &Value::Symbolic(p.clone()))? as u64;
                     return Err(self.bad_address(state, v, bytes));
@@ -143,6 +147,11 @@ impl Executor {
     /// The objects an access of `bytes` bytes at `p` may fall into, one
     /// alternative each, found one model at a time; then, if the access may
     /// also fall outside all of them, the error alternative (`NO_TARGET`).
+    /// Where the search stopped before it found every object (more than
+    /// `MAX_POINTER_TARGETS`, or regions left unexplored), the last
+    /// alternative is `MORE_TARGETS` instead: outside the objects found,
+    /// where the access is resolved again. Calling that side an error made
+    /// valid accesses through a table of 20 pointers "in no object".
     ///
     /// Each model excludes a region from the next search: the object it hit
     /// or the gap between objects it fell into, so every object the pointer
@@ -158,8 +167,10 @@ impl Executor {
         let mut unexplored = expr::bool_const(true);
         let mut outside = expr::bool_const(true);
         let mut error_possible = false;
-        // Set when the search ends with regions left unexplored: they count
-        // as the error side.
+        // Set when an object the access may fall into is left out, past
+        // the most targets a fork has.
+        let mut capped = false;
+        // Set when the search ends with regions left unexplored.
         let mut exhausted = true;
         for _ in 0..MAX_POINTER_SEARCH {
             match self.solver.may_be_true(&state.constraints, &unexplored) {
@@ -180,13 +191,15 @@ impl Executor {
                 Some(e) => {
                     let (base, size) = (e.object.address, e.object.size);
                     let inside = in_bounds(p, base, size, bytes);
-                    if !inside.is_false() && payloads.len() < MAX_POINTER_TARGETS {
+                    if inside.is_false() {
+                        error_possible = true;
+                    } else if payloads.len() < MAX_POINTER_TARGETS {
                         outside = expr::and(&outside, &expr::not(&inside));
                         let fixed = self.fixed_inside(state, p, &inside, v);
                         conds.push(inside.clone());
                         payloads.push(if fixed { base | FIXED_ADDRESS } else { base });
                     } else {
-                        error_possible = true;
+                        capped = true;
                     }
                     let starts_in = in_bounds(p, base, size, 1);
                     if starts_in != inside {
@@ -204,7 +217,12 @@ impl Executor {
             };
             unexplored = expr::and(&unexplored, &expr::not(&region));
         }
-        if error_possible || exhausted || conds.is_empty() {
+        // Each search that goes on past this one starts outside a target
+        // more, so the searches end.
+        if (capped || exhausted) && !payloads.is_empty() {
+            conds.push(outside);
+            payloads.push(MORE_TARGETS);
+        } else if error_possible || exhausted || conds.is_empty() {
             conds.push(outside);
             payloads.push(NO_TARGET);
         }

@@ -5,7 +5,7 @@
 
 use super::choices::{by_target, recorded_conditions, MAX_POINTER_TARGETS};
 use super::end::{EarlyReason, ErrorKind, PathEnd};
-use super::executor::{Exec, Executor, Flow, NO_TARGET};
+use super::executor::{Exec, Executor, Flow, MORE_TARGETS, NO_TARGET};
 use super::memory::{AllocKind, MemoryObject, ObjectState};
 use super::natives::Native;
 use super::state::{function_address, function_at, Frame, Registers, State, NULL_PAGE};
@@ -235,6 +235,10 @@ impl Executor {
                         })
                     },
                 )?;
+                if payload == MORE_TARGETS {
+                    // None of the functions found: the next ones.
+                    return self.resolve_function(state, p, site);
+                }
                 if payload == NO_TARGET {
                     self.example(state, p)? as u64
                 } else {
@@ -258,7 +262,9 @@ impl Executor {
     }
 
     /// The functions a symbolic pointer may name, one alternative each, then
-    /// the error alternative if it may also be anything else.
+    /// the error alternative if it may also be anything else; past
+    /// `MAX_POINTER_TARGETS` of them, `MORE_TARGETS` instead, whose side
+    /// looks for the next ones.
     fn function_targets(
         &mut self,
         state: &State,
@@ -293,9 +299,14 @@ impl Executor {
             conds.push(is);
             payloads.push(v);
         }
-        // Anything else: a null or non-function pointer (the fork checks it is feasible).
+        // Anything else: a null or non-function pointer (the fork checks it
+        // is feasible), or more functions.
+        let rest = match conds.len() < MAX_POINTER_TARGETS {
+            true => NO_TARGET,
+            false => MORE_TARGETS,
+        };
         conds.push(outside);
-        payloads.push(NO_TARGET);
+        payloads.push(rest);
         Ok(by_target(conds, payloads))
     }
 }

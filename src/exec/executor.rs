@@ -52,6 +52,13 @@ pub enum Step {
 /// The payload of the error alternative of a memory or call fork.
 pub const NO_TARGET: u64 = u64::MAX;
 
+/// The payload of a memory or call fork's last alternative when the search
+/// for targets stopped before it found them all (more than
+/// `MAX_POINTER_TARGETS` of them): the pointer is outside every target
+/// found, and the access is resolved again there, forking over the next
+/// ones. Its condition is the error side's.
+pub const MORE_TARGETS: u64 = u64::MAX - 1;
+
 /// Marks a pointer fork's target (an object's base address, below 2^48)
 /// where the pointer has one address: the path then knows it, and the
 /// accesses through it after this one are at that known place. The mark is
