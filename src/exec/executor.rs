@@ -59,6 +59,11 @@ pub const NO_TARGET: u64 = u64::MAX;
 /// ones. Its condition is the error side's.
 pub const MORE_TARGETS: u64 = u64::MAX - 1;
 
+/// The payload of a value fork's alternative that stands for the values
+/// it did not list (see `value_fork`): the path taking it forks again on
+/// them. Value payloads stay below 2^62, clear of this and the other marks.
+pub const OTHER_VALUES: u64 = u64::MAX - 2;
+
 /// Marks a pointer fork's target (an object's base address, below 2^48)
 /// where the pointer has one address: the path then knows it, and the
 /// accesses through it after this one are at that known place. The mark is
@@ -675,6 +680,8 @@ impl Executor {
             reopen: None,
             composing: None,
             inputs: None,
+            settled: Vec::new(),
+            settled_taken: 0,
         }
     }
 

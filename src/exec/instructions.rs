@@ -170,10 +170,21 @@ impl Executor {
                 count,
                 count_width: _,
                 align: _,
+                site,
             } => {
                 let n = self.operand(state.frame(), *count);
-                let n = self.concretize(state, &n)? as u64;
-                let size = elem_size.saturating_mul(n);
+                let size = match n {
+                    Value::Concrete { bits, .. } => elem_size.saturating_mul(bits as u64),
+                    // A VLA's length: one path per size (`value_fork`).
+                    Value::Symbolic(n) => {
+                        let total = expr::mul(
+                            &expr::zext(&n, 128),
+                            &expr::constant(u128::from(*elem_size), 128),
+                        );
+                        let site = site.unwrap_or(SiteId(u32::MAX));
+                        self.allocation_size(state, site, &total)?
+                    }
+                };
                 let name = self.alloca_names[func.0 as usize].clone();
                 let addr = self.allocate(state, size, AllocKind::Stack, name)?;
                 state.frame_mut().allocas.push(addr);
@@ -349,12 +360,13 @@ impl Executor {
                 dst,
                 width,
                 args,
+                site,
             } => {
                 let args: Vec<Value> = args
                     .iter()
                     .map(|a| self.operand(state.frame(), *a))
                     .collect();
-                let v = self.intrinsic(state, *kind, *width, &args)?;
+                let v = self.intrinsic(state, *kind, *width, &args, *site)?;
                 let fr = state.frame_mut();
                 if let (Some(d), Some(v)) = (dst, v) {
                     fr.regs.set(*d, v);

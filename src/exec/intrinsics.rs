@@ -6,7 +6,7 @@ use super::state::State;
 use super::value::{Byte, Value};
 use crate::expr::{self, ExprRef};
 use crate::ir::semantics::{self, mask, to_signed};
-use crate::ir::{BinOp, IntPredicate, Intrinsic};
+use crate::ir::{BinOp, IntPredicate, Intrinsic, SiteId};
 
 /// x86-64's `va_list`: gp_offset and fp_offset say every register slot is
 /// used, so clang's inline `va_arg` reads all arguments from the overflow area.
@@ -20,6 +20,7 @@ impl Executor {
         kind: Intrinsic,
         width: u32,
         args: &[Value],
+        site: Option<SiteId>,
     ) -> Exec<Option<Value>> {
         let arg = |i: usize| {
             args.get(i)
@@ -28,23 +29,11 @@ impl Executor {
         };
         Ok(match kind {
             Intrinsic::Memcpy | Intrinsic::Memmove => {
-                let n = self.concretize(state, &arg(2))? as u64;
-                self.copy_memory(state, &arg(0), &arg(1), n)?;
+                self.mem_copy(state, site, &arg(0), &arg(1), &arg(2))?;
                 None
             }
             Intrinsic::Memset => {
-                let n = self.concretize(state, &arg(2))? as u64;
-                if n > 0 {
-                    let byte = self.resize(&arg(1), 8, false);
-                    let (base, off) = self.resolve_concrete(state, &arg(0), n)?;
-                    let obj = state
-                        .memory
-                        .state_mut(base)
-                        .expect("resolved objects are live");
-                    for i in 0..n {
-                        obj.write(off + i, 1, &byte);
-                    }
-                }
+                self.mem_set(state, site, &arg(0), &arg(1), &arg(2))?;
                 None
             }
             Intrinsic::AddOverflow { signed } => {
@@ -309,7 +298,13 @@ impl Executor {
         Ok((base, off.as_concrete().unwrap_or(0) as u64))
     }
 
-    fn copy_memory(&mut self, state: &mut State, dst: &Value, src: &Value, n: u64) -> Exec<()> {
+    pub(super) fn copy_memory(
+        &mut self,
+        state: &mut State,
+        dst: &Value,
+        src: &Value,
+        n: u64,
+    ) -> Exec<()> {
         if n == 0 {
             return Ok(());
         }

@@ -251,6 +251,44 @@ impl ObjectState {
         self.updates = Some(list);
     }
 
+    /// The `n` bytes at `offset`, concrete or symbolic (in bounds under
+    /// the path): what a memcpy reads.
+    pub fn bytes_at(&self, offset: &Value, n: u64) -> Vec<Byte> {
+        match offset {
+            Value::Concrete { bits, .. } => (0..n).map(|i| self.byte(*bits as u64 + i)).collect(),
+            Value::Symbolic(off) => {
+                // One list for all the bytes: building it copies the object.
+                let list = self.update_list();
+                (0..n)
+                    .map(|i| {
+                        let idx = expr::add(off, &expr::constant(u128::from(i), 64));
+                        Byte::from_expr(expr::read(&list, &idx))
+                    })
+                    .collect()
+            }
+        }
+    }
+
+    /// Writes `bytes` at `offset`, concrete or symbolic (in bounds under the
+    /// path): what a memcpy or memset writes. At a symbolic offset they go
+    /// as stores of up to 16 bytes, so that a struct's copy is one store.
+    pub fn set_bytes_at(&mut self, offset: &Value, bytes: &[Byte]) {
+        match offset {
+            Value::Concrete { bits, .. } => {
+                for (i, b) in bytes.iter().enumerate() {
+                    self.set_byte(*bits as u64 + i as u64, b.clone());
+                }
+            }
+            Value::Symbolic(off) => {
+                for (k, chunk) in bytes.chunks(16).enumerate() {
+                    let at = expr::add(off, &expr::constant(16 * k as u128, 64));
+                    let n = chunk.len() as u32;
+                    self.write_symbolic(&at, n, &Value::from_bytes(chunk, 8 * n));
+                }
+            }
+        }
+    }
+
     /// Writes at each offset a symbolic `offset` can take, each under the
     /// condition that it is that one, when there are at most
     /// [`SPREAD_LIMIT`] of them. A regular expression's bit set written at

@@ -3,6 +3,7 @@
 
 mod access;
 mod budget;
+mod bulk;
 mod calls;
 mod choices;
 mod composing;
@@ -24,6 +25,7 @@ mod state;
 mod syscalls;
 mod tally;
 mod value;
+mod value_fork;
 
 pub use access::MAX_OBJECT;
 pub use budget::{give_back_freed, object_bytes};

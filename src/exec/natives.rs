@@ -105,21 +105,16 @@ impl Executor {
         let ptr = |v: u64| Some(Value::concrete(v as u128, 64));
         match native {
             Native::Malloc => {
-                let size = self.concretize(state, &arg(0))? as u64;
+                let size = self.heap_size(state, &arg(0), None)?;
                 Ok(ptr(self.heap_alloc(state, size, "malloc")?))
             }
             Native::Calloc => {
-                let n = self.concretize(state, &arg(0))? as u64;
-                let size = self.concretize(state, &arg(1))? as u64;
-                Ok(ptr(self.heap_alloc(
-                    state,
-                    n.saturating_mul(size),
-                    "calloc",
-                )?))
+                let size = self.heap_size(state, &arg(0), Some(&arg(1)))?;
+                Ok(ptr(self.heap_alloc(state, size, "calloc")?))
             }
             Native::AlignedAlloc => {
                 let align = self.concretize(state, &arg(0))? as u64;
-                let size = self.concretize(state, &arg(1))? as u64;
+                let size = self.heap_size(state, &arg(1), None)?;
                 if !align.is_power_of_two() {
                     return Ok(ptr(0));
                 }
@@ -130,7 +125,7 @@ impl Executor {
             }
             Native::Realloc => {
                 let old = self.concretize(state, &arg(0))? as u64;
-                let size = self.concretize(state, &arg(1))? as u64;
+                let size = self.heap_size(state, &arg(1), None)?;
                 if old == 0 {
                     return Ok(ptr(self.heap_alloc(state, size, "realloc")?));
                 }
@@ -317,6 +312,24 @@ impl Executor {
     /// A heap block, or 0 (null) past the largest object mnemo models: a
     /// request that large (`sort -S 1P`) fails natively too, and the
     /// program goes on with the null it gets.
+    /// The bytes a heap allocation of `n` (times `m`, for calloc) gets: a
+    /// symbolic size forks over its values (see `allocation_size`), one
+    /// too large for any object giving the null a huge concrete one gives.
+    fn heap_size(&mut self, state: &mut State, n: &Value, m: Option<&Value>) -> Exec<u64> {
+        let wide = |v: &Value| expr::zext(&v.to_expr(), 128);
+        let total = match m {
+            None => match n {
+                Value::Concrete { bits, .. } => return Ok(*bits as u64),
+                Value::Symbolic(_) => wide(n),
+            },
+            // Exact in 128 bits: a product that overflows a size_t is too
+            // large, as calloc finds it.
+            Some(m) => expr::mul(&wide(n), &wide(m)),
+        };
+        let site = self.call_site(state);
+        self.allocation_size(state, site, &total)
+    }
+
     fn heap_alloc(&mut self, state: &mut State, size: u64, what: &str) -> Exec<u64> {
         if size > MAX_OBJECT {
             return Ok(0);

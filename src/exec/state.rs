@@ -283,6 +283,14 @@ pub struct State {
     /// The memory inputs of a path summarising a function (`None` on
     /// every other path): what it assumed of them, and where they are.
     pub inputs: Option<Arc<super::lazy::InputHeap>>,
+    /// What the choice points the current instruction passed so far gave
+    /// (see `Executor::settle`): an instruction that forks more than once
+    /// (a memcpy with a symbolic length and symbolic pointers) is run again
+    /// by each child of a later fork, which must take the earlier forks'
+    /// outcomes from here, its forced alternative being the later one's.
+    pub settled: Vec<(u64, Value)>,
+    /// How many of `settled` this run of the instruction took back so far.
+    pub settled_taken: usize,
 }
 
 /// A cut choice point a state is to fork at when it runs again: the site,

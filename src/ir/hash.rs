@@ -408,6 +408,7 @@ impl<'a> Hashing<'a> {
                 count,
                 count_width,
                 align,
+                site,
             } => {
                 s.u8(9);
                 s.u32(dst.0);
@@ -415,6 +416,7 @@ impl<'a> Hashing<'a> {
                 self.operand(s, count);
                 s.u32(*count_width);
                 s.u32(*align);
+                s.u32(site.map_or(u32::MAX, |x| x.0));
             }
             Inst::Load {
                 dst,
@@ -566,6 +568,7 @@ impl<'a> Hashing<'a> {
                 dst,
                 width,
                 args,
+                site,
             } => {
                 s.u8(21);
                 s.str(intrinsic_code(*kind));
@@ -575,6 +578,7 @@ impl<'a> Hashing<'a> {
                 for a in args {
                     self.operand(s, a);
                 }
+                s.u32(site.map_or(u32::MAX, |x| x.0));
             }
             Inst::Unsupported { what } => {
                 s.u8(22);

@@ -432,6 +432,9 @@ pub enum Inst {
         count: Operand,
         count_width: u32,
         align: u32,
+        /// The choice site of a count that is not a constant (a VLA): a
+        /// symbolic one forks over its values.
+        site: Option<SiteId>,
     },
     /// Loads `width` bits (`bytes` in memory; an `i1` is one byte).
     Load {
@@ -504,6 +507,11 @@ pub enum Inst {
         dst: Option<Reg>,
         width: u32,
         args: Vec<Operand>,
+        /// The choice site of an intrinsic that accesses memory through
+        /// its arguments (memcpy, memmove, memset): it forks over the
+        /// objects a symbolic pointer reaches and the values of a symbolic
+        /// length.
+        site: Option<SiteId>,
     },
     /// Inline assembly whose meaning the engine knows (see [`AsmOp`]);
     /// `addr` is the memory operand of those that have one.
@@ -699,7 +707,9 @@ impl Inst {
             | Inst::Load { site, .. }
             | Inst::Store { site, .. }
             | Inst::Call { site, .. } => Some(*site),
-            Inst::Binary { site, .. } => *site,
+            Inst::Binary { site, .. }
+            | Inst::Alloca { site, .. }
+            | Inst::Intrinsic { site, .. } => *site,
             _ => None,
         }
     }

@@ -81,6 +81,7 @@ impl FnLower<'_> {
                     dst: Some(count),
                     width: w,
                     args: vec![x, no_poison],
+                    site: None,
                 });
                 // `bsr` gives the index of the highest set bit, not the count
                 // of the zeros above it.

@@ -176,11 +176,17 @@ impl FnLower<'_> {
                     self.width(a)?;
                     ops.push(self.operand(a)?);
                 }
+                let accesses = matches!(
+                    kind,
+                    Intrinsic::Memcpy | Intrinsic::Memmove | Intrinsic::Memset
+                );
+                let site = accesses.then(|| self.site());
                 self.out.push(Inst::Intrinsic {
                     kind,
                     dst,
                     width,
                     args: ops,
+                    site,
                 });
                 Ok(())
             }

@@ -490,12 +490,14 @@ impl FnLower<'_> {
                 let count = self.operand(c)?;
                 let align = inst.alignment().max(1);
                 let dst = self.dst(inst)?;
+                let site = matches!(count, Operand::Reg(_)).then(|| self.site());
                 self.out.push(Inst::Alloca {
                     dst,
                     elem_size,
                     count,
                     count_width,
                     align,
+                    site,
                 });
             }
             O::LLVMLoad => {
