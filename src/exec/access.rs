@@ -6,7 +6,7 @@
 
 use super::choices::{by_target, pinned_value, recorded_conditions, MAX_POINTER_TARGETS};
 use super::end::{EarlyReason, ErrorKind, PathEnd};
-use super::executor::{Exec, Executor, Flow, FIXED_ADDRESS, MORE_TARGETS, NO_TARGET};
+use super::executor::{Exec, Executor, Flow, FIXED_ADDRESS, NO_TARGET, UNLISTED};
 use super::memory::{AllocKind, MemoryObject, ObjectState};
 use super::state::{State, NULL_PAGE};
 use super::value::Value;
@@ -115,7 +115,7 @@ impl Executor {
                         })
                     },
                 )?;
-                if payload == MORE_TARGETS {
+                if payload == UNLISTED {
                     // Outside every target found: the next ones.
                     return self.resolve(state, addr, bytes, Some(site));
                 }
@@ -149,7 +149,7 @@ impl Executor {
     /// also fall outside all of them, the error alternative (`NO_TARGET`).
     /// Where the search stopped before it found every object (more than
     /// `MAX_POINTER_TARGETS`, or regions left unexplored), the last
-    /// alternative is `MORE_TARGETS` instead: outside the objects found,
+    /// alternative is `UNLISTED` instead: outside the objects found,
     /// where the access is resolved again. Calling that side an error made
     /// valid accesses through a table of 20 pointers "in no object".
     ///
@@ -221,7 +221,7 @@ impl Executor {
         // more, so the searches end.
         if (capped || exhausted) && !payloads.is_empty() {
             conds.push(outside);
-            payloads.push(MORE_TARGETS);
+            payloads.push(UNLISTED);
         } else if error_possible || exhausted || conds.is_empty() {
             conds.push(outside);
             payloads.push(NO_TARGET);

@@ -5,7 +5,7 @@
 
 use super::choices::{by_target, recorded_conditions, MAX_POINTER_TARGETS};
 use super::end::{EarlyReason, ErrorKind, PathEnd};
-use super::executor::{Exec, Executor, Flow, MORE_TARGETS, NO_TARGET};
+use super::executor::{Exec, Executor, Flow, NO_TARGET, UNLISTED};
 use super::memory::{AllocKind, MemoryObject, ObjectState};
 use super::natives::Native;
 use super::state::{function_address, function_at, Frame, Registers, State, NULL_PAGE};
@@ -235,7 +235,7 @@ impl Executor {
                         })
                     },
                 )?;
-                if payload == MORE_TARGETS {
+                if payload == UNLISTED {
                     // None of the functions found: the next ones.
                     return self.resolve_function(state, p, site);
                 }
@@ -263,7 +263,7 @@ impl Executor {
 
     /// The functions a symbolic pointer may name, one alternative each, then
     /// the error alternative if it may also be anything else; past
-    /// `MAX_POINTER_TARGETS` of them, `MORE_TARGETS` instead, whose side
+    /// `MAX_POINTER_TARGETS` of them, `UNLISTED` instead, whose side
     /// looks for the next ones.
     fn function_targets(
         &mut self,
@@ -303,7 +303,7 @@ impl Executor {
         // is feasible), or more functions.
         let rest = match conds.len() < MAX_POINTER_TARGETS {
             true => NO_TARGET,
-            false => MORE_TARGETS,
+            false => UNLISTED,
         };
         conds.push(outside);
         payloads.push(rest);

@@ -17,7 +17,7 @@
 use std::sync::Arc;
 
 use super::end::{EarlyReason, ErrorKind, PathEnd};
-use super::executor::{Exec, Executor, Flow, MORE_TARGETS, NO_TARGET};
+use super::executor::{Exec, Executor, Flow, NO_TARGET, UNLISTED};
 use super::fork_share::SiteKey;
 use super::guide::{Guidance, Next};
 use super::state::{Alt, Decision, Forced, Point, State};
@@ -35,7 +35,7 @@ type Recorded = (Arc<[Alt]>, Vec<Next>);
 const MAX_MODEL_INPUTS: usize = 256;
 
 /// Targets one fork over a symbolic pointer has at most: where it may reach
-/// more, the fork's last alternative (`MORE_TARGETS`) forks over the rest.
+/// more, the fork's last alternative (`UNLISTED`) forks over the rest.
 pub(super) const MAX_POINTER_TARGETS: usize = 16;
 
 impl Executor {
@@ -558,7 +558,7 @@ pub(super) fn by_target(conds: Vec<ExprRef>, payloads: Vec<u64>) -> (Vec<ExprRef
 
 /// The conditions of a memory or call fork's recorded alternatives, built
 /// as the search for targets built them: `is(payload)` for each target,
-/// and for the error side (`NO_TARGET`) or the rest (`MORE_TARGETS`) none
+/// and for the error side (`NO_TARGET`) or the rest (`UNLISTED`) none
 /// of the targets before it; the first payload that `is` finds no target
 /// at, if any, as the error.
 pub(super) fn recorded_conditions(
@@ -568,7 +568,7 @@ pub(super) fn recorded_conditions(
     let mut conds = Vec::with_capacity(payloads.len());
     let mut outside = expr::bool_const(true);
     for &payload in payloads {
-        if payload == NO_TARGET || payload == MORE_TARGETS {
+        if payload == NO_TARGET || payload == UNLISTED {
             conds.push(outside.clone());
             continue;
         }

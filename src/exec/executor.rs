@@ -52,17 +52,12 @@ pub enum Step {
 /// The payload of the error alternative of a memory or call fork.
 pub const NO_TARGET: u64 = u64::MAX;
 
-/// The payload of a memory or call fork's last alternative when the search
-/// for targets stopped before it found them all (more than
-/// `MAX_POINTER_TARGETS` of them): the pointer is outside every target
-/// found, and the access is resolved again there, forking over the next
-/// ones. Its condition is the error side's.
-pub const MORE_TARGETS: u64 = u64::MAX - 1;
-
-/// The payload of a value fork's alternative that stands for the values
-/// it did not list (see `value_fork`): the path taking it forks again on
-/// them. Value payloads stay below 2^62, clear of this and the other marks.
-pub const OTHER_VALUES: u64 = u64::MAX - 2;
+/// The payload of a pointer or value fork's last alternative when it lists
+/// only some of its targets or values (past `MAX_POINTER_TARGETS` objects
+/// or functions, past a value fork's count): the path taking it is outside
+/// every one listed, and forks again at the same site over the others.
+/// Value payloads stay below 2^62, clear of this and the other marks.
+pub const UNLISTED: u64 = u64::MAX - 1;
 
 /// Marks a pointer fork's target (an object's base address, below 2^48)
 /// where the pointer has one address: the path then knows it, and the

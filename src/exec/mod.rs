@@ -34,7 +34,7 @@ pub use composing::{Composing, ReplayCounters};
 pub use config::{ExecConfig, DEFAULT_MAX_STACK_FRAMES};
 pub use end::{EarlyReason, ErrorKind, PathEnd, PathError, StackEntry};
 pub(crate) use executor::Exec;
-pub use executor::{Executor, Step, FIXED_ADDRESS, MORE_TARGETS, NO_TARGET};
+pub use executor::{Executor, Step, FIXED_ADDRESS, NO_TARGET, UNLISTED};
 pub use guide::{Guidance, Guide, GuideCounters, GuideNode, Next};
 pub use memory::{AddressSpace, AllocKind, MemoryObject, ObjectState};
 pub use natives::Native;

@@ -10,14 +10,14 @@
 
 use super::access::MAX_OBJECT;
 use super::choices::by_target;
-use super::executor::{Exec, Executor, NO_TARGET, OTHER_VALUES};
+use super::executor::{Exec, Executor, NO_TARGET, UNLISTED};
 use super::state::State;
 use super::value::Value;
 use crate::expr::{self, ExprRef};
 use crate::ir::SiteId;
 
 /// Values one value fork lists before the rest become one alternative
-/// (`OTHER_VALUES`), whose path forks again over them.
+/// (`UNLISTED`), whose path forks again over them.
 const MAX_FORK_VALUES: usize = 16;
 
 /// The largest value a fork lists as its own alternative: the payload must
@@ -78,7 +78,7 @@ impl Executor {
     ///
     /// The values are found one solver model at a time, up to
     /// `MAX_FORK_VALUES`; when more remain, the path of the last
-    /// alternative, `OTHER_VALUES`, forks again at the same site over the
+    /// alternative, `UNLISTED`, forks again at the same site over the
     /// next ones, so every feasible value is explored in the end.
     /// Alternatives are recorded in the trie as a symbolic pointer's are,
     /// with the value as the payload (`e == payload` rebuilds the condition).
@@ -119,7 +119,7 @@ impl Executor {
                 Ok((payload, Value::bool(false)))
             })?;
             match payload {
-                OTHER_VALUES => continue,
+                UNLISTED => continue,
                 NO_TARGET => return Ok(Chosen::Beyond),
                 v => return Ok(Chosen::Value(v)),
             }
@@ -127,7 +127,7 @@ impl Executor {
     }
 
     /// The values of `e` within `range` the path allows, up to
-    /// `MAX_FORK_VALUES` of them, then `OTHER_VALUES` if the search stopped
+    /// `MAX_FORK_VALUES` of them, then `UNLISTED` if the search stopped
     /// there and `NO_TARGET` for the values outside `range` (the fork asks
     /// whether those two can hold), in payload order (see `by_target`).
     fn value_alternatives(
@@ -142,7 +142,7 @@ impl Executor {
         loop {
             if conds.len() == MAX_FORK_VALUES {
                 conds.push(rest);
-                payloads.push(OTHER_VALUES);
+                payloads.push(UNLISTED);
                 break;
             }
             match self.solver.may_be_true(&state.constraints, &rest) {
@@ -201,20 +201,20 @@ fn is_value(e: &ExprRef, v: u64) -> ExprRef {
 
 /// The conditions of a value fork's recorded alternatives, as
 /// `value_alternatives` built them: `e == v` for a value, the values of
-/// `range` none of the listed ones for `OTHER_VALUES`, and outside `range`
+/// `range` none of the listed ones for `UNLISTED`, and outside `range`
 /// for `NO_TARGET`.
 fn value_conditions(e: &ExprRef, range: &ExprRef, payloads: &[u64]) -> Vec<ExprRef> {
     let mut rest = range.clone();
     for &v in payloads
         .iter()
-        .filter(|&&v| v != OTHER_VALUES && v != NO_TARGET)
+        .filter(|&&v| v != UNLISTED && v != NO_TARGET)
     {
         rest = expr::and(&rest, &expr::not(&is_value(e, v)));
     }
     payloads
         .iter()
         .map(|&v| match v {
-            OTHER_VALUES => rest.clone(),
+            UNLISTED => rest.clone(),
             NO_TARGET => expr::not(range),
             v => is_value(e, v),
         })
@@ -234,7 +234,7 @@ mod tests {
         let a = Array::symbolic("vf_n", 1);
         let e = expr::read(&UpdateList::new(a.clone()), &expr::constant(0, 64));
         let range = expr::ule(&e, &expr::constant(9, 8));
-        let payloads = [1, 5, OTHER_VALUES, NO_TARGET];
+        let payloads = [1, 5, UNLISTED, NO_TARGET];
         let conds = value_conditions(&e, &range, &payloads);
         for v in 0..=255u8 {
             let mut m = Assignment::new();
@@ -247,7 +247,7 @@ mod tests {
                 .collect();
             let want = match v {
                 1 | 5 => u64::from(v),
-                0..=9 => OTHER_VALUES,
+                0..=9 => UNLISTED,
                 _ => NO_TARGET,
             };
             assert_eq!(holds, vec![want], "value {v}");

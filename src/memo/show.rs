@@ -88,8 +88,8 @@ fn label(trie: &Trie, id: NodeId) -> String {
             if payload != n.via as u64 && payload != 0 {
                 if payload == crate::exec::NO_TARGET {
                     l.push_str(" (no target)");
-                } else if payload == crate::exec::MORE_TARGETS {
-                    l.push_str(" (more targets)");
+                } else if payload == crate::exec::UNLISTED {
+                    l.push_str(" (the rest)");
                 } else if payload & crate::exec::FIXED_ADDRESS != 0 {
                     let base = payload & !crate::exec::FIXED_ADDRESS;
                     let _ = write!(l, " ({base:#x}, at one address)");
