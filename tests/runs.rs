@@ -641,3 +641,68 @@ fn a_pointer_the_path_fixes_is_read_at_its_one_address() {
     // `*args`, `args` itself, which the word chosen fixed too.
     assert_eq!(stats["solver"]["fixed_addresses"], 6, "{stats}");
 }
+
+/// A pointer read whole from input reaches every object a 4-byte read
+/// fits in: more than one fork's targets once the runtime's objects are
+/// there, which forks again over the rest in address order.
+const WILD_POINTER: &str = r#"
+#include <klee/klee.h>
+struct conf { int *slot; int mode; };
+int g1 = 11, g2 = 22;
+int main(void) {
+  struct conf c;
+  klee_make_symbolic(&c, sizeof c, "c");
+  int local = 33;
+  if (c.mode != 1) return 0;
+  return *c.slot + (local - 33);
+}
+"#;
+
+#[test]
+fn a_pointer_read_from_input_reaches_every_object_and_the_error() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let Some(bc) = compile(dir.path(), "wild", WILD_POINTER) else {
+        return;
+    };
+    for runtime in [false, true] {
+        let out = dir.path().join(format!("out-{runtime}"));
+        let mut c = mnemo();
+        c.args(["run", "-q", "--output-dir"]).arg(&out);
+        if !runtime {
+            c.arg("--no-runtime");
+        }
+        let o = c.arg(&bc).output().expect("mnemo run");
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        let stats = json(&out.join("stats.json"));
+        // Outside every object: one error path, wherever its model falls.
+        let errors = &stats["paths"]["errors"];
+        let count: u64 = errors
+            .as_object()
+            .expect("errors")
+            .values()
+            .filter_map(|n| n.as_u64())
+            .sum();
+        assert_eq!(count, 1, "{stats}");
+        assert!(
+            stats["paths"]["early"]
+                .as_object()
+                .expect("early")
+                .is_empty(),
+            "{stats}"
+        );
+        let tests = json(&out.join("tests.json"));
+        let codes: std::collections::BTreeSet<i64> = tests["tests"]
+            .as_array()
+            .expect("tests")
+            .iter()
+            .filter_map(|t| t["exit_code"].as_i64())
+            .collect();
+        for code in [0, 11, 22, 33] {
+            assert!(codes.contains(&code), "no path exits {code}: {codes:?}");
+        }
+        let completed = stats["paths"]["completed"].as_u64().expect("completed");
+        // The C library's objects are far more than one fork's 16.
+        let least = if runtime { 20 } else { 4 };
+        assert!(completed >= least, "{stats}");
+    }
+}

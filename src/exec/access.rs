@@ -40,6 +40,56 @@ fn known_address(state: &State, p: &ExprRef) -> Option<u64> {
 /// Models asked for while looking for a symbolic pointer's targets.
 const MAX_POINTER_SEARCH: usize = 48;
 
+/// What the forks of one access through a symbolic pointer that left
+/// targets unlisted found, for the next one's search.
+#[derive(Default)]
+struct Searched {
+    forks: u32,
+    /// Where the next search by address order starts: the objects below
+    /// it were asked about.
+    after: u64,
+    /// Whether the access may fall outside every object.
+    error_possible: bool,
+}
+
+/// The targets one search lists.
+struct Found {
+    conds: Vec<ExprRef>,
+    payloads: Vec<u64>,
+    /// Outside every target listed.
+    outside: ExprRef,
+    error_possible: bool,
+    /// Whether objects may be left that the search did not list.
+    unlisted: bool,
+}
+
+impl Default for Found {
+    fn default() -> Self {
+        Found {
+            conds: Vec::new(),
+            payloads: Vec::new(),
+            outside: expr::bool_const(true),
+            error_possible: false,
+            unlisted: false,
+        }
+    }
+}
+
+impl Found {
+    fn list(&mut self, inside: ExprRef, base: u64, fixed: bool) {
+        self.outside = expr::and(&self.outside, &expr::not(&inside));
+        self.conds.push(inside);
+        self.payloads
+            .push(if fixed { base | FIXED_ADDRESS } else { base });
+    }
+}
+
+/// Forks one access or call through a symbolic pointer makes at most, each
+/// over up to `MAX_POINTER_TARGETS` targets: a pointer read whole from
+/// input may reach every object of the C library, each search finding a
+/// few. The path past the last ends early (`max-targets`), and says so.
+pub(super) const MAX_TARGET_FORKS: u32 = 64;
+
 impl Executor {
     /// Resolves an access of `bytes` bytes at `addr` to an object's base and
     /// the offset within it, forking when a symbolic pointer may reach
@@ -51,13 +101,26 @@ impl Executor {
         bytes: u64,
         site: Option<SiteId>,
     ) -> Exec<(u64, Value)> {
+        self.resolve_past(state, addr, bytes, site, &mut Searched::default())
+    }
+
+    /// [`Self::resolve`] on the side of the earlier forks of this access
+    /// that left targets unlisted (`UNLISTED`), after what they `searched`.
+    fn resolve_past(
+        &mut self,
+        state: &mut State,
+        addr: &Value,
+        bytes: u64,
+        site: Option<SiteId>,
+        searched: &mut Searched,
+    ) -> Exec<(u64, Value)> {
         // A pointer computed only from pinned inputs (a printed hash's
         // digits moved an output buffer's end) has one value: looking for
         // the objects it may reach would ask the solver about the hard
         // condition the inputs were pinned to avoid.
         if let (Value::Symbolic(p), false) = (addr, self.summarising) {
             if let Some(a) = pinned_value(state, p) {
-                return self.resolve(state, &Value::concrete(a, 64), bytes, site);
+                return self.resolve_past(state, &Value::concrete(a, 64), bytes, site, searched);
             }
         }
         match addr {
@@ -65,7 +128,7 @@ impl Executor {
                 let a = *bits as u64;
                 // A global a summarised function reaches becomes an input.
                 if self.summarising && self.input_global(state, a) {
-                    return self.resolve(state, addr, bytes, site);
+                    return self.resolve_past(state, addr, bytes, site, searched);
                 }
                 match state.memory.find(a) {
                     Some(e) if a - e.object.address + bytes <= e.object.size => Ok((
@@ -104,7 +167,7 @@ impl Executor {
                             vec![in_bounds(&p, base, size, bytes)],
                             vec![base | FIXED_ADDRESS],
                         )),
-                        None => ex.pointer_targets(st, &p, bytes),
+                        None => ex.pointer_targets(st, &p, bytes, searched),
                     },
                     |st, payloads| {
                         recorded_conditions(payloads, |payload| {
@@ -115,13 +178,26 @@ impl Executor {
                         })
                     },
                 )?;
-                if payload == UNLISTED {
-                    // Outside every target found: the next ones.
-                    return self.resolve(state, addr, bytes, Some(site));
-                }
-                if payload == NO_TARGET {
+                if payload == UNLISTED || payload == NO_TARGET {
+                    // Outside every target found. A model there in bounds
+                    // of an object is no error: that object (and maybe
+                    // others) was left unlisted, and the next fork lists it.
                     let v = self.example(state, &Value::Symbolic(p.clone()))? as u64;
-                    return Err(self.bad_address(state, v, bytes));
+                    let valid = state
+                        .memory
+                        .find(v)
+                        .is_some_and(|e| v - e.object.address + bytes <= e.object.size);
+                    if payload == NO_TARGET && !valid {
+                        return Err(self.bad_address(state, v, bytes));
+                    }
+                    searched.forks += 1;
+                    if searched.forks < MAX_TARGET_FORKS {
+                        return self.resolve_past(state, addr, bytes, Some(site), searched);
+                    }
+                    if !valid {
+                        return Err(self.bad_address(state, v, bytes));
+                    }
+                    return Err(Flow::End(PathEnd::Early(EarlyReason::MaxTargets)));
                 }
                 let base = payload & !FIXED_ADDRESS;
                 if payload & FIXED_ADDRESS == 0 {
@@ -145,40 +221,68 @@ impl Executor {
     }
 
     /// The objects an access of `bytes` bytes at `p` may fall into, one
-    /// alternative each, found one model at a time; then, if the access may
-    /// also fall outside all of them, the error alternative (`NO_TARGET`).
-    /// Where the search stopped before it found every object (more than
-    /// `MAX_POINTER_TARGETS`, or regions left unexplored), the last
-    /// alternative is `UNLISTED` instead: outside the objects found,
-    /// where the access is resolved again. Calling that side an error made
-    /// valid accesses through a table of 20 pointers "in no object".
+    /// alternative each; then, if the access may also fall outside all of
+    /// them, the error alternative (`NO_TARGET`). Where a fork cannot list
+    /// them all (more than `MAX_POINTER_TARGETS`, or a search that ran out
+    /// before it knew), its last alternative is `UNLISTED` instead: outside
+    /// the objects listed, where the access is resolved again. Calling that
+    /// side an error made valid accesses through a table of 20 pointers "in
+    /// no object".
     ///
+    /// The first fork finds its targets one model at a time, which finds
+    /// the one object of a pointer into an array at once among thousands.
     /// Each model excludes a region from the next search: the object it hit
     /// or the gap between objects it fell into, so every object the pointer
-    /// can reach is found even when wild values come first.
+    /// can reach is found even when wild values come first. The forks after
+    /// it (a table of pointers, a pointer read whole from input) go through
+    /// the objects in address order from where the one before stopped,
+    /// asking of each whether the access may fall into it: the searches by
+    /// model came upon the same gaps again and found a target a fork.
     fn pointer_targets(
         &mut self,
         state: &State,
         p: &ExprRef,
         bytes: u64,
+        searched: &mut Searched,
     ) -> Exec<(Vec<ExprRef>, Vec<u64>)> {
-        let mut conds: Vec<ExprRef> = Vec::new();
-        let mut payloads: Vec<u64> = Vec::new();
+        let mut found = Found::default();
+        if searched.forks == 0 {
+            self.targets_by_model(state, p, bytes, &mut found)?;
+        } else {
+            self.targets_in_order(state, p, bytes, searched, &mut found)?;
+        }
+        let Found {
+            mut conds,
+            mut payloads,
+            outside,
+            error_possible,
+            unlisted,
+        } = found;
+        searched.error_possible |= error_possible;
+        if unlisted {
+            conds.push(outside);
+            payloads.push(UNLISTED);
+        } else if searched.error_possible || conds.is_empty() {
+            conds.push(outside);
+            payloads.push(NO_TARGET);
+        }
+        Ok(by_target(conds, payloads))
+    }
+
+    /// Lists the objects an access at `p` may fall into, found one model at
+    /// a time (see [`Self::pointer_targets`]).
+    fn targets_by_model(
+        &mut self,
+        state: &State,
+        p: &ExprRef,
+        bytes: u64,
+        found: &mut Found,
+    ) -> Exec<()> {
         let mut unexplored = expr::bool_const(true);
-        let mut outside = expr::bool_const(true);
-        let mut error_possible = false;
-        // Set when an object the access may fall into is left out, past
-        // the most targets a fork has.
-        let mut capped = false;
-        // Set when the search ends with regions left unexplored.
-        let mut exhausted = true;
         for _ in 0..MAX_POINTER_SEARCH {
             match self.solver.may_be_true(&state.constraints, &unexplored) {
                 Ok(true) => {}
-                Ok(false) => {
-                    exhausted = false;
-                    break;
-                }
+                Ok(false) => return Ok(()),
                 Err(e) => return Err(self.solver_error(state, e)),
             }
             let mut cs = (*state.constraints).clone();
@@ -192,41 +296,88 @@ impl Executor {
                     let (base, size) = (e.object.address, e.object.size);
                     let inside = in_bounds(p, base, size, bytes);
                     if inside.is_false() {
-                        error_possible = true;
-                    } else if payloads.len() < MAX_POINTER_TARGETS {
-                        outside = expr::and(&outside, &expr::not(&inside));
+                        found.error_possible = true;
+                    } else if found.payloads.len() < MAX_POINTER_TARGETS {
                         let fixed = self.fixed_inside(state, p, &inside, v);
-                        conds.push(inside.clone());
-                        payloads.push(if fixed { base | FIXED_ADDRESS } else { base });
+                        found.list(inside.clone(), base, fixed);
                     } else {
-                        capped = true;
+                        found.unlisted = true;
                     }
                     let starts_in = in_bounds(p, base, size, 1);
                     if starts_in != inside {
                         // It may also start inside and run past the end.
-                        error_possible = true;
+                        found.error_possible = true;
                     }
                     starts_in
                 }
                 None => {
-                    error_possible = true;
+                    found.error_possible = true;
                     let (lo, hi) = state.memory.gap_around(v);
                     let off = expr::sub(p, &expr::constant(lo as u128, 64));
-                    expr::ult(&off, &expr::constant((hi - lo) as u128, 64))
+                    match hi {
+                        // The gap past the last object takes in the top
+                        // address too: a model there, left out, came back
+                        // at every search, which then found no object.
+                        u64::MAX => expr::ule(&off, &expr::constant((hi - lo) as u128, 64)),
+                        _ => expr::ult(&off, &expr::constant((hi - lo) as u128, 64)),
+                    }
                 }
             };
             unexplored = expr::and(&unexplored, &expr::not(&region));
         }
-        // Each search that goes on past this one starts outside a target
-        // more, so the searches end.
-        if (capped || exhausted) && !payloads.is_empty() {
-            conds.push(outside);
-            payloads.push(UNLISTED);
-        } else if error_possible || exhausted || conds.is_empty() {
-            conds.push(outside);
-            payloads.push(NO_TARGET);
+        // Regions left unexplored may hold more objects.
+        found.unlisted = true;
+        Ok(())
+    }
+
+    /// Lists the objects from `searched.after` on, in address order, that
+    /// an access at `p` may fall into, as many as a fork lists (see
+    /// [`Self::pointer_targets`]).
+    fn targets_in_order(
+        &mut self,
+        state: &State,
+        p: &ExprRef,
+        bytes: u64,
+        searched: &mut Searched,
+        found: &mut Found,
+    ) -> Exec<()> {
+        let objects: Vec<(u64, u64)> = state
+            .memory
+            .objects_from(searched.after)
+            .map(|e| (e.object.address, e.object.size))
+            .collect();
+        for (base, size) in objects {
+            if found.payloads.len() == MAX_POINTER_TARGETS {
+                searched.after = base;
+                found.unlisted = true;
+                return Ok(());
+            }
+            let inside = in_bounds(p, base, size, bytes);
+            let starts_in = in_bounds(p, base, size, 1);
+            let may = |ex: &mut Self, c: &ExprRef| {
+                ex.solver
+                    .may_be_true(&state.constraints, c)
+                    .map_err(|e| ex.solver_error(state, e))
+            };
+            if !inside.is_false() && may(self, &inside)? {
+                let v = match self.solver.get_value(
+                    &[state.constraints.as_slice(), std::slice::from_ref(&inside)].concat(),
+                    p,
+                ) {
+                    Ok(v) => v as u64,
+                    Err(e) => return Err(self.solver_error(state, e)),
+                };
+                let fixed = self.fixed_inside(state, p, &inside, v);
+                found.list(inside.clone(), base, fixed);
+            }
+            if starts_in != inside && may(self, &expr::and(&starts_in, &expr::not(&inside)))? {
+                found.error_possible = true;
+            }
         }
-        Ok(by_target(conds, payloads))
+        searched.after = u64::MAX;
+        // Every object is listed by now: outside them lies the error.
+        found.error_possible = true;
+        Ok(())
     }
 
     /// Whether `p` can only be `v` where it falls `inside` a target. A

@@ -3,6 +3,7 @@
 //! file because a call and its return must agree on the frame (the register
 //! the result goes to, the call site, the allocas freed on return).
 
+use super::access::MAX_TARGET_FORKS;
 use super::choices::{by_target, recorded_conditions, MAX_POINTER_TARGETS};
 use super::end::{EarlyReason, ErrorKind, PathEnd};
 use super::executor::{Exec, Executor, Flow, NO_TARGET, UNLISTED};
@@ -159,7 +160,7 @@ impl Executor {
             Callee::Direct(f) => f,
             Callee::Indirect(op) => {
                 let p = self.operand(state.frame(), op);
-                self.resolve_function(state, &p, site)?
+                self.resolve_function(state, &p, site, 0)?
             }
         };
         let f = module.func(target);
@@ -218,8 +219,15 @@ impl Executor {
     }
 
     /// The function a pointer calls, forking over the functions a symbolic
-    /// pointer may name (a null or non-function target is an error path).
-    fn resolve_function(&mut self, state: &mut State, p: &Value, site: SiteId) -> Exec<FuncId> {
+    /// pointer may name (a null or non-function target is an error path);
+    /// `forks`: earlier forks of this call that left functions unlisted.
+    fn resolve_function(
+        &mut self,
+        state: &mut State,
+        p: &Value,
+        site: SiteId,
+        forks: u32,
+    ) -> Exec<FuncId> {
         let nfuncs = self.module.functions.len();
         let addr = match p {
             Value::Concrete { bits, .. } => *bits as u64,
@@ -237,7 +245,10 @@ impl Executor {
                 )?;
                 if payload == UNLISTED {
                     // None of the functions found: the next ones.
-                    return self.resolve_function(state, p, site);
+                    if forks + 1 >= MAX_TARGET_FORKS {
+                        return Err(Flow::End(PathEnd::Early(EarlyReason::MaxTargets)));
+                    }
+                    return self.resolve_function(state, p, site, forks + 1);
                 }
                 if payload == NO_TARGET {
                     self.example(state, p)? as u64

@@ -105,6 +105,9 @@ pub enum EarlyReason {
     /// the engine delivers none: natively its action (by default, the end
     /// of the program) would follow.
     Signalled,
+    /// A symbolic pointer may reach more objects or functions than the
+    /// forks of one access list (`MAX_TARGET_FORKS`).
+    MaxTargets,
     /// A test's files could not be written (a full disk, a quota): the run
     /// stops, and this path and those pending are kept for `--resume`.
     WriteFailed,
@@ -122,6 +125,7 @@ impl EarlyReason {
             EarlyReason::Terminated => "terminated",
             EarlyReason::Blocked => "blocked",
             EarlyReason::Signalled => "signalled",
+            EarlyReason::MaxTargets => "max-targets",
             EarlyReason::WriteFailed => "write-failed",
         }
     }

@@ -398,6 +398,11 @@ impl AddressSpace {
         Some(&e.object)
     }
 
+    /// The live objects at `addr` and above, in address order.
+    pub fn objects_from(&self, addr: u64) -> impl Iterator<Item = &ObjectEntry> {
+        self.objects.range(addr..).map(|(_, e)| e)
+    }
+
     pub fn get(&self, base: u64) -> Option<&ObjectEntry> {
         self.objects.get(&base)
     }
