@@ -153,11 +153,26 @@ impl Toolchain {
         self.runtime_dir.join("build/musl/include")
     }
 
-    /// The include path of every compilation for the engine: the C library
-    /// the engine links (not the host's), then klee.h.
+    /// The include path of a project's compilations for the engine: the C
+    /// library the engine links (not the host's), then klee.h.
     pub fn include_flags(&self) -> Vec<OsString> {
+        self.include_path("-nostdinc")
+    }
+
+    /// [`Self::include_flags`] with the compiler's own headers after the C
+    /// library's, for a program compiled alone: `stdatomic.h` is one musl
+    /// leaves to the compiler. A project's configure script, which probes
+    /// for headers, keeps to the C library's: finding `cpuid.h` it would
+    /// build code for vector units the engine does not run.
+    fn program_include_flags(&self) -> Vec<OsString> {
+        self.include_path("-nostdlibinc")
+    }
+
+    /// `-nostdinc` leaves out the compiler's headers too, `-nostdlibinc`
+    /// only the host's C library.
+    fn include_path(&self, leave_out: &str) -> Vec<OsString> {
         vec![
-            "-nostdinc".into(),
+            leave_out.into(),
             "-isystem".into(),
             self.libc_include_dir().into(),
             "-I".into(),
@@ -187,7 +202,7 @@ impl Toolchain {
         extra: &[String],
     ) -> Result<(), ToolchainError> {
         let mut args: Vec<OsString> = BITCODE_FLAGS.iter().map(OsString::from).collect();
-        args.extend(self.include_flags());
+        args.extend(self.program_include_flags());
         args.extend(extra.iter().map(OsString::from));
         args.push(src.into());
         args.push("-o".into());
