@@ -105,13 +105,14 @@ fn an_unsupported_instruction_ends_only_its_path() {
 define i32 @main() {
 entry:
   %x = alloca i32
+  %f = alloca float
   %p = bitcast i32* %x to i8*
   call void @klee_make_symbolic(i8* %p, i64 4, i8* getelementptr ([2 x i8], [2 x i8]* @.name, i64 0, i64 0))
   %v = load i32, i32* %x
   %c = icmp sgt i32 %v, 5
   br i1 %c, label %odd, label %plain
 odd:
-  %old = atomicrmw add i32* %x, i32 1 seq_cst
+  %old = atomicrmw fadd float* %f, float 1.0 seq_cst
   ret i32 1
 plain:
   ret i32 0

@@ -207,6 +207,11 @@ impl Val {
         }
     }
 
+    /// The operation of an `atomicrmw`.
+    pub fn atomic_rmw_op(self) -> inkwell::llvm_sys::LLVMAtomicRMWBinOp {
+        unsafe { c::LLVMGetAtomicRMWBinOp(self.0) }
+    }
+
     pub fn alloca_type(self) -> Ty {
         Ty(unsafe { c::LLVMGetAllocatedType(self.0) })
     }

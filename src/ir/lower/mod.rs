@@ -18,6 +18,7 @@ use inkwell::llvm_sys::{
 use rustc_hash::FxHashMap;
 
 mod asm_arith;
+mod atomic;
 mod intrinsic;
 use intrinsic::{classify_intrinsic, IntrinsicUse};
 
@@ -646,6 +647,10 @@ impl FnLower<'_> {
             }
             O::LLVMUnreachable => self.out.push(Inst::Unreachable),
             O::LLVMCall => self.call(inst)?,
+            O::LLVMAtomicRMW => self.atomic_rmw(inst)?,
+            O::LLVMAtomicCmpXchg => self.cmpxchg(inst)?,
+            // One thread: there is nothing to order against.
+            O::LLVMFence => {}
             other => return Err(format!("instruction `{}`", opcode_name(other))),
         }
         Ok(())
