@@ -336,6 +336,14 @@ impl RunStats {
                 self.paths.cuts_reopened
             );
         }
+        // Paths are missing then, which stats.json alone said.
+        if self.solver.gave_up > 0 {
+            s += &format!(
+                "mnemo:   alternatives given up, their solver query past its probe's time \
+                 (a larger --solver-timeout may take them): {}\n",
+                self.solver.gave_up
+            );
+        }
         s += &format!(
             "mnemo: {} instructions in {:.2}s; solver: {} queries, {} Z3 calls, {:.2}s; coverage: {:.1}% instructions, {:.1}% lines\n",
             self.instructions,
@@ -415,5 +423,16 @@ mod tests {
                 && v["solver"]["time_s"].is_f64()
         );
         assert!(v["coverage"]["instructions_pct"].is_f64() && v["coverage"]["lines_pct"].is_f64());
+    }
+
+    #[test]
+    fn the_summary_says_when_the_solver_gave_alternatives_up() {
+        let mut s = RunStats::default();
+        assert!(!s.summary().contains("given up"));
+        s.solver.gave_up = 3;
+        let text = s.summary();
+        assert!(text.contains("alternatives given up"), "{text}");
+        assert!(text.contains("--solver-timeout"), "{text}");
+        assert!(text.contains(": 3\n"), "{text}");
     }
 }
