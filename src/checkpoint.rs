@@ -39,6 +39,12 @@ const JOURNAL_MIN_BYTES: u64 = 1 << 20;
 /// few milliseconds apart): it is then written less often.
 const RESULTS_SHARE: f64 = 0.02;
 
+/// Set (to anything but empty), a run stops itself (SIGSTOP) after each
+/// checkpoint: a test looks at every one and kills the run at one, however
+/// loaded the machine. Stopping the run from outside at intervals let it
+/// run on unobserved whenever the test's own thread was kept waiting.
+pub const STOP_AT_CHECKPOINTS_ENV: &str = "MNEMO_STOP_AT_CHECKPOINTS";
+
 /// Saves a run's checkpoints.
 pub struct Checkpointer {
     trie_file: PathBuf,
@@ -55,6 +61,9 @@ pub struct Checkpointer {
     sync: Option<JoinHandle<()>>,
     /// Whether a failure was reported (once is enough).
     warned: bool,
+    /// Whether to stop after each checkpoint (see
+    /// [`STOP_AT_CHECKPOINTS_ENV`]).
+    stop_at_checkpoints: bool,
     pub stats: CheckpointStats,
 }
 
@@ -81,6 +90,8 @@ impl Checkpointer {
             results_written: None,
             sync: None,
             warned: false,
+            stop_at_checkpoints: std::env::var_os(STOP_AT_CHECKPOINTS_ENV)
+                .is_some_and(|v| !v.is_empty()),
             stats: CheckpointStats::default(),
         }
     }
@@ -128,6 +139,10 @@ impl Checkpointer {
         let took = start.elapsed().as_secs_f64();
         self.stats.time_s += took;
         self.stats.longest_s = self.stats.longest_s.max(took);
+        if self.stop_at_checkpoints {
+            // SAFETY: raise has no preconditions.
+            unsafe { libc::raise(libc::SIGSTOP) };
+        }
         self.sync_in_background();
     }
 
