@@ -19,45 +19,30 @@ impl FnLower<'_> {
         let addr = self.operand(p)?;
         let val = self.operand(v)?;
         let old = self.dst(inst)?;
-        let site = self.site();
-        self.out.push(Inst::Load {
-            dst: old,
-            addr,
-            width,
-            bytes,
-            site,
-        });
-        let new = match inst.atomic_rmw_op() {
-            R::LLVMAtomicRMWBinOpXchg => val,
-            R::LLVMAtomicRMWBinOpAdd => self.binary(BinOp::Add, width, old, val),
-            R::LLVMAtomicRMWBinOpSub => self.binary(BinOp::Sub, width, old, val),
-            R::LLVMAtomicRMWBinOpAnd => self.binary(BinOp::And, width, old, val),
-            R::LLVMAtomicRMWBinOpOr => self.binary(BinOp::Or, width, old, val),
-            R::LLVMAtomicRMWBinOpXor => self.binary(BinOp::Xor, width, old, val),
-            R::LLVMAtomicRMWBinOpNand => {
-                let Operand::Reg(and) = self.binary(BinOp::And, width, old, val) else {
-                    unreachable!("an operation's result is a register")
-                };
-                let ones = Operand::Const(self.cx.int(width, crate::ir::semantics::mask(width)));
-                self.binary(BinOp::Xor, width, and, ones)
-            }
-            R::LLVMAtomicRMWBinOpMax => self.pick(IntPredicate::Sgt, width, old, val),
-            R::LLVMAtomicRMWBinOpMin => self.pick(IntPredicate::Slt, width, old, val),
-            R::LLVMAtomicRMWBinOpUMax => self.pick(IntPredicate::Ugt, width, old, val),
-            R::LLVMAtomicRMWBinOpUMin => self.pick(IntPredicate::Ult, width, old, val),
-            R::LLVMAtomicRMWBinOpFAdd | R::LLVMAtomicRMWBinOpFSub => {
-                return Err("floating-point `atomicrmw`".into())
-            }
-        };
-        let site = self.site();
-        self.out.push(Inst::Store {
-            value: new,
-            addr,
-            width,
-            bytes,
-            site,
-        });
-        Ok(())
+        self.load_modify_store(addr, (width, bytes), old, |l| {
+            Ok(match inst.atomic_rmw_op() {
+                R::LLVMAtomicRMWBinOpXchg => val,
+                R::LLVMAtomicRMWBinOpAdd => l.binary(BinOp::Add, width, old, val),
+                R::LLVMAtomicRMWBinOpSub => l.binary(BinOp::Sub, width, old, val),
+                R::LLVMAtomicRMWBinOpAnd => l.binary(BinOp::And, width, old, val),
+                R::LLVMAtomicRMWBinOpOr => l.binary(BinOp::Or, width, old, val),
+                R::LLVMAtomicRMWBinOpXor => l.binary(BinOp::Xor, width, old, val),
+                R::LLVMAtomicRMWBinOpNand => {
+                    let Operand::Reg(and) = l.binary(BinOp::And, width, old, val) else {
+                        unreachable!("an operation's result is a register")
+                    };
+                    let ones = Operand::Const(l.cx.int(width, crate::ir::semantics::mask(width)));
+                    l.binary(BinOp::Xor, width, and, ones)
+                }
+                R::LLVMAtomicRMWBinOpMax => l.pick(IntPredicate::Sgt, width, old, val),
+                R::LLVMAtomicRMWBinOpMin => l.pick(IntPredicate::Slt, width, old, val),
+                R::LLVMAtomicRMWBinOpUMax => l.pick(IntPredicate::Ugt, width, old, val),
+                R::LLVMAtomicRMWBinOpUMin => l.pick(IntPredicate::Ult, width, old, val),
+                R::LLVMAtomicRMWBinOpFAdd | R::LLVMAtomicRMWBinOpFSub => {
+                    return Err("floating-point operation".into())
+                }
+            })
+        })
     }
 
     /// `cmpxchg ptr, cmp, new`: `{old, old == cmp}`, with `new` stored
@@ -74,38 +59,14 @@ impl FnLower<'_> {
         let (flag_at, _) = self.cx.layout.aggregate_offset(inst.ty(), &[1])?;
         let dst = self.dst(inst)?;
         let old = self.new_reg(width);
-        let site = self.site();
-        self.out.push(Inst::Load {
-            dst: old,
-            addr,
-            width,
-            bytes,
-            site,
-        });
-        let equal = self.new_reg(1);
-        self.out.push(Inst::ICmp {
-            pred: IntPredicate::Eq,
-            width,
-            lhs: Operand::Reg(old),
-            rhs: cmp,
-            dst: equal,
-        });
-        let stored = self.new_reg(width);
-        self.out.push(Inst::Select {
-            width,
-            cond: Operand::Reg(equal),
-            then_val: new,
-            else_val: Operand::Reg(old),
-            dst: stored,
-        });
-        let site = self.site();
-        self.out.push(Inst::Store {
-            value: Operand::Reg(stored),
-            addr,
-            width,
-            bytes,
-            site,
-        });
+        // The comparison's register, which the closure makes.
+        let mut equal = old;
+        self.load_modify_store(addr, (width, bytes), old, |l| {
+            let (eq, stored) =
+                l.select_on(IntPredicate::Eq, width, old, cmp, new, Operand::Reg(old));
+            equal = eq;
+            Ok(Operand::Reg(stored))
+        })?;
         let with_old = self.new_reg(agg_width);
         self.out.push(Inst::InsertValue {
             dst: with_old,
@@ -126,6 +87,35 @@ impl FnLower<'_> {
         Ok(())
     }
 
+    /// Loads `width` bits (`bytes` in memory) at `addr` into `old`, and
+    /// stores back what `modify` makes of them.
+    fn load_modify_store(
+        &mut self,
+        addr: Operand,
+        (width, bytes): (u32, u32),
+        old: Reg,
+        modify: impl FnOnce(&mut Self) -> Result<Operand, String>,
+    ) -> Result<(), String> {
+        let site = self.site();
+        self.out.push(Inst::Load {
+            dst: old,
+            addr,
+            width,
+            bytes,
+            site,
+        });
+        let value = modify(self)?;
+        let site = self.site();
+        self.out.push(Inst::Store {
+            value,
+            addr,
+            width,
+            bytes,
+            site,
+        });
+        Ok(())
+    }
+
     /// `op(lhs, rhs)` in a new register.
     fn binary(&mut self, op: BinOp, width: u32, lhs: Reg, rhs: Operand) -> Operand {
         let dst = self.new_reg(width);
@@ -142,22 +132,37 @@ impl FnLower<'_> {
 
     /// `old` where `old PRED val` holds, else `val` (a max or min).
     fn pick(&mut self, pred: IntPredicate, width: u32, old: Reg, val: Operand) -> Operand {
-        let keep = self.new_reg(1);
+        let (_, dst) = self.select_on(pred, width, old, val, Operand::Reg(old), val);
+        Operand::Reg(dst)
+    }
+
+    /// `then_val` where `lhs PRED rhs` holds, else `else_val`, in a new
+    /// register; and the condition's.
+    fn select_on(
+        &mut self,
+        pred: IntPredicate,
+        width: u32,
+        lhs: Reg,
+        rhs: Operand,
+        then_val: Operand,
+        else_val: Operand,
+    ) -> (Reg, Reg) {
+        let cond = self.new_reg(1);
         self.out.push(Inst::ICmp {
             pred,
             width,
-            lhs: Operand::Reg(old),
-            rhs: val,
-            dst: keep,
+            lhs: Operand::Reg(lhs),
+            rhs,
+            dst: cond,
         });
         let dst = self.new_reg(width);
         self.out.push(Inst::Select {
             width,
-            cond: Operand::Reg(keep),
-            then_val: Operand::Reg(old),
-            else_val: val,
+            cond: Operand::Reg(cond),
+            then_val,
+            else_val,
             dst,
         });
-        Operand::Reg(dst)
+        (cond, dst)
     }
 }
