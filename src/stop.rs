@@ -62,6 +62,11 @@ impl StopRequest {
         self.write_failed.store(true, Ordering::SeqCst);
     }
 
+    /// Whether [`Self::write_failed`] was called.
+    pub fn has_write_failed(&self) -> bool {
+        self.write_failed.load(Ordering::Relaxed)
+    }
+
     /// Notes one request by `signal`; returns how many there were.
     fn record(&self, signal: i32) -> u32 {
         let _ = self
@@ -74,7 +79,7 @@ impl StopRequest {
     /// `terminated` for SIGTERM and SIGHUP.
     pub fn reason(&self) -> Option<EarlyReason> {
         match self.first.load(Ordering::Relaxed) {
-            -1 if self.write_failed.load(Ordering::Relaxed) => Some(EarlyReason::WriteFailed),
+            -1 if self.has_write_failed() => Some(EarlyReason::WriteFailed),
             -1 => None,
             s if s == libc::SIGTERM || s == libc::SIGHUP => Some(EarlyReason::Terminated),
             _ => Some(EarlyReason::Interrupted),
@@ -84,7 +89,7 @@ impl StopRequest {
     /// Whether a second request came, or a write failed: the run ends
     /// without asking the solver anything more.
     pub fn hurry(&self) -> bool {
-        self.count.load(Ordering::Relaxed) >= 2 || self.write_failed.load(Ordering::Relaxed)
+        self.count.load(Ordering::Relaxed) >= 2 || self.has_write_failed()
     }
 
     /// The exit status of a process a signal stopped: 128 + the signal's

@@ -36,8 +36,9 @@ impl<'s> WriteFailure<'s> {
         self.stop.write_failed();
     }
 
+    /// Asked for every path that gets a test: the stop's flag, not the lock.
     fn failed(&self) -> bool {
-        self.first.lock().is_some()
+        self.stop.has_write_failed()
     }
 
     /// The first failure, if any, told as the error the run ends in, once
@@ -126,28 +127,20 @@ impl PathObserver for Outputs<'_> {
             &path,
             self.failure,
         );
-        match staged {
-            Staged::Test(staged) => self.path_ended_staged(executor, path, staged),
-            Staged::Failed => {
-                let path = path.left_for_resume(EarlyReason::WriteFailed);
-                self.writer
-                    .count_untested(EarlyReason::WriteFailed.as_str());
-                self.recorder.record(executor, &path, None);
-                Ok(())
-            }
-            Staged::None => {
-                self.note_first_error(executor, &path);
-                if path.untested {
-                    // Recorded without a test: a resumed run explores it
-                    // again.
-                    if let PathEnd::Early(reason) = path.end {
-                        self.writer.count_untested(reason.as_str());
-                    }
-                }
-                self.recorder.record(executor, &path, None);
-                Ok(())
+        let path = match staged {
+            Staged::Test(staged) => return self.path_ended_staged(executor, path, staged),
+            Staged::Failed => path.left_for_resume(EarlyReason::WriteFailed),
+            Staged::None => path,
+        };
+        self.note_first_error(executor, &path);
+        if path.untested {
+            // Recorded without a test: a resumed run explores it again.
+            if let PathEnd::Early(reason) = path.end {
+                self.writer.count_untested(reason.as_str());
             }
         }
+        self.recorder.record(executor, &path, None);
+        Ok(())
     }
 
     fn path_ended_staged(
