@@ -179,6 +179,12 @@ impl Executor {
                     },
                 )?;
                 if payload == UNLISTED || payload == NO_TARGET {
+                    searched.forks += 1;
+                    let more = searched.forks < MAX_TARGET_FORKS;
+                    // The unlisted side holds more targets: the next fork.
+                    if payload == UNLISTED && more {
+                        return self.resolve_past(state, addr, bytes, Some(site), searched);
+                    }
                     // Outside every target found. A model there in bounds
                     // of an object is no error: that object (and maybe
                     // others) was left unlisted, and the next fork lists it.
@@ -187,15 +193,11 @@ impl Executor {
                         .memory
                         .find(v)
                         .is_some_and(|e| v - e.object.address + bytes <= e.object.size);
-                    if payload == NO_TARGET && !valid {
-                        return Err(self.bad_address(state, v, bytes));
-                    }
-                    searched.forks += 1;
-                    if searched.forks < MAX_TARGET_FORKS {
-                        return self.resolve_past(state, addr, bytes, Some(site), searched);
-                    }
                     if !valid {
                         return Err(self.bad_address(state, v, bytes));
+                    }
+                    if more {
+                        return self.resolve_past(state, addr, bytes, Some(site), searched);
                     }
                     return Err(Flow::End(PathEnd::Early(EarlyReason::MaxTargets)));
                 }
