@@ -706,3 +706,44 @@ fn a_pointer_read_from_input_reaches_every_object_and_the_error() {
         assert!(completed >= least, "{stats}");
     }
 }
+
+const ANY_SIZE: &str = r#"
+#include <stdlib.h>
+#include <klee/klee.h>
+int main(void) {
+  unsigned short n;
+  klee_make_symbolic(&n, sizeof n, "n");
+  char *p = malloc(n);
+  if (!p) return 1;
+  if (n > 3) p[3] = 1;
+  free(p);
+  return 0;
+}
+"#;
+
+/// A size free to take 65,536 values forks over 1,024 of them, each path
+/// with its own, and the path holding the rest ends early and says so,
+/// where it would otherwise fork for ever.
+#[test]
+fn a_free_allocation_size_forks_over_1024_values_then_ends_early() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let Some(bc) = compile(dir.path(), "any_size", ANY_SIZE) else {
+        return;
+    };
+    let out = dir.path().join("out");
+    run(&bc, &out, &[]);
+    let stats = json(&out.join("stats.json"));
+    assert_eq!(stats["paths"]["completed"], 1024, "{stats}");
+    assert_eq!(stats["paths"]["early"]["max-values"], 1, "{stats}");
+    assert_eq!(stats["tests"], 1025, "{stats}");
+    let tests = json(&out.join("tests.json"));
+    let mut sizes = std::collections::BTreeSet::new();
+    for t in tests["tests"].as_array().expect("tests") {
+        let name = t["ktest"].as_str().expect("ktest name");
+        let ktest = mnemo::testgen::KTest::read(&out.join(name)).expect("a ktest");
+        let n = &ktest.objects[0].bytes;
+        sizes.insert(u16::from_le_bytes([n[0], n[1]]));
+    }
+    // The early path's size is one the completed paths did not take.
+    assert_eq!(sizes.len(), 1025);
+}

@@ -108,6 +108,9 @@ pub enum EarlyReason {
     /// A symbolic pointer may reach more objects or functions than the
     /// forks of one access list (`MAX_TARGET_FORKS`).
     MaxTargets,
+    /// A symbolic size may take more values than the forks of one
+    /// instruction list (`MAX_TARGET_FORKS`).
+    MaxValues,
     /// A test's files could not be written (a full disk, a quota): the run
     /// stops, and this path and those pending are kept for `--resume`.
     WriteFailed,
@@ -126,6 +129,7 @@ impl EarlyReason {
             EarlyReason::Blocked => "blocked",
             EarlyReason::Signalled => "signalled",
             EarlyReason::MaxTargets => "max-targets",
+            EarlyReason::MaxValues => "max-values",
             EarlyReason::WriteFailed => "write-failed",
         }
     }

@@ -8,9 +8,10 @@
 //! `choices` (a child re-executes the instruction with its alternative
 //! forced) true for such an instruction.
 
-use super::access::MAX_OBJECT;
+use super::access::{MAX_OBJECT, MAX_TARGET_FORKS};
 use super::choices::by_target;
-use super::executor::{Exec, Executor, NO_TARGET, UNLISTED};
+use super::end::{EarlyReason, PathEnd};
+use super::executor::{Exec, Executor, Flow, NO_TARGET, UNLISTED};
 use super::state::State;
 use super::value::Value;
 use crate::expr::{self, ExprRef};
@@ -79,7 +80,9 @@ impl Executor {
     /// The values are found one solver model at a time, up to
     /// `MAX_FORK_VALUES`; when more remain, the path of the last
     /// alternative, `UNLISTED`, forks again at the same site over the
-    /// next ones, so every feasible value is explored in the end.
+    /// next ones, up to `MAX_TARGET_FORKS` forks (1,024 values); a path
+    /// with values still unlisted after them ends early (`max-values`), as
+    /// a fully symbolic `malloc` size would otherwise fork for ever.
     /// Alternatives are recorded in the trie as a symbolic pointer's are,
     /// with the value as the payload (`e == payload` rebuilds the condition).
     pub(super) fn fork_value(
@@ -108,6 +111,7 @@ impl Executor {
             state.add_constraint(range);
             return Ok(Chosen::Value(v as u64));
         }
+        let mut forks = 0;
         loop {
             let (payload, _) = self.settle(state, |ex, st| {
                 let payload = ex.choose_target(
@@ -119,7 +123,12 @@ impl Executor {
                 Ok((payload, Value::bool(false)))
             })?;
             match payload {
-                UNLISTED => continue,
+                UNLISTED => {
+                    forks += 1;
+                    if forks == MAX_TARGET_FORKS {
+                        return Err(Flow::End(PathEnd::Early(EarlyReason::MaxValues)));
+                    }
+                }
                 NO_TARGET => return Ok(Chosen::Beyond),
                 v => return Ok(Chosen::Value(v)),
             }
