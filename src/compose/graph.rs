@@ -153,15 +153,15 @@ impl CallGraph {
     }
 }
 
-/// Whether a function has a conditional branch or a switch: one without
-/// has a single path through its own code, and a summary of it would save
-/// nothing (the paper's `containsCondStmt`).
+/// Whether a function has a branch that may fork (conditional, switch,
+/// indirect): one without has a single path through its own code, and a
+/// summary of it would save nothing (the paper's `containsCondStmt`).
 pub fn has_branch(module: &Module, f: FuncId) -> bool {
-    module.func(f).body.as_ref().is_some_and(|b| {
-        b.insts
-            .iter()
-            .any(|i| matches!(i, Inst::CondBr { .. } | Inst::Switch { .. }))
-    })
+    module
+        .func(f)
+        .body
+        .as_ref()
+        .is_some_and(|b| b.insts.iter().any(|i| !i.alternative_blocks().is_empty()))
 }
 
 #[cfg(test)]

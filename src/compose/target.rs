@@ -17,7 +17,7 @@ use rustc_hash::FxHashSet;
 
 use super::graph::CallGraph;
 use super::summary::{Leaf, LeafEnd, Summary};
-use crate::ir::{switch_alternatives, BlockId, Body, Callee, FuncId, Inst, InstId, Module};
+use crate::ir::{BlockId, Body, Callee, FuncId, Inst, InstId, Module};
 
 /// Where the targets are, seen from each function.
 pub struct TargetReach {
@@ -160,11 +160,10 @@ fn site_inst(body: &Body, site: u32) -> Option<InstId> {
 /// Where control goes after alternative `alt` of the choice at `at`.
 fn after(body: &Body, at: InstId, alt: usize) -> Vec<InstId> {
     let first = |b: BlockId| body.block(b).first;
-    match body.inst(at) {
-        Inst::CondBr {
-            then_bb, else_bb, ..
-        } => vec![first(if alt == 0 { *then_bb } else { *else_bb })],
-        Inst::Switch { cases, default, .. } => switch_alternatives(cases, *default)
+    let inst = body.inst(at);
+    match inst {
+        Inst::CondBr { .. } | Inst::Switch { .. } | Inst::IndirectBr { .. } => inst
+            .alternative_blocks()
             .get(alt)
             .map(|b| vec![first(*b)])
             .unwrap_or_default(),

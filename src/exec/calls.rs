@@ -96,6 +96,7 @@ impl Executor {
             func,
             regs: Registers::new(regs),
             pc: entry,
+            entered_by: None,
             allocas: varargs.into_iter().collect(),
             ret_dst,
             call_site,

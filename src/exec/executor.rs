@@ -22,7 +22,7 @@ use super::guide::{Guide, GuideCounters};
 use super::memory::{AllocKind, MemoryObject, ObjectState};
 use super::natives::Native;
 use super::state::{
-    function_address, State, Stretch, GLOBAL_BASE, HEAP_BASE, RED_ZONE, STACK_BASE,
+    block_address, function_address, State, Stretch, GLOBAL_BASE, HEAP_BASE, RED_ZONE, STACK_BASE,
 };
 use super::value::Value;
 use crate::expr::{self, Assignment};
@@ -320,6 +320,9 @@ impl Executor {
                 64,
             ),
             Const::FuncAddr(f) => Value::concrete(function_address(*f) as u128, 64),
+            Const::BlockAddr { func, block } => {
+                Value::concrete(block_address(*func, *block) as u128, 64)
+            }
             Const::Cast { op, to, value } => {
                 let v = self.eval_const(*value);
                 let from = v.width();
@@ -692,19 +695,23 @@ impl Executor {
     pub(super) fn current_loc(&self, state: &State) -> Option<SourceLoc> {
         let fr = state.stack.last()?;
         let body = self.module.func(fr.func).body.as_ref()?;
-        body.locs.get(fr.pc.index()).copied().flatten()
+        let at = |i: InstId| body.locs.get(i.index()).copied().flatten();
+        at(fr.pc).or_else(|| at(fr.entered_by?))
     }
 
     fn stack_trace(&self, state: &State) -> Vec<StackEntry> {
         let mut out = Vec::new();
         let mut pc = state.stack.last().map(|f| f.pc);
-        for fr in state.stack.iter().rev() {
+        for (depth, fr) in state.stack.iter().rev().enumerate() {
             let f = self.module.func(fr.func);
-            let loc = pc.and_then(|p| {
-                f.body
-                    .as_ref()
-                    .and_then(|b| b.locs.get(p.index()).copied().flatten())
-            });
+            let loc = match depth {
+                0 => self.current_loc(state),
+                _ => pc.and_then(|p| {
+                    f.body
+                        .as_ref()
+                        .and_then(|b| b.locs.get(p.index()).copied().flatten())
+                }),
+            };
             out.push(StackEntry {
                 function: f.name.clone(),
                 loc,

@@ -4,9 +4,9 @@
 //! hot loop stays one flat `match` that reads whole.
 
 use super::end::ErrorKind;
-use super::executor::{Exec, Executor};
+use super::executor::{Exec, Executor, Flow};
 use super::memory::AllocKind;
-use super::state::{Frame, State};
+use super::state::{block_address, Frame, State, NULL_PAGE};
 use super::value::Value;
 use crate::expr::{self, ExprRef};
 use crate::ir::semantics::{self, mask};
@@ -335,6 +335,15 @@ impl Executor {
                 };
                 self.jump(module, state, target);
             }
+            Inst::IndirectBr {
+                addr,
+                targets,
+                site,
+            } => {
+                let a = self.operand(state.frame(), *addr);
+                let target = self.indirect_target(state, a, targets, *site)?;
+                self.jump(module, state, target);
+            }
             Inst::Ret { value } => {
                 let v = value.map(|op| self.operand(state.frame(), op));
                 self.return_from(state, v)?;
@@ -435,6 +444,64 @@ impl Executor {
         fr.pc = InstId(fr.pc.0 + 1);
     }
 
+    /// The block an `indirectbr` to `addr` goes to: the one of `targets`
+    /// at that address. A symbolic address forks once per target it may
+    /// be, and once more where it may be none: an error, as a call through
+    /// a pointer to no function is.
+    fn indirect_target(
+        &mut self,
+        state: &mut State,
+        addr: Value,
+        targets: &[BlockId],
+        site: SiteId,
+    ) -> Exec<BlockId> {
+        let func = state.frame().func;
+        let at = |b: BlockId| block_address(func, b);
+        let e = match addr {
+            Value::Concrete { bits, .. } => {
+                let a = bits as u64;
+                return match targets.iter().find(|&&b| at(b) == a) {
+                    Some(&b) => Ok(b),
+                    None => Err(self.bad_jump(state, a)),
+                };
+            }
+            Value::Symbolic(e) => e,
+        };
+        let mut conds = Vec::with_capacity(targets.len() + 1);
+        let mut none = expr::bool_const(true);
+        for &b in targets {
+            let is = expr::eq(&e, &expr::constant(u128::from(at(b)), 64));
+            none = expr::and(&none, &expr::not(&is));
+            conds.push(is);
+        }
+        conds.push(none);
+        let payloads: Vec<u64> = (0..conds.len() as u64).collect();
+        let (alt, _) = self.fork(state, site, &conds, &payloads, targets)?;
+        match targets.get(alt) {
+            Some(&b) => Ok(b),
+            None => {
+                let a = self.example(state, &Value::Symbolic(e))? as u64;
+                Err(self.bad_jump(state, a))
+            }
+        }
+    }
+
+    /// The error of an indirect jump to `addr`, no label it may go to.
+    fn bad_jump(&self, state: &State, addr: u64) -> Flow {
+        if addr < NULL_PAGE {
+            return self.error(
+                state,
+                ErrorKind::Null,
+                "indirect jump through a null address",
+            );
+        }
+        self.error(
+            state,
+            ErrorKind::BadCall,
+            format!("indirect jump to {addr:#x}, which is not a label it may go to"),
+        )
+    }
+
     /// Enters `target`, evaluating its phis together from the incoming block.
     fn jump(&self, module: &Module, state: &mut State, target: BlockId) {
         let func = state.frame().func;
@@ -446,6 +513,7 @@ impl Executor {
             .as_ref()
             .expect("frames run defined functions");
         let from = body.block_of[fr.pc.index()];
+        fr.entered_by = Some(fr.pc);
         let block = body.block(target);
         if block.first != block.body_start {
             let mut values = Vec::with_capacity((block.body_start.0 - block.first.0) as usize);

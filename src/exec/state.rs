@@ -12,7 +12,7 @@ use super::guide::GuideNode;
 use super::memory::AddressSpace;
 use super::value::{Byte, Value};
 use crate::expr::{ArrayRef, Assignment, ExprRef};
-use crate::ir::{FuncId, InstId, Reg, SiteId};
+use crate::ir::{BlockId, FuncId, InstId, Reg, SiteId};
 
 /// Where the engine's stack and heap objects are placed. Addresses are
 /// handed out by a per-state bump allocator, so a path gets the same
@@ -20,6 +20,9 @@ use crate::ir::{FuncId, InstId, Reg, SiteId};
 pub const GLOBAL_BASE: u64 = 0x0000_1000_0000;
 pub const FUNCTION_BASE: u64 = 0x0000_0800_0000;
 pub const HEAP_BASE: u64 = 0x5000_0000_0000;
+/// Block addresses (`&&label`) lie between the heap and the stacks, where
+/// no object is: nothing can be read or written through one.
+pub const BLOCK_BASE: u64 = 0x6000_0000_0000;
 pub const STACK_BASE: u64 = 0x7000_0000_0000;
 /// Gap left after every object so a small overrun lands nowhere.
 pub const RED_ZONE: u64 = 16;
@@ -29,6 +32,12 @@ pub const NULL_PAGE: u64 = 4096;
 /// The address of a function, for function pointers.
 pub fn function_address(f: FuncId) -> u64 {
     FUNCTION_BASE + 16 * f.0 as u64
+}
+
+/// The address of block `b` of function `f`, for `indirectbr`: a block
+/// in 2^20 of its function's, a function in 2^20, below the stacks.
+pub fn block_address(f: FuncId, b: BlockId) -> u64 {
+    BLOCK_BASE + ((f.0 as u64) << 20) + b.0 as u64
 }
 
 /// The function at an address, if it is one.
@@ -47,6 +56,11 @@ pub struct Frame {
     pub regs: Registers,
     /// The next instruction to execute.
     pub pc: InstId,
+    /// The branch that entered the current block (none in the entry
+    /// block): where an error at an instruction without a source location
+    /// (the one `indirectbr` clang shares between a function's computed
+    /// gotos) is reported.
+    pub entered_by: Option<InstId>,
     /// Stack objects to release when the frame returns.
     pub allocas: Vec<u64>,
     /// Where in the caller the return value goes.

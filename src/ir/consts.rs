@@ -5,7 +5,8 @@
 use super::ffi::{Ty, Val};
 use super::layout::{Layout, MAX_WIDTH, PTR_BITS};
 use super::{
-    BinOp, CastOp, Const, ConstId, FileId, FuncId, GlobalId, GlobalInit, IntPredicate, SourceLoc,
+    BinOp, BlockId, CastOp, Const, ConstId, FileId, FuncId, GlobalId, GlobalInit, IntPredicate,
+    SourceLoc,
 };
 use inkwell::llvm_sys::{LLVMIntPredicate, LLVMOpcode, LLVMTypeKind as K, LLVMValueKind as VK};
 use rustc_hash::FxHashMap;
@@ -200,7 +201,22 @@ impl Cx {
                 Err(format!("vector constant of type `{}`", ty.print()))
             }
             VK::LLVMBlockAddressValueKind => {
-                Err("blockaddress constant (computed goto)".to_string())
+                let fv = v.operand(0).ok_or("malformed blockaddress")?;
+                let func = *self
+                    .func_ids
+                    .get(&fv)
+                    .ok_or("blockaddress in an unknown function")?;
+                let bb = v.operand_block(1).ok_or("malformed blockaddress")?;
+                // Blocks are numbered in the function's order (`lower`).
+                let block = fv
+                    .basic_blocks()
+                    .iter()
+                    .position(|&b| b == bb)
+                    .ok_or("blockaddress of a block outside its function")?;
+                Ok(self.intern(Const::BlockAddr {
+                    func,
+                    block: BlockId(block as u32),
+                }))
             }
             _ => Err(format!("constant `{}`", describe(v))),
         }
@@ -488,6 +504,7 @@ impl Cx {
             VK::LLVMGlobalVariableValueKind
             | VK::LLVMFunctionValueKind
             | VK::LLVMGlobalAliasValueKind
+            | VK::LLVMBlockAddressValueKind
             | VK::LLVMConstantExprValueKind => {
                 let id = self.constant(v)?;
                 match self.consts[id.index()] {
@@ -500,9 +517,6 @@ impl Cx {
                         Ok(())
                     }
                 }
-            }
-            VK::LLVMBlockAddressValueKind => {
-                Err("blockaddress constants (computed goto) are not supported".into())
             }
             _ => Err(format!(
                 "unsupported constant `{}` in initializer",

@@ -206,6 +206,11 @@ impl<'a> Hashing<'a> {
                     s.u64(self.child(*id));
                 }
             }
+            Const::BlockAddr { func, block } => {
+                s.u8(10);
+                self.func_name(&mut s, *func);
+                s.u32(block.0);
+            }
         }
         s.finish()
     }
@@ -583,6 +588,19 @@ impl<'a> Hashing<'a> {
             Inst::Unsupported { what } => {
                 s.u8(22);
                 s.str(what);
+            }
+            Inst::IndirectBr {
+                addr,
+                targets,
+                site,
+            } => {
+                s.u8(24);
+                self.operand(s, addr);
+                s.u64(targets.len() as u64);
+                for b in targets {
+                    s.u32(b.0);
+                }
+                s.u32(site.0);
             }
             Inst::Asm { op, addr } => {
                 s.u8(23);

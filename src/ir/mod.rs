@@ -127,6 +127,8 @@ pub enum Const {
     GlobalAddr { global: GlobalId, offset: i64 },
     /// The address of a function.
     FuncAddr(FuncId),
+    /// The address of a block (GNU C's `&&label`), for `indirectbr`.
+    BlockAddr { func: FuncId, block: BlockId },
     /// A cast of another constant (`ptrtoint`, `inttoptr`, `bitcast`, `trunc`, ...).
     Cast { op: CastOp, to: u32, value: ConstId },
     /// An integer operation on two constants.
@@ -490,6 +492,13 @@ pub enum Inst {
         default: BlockId,
         site: SiteId,
     },
+    /// A jump to the block at an address (GNU C's `goto *p`), one of
+    /// `targets`; the site is used when the address is symbolic.
+    IndirectBr {
+        addr: Operand,
+        targets: Vec<BlockId>,
+        site: SiteId,
+    },
     Ret {
         value: Option<Operand>,
     },
@@ -704,6 +713,7 @@ impl Inst {
         match self {
             Inst::CondBr { site, .. }
             | Inst::Switch { site, .. }
+            | Inst::IndirectBr { site, .. }
             | Inst::Load { site, .. }
             | Inst::Store { site, .. }
             | Inst::Call { site, .. } => Some(*site),
@@ -711,6 +721,20 @@ impl Inst {
             | Inst::Alloca { site, .. }
             | Inst::Intrinsic { site, .. } => *site,
             _ => None,
+        }
+    }
+
+    /// The blocks a branch's alternatives go on to, in the order its fork
+    /// lists them; empty for other instructions. An `indirectbr`'s last
+    /// alternative, an address none of its targets has, goes on to none.
+    pub fn alternative_blocks(&self) -> Vec<BlockId> {
+        match self {
+            Inst::CondBr {
+                then_bb, else_bb, ..
+            } => vec![*then_bb, *else_bb],
+            Inst::Switch { cases, default, .. } => switch_alternatives(cases, *default),
+            Inst::IndirectBr { targets, .. } => targets.clone(),
+            _ => Vec::new(),
         }
     }
 
@@ -726,6 +750,7 @@ impl Inst {
                 v.push(*default);
                 v
             }
+            Inst::IndirectBr { targets, .. } => targets.clone(),
             _ => Vec::new(),
         }
     }

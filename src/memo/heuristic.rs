@@ -18,7 +18,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use thiserror::Error;
 
 use super::trie::{NodeId, Trie, TriePoint};
-use crate::ir::{switch_alternatives, BlockId, Callee, FuncId, Inst, InstId, Module};
+use crate::ir::{BlockId, Callee, FuncId, Inst, InstId, Module};
 
 /// Which heuristic directs a run at its targets: `Reachability` and
 /// `Counter` select the boundary nodes of a deeper memoized run; `H1` and
@@ -170,11 +170,10 @@ impl<'m> Reach<'m> {
             return Vec::new();
         };
         let start = |b: BlockId| (f, body.block(b).first);
-        match &body.insts[i.index()] {
-            Inst::CondBr {
-                then_bb, else_bb, ..
-            } => vec![start(if alt == 0 { *then_bb } else { *else_bb })],
-            Inst::Switch { cases, default, .. } => switch_alternatives(cases, *default)
+        let inst = &body.insts[i.index()];
+        match inst {
+            Inst::CondBr { .. } | Inst::Switch { .. } | Inst::IndirectBr { .. } => inst
+                .alternative_blocks()
                 .get(alt)
                 .map(|b| vec![start(*b)])
                 .unwrap_or_default(),

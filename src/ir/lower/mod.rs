@@ -635,6 +635,23 @@ impl FnLower<'_> {
                     site,
                 });
             }
+            O::LLVMIndirectBr => {
+                let a = self.op(inst, 0)?;
+                let addr = self.operand(a)?;
+                let mut targets = Vec::new();
+                for i in 0..inst.num_successors() {
+                    let b = self.block(inst.successor(i))?;
+                    if !targets.contains(&b) {
+                        targets.push(b);
+                    }
+                }
+                let site = self.site();
+                self.out.push(Inst::IndirectBr {
+                    addr,
+                    targets,
+                    site,
+                });
+            }
             O::LLVMRet => {
                 let value = match inst.operand(0) {
                     Some(v) => {

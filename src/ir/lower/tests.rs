@@ -163,6 +163,65 @@ exit:
 }
 
 #[test]
+fn indirect_branches_and_block_addresses_from_textual_ir() {
+    let m = load_ll(
+        r#"
+@table = global [2 x i8*] [i8* blockaddress(@f, %a), i8* blockaddress(@f, %b)]
+
+define i32 @f(i8* %p) {
+entry:
+  indirectbr i8* %p, [label %a, label %b, label %a]
+a:
+  ret i32 1
+b:
+  ret i32 2
+}
+
+define i8* @g() {
+  ret i8* blockaddress(@f, %b)
+}
+"#,
+    );
+    let f = m.func_by_name("f").expect("f");
+    let b = body(&m, "f");
+    // A target listed twice is one alternative.
+    assert_eq!(
+        b.insts[0],
+        Inst::IndirectBr {
+            addr: Operand::Reg(Reg(0)),
+            targets: vec![BlockId(1), BlockId(2)],
+            site: SiteId(0),
+        }
+    );
+    assert_eq!(
+        b.insts[0].alternative_blocks(),
+        vec![BlockId(1), BlockId(2)]
+    );
+    assert_eq!(b.successors(BlockId(0)), vec![BlockId(1), BlockId(2)]);
+    let Inst::Ret { value: Some(v) } = &body(&m, "g").insts[0] else {
+        panic!("{:?}", body(&m, "g").insts)
+    };
+    let at_b = Const::BlockAddr {
+        func: f,
+        block: BlockId(2),
+    };
+    assert_eq!(konst(&m, v), at_b);
+    // In an initializer, block addresses are placed when the run starts.
+    let table = m.globals.iter().find(|g| g.name == "table").expect("table");
+    let init = table.init.as_ref().expect("initializer");
+    let relocs: Vec<(u64, Const)> = init
+        .relocs
+        .iter()
+        .map(|(off, c)| (*off, m.consts[c.index()].clone()))
+        .collect();
+    let at_a = Const::BlockAddr {
+        func: f,
+        block: BlockId(1),
+    };
+    assert_eq!(relocs, vec![(0, at_a), (8, at_b)]);
+}
+
+#[test]
 fn gep_offsets_in_structs_and_arrays() {
     let src = r#"
 struct In { short a; long b; };
