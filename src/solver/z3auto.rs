@@ -494,14 +494,18 @@ mod tests {
     fn agrees_with_fresh_z3_along_random_paths() {
         let env = Env::new("auto");
         let mut g = Gen::new(11);
+        // A few of these queries take Z3 seconds, past the default limit
+        // on a loaded machine: both sides must answer, since the test is
+        // about agreement, not time.
+        let patient = 120_000;
         let mut auto = Solver::new(SolverConfig {
             chain: "z3-auto".parse().unwrap(),
+            timeout_ms: patient,
             ..SolverConfig::default()
         });
-        // Plain Z3 is the reference: a few of these queries take it seconds,
-        // past the default limit on a loaded machine, and it must answer.
+        // Plain Z3 is the reference.
         let reference = SolverConfig {
-            timeout_ms: 120_000,
+            timeout_ms: patient,
             ..SolverConfig::default()
         };
         let mut fresh = Solver::with_layers(reference, vec![]);
