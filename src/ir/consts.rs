@@ -197,6 +197,7 @@ impl Cx {
                 K::LLVMStructTypeKind | K::LLVMArrayTypeKind => self.aggregate(v, ty, depth),
                 _ => Err(format!("constant of type `{}`", ty.print())),
             },
+            // A vector lives in one register per lane: see `vector_lanes`.
             VK::LLVMConstantVectorValueKind | VK::LLVMConstantDataVectorValueKind => {
                 Err(format!("vector constant of type `{}`", ty.print()))
             }
@@ -342,8 +343,29 @@ impl Cx {
         }
     }
 
-    /// Element `i` of a constant aggregate of type `ty` (the element type `ety`).
-    fn element(&self, v: Val, ety: Ty, i: u32) -> Option<Val> {
+    /// The pool entry of each lane of a vector constant (a literal,
+    /// `zeroinitializer`, `undef`, `poison`), in lane order: a vector lives
+    /// in one register per lane, so its constant is one constant per lane.
+    pub fn vector_lanes(&mut self, v: Val) -> Result<Vec<ConstId>, String> {
+        let ty = v.ty();
+        let ety = ty
+            .element()
+            .ok_or_else(|| format!("constant of type `{}`", ty.print()))?;
+        if v.kind() == VK::LLVMConstantExprValueKind {
+            return Err(format!("vector constant expression `{}`", describe(v)));
+        }
+        (0..ty.vector_len())
+            .map(|i| {
+                let e = self
+                    .element(v, ety, i)
+                    .ok_or_else(|| format!("vector constant `{}`", describe(v)))?;
+                self.constant(e)
+            })
+            .collect()
+    }
+
+    /// Element `i` of a constant aggregate or vector of type `ty` (the element type `ety`).
+    pub fn element(&self, v: Val, ety: Ty, i: u32) -> Option<Val> {
         match v.kind() {
             VK::LLVMConstantStructValueKind
             | VK::LLVMConstantArrayValueKind
@@ -405,6 +427,20 @@ impl Cx {
                 let ety = ty.element().ok_or("malformed array type")?;
                 let stride = self.layout.alloc_size(ety).ok_or("array of unsized type")? * 8;
                 for i in 0..ty.array_len() {
+                    let e = self
+                        .element(v, ety, i)
+                        .ok_or_else(|| format!("constant `{}`", describe(v)))?;
+                    let off = bit_offset + (stride * u64::from(i)) as u32;
+                    self.flatten(e, ety, off, parts, depth + 1)?;
+                }
+                Ok(())
+            }
+            // A vector field (`{ <2 x float>, float }`, a struct of three
+            // floats returned by value): lanes packed at their bit size.
+            K::LLVMVectorTypeKind => {
+                let ety = ty.element().ok_or("malformed vector type")?;
+                let stride = self.layout.bits(ety).ok_or("vector of unsized type")?;
+                for i in 0..ty.vector_len() {
                     let e = self
                         .element(v, ety, i)
                         .ok_or_else(|| format!("constant `{}`", describe(v)))?;

@@ -233,6 +233,26 @@ impl Val {
         }
     }
 
+    /// The mask of a `shufflevector`: for each result lane, the lane of the
+    /// two inputs taken together it copies, or `None` where the mask is
+    /// undefined.
+    pub fn shuffle_mask(self) -> Vec<Option<u32>> {
+        unsafe {
+            let n = c::LLVMGetNumMaskElements(self.0);
+            let undef = c::LLVMGetUndefMaskElem();
+            (0..n)
+                .map(|i| {
+                    let m = c::LLVMGetMaskValue(self.0, i);
+                    if m == undef {
+                        None
+                    } else {
+                        u32::try_from(m).ok()
+                    }
+                })
+                .collect()
+        }
+    }
+
     pub fn icmp_predicate(self) -> LLVMIntPredicate {
         unsafe { c::LLVMGetICmpPredicate(self.0) }
     }

@@ -14,7 +14,8 @@ pub(super) const MAX_WIDTH: u32 = 128;
 pub(super) struct GepPlan {
     /// Sum of the constant indices times their scales.
     pub offset: i64,
-    /// Variable indices with their scales (element alloc sizes).
+    /// Variable indices with their scales (element alloc sizes); a vector
+    /// one (of a getelementptr over vectors) stands for one index per lane.
     pub vars: Vec<(Val, u64)>,
 }
 
@@ -169,8 +170,16 @@ impl Layout {
                     plan.offset = plan.offset.wrapping_add(k.wrapping_mul(scale as i64));
                 }
                 None => {
-                    if idx.ty().kind() != K::LLVMIntegerTypeKind {
-                        return Err("getelementptr with a vector index".to_string());
+                    // A vector index is left to the scalarized lowering,
+                    // which reads each lane's index from its lanes.
+                    if !matches!(
+                        idx.ty().kind(),
+                        K::LLVMIntegerTypeKind | K::LLVMVectorTypeKind
+                    ) {
+                        return Err(format!(
+                            "getelementptr index of type `{}`",
+                            idx.ty().print()
+                        ));
                     }
                     if scale != 0 {
                         plan.vars.push((idx, scale));

@@ -9,7 +9,7 @@ use super::asm::{self, AsmArith, AsmOp};
 use super::consts::{bin_op, describe, int_predicate, Cx};
 use super::ffi::{Bb, Val};
 use super::{
-    Arg, Block, BlockId, Body, Callee, CastOp, Const, FBinOp, FCastOp, FloatPredicate, FloatTy,
+    Block, BlockId, Body, Callee, CastOp, Const, FBinOp, FCastOp, FloatPredicate, FloatTy,
     GepIndex, Inst, InstId, Operand, Reg, SiteId, SourceLoc,
 };
 use inkwell::llvm_sys::{
@@ -20,6 +20,8 @@ use rustc_hash::FxHashMap;
 mod asm_arith;
 mod atomic;
 mod intrinsic;
+mod vector;
+mod vector_calls;
 use intrinsic::{classify_intrinsic, IntrinsicUse};
 
 /// The function a call targets, looking through pointer casts and aliases.
@@ -168,6 +170,7 @@ pub(super) fn lower_body(cx: &mut Cx, f: Val) -> Body {
         block_of: Vec::new(),
         num_sites: 0,
         out: Vec::new(),
+        lanes: FxHashMap::default(),
     };
     fl.run(f)
 }
@@ -183,6 +186,9 @@ struct FnLower<'a> {
     num_sites: u32,
     /// The instructions the current LLVM instruction lowers to.
     out: Vec<Inst>,
+    /// The lane registers of each vector value (see `vector`), or why it
+    /// has none.
+    lanes: FxHashMap<Val, Result<Vec<Reg>, String>>,
 }
 
 impl FnLower<'_> {
@@ -198,13 +204,17 @@ impl FnLower<'_> {
             let r = self.new_reg(w);
             self.regs.insert(p, r);
         }
+        let prologue = self.vector_parameters(&f.params());
         let bbs = f.basic_blocks();
         let code: Vec<Vec<Val>> = bbs.iter().map(|b| b.instructions()).collect();
         for (i, &b) in bbs.iter().enumerate() {
             self.blocks.insert(b, BlockId(i as u32));
         }
         for inst in code.iter().flatten() {
-            if inst.ty().kind() != K::LLVMVoidTypeKind && !is_dropped(*inst) {
+            if vector::is_vector(inst.ty()) {
+                let lanes = self.lane_regs(inst.ty());
+                self.lanes.insert(*inst, lanes);
+            } else if inst.ty().kind() != K::LLVMVoidTypeKind && !is_dropped(*inst) {
                 let w = self.cx.layout.lenient_width(inst.ty());
                 let r = self.new_reg(w);
                 self.regs.insert(*inst, r);
@@ -215,6 +225,13 @@ impl FnLower<'_> {
         for (bi, insts) in code.iter().enumerate() {
             let block = BlockId(bi as u32);
             let first = self.insts.len();
+            if bi == 0 {
+                for i in &prologue {
+                    self.insts.push(i.clone());
+                    self.locs.push(None);
+                    self.block_of.push(block);
+                }
+            }
             for &inst in insts {
                 if is_dropped(inst) {
                     continue;
@@ -289,6 +306,12 @@ impl FnLower<'_> {
     }
 
     fn operand(&mut self, v: Val) -> Result<Operand, String> {
+        if vector::is_vector(v.ty()) {
+            return Err(format!(
+                "vector `{}` where a scalar is expected",
+                describe(v)
+            ));
+        }
         if let Some(&r) = self.regs.get(&v) {
             return Ok(Operand::Reg(r));
         }
@@ -316,11 +339,11 @@ impl FnLower<'_> {
 
     /// Translates one instruction into `self.out`; `Err` says why mnemo cannot execute it.
     fn lower(&mut self, inst: Val) -> Result<(), String> {
+        if vector::involves_vector(inst) {
+            return self.vector(inst);
+        }
         let opcode = inst.opcode();
         if let Some(op) = bin_op(opcode) {
-            if inst.ty().kind() != K::LLVMIntegerTypeKind {
-                return Err(format!("vector operation `{}`", describe(inst)));
-            }
             let width = self.width(inst)?;
             let lhs = self.operand(self.op(inst, 0)?)?;
             let rhs = self.operand(self.op(inst, 1)?)?;
@@ -365,9 +388,6 @@ impl FnLower<'_> {
             }
             O::LLVMICmp => {
                 let l = self.op(inst, 0)?;
-                if inst.ty().kind() != K::LLVMIntegerTypeKind {
-                    return Err("vector comparison".to_string());
-                }
                 let width = self.width(l)?;
                 let lhs = self.operand(l)?;
                 let rhs = self.operand(self.op(inst, 1)?)?;
@@ -449,9 +469,6 @@ impl FnLower<'_> {
             }
             O::LLVMSelect => {
                 let c = self.op(inst, 0)?;
-                if c.ty().kind() != K::LLVMIntegerTypeKind {
-                    return Err("vector select".to_string());
-                }
                 let width = self.width(inst)?;
                 let cond = self.operand(c)?;
                 let then_val = self.operand(self.op(inst, 1)?)?;
@@ -738,16 +755,23 @@ impl FnLower<'_> {
             .collect::<Result<_, _>>()?;
         let void = inst.ty().kind() == K::LLVMVoidTypeKind;
         if let Some(name) = intrinsic_name(inst) {
+            if vector::involves_vector(inst) {
+                return self.vector_intrinsic(inst, &name, &arg_vals);
+            }
             return self.intrinsic(inst, &name, &arg_vals, void);
         }
-        let ret_width = if void { None } else { Some(self.width(inst)?) };
+        // A vector result comes back packed, to be split into its lanes.
+        let vector_ret = vector::is_vector(inst.ty());
+        let ret_width = if void {
+            None
+        } else if vector_ret {
+            Some(self.packed_width(inst.ty(), "return value")?)
+        } else {
+            Some(self.width(inst)?)
+        };
         let mut args = Vec::with_capacity(arg_vals.len());
         for &a in &arg_vals {
-            let width = self.width(a).map_err(|e| format!("{e} as call argument"))?;
-            args.push(Arg {
-                value: self.operand(a)?,
-                width,
-            });
+            args.push(self.call_arg(a)?);
         }
         let callee = match self.operand(callee_v)? {
             Operand::Const(id) => match self.cx.consts[id.index()] {
@@ -756,7 +780,11 @@ impl FnLower<'_> {
             },
             r => Callee::Indirect(r),
         };
-        let dst = if void { None } else { Some(self.dst(inst)?) };
+        let dst = match ret_width {
+            Some(w) if vector_ret => Some(self.new_reg(w)),
+            Some(_) => Some(self.dst(inst)?),
+            None => None,
+        };
         let site = self.site();
         self.out.push(Inst::Call {
             dst,
@@ -765,9 +793,15 @@ impl FnLower<'_> {
             args,
             site,
         });
+        if let (Some(packed), true) = (dst, vector_ret) {
+            let lanes = self.dst_lanes(inst)?;
+            self.unpack(packed, inst.ty(), &lanes)?;
+        }
         Ok(())
     }
 }
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod vector_tests;

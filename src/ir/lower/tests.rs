@@ -487,10 +487,10 @@ fn floats_and_fmuladd() {
 fn unsupported_instructions_do_not_fail_loading() {
     let m = load_ll(
         r#"
-define i32 @f(i32* %p, float* %q, x86_fp80 %l, <4 x i32> %v) {
+define i32 @f(i32* %p, float* %q, x86_fp80 %l, <8 x i32> %v) {
   %a = atomicrmw fadd float* %q, float 1.0 seq_cst
   %b = fadd x86_fp80 %l, %l
-  %c = add <4 x i32> %v, %v
+  %c = add <8 x i32> %v, %v
   %d = load i32, i32* %p
   %e = call i32 @llvm.ctpop.i32(i32 %d)
   %f = call double @llvm.sqrt.f64(double 2.0)
@@ -518,7 +518,10 @@ declare double @llvm.sqrt.f64(double)
         "unsupported floating-point operation in `atomicrmw`"
     );
     assert!(what[1].contains("x86_fp80"), "{}", what[1]);
-    assert!(what[2].contains("vector"), "{}", what[2]);
+    assert_eq!(
+        what[2],
+        "unsupported vector parameter of type `<8 x i32>` (more than 128 bits) in `add`"
+    );
     assert!(what[3].contains("llvm.sqrt.f64"), "{}", what[3]);
     // The load after them still has its site 0 and its register.
     let Inst::Load {
@@ -529,7 +532,8 @@ declare double @llvm.sqrt.f64(double)
     else {
         panic!("{:?}", b.insts[3])
     };
-    assert_eq!(*dst, Reg(7));
+    // Registers: 4 parameters, %a, %b, the 8 lanes of %c, then %d.
+    assert_eq!(*dst, Reg(14));
     assert!(matches!(
         b.insts[4],
         Inst::Intrinsic {
@@ -538,7 +542,7 @@ declare double @llvm.sqrt.f64(double)
             ..
         }
     ));
-    assert_eq!(b.num_regs, 4 + 6);
+    assert_eq!(b.num_regs, 4 + 2 + 8 + 3);
 }
 
 #[test]

@@ -1,0 +1,258 @@
+//! Vectors across calls and in intrinsics. A vector passed to or returned
+//! from a function travels packed into one register (lane 0 in the low
+//! bits, as memory holds it), so callers and callees agree whatever each
+//! does with its lanes; `llvm.*` intrinsics on vectors become their scalar
+//! forms lane by lane, and reductions a chain of scalar operations.
+
+use super::intrinsic::{classify_intrinsic, IntrinsicUse};
+use super::vector::is_vector;
+use super::FnLower;
+use crate::ir::ffi::{Ty, Val};
+use crate::ir::layout::MAX_WIDTH;
+use crate::ir::{Arg, BinOp, FBinOp, Inst, Intrinsic, Operand, Reg};
+
+impl FnLower<'_> {
+    /// The width of a vector of type `ty` packed into one register (a
+    /// parameter, return value or call argument), as the function's type
+    /// gives it (its alloc size), or why it does not fit one.
+    pub(super) fn packed_width(&self, ty: Ty, what: &str) -> Result<u32, String> {
+        let s = self.shape(ty)?;
+        let w = self.cx.layout.lenient_width(ty);
+        if w > MAX_WIDTH || u64::from(w) < u64::from(s.lanes) * u64::from(s.width) {
+            return Err(format!(
+                "vector {what} of type `{}` (more than {MAX_WIDTH} bits)",
+                ty.print()
+            ));
+        }
+        Ok(w)
+    }
+
+    /// The lanes of the vector `v` packed into a new register.
+    pub(super) fn pack(&mut self, v: Val, what: &str) -> Result<Operand, String> {
+        let w = self.packed_width(v.ty(), what)?;
+        let from = self.pieces_of(v)?;
+        let dst = self.new_reg(w);
+        self.regroup(&from, &[(dst, w)]);
+        Ok(Operand::Reg(dst))
+    }
+
+    /// Splits the packed register `src` into the lanes `dst` of a vector of type `ty`.
+    pub(super) fn unpack(&mut self, src: Reg, ty: Ty, dst: &[Reg]) -> Result<(), String> {
+        let s = self.shape(ty)?;
+        let w = self.packed_width(ty, "value")?;
+        let to: Vec<(Reg, u32)> = dst.iter().map(|&r| (r, s.width)).collect();
+        self.regroup(&[(Operand::Reg(src), w)], &to);
+        Ok(())
+    }
+
+    /// Gives each vector parameter its lanes, split from the packed
+    /// register the caller passes: the instructions go first in the entry
+    /// block (which no branch enters again).
+    pub(super) fn vector_parameters(&mut self, params: &[Val]) -> Vec<Inst> {
+        let mut out = std::mem::take(&mut self.out);
+        for &p in params {
+            if !is_vector(p.ty()) {
+                continue;
+            }
+            let split = (|| {
+                let src = *self.regs.get(&p).ok_or("parameter without a register")?;
+                self.packed_width(p.ty(), "parameter")?;
+                let lanes = self.lane_regs(p.ty())?;
+                self.unpack(src, p.ty(), &lanes)?;
+                Ok(lanes)
+            })();
+            self.lanes.insert(p, split);
+        }
+        std::mem::swap(&mut self.out, &mut out);
+        out
+    }
+
+    /// A call argument: a scalar as it is, a vector packed.
+    pub(super) fn call_arg(&mut self, a: Val) -> Result<Arg, String> {
+        if is_vector(a.ty()) {
+            let width = self.packed_width(a.ty(), "call argument")?;
+            let value = self.pack(a, "call argument")?;
+            return Ok(Arg { value, width });
+        }
+        let width = self.width(a).map_err(|e| format!("{e} as call argument"))?;
+        Ok(Arg {
+            value: self.operand(a)?,
+            width,
+        })
+    }
+
+    /// A call of an `llvm.*` function on vectors.
+    pub(super) fn vector_intrinsic(
+        &mut self,
+        inst: Val,
+        name: &str,
+        args: &[Val],
+    ) -> Result<(), String> {
+        let refused = || format!("intrinsic `{name}`");
+        if let Some(rest) = name.strip_prefix("llvm.vector.reduce.") {
+            let op = rest.split('.').next().unwrap_or_default();
+            return self.reduce(inst, op, args).ok_or_else(refused)?;
+        }
+        if !is_vector(inst.ty()) {
+            return Err(refused());
+        }
+        let s = self.shape(inst.ty())?;
+        match classify_intrinsic(name) {
+            IntrinsicUse::Exec(kind, max_args) if lanewise(kind) => {
+                if kind == Intrinsic::FAbs && s.float.is_none() {
+                    return Err(refused());
+                }
+                let mut per_arg = Vec::new();
+                for &a in args.iter().take(max_args) {
+                    per_arg.push(self.lanes_or_splat(a, s.lanes)?);
+                }
+                self.lanewise(inst, |_, i, dst| Inst::Intrinsic {
+                    kind,
+                    dst: Some(dst),
+                    width: s.width,
+                    args: per_arg.iter().map(|lanes| lanes[i]).collect(),
+                    site: None,
+                })
+            }
+            IntrinsicUse::FMulAdd => {
+                let ty = s.float.ok_or_else(refused)?;
+                let [a, b, c] = args else {
+                    return Err(format!("malformed call to `{name}`"));
+                };
+                let (a, b) = (self.lanes_of(*a, s.lanes)?, self.lanes_of(*b, s.lanes)?);
+                let c = self.lanes_of(*c, s.lanes)?;
+                for (i, dst) in self.dst_lanes(inst)?.into_iter().enumerate() {
+                    let product = self.new_reg(s.width);
+                    self.out.push(Inst::FBinary {
+                        op: FBinOp::Mul,
+                        ty,
+                        lhs: a[i],
+                        rhs: b[i],
+                        dst: product,
+                    });
+                    self.out.push(Inst::FBinary {
+                        op: FBinOp::Add,
+                        ty,
+                        lhs: Operand::Reg(product),
+                        rhs: c[i],
+                        dst,
+                    });
+                }
+                Ok(())
+            }
+            IntrinsicUse::Copy => {
+                let a = *args.first().ok_or("intrinsic without argument")?;
+                let lanes = self.lanes_of(a, s.lanes)?;
+                for (lane, dst) in lanes.into_iter().zip(self.dst_lanes(inst)?) {
+                    self.copy(s.width, lane, dst);
+                }
+                Ok(())
+            }
+            _ => Err(refused()),
+        }
+    }
+
+    /// `llvm.vector.reduce.OP`: the lanes combined first to last, so a
+    /// float sum adds in the order the unordered form also allows. `None`
+    /// for a reduction mnemo does not lower (the float minimum and maximum).
+    fn reduce(&mut self, inst: Val, op: &str, args: &[Val]) -> Option<Result<(), String>> {
+        enum Step {
+            Int(BinOp),
+            Pick(Intrinsic),
+            Float(FBinOp),
+        }
+        let step = match op {
+            "add" => Step::Int(BinOp::Add),
+            "mul" => Step::Int(BinOp::Mul),
+            "and" => Step::Int(BinOp::And),
+            "or" => Step::Int(BinOp::Or),
+            "xor" => Step::Int(BinOp::Xor),
+            "smax" => Step::Pick(Intrinsic::SMax),
+            "smin" => Step::Pick(Intrinsic::SMin),
+            "umax" => Step::Pick(Intrinsic::UMax),
+            "umin" => Step::Pick(Intrinsic::UMin),
+            "fadd" => Step::Float(FBinOp::Add),
+            "fmul" => Step::Float(FBinOp::Mul),
+            _ => return None,
+        };
+        Some((|| {
+            // The float forms take a start value before the vector.
+            let (start, v) = match (&step, args) {
+                (Step::Float(_), [start, v]) => (Some(self.operand(*start)?), *v),
+                (Step::Int(_) | Step::Pick(_), [v]) => (None, *v),
+                _ => return Err("malformed vector reduction".to_string()),
+            };
+            let s = self.shape(v.ty())?;
+            let float = match step {
+                Step::Float(_) => Some(s.float.ok_or("float reduction of integers")?),
+                _ => None,
+            };
+            let mut lanes = self.lanes_of(v, s.lanes)?.into_iter();
+            let dst = self.dst(inst)?;
+            let first = match start {
+                Some(start) => start,
+                None => lanes.next().ok_or("reduction of an empty vector")?,
+            };
+            let rest: Vec<Operand> = lanes.collect();
+            if rest.is_empty() {
+                self.copy(s.width, first, dst);
+                return Ok(());
+            }
+            let mut acc = first;
+            for (k, lane) in rest.iter().enumerate() {
+                let d = if k + 1 == rest.len() {
+                    dst
+                } else {
+                    self.new_reg(s.width)
+                };
+                self.out.push(match (&step, float) {
+                    (Step::Int(op), _) => Inst::Binary {
+                        op: *op,
+                        width: s.width,
+                        lhs: acc,
+                        rhs: *lane,
+                        dst: d,
+                        site: None,
+                    },
+                    (Step::Pick(kind), _) => Inst::Intrinsic {
+                        kind: *kind,
+                        dst: Some(d),
+                        width: s.width,
+                        args: vec![acc, *lane],
+                        site: None,
+                    },
+                    (Step::Float(op), Some(ty)) => Inst::FBinary {
+                        op: *op,
+                        ty,
+                        lhs: acc,
+                        rhs: *lane,
+                        dst: d,
+                    },
+                    (Step::Float(_), None) => return Err("float reduction".to_string()),
+                });
+                acc = Operand::Reg(d);
+            }
+            Ok(())
+        })())
+    }
+}
+
+/// Whether an intrinsic mnemo runs on scalars works on each lane alone,
+/// so its vector form is the scalar one per lane.
+fn lanewise(kind: Intrinsic) -> bool {
+    matches!(
+        kind,
+        Intrinsic::Abs
+            | Intrinsic::SMin
+            | Intrinsic::SMax
+            | Intrinsic::UMin
+            | Intrinsic::UMax
+            | Intrinsic::Bswap
+            | Intrinsic::Ctpop
+            | Intrinsic::Ctlz
+            | Intrinsic::Cttz
+            | Intrinsic::Fshl
+            | Intrinsic::Fshr
+            | Intrinsic::FAbs
+    )
+}
