@@ -2,14 +2,15 @@
 //! from a function travels packed into one register (lane 0 in the low
 //! bits, as memory holds it), so callers and callees agree whatever each
 //! does with its lanes; `llvm.*` intrinsics on vectors become their scalar
-//! forms lane by lane, and reductions a chain of scalar operations.
+//! forms lane by lane, reductions a chain of scalar operations, and the
+//! few SSE2 intrinsics `<emmintrin.h>` leaves at `-O0` what they compute.
 
 use super::intrinsic::{classify_intrinsic, IntrinsicUse};
 use super::vector::is_vector;
 use super::FnLower;
 use crate::ir::ffi::{Ty, Val};
 use crate::ir::layout::MAX_WIDTH;
-use crate::ir::{Arg, BinOp, FBinOp, Inst, Intrinsic, Operand, Reg};
+use crate::ir::{Arg, BinOp, CastOp, FBinOp, Inst, IntPredicate, Intrinsic, Operand, Reg};
 
 impl FnLower<'_> {
     /// The width of a vector of type `ty` packed into one register (a
@@ -92,6 +93,9 @@ impl FnLower<'_> {
         if let Some(rest) = name.strip_prefix("llvm.vector.reduce.") {
             let op = rest.split('.').next().unwrap_or_default();
             return self.reduce(inst, op, args).ok_or_else(refused)?;
+        }
+        if let Some(rest) = name.strip_prefix("llvm.x86.") {
+            return self.x86(inst, rest, args).ok_or_else(refused)?;
         }
         if !is_vector(inst.ty()) {
             return Err(refused());
@@ -234,6 +238,124 @@ impl FnLower<'_> {
             }
             Ok(())
         })())
+    }
+}
+
+impl FnLower<'_> {
+    /// The SSE2 intrinsics clang's `<emmintrin.h>` still emits at `-O0`
+    /// where no generic instruction does the job (`_mm_movemask_epi8`, the
+    /// shifts by an immediate); `None` for the others.
+    fn x86(&mut self, inst: Val, name: &str, args: &[Val]) -> Option<Result<(), String>> {
+        let shift = match name {
+            "sse2.pmovmskb.128" | "sse.movmsk.ps" | "sse2.movmsk.pd" => {
+                return Some(self.sign_mask(inst, args))
+            }
+            "sse2.pslli.w" | "sse2.pslli.d" | "sse2.pslli.q" => BinOp::Shl,
+            "sse2.psrli.w" | "sse2.psrli.d" | "sse2.psrli.q" => BinOp::LShr,
+            "sse2.psrai.w" | "sse2.psrai.d" => BinOp::AShr,
+            _ => return None,
+        };
+        Some(self.x86_shift(inst, shift, args))
+    }
+
+    /// The sign bit of each lane, lane 0 in bit 0 of an `i32`.
+    fn sign_mask(&mut self, inst: Val, args: &[Val]) -> Result<(), String> {
+        let [v] = args else {
+            return Err("malformed sign mask".to_string());
+        };
+        let s = self.shape(v.ty())?;
+        let mut signs = Vec::new();
+        for lane in self.lanes_of(*v, s.lanes)? {
+            let bit = self.new_reg(1);
+            self.out.push(Inst::ExtractValue {
+                dst: bit,
+                agg: lane,
+                offset: s.width - 1,
+                width: 1,
+            });
+            signs.push((Operand::Reg(bit), 1));
+        }
+        let dst = self.dst(inst)?;
+        let width = self.width(inst)?;
+        self.regroup(&signs, &[(dst, width)]);
+        Ok(())
+    }
+
+    /// A shift of every lane by one count. Unlike LLVM's shifts, x86's
+    /// define a count of the lane width or more: a logical shift gives
+    /// zero, an arithmetic one the sign in every bit, as a shift by the
+    /// width less one does.
+    fn x86_shift(&mut self, inst: Val, op: BinOp, args: &[Val]) -> Result<(), String> {
+        let [v, count] = args else {
+            return Err("malformed shift".to_string());
+        };
+        let s = self.shape(inst.ty())?;
+        let lanes = self.lanes_of(*v, s.lanes)?;
+        let count_width = self.width(*count)?;
+        let count = self.operand(*count)?;
+        let w = s.width;
+        let in_range = self.new_reg(1);
+        let limit = Operand::Const(self.cx.int(count_width, u128::from(w)));
+        self.out.push(Inst::ICmp {
+            pred: IntPredicate::Ult,
+            width: count_width,
+            lhs: count,
+            rhs: limit,
+            dst: in_range,
+        });
+        let fallback = if op == BinOp::AShr { w - 1 } else { 0 };
+        let fallback = Operand::Const(self.cx.int(count_width, u128::from(fallback)));
+        let amount = self.new_reg(count_width);
+        self.out.push(Inst::Select {
+            width: count_width,
+            cond: Operand::Reg(in_range),
+            then_val: count,
+            else_val: fallback,
+            dst: amount,
+        });
+        let mut amount = Operand::Reg(amount);
+        if count_width != w {
+            let resized = self.new_reg(w);
+            self.out.push(Inst::Cast {
+                op: if count_width > w {
+                    CastOp::Trunc
+                } else {
+                    CastOp::ZExt
+                },
+                from: count_width,
+                to: w,
+                src: amount,
+                dst: resized,
+            });
+            amount = Operand::Reg(resized);
+        }
+        let zero = Operand::Const(self.cx.int(w, 0));
+        for (lane, dst) in lanes.into_iter().zip(self.dst_lanes(inst)?) {
+            let shifted = if op == BinOp::AShr {
+                dst
+            } else {
+                self.new_reg(w)
+            };
+            let site = Some(self.site());
+            self.out.push(Inst::Binary {
+                op,
+                width: w,
+                lhs: lane,
+                rhs: amount,
+                dst: shifted,
+                site,
+            });
+            if op != BinOp::AShr {
+                self.out.push(Inst::Select {
+                    width: w,
+                    cond: Operand::Reg(in_range),
+                    then_val: Operand::Reg(shifted),
+                    else_val: zero,
+                    dst,
+                });
+            }
+        }
+        Ok(())
     }
 }
 

@@ -786,3 +786,79 @@ int f(v4si *p, int i) {
         }
     )));
 }
+
+#[test]
+fn sse2_sign_masks_and_immediate_shifts() {
+    let m = load_ll(
+        r#"
+define i32 @f(<16 x i8>* %p, i32 %n) {
+  %v = load <16 x i8>, <16 x i8>* %p
+  %m = call i32 @llvm.x86.sse2.pmovmskb.128(<16 x i8> %v)
+  %w = bitcast <16 x i8> %v to <4 x i32>
+  %s = call <4 x i32> @llvm.x86.sse2.psrli.d(<4 x i32> %w, i32 %n)
+  %a = call <4 x i32> @llvm.x86.sse2.psrai.d(<4 x i32> %w, i32 40)
+  %x = call <2 x i64> @llvm.x86.sse2.psad.bw(<16 x i8> %v, <16 x i8> %v)
+  ret i32 %m
+}
+declare i32 @llvm.x86.sse2.pmovmskb.128(<16 x i8>)
+declare <4 x i32> @llvm.x86.sse2.psrli.d(<4 x i32>, i32)
+declare <4 x i32> @llvm.x86.sse2.psrai.d(<4 x i32>, i32)
+declare <2 x i64> @llvm.x86.sse2.psad.bw(<16 x i8>, <16 x i8>)
+"#,
+    );
+    let b = body(&m, "f");
+    // Bit 7 of each byte, packed into bits 0..16 of the mask.
+    let tops = all!(
+        b.insts,
+        Inst::ExtractValue {
+            offset: 7,
+            width: 1,
+            ..
+        }
+    );
+    assert_eq!(tops.len(), 16);
+    let packed: Vec<u32> = b
+        .insts
+        .iter()
+        .filter_map(|i| match i {
+            Inst::InsertValue {
+                agg_width: 32,
+                width: 1,
+                offset,
+                ..
+            } => Some(*offset),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(packed, (0..16).collect::<Vec<_>>());
+    // A count of the lane width or more shifts logically to zero, and
+    // arithmetically as a shift by 31 does.
+    let selects: Vec<(u32, Const)> = b
+        .insts
+        .iter()
+        .filter_map(|i| match i {
+            Inst::Select {
+                width, else_val, ..
+            } => Some((*width, konst(&m, else_val))),
+            _ => None,
+        })
+        .collect();
+    let mut want = vec![(32, int(32, 0)); 5];
+    want.push((32, int(32, 31)));
+    assert_eq!(selects, want);
+    let shifts: Vec<BinOp> = b
+        .insts
+        .iter()
+        .filter_map(|i| match i {
+            Inst::Binary {
+                op, site: Some(_), ..
+            } => Some(*op),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(shifts, [[BinOp::LShr; 4], [BinOp::AShr; 4]].concat());
+    assert_eq!(
+        unsupported(&b.insts),
+        ["unsupported intrinsic `llvm.x86.sse2.psad.bw`"]
+    );
+}
