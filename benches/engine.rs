@@ -78,11 +78,22 @@ fn stem(source: &Path) -> String {
         .unwrap_or_default()
 }
 
-/// Compiles `source` and loads it with the runtime.
+/// The flags a testsuite program's header gives clang (`cc-args: -O2`).
+fn cc_args(source: &Path) -> Vec<String> {
+    std::fs::read_to_string(source)
+        .unwrap_or_default()
+        .lines()
+        .take_while(|l| !l.contains("*/"))
+        .find_map(|l| l.split_once("cc-args:"))
+        .map(|(_, a)| a.split_whitespace().map(str::to_string).collect())
+        .unwrap_or_default()
+}
+
+/// Compiles `source` (with its header's clang flags) and loads it with the runtime.
 fn load(toolchain: &Toolchain, source: &Path) -> anyhow::Result<Arc<Module>> {
     let dir = tempfile::tempdir()?;
     let bc = dir.path().join("prog.bc");
-    toolchain.compile_bitcode(source, &bc, &[])?;
+    toolchain.compile_bitcode(source, &bc, &cc_args(source))?;
     let runtime = toolchain.runtime_bitcode()?;
     Ok(Arc::new(mnemo::ir::load_module(&bc, &[runtime.as_path()])?))
 }

@@ -18,7 +18,7 @@ mod found;
 #[path = "support/trial.rs"]
 mod trial;
 
-use found::{header_args, mnemo, program_args, programs, unnumbered_tests};
+use found::{cc_args, header_args, mnemo, program_args, programs, unnumbered_tests};
 use trial::{keep_on_failure, scratch};
 
 /// `mnemo run -q --output-dir DIR/OUT --memo DIR/MEMO ARGS BC PROGRAM_ARGS`.
@@ -47,16 +47,20 @@ fn check_program(prog: &Path) -> Result<(), Failed> {
     let source = std::fs::read_to_string(prog).map_err(|e| e.to_string())?;
     let (args, _, _) = header_args(&source);
     let program = program_args(&source);
+    let cc_flags = cc_args(&source);
     let tmp = scratch("mnemo-compose-")?;
     let dir = tmp.path().to_path_buf();
     let result = (|| -> Result<(), String> {
         let bc = dir.join("prog.bc");
-        mnemo(&[
+        let mut cc: Vec<&std::ffi::OsStr> = vec![
             "cc".as_ref(),
             prog.as_os_str(),
             "-o".as_ref(),
             bc.as_os_str(),
-        ])?;
+            "--".as_ref(),
+        ];
+        cc.extend(cc_flags.iter().map(std::ffi::OsStr::new));
+        mnemo(&cc)?;
         let whole = run(&dir, "whole", "memo-whole", &args, &bc, &program)?;
         let mut composed = args.clone();
         composed.push("--compose".into());

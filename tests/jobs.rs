@@ -21,7 +21,7 @@ mod found;
 #[path = "support/trial.rs"]
 mod trial;
 
-use found::{differ, found, header_args, mnemo, program_args, programs};
+use found::{cc_args, differ, found, header_args, mnemo, program_args, programs};
 use trial::{keep_on_failure, scratch};
 
 /// The worker counts every program is run with.
@@ -63,16 +63,20 @@ fn check(prog: &Path) -> Result<(), Failed> {
     let source = std::fs::read_to_string(prog).map_err(|e| e.to_string())?;
     let (args, bound, rest) = header_args(&source);
     let program = program_args(&source);
+    let cc_flags = cc_args(&source);
     let tmp = scratch("mnemo-jobs-")?;
     let dir = tmp.path().to_path_buf();
     let result = (|| -> Result<(), String> {
         let bc = dir.join("prog.bc");
-        mnemo(&[
+        let mut cc: Vec<&std::ffi::OsStr> = vec![
             "cc".as_ref(),
             prog.as_os_str(),
             "-o".as_ref(),
             bc.as_os_str(),
-        ])?;
+            "--".as_ref(),
+        ];
+        cc.extend(cc_flags.iter().map(std::ffi::OsStr::new));
+        mnemo(&cc)?;
         let mut one = None;
         for jobs in JOBS {
             let (out, memo) = (format!("out-{jobs}"), format!("memo-{jobs}"));

@@ -9,6 +9,7 @@
 //! /* what the program exercises
 //!  * mnemo-args: --max-depth 12
 //!  * program-args: --sym-args 0 2 3 --sym-stdin 4
+//!  * cc-args: -O2
 //!  * expect-completed: 12
 //!  * expect-error: assert 23 1
 //!  * expect-early: max-depth 3
@@ -18,8 +19,10 @@
 //!
 //! `expect-completed` and `expect-tests` are required; a missing
 //! `expect-error` or `expect-early` means "none". Any other `expect-`,
-//! `mnemo-` or `program-` key is rejected, so that a typo cannot silently
-//! drop a check. `program-args` go to the program, after the bitcode.
+//! `mnemo-`, `program-` or `cc-` key is rejected, so that a typo cannot
+//! silently drop a check. `program-args` go to the program, after the
+//! bitcode; `cc-args` to clang, after the flags `mnemo cc` passes (`-O2`
+//! gives optimized bitcode; the native replay is built as always).
 //!
 //! Run it with `cargo test --test testsuite` (or `cargo nextest run --test
 //! testsuite`); a filter such as `cargo test --test testsuite paper_` runs
@@ -341,15 +344,17 @@ fn compare(exp: &header::Expectation, act: &Actual, prog_name: &str) -> Vec<Stri
     diffs
 }
 
-/// Compiles the program at `prog` to `bc` with `mnemo cc`, its output
-/// kept in `dir`.
-fn compile(prog: &Path, bc: &Path, dir: &Path) -> Result<(), String> {
+/// Compiles the program at `prog` to `bc` with `mnemo cc` and the
+/// header's `cc_args`, its output kept in `dir`.
+fn compile(prog: &Path, bc: &Path, cc_args: &[String], dir: &Path) -> Result<(), String> {
     let mut cc = Command::new(env!("CARGO_BIN_EXE_mnemo"));
     cc.current_dir(crate_root())
         .arg("cc")
         .arg(prog)
         .arg("-o")
-        .arg(bc);
+        .arg(bc)
+        .arg("--")
+        .args(cc_args);
     let o = run(cc, dir, "cc")?;
     if !o.status.success() {
         return Err(format!("`mnemo cc` failed ({}):\n{}", o.status, o.text));
@@ -374,7 +379,7 @@ fn check_program(prog: &Path) -> Result<(), Failed> {
     let mnemo = env!("CARGO_BIN_EXE_mnemo");
 
     let result = (|| -> Result<(), String> {
-        compile(prog, &bc, &dir)?;
+        compile(prog, &bc, &exp.cc_args, &dir)?;
 
         let mut cmd = Command::new(mnemo);
         // Each program's run starts with an empty solver store, as a user's

@@ -128,6 +128,12 @@ pub fn program_args(source: &str) -> Vec<String> {
     header_words(source, "program-args:")
 }
 
+/// The header's `cc-args`, for `mnemo cc` after a `--`.
+#[allow(dead_code)] // Not every test file compiles every program.
+pub fn cc_args(source: &str) -> Vec<String> {
+    header_words(source, "cc-args:")
+}
+
 /// The header's `mnemo-args`, split into the depth bound and the rest.
 #[allow(dead_code)] // Not every test file reads a header.
 pub fn header_args(source: &str) -> (Vec<String>, Option<u32>, Vec<String>) {

@@ -14,6 +14,9 @@ pub struct Expectation {
     pub args: Vec<String>,
     /// Arguments for the program, placed after the bitcode path.
     pub program_args: Vec<String>,
+    /// Extra flags for clang when `mnemo cc` compiles the program (`-O2`
+    /// for optimized bitcode), after the ones it always passes.
+    pub cc_args: Vec<String>,
     /// Paths that ended by returning from main or calling exit().
     pub completed: u64,
     /// Error paths per (kind, source line of the faulting instruction).
@@ -63,13 +66,14 @@ pub fn parse(source: &str) -> Result<Expectation, String> {
     let mut seen_tests = false;
     let mut seen_args = false;
     let mut seen_program_args = false;
+    let mut seen_cc_args = false;
     for raw in body.lines() {
         let line = raw.trim().trim_start_matches('*').trim();
         let Some((key, value)) = line.split_once(':') else {
             continue;
         };
         let key = key.trim();
-        if !["expect-", "mnemo-", "program-"]
+        if !["expect-", "mnemo-", "program-", "cc-"]
             .iter()
             .any(|p| key.starts_with(p))
         {
@@ -83,6 +87,13 @@ pub fn parse(source: &str) -> Result<Expectation, String> {
                 }
                 seen_args = true;
                 exp.args = fields.iter().map(|s| s.to_string()).collect();
+            }
+            "cc-args" => {
+                if seen_cc_args {
+                    return Err("`cc-args` given twice".into());
+                }
+                seen_cc_args = true;
+                exp.cc_args = fields.iter().map(|s| s.to_string()).collect();
             }
             "program-args" => {
                 if seen_program_args {
@@ -169,7 +180,7 @@ pub fn trials(programs: fn() -> Result<Vec<PathBuf>, String>) -> Vec<Trial> {
     vec![
         Trial::test("header::parses_every_key", || {
             let src = "/* what it does\n * mnemo-args: --max-depth 12 --seed 3\n \
-                       * program-args: --sym-arg 3 x\n \
+                       * program-args: --sym-arg 3 x\n * cc-args: -O2 -DN=3\n \
                        * expect-completed: 12\n * expect-error: assert 23 1\n \
                        * expect-error: null 30 2\n * expect-early: max-depth 3\n \
                        * expect-tests: 18\n */\nint main(void) { return 0; }\n";
@@ -187,6 +198,7 @@ pub fn trials(programs: fn() -> Result<Vec<PathBuf>, String>) -> Vec<Trial> {
                     "3".into(),
                 ],
                 program_args: vec!["--sym-arg".into(), "3".into(), "x".into()],
+                cc_args: vec!["-O2".into(), "-DN=3".into()],
                 completed: 12,
                 errors,
                 early,
@@ -213,6 +225,14 @@ pub fn trials(programs: fn() -> Result<Vec<PathBuf>, String>) -> Vec<Trial> {
             expect_err(
                 "/* x\n * program-arg: a\n * expect-completed: 1\n * expect-tests: 1\n */",
                 "unknown header key `program-arg`",
+            )?;
+            expect_err(
+                "/* x\n * cc-arg: -O2\n * expect-completed: 1\n * expect-tests: 1\n */",
+                "unknown header key `cc-arg`",
+            )?;
+            expect_err(
+                "/* x\n * cc-args: -O2\n * cc-args: -O1\n * expect-completed: 1\n * expect-tests: 1\n */",
+                "`cc-args` given twice",
             )?;
             expect_err(
                 "/* x\n * program-args: a\n * program-args: b\n * expect-completed: 1\n * expect-tests: 1\n */",

@@ -117,7 +117,7 @@ pub(crate) fn check_memo(prog: &Path) -> Result<(), Failed> {
     shallow_args.extend(["--max-depth".to_string(), shallow.to_string()]);
 
     let result = (|| -> Result<(), String> {
-        compile(prog, &bc, &dir)?;
+        compile(prog, &bc, &exp.cc_args, &dir)?;
         let fresh = mnemo_run("fresh", "fresh", "memo-fresh", &full_args)?;
         let fresh_trie = trie_text(mnemo, &dir.join("memo-fresh"), &dir, "trie-fresh")?;
         let fresh_outcomes = outcomes(&dir.join("fresh"))?;
@@ -234,7 +234,9 @@ pub(crate) fn check_memo(prog: &Path) -> Result<(), Failed> {
                 .arg("cc")
                 .arg(&src)
                 .arg("-o")
-                .arg(&mbc);
+                .arg(&mbc)
+                .arg("--")
+                .args(&exp.cc_args);
             if !run(cc, &dir, "cc-mutant")?.status.success() {
                 continue;
             }
