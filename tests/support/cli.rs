@@ -32,6 +32,12 @@ pub fn stderr(o: &Output) -> String {
 /// Compiles C source to bitcode with `mnemo cc`, or `None` without clang-14.
 #[allow(dead_code)] // Not every test file compiles its own C.
 pub fn compile(dir: &Path, name: &str, source: &str) -> Option<PathBuf> {
+    compile_with(dir, name, source, &[])
+}
+
+/// [`compile`] with more flags for clang (`-O2`), after `mnemo cc`'s own.
+#[allow(dead_code)] // Not every test file compiles its own C.
+pub fn compile_with(dir: &Path, name: &str, source: &str, clang: &[&str]) -> Option<PathBuf> {
     let c = dir.join(format!("{name}.c"));
     std::fs::write(&c, source).expect("write source");
     let bc = dir.join(format!("{name}.bc"));
@@ -40,6 +46,8 @@ pub fn compile(dir: &Path, name: &str, source: &str) -> Option<PathBuf> {
         .arg(&c)
         .arg("-o")
         .arg(&bc)
+        .arg("--")
+        .args(clang)
         .output()
         .expect("mnemo cc runs");
     if !o.status.success() {
