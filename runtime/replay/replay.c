@@ -1,11 +1,11 @@
 /*
- * libmnemo-replay: the klee.h and SV-COMP input functions for a natively
- * compiled program, taking each input from the next object of the .ktest
- * file named by $KTEST_FILE. A problem with the test itself (missing file,
- * wrong object size, failed assumption) exits with status 77 after a
- * "MNEMO-REPLAY:" line on stderr, so it cannot be mistaken for a behaviour
- * of the program; errors the program reports through klee.h print a marker
- * line that mnemo's replay classifier recognizes.
+ * libmnemo-replay: klee.h's functions and SV-COMP's input functions for a
+ * natively compiled program, taking each input from the next object of the
+ * .ktest file named by $KTEST_FILE. A problem with the test itself
+ * (missing file, wrong object size, failed assumption) exits with status 77
+ * after a "MNEMO-REPLAY:" line on stderr, so it cannot be mistaken for a
+ * behaviour of the program; errors the program reports through klee.h print
+ * a marker line that mnemo's replay classifier recognizes.
  *
  * A test of a program run in a POSIX environment (--sym-arg, --sym-files,
  * --sym-stdin, ...) starts with the objects that describe that environment;
@@ -185,6 +185,100 @@ unsigned klee_is_symbolic(uintptr_t n) {
   (void)n;
   return 0;
 }
+
+void klee_warning_once(const char *message) {
+  /* A list of the messages printed: a harness warns about few things. */
+  static struct warned {
+    struct warned *next;
+    char text[];
+  } *warned;
+  const char *m = message != NULL ? message : "";
+  struct warned *w;
+  for (w = warned; w != NULL; w = w->next)
+    if (strcmp(w->text, m) == 0)
+      return;
+  w = malloc(sizeof *w + strlen(m) + 1);
+  if (w != NULL) {
+    strcpy(w->text, m);
+    w->next = warned;
+    warned = w;
+  }
+  klee_warning(m);
+}
+
+void klee_abort(void) { abort(); }
+
+/* The engine fixed the path to the value it returned, and the test's
+ * inputs give that value here. */
+int32_t klee_get_value_i32(int32_t value) { return value; }
+int64_t klee_get_value_i64(int64_t value) { return value; }
+long klee_get_valuel(long value) { return value; }
+long long klee_get_valuell(long long value) { return value; }
+float klee_get_valuef(float value) { return value; }
+double klee_get_valued(double value) { return value; }
+
+/* The value after the message has a type only the caller knows: reading it
+ * as any one type would be undefined for the others. The lines carry no
+ * replay marker: the program's text must never read as a report. */
+void klee_print_expr(const char *message, ...) {
+  fprintf(stderr, "klee_print_expr: %s\n", message != NULL ? message : "");
+}
+
+void klee_print_range(const char *name, int value) {
+  fprintf(stderr, "klee_print_range: %s: %d\n", name != NULL ? name : "",
+          value);
+}
+
+/* A native pointer carries no object size: ASan knows some objects' sizes
+ * but not all (argv, the C library's), and a size that is right only
+ * sometimes would make a replay disagree with the engine unnoticed. */
+size_t klee_get_obj_size(void *ptr) {
+  fail("klee_get_obj_size(%p) has no native answer; call it only where "
+       "klee_is_replay() is 0",
+       ptr);
+}
+
+/* AddressSanitizer's own interface, weak so that the library also links
+ * into a build without it (where the check does nothing). */
+extern void *__asan_region_is_poisoned(void *beg, size_t size)
+    __attribute__((weak));
+extern void __asan_report_error(void *pc, void *bp, void *sp, void *addr,
+                                int is_write, size_t size)
+    __attribute__((weak));
+
+/* What the engine checks against its objects, checked against ASan's:
+ * bytes it poisons (past an object, freed) are reported as an access to
+ * them would be, and a null pointer faults as an access would. Other wild
+ * addresses ASan does not know of pass. */
+void klee_check_memory_access(const void *address, size_t size) {
+  char *bad;
+  if (size == 0)
+    return;
+  if ((uintptr_t)address < 4096) {
+    fflush(stdout);
+    (void)*(const volatile char *)address;
+  }
+  if (__asan_region_is_poisoned == NULL || __asan_report_error == NULL)
+    return;
+  bad = __asan_region_is_poisoned((void *)address, size);
+  if (bad != NULL) {
+    fflush(stdout);
+    __asan_report_error(__builtin_return_address(0),
+                        __builtin_frame_address(0), &bad, bad, 0, 1);
+  }
+}
+
+unsigned klee_is_replay(void) { return 1; }
+
+extern void __sanitizer_print_stack_trace(void) __attribute__((weak));
+
+void klee_stack_trace(void) {
+  if (__sanitizer_print_stack_trace != NULL)
+    __sanitizer_print_stack_trace();
+}
+
+void klee_open_merge(void) {}
+void klee_close_merge(void) {}
 
 static void report_reach(void) __attribute__((noreturn));
 

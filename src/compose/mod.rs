@@ -23,7 +23,7 @@ pub use build::Builder;
 pub use call::{CallCounts, Composer, Directed};
 pub use graph::{has_branch, CallGraph, Component};
 
-use crate::exec::{ExecConfig, Native};
+use crate::exec::{ExecConfig, KleeCall, Native};
 use crate::ir::{FuncId, Module};
 use crate::memo::heuristic::HeuristicKind;
 use store::Stored;
@@ -205,6 +205,9 @@ fn is_summarisable_native(name: &str) -> bool {
                     | Native::SilentExit
                     | Native::Warning
                     | Native::ReachError
+                    | Native::Klee(
+                        KleeCall::IsReplay | KleeCall::MergeHint | KleeCall::WarningOnce
+                    )
             )
         )
 }

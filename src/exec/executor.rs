@@ -131,6 +131,9 @@ pub struct Executor {
     /// Each function's name for its stack objects, made once: an alloca
     /// is one of the commonest instructions.
     pub(super) alloca_names: Vec<Arc<str>>,
+    /// Messages `klee_warning_once` printed: each is printed once by an
+    /// executor (a run's worker).
+    pub(super) warned_once: FxHashSet<String>,
 }
 
 /// The runtime's function that expands KLEE's POSIX options and calls main.
@@ -207,6 +210,7 @@ impl Executor {
             summarising: false,
             fork_share,
             alloca_names,
+            warned_once: FxHashSet::default(),
         };
         ex.consts = (0..ex.module.consts.len())
             .map(|i| ex.eval_const(ConstId(i as u32)))
@@ -699,7 +703,7 @@ impl Executor {
         at(fr.pc).or_else(|| at(fr.entered_by?))
     }
 
-    fn stack_trace(&self, state: &State) -> Vec<StackEntry> {
+    pub(super) fn stack_trace(&self, state: &State) -> Vec<StackEntry> {
         let mut out = Vec::new();
         let mut pc = state.stack.last().map(|f| f.pc);
         for (depth, fr) in state.stack.iter().rev().enumerate() {

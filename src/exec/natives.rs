@@ -5,6 +5,7 @@
 use super::access::MAX_OBJECT;
 use super::end::{ErrorKind, PathEnd};
 use super::executor::{Exec, Executor, Flow};
+use super::klee_api::KleeCall;
 use super::memory::{AllocKind, MemoryObject, ObjectState};
 use super::state::State;
 use super::value::{Byte, Value};
@@ -55,6 +56,8 @@ pub enum Native {
     SetJmp,
     /// `longjmp`, `_longjmp`, `siglongjmp` (`jumps`).
     LongJmp,
+    /// The rest of klee.h, which only harnesses call (`klee_api`).
+    Klee(KleeCall),
 }
 
 impl Native {
@@ -66,7 +69,7 @@ impl Native {
             "aligned_alloc" | "memalign" => Native::AlignedAlloc,
             "free" => Native::Free,
             "exit" | "_exit" | "_Exit" => Native::Exit,
-            "abort" => Native::Abort,
+            "abort" | "klee_abort" => Native::Abort,
             "__assert_fail" => Native::AssertFail,
             "write" => Native::Write,
             "klee_make_symbolic" => Native::MakeSymbolic,
@@ -75,7 +78,7 @@ impl Native {
             "klee_int" => Native::Int,
             "klee_report_error" => Native::ReportError,
             "klee_silent_exit" => Native::SilentExit,
-            "klee_warning" | "klee_warning_once" => Native::Warning,
+            "klee_warning" => Native::Warning,
             "klee_is_symbolic" => Native::IsSymbolic,
             "mnemo_example" => Native::Example,
             "mnemo_bytes_left" => Native::BytesLeft,
@@ -87,7 +90,7 @@ impl Native {
             n if n.starts_with("__VERIFIER_nondet_") => Native::Nondet {
                 boolean: n.ends_with("bool") || n.ends_with("_Bool"),
             },
-            _ => return None,
+            n => Native::Klee(KleeCall::by_name(n)?),
         })
     }
 }
@@ -159,7 +162,7 @@ impl Executor {
                 }
             }
             Native::Exit => Err(Flow::End(PathEnd::Completed { status: arg(0) })),
-            Native::Abort => Err(self.error(state, ErrorKind::Abort, "abort() called")),
+            Native::Abort => Err(self.error(state, ErrorKind::Abort, format!("{name}() called"))),
             Native::AssertFail => {
                 let what = self.read_c_string(state, &arg(0))?;
                 Err(self.error(state, ErrorKind::Assert, format!("ASSERTION FAIL: {what}")))
@@ -298,6 +301,7 @@ impl Executor {
             Native::ReachError => {
                 Err(self.error(state, ErrorKind::Reach, format!("{name}() reached")))
             }
+            Native::Klee(call) => self.klee_call(state, call, args, ret_width),
             Native::Syscall => self.system_call(state, args),
             Native::HostFile => self.host_file(state, args),
             // They move the program counter, so `call` runs them itself.

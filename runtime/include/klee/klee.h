@@ -41,6 +41,49 @@ void klee_warning(const char *message);
 /* Nonzero when n is symbolic on the current path (always 0 natively). */
 unsigned klee_is_symbolic(uintptr_t n);
 
+/* Like klee_warning, but each message only the first time. */
+void klee_warning_once(const char *message);
+
+/* Ends the path with an error of kind "abort" (natively: abort()). */
+void klee_abort(void) __attribute__((noreturn));
+
+/* A value the path allows for the argument, to which the path is fixed
+ * from then on (natively: the argument itself). */
+int32_t klee_get_value_i32(int32_t value);
+int64_t klee_get_value_i64(int64_t value);
+long klee_get_valuel(long value);
+long long klee_get_valuell(long long value);
+float klee_get_valuef(float value);
+double klee_get_valued(double value);
+
+/* Prints message and the expression of the value after it (natively: the
+ * message only, the value's type being unknown to a variadic function). */
+void klee_print_expr(const char *message, ...);
+
+/* Prints the value, or the range the path allows it (natively: the value). */
+void klee_print_range(const char *name, int value);
+
+/* The size of the object ptr points into; an error of kind "ptr" (or
+ * "null") if it points into none. Natively there is no answer: the replay
+ * fails (status 77), so call it only where klee_is_replay() is 0. */
+size_t klee_get_obj_size(void *ptr);
+
+/* An error of kind "ptr" ("null", "use-after-free") unless the size bytes
+ * at address lie in one live object (natively: AddressSanitizer's verdict
+ * on the bytes, where the replay build has it). */
+void klee_check_memory_access(const void *address, size_t size);
+
+/* 0 under the engine, 1 in a native replay. */
+unsigned klee_is_replay(void);
+
+/* Prints the call stack on stderr. */
+void klee_stack_trace(void);
+
+/* KLEE's state-merging hints: merging is an optimization only, and mnemo
+ * does without it (both do nothing). */
+void klee_open_merge(void);
+void klee_close_merge(void);
+
 /* Declared as the C library declares it (musl's under the engine, glibc's
  * natively), so that klee_assert fails exactly like assert(): the engine
  * reports kind "assert", natively the C library aborts. */

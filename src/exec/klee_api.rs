@@ -1,0 +1,222 @@
+//! The rest of KLEE's klee.h: functions a test harness calls to look at or
+//! steer its own exploration (a value the path allows, a check of memory,
+//! printing). The native replay
+//! library (`runtime/replay`) implements the same functions for a native
+//! run, where each must agree with what the engine did on the path.
+
+use super::end::ErrorKind;
+use super::executor::{Exec, Executor};
+use super::state::{State, NULL_PAGE};
+use super::value::Value;
+use crate::expr::{self, ExprRef};
+use crate::ir::semantics::mask;
+
+/// A klee.h function beyond inputs, assumptions and path ends.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum KleeCall {
+    /// `klee_get_value_i32`, `_i64`, `klee_get_valuel`, `ll`, `f`, `d`: a
+    /// value the path allows, to which the path is then fixed, so that a
+    /// native replay, which returns its argument, goes on as the engine did.
+    GetValue,
+    /// `klee_print_expr(message, value)`: the value's expression.
+    PrintExpr,
+    /// `klee_print_range(name, value)`: the values the path allows it.
+    PrintRange,
+    /// `klee_get_obj_size(pointer)`: the size of the object it points into.
+    GetObjSize,
+    /// `klee_check_memory_access(address, size)`: an error unless the bytes
+    /// lie in one live object.
+    CheckMemoryAccess,
+    /// `klee_is_replay()`: 0 here, 1 in the native replay.
+    IsReplay,
+    /// `klee_stack_trace()`: the path's call stack, on stderr.
+    StackTrace,
+    /// `klee_open_merge`, `klee_close_merge`: KLEE's hints for merging
+    /// states, an optimization only, so ignoring them is exact.
+    MergeHint,
+    /// `klee_warning_once(message)`: a warning, once for each message (by
+    /// each worker of a parallel run).
+    WarningOnce,
+}
+
+impl KleeCall {
+    /// The function a declared name stands for, if it is one of these.
+    pub fn by_name(name: &str) -> Option<KleeCall> {
+        Some(match name {
+            "klee_get_value_i32" | "klee_get_value_i64" | "klee_get_valuel"
+            | "klee_get_valuell" | "klee_get_valuef" | "klee_get_valued" => KleeCall::GetValue,
+            "klee_print_expr" => KleeCall::PrintExpr,
+            "klee_print_range" => KleeCall::PrintRange,
+            "klee_get_obj_size" => KleeCall::GetObjSize,
+            "klee_check_memory_access" => KleeCall::CheckMemoryAccess,
+            "klee_is_replay" => KleeCall::IsReplay,
+            "klee_stack_trace" => KleeCall::StackTrace,
+            "klee_open_merge" | "klee_close_merge" => KleeCall::MergeHint,
+            "klee_warning_once" => KleeCall::WarningOnce,
+            _ => return None,
+        })
+    }
+}
+
+/// The widest symbolic `klee_print_range` argument whose bounds are
+/// searched for: each bound costs a query per bit.
+const MAX_RANGE_WIDTH: u32 = 64;
+
+impl Executor {
+    pub(super) fn klee_call(
+        &mut self,
+        state: &mut State,
+        call: KleeCall,
+        args: &[Value],
+        ret_width: Option<u32>,
+    ) -> Exec<Option<Value>> {
+        let arg = |i: usize| args.get(i).cloned().unwrap_or(Value::concrete(0, 64));
+        match call {
+            KleeCall::GetValue => {
+                let v = arg(0);
+                let width = ret_width.unwrap_or(v.width());
+                Ok(Some(Value::concrete(self.concretize(state, &v)?, width)))
+            }
+            KleeCall::PrintExpr => {
+                let msg = self.read_c_string(state, &arg(0))?;
+                match args.get(1) {
+                    Some(v) => eprintln!("mnemo: {msg}: {:?}", v.to_expr()),
+                    None => eprintln!("mnemo: {msg}"),
+                }
+                Ok(None)
+            }
+            KleeCall::PrintRange => {
+                let name = self.read_c_string(state, &arg(0))?;
+                let text = self.range_text(state, &arg(1));
+                eprintln!("mnemo: {name}: {text}");
+                Ok(None)
+            }
+            KleeCall::GetObjSize => {
+                let p = self.concretize(state, &arg(0))? as u64;
+                let Some(size) = state.memory.find(p).map(|e| e.object.size) else {
+                    let kind = if p < NULL_PAGE {
+                        ErrorKind::Null
+                    } else {
+                        ErrorKind::Ptr
+                    };
+                    return Err(self.error(
+                        state,
+                        kind,
+                        format!("klee_get_obj_size({p:#x}): the pointer is in no object"),
+                    ));
+                };
+                Ok(Some(Value::concrete(size.into(), ret_width.unwrap_or(64))))
+            }
+            KleeCall::CheckMemoryAccess => {
+                let a = self.concretize(state, &arg(0))? as u64;
+                let n = self.concretize(state, &arg(1))? as u64;
+                self.check_memory_access(state, a, n)?;
+                Ok(None)
+            }
+            KleeCall::IsReplay => Ok(Some(Value::concrete(0, ret_width.unwrap_or(32)))),
+            KleeCall::StackTrace => {
+                let mut text = String::from("mnemo: stack trace:");
+                for (i, frame) in self.stack_trace(state).iter().enumerate() {
+                    let at = self.module.describe_loc(frame.loc);
+                    text.push_str(&format!("\n  #{i} {} at {at}", frame.function));
+                }
+                eprintln!("{text}");
+                Ok(None)
+            }
+            KleeCall::MergeHint => Ok(None),
+            KleeCall::WarningOnce => {
+                let msg = self.read_c_string(state, &arg(0))?;
+                if !self.warned_once.contains(&msg) {
+                    eprintln!("mnemo: warning: {msg}");
+                    self.warned_once.insert(msg);
+                }
+                Ok(None)
+            }
+        }
+    }
+
+    /// Ends the path unless the `n` bytes at `a` lie in one live object, with
+    /// the kind a native access there gets from AddressSanitizer (which the
+    /// replay library's version asks).
+    fn check_memory_access(&mut self, state: &State, a: u64, n: u64) -> Exec<()> {
+        if n == 0 {
+            return Ok(());
+        }
+        let s = if n == 1 { "" } else { "s" };
+        let what = format!("klee_check_memory_access of {n} byte{s} at {a:#x}");
+        let (kind, why) = match state.memory.find(a) {
+            Some(e) => {
+                let (base, size) = (e.object.address, e.object.size);
+                if a.checked_add(n).is_some_and(|end| end <= base + size) {
+                    return Ok(());
+                }
+                let name = &e.object.name;
+                let why = format!("runs past the end of `{name}` ({size} bytes at {base:#x})");
+                (ErrorKind::Ptr, why)
+            }
+            None if a < NULL_PAGE => (ErrorKind::Null, "a null pointer".to_string()),
+            None => match state.memory.find_freed(a) {
+                Some(o) => (
+                    ErrorKind::UseAfterFree,
+                    format!("in `{}`, which was freed", o.name),
+                ),
+                None => (ErrorKind::Ptr, "in no object".to_string()),
+            },
+        };
+        Err(self.error(state, kind, format!("{what}: {why}")))
+    }
+
+    /// What `klee_print_range` says of `v`: its value if it has one, else its
+    /// expression and the (signed) bounds the path allows it. The bounds are
+    /// searched for by the solver, so a path replayed from a trie (which
+    /// asks none) gives the expression alone, as does a failed query.
+    fn range_text(&mut self, state: &State, v: &Value) -> String {
+        let w = v.width();
+        let e = match v {
+            Value::Concrete { bits, .. } => return signed(*bits, w).to_string(),
+            Value::Symbolic(e) => e.clone(),
+        };
+        if state.guide.is_some() || w > MAX_RANGE_WIDTH {
+            return format!("{e:?}");
+        }
+        match self.signed_bounds(state, &e) {
+            Ok((lo, hi)) if lo == hi => format!("{e:?} == {lo}"),
+            Ok((lo, hi)) => format!("{e:?} in [{lo}, {hi}]"),
+            Err(_) => format!("{e:?}"),
+        }
+    }
+
+    /// The least and greatest signed values `e` may take on the path, each
+    /// by binary search over its width.
+    fn signed_bounds(&mut self, state: &State, e: &ExprRef) -> Exec<(i128, i128)> {
+        let w = e.width();
+        let c = |x: i128| expr::constant(x as u128 & mask(w), w);
+        let v = signed(self.example(state, &Value::Symbolic(e.clone()))?, w);
+        let (mut lo, mut hi) = (-(1i128 << (w - 1)), v);
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            if self.may_be_true(state, &expr::sle(e, &c(mid)))? {
+                hi = mid;
+            } else {
+                lo = mid + 1;
+            }
+        }
+        let least = lo;
+        let (mut lo, mut hi) = (v, (1i128 << (w - 1)) - 1);
+        while lo < hi {
+            let mid = lo + (hi - lo + 1) / 2;
+            if self.may_be_true(state, &expr::sge(e, &c(mid)))? {
+                lo = mid;
+            } else {
+                hi = mid - 1;
+            }
+        }
+        Ok((least, lo))
+    }
+}
+
+/// `bits` of a `width`-bit value read as signed.
+fn signed(bits: u128, width: u32) -> i128 {
+    let shift = 128 - width;
+    ((bits << shift) as i128) >> shift
+}
