@@ -1,9 +1,12 @@
 //! The klee.h functions whose effect the testsuite's headers cannot state:
-//! what the engine prints for `klee_print_expr`, `klee_print_range`,
-//! `klee_stack_trace` and `klee_warning_once`, and how `klee_get_obj_size`
-//! fails where it has no answer.
+//! the inputs `klee_prefer_cex` gives a test, what the engine prints for
+//! `klee_print_expr`, `klee_print_range`, `klee_stack_trace` and
+//! `klee_warning_once`, and how `klee_get_obj_size` fails where it has no
+//! answer.
 
 use std::path::Path;
+
+use mnemo::testgen::KTest;
 
 #[path = "support/cli.rs"]
 mod support;
@@ -27,6 +30,52 @@ fn run(bc: &Path, out: &Path) -> String {
         .expect("mnemo run starts");
     assert!(o.status.success(), "mnemo run failed: {}", stderr(&o));
     stderr(&o)
+}
+
+/// The run's tests: (exit code, the first input's bytes), in test order.
+fn tests_of(out: &Path) -> Vec<(u64, Vec<u8>)> {
+    let listed = json(&out.join("tests.json"));
+    listed["tests"]
+        .as_array()
+        .expect("a list of tests")
+        .iter()
+        .map(|t| {
+            let ktest = out.join(t["ktest"].as_str().expect("a ktest"));
+            let test = KTest::read(&ktest).expect("a readable ktest");
+            let code = t["exit_code"].as_u64().expect("an exit");
+            (code, test.objects[0].bytes.clone())
+        })
+        .collect()
+}
+
+#[test]
+fn preferred_inputs_are_met_where_the_path_allows() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let Some(bc) = compile(dir.path(), "prefer", &suite_program("input_prefer_cex")) else {
+        return;
+    };
+    let out = dir.path().join("out");
+    run(&bc, &out);
+    let tests = tests_of(&out);
+    let mut codes: Vec<u64> = tests.iter().map(|(c, _)| *c).collect();
+    codes.sort();
+    assert_eq!(codes, [1, 2, 3], "the preferences change no path");
+    for (code, s) in &tests {
+        let shown = String::from_utf8_lossy(s);
+        // 'q' was preferred before 'r', and both fit every path.
+        assert_eq!(s[3], b'q', "exit {code}: {shown}");
+        assert!(s[2].is_ascii_lowercase(), "exit {code}: {shown}");
+        match code {
+            1 => assert_eq!(s[0], b'x', "{shown}"),
+            // The path rules 'x' out, not lowercase.
+            _ => assert!(s[0].is_ascii_lowercase() && s[0] != b'x', "{shown}"),
+        }
+        match code {
+            // The path wants s[1] below 'a': that preference goes.
+            2 => assert!(s[1] < b'a', "{shown}"),
+            _ => assert!(s[1].is_ascii_lowercase(), "exit {code}: {shown}"),
+        }
+    }
 }
 
 #[test]

@@ -661,6 +661,7 @@ impl Executor {
             stack: Vec::new(),
             memory: Default::default(),
             constraints: Arc::new(Vec::new()),
+            preferences: Arc::new(Vec::new()),
             symbolics: Arc::new(symbolics),
             path: imbl::Vector::new(),
             depth: 0,

@@ -1,8 +1,10 @@
 //! The rest of KLEE's klee.h: functions a test harness calls to look at or
-//! steer its own exploration (a value the path allows, a check of memory,
-//! printing). The native replay
+//! steer its own exploration (a value the path allows, a preference for
+//! its test's inputs, a check of memory, printing). The native replay
 //! library (`runtime/replay`) implements the same functions for a native
 //! run, where each must agree with what the engine did on the path.
+
+use std::sync::Arc;
 
 use super::end::ErrorKind;
 use super::executor::{Exec, Executor};
@@ -18,6 +20,9 @@ pub enum KleeCall {
     /// value the path allows, to which the path is then fixed, so that a
     /// native replay, which returns its argument, goes on as the engine did.
     GetValue,
+    /// `klee_prefer_cex(object, condition)`: a condition for the path's
+    /// test, kept as far as the path allows (see `test_model`).
+    PreferCex,
     /// `klee_print_expr(message, value)`: the value's expression.
     PrintExpr,
     /// `klee_print_range(name, value)`: the values the path allows it.
@@ -45,6 +50,7 @@ impl KleeCall {
         Some(match name {
             "klee_get_value_i32" | "klee_get_value_i64" | "klee_get_valuel"
             | "klee_get_valuell" | "klee_get_valuef" | "klee_get_valued" => KleeCall::GetValue,
+            "klee_prefer_cex" => KleeCall::PreferCex,
             "klee_print_expr" => KleeCall::PrintExpr,
             "klee_print_range" => KleeCall::PrintRange,
             "klee_get_obj_size" => KleeCall::GetObjSize,
@@ -76,6 +82,18 @@ impl Executor {
                 let v = arg(0);
                 let width = ret_width.unwrap_or(v.width());
                 Ok(Some(Value::concrete(self.concretize(state, &v)?, width)))
+            }
+            KleeCall::PreferCex => {
+                // A constant condition either holds for every test or for
+                // none: nothing to prefer.
+                if let Value::Symbolic(e) = arg(1) {
+                    let cond = match e.width() {
+                        1 => e,
+                        w => expr::ne(&e, &expr::constant(0, w)),
+                    };
+                    Arc::make_mut(&mut state.preferences).push(cond);
+                }
+                Ok(None)
             }
             KleeCall::PrintExpr => {
                 let msg = self.read_c_string(state, &arg(0))?;

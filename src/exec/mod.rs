@@ -22,6 +22,7 @@ pub mod lazy;
 mod memory;
 mod natives;
 pub mod posix;
+mod preferences;
 mod state;
 mod syscalls;
 mod tally;

@@ -236,6 +236,10 @@ pub struct State {
     pub stack: Vec<Frame>,
     pub memory: AddressSpace,
     pub constraints: Arc<Vec<ExprRef>>,
+    /// Conditions the path's test should meet where the path allows
+    /// (`klee_prefer_cex`), in the order made: never constraints, so they
+    /// change no path, only the inputs its test gets (`test_model`).
+    pub preferences: Arc<Vec<ExprRef>>,
     /// Shared by the paths a fork makes: inputs are made rarely, and each
     /// name would otherwise be copied at every fork.
     pub symbolics: Arc<Vec<Symbolic>>,

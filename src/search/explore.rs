@@ -449,6 +449,9 @@ pub(crate) fn end_pending(
         let fits = |cost: Duration| finish_by.is_none_or(|t| at + cost + reserve < t);
         let mut solving = Duration::ZERO;
         let end = PathEnd::Early(reason);
+        // A model the path already has is its test as it is, even where it
+        // misses the path's `klee_prefer_cex` preferences: a run at its
+        // limit has no time to spend on them.
         let known = match state.hint.take() {
             Some(model) => Some(model),
             None => known_model(ending.recent, &state).map(Arc::new),
@@ -468,7 +471,7 @@ pub(crate) fn end_pending(
             }
             _ => {
                 executor.set_deadline(finish_by.map(|t| t - reserve));
-                let model = executor.model(&state);
+                let model = executor.test_model(&state);
                 solving = at.elapsed();
                 match model {
                     Err(SolverError::Timeout) if finish_by.is_some() => {
@@ -554,7 +557,7 @@ fn finish(
     if matches!(end, PathEnd::Silent | PathEnd::Pruned) {
         return report_without_inputs(executor, Cow::Owned(state), end, observer, false);
     }
-    let model = executor.model(&state);
+    let model = executor.test_model(&state);
     finish_with(executor, Cow::Owned(state), end, model, observer, recent)
 }
 

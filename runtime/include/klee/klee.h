@@ -56,6 +56,12 @@ long long klee_get_valuell(long long value);
 float klee_get_valuef(float value);
 double klee_get_valued(double value);
 
+/* Asks that the path's test meet condition where the path allows: never a
+ * constraint, so no path changes; the conditions are met in the order
+ * given, each as far as it fits the path and those before it (natively:
+ * nothing). The object is ignored, as in KLEE. */
+void klee_prefer_cex(void *object, uintptr_t condition);
+
 /* Prints message and the expression of the value after it (natively: the
  * message only, the value's type being unknown to a variadic function). */
 void klee_print_expr(const char *message, ...);
