@@ -5,8 +5,8 @@
 use super::ffi::{Ty, Val};
 use super::layout::{Layout, MAX_WIDTH, PTR_BITS};
 use super::{
-    BinOp, BlockId, CastOp, Const, ConstId, FileId, FuncId, GlobalId, GlobalInit, IntPredicate,
-    SourceLoc,
+    BinOp, BlockId, CastOp, Const, ConstId, FBinOp, FileId, FuncId, GlobalId, GlobalInit,
+    IntPredicate, SourceLoc,
 };
 use inkwell::llvm_sys::{LLVMIntPredicate, LLVMOpcode, LLVMTypeKind as K, LLVMValueKind as VK};
 use rustc_hash::FxHashMap;
@@ -43,6 +43,30 @@ pub(super) fn bin_op(op: LLVMOpcode) -> Option<BinOp> {
         O::LLVMShl => BinOp::Shl,
         O::LLVMLShr => BinOp::LShr,
         O::LLVMAShr => BinOp::AShr,
+        _ => return None,
+    })
+}
+
+/// Maps an LLVM integer resize (`trunc`, `zext`, `sext`) to mnemo's cast.
+pub(super) fn int_cast(op: LLVMOpcode) -> Option<CastOp> {
+    use LLVMOpcode as O;
+    Some(match op {
+        O::LLVMTrunc => CastOp::Trunc,
+        O::LLVMZExt => CastOp::ZExt,
+        O::LLVMSExt => CastOp::SExt,
+        _ => return None,
+    })
+}
+
+/// Maps an LLVM floating-point opcode to mnemo's operation.
+pub(super) fn float_op(op: LLVMOpcode) -> Option<FBinOp> {
+    use LLVMOpcode as O;
+    Some(match op {
+        O::LLVMFAdd => FBinOp::Add,
+        O::LLVMFSub => FBinOp::Sub,
+        O::LLVMFMul => FBinOp::Mul,
+        O::LLVMFDiv => FBinOp::Div,
+        O::LLVMFRem => FBinOp::Rem,
         _ => return None,
     })
 }
@@ -265,11 +289,7 @@ impl Cx {
                 }
             }
             O::LLVMTrunc | O::LLVMZExt | O::LLVMSExt => {
-                let cast = match opcode {
-                    O::LLVMTrunc => CastOp::Trunc,
-                    O::LLVMZExt => CastOp::ZExt,
-                    _ => CastOp::SExt,
-                };
+                let cast = int_cast(opcode).ok_or("integer cast")?;
                 let to = self.layout.value_width(ty)?;
                 let inner = self.constant_at(op(0)?, depth + 1)?;
                 Ok(self.intern(Const::Cast {
@@ -423,24 +443,19 @@ impl Cx {
                 }
                 Ok(())
             }
-            K::LLVMArrayTypeKind => {
-                let ety = ty.element().ok_or("malformed array type")?;
-                let stride = self.layout.alloc_size(ety).ok_or("array of unsized type")? * 8;
-                for i in 0..ty.array_len() {
-                    let e = self
-                        .element(v, ety, i)
-                        .ok_or_else(|| format!("constant `{}`", describe(v)))?;
-                    let off = bit_offset + (stride * u64::from(i)) as u32;
-                    self.flatten(e, ety, off, parts, depth + 1)?;
-                }
-                Ok(())
-            }
-            // A vector field (`{ <2 x float>, float }`, a struct of three
-            // floats returned by value): lanes packed at their bit size.
-            K::LLVMVectorTypeKind => {
-                let ety = ty.element().ok_or("malformed vector type")?;
-                let stride = self.layout.bits(ety).ok_or("vector of unsized type")?;
-                for i in 0..ty.vector_len() {
+            // Array elements sit at their alloc size; a vector field's
+            // lanes (`{ <2 x float>, float }`, a struct of three floats
+            // returned by value) are packed at their bit size.
+            K::LLVMArrayTypeKind | K::LLVMVectorTypeKind => {
+                let ety = ty.element().ok_or("malformed array or vector type")?;
+                let (len, stride) = if ty.kind() == K::LLVMArrayTypeKind {
+                    let size = self.layout.alloc_size(ety).ok_or("array of unsized type")?;
+                    (ty.array_len(), size * 8)
+                } else {
+                    let bits = self.layout.bits(ety).ok_or("vector of unsized type")?;
+                    (ty.vector_len(), bits)
+                };
+                for i in 0..len {
                     let e = self
                         .element(v, ety, i)
                         .ok_or_else(|| format!("constant `{}`", describe(v)))?;

@@ -5,10 +5,10 @@
 //! An instruction mnemo cannot execute becomes `Inst::Unsupported` in place,
 //! which keeps the rest of the function usable.
 
-use super::consts::{bin_op, describe, int_predicate, Cx};
+use super::consts::{bin_op, describe, float_op, int_cast, int_predicate, Cx};
 use super::ffi::{Bb, Val};
 use super::{
-    Block, BlockId, Body, CastOp, FBinOp, FCastOp, FloatPredicate, FloatTy, GepIndex, Inst, InstId,
+    Block, BlockId, Body, CastOp, FCastOp, FloatPredicate, FloatTy, GepIndex, Inst, InstId,
     Operand, Reg, SiteId, SourceLoc,
 };
 use inkwell::llvm_sys::{
@@ -337,13 +337,7 @@ impl FnLower<'_> {
         }
         match opcode {
             O::LLVMFAdd | O::LLVMFSub | O::LLVMFMul | O::LLVMFDiv | O::LLVMFRem => {
-                let op = match opcode {
-                    O::LLVMFAdd => FBinOp::Add,
-                    O::LLVMFSub => FBinOp::Sub,
-                    O::LLVMFMul => FBinOp::Mul,
-                    O::LLVMFDiv => FBinOp::Div,
-                    _ => FBinOp::Rem,
-                };
+                let op = float_op(opcode).ok_or("floating-point operation")?;
                 let ty = self.float(inst)?;
                 let lhs = self.operand(self.op(inst, 0)?)?;
                 let rhs = self.operand(self.op(inst, 1)?)?;
@@ -393,11 +387,7 @@ impl FnLower<'_> {
                 });
             }
             O::LLVMTrunc | O::LLVMZExt | O::LLVMSExt => {
-                let op = match opcode {
-                    O::LLVMTrunc => CastOp::Trunc,
-                    O::LLVMZExt => CastOp::ZExt,
-                    _ => CastOp::SExt,
-                };
+                let op = int_cast(opcode).ok_or("integer cast")?;
                 self.cast(inst, op)?;
             }
             O::LLVMPtrToInt

@@ -11,9 +11,9 @@
 //! register little-endian, lane 0 in the low bits, as memory holds them.
 
 use super::{float_predicate, FnLower};
-use crate::ir::consts::{bin_op, describe, int_predicate};
+use crate::ir::consts::{bin_op, describe, float_op, int_cast, int_predicate};
 use crate::ir::ffi::{Ty, Val};
-use crate::ir::{CastOp, FBinOp, FCastOp, FloatTy, Inst, IntPredicate, Operand, Reg};
+use crate::ir::{CastOp, FCastOp, FloatTy, Inst, IntPredicate, Operand, Reg};
 use inkwell::llvm_sys::{LLVMOpcode as O, LLVMTypeKind as K};
 
 /// Most lanes a vector may have; wider ones are refused rather than
@@ -161,13 +161,7 @@ impl FnLower<'_> {
         }
         match opcode {
             O::LLVMFAdd | O::LLVMFSub | O::LLVMFMul | O::LLVMFDiv | O::LLVMFRem => {
-                let op = match opcode {
-                    O::LLVMFAdd => FBinOp::Add,
-                    O::LLVMFSub => FBinOp::Sub,
-                    O::LLVMFMul => FBinOp::Mul,
-                    O::LLVMFDiv => FBinOp::Div,
-                    _ => FBinOp::Rem,
-                };
+                let op = float_op(opcode).ok_or("floating-point operation")?;
                 let (s, ty) = self.float_shape(inst.ty())?;
                 let a = self.lanes_of(self.op(inst, 0)?, s.lanes)?;
                 let b = self.lanes_of(self.op(inst, 1)?, s.lanes)?;
@@ -213,11 +207,7 @@ impl FnLower<'_> {
                 })
             }
             O::LLVMTrunc | O::LLVMZExt | O::LLVMSExt => {
-                let op = match opcode {
-                    O::LLVMTrunc => CastOp::Trunc,
-                    O::LLVMZExt => CastOp::ZExt,
-                    _ => CastOp::SExt,
-                };
+                let op = int_cast(opcode).ok_or("integer cast")?;
                 self.lane_cast(inst, op)
             }
             O::LLVMPtrToInt | O::LLVMIntToPtr | O::LLVMAddrSpaceCast | O::LLVMFreeze => {
