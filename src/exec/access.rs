@@ -131,10 +131,18 @@ impl Executor {
                     return self.resolve_past(state, addr, bytes, site, searched);
                 }
                 match state.memory.find(a) {
-                    Some(e) if a - e.object.address + bytes <= e.object.size => Ok((
-                        e.object.address,
-                        Value::concrete((a - e.object.address) as u128, 64),
-                    )),
+                    // A length the program gives (`klee_check_memory_access`)
+                    // may be as large as it likes.
+                    Some(e)
+                        if (a - e.object.address)
+                            .checked_add(bytes)
+                            .is_some_and(|end| end <= e.object.size) =>
+                    {
+                        Ok((
+                            e.object.address,
+                            Value::concrete((a - e.object.address) as u128, 64),
+                        ))
+                    }
                     Some(e) => {
                         let msg = format!(
                             "out-of-bounds access: {} bytes at offset {} of `{}` ({} bytes)",

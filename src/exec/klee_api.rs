@@ -11,7 +11,7 @@ use super::executor::{Exec, Executor};
 use super::state::{State, NULL_PAGE};
 use super::value::Value;
 use crate::expr::{self, ExprRef};
-use crate::ir::semantics::mask;
+use crate::ir::semantics::{mask, to_signed};
 
 /// A klee.h function beyond inputs, assumptions and path ends.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -126,9 +126,12 @@ impl Executor {
                 Ok(Some(Value::concrete(size.into(), ret_width.unwrap_or(64))))
             }
             KleeCall::CheckMemoryAccess => {
-                let a = self.concretize(state, &arg(0))? as u64;
+                let a = self.concretize(state, &arg(0))?;
                 let n = self.concretize(state, &arg(1))? as u64;
-                self.check_memory_access(state, a, n)?;
+                // Checked as an access of those bytes would be.
+                if n > 0 {
+                    self.resolve(state, &Value::concrete(a, 64), n, None)?;
+                }
                 Ok(None)
             }
             KleeCall::IsReplay => Ok(Some(Value::concrete(0, ret_width.unwrap_or(32)))),
@@ -153,37 +156,6 @@ impl Executor {
         }
     }
 
-    /// Ends the path unless the `n` bytes at `a` lie in one live object, with
-    /// the kind a native access there gets from AddressSanitizer (which the
-    /// replay library's version asks).
-    fn check_memory_access(&mut self, state: &State, a: u64, n: u64) -> Exec<()> {
-        if n == 0 {
-            return Ok(());
-        }
-        let s = if n == 1 { "" } else { "s" };
-        let what = format!("klee_check_memory_access of {n} byte{s} at {a:#x}");
-        let (kind, why) = match state.memory.find(a) {
-            Some(e) => {
-                let (base, size) = (e.object.address, e.object.size);
-                if a.checked_add(n).is_some_and(|end| end <= base + size) {
-                    return Ok(());
-                }
-                let name = &e.object.name;
-                let why = format!("runs past the end of `{name}` ({size} bytes at {base:#x})");
-                (ErrorKind::Ptr, why)
-            }
-            None if a < NULL_PAGE => (ErrorKind::Null, "a null pointer".to_string()),
-            None => match state.memory.find_freed(a) {
-                Some(o) => (
-                    ErrorKind::UseAfterFree,
-                    format!("in `{}`, which was freed", o.name),
-                ),
-                None => (ErrorKind::Ptr, "in no object".to_string()),
-            },
-        };
-        Err(self.error(state, kind, format!("{what}: {why}")))
-    }
-
     /// What `klee_print_range` says of `v`: its value if it has one, else its
     /// expression and the (signed) bounds the path allows it. The bounds are
     /// searched for by the solver, so a path replayed from a trie (which
@@ -191,7 +163,7 @@ impl Executor {
     fn range_text(&mut self, state: &State, v: &Value) -> String {
         let w = v.width();
         let e = match v {
-            Value::Concrete { bits, .. } => return signed(*bits, w).to_string(),
+            Value::Concrete { bits, .. } => return to_signed(*bits, w).to_string(),
             Value::Symbolic(e) => e.clone(),
         };
         if state.guide.is_some() || w > MAX_RANGE_WIDTH {
@@ -209,7 +181,7 @@ impl Executor {
     fn signed_bounds(&mut self, state: &State, e: &ExprRef) -> Exec<(i128, i128)> {
         let w = e.width();
         let c = |x: i128| expr::constant(x as u128 & mask(w), w);
-        let v = signed(self.example(state, &Value::Symbolic(e.clone()))?, w);
+        let v = to_signed(self.example(state, &Value::Symbolic(e.clone()))?, w);
         let (mut lo, mut hi) = (-(1i128 << (w - 1)), v);
         while lo < hi {
             let mid = lo + (hi - lo) / 2;
@@ -231,10 +203,4 @@ impl Executor {
         }
         Ok((least, lo))
     }
-}
-
-/// `bits` of a `width`-bit value read as signed.
-fn signed(bits: u128, width: u32) -> i128 {
-    let shift = 128 - width;
-    ((bits << shift) as i128) >> shift
 }
