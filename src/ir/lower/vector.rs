@@ -39,6 +39,17 @@ pub(super) fn is_vector(ty: Ty) -> bool {
     )
 }
 
+/// A copy of `width` bits of `src` into `dst`.
+fn copy_of(width: u32, src: Operand, dst: Reg) -> Inst {
+    Inst::Cast {
+        op: CastOp::Bits,
+        from: width,
+        to: width,
+        src,
+        dst,
+    }
+}
+
 /// Whether an instruction makes or reads a vector, and so is scalarized.
 pub(super) fn involves_vector(inst: Val) -> bool {
     is_vector(inst.ty())
@@ -119,13 +130,7 @@ impl FnLower<'_> {
     /// lowering starts (a phi may name them already), so lanes are copied,
     /// never aliased.
     pub(super) fn copy(&mut self, width: u32, src: Operand, dst: Reg) {
-        self.out.push(Inst::Cast {
-            op: CastOp::Bits,
-            from: width,
-            to: width,
-            src,
-            dst,
-        });
+        self.out.push(copy_of(width, src, dst));
     }
 
     /// Emits one instruction per lane of `inst`'s result, made by `make`
@@ -140,6 +145,32 @@ impl FnLower<'_> {
             self.out.push(x);
         }
         Ok(())
+    }
+
+    /// Folds `steps` into `dst`, a `width`-bit register, from `init`: each
+    /// step's instruction, made by `make` from the value so far and the
+    /// register it writes, writes a new register, the last one `dst`; with
+    /// no step, `init` is copied into `dst`.
+    pub(super) fn fold_into<T>(
+        &mut self,
+        dst: Reg,
+        width: u32,
+        init: Operand,
+        steps: Vec<T>,
+        mut make: impl FnMut(&mut Self, Operand, T, Reg) -> Inst,
+    ) {
+        let n = steps.len();
+        if n == 0 {
+            self.copy(width, init, dst);
+            return;
+        }
+        let mut acc = init;
+        for (k, step) in steps.into_iter().enumerate() {
+            let d = if k + 1 == n { dst } else { self.new_reg(width) };
+            let inst = make(self, acc, step, d);
+            self.out.push(inst);
+            acc = Operand::Reg(d);
+        }
     }
 
     /// Translates one instruction that makes or reads a vector.
@@ -376,32 +407,21 @@ impl FnLower<'_> {
         }
         let idx_width = self.width(i)?;
         let idx = self.operand(i)?;
-        let mut acc = lanes[0];
         let mut picks = Vec::new();
         for (k, &lane) in lanes.iter().enumerate().skip(1) {
             if let Some(cond) = self.index_is(idx, idx_width, k as u32) {
                 picks.push((cond, lane));
             }
         }
-        let n = picks.len();
-        for (j, (cond, lane)) in picks.into_iter().enumerate() {
-            let d = if j + 1 == n {
-                dst
-            } else {
-                self.new_reg(s.width)
-            };
-            self.out.push(Inst::Select {
+        self.fold_into(dst, s.width, lanes[0], picks, |_, acc, (cond, lane), d| {
+            Inst::Select {
                 width: s.width,
                 cond,
                 then_val: lane,
                 else_val: acc,
                 dst: d,
-            });
-            acc = Operand::Reg(d);
-        }
-        if n == 0 {
-            self.copy(s.width, acc, dst);
-        }
+            }
+        });
         Ok(())
     }
 
@@ -414,12 +434,8 @@ impl FnLower<'_> {
         let lanes = self.lanes_of(v, s.lanes)?;
         let elem = self.operand(x)?;
         if let Some(k) = i.const_int_bits() {
-            return self.lanewise(inst, |_, j, dst| Inst::Cast {
-                op: CastOp::Bits,
-                from: s.width,
-                to: s.width,
-                src: if j as u128 == k { elem } else { lanes[j] },
-                dst,
+            return self.lanewise(inst, |_, j, dst| {
+                copy_of(s.width, if j as u128 == k { elem } else { lanes[j] }, dst)
             });
         }
         let idx_width = self.width(i)?;
@@ -451,14 +467,9 @@ impl FnLower<'_> {
         if mask.len() != self.dst_lanes(inst)?.len() {
             return Err("malformed shufflevector mask".to_string());
         }
-        self.lanewise(inst, |_, i, dst| Inst::Cast {
-            op: CastOp::Bits,
-            from: s.width,
-            to: s.width,
-            src: mask[i]
-                .and_then(|m| both.get(m as usize).copied())
-                .unwrap_or(undef),
-            dst,
+        self.lanewise(inst, |_, i, dst| {
+            let src = mask[i].and_then(|m| both.get(m as usize).copied());
+            copy_of(s.width, src.unwrap_or(undef), dst)
         })
     }
 
@@ -613,23 +624,18 @@ impl FnLower<'_> {
         let s = self.shape(e.ty())?;
         let lanes = self.lanes_of(e, s.lanes)?;
         let dst = self.dst(inst)?;
-        let mut agg = self.operand(a)?;
-        for (i, elem) in lanes.iter().enumerate() {
-            let d = if i + 1 == lanes.len() {
-                dst
-            } else {
-                self.new_reg(agg_width)
-            };
-            self.out.push(Inst::InsertValue {
+        let agg = self.operand(a)?;
+        let steps: Vec<(u32, Operand)> = (0..).zip(lanes).collect();
+        self.fold_into(dst, agg_width, agg, steps, |_, agg, (i, elem), d| {
+            Inst::InsertValue {
                 dst: d,
                 agg,
                 agg_width,
-                elem: *elem,
-                offset: offset + i as u32 * s.width,
+                elem,
+                offset: offset + i * s.width,
                 width: s.width,
-            });
-            agg = Operand::Reg(d);
-        }
+            }
+        });
         Ok(())
     }
 
@@ -700,35 +706,35 @@ impl FnLower<'_> {
                     width: w,
                 }),
                 _ => {
-                    let mut acc = Operand::Const(self.cx.int(dw, 0));
-                    let n = parts.len();
-                    for (k, (src, sw, at, to_at, w)) in parts.into_iter().enumerate() {
-                        let elem = if w == sw {
-                            src
-                        } else {
-                            let t = self.new_reg(w);
-                            self.out.push(Inst::ExtractValue {
-                                dst: t,
-                                agg: src,
-                                offset: at,
+                    let zero = Operand::Const(self.cx.int(dw, 0));
+                    self.fold_into(
+                        dst,
+                        dw,
+                        zero,
+                        parts,
+                        |l, acc, (src, sw, at, to_at, w), d| {
+                            let elem = if w == sw {
+                                src
+                            } else {
+                                let t = l.new_reg(w);
+                                l.out.push(Inst::ExtractValue {
+                                    dst: t,
+                                    agg: src,
+                                    offset: at,
+                                    width: w,
+                                });
+                                Operand::Reg(t)
+                            };
+                            Inst::InsertValue {
+                                dst: d,
+                                agg: acc,
+                                agg_width: dw,
+                                elem,
+                                offset: to_at,
                                 width: w,
-                            });
-                            Operand::Reg(t)
-                        };
-                        let d = if k + 1 == n { dst } else { self.new_reg(dw) };
-                        self.out.push(Inst::InsertValue {
-                            dst: d,
-                            agg: acc,
-                            agg_width: dw,
-                            elem,
-                            offset: to_at,
-                            width: w,
-                        });
-                        acc = Operand::Reg(d);
-                    }
-                    if n == 0 {
-                        self.copy(dw, acc, dst);
-                    }
+                            }
+                        },
+                    );
                 }
             }
             lo = hi;

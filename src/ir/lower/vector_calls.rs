@@ -187,9 +187,33 @@ impl FnLower<'_> {
                 _ => return Err("malformed vector reduction".to_string()),
             };
             let s = self.shape(v.ty())?;
-            let float = match step {
-                Step::Float(_) => Some(s.float.ok_or("float reduction of integers")?),
-                _ => None,
+            let width = s.width;
+            let combine: Box<dyn Fn(Operand, Operand, Reg) -> Inst> = match step {
+                Step::Int(op) => Box::new(move |acc, lane, d| Inst::Binary {
+                    op,
+                    width,
+                    lhs: acc,
+                    rhs: lane,
+                    dst: d,
+                    site: None,
+                }),
+                Step::Pick(kind) => Box::new(move |acc, lane, d| Inst::Intrinsic {
+                    kind,
+                    dst: Some(d),
+                    width,
+                    args: vec![acc, lane],
+                    site: None,
+                }),
+                Step::Float(op) => {
+                    let ty = s.float.ok_or("float reduction of integers")?;
+                    Box::new(move |acc, lane, d| Inst::FBinary {
+                        op,
+                        ty,
+                        lhs: acc,
+                        rhs: lane,
+                        dst: d,
+                    })
+                }
             };
             let mut lanes = self.lanes_of(v, s.lanes)?.into_iter();
             let dst = self.dst(inst)?;
@@ -197,45 +221,9 @@ impl FnLower<'_> {
                 Some(start) => start,
                 None => lanes.next().ok_or("reduction of an empty vector")?,
             };
-            let rest: Vec<Operand> = lanes.collect();
-            if rest.is_empty() {
-                self.copy(s.width, first, dst);
-                return Ok(());
-            }
-            let mut acc = first;
-            for (k, lane) in rest.iter().enumerate() {
-                let d = if k + 1 == rest.len() {
-                    dst
-                } else {
-                    self.new_reg(s.width)
-                };
-                self.out.push(match (&step, float) {
-                    (Step::Int(op), _) => Inst::Binary {
-                        op: *op,
-                        width: s.width,
-                        lhs: acc,
-                        rhs: *lane,
-                        dst: d,
-                        site: None,
-                    },
-                    (Step::Pick(kind), _) => Inst::Intrinsic {
-                        kind: *kind,
-                        dst: Some(d),
-                        width: s.width,
-                        args: vec![acc, *lane],
-                        site: None,
-                    },
-                    (Step::Float(op), Some(ty)) => Inst::FBinary {
-                        op: *op,
-                        ty,
-                        lhs: acc,
-                        rhs: *lane,
-                        dst: d,
-                    },
-                    (Step::Float(_), None) => return Err("float reduction".to_string()),
-                });
-                acc = Operand::Reg(d);
-            }
+            self.fold_into(dst, width, first, lanes.collect(), |_, acc, lane, d| {
+                combine(acc, lane, d)
+            });
             Ok(())
         })())
     }
