@@ -512,11 +512,16 @@ impl Cx {
             | VK::LLVMUndefValueValueKind
             | VK::LLVMPoisonValueKind => Ok(()),
             VK::LLVMConstantIntValueKind => {
-                let bits = v
-                    .const_int_bits()
+                // Any width: a run of bitfields wider than 128 bits is one
+                // integer, written a word at a time, the low word first.
+                let words = v
+                    .const_int_words()
                     .ok_or_else(|| format!("integer constant `{}`", describe(v)))?;
                 let n = self.layout.store_size(ty).unwrap_or(0);
-                Self::write_bytes(image, offset, bits, n)
+                for (at, word) in (0..n).step_by(8).zip(words) {
+                    Self::write_bytes(image, offset + at, u128::from(word), (n - at).min(8))?;
+                }
+                Ok(())
             }
             VK::LLVMConstantFPValueKind => {
                 let nbits = self.layout.bits(ty).unwrap_or(0);

@@ -164,35 +164,41 @@ impl Val {
 
     /// The bits of a `ConstantInt` of up to 128 bits, zero-extended.
     pub fn const_int_bits(self) -> Option<u128> {
+        if self.ty().int_width() > 128 {
+            return None;
+        }
+        let words = self.const_int_words()?;
+        let word = |i: usize| u128::from(words.get(i).copied().unwrap_or(0));
+        Some((word(1) << 64) | word(0))
+    }
+
+    /// The bits of a `ConstantInt` of any width in 64-bit words, the low
+    /// word first.
+    pub fn const_int_words(self) -> Option<Vec<u64>> {
         if self.kind() != LLVMValueKind::LLVMConstantIntValueKind {
             return None;
         }
         let ty = self.ty();
         let width = ty.int_width();
         if width <= 64 {
-            return Some(u128::from(unsafe { c::LLVMConstIntGetZExtValue(self.0) }));
+            return Some(vec![unsafe { c::LLVMConstIntGetZExtValue(self.0) }]);
         }
-        if width > 128 {
-            return None;
-        }
-        // No C accessor returns more than 64 bits: let LLVM fold a shift and
-        // truncations, which yields plain `ConstantInt`s again.
+        // No C accessor returns more than 64 bits: let LLVM fold shifts and
+        // truncations, which yield plain `ConstantInt`s again.
+        let mut words = Vec::with_capacity(width.div_ceil(64) as usize);
         unsafe {
             let ctx = c::LLVMGetTypeContext(ty.0);
             let i64t = c::LLVMIntTypeInContext(ctx, 64);
-            let low = c::LLVMConstTrunc(self.0, i64t);
-            let shifted = c::LLVMConstLShr(self.0, c::LLVMConstInt(ty.0, 64, 0));
-            let high = c::LLVMConstTrunc(shifted, i64t);
-            let (low, high) = (Val(low), Val(high));
-            if low.kind() != LLVMValueKind::LLVMConstantIntValueKind
-                || high.kind() != LLVMValueKind::LLVMConstantIntValueKind
-            {
-                return None;
+            for i in 0..width.div_ceil(64) {
+                let amount = c::LLVMConstInt(ty.0, u64::from(i) * 64, 0);
+                let word = Val(c::LLVMConstTrunc(c::LLVMConstLShr(self.0, amount), i64t));
+                if word.kind() != LLVMValueKind::LLVMConstantIntValueKind {
+                    return None;
+                }
+                words.push(c::LLVMConstIntGetZExtValue(word.0));
             }
-            let lo = c::LLVMConstIntGetZExtValue(low.0);
-            let hi = c::LLVMConstIntGetZExtValue(high.0);
-            Some((u128::from(hi) << 64) | u128::from(lo))
         }
+        Some(words)
     }
 
     /// The bit pattern of a `ConstantFP` of `bits` bits (LLVM folds the bitcast).

@@ -22,6 +22,7 @@ mod call;
 mod intrinsic;
 mod vector;
 mod vector_calls;
+mod wide;
 use call::intrinsic_name;
 use intrinsic::{classify_intrinsic, IntrinsicUse};
 
@@ -162,8 +163,8 @@ struct FnLower<'a> {
     num_sites: u32,
     /// The instructions the current LLVM instruction lowers to.
     out: Vec<Inst>,
-    /// The lane registers of each vector value (see `vector`), or why it
-    /// has none.
+    /// The lane registers of each vector value (see `vector`) and the limb
+    /// registers of each wide integer (see `wide`), or why it has none.
     lanes: FxHashMap<Val, Result<Vec<Reg>, String>>,
 }
 
@@ -190,6 +191,9 @@ impl FnLower<'_> {
             if vector::is_vector(inst.ty()) {
                 let lanes = self.lane_regs(inst.ty());
                 self.lanes.insert(*inst, lanes);
+            } else if wide::is_wide(inst.ty()) {
+                let limbs = self.limb_regs(inst.ty());
+                self.lanes.insert(*inst, limbs);
             } else if inst.ty().kind() != K::LLVMVoidTypeKind && !is_dropped(*inst) {
                 let w = self.cx.layout.lenient_width(inst.ty());
                 let r = self.new_reg(w);
@@ -317,6 +321,9 @@ impl FnLower<'_> {
     fn lower(&mut self, inst: Val) -> Result<(), String> {
         if vector::involves_vector(inst) {
             return self.vector(inst);
+        }
+        if wide::involves_wide(inst) {
+            return self.wide(inst);
         }
         let opcode = inst.opcode();
         if let Some(op) = bin_op(opcode) {
@@ -694,3 +701,5 @@ impl FnLower<'_> {
 mod tests;
 #[cfg(test)]
 mod vector_tests;
+#[cfg(test)]
+mod wide_tests;

@@ -489,7 +489,12 @@ impl FnLower<'_> {
     }
 
     /// The address of lane `i` of a vector at `base`, `stride` bytes apart.
-    fn lane_address(&mut self, base: Operand, i: u64, stride: u64) -> Result<Operand, String> {
+    pub(super) fn lane_address(
+        &mut self,
+        base: Operand,
+        i: u64,
+        stride: u64,
+    ) -> Result<Operand, String> {
         if i == 0 {
             return Ok(base);
         }
