@@ -133,16 +133,10 @@ impl Executor {
                 match state.memory.find(a) {
                     // A length the program gives (`klee_check_memory_access`)
                     // may be as large as it likes.
-                    Some(e)
-                        if (a - e.object.address)
-                            .checked_add(bytes)
-                            .is_some_and(|end| end <= e.object.size) =>
-                    {
-                        Ok((
-                            e.object.address,
-                            Value::concrete((a - e.object.address) as u128, 64),
-                        ))
-                    }
+                    Some(e) if e.object.holds(a, bytes) => Ok((
+                        e.object.address,
+                        Value::concrete((a - e.object.address) as u128, 64),
+                    )),
                     Some(e) => {
                         let msg = format!(
                             "out-of-bounds access: {} bytes at offset {} of `{}` ({} bytes)",
@@ -165,7 +159,7 @@ impl Executor {
                 let known = known_address(state, &p).and_then(|a| {
                     let e = state.memory.find(a)?;
                     let (base, size) = (e.object.address, e.object.size);
-                    (a - base + bytes <= size).then_some((base, size, a))
+                    e.object.holds(a, bytes).then_some((base, size, a))
                 });
                 let payload = self.choose_target(
                     state,
@@ -200,7 +194,7 @@ impl Executor {
                     let valid = state
                         .memory
                         .find(v)
-                        .is_some_and(|e| v - e.object.address + bytes <= e.object.size);
+                        .is_some_and(|e| e.object.holds(v, bytes));
                     if !valid {
                         return Err(self.bad_address(state, v, bytes));
                     }

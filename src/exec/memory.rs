@@ -51,6 +51,15 @@ impl MemoryObject {
     pub fn contains(&self, addr: u64) -> bool {
         addr >= self.address && addr - self.address < self.size.max(1)
     }
+
+    /// Whether the `bytes` bytes at `addr` all lie in the object, without
+    /// overflow for any length a program may give.
+    #[inline]
+    pub fn holds(&self, addr: u64, bytes: u64) -> bool {
+        addr.checked_sub(self.address)
+            .and_then(|offset| offset.checked_add(bytes))
+            .is_some_and(|end| end <= self.size)
+    }
 }
 
 /// The constant array holding `bytes`, the root of an object read at a
@@ -472,6 +481,18 @@ mod tests {
             site: None,
             read_only: false,
         }
+    }
+
+    #[test]
+    fn an_object_holds_the_bytes_that_end_by_its_end() {
+        let o = object(0x1000, 16);
+        assert!(o.holds(0x1000, 16));
+        assert!(o.holds(0x100f, 1));
+        assert!(o.holds(0x1010, 0));
+        assert!(!o.holds(0x100f, 2));
+        assert!(!o.holds(0xfff, 1));
+        // A length near the top of the address space does not wrap around.
+        assert!(!o.holds(0x1008, u64::MAX - 4));
     }
 
     #[test]
