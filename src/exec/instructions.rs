@@ -548,8 +548,9 @@ impl Executor {
         b: Value,
         site: Option<SiteId>,
     ) -> Exec<Value> {
+        let checked = site.is_some() && semantics::is_checked(op);
         if let (Value::Concrete { bits: x, .. }, Value::Concrete { bits: y, .. }) = (&a, &b) {
-            if semantics::is_checked(op) {
+            if checked {
                 if matches!(op, BinOp::UDiv | BinOp::SDiv | BinOp::URem | BinOp::SRem) && *y == 0 {
                     return Err(self.error(state, ErrorKind::DivByZero, "division by zero"));
                 }
@@ -564,7 +565,7 @@ impl Executor {
             return Ok(Value::concrete(semantics::binary(op, width, *x, *y), width));
         }
         let (ea, eb) = (a.to_expr(), b.to_expr());
-        if semantics::is_checked(op) {
+        if let Some(site) = site.filter(|_| checked) {
             let (bad, kind, msg) = match op {
                 BinOp::UDiv | BinOp::SDiv | BinOp::URem | BinOp::SRem => (
                     expr::eq(&eb, &expr::constant(0, width)),
@@ -578,7 +579,6 @@ impl Executor {
                 ),
             };
             if !bad.is_false() {
-                let site = site.unwrap_or(SiteId(u32::MAX));
                 let (alt, _) = self.fork(state, site, &[expr::not(&bad), bad], &[0, 0], &[])?;
                 if alt == 1 {
                     return Err(self.error(state, kind, msg));

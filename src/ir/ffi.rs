@@ -153,6 +153,18 @@ impl Val {
         val(unsafe { c::LLVMGetOperand(self.0, i) })
     }
 
+    /// The values that use this one as an operand (an instruction using it
+    /// twice is listed twice).
+    pub fn users(self) -> Vec<Val> {
+        let mut users = Vec::new();
+        let mut u = unsafe { c::LLVMGetFirstUse(self.0) };
+        while !u.is_null() {
+            users.extend(val(unsafe { c::LLVMGetUser(u) }));
+            u = unsafe { c::LLVMGetNextUse(u) };
+        }
+        users
+    }
+
     pub fn operand_block(self, i: u32) -> Option<Bb> {
         let v = self.operand(i)?;
         if v.kind() != LLVMValueKind::LLVMBasicBlockValueKind {

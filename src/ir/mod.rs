@@ -360,8 +360,10 @@ pub fn overflow_flag_offset(value_width: u32) -> u32 {
 /// A pre-decoded instruction.
 #[derive(Clone, PartialEq, Eq, Hash, Debug)]
 pub enum Inst {
-    /// Integer arithmetic; division, remainder and shifts carry a choice site
-    /// because their check (zero divisor, oversized shift) may fail.
+    /// Integer arithmetic. Division, remainder and shifts are checked (zero
+    /// divisor, oversized shift) where they carry a choice site, the fork
+    /// of a check that may fail; one without a site is not checked (a shift
+    /// whose value only a `select` may choose, or the lowering's own).
     Binary {
         op: BinOp,
         width: u32,

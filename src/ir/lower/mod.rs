@@ -8,7 +8,7 @@
 use super::consts::{bin_op, describe, float_op, int_cast, int_predicate, Cx};
 use super::ffi::{Bb, Val};
 use super::{
-    Block, BlockId, Body, CastOp, FCastOp, FloatPredicate, FloatTy, GepIndex, Inst, InstId,
+    BinOp, Block, BlockId, Body, CastOp, FCastOp, FloatPredicate, FloatTy, GepIndex, Inst, InstId,
     Operand, Reg, SiteId, SourceLoc,
 };
 use inkwell::llvm_sys::{
@@ -31,6 +31,45 @@ fn is_dropped(inst: Val) -> bool {
     inst.opcode() == O::LLVMCall
         && inst.ty().kind() == K::LLVMVoidTypeKind
         && intrinsic_name(inst).is_some_and(|n| classify_intrinsic(&n) == IntrinsicUse::Drop)
+}
+
+/// How many operations may lie between a hoisted shift and the `select`
+/// that chooses its value (see `only_selected`).
+const SPECULATION_DEPTH: u32 = 3;
+
+/// Whether the value of `v` is only ever chosen by a `select`, directly or
+/// through arithmetic and comparisons that cannot fail (or is frozen): the
+/// shape of a shift the optimizer
+/// hoisted above the test guarding it (`b < 32 ? a << b : a` is a `shl`
+/// and a `select` at -O2). On a path where its amount is out of range, the
+/// `select` discards its value; LLVM makes that value poison, not undefined
+/// behaviour, so such a shift is not checked (`Inst::Binary`'s `site`).
+fn only_selected(v: Val, depth: u32) -> bool {
+    let users = v.users();
+    !users.is_empty()
+        && users.into_iter().all(|u| match u.opcode() {
+            O::LLVMSelect => u.operand(0) != Some(v),
+            // Any value will do there: freeze turns poison into one.
+            O::LLVMFreeze => true,
+            O::LLVMICmp
+            | O::LLVMAdd
+            | O::LLVMSub
+            | O::LLVMMul
+            | O::LLVMAnd
+            | O::LLVMOr
+            | O::LLVMXor
+            | O::LLVMShl
+            | O::LLVMLShr
+            | O::LLVMAShr
+            | O::LLVMTrunc
+            | O::LLVMZExt
+            | O::LLVMSExt
+                if depth > 0 =>
+            {
+                only_selected(u, depth - 1)
+            }
+            _ => false,
+        })
 }
 
 fn opcode_name(op: O) -> &'static str {
@@ -331,7 +370,10 @@ impl FnLower<'_> {
             let lhs = self.operand(self.op(inst, 0)?)?;
             let rhs = self.operand(self.op(inst, 1)?)?;
             let dst = self.dst(inst)?;
-            let site = super::semantics::is_checked(op).then(|| self.site());
+            let checked = super::semantics::is_checked(op)
+                && !(matches!(op, BinOp::Shl | BinOp::LShr | BinOp::AShr)
+                    && only_selected(inst, SPECULATION_DEPTH));
+            let site = checked.then(|| self.site());
             self.out.push(Inst::Binary {
                 op,
                 width,

@@ -727,3 +727,52 @@ fn debug_locations() {
     );
     assert!(m.describe_loc(b.locs[b.locs.len() - 1]).ends_with("t.c:3"));
 }
+
+#[test]
+fn a_shift_only_a_select_may_choose_is_not_checked() {
+    let m = load_ll(
+        r#"
+define i32 @f(i32 %a, i32 %b) {
+  %in = icmp ult i32 %b, 32
+  %hoisted = lshr i32 %a, %b
+  %pick = select i1 %in, i32 %hoisted, i32 0
+  %through = shl i32 %a, %b
+  %cmp = icmp ugt i32 %through, 5
+  %or = select i1 %in, i1 %cmp, i1 false
+  %frozen = shl i32 %b, %a
+  %f = freeze i32 %frozen
+  %used = ashr i32 %a, %b
+  %cond = icmp eq i32 %used, 0
+  %bad = select i1 %cond, i32 %pick, i32 %f
+  %kept = lshr i32 %b, %a
+  %r = add i32 %kept, %bad
+  ret i32 %r
+}
+"#,
+    );
+    let b = body(&m, "f");
+    let shifts: Vec<(BinOp, bool)> = b
+        .insts
+        .iter()
+        .filter_map(|i| match i {
+            Inst::Binary { op, site, .. }
+                if matches!(op, BinOp::Shl | BinOp::LShr | BinOp::AShr) =>
+            {
+                Some((*op, site.is_some()))
+            }
+            _ => None,
+        })
+        .collect();
+    // Chosen by a select, directly or through a comparison, or frozen: not
+    // checked. A select's condition, or a value returned, is used: checked.
+    assert_eq!(
+        shifts,
+        [
+            (BinOp::LShr, false),
+            (BinOp::Shl, false),
+            (BinOp::Shl, false),
+            (BinOp::AShr, true),
+            (BinOp::LShr, true),
+        ]
+    );
+}
