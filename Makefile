@@ -7,7 +7,7 @@ DEMO_OUT   := mnemo-out-demo
 APT_PKGS   := clang-14 llvm-14-dev libz3-dev libclang-rt-14-dev redis-server musl-tools
 SUDO       := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all setup build runtime test demo bench bench-coreutils coreutils coreutils-old corpus fuzz clean
+.PHONY: all setup build runtime test demo bench bench-coreutils coreutils coreutils-old corpus fuzz csmith clean
 
 all: build runtime
 
@@ -113,6 +113,15 @@ fuzz: setup
 	@dpkg -s gdb >/dev/null 2>&1 || { echo "fuzz: installing gdb (fuzz/triage.sh reads the frames of a crash)"; \
 	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq gdb; }
 	FUZZ_SECONDS=$(FUZZ_SECONDS) CARGO=$(CARGO) fuzz/run.sh $(FUZZ_TARGETS)
+
+# Differential testing on Csmith's random programs (fuzz/csmith.sh): each
+# runs in mnemo and natively, and their outcomes and checksums must agree.
+CSMITH_SEEDS ?= 1 100
+CSMITH_CC_ARGS ?=
+csmith: build runtime
+	@dpkg -s csmith libcsmith-dev >/dev/null 2>&1 || { echo "csmith: installing csmith"; \
+	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq csmith libcsmith-dev; }
+	CSMITH_SEEDS="$(CSMITH_SEEDS)" CSMITH_CC_ARGS="$(CSMITH_CC_ARGS)" fuzz/csmith.sh
 
 clean:
 	$(CARGO) clean
