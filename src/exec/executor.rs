@@ -69,10 +69,12 @@ pub const FIXED_ADDRESS: u64 = 1 << 62;
 /// Instructions a state runs before the searcher gets to choose again.
 const SLICE: u32 = 10_000;
 
-/// Instructions between two looks at the memory limit within a slice:
-/// summing the per-thread counts costs more than most instructions, and
-/// an allocation is checked against the limit before it is made anyway.
-const MEMORY_CHECK_EVERY: u32 = 64;
+/// Instructions between two looks at the memory and time limits within a
+/// slice: summing the per-thread counts costs more than most instructions,
+/// and an allocation is checked against the limit before it is made
+/// anyway. A slice on a deep path condition can take seconds (every
+/// branch a query), so the time limit cannot wait for its end.
+const LIMIT_CHECK_EVERY: u32 = 64;
 
 /// The interpreter for one worker: the shared module, the constants
 /// evaluated for this run, the natives, a solver, and coverage.
@@ -550,7 +552,7 @@ impl Executor {
     }
 
     /// Runs `state` until it forks, ends, its slice is used up, or the run
-    /// reaches its memory limit.
+    /// reaches its memory limit or its deadline ([`Self::set_deadline`]).
     pub fn step(&mut self, state: &mut State) -> Step {
         let module = self.module.clone();
         let limited = self.budget.is_limited();
@@ -560,9 +562,11 @@ impl Executor {
                     if !self.forked.is_empty() {
                         return Step::Forked(std::mem::take(&mut self.forked));
                     }
-                    // At the memory limit the run stops: the explorer ends
-                    // this state with the others.
-                    if limited && i % MEMORY_CHECK_EVERY == 0 && self.budget.exceeded() {
+                    // At the memory or time limit the run stops: the
+                    // explorer ends this state with the others.
+                    if i % LIMIT_CHECK_EVERY == 0
+                        && ((limited && self.budget.exceeded()) || self.solver.at_deadline())
+                    {
                         return Step::Yield;
                     }
                 }
@@ -747,5 +751,34 @@ impl Executor {
             array: array.clone(),
         });
         array
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::testutil::load_ll;
+
+    /// A loop that never ends: each step runs until its slice or a limit.
+    fn spinning() -> (Executor, State) {
+        let module = load_ll(
+            "define i32 @main() {\nentry:\n  br label %l\nl:\n  %i = phi i32 [ 0, %entry ], [ %j, %l ]\n  %j = add i32 %i, 1\n  br label %l\n}\n",
+        );
+        let mut executor = Executor::new(Arc::new(module), ExecConfig::default());
+        let state = executor.initial_state().expect("initial state");
+        (executor, state)
+    }
+
+    #[test]
+    fn a_slice_stops_early_at_the_deadline() {
+        let (mut executor, mut state) = spinning();
+        assert!(matches!(executor.step(&mut state), Step::Yield));
+        assert_eq!(executor.instructions, u64::from(SLICE));
+        // A slice can take seconds where every branch is a query: it ends
+        // within a few instructions of the deadline, not at its end.
+        executor.set_deadline(Some(std::time::Instant::now()));
+        assert!(matches!(executor.step(&mut state), Step::Yield));
+        let more = executor.instructions - u64::from(SLICE);
+        assert!(more <= u64::from(LIMIT_CHECK_EVERY), "{more} instructions");
     }
 }
