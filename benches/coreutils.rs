@@ -361,6 +361,7 @@ fn bench_tool(setup: &Setup, tool: &str, mode: Mode) -> anyhow::Result<Value> {
         model_root,
         // One gcov build's counters, merged at each exit: one at a time.
         jobs: 1,
+        clang_args: Vec::new(),
     };
     let report = if index.is_some() {
         replay_dir_with(&setup.toolchain, &program, &out, &options)?
@@ -388,6 +389,7 @@ fn bench_tool(setup: &Setup, tool: &str, mode: Mode) -> anyhow::Result<Value> {
                 model_root: None,
                 // As the gcov replay: a test sees the machine as it did there.
                 jobs: 1,
+                clang_args: Vec::new(),
             };
             Some(replay_dir_with(
                 &setup.toolchain,

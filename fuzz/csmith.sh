@@ -63,7 +63,8 @@ for seed in $(seq "$1" "$2"); do
         bad=$((bad + 1))
         continue
     fi
-    if "$mnemo" replay "$dir/p.c" "$dir/out" > "$dir/replay.log" 2>&1 \
+    # shellcheck disable=SC2086 # the flags are words
+    if "$mnemo" replay "$dir/p.c" "$dir/out" -- $cc_args > "$dir/replay.log" 2>&1 \
         && grep -q '^1 tests: 1 match,' "$dir/replay.log"; then
         matched=$((matched + 1))
         rm -rf "$dir"

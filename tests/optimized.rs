@@ -140,3 +140,64 @@ fn vectorized_loops_end_as_their_unoptimized_build_does() {
     // The maximum branches at -O0 and is a select at -O2.
     assert!(paths2 < paths0, "-O2: {paths2} paths, -O0: {paths0}");
 }
+
+/// A program that knows whether it was optimized: the exit status says.
+const KNOWS_ITS_FLAGS: &str = r#"
+int main(void) {
+#ifdef __OPTIMIZE__
+  return 7;
+#else
+  return 3;
+#endif
+}
+"#;
+
+#[test]
+fn replay_builds_the_native_program_with_the_flags_given_after_dashes() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let Some(bc) = compile_with(dir.path(), "flags", KNOWS_ITS_FLAGS, &["-O2"]) else {
+        return;
+    };
+    let src = dir.path().join("flags.c");
+    let out = dir.path().join("out");
+    let o = run(&bc, &out, &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(outcomes(&out), BTreeSet::from(["exit 7".to_string()]));
+    let replay = |extra: &[&str]| {
+        let o = mnemo()
+            .arg("replay")
+            .arg(&src)
+            .arg(&out)
+            .args(extra)
+            .output()
+            .expect("mnemo replay");
+        (
+            o.status.success(),
+            String::from_utf8_lossy(&o.stdout).into_owned(),
+        )
+    };
+    // Built as always (-O0), the native program is not the one mnemo ran.
+    let (same, text) = replay(&[]);
+    assert!(!same && text.contains("native exit 3"), "{text}");
+    let (same, text) = replay(&["--", "-O2"]);
+    assert!(same && text.contains("native exit 7"), "{text}");
+    // The scripts run a program built the same way.
+    let (written, text) = replay(&["--as-commands", "--", "-O2"]);
+    assert!(written, "{text}");
+    let status = Command::new("sh")
+        .arg(out.join("test000001.sh"))
+        .status()
+        .expect("sh");
+    assert_eq!(status.code(), Some(7));
+    // A native program is run as it is: flags for building it are refused.
+    let native = out.join("flags.native");
+    let o = mnemo()
+        .arg("replay")
+        .arg(&native)
+        .arg(&out)
+        .args(["--", "-O2"])
+        .output()
+        .expect("mnemo replay");
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("is a native program"), "{}", stderr(&o));
+}

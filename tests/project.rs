@@ -492,7 +492,7 @@ fn a_fork_fails_natively_as_it_does_in_the_engine() {
     // Its script holds the program to one process too: run by nobody, with
     // dash (`ulimit -p`) and with bash (`ulimit -u`), the fork fails.
     let toolchain = mnemo::testgen::Toolchain::find().unwrap();
-    let written = mnemo::testgen::write_commands(&toolchain, &src, &out).unwrap();
+    let written = mnemo::testgen::write_commands(&toolchain, &src, &out, &[]).unwrap();
     assert_eq!(written.scripts.len(), 1, "{:?}", written.skipped);
     let script = out.join("test000001.sh");
     for d in [dir.path(), out.as_path()] {
@@ -689,7 +689,7 @@ fn an_endless_writer_ends_alike_in_the_engine_the_replays_and_the_scripts() {
     let (report, _) = replayed(&plain, &out, None);
     assert!(report.all_match(), "{report}");
     // The scripts read the same MiB and exit as the program does.
-    let written = mnemo::testgen::write_commands(&toolchain, &src, &out).unwrap();
+    let written = mnemo::testgen::write_commands(&toolchain, &src, &out, &[]).unwrap();
     assert_eq!(written.scripts.len(), tests.len(), "{:?}", written.skipped);
     let o = Command::new("sh")
         .arg(stdout.with_extension("sh"))

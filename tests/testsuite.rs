@@ -22,7 +22,8 @@
 //! `mnemo-`, `program-` or `cc-` key is rejected, so that a typo cannot
 //! silently drop a check. `program-args` go to the program, after the
 //! bitcode; `cc-args` to clang, after the flags `mnemo cc` passes (`-O2`
-//! gives optimized bitcode; the native replay is built as always).
+//! gives optimized bitcode) and to `mnemo replay`'s native build, so that
+//! the native program is the one mnemo ran.
 //!
 //! Run it with `cargo test --test testsuite` (or `cargo nextest run --test
 //! testsuite`); a filter such as `cargo test --test testsuite paper_` runs
@@ -421,7 +422,9 @@ fn check_program(prog: &Path) -> Result<(), Failed> {
             .current_dir(crate_root())
             .arg("replay")
             .arg(prog)
-            .arg(&out);
+            .arg(&out)
+            .arg("--")
+            .args(&exp.cc_args);
         let o = run(replay, &dir, "replay")?;
         if !o.status.success() {
             return Err(format!(

@@ -284,9 +284,14 @@ pub fn write_commands(
     toolchain: &Toolchain,
     src: &Path,
     out_dir: &Path,
+    clang_args: &[String],
 ) -> Result<CommandsReport, ReplayError> {
     let index = TestsJson::read(&out_dir.join(TESTS_JSON))?;
-    let (program, program_name) = if is_native_program(src) {
+    let native = is_native_program(src);
+    if native && !clang_args.is_empty() {
+        return Err(ReplayError::FlagsForNative(src.to_path_buf()));
+    }
+    let (program, program_name) = if native {
         let program = fs::canonicalize(src).map_err(io_err(src))?;
         let name = program.to_string_lossy().into_owned();
         (program, name)
@@ -303,7 +308,8 @@ pub fn write_commands(
             .tempdir_in(out_dir)
             .map_err(io_err(out_dir))?;
         let built = build.path().join(&program_name);
-        toolchain.compile_native(src, &built)?;
+        let flags: Vec<&str> = clang_args.iter().map(String::as_str).collect();
+        toolchain.compile_native_with(src, &built, &flags)?;
         fs::rename(&built, &program).map_err(io_err(&program))?;
         (program, program_name)
     };

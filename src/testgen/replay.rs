@@ -52,6 +52,8 @@ pub enum ReplayError {
         super::index::TESTS_JSON_VERSION
     )]
     Version { path: PathBuf, version: u32 },
+    #[error("{0} is a native program: clang flags after `--` are for building a C source")]
+    FlagsForNative(PathBuf),
 }
 
 /// A closure making a [`ReplayError::Io`] for `path`.
@@ -170,6 +172,10 @@ pub struct ReplayOptions {
     /// directory, laid out again for each test), and so does one as
     /// another user (a test's `kill -9 -1` would reach the others).
     pub jobs: usize,
+    /// Flags for clang's native build of a C source, after its own (the
+    /// bitcode's `-O2`, so that the native program is the one the engine
+    /// ran, undefined behaviour the optimizer used included).
+    pub clang_args: Vec<String>,
 }
 
 impl Default for ReplayOptions {
@@ -180,6 +186,7 @@ impl Default for ReplayOptions {
             run_as: None,
             model_root: None,
             jobs: crate::parallel::default_jobs(),
+            clang_args: Vec::new(),
         }
     }
 }
@@ -353,8 +360,11 @@ pub fn replay_dir_with(
     let links_replay_library = !is_native_program(src);
     let binary = if links_replay_library {
         let binary = build.path().join("replay-prog");
-        toolchain.compile_native(src, &binary)?;
+        let flags: Vec<&str> = options.clang_args.iter().map(String::as_str).collect();
+        toolchain.compile_native_with(src, &binary, &flags)?;
         binary
+    } else if !options.clang_args.is_empty() {
+        return Err(ReplayError::FlagsForNative(src.to_path_buf()));
     } else {
         std::path::absolute(src).map_err(io_err(src))?
     };

@@ -156,7 +156,9 @@ pub(crate) fn check_memo(prog: &Path) -> Result<(), Failed> {
             .current_dir(crate_root())
             .arg("replay")
             .arg(prog)
-            .arg(dir.join("deepen"));
+            .arg(dir.join("deepen"))
+            .arg("--")
+            .args(&exp.cc_args);
         let o = run(replay, &dir, "replay-deepen")?;
         if replays_natively(&exp) && !o.status.success() {
             return Err(format!(

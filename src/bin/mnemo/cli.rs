@@ -126,6 +126,11 @@ pub(crate) enum Command {
         /// (default: the number of cores).
         #[arg(long, short = 'j', value_name = "N", value_parser = whole(1, MAX_JOBS))]
         jobs: Option<usize>,
+        /// Flags for clang's native build of SOURCE, after replay's own:
+        /// those the bitcode was compiled with (`-O2`), so that the native
+        /// program is the one mnemo ran.
+        #[arg(last = true)]
+        clang_args: Vec<String>,
     },
     /// Regression analysis: explore a new version of a program again only
     /// where its changes can alter the paths in the old version's trie

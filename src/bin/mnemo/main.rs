@@ -233,10 +233,11 @@ fn real_main() -> anyhow::Result<u8> {
             source,
             output_dir,
             as_commands: true,
+            clang_args,
             ..
         } => {
             let toolchain = Toolchain::find()?;
-            let report = write_commands(&toolchain, &source, &output_dir)?;
+            let report = write_commands(&toolchain, &source, &output_dir, &clang_args)?;
             for (ktest, why) in &report.skipped {
                 println!("{ktest}: no script: {why}");
             }
@@ -260,11 +261,13 @@ fn real_main() -> anyhow::Result<u8> {
             output_dir,
             as_commands: false,
             jobs,
+            clang_args,
         } => {
             let toolchain = Toolchain::find()?;
             let defaults = ReplayOptions::default();
             let options = ReplayOptions {
                 jobs: jobs.unwrap_or(defaults.jobs),
+                clang_args,
                 ..defaults
             };
             let report = replay_dir_with(&toolchain, &source, &output_dir, &options)?;
