@@ -22,17 +22,23 @@ impl FnLower<'_> {
         self.load_modify_store(addr, (width, bytes), old, |l| {
             Ok(match inst.atomic_rmw_op() {
                 R::LLVMAtomicRMWBinOpXchg => val,
-                R::LLVMAtomicRMWBinOpAdd => l.binary(BinOp::Add, width, old, val),
-                R::LLVMAtomicRMWBinOpSub => l.binary(BinOp::Sub, width, old, val),
-                R::LLVMAtomicRMWBinOpAnd => l.binary(BinOp::And, width, old, val),
-                R::LLVMAtomicRMWBinOpOr => l.binary(BinOp::Or, width, old, val),
-                R::LLVMAtomicRMWBinOpXor => l.binary(BinOp::Xor, width, old, val),
+                R::LLVMAtomicRMWBinOpAdd => {
+                    l.emit_binary(BinOp::Add, width, Operand::Reg(old), val)
+                }
+                R::LLVMAtomicRMWBinOpSub => {
+                    l.emit_binary(BinOp::Sub, width, Operand::Reg(old), val)
+                }
+                R::LLVMAtomicRMWBinOpAnd => {
+                    l.emit_binary(BinOp::And, width, Operand::Reg(old), val)
+                }
+                R::LLVMAtomicRMWBinOpOr => l.emit_binary(BinOp::Or, width, Operand::Reg(old), val),
+                R::LLVMAtomicRMWBinOpXor => {
+                    l.emit_binary(BinOp::Xor, width, Operand::Reg(old), val)
+                }
                 R::LLVMAtomicRMWBinOpNand => {
-                    let Operand::Reg(and) = l.binary(BinOp::And, width, old, val) else {
-                        unreachable!("an operation's result is a register")
-                    };
+                    let and = l.emit_binary(BinOp::And, width, Operand::Reg(old), val);
                     let ones = Operand::Const(l.cx.int(width, crate::ir::semantics::mask(width)));
-                    l.binary(BinOp::Xor, width, and, ones)
+                    l.emit_binary(BinOp::Xor, width, and, ones)
                 }
                 R::LLVMAtomicRMWBinOpMax => l.pick(IntPredicate::Sgt, width, old, val),
                 R::LLVMAtomicRMWBinOpMin => l.pick(IntPredicate::Slt, width, old, val),
@@ -114,20 +120,6 @@ impl FnLower<'_> {
             site,
         });
         Ok(())
-    }
-
-    /// `op(lhs, rhs)` in a new register.
-    fn binary(&mut self, op: BinOp, width: u32, lhs: Reg, rhs: Operand) -> Operand {
-        let dst = self.new_reg(width);
-        self.out.push(Inst::Binary {
-            op,
-            width,
-            lhs: Operand::Reg(lhs),
-            rhs,
-            dst,
-            site: None,
-        });
-        Operand::Reg(dst)
     }
 
     /// `old` where `old PRED val` holds, else `val` (a max or min).

@@ -214,6 +214,21 @@ impl FnLower<'_> {
         r
     }
 
+    /// `op(lhs, rhs)` in a new register, unchecked: for operations the
+    /// lowering itself adds, which cannot fail.
+    fn emit_binary(&mut self, op: BinOp, width: u32, lhs: Operand, rhs: Operand) -> Operand {
+        let dst = self.new_reg(width);
+        self.out.push(Inst::Binary {
+            op,
+            width,
+            lhs,
+            rhs,
+            dst,
+            site: None,
+        });
+        Operand::Reg(dst)
+    }
+
     fn run(&mut self, f: Val) -> Body {
         for p in f.params() {
             let w = self.cx.layout.lenient_width(p.ty());

@@ -118,19 +118,6 @@ impl FnLower<'_> {
             .collect())
     }
 
-    fn emit_binary(&mut self, op: BinOp, width: u32, lhs: Operand, rhs: Operand) -> Operand {
-        let dst = self.new_reg(width);
-        self.out.push(Inst::Binary {
-            op,
-            width,
-            lhs,
-            rhs,
-            dst,
-            site: None,
-        });
-        Operand::Reg(dst)
-    }
-
     fn emit_cast(&mut self, op: CastOp, from: u32, to: u32, src: Operand) -> Operand {
         if from == to {
             return src;
