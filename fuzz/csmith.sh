@@ -73,5 +73,7 @@ for seed in $(seq "$1" "$2"); do
         bad=$((bad + 1))
     fi
 done
-echo "csmith: $matched matched natively, $long ran past ${limit}s, $bad did not match (seeds $1..$2${cc_args:+, $cc_args}; kept in $out)"
+# Only what did not match or ran too long is kept.
+rmdir "$out" 2>/dev/null && out="nothing kept"
+echo "csmith: $matched matched natively, $long ran past ${limit}s, $bad did not match (seeds $1..$2${cc_args:+, $cc_args}; $out)"
 [ "$bad" -eq 0 ]
