@@ -1,6 +1,6 @@
 //! Test helpers: compile C snippets with clang-14 the way `mnemo cc` does.
 
-use super::{load_module, load_module_from_memory, Body, Function, Inst, Module};
+use super::{load_module, load_module_from_memory, Body, Const, Function, Inst, Module, Operand};
 use std::path::PathBuf;
 use std::process::Command;
 
@@ -87,6 +87,39 @@ pub fn interesting(b: &Body) -> Vec<&Inst> {
                 i,
                 Inst::Alloca { .. } | Inst::Load { .. } | Inst::Store { .. }
             )
+        })
+        .collect()
+}
+
+/// The constant an operand names.
+pub fn konst(m: &Module, o: &Operand) -> Const {
+    match o {
+        Operand::Const(c) => m.constant(*c).clone(),
+        Operand::Reg(r) => panic!("expected a constant, got register {r:?}"),
+    }
+}
+
+/// What each `Inst::Unsupported` of `insts` says, in order.
+pub fn unsupported(insts: &[Inst]) -> Vec<&str> {
+    insts
+        .iter()
+        .filter_map(|i| match i {
+            Inst::Unsupported { what } => Some(what.as_str()),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The offsets of the addresses `insts` compute as a base plus a
+/// constant (a getelementptr without variable indices), in order.
+pub fn address_offsets(insts: &[Inst]) -> Vec<i64> {
+    insts
+        .iter()
+        .filter_map(|i| match i {
+            Inst::Gep {
+                offset, indices, ..
+            } if indices.is_empty() => Some(*offset),
+            _ => None,
         })
         .collect()
 }

@@ -1,17 +1,10 @@
 //! Lowering checked on C and textual IR: what each instruction family
 //! becomes.
 
-use crate::ir::testutil::{body, func, interesting, load_c, load_ll};
+use crate::ir::testutil::{body, func, interesting, konst, load_c, load_ll};
 use crate::ir::{
-    BinOp, BlockId, Callee, Const, FBinOp, FloatTy, Inst, Intrinsic, Module, Operand, Reg, SiteId,
+    BinOp, BlockId, Callee, Const, FBinOp, FloatTy, Inst, Intrinsic, Operand, Reg, SiteId,
 };
-
-fn konst(m: &Module, o: &Operand) -> Const {
-    match o {
-        Operand::Const(c) => m.constant(*c).clone(),
-        Operand::Reg(r) => panic!("expected a constant, got register {r:?}"),
-    }
-}
 
 /// Every site-carrying instruction, in order, with its site.
 fn sites(insts: &[Inst]) -> Vec<u32> {

@@ -1,30 +1,11 @@
 //! The scalarized lowering of vector instructions, checked on textual IR
 //! and on C: what each family becomes, lane by lane.
 
-use crate::ir::testutil::{body, load_c, load_ll};
-use crate::ir::{
-    BinOp, CastOp, Const, FBinOp, FCastOp, FloatTy, Inst, IntPredicate, Module, Operand, Reg,
-};
-
-fn konst(m: &Module, o: &Operand) -> Const {
-    match o {
-        Operand::Const(c) => m.constant(*c).clone(),
-        Operand::Reg(r) => panic!("expected a constant, got register {r:?}"),
-    }
-}
+use crate::ir::testutil::{address_offsets, body, konst, load_c, load_ll, unsupported};
+use crate::ir::{BinOp, CastOp, Const, FBinOp, FCastOp, FloatTy, Inst, IntPredicate, Operand, Reg};
 
 fn int(width: u32, bits: u128) -> Const {
     Const::Int { width, bits }
-}
-
-fn unsupported(insts: &[Inst]) -> Vec<&str> {
-    insts
-        .iter()
-        .filter_map(|i| match i {
-            Inst::Unsupported { what } => Some(what.as_str()),
-            _ => None,
-        })
-        .collect()
 }
 
 /// The instructions of a kind, named by a pattern.
@@ -62,17 +43,7 @@ define void @f(<4 x i32>* %p, <2 x double>* %q) {
     assert!(unsupported(&b.insts).is_empty(), "{:?}", b.insts);
     // Lane i of a vector in memory is i * 4 bytes on: one address per lane
     // but the first, for each load and store.
-    let offsets: Vec<i64> = b
-        .insts
-        .iter()
-        .filter_map(|i| match i {
-            Inst::Gep {
-                offset, indices, ..
-            } if indices.is_empty() => Some(*offset),
-            _ => None,
-        })
-        .collect();
-    assert_eq!(offsets, vec![4, 8, 12, 4, 8, 12, 8]);
+    assert_eq!(address_offsets(&b.insts), [4, 8, 12, 4, 8, 12, 8]);
     let accesses: Vec<(bool, u32, u32, u32)> = b
         .insts
         .iter()

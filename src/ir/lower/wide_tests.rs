@@ -3,18 +3,8 @@
 //! become, and what stays refused. `tests/wide_ints.rs` checks the values
 //! they compute against LLVM's constant folding.
 
-use crate::ir::testutil::{body, load_c, load_ll};
+use crate::ir::testutil::{address_offsets, body, load_c, load_ll, unsupported};
 use crate::ir::{Inst, IntPredicate};
-
-fn unsupported(insts: &[Inst]) -> Vec<&str> {
-    insts
-        .iter()
-        .filter_map(|i| match i {
-            Inst::Unsupported { what } => Some(what.as_str()),
-            _ => None,
-        })
-        .collect()
-}
 
 #[test]
 fn a_wide_load_and_store_are_one_access_per_limb() {
@@ -52,17 +42,7 @@ define void @f(i152* %p, i192* %q) {
         })
         .collect();
     assert_eq!(stores, [(64, 8), (64, 8), (24, 3)]);
-    let offsets: Vec<i64> = b
-        .insts
-        .iter()
-        .filter_map(|i| match i {
-            Inst::Gep {
-                offset, indices, ..
-            } if indices.is_empty() => Some(*offset),
-            _ => None,
-        })
-        .collect();
-    assert_eq!(offsets, [8, 16, 8, 16, 8, 16]);
+    assert_eq!(address_offsets(&b.insts), [8, 16, 8, 16, 8, 16]);
     // Each access is a choice site of its own, as a scalar access is.
     assert_eq!(b.num_sites, 9);
 }

@@ -1,8 +1,8 @@
 //! Vectors across calls and in intrinsics: packed arguments and results,
 //! lane-wise intrinsics, reductions, SSE2.
 
-use super::{int, konst, unsupported};
-use crate::ir::testutil::{body, func, load_ll};
+use super::int;
+use crate::ir::testutil::{body, func, konst, load_ll, unsupported};
 use crate::ir::{BinOp, Const, FBinOp, FloatTy, Inst, Intrinsic, Operand, Reg};
 
 #[test]
