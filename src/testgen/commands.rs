@@ -308,8 +308,7 @@ pub fn write_commands(
             .tempdir_in(out_dir)
             .map_err(io_err(out_dir))?;
         let built = build.path().join(&program_name);
-        let flags: Vec<&str> = clang_args.iter().map(String::as_str).collect();
-        toolchain.compile_native_with(src, &built, &flags)?;
+        toolchain.compile_native_with(src, &built, clang_args)?;
         fs::rename(&built, &program).map_err(io_err(&program))?;
         (program, program_name)
     };

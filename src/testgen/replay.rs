@@ -360,8 +360,7 @@ pub fn replay_dir_with(
     let links_replay_library = !is_native_program(src);
     let binary = if links_replay_library {
         let binary = build.path().join("replay-prog");
-        let flags: Vec<&str> = options.clang_args.iter().map(String::as_str).collect();
-        toolchain.compile_native_with(src, &binary, &flags)?;
+        toolchain.compile_native_with(src, &binary, &options.clang_args)?;
         binary
     } else if !options.clang_args.is_empty() {
         return Err(ReplayError::FlagsForNative(src.to_path_buf()));

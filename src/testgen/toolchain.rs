@@ -213,7 +213,7 @@ impl Toolchain {
     /// Builds `src` natively, under sanitizers and linked with the replay
     /// library, into the executable `out`.
     pub fn compile_native(&self, src: &Path, out: &Path) -> Result<(), ToolchainError> {
-        self.compile_native_with(src, out, &[])
+        self.compile_native_with(src, out, &[] as &[&str])
     }
 
     /// [`Toolchain::compile_native`] with more flags for clang (for
@@ -222,11 +222,11 @@ impl Toolchain {
         &self,
         src: &Path,
         out: &Path,
-        extra: &[&str],
+        extra: &[impl AsRef<std::ffi::OsStr>],
     ) -> Result<(), ToolchainError> {
         let lib = self.replay_library()?;
         let mut args: Vec<OsString> = NATIVE_FLAGS.iter().map(OsString::from).collect();
-        args.extend(extra.iter().map(OsString::from));
+        args.extend(extra.iter().map(|a| a.as_ref().to_os_string()));
         args.push("-I".into());
         args.push(self.include_dir().into());
         args.push(src.into());
