@@ -355,20 +355,36 @@ impl FnLower<'_> {
 
     fn phi(&mut self, inst: Val) -> Result<(), String> {
         let s = self.shape(inst.ty())?;
-        let mut incoming = vec![Vec::new(); s.lanes as usize];
+        let widths = vec![s.width; s.lanes as usize];
+        self.phi_pieces(inst, &widths, |l, v| l.lanes_of(v, s.lanes))
+    }
+
+    /// A phi per piece of `inst`'s result (a vector's lanes, a wide
+    /// integer's limbs, of `widths`), each taking that piece of every
+    /// incoming value, as `pieces_of` splits it.
+    pub(super) fn phi_pieces(
+        &mut self,
+        inst: Val,
+        widths: &[u32],
+        mut pieces_of: impl FnMut(&mut Self, Val) -> Result<Vec<Operand>, String>,
+    ) -> Result<(), String> {
+        let mut incoming = vec![Vec::new(); widths.len()];
         for k in 0..inst.count_incoming() {
             let (v, b) = inst.incoming(k).ok_or("malformed phi")?;
             let block = self.block(Some(b))?;
-            for (lane, op) in incoming.iter_mut().zip(self.lanes_of(v, s.lanes)?) {
-                lane.push((block, op));
+            for (piece, op) in incoming.iter_mut().zip(pieces_of(self, v)?) {
+                piece.push((block, op));
             }
         }
-        let mut incoming = incoming.into_iter();
-        self.lanewise(inst, |_, _, dst| Inst::Phi {
-            width: s.width,
-            dst,
-            incoming: incoming.next().unwrap_or_default(),
-        })
+        let dsts = self.dst_lanes(inst)?;
+        for ((dst, &width), incoming) in dsts.into_iter().zip(widths).zip(incoming) {
+            self.out.push(Inst::Phi {
+                width,
+                dst,
+                incoming,
+            });
+        }
+        Ok(())
     }
 
     /// `icmp eq idx, k` in a new register, for a lane chosen by a variable
@@ -489,12 +505,7 @@ impl FnLower<'_> {
     }
 
     /// The address of lane `i` of a vector at `base`, `stride` bytes apart.
-    pub(super) fn lane_address(
-        &mut self,
-        base: Operand,
-        i: u64,
-        stride: u64,
-    ) -> Result<Operand, String> {
+    fn lane_address(&mut self, base: Operand, i: u64, stride: u64) -> Result<Operand, String> {
         if i == 0 {
             return Ok(base);
         }
@@ -509,6 +520,50 @@ impl FnLower<'_> {
         Ok(Operand::Reg(dst))
     }
 
+    /// Loads a value held in pieces (a vector's lanes, a wide integer's
+    /// limbs): piece `i`, `width` bits in `bytes`, from `base + i * stride`
+    /// into its register, each load with its choice site.
+    pub(super) fn load_pieces(
+        &mut self,
+        base: Operand,
+        stride: u64,
+        pieces: impl IntoIterator<Item = (Reg, u32, u32)>,
+    ) -> Result<(), String> {
+        for (i, (dst, width, bytes)) in pieces.into_iter().enumerate() {
+            let addr = self.lane_address(base, i as u64, stride)?;
+            let site = self.site();
+            self.out.push(Inst::Load {
+                dst,
+                addr,
+                width,
+                bytes,
+                site,
+            });
+        }
+        Ok(())
+    }
+
+    /// Stores a value held in pieces, as [`Self::load_pieces`] loads one.
+    pub(super) fn store_pieces(
+        &mut self,
+        base: Operand,
+        stride: u64,
+        pieces: impl IntoIterator<Item = (Operand, u32, u32)>,
+    ) -> Result<(), String> {
+        for (i, (value, width, bytes)) in pieces.into_iter().enumerate() {
+            let addr = self.lane_address(base, i as u64, stride)?;
+            let site = self.site();
+            self.out.push(Inst::Store {
+                value,
+                addr,
+                width,
+                bytes,
+                site,
+            });
+        }
+        Ok(())
+    }
+
     /// A vector load: one load per lane, each with its choice site.
     fn load(&mut self, inst: Val) -> Result<(), String> {
         let a = self.op(inst, 0)?;
@@ -516,18 +571,8 @@ impl FnLower<'_> {
         let s = self.shape(inst.ty())?;
         let (stride, bytes) = self.lane_stride(inst.ty(), s)?;
         let base = self.operand(a)?;
-        for (i, dst) in self.dst_lanes(inst)?.into_iter().enumerate() {
-            let addr = self.lane_address(base, i as u64, stride)?;
-            let site = self.site();
-            self.out.push(Inst::Load {
-                dst,
-                addr,
-                width: s.width,
-                bytes,
-                site,
-            });
-        }
-        Ok(())
+        let lanes = self.dst_lanes(inst)?;
+        self.load_pieces(base, stride, lanes.into_iter().map(|d| (d, s.width, bytes)))
     }
 
     /// A vector store: one store per lane, each with its choice site.
@@ -538,18 +583,7 @@ impl FnLower<'_> {
         let (stride, bytes) = self.lane_stride(v.ty(), s)?;
         let lanes = self.lanes_of(v, s.lanes)?;
         let base = self.operand(a)?;
-        for (i, value) in lanes.into_iter().enumerate() {
-            let addr = self.lane_address(base, i as u64, stride)?;
-            let site = self.site();
-            self.out.push(Inst::Store {
-                value,
-                addr,
-                width: s.width,
-                bytes,
-                site,
-            });
-        }
-        Ok(())
+        self.store_pieces(base, stride, lanes.into_iter().map(|v| (v, s.width, bytes)))
     }
 
     /// A getelementptr over vectors of pointers or of indices: one scalar

@@ -273,59 +273,25 @@ impl FnLower<'_> {
             }
             O::LLVMPHI => {
                 let widths = limb_widths(wide_width(inst.ty())?);
-                let mut incoming = vec![Vec::new(); widths.len()];
-                for k in 0..inst.count_incoming() {
-                    let (v, b) = inst.incoming(k).ok_or("malformed phi")?;
-                    let block = self.block(Some(b))?;
-                    for (limb, op) in incoming.iter_mut().zip(self.limbs_of(v)?) {
-                        limb.push((block, op));
-                    }
-                }
-                let dsts = self.dst_lanes(inst)?;
-                for ((dst, width), incoming) in dsts.into_iter().zip(widths).zip(incoming) {
-                    self.out.push(Inst::Phi {
-                        width,
-                        dst,
-                        incoming,
-                    });
-                }
-                Ok(())
+                self.phi_pieces(inst, &widths, |fl, v| fl.limbs_of(v))
             }
             O::LLVMLoad => {
                 let a = self.op(inst, 0)?;
                 self.pointer(a)?;
                 let base = self.operand(a)?;
                 let widths = limb_widths(wide_width(inst.ty())?);
-                for (i, (dst, width)) in self.dst_lanes(inst)?.into_iter().zip(widths).enumerate() {
-                    let addr = self.lane_address(base, i as u64, u64::from(LIMB / 8))?;
-                    let site = self.site();
-                    self.out.push(Inst::Load {
-                        dst,
-                        addr,
-                        width,
-                        bytes: width.div_ceil(8),
-                        site,
-                    });
-                }
-                Ok(())
+                let limbs = self.dst_lanes(inst)?.into_iter().zip(widths);
+                let pieces = limbs.map(|(d, w)| (d, w, w.div_ceil(8)));
+                self.load_pieces(base, u64::from(LIMB / 8), pieces)
             }
             O::LLVMStore => {
                 let (v, a) = (self.op(inst, 0)?, self.op(inst, 1)?);
                 self.pointer(a)?;
                 let base = self.operand(a)?;
                 let widths = limb_widths(wide_width(v.ty())?);
-                for (i, (value, width)) in self.limbs_of(v)?.into_iter().zip(widths).enumerate() {
-                    let addr = self.lane_address(base, i as u64, u64::from(LIMB / 8))?;
-                    let site = self.site();
-                    self.out.push(Inst::Store {
-                        value,
-                        addr,
-                        width,
-                        bytes: width.div_ceil(8),
-                        site,
-                    });
-                }
-                Ok(())
+                let limbs = self.limbs_of(v)?.into_iter().zip(widths);
+                let pieces = limbs.map(|(v, w)| (v, w, w.div_ceil(8)));
+                self.store_pieces(base, u64::from(LIMB / 8), pieces)
             }
             O::LLVMCall | O::LLVMRet => Err(across_calls()),
             _ => Err(format!(
