@@ -111,6 +111,10 @@ fn a_damaged_store_is_kept_aside_untouched_and_the_run_goes_on() {
     let store = dir.path().join("s.db");
     let o = store_run(&bc, &dir.path().join("a"), &store, "2").wait_with_output();
     assert!(matches!(o.status.code(), Some(0 | 3)), "{}", stderr(&o));
+    // The run noted the state it left the file in, which spares the next
+    // run the check only as long as nothing else writes to the file.
+    let note = with_suffix(&store, "-checked");
+    assert!(note.exists());
     // Everything into the file itself (a run leaves its last answers in
     // SQLite's journal), then garbage over the pages after the schema and
     // the meta table: SQLite opens the file, and reads of entries fail.
@@ -131,6 +135,7 @@ fn a_damaged_store_is_kept_aside_untouched_and_the_run_goes_on() {
     assert!(text.contains(&store.display().to_string()), "{text}");
     assert!(text.contains("integrity check"), "{text}");
     assert!(text.contains(&kept.display().to_string()), "{text}");
+    assert!(!note.exists(), "the note goes with the damaged file");
     // Neither read nor written.
     assert_eq!(std::fs::read(&kept).expect("kept"), bytes);
     let stats = json(&out.join("stats.json"));
@@ -139,4 +144,5 @@ fn a_damaged_store_is_kept_aside_untouched_and_the_run_goes_on() {
     let o = store_run(&bc, &dir.path().join("c"), &store, "1").wait_with_output();
     assert!(!stderr(&o).contains("warning"), "{}", stderr(&o));
     assert!(store_is_whole(&store));
+    assert!(note.exists());
 }

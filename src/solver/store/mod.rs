@@ -10,6 +10,7 @@
 //! entry reads as an error (a miss for the layers), never as a wrong
 //! answer.
 
+mod checked;
 mod memory;
 mod multi;
 pub(crate) mod redis;

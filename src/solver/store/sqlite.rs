@@ -8,9 +8,11 @@
 //! check when it is opened is neither read nor written: it is moved aside
 //! as `FILE.bad` (`.bad.1`, ... : an earlier one is never replaced), and the
 //! next run starts a fresh store in its place. One that reports damage
-//! during a run is left alone for the rest of the run.
+//! during a run is left alone for the rest of the run. A file no one but
+//! mnemo has changed since it was last checked is not checked again (see
+//! [`super::checked`]).
 
-use super::{seal, unseal, Backend, Entries, StoreError};
+use super::{checked, seal, unseal, Backend, Entries, StoreError};
 use parking_lot::Mutex;
 use rusqlite::config::DbConfig;
 use rusqlite::{params, Connection, ErrorCode, OpenFlags, OptionalExtension};
@@ -29,6 +31,33 @@ pub struct SqliteStore {
     conn: Mutex<Connection>,
     /// Set once SQLite reported the file damaged: it is not touched again.
     damaged: AtomicBool,
+    /// Notes the file's state once `conn` (declared before it, so dropped
+    /// first) has closed.
+    note: CloseNote,
+}
+
+/// Records, when dropped, the state a store was closed in, unless the
+/// store turned out damaged.
+struct CloseNote {
+    path: PathBuf,
+    armed: bool,
+}
+
+impl Drop for CloseNote {
+    fn drop(&mut self) {
+        if self.armed {
+            checked::record(&self.path);
+        }
+    }
+}
+
+impl Drop for SqliteStore {
+    fn drop(&mut self) {
+        if self.damaged.load(Ordering::Relaxed) {
+            self.note.armed = false;
+            checked::forget(&self.path);
+        }
+    }
 }
 
 impl SqliteStore {
@@ -70,6 +99,9 @@ impl SqliteStore {
             store: describe(),
             reason,
         };
+        // Before SQLite opens it: opening does not change the file, but
+        // the note is of the file as it was closed.
+        let unchanged = checked::unchanged_since_noted(path);
         let conn = Connection::open_with_flags(
             path,
             OpenFlags::SQLITE_OPEN_READ_WRITE
@@ -127,8 +159,13 @@ impl SqliteStore {
             }
         }
         // A mnemo store, as far as its first pages tell: the rest is
-        // checked before anything is read from it or written to it.
-        if let Some(problem) = integrity_problem(&conn).map_err(|e| io(e.to_string()))? {
+        // checked before anything is read from it or written to it, unless
+        // it was checked before and only mnemo has written to it since.
+        let problem = match unchanged {
+            true => None,
+            false => integrity_problem(&conn).map_err(|e| io(e.to_string()))?,
+        };
+        if let Some(problem) = problem {
             // Closing must not checkpoint the journal into a damaged file.
             let _ = conn.set_db_config(DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, true);
             drop(conn);
@@ -147,6 +184,10 @@ impl SqliteStore {
             path: path.to_path_buf(),
             conn: Mutex::new(conn),
             damaged: AtomicBool::new(false),
+            note: CloseNote {
+                path: path.to_path_buf(),
+                armed: true,
+            },
         })
     }
 
@@ -206,6 +247,7 @@ fn is_damage(e: &rusqlite::Error) -> bool {
 /// way under a name no earlier damaged store has; says where, for the
 /// message.
 fn move_aside(path: &Path) -> Result<PathBuf, String> {
+    checked::forget(path);
     let kept = crate::files::keep_aside(path, "bad").map_err(|e| e.to_string())?;
     for journal in ["-wal", "-shm"] {
         let mut from = path.as_os_str().to_owned();
@@ -280,6 +322,15 @@ impl Backend for SqliteStore {
 
     fn describe(&self) -> String {
         format!("file {}", self.path.display())
+    }
+
+    /// Each answer is in SQLite's journal once put; what is left is to note
+    /// the state the file is left in, for the next run to trust.
+    fn flush(&self) -> Result<(), StoreError> {
+        if !self.damaged.load(Ordering::Relaxed) {
+            checked::record(&self.path);
+        }
+        Ok(())
     }
 }
 
@@ -390,6 +441,31 @@ mod tests {
         // The next run starts a fresh store in its place.
         let fresh = SqliteStore::open(&path).unwrap();
         assert_eq!(fresh.get(b"E\0\0\0\0").unwrap(), None);
+    }
+
+    #[test]
+    fn a_store_left_whole_is_opened_without_the_check_until_it_changes() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.db");
+        let store = SqliteStore::open(&path).unwrap();
+        store.put(b"Ea", b"one").unwrap();
+        assert!(!checked::unchanged_since_noted(&path), "nothing noted yet");
+        // A run ends with a flush and leaves without closing the file.
+        store.flush().unwrap();
+        assert!(checked::unchanged_since_noted(&path));
+        store.put(b"Eb", b"two").unwrap();
+        assert!(!checked::unchanged_since_noted(&path), "written since");
+        drop(store);
+        assert!(checked::unchanged_since_noted(&path));
+        let again = SqliteStore::open(&path).unwrap();
+        assert_eq!(again.get(b"Ea").unwrap().as_deref(), Some(&b"one"[..]));
+        drop(again);
+        assert!(checked::unchanged_since_noted(&path));
+        // Damage reported during a run: the next open checks the file.
+        let store = SqliteStore::open(&path).unwrap();
+        store.damaged.store(true, Ordering::Relaxed);
+        drop(store);
+        assert!(!checked::unchanged_since_noted(&path));
     }
 
     #[test]
