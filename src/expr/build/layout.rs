@@ -56,6 +56,31 @@ fn merge_extracts(hi: &ExprRef, lo: &ExprRef) -> Option<ExprRef> {
                 offset: ol,
             },
         ) if x == y && *oh == *ol + lo.width() => Some(extract(x, *ol, hi.width() + lo.width())),
+        // One half an extract, the other what the same extract of its
+        // expression simplified to: the low byte of `x - 1` is built as
+        // `(low byte of x) - 1`, and a value stored and loaded back byte by
+        // byte must still come back whole, or `x - 1 - 1 ...` in a loop
+        // nests an adder per iteration instead of folding into one.
+        (
+            K::Extract {
+                expr: x,
+                offset: oh,
+            },
+            _,
+        ) if *oh >= lo.width() && extract(x, oh - lo.width(), lo.width()) == *lo => {
+            Some(extract(x, oh - lo.width(), hi.width() + lo.width()))
+        }
+        (
+            _,
+            K::Extract {
+                expr: y,
+                offset: ol,
+            },
+        ) if ol + lo.width() + hi.width() <= y.width()
+            && extract(y, ol + lo.width(), hi.width()) == *hi =>
+        {
+            Some(extract(y, *ol, hi.width() + lo.width()))
+        }
         _ => None,
     }
 }
@@ -72,6 +97,30 @@ pub fn concat(hi: &ExprRef, lo: &ExprRef) -> ExprRef {
     }
     if let Some(m) = merge_extracts(hi, lo) {
         return m;
+    }
+    // The bytes of `c ^ x`, stored and loaded back, are `c_i ^ x_i`: join
+    // the constants and the rest apart, so that the rest can come back
+    // whole (as above) and the value is one operation again.
+    if let (
+        K::Binary {
+            op: oh,
+            lhs: ch,
+            rhs: a,
+        },
+        K::Binary {
+            op: ol,
+            lhs: cl,
+            rhs: b,
+        },
+    ) = (hi.kind(), lo.kind())
+    {
+        if oh == ol
+            && matches!(oh, BinOp::And | BinOp::Or | BinOp::Xor)
+            && ch.is_const()
+            && cl.is_const()
+        {
+            return binary(*oh, &concat(ch, cl), &concat(a, b));
+        }
     }
     // Multi-byte loads are built as chains of concats in either
     // association; merge across one level of nesting too.

@@ -158,6 +158,38 @@ fn extract_and_concat_see_through_each_other() {
     assert_eq!(sext(&constant(0x7f, 8), 32).as_const(), Some(0x7f));
 }
 
+/// A word stored byte by byte and loaded back, as memory does.
+fn through_bytes(w: &ExprRef) -> ExprRef {
+    let b: Vec<ExprRef> = (0..4).map(|i| extract(w, 8 * i, 8)).collect();
+    concat(&b[3], &concat(&b[2], &concat(&b[1], &b[0])))
+}
+
+#[test]
+fn values_computed_from_a_word_come_back_whole_from_its_bytes() {
+    let bytes: Vec<ExprRef> = (0..4).map(|i| byte(&format!("wb_{i}"))).collect();
+    let w = concat(&bytes[3], &concat(&bytes[2], &concat(&bytes[1], &bytes[0])));
+    // The low byte of a sum is simplified on its own; the word must still
+    // reassemble, in either association.
+    let minus_one = binary(BinOp::Add, &constant(0xffff_ffff, 32), &w);
+    assert_eq!(through_bytes(&minus_one), minus_one);
+    let b: Vec<ExprRef> = (0..4).map(|i| extract(&minus_one, 8 * i, 8)).collect();
+    let left = concat(&concat(&concat(&b[3], &b[2]), &b[1]), &b[0]);
+    assert_eq!(left, minus_one);
+    // Every byte of a bitwise operation with a constant is simplified.
+    let flipped = binary(BinOp::Xor, &constant(0x5a5a_5a5a, 32), &w);
+    assert_eq!(through_bytes(&flipped), flipped);
+    // A loop decrementing a variable kept in memory: one adder, not one
+    // per iteration.
+    let mut x = w.clone();
+    for _ in 0..100 {
+        x = through_bytes(&binary(BinOp::Add, &constant(0xffff_ffff, 32), &x));
+    }
+    assert_eq!(
+        x,
+        binary(BinOp::Add, &constant((1u128 << 32) - 100, 32), &w)
+    );
+}
+
 #[test]
 fn reads_through_updates() {
     let arr = Array::symbolic("rt_a", 8);
