@@ -7,7 +7,7 @@ DEMO_OUT   := mnemo-out-demo
 APT_PKGS   := clang-14 llvm-14-dev libz3-dev libclang-rt-14-dev redis-server musl-tools
 SUDO       := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all setup build runtime test demo bench bench-coreutils coreutils coreutils-old corpus fuzz csmith clean
+.PHONY: all setup build runtime test demo bench bench-klee bench-coreutils coreutils coreutils-old corpus fuzz csmith clean
 
 all: build runtime
 
@@ -58,6 +58,14 @@ bench: build runtime
 	$(CARGO) bench --bench engine
 	$(CARGO) bench --bench solver
 	$(CARGO) bench --bench memo
+
+# mnemo beside KLEE on the same bitcode (benches/klee.rs): KLEE=path to a
+# klee binary built against LLVM 14 and Z3 (README, "Beside KLEE");
+# KLEE_TIME seconds per run (default 60).
+KLEE ?=
+KLEE_TIME ?= 60
+bench-klee: build runtime
+	KLEE="$(KLEE)" KLEE_TIME=$(KLEE_TIME) $(CARGO) bench --bench klee
 
 # GNU coreutils 9.1 (Debian's source package) built with `mnemo cc-project`:
 # every program's bitcode in coreutils-bc/, and a gcov build and an ASan

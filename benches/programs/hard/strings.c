@@ -5,7 +5,7 @@
 
 int main(void) {
   char buf[7];
-  klee_make_symbolic(buf, 6, "buf");
+  klee_make_symbolic(buf, sizeof buf, "buf");
   buf[6] = 0;
   if (strncmp(buf, "on", 2) == 0)
     return 1;
