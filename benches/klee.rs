@@ -187,17 +187,8 @@ fn subjects() -> anyhow::Result<Vec<(String, String)>> {
             .with_context(|| format!("cannot read {}", path.display()))?;
         out.push((name.trim_end_matches(".c").to_string(), source));
     }
-    let hard = root.join("benches/programs/hard");
-    let mut paths: Vec<_> = std::fs::read_dir(&hard)
-        .with_context(|| format!("cannot read {}", hard.display()))?
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|x| x == "c"))
-        .collect();
-    paths.sort();
-    for p in paths {
-        let name = p.file_stem().unwrap_or_default().to_string_lossy();
-        out.push((name.into_owned(), std::fs::read_to_string(&p)?));
+    for (name, source) in support::hard_programs()? {
+        out.push((name.trim_end_matches(".c").to_string(), source));
     }
     Ok(out)
 }

@@ -461,22 +461,7 @@ fn chain_subjects(b: &mut Bench) -> anyhow::Result<Vec<(String, PathBuf)>> {
     for prog in programs {
         sources.push((prog.to_string(), subject(prog)?));
     }
-    let hard = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("benches/programs/hard");
-    let mut names: Vec<_> = std::fs::read_dir(&hard)
-        .with_context(|| format!("cannot read {}", hard.display()))?
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|x| x == "c"))
-        .collect();
-    names.sort();
-    for p in names {
-        let name = p
-            .file_name()
-            .unwrap_or_default()
-            .to_string_lossy()
-            .into_owned();
-        sources.push((name, std::fs::read_to_string(&p)?));
-    }
+    sources.extend(support::hard_programs()?);
     let mut out = Vec::new();
     for (name, source) in sources {
         if let Some(bc) = b.compile(&name, &source)? {

@@ -111,3 +111,26 @@ pub fn file_lines(summary: &Value, name: &str) -> Option<(u64, u64)> {
         file["line_total"].as_u64().unwrap_or(0),
     ))
 }
+
+/// The hard cases users write (nonlinear arithmetic, memory at symbolic
+/// indices, loops on fresh input, string code): each C file of
+/// `benches/programs/hard/` by name (`.c` included), with its source, in
+/// order of name.
+#[allow(dead_code)] // Not every benchmark compares on them.
+pub fn hard_programs() -> anyhow::Result<Vec<(String, String)>> {
+    use anyhow::Context;
+    let hard = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("benches/programs/hard");
+    let mut paths: Vec<_> = std::fs::read_dir(&hard)
+        .with_context(|| format!("cannot read {}", hard.display()))?
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "c"))
+        .collect();
+    paths.sort();
+    let mut out = Vec::new();
+    for p in paths {
+        let name = p.file_name().unwrap_or_default().to_string_lossy();
+        out.push((name.into_owned(), std::fs::read_to_string(&p)?));
+    }
+    Ok(out)
+}
