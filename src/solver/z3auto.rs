@@ -45,7 +45,7 @@
 
 use super::canon::post_order;
 use super::query::{Answer, Chain, Layer, Query};
-use super::z3::solve;
+use super::z3::WatchedSolver;
 use super::z3stack::Z3StackLayer;
 use super::SolverError;
 use crate::expr::{ExprKind, ExprNode, ExprRef};
@@ -129,6 +129,8 @@ pub struct Z3AutoLayer {
     /// The circuit size of each constraint asked about (up to
     /// [`LARGE_CIRCUIT`]).
     bits: FxHashMap<ExprRef, u64>,
+    /// Fresh solvers, on a thread the layer stops waiting for at the limit.
+    fresh: WatchedSolver,
 }
 
 impl Z3AutoLayer {
@@ -141,6 +143,7 @@ impl Z3AutoLayer {
             shared: Z3StackLayer::new(timeout_ms, true),
             hard: FxHashMap::default(),
             bits: FxHashMap::default(),
+            fresh: WatchedSolver::default(),
         }
     }
 
@@ -219,7 +222,7 @@ impl Z3AutoLayer {
             Strategy::Fresh | Strategy::Assumed | Strategy::Large => {
                 let wants_core = next.wants_core();
                 let assume = strategy == Strategy::Assumed || wants_core;
-                let (answer, core) = solve(q, timeout, assume)?;
+                let (answer, core) = self.fresh.solve(q, timeout, assume)?;
                 if let Some(core) = core.filter(|_| wants_core) {
                     next.set_core(core);
                 }

@@ -12,6 +12,9 @@
 //!   plain 8-bit constant `name!i`; if the same array is also read in the
 //!   general way in this query, both forms are linked.
 
+mod watch;
+pub(crate) use watch::WatchedSolver;
+
 use super::query::{Answer, Chain, Layer, Query};
 use super::SolverError;
 use crate::expr::{
@@ -34,12 +37,16 @@ const CASE_SPLIT_LIMIT: usize = 512;
 /// Decides queries with Z3, one fresh solver per query.
 pub struct Z3Layer {
     timeout_ms: u64,
+    watched: WatchedSolver,
 }
 
 impl Z3Layer {
     /// A layer giving each query at most `timeout_ms` milliseconds.
     pub fn new(timeout_ms: u64) -> Self {
-        Z3Layer { timeout_ms }
+        Z3Layer {
+            timeout_ms,
+            watched: WatchedSolver::default(),
+        }
     }
 }
 
@@ -50,7 +57,8 @@ impl Layer for Z3Layer {
 
     fn check(&mut self, q: &Query<'_>, next: &mut Chain<'_>) -> Result<Answer, SolverError> {
         next.stats().z3_calls += 1;
-        let (answer, core) = solve(q, next.timeout_ms(self.timeout_ms)?, next.wants_core())?;
+        let timeout = next.timeout_ms(self.timeout_ms)?;
+        let (answer, core) = self.watched.solve(q, timeout, next.wants_core())?;
         if let Some(core) = core {
             next.set_core(core);
         }
