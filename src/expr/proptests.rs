@@ -398,6 +398,12 @@ pub(crate) const INNER_SHAPES: usize = 40;
 /// Number of shapes [`Gen::local`] knows.
 pub(crate) const OUTER_SHAPES: usize = 25;
 
+/// The one byte of a fresh symbolic array `name`: an unknown for tests of
+/// the layers above the builders.
+pub(crate) fn input_byte(name: &str) -> ExprRef {
+    read(&UpdateList::new(Array::symbolic(name, 1)), &constant(0, 64))
+}
+
 /// Builds the tree with the simplifying builders.
 pub(crate) fn build(t: &T, env: &Env) -> ExprRef {
     let b = |x: &T| build(x, env);

@@ -372,13 +372,9 @@ impl Layer for Z3AutoLayer {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::expr::proptests::{build, Env, Gen};
+    use crate::expr::proptests::{build, input_byte as byte, Env, Gen};
     use crate::expr::{self, constant, Array, UpdateList};
     use crate::solver::{Solver, SolverConfig};
-
-    fn byte(name: &str) -> ExprRef {
-        expr::read(&UpdateList::new(Array::symbolic(name, 1)), &constant(0, 64))
-    }
 
     #[test]
     fn nonlinear_arithmetic_and_symbolic_writes_go_to_a_fresh_solver() {

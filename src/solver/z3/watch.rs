@@ -116,12 +116,9 @@ fn spawn() -> std::io::Result<Sender<Job>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::expr::{self, constant, Array, UpdateList};
+    use crate::expr::proptests::input_byte as byte;
+    use crate::expr::{self, constant};
     use std::time::Instant;
-
-    fn byte(name: &str) -> ExprRef {
-        expr::read(&UpdateList::new(Array::symbolic(name, 1)), &constant(0, 64))
-    }
 
     #[test]
     fn answers_come_back_from_the_helper() {
