@@ -266,6 +266,13 @@ fn process_lives(pid: u32) -> bool {
     std::io::Error::last_os_error().raw_os_error() != Some(libc::ESRCH)
 }
 
+/// `path` with `suffix` added to its name (`s.db` and `-wal`: `s.db-wal`).
+pub fn with_suffix(path: &Path, suffix: &str) -> PathBuf {
+    let mut name = path.as_os_str().to_owned();
+    name.push(suffix);
+    PathBuf::from(name)
+}
+
 /// Moves a file mnemo cannot use out of the way as `PATH.SUFFIX`, or
 /// `PATH.SUFFIX.1`, `PATH.SUFFIX.2`, ...: the first name that is free, so an
 /// earlier copy kept the same way is never replaced (not even by another

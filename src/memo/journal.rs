@@ -35,9 +35,7 @@ const RECORD_HEAD: usize = 8 + 32;
 
 /// The journal of a trie file: `PROGRAM.trie.journal` beside it.
 pub fn journal_path(trie_file: &Path) -> PathBuf {
-    let mut name = trie_file.as_os_str().to_owned();
-    name.push(".journal");
-    PathBuf::from(name)
+    crate::files::with_suffix(trie_file, ".journal")
 }
 
 /// One checkpoint's changes, as written.

@@ -16,9 +16,7 @@ use super::RunConfig;
 /// run's own trie does not overwrite it (replacing the one an earlier run
 /// put there: only damaged files are kept under numbered names).
 fn retire(path: &Path) -> std::io::Result<PathBuf> {
-    let mut to = path.as_os_str().to_owned();
-    to.push(".old");
-    let to = PathBuf::from(to);
+    let to = crate::files::with_suffix(path, ".old");
     std::fs::rename(path, &to).map(|_| to)
 }
 

@@ -18,6 +18,7 @@
 //! describes by at least a tick, and closing waits (a few milliseconds at
 //! most) for that to be so.
 
+use crate::files::with_suffix;
 use std::fs;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
@@ -28,7 +29,7 @@ const HEADER: &str = "mnemo store checked 1";
 
 /// The note beside the store at `path`.
 fn note_path(path: &Path) -> PathBuf {
-    suffixed(path, "-checked")
+    with_suffix(path, "-checked")
 }
 
 /// Whether the store at `path` is in the state the last process to finish
@@ -87,7 +88,7 @@ impl State {
     /// `None` where the store file itself cannot be read.
     fn of(path: &Path) -> Option<State> {
         let file = fs::metadata(path).ok()?;
-        let journal = fs::metadata(suffixed(path, "-wal")).ok();
+        let journal = fs::metadata(with_suffix(path, "-wal")).ok();
         let describe = |m: &fs::Metadata| {
             format!(
                 "{}:{} {} bytes, changed {}",
@@ -116,13 +117,6 @@ fn ctime(m: &fs::Metadata) -> i128 {
     i128::from(m.ctime()) * 1_000_000_000 + i128::from(m.ctime_nsec())
 }
 
-/// `path` with `suffix` added to its name.
-fn suffixed(path: &Path, suffix: &str) -> PathBuf {
-    let mut name = path.as_os_str().to_owned();
-    name.push(suffix);
-    PathBuf::from(name)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -142,7 +136,7 @@ mod tests {
         record(&path);
         assert!(unchanged_since_noted(&path));
         // A journal appearing is a change too.
-        fs::write(suffixed(&path, "-wal"), b"frames").unwrap();
+        fs::write(with_suffix(&path, "-wal"), b"frames").unwrap();
         assert!(!unchanged_since_noted(&path));
         record(&path);
         assert!(unchanged_since_noted(&path));

@@ -250,11 +250,8 @@ fn move_aside(path: &Path) -> Result<PathBuf, String> {
     checked::forget(path);
     let kept = crate::files::keep_aside(path, "bad").map_err(|e| e.to_string())?;
     for journal in ["-wal", "-shm"] {
-        let mut from = path.as_os_str().to_owned();
-        from.push(journal);
-        let mut to = kept.as_os_str().to_owned();
-        to.push(journal);
-        let (from, to) = (PathBuf::from(from), PathBuf::from(to));
+        let from = crate::files::with_suffix(path, journal);
+        let to = crate::files::with_suffix(&kept, journal);
         if from.exists() && !to.exists() {
             std::fs::rename(&from, &to).map_err(|e| format!("{}: {e}", from.display()))?;
         }
