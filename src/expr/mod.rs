@@ -173,6 +173,14 @@ impl ExprRef {
         self.0.hash
     }
 
+    /// The node's number in the order its thread made nodes: a set of
+    /// expressions listed by serial lists the older ones first (serials
+    /// wrap after 2^32 nodes, so two nodes may share one).
+    #[inline]
+    pub fn serial(&self) -> u32 {
+        self.0.serial
+    }
+
     /// The node's address, usable as a map key while the expression lives.
     #[inline]
     pub fn as_ptr(&self) -> *const ExprNode {

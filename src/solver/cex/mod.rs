@@ -17,6 +17,8 @@
 //! arithmetic (a Collatz loop) is a tenth of a Z3 call: where they keep
 //! failing, they are tried on a sample of queries only (see [`Tries`]).
 
+mod subsets;
+
 use std::collections::VecDeque;
 
 use rustc_hash::{FxHashMap, FxHasher};
@@ -25,9 +27,13 @@ use std::hash::{Hash, Hasher};
 use super::query::{Answer, Chain, Layer, Query};
 use super::SolverError;
 use crate::expr::{arrays_in_all, ArrayRef, Assignment, Evaluator, ExprRef};
+use subsets::SubsetTrie;
 
 /// Stored sets beyond this many start the cache afresh (memory bound).
 const MAX_ENTRIES: usize = 8192;
+/// Subset trie nodes beyond this many (about 40 MiB) start the cache
+/// afresh too.
+const MAX_NODES: usize = 1 << 20;
 /// Models of subsets tried on one query, at most.
 const MAX_TRIES: usize = 16;
 /// Trying models goes on while at least one query in this many finds a
@@ -94,12 +100,8 @@ pub struct CexCache {
     /// query is in the list of each of its conjuncts, so the shortest list
     /// is the only one to search.
     index: FxHashMap<ExprRef, Vec<Listed>>,
-    /// Conjunct -> the entries keyed by it, each entry under one of its
-    /// conjuncts only (the one with the fewest entries when it was stored).
-    /// A stored subset of a query has its key among the query's conjuncts,
-    /// so the subsets are found among the entries keyed by those, without
-    /// counting through the long lists of the conjuncts every path shares.
-    keyed: FxHashMap<ExprRef, Vec<Listed>>,
+    /// The stored sets, for the subsets of a query.
+    subsets: SubsetTrie,
     recent: VecDeque<Assignment>,
     capacity: usize,
     tries: Tries,
@@ -112,7 +114,7 @@ impl CexCache {
             entries: Vec::new(),
             exact: FxHashMap::default(),
             index: FxHashMap::default(),
-            keyed: FxHashMap::default(),
+            subsets: SubsetTrie::default(),
             recent: VecDeque::with_capacity(recent),
             capacity: recent,
             tries: Tries::default(),
@@ -123,24 +125,21 @@ impl CexCache {
         if let Some(&id) = self.exact.get(set) {
             return Some(answer_of(&self.entries[id as usize]));
         }
+        let mut subsets_with_models = Vec::new();
+        let mut unsat = false;
+        let entries = &self.entries;
+        self.subsets.subsets(set, |id| {
+            unsat = entries[id as usize].model.is_none();
+            if !unsat {
+                subsets_with_models.push(id);
+            }
+            !unsat
+        });
+        if unsat {
+            return Some(Answer::Unsat);
+        }
         let holds = |sorted: &[ExprRef], c: &ExprRef| sorted.binary_search(c).is_ok();
         let sig = signature(set);
-        let mut subsets_with_models = Vec::new();
-        for c in set {
-            for l in self.keyed.get(c).map_or(&[][..], |v| v.as_slice()) {
-                if l.signature & !sig != 0 {
-                    continue;
-                }
-                let id = l.id;
-                let e = &self.entries[id as usize];
-                if e.set.iter().all(|x| holds(set, x)) {
-                    match e.model {
-                        None => return Some(Answer::Unsat),
-                        Some(_) => subsets_with_models.push(id),
-                    }
-                }
-            }
-        }
         let rarest = set
             .iter()
             .map(|c| self.index.get(c).map_or(&[][..], |v| v.as_slice()))
@@ -185,11 +184,11 @@ impl CexCache {
         if self.exact.contains_key(&set) {
             return;
         }
-        if self.entries.len() >= MAX_ENTRIES {
+        if self.entries.len() >= MAX_ENTRIES || self.subsets.nodes() + set.len() > MAX_NODES {
             self.entries.clear();
             self.exact.clear();
             self.index.clear();
-            self.keyed.clear();
+            self.subsets = SubsetTrie::default();
         }
         let id = self.entries.len() as u32;
         let listed = Listed {
@@ -199,13 +198,7 @@ impl CexCache {
         for c in set.iter() {
             self.index.entry(c.clone()).or_default().push(listed);
         }
-        let key = set
-            .iter()
-            .min_by_key(|c| self.keyed.get(*c).map_or(0, Vec::len))
-            .cloned();
-        if let Some(key) = key {
-            self.keyed.entry(key).or_default().push(listed);
-        }
+        self.subsets.insert(&set, id);
         self.exact.insert(set.clone(), id);
         self.entries.push(Entry { set, model });
     }
