@@ -9,6 +9,7 @@
 //! values.
 
 use crate::expr::{and, bool_const, constant, eq, mask, not, or, ule, CmpOp, ExprKind, ExprRef};
+use crate::ir::BinOp;
 
 /// A set of values of a w-bit term: sorted, disjoint, non-adjacent
 /// inclusive ranges.
@@ -197,6 +198,40 @@ impl ValueSet {
         }
     }
 
+    /// The values `v + c` (wrapping) for the values `v` of the set.
+    pub fn shifted(&self, c: u128) -> ValueSet {
+        let max = mask(self.width);
+        let mut out = Vec::with_capacity(self.ranges.len() + 1);
+        for &(a, b) in &self.ranges {
+            let (a, b) = (a.wrapping_add(c) & max, b.wrapping_add(c) & max);
+            if a <= b {
+                out.push((a, b));
+            } else {
+                out.extend([(a, max), (0, b)]);
+            }
+        }
+        Self::from_ranges(self.width, out)
+    }
+
+    /// The values `-v` (wrapping) for the values `v` of the set.
+    pub fn negated(&self) -> ValueSet {
+        let max = mask(self.width);
+        let neg = |v: u128| v.wrapping_neg() & max;
+        let mut out = Vec::with_capacity(self.ranges.len() + 1);
+        for &(a, b) in &self.ranges {
+            if a == 0 {
+                // 0 stays; 1..=b goes to the top of the range.
+                out.push((0, 0));
+                if b > 0 {
+                    out.push((neg(b), max));
+                }
+            } else {
+                out.push((neg(b), neg(a)));
+            }
+        }
+        Self::from_ranges(self.width, out)
+    }
+
     /// Whether every value of this set is in `other`.
     pub fn is_subset(&self, other: &ValueSet) -> bool {
         self.width == other.width && self.intersect(&other.complement()).is_empty()
@@ -228,16 +263,10 @@ pub fn atom_of(e: &ExprRef) -> Option<Atom> {
         let w = lhs.width();
         match (lhs.as_const(), rhs.as_const()) {
             (Some(c), None) => {
-                return Some(Atom {
-                    term: rhs.clone(),
-                    set: ValueSet::of_cmp(*op, w, c, true),
-                })
+                return Some(without_offset(rhs, ValueSet::of_cmp(*op, w, c, true)));
             }
             (None, Some(c)) => {
-                return Some(Atom {
-                    term: lhs.clone(),
-                    set: ValueSet::of_cmp(*op, w, c, false),
-                })
+                return Some(without_offset(lhs, ValueSet::of_cmp(*op, w, c, false)));
             }
             _ => {}
         }
@@ -246,6 +275,27 @@ pub fn atom_of(e: &ExprRef) -> Option<Atom> {
         term: e.clone(),
         set: ValueSet::range(1, 1, 1),
     })
+}
+
+/// "`term` takes a value in `set`" about the term under any constant
+/// added to it or subtracted from: `y - k >s 0` for many `k` (a loop
+/// counting down a variable) are all sets of values of `y`, which merge
+/// into one.
+fn without_offset(term: &ExprRef, set: ValueSet) -> Atom {
+    let (mut term, mut set) = (term.clone(), set);
+    while let ExprKind::Binary { op, lhs, rhs } = term.kind() {
+        let Some(c) = lhs.as_const() else {
+            break;
+        };
+        // c + v in S: v in S - c. c - v in S: v in c - S.
+        set = match op {
+            BinOp::Add => set.shifted(c.wrapping_neg()),
+            BinOp::Sub => set.shifted(c.wrapping_neg()).negated(),
+            _ => break,
+        };
+        term = rhs.clone();
+    }
+    Atom { term, set }
 }
 
 impl Atom {
@@ -413,6 +463,41 @@ mod tests {
             }
         }
 
+        /// A comparison of the term plus or minus constants is an atom
+        /// about the term itself, exact at every value (wrapping included).
+        #[test]
+        fn offsets_move_onto_the_term(w in prop::sample::select(vec![8u32, 16, 32, 128]), c in any::<u128>(), offsets in prop::collection::vec((any::<u128>(), any::<bool>()), 1..3), op in 0u8..10, left in any::<bool>()) {
+            let (t, arr) = term(w);
+            let c = c & mask(w);
+            let mut shifted = t.clone();
+            let mut points = interesting(w, c);
+            for &(o, minus) in &offsets {
+                let o = constant(o & mask(w), w);
+                shifted = if minus { expr::sub(&o, &shifted) } else { expr::add(&o, &shifted) };
+            }
+            for &(o, _) in &offsets {
+                points.extend(interesting(w, c.wrapping_sub(o) & mask(w)));
+                points.extend(interesting(w, o.wrapping_sub(c) & mask(w)));
+            }
+            let k = constant(c, w);
+            let f = cmp_builder(op);
+            let e = if left { f(&k, &shifted) } else { f(&shifted, &k) };
+            // The builders may have split the comparison (an equality by
+            // bytes) or folded it.
+            let cmp = |x: &ExprRef| matches!(x.kind(), ExprKind::Cmp { .. });
+            if !(cmp(&e) || matches!(e.kind(), ExprKind::Not(x) if cmp(x))) { return Ok(()); }
+            let atom = atom_of(&e).unwrap();
+            prop_assert_eq!(&atom.term, &t, "{:?}", e);
+            let rebuilt = atom.to_exprs();
+            for v in points {
+                let asg = value_of(&arr, v);
+                let truth = expr::eval(&e, &asg) == 1;
+                prop_assert_eq!(atom.set.contains(v), truth, "{:?} at {}", e, v);
+                let r = rebuilt.iter().all(|x| expr::eval(x, &asg) == 1);
+                prop_assert_eq!(r, truth, "rebuilt {:?} at {}", rebuilt, v);
+            }
+        }
+
         /// Intersecting many sets at once gives what intersecting them one
         /// by one gives, at every width (128 included, where the largest
         /// value has no successor).
@@ -470,6 +555,15 @@ mod tests {
         assert!(ValueSet::of_cmp(CmpOp::Ult, 8, 0, false).is_empty());
         assert!(ValueSet::of_cmp(CmpOp::Slt, 8, 0x80, false).is_empty());
         assert!(ValueSet::full(8).complement().is_empty());
+        // Shifts and negation wrap around.
+        let r = ValueSet::range(8, 250, 255);
+        assert_eq!(r.shifted(10).ranges(), &[(4, 9)]);
+        assert_eq!(r.shifted(3).ranges(), &[(0, 2), (253, 255)]);
+        assert_eq!(
+            ValueSet::range(8, 0, 2).negated().ranges(),
+            &[(0, 0), (254, 255)]
+        );
+        assert_eq!(ValueSet::range(8, 1, 2).negated().ranges(), &[(254, 255)]);
         // An exceptional point: x != 3 within [0, 5].
         let hole = ValueSet::range(8, 0, 5).intersect(&ValueSet::range(8, 3, 3).complement());
         assert_eq!(hole.ranges(), &[(0, 2), (4, 5)]);
