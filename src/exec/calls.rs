@@ -11,6 +11,7 @@ use super::memory::{AllocKind, MemoryObject, ObjectState};
 use super::natives::Native;
 use super::state::{function_address, function_at, Frame, Registers, State, NULL_PAGE};
 use super::value::Value;
+use super::value_fork::is_value;
 use crate::expr::{self, ExprRef};
 use crate::ir::{Arg, BinOp, BlockId, Callee, FuncId, InstId, Module, Reg, SiteId};
 
@@ -238,11 +239,7 @@ impl Executor {
                     state,
                     site,
                     |ex, st| ex.function_targets(st, &e, nfuncs),
-                    |_, payloads| {
-                        recorded_conditions(payloads, |v| {
-                            Some(expr::eq(&e, &expr::constant(v as u128, 64)))
-                        })
-                    },
+                    |_, payloads| Ok(target_conditions(&e, payloads)),
                 )?;
                 if payload == UNLISTED {
                     // None of the functions found: the next ones.
@@ -290,35 +287,20 @@ impl Executor {
             &expr::constant(0, 64),
         );
         let is_function = expr::and(&expr::ult(&off, &span), &aligned);
-        let mut conds = Vec::new();
-        let mut payloads = Vec::new();
-        let mut outside = expr::bool_const(true);
-        while conds.len() < MAX_POINTER_TARGETS {
-            let candidate = expr::and(&outside, &is_function);
-            match self.solver.may_be_true(&state.constraints, &candidate) {
-                Ok(true) => {}
-                Ok(false) => break,
-                Err(err) => return Err(self.solver_error(state, err)),
-            }
-            let mut cs = (*state.constraints).clone();
-            cs.push(candidate);
-            let v = match self.solver.get_value(&cs, e) {
-                Ok(v) => v as u64,
-                Err(err) => return Err(self.solver_error(state, err)),
-            };
-            let is = expr::eq(e, &expr::constant(v as u128, 64));
-            outside = expr::and(&outside, &expr::not(&is));
-            conds.push(is);
-            payloads.push(v);
-        }
+        let (mut payloads, all) =
+            self.distinct_values(state, e, &is_function, MAX_POINTER_TARGETS)?;
         // Anything else: a null or non-function pointer (the fork checks it
         // is feasible), or more functions.
-        let rest = match conds.len() < MAX_POINTER_TARGETS {
-            true => NO_TARGET,
-            false => UNLISTED,
-        };
-        conds.push(outside);
-        payloads.push(rest);
-        Ok(by_target(conds, payloads))
+        payloads.push(if all { NO_TARGET } else { UNLISTED });
+        Ok(by_target(target_conditions(e, &payloads), payloads))
+    }
+}
+
+/// The conditions of a call's alternatives: `e` is the function's address,
+/// or none of them for `NO_TARGET` and `UNLISTED`.
+fn target_conditions(e: &ExprRef, payloads: &[u64]) -> Vec<ExprRef> {
+    match recorded_conditions(payloads, |v| Some(is_value(e, v))) {
+        Ok(conds) => conds,
+        Err(_) => unreachable!("every payload has a condition"),
     }
 }

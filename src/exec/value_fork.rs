@@ -145,18 +145,32 @@ impl Executor {
         e: &ExprRef,
         range: &ExprRef,
     ) -> Exec<(Vec<ExprRef>, Vec<u64>)> {
-        let mut conds = Vec::new();
-        let mut payloads = Vec::new();
-        let mut rest = range.clone();
-        loop {
-            if conds.len() == MAX_FORK_VALUES {
-                conds.push(rest);
-                payloads.push(UNLISTED);
-                break;
-            }
+        let (mut payloads, all) = self.distinct_values(state, e, range, MAX_FORK_VALUES)?;
+        if !all {
+            payloads.push(UNLISTED);
+        }
+        if !range.is_true() {
+            payloads.push(NO_TARGET);
+        }
+        Ok(by_target(value_conditions(e, range, &payloads), payloads))
+    }
+
+    /// Distinct values of `e` where `within` holds on the path, as the
+    /// solver finds them, at most `max`; and whether they are all of them
+    /// (`false`: the search stopped at `max`).
+    pub(super) fn distinct_values(
+        &mut self,
+        state: &State,
+        e: &ExprRef,
+        within: &ExprRef,
+        max: usize,
+    ) -> Exec<(Vec<u64>, bool)> {
+        let mut values = Vec::new();
+        let mut rest = within.clone();
+        while values.len() < max {
             match self.solver.may_be_true(&state.constraints, &rest) {
                 Ok(true) => {}
-                Ok(false) => break,
+                Ok(false) => return Ok((values, true)),
                 Err(err) => return Err(self.solver_error(state, err)),
             }
             let mut cs = (*state.constraints).clone();
@@ -165,16 +179,10 @@ impl Executor {
                 Ok(v) => v as u64,
                 Err(err) => return Err(self.solver_error(state, err)),
             };
-            let is = is_value(e, v);
-            rest = expr::and(&rest, &expr::not(&is));
-            conds.push(is);
-            payloads.push(v);
+            rest = expr::and(&rest, &expr::not(&is_value(e, v)));
+            values.push(v);
         }
-        if !range.is_true() {
-            conds.push(expr::not(range));
-            payloads.push(NO_TARGET);
-        }
-        Ok(by_target(conds, payloads))
+        Ok((values, false))
     }
 
     /// The number of bytes an allocation of `e` bytes gets, forking over
@@ -204,7 +212,7 @@ impl Executor {
 }
 
 /// `e == v`, at `e`'s width.
-fn is_value(e: &ExprRef, v: u64) -> ExprRef {
+pub(super) fn is_value(e: &ExprRef, v: u64) -> ExprRef {
     expr::eq(e, &expr::constant(u128::from(v), e.width()))
 }
 
