@@ -72,6 +72,15 @@ fn only_selected(v: Val, depth: u32) -> bool {
         })
 }
 
+/// Whether `inst`, an operation `op` on scalars or vectors, is checked (a
+/// zero divisor, an oversized shift): not a shift whose value only a
+/// `select` may choose.
+fn is_checked_here(op: BinOp, inst: Val) -> bool {
+    super::semantics::is_checked(op)
+        && !(matches!(op, BinOp::Shl | BinOp::LShr | BinOp::AShr)
+            && only_selected(inst, SPECULATION_DEPTH))
+}
+
 fn opcode_name(op: O) -> &'static str {
     match op {
         O::LLVMRet => "ret",
@@ -385,10 +394,7 @@ impl FnLower<'_> {
             let lhs = self.operand(self.op(inst, 0)?)?;
             let rhs = self.operand(self.op(inst, 1)?)?;
             let dst = self.dst(inst)?;
-            let checked = super::semantics::is_checked(op)
-                && !(matches!(op, BinOp::Shl | BinOp::LShr | BinOp::AShr)
-                    && only_selected(inst, SPECULATION_DEPTH));
-            let site = checked.then(|| self.site());
+            let site = is_checked_here(op, inst).then(|| self.site());
             self.out.push(Inst::Binary {
                 op,
                 width,

@@ -180,7 +180,7 @@ impl FnLower<'_> {
             let s = self.shape(inst.ty())?;
             let a = self.lanes_of(self.op(inst, 0)?, s.lanes)?;
             let b = self.lanes_of(self.op(inst, 1)?, s.lanes)?;
-            let checked = crate::ir::semantics::is_checked(op);
+            let checked = super::is_checked_here(op, inst);
             return self.lanewise(inst, |l, i, dst| Inst::Binary {
                 op,
                 width: s.width,
