@@ -124,8 +124,14 @@ impl FnLower<'_> {
         args: &[Val],
         void: bool,
     ) -> Result<(), String> {
+        let use_ = classify_intrinsic(name);
+        if let (IntrinsicUse::Exec(kind, _), Some(Ok(parts))) = (&use_, self.lanes.get(&inst)) {
+            // An overflow intrinsic whose result is kept in two registers.
+            let parts = parts.clone();
+            return self.split_overflow(*kind, args, &parts);
+        }
         let dst = if void { None } else { Some(self.dst(inst)?) };
-        match classify_intrinsic(name) {
+        match use_ {
             IntrinsicUse::Drop | IntrinsicUse::Unknown => Err(format!("intrinsic `{name}`")),
             IntrinsicUse::Copy => {
                 let s = *args.first().ok_or("intrinsic without argument")?;

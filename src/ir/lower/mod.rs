@@ -19,7 +19,9 @@ use rustc_hash::FxHashMap;
 mod asm_arith;
 mod atomic;
 mod call;
+mod emit;
 mod intrinsic;
+mod overflow;
 mod vector;
 mod vector_calls;
 mod wide;
@@ -223,21 +225,6 @@ impl FnLower<'_> {
         r
     }
 
-    /// `op(lhs, rhs)` in a new register, unchecked: for operations the
-    /// lowering itself adds, which cannot fail.
-    fn emit_binary(&mut self, op: BinOp, width: u32, lhs: Operand, rhs: Operand) -> Operand {
-        let dst = self.new_reg(width);
-        self.out.push(Inst::Binary {
-            op,
-            width,
-            lhs,
-            rhs,
-            dst,
-            site: None,
-        });
-        Operand::Reg(dst)
-    }
-
     fn run(&mut self, f: Val) -> Body {
         for p in f.params() {
             let w = self.cx.layout.lenient_width(p.ty());
@@ -257,6 +244,8 @@ impl FnLower<'_> {
             } else if wide::is_wide(inst.ty()) {
                 let limbs = self.limb_regs(inst.ty());
                 self.lanes.insert(*inst, limbs);
+            } else if let Some(parts) = self.overflow_parts(*inst) {
+                self.lanes.insert(*inst, Ok(parts));
             } else if inst.ty().kind() != K::LLVMVoidTypeKind && !is_dropped(*inst) {
                 let w = self.cx.layout.lenient_width(inst.ty());
                 let r = self.new_reg(w);
@@ -615,6 +604,17 @@ impl FnLower<'_> {
             }
             O::LLVMExtractValue => {
                 let a = self.op(inst, 0)?;
+                if let (Some(Ok(parts)), [field]) = (self.lanes.get(&a), inst.indices().as_slice())
+                {
+                    // An overflow intrinsic's result kept in two registers.
+                    let part = *parts
+                        .get(*field as usize)
+                        .ok_or("extractvalue past the end of its aggregate")?;
+                    let width = self.width(inst)?;
+                    let dst = self.dst(inst)?;
+                    self.copy(width, Operand::Reg(part), dst);
+                    return Ok(());
+                }
                 self.width(a)?;
                 let (offset, _) = self.cx.layout.aggregate_offset(a.ty(), &inst.indices())?;
                 let width = self.width(inst)?;

@@ -592,3 +592,41 @@ int f(v4si *p, int i) {
 }
 
 mod calls;
+
+#[test]
+fn a_vector_shift_only_a_select_may_choose_is_not_checked() {
+    // The loop vectorizer's form of `b[i] < 32 ? a[i] >> b[i] : 0`.
+    let m = load_ll(
+        r#"
+define <2 x i32> @f(<2 x i32> %a, <2 x i32> %b) {
+  %over = icmp ugt <2 x i32> %b, <i32 31, i32 31>
+  %hoisted = lshr <2 x i32> %a, %b
+  %pick = select <2 x i1> %over, <2 x i32> zeroinitializer, <2 x i32> %hoisted
+  %kept = shl <2 x i32> %pick, %b
+  ret <2 x i32> %kept
+}
+"#,
+    );
+    let b = body(&m, "f");
+    let shifts: Vec<(BinOp, bool)> = b
+        .insts
+        .iter()
+        .filter_map(|i| match i {
+            Inst::Binary { op, site, .. } if matches!(op, BinOp::Shl | BinOp::LShr) => {
+                Some((*op, site.is_some()))
+            }
+            _ => None,
+        })
+        .collect();
+    // One instruction per lane: the chosen lanes unchecked, the returned
+    // ones checked.
+    assert_eq!(
+        shifts,
+        [
+            (BinOp::LShr, false),
+            (BinOp::LShr, false),
+            (BinOp::Shl, true),
+            (BinOp::Shl, true),
+        ]
+    );
+}

@@ -118,33 +118,6 @@ impl FnLower<'_> {
             .collect())
     }
 
-    fn emit_cast(&mut self, op: CastOp, from: u32, to: u32, src: Operand) -> Operand {
-        if from == to {
-            return src;
-        }
-        let dst = self.new_reg(to);
-        self.out.push(Inst::Cast {
-            op,
-            from,
-            to,
-            src,
-            dst,
-        });
-        Operand::Reg(dst)
-    }
-
-    fn emit_icmp(&mut self, pred: IntPredicate, width: u32, lhs: Operand, rhs: Operand) -> Operand {
-        let dst = self.new_reg(1);
-        self.out.push(Inst::ICmp {
-            pred,
-            width,
-            lhs,
-            rhs,
-            dst,
-        });
-        Operand::Reg(dst)
-    }
-
     fn zero(&mut self, width: u32) -> Operand {
         Operand::Const(self.cx.int(width, 0))
     }
