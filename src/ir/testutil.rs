@@ -1,6 +1,8 @@
 //! Test helpers: compile C snippets with clang-14 the way `mnemo cc` does.
 
-use super::{load_module, load_module_from_memory, Body, Const, Function, Inst, Module, Operand};
+use super::{
+    load_module, load_module_from_memory, BinOp, Body, Const, Function, Inst, Module, Operand,
+};
 use std::path::PathBuf;
 use std::process::Command;
 
@@ -105,6 +107,22 @@ pub fn unsupported(insts: &[Inst]) -> Vec<&str> {
         .iter()
         .filter_map(|i| match i {
             Inst::Unsupported { what } => Some(what.as_str()),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Each shift in `insts`, in order, and whether it is checked (has a
+/// choice site).
+pub fn shift_checks(insts: &[Inst]) -> Vec<(BinOp, bool)> {
+    insts
+        .iter()
+        .filter_map(|i| match i {
+            Inst::Binary { op, site, .. }
+                if matches!(op, BinOp::Shl | BinOp::LShr | BinOp::AShr) =>
+            {
+                Some((*op, site.is_some()))
+            }
             _ => None,
         })
         .collect()

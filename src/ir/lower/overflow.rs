@@ -148,7 +148,7 @@ impl FnLower<'_> {
 
 #[cfg(test)]
 mod tests {
-    use crate::ir::testutil::{body, load_ll};
+    use crate::ir::testutil::{body, load_ll, unsupported};
     use crate::ir::Inst;
 
     #[test]
@@ -176,14 +176,7 @@ mod tests {
         assert!(b.reg_widths.iter().all(|&w| w <= 128), "{:?}", b.reg_widths);
         // The extracts read the two registers; the store of the whole result
         // is refused, naming the type.
-        let what: Vec<&String> = b
-            .insts
-            .iter()
-            .filter_map(|i| match i {
-                Inst::Unsupported { what } => Some(what),
-                _ => None,
-            })
-            .collect();
+        let what = unsupported(&b.insts);
         assert_eq!(what.len(), 1, "{what:?}");
         assert!(what[0].contains("{ i128, i1 }"), "{}", what[0]);
     }

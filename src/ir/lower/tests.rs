@@ -1,7 +1,7 @@
 //! Lowering checked on C and textual IR: what each instruction family
 //! becomes.
 
-use crate::ir::testutil::{body, func, interesting, konst, load_c, load_ll};
+use crate::ir::testutil::{body, func, interesting, konst, load_c, load_ll, shift_checks};
 use crate::ir::{
     BinOp, BlockId, Callee, Const, FBinOp, FloatTy, Inst, Intrinsic, Operand, Reg, SiteId,
 };
@@ -744,18 +744,7 @@ define i32 @f(i32 %a, i32 %b) {
 "#,
     );
     let b = body(&m, "f");
-    let shifts: Vec<(BinOp, bool)> = b
-        .insts
-        .iter()
-        .filter_map(|i| match i {
-            Inst::Binary { op, site, .. }
-                if matches!(op, BinOp::Shl | BinOp::LShr | BinOp::AShr) =>
-            {
-                Some((*op, site.is_some()))
-            }
-            _ => None,
-        })
-        .collect();
+    let shifts = shift_checks(&b.insts);
     // Chosen by a select, directly or through a comparison, or frozen: not
     // checked. A select's condition, or a value returned, is used: checked.
     assert_eq!(

@@ -1,7 +1,9 @@
 //! The scalarized lowering of vector instructions, checked on textual IR
 //! and on C: what each family becomes, lane by lane.
 
-use crate::ir::testutil::{address_offsets, body, konst, load_c, load_ll, unsupported};
+use crate::ir::testutil::{
+    address_offsets, body, konst, load_c, load_ll, shift_checks, unsupported,
+};
 use crate::ir::{BinOp, CastOp, Const, FBinOp, FCastOp, FloatTy, Inst, IntPredicate, Operand, Reg};
 
 fn int(width: u32, bits: u128) -> Const {
@@ -608,16 +610,7 @@ define <2 x i32> @f(<2 x i32> %a, <2 x i32> %b) {
 "#,
     );
     let b = body(&m, "f");
-    let shifts: Vec<(BinOp, bool)> = b
-        .insts
-        .iter()
-        .filter_map(|i| match i {
-            Inst::Binary { op, site, .. } if matches!(op, BinOp::Shl | BinOp::LShr) => {
-                Some((*op, site.is_some()))
-            }
-            _ => None,
-        })
-        .collect();
+    let shifts = shift_checks(&b.insts);
     // One instruction per lane: the chosen lanes unchecked, the returned
     // ones checked.
     assert_eq!(
