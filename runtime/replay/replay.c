@@ -16,6 +16,8 @@
 #include "ktest_reader.h"
 #include "mnemo/verifier.h"
 
+#include <errno.h>
+#include <inttypes.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -153,6 +155,19 @@ int klee_range(int begin, int end, const char *name) {
   return v;
 }
 
+uintptr_t klee_choose(uintptr_t n) {
+  uintptr_t x;
+  klee_make_symbolic(&x, sizeof x, "klee_choose");
+  if (x >= n)
+    fail("klee_choose(%ju) got %ju from the test", (uintmax_t)n,
+         (uintmax_t)x);
+  return x;
+}
+
+int klee_get_errno(void) { return errno; }
+
+void klee_mark_global(void *object) { (void)object; }
+
 void klee_assume(uintptr_t condition) {
   if (!condition)
     fail("assumption failed");
@@ -219,6 +234,11 @@ double klee_get_valued(double value) { return value; }
 
 /* The engine made the test's inputs meet the preferences already. */
 void klee_prefer_cex(void *object, uintptr_t condition) {
+  (void)object;
+  (void)condition;
+}
+
+void klee_posix_prefer_cex(void *object, uintptr_t condition) {
   (void)object;
   (void)condition;
 }

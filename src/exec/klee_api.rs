@@ -6,8 +6,8 @@
 
 use std::sync::Arc;
 
-use super::end::ErrorKind;
-use super::executor::{Exec, Executor};
+use super::end::{ErrorKind, PathEnd};
+use super::executor::{Exec, Executor, Flow};
 use super::state::{State, NULL_PAGE};
 use super::value::Value;
 use crate::expr::{self, ExprRef};
@@ -42,6 +42,13 @@ pub enum KleeCall {
     /// `klee_warning_once(message)`: a warning, once for each message (by
     /// each worker of a parallel run).
     WarningOnce,
+    /// `klee_choose(n)`: an input called `klee_choose` below `n`. KLEE's
+    /// runtime makes the input and ends the path silently where it is `n`
+    /// or more: the same tests as the input kept below `n`.
+    Choose,
+    /// `klee_mark_global(object)`: KLEE's mark that an object is a global,
+    /// which changes only KLEE's messages; nothing to do.
+    MarkGlobal,
 }
 
 impl KleeCall {
@@ -50,7 +57,7 @@ impl KleeCall {
         Some(match name {
             "klee_get_value_i32" | "klee_get_value_i64" | "klee_get_valuel"
             | "klee_get_valuell" | "klee_get_valuef" | "klee_get_valued" => KleeCall::GetValue,
-            "klee_prefer_cex" => KleeCall::PreferCex,
+            "klee_prefer_cex" | "klee_posix_prefer_cex" => KleeCall::PreferCex,
             "klee_print_expr" => KleeCall::PrintExpr,
             "klee_print_range" => KleeCall::PrintRange,
             "klee_get_obj_size" => KleeCall::GetObjSize,
@@ -59,6 +66,8 @@ impl KleeCall {
             "klee_stack_trace" => KleeCall::StackTrace,
             "klee_open_merge" | "klee_close_merge" => KleeCall::MergeHint,
             "klee_warning_once" => KleeCall::WarningOnce,
+            "klee_choose" => KleeCall::Choose,
+            "klee_mark_global" => KleeCall::MarkGlobal,
             _ => return None,
         })
     }
@@ -83,6 +92,24 @@ impl Executor {
                 let width = ret_width.unwrap_or(v.width());
                 Ok(Some(Value::concrete(self.concretize(state, &v)?, width)))
             }
+            KleeCall::Choose => {
+                let n = arg(0).to_expr();
+                let x = self.symbolic_int(state, "klee_choose", n.width()).to_expr();
+                let below = expr::ult(&x, &n);
+                if below.is_false() {
+                    return Err(Flow::End(PathEnd::Silent));
+                }
+                if n.is_const() {
+                    // Always possible: the input is fresh, and 0 keeps the
+                    // path's known inputs satisfying it.
+                    state.add_constraint(below);
+                } else {
+                    let site = self.call_site(state);
+                    self.assume_point(state, site, &below)?;
+                }
+                Ok(Some(Value::from_expr(x)))
+            }
+            KleeCall::MarkGlobal => Ok(None),
             KleeCall::PreferCex => {
                 // A constant condition either holds for every test or for
                 // none: nothing to prefer.

@@ -360,7 +360,7 @@ impl Executor {
     }
 
     /// A fresh symbolic integer of `width` bits (a multiple of 8), one input.
-    fn symbolic_int(&mut self, state: &mut State, name: &str, width: u32) -> Value {
+    pub(super) fn symbolic_int(&mut self, state: &mut State, name: &str, width: u32) -> Value {
         let bytes = width / 8;
         let array = self.new_symbolic(state, name, bytes);
         let list = expr::UpdateList::new(array);

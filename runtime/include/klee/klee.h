@@ -90,6 +90,20 @@ void klee_stack_trace(void);
 void klee_open_merge(void);
 void klee_close_merge(void);
 
+/* An input called "klee_choose" below n: as in KLEE, a path where it
+ * cannot be ends silently (natively: the test's value, which must be
+ * below n). */
+uintptr_t klee_choose(uintptr_t n);
+
+/* The C library's errno on the path (natively: errno). */
+int klee_get_errno(void);
+
+/* KLEE marks the object as a global for its messages: nothing to do. */
+void klee_mark_global(void *object);
+
+/* klee_prefer_cex by the name KLEE's POSIX runtime gives it. */
+void klee_posix_prefer_cex(void *object, uintptr_t condition);
+
 /* Declared as the C library declares it (musl's under the engine, glibc's
  * natively), so that klee_assert fails exactly like assert(): the engine
  * reports kind "assert", natively the C library aborts. */
