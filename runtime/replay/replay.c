@@ -23,6 +23,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #define REPLAY_FAILED 77
 
@@ -167,6 +169,55 @@ uintptr_t klee_choose(uintptr_t n) {
 int klee_get_errno(void) { return errno; }
 
 void klee_mark_global(void *object) { (void)object; }
+
+/* The fixed objects defined so far: an overlap is refused as the engine
+ * refuses it, and their pages are mapped already. */
+#define MAX_FIXED 64
+static struct {
+  uintptr_t lo, hi;
+} fixed[MAX_FIXED];
+static int nfixed;
+
+static int fixed_overlap(uintptr_t lo, uintptr_t hi) {
+  for (int i = 0; i < nfixed; i++)
+    if (lo < fixed[i].hi && fixed[i].lo < hi)
+      return 1;
+  return 0;
+}
+
+void klee_define_fixed_object(void *addr, size_t nbytes) {
+  uintptr_t lo = (uintptr_t)addr, hi = lo + (nbytes > 0 ? nbytes : 1);
+  if (hi < lo)
+    klee_report_error(__FILE__, __LINE__,
+                      "klee_define_fixed_object: wraps around", "user");
+  if (lo < 4096)
+    klee_report_error(__FILE__, __LINE__,
+                      "klee_define_fixed_object: the null page", "user");
+  /* Where the engine keeps its own: its functions' addresses, and the
+   * heap and above. */
+  if ((lo < 0x10000000u && hi > 0x8000000u) || hi > 0x500000000000u)
+    klee_report_error(__FILE__, __LINE__,
+                      "klee_define_fixed_object: the engine's addresses",
+                      "user");
+  if (fixed_overlap(lo, hi))
+    klee_report_error(__FILE__, __LINE__,
+                      "klee_define_fixed_object: overlaps a fixed object",
+                      "user");
+  if (nfixed == MAX_FIXED)
+    fail("more than %d fixed objects", MAX_FIXED);
+  uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+  for (uintptr_t p = lo & ~(page - 1); p < hi; p += page) {
+    if (fixed_overlap(p, p + page))
+      continue;
+    void *m = mmap((void *)p, page, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+    if (m != (void *)p)
+      fail("klee_define_fixed_object(%p, %zu): %#jx is not free natively",
+           addr, nbytes, (uintmax_t)p);
+  }
+  fixed[nfixed].lo = lo;
+  fixed[nfixed++].hi = hi;
+}
 
 void klee_assume(uintptr_t condition) {
   if (!condition)

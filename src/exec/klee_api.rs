@@ -8,7 +8,8 @@ use std::sync::Arc;
 
 use super::end::{ErrorKind, PathEnd};
 use super::executor::{Exec, Executor, Flow};
-use super::state::{State, NULL_PAGE};
+use super::memory::{AllocKind, MemoryObject, ObjectState};
+use super::state::{State, FUNCTION_BASE, GLOBAL_BASE, HEAP_BASE, NULL_PAGE};
 use super::value::Value;
 use crate::expr::{self, ExprRef};
 use crate::ir::semantics::{mask, to_signed};
@@ -49,6 +50,10 @@ pub enum KleeCall {
     /// `klee_mark_global(object)`: KLEE's mark that an object is a global,
     /// which changes only KLEE's messages; nothing to do.
     MarkGlobal,
+    /// `klee_define_fixed_object(address, size)`: a zeroed object at an
+    /// address the program names (a device's registers), below the heap
+    /// and clear of the functions and every object.
+    DefineFixedObject,
 }
 
 impl KleeCall {
@@ -68,9 +73,39 @@ impl KleeCall {
             "klee_warning_once" => KleeCall::WarningOnce,
             "klee_choose" => KleeCall::Choose,
             "klee_mark_global" => KleeCall::MarkGlobal,
+            "klee_define_fixed_object" => KleeCall::DefineFixedObject,
             _ => return None,
         })
     }
+}
+
+/// Why an object of `size` bytes cannot be placed at `at`, if it cannot:
+/// the null page, the functions' addresses and everything from the heap up
+/// are the engine's, and objects may not overlap.
+fn fixed_object_clash(state: &State, at: u64, size: u64) -> Option<String> {
+    let Some(end) = at.checked_add(size.max(1)) else {
+        return Some("it would wrap around the address space".to_string());
+    };
+    if at < NULL_PAGE {
+        return Some("the null page holds no object".to_string());
+    }
+    if at < GLOBAL_BASE && end > FUNCTION_BASE {
+        return Some(format!(
+            "{FUNCTION_BASE:#x}..{GLOBAL_BASE:#x} holds the functions' addresses"
+        ));
+    }
+    if end > HEAP_BASE {
+        return Some(format!("{HEAP_BASE:#x} and above is the engine's"));
+    }
+    let clash = state
+        .memory
+        .find(at)
+        .or_else(|| state.memory.objects_from(at).next())
+        .filter(|e| e.object.address < end)?;
+    Some(format!(
+        "it overlaps {} at {:#x} ({} bytes)",
+        clash.object.name, clash.object.address, clash.object.size
+    ))
 }
 
 /// The widest symbolic `klee_print_range` argument whose bounds are
@@ -110,6 +145,30 @@ impl Executor {
                 Ok(Some(Value::from_expr(x)))
             }
             KleeCall::MarkGlobal => Ok(None),
+            KleeCall::DefineFixedObject => {
+                let at = self.concretize(state, &arg(0))? as u64;
+                let size = self.concretize(state, &arg(1))? as u64;
+                if let Some(why) = fixed_object_clash(state, at, size) {
+                    return Err(self.error(
+                        state,
+                        ErrorKind::User,
+                        format!("klee_define_fixed_object({at:#x}, {size}): {why}"),
+                    ));
+                }
+                self.check_allocation(state, size, "klee_define_fixed_object")?;
+                state.memory.insert(
+                    MemoryObject {
+                        address: at,
+                        size,
+                        kind: AllocKind::Global,
+                        name: Arc::from("fixed object"),
+                        site: Some((state.frame().func, state.frame().pc)),
+                        read_only: false,
+                    },
+                    ObjectState::zeroed(size),
+                );
+                Ok(None)
+            }
             KleeCall::PreferCex => {
                 // A constant condition either holds for every test or for
                 // none: nothing to prefer.

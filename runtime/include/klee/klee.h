@@ -101,6 +101,13 @@ int klee_get_errno(void);
 /* KLEE marks the object as a global for its messages: nothing to do. */
 void klee_mark_global(void *object);
 
+/* A zeroed object of nbytes at addr, an address the program names (a
+ * device's registers): an error of kind "user" where it would overlap
+ * another object, lie in the null page, or where the engine keeps its own
+ * (the functions' addresses, the heap and above). Natively the pages are
+ * mapped at addr; the replay fails (status 77) if they are not free. */
+void klee_define_fixed_object(void *addr, size_t nbytes);
+
 /* klee_prefer_cex by the name KLEE's POSIX runtime gives it. */
 void klee_posix_prefer_cex(void *object, uintptr_t condition);
 
