@@ -5,7 +5,7 @@ use super::executor::{Exec, Executor};
 use super::state::State;
 use super::value::{Byte, Value};
 use crate::expr::{self, ExprRef};
-use crate::ir::semantics::{self, mask, to_signed};
+use crate::ir::semantics::{self, mask, mul_fits, to_signed};
 use crate::ir::{BinOp, IntPredicate, Intrinsic, SiteId};
 
 /// x86-64's `va_list`: gp_offset and fp_offset say every register slot is
@@ -347,26 +347,12 @@ fn mul_overflows_by_constant(x: &ExprRef, y: &ExprRef, signed: bool) -> Option<E
         (None, None) => return None,
     };
     let w = e.width();
-    if w > 64 {
-        return None;
-    }
-    let at = |v: i128| expr::constant(v as u128 & mask(w), w);
-    if !signed {
-        return Some(match c {
-            0 => expr::bool_const(false),
-            c => expr::ult(&at((mask(w) / c) as i128), e),
-        });
-    }
-    let c = to_signed(c, w);
-    let (min, max) = (-(1i128 << (w - 1)), (1i128 << (w - 1)) - 1);
-    // Division truncates toward zero: the bounds round inward.
-    let (lo, hi) = match c.signum() {
-        0 => return Some(expr::bool_const(false)),
-        1 => (min / c, max / c),
-        _ => (max / c, min / c),
-    };
-    let (lo, hi) = (lo.max(min), hi.min(max));
-    Some(expr::or(&expr::slt(e, &at(lo)), &expr::slt(&at(hi), e)))
+    let at = |v: u128| expr::constant(v, w);
+    Some(match mul_fits(c, w, signed) {
+        None => expr::bool_const(false),
+        Some((_, hi)) if !signed => expr::ult(&at(hi), e),
+        Some((lo, hi)) => expr::or(&expr::slt(e, &at(lo)), &expr::slt(&at(hi), e)),
+    })
 }
 
 #[cfg(test)]

@@ -135,9 +135,72 @@ pub fn is_checked(op: BinOp) -> bool {
     )
 }
 
+/// The operands whose product with the constant `c` fits `width` bits:
+/// `lo..=hi`, signed bounds as bit patterns when `signed`; `None` when
+/// every operand does (`c` is 0). A product by a constant then needs no
+/// multiplication to check.
+pub fn mul_fits(c: u128, width: u32, signed: bool) -> Option<(u128, u128)> {
+    let m = mask(width);
+    if c & m == 0 {
+        return None;
+    }
+    if !signed {
+        return Some((0, m / c));
+    }
+    let c = to_signed(c, width);
+    let min = to_signed(1 << (width - 1), width);
+    let max = to_signed(m >> 1, width);
+    // Division truncates toward zero: the bounds round inward. MIN / -1
+    // overflows, and every operand but MIN fits a product by -1.
+    let (lo, hi) = if c > 0 {
+        (min / c, max / c)
+    } else {
+        (max / c, min.checked_div(c).unwrap_or(max))
+    };
+    Some((lo.max(min) as u128 & m, hi.min(max) as u128 & m))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn products_by_a_constant_fit_between_the_bounds_at_128_bits() {
+        let edges = [
+            0u128,
+            1,
+            2,
+            3,
+            1000003,
+            u128::MAX,
+            u128::MAX - 1,
+            1 << 127,
+            (1 << 127) + 1,
+            (1 << 127) - 1,
+            1 << 64,
+            (1 << 64) - 1,
+            u128::MAX - (1 << 64),
+        ];
+        for signed in [false, true] {
+            for &c in &edges {
+                for &x in &edges {
+                    let fits = if signed {
+                        (x as i128).checked_mul(c as i128).is_some()
+                    } else {
+                        x.checked_mul(c).is_some()
+                    };
+                    let inside = match mul_fits(c, 128, signed) {
+                        None => true,
+                        Some((lo, hi)) if signed => {
+                            (lo as i128) <= x as i128 && x as i128 <= hi as i128
+                        }
+                        Some((lo, hi)) => lo <= x && x <= hi,
+                    };
+                    assert_eq!(fits, inside, "{x:#x} * {c:#x}, signed {signed}");
+                }
+            }
+        }
+    }
 
     #[test]
     fn wrapping_and_signed_division() {

@@ -14,6 +14,7 @@ use super::intrinsic::{classify_intrinsic, IntrinsicUse};
 use super::FnLower;
 use crate::ir::ffi::Val;
 use crate::ir::layout::MAX_WIDTH;
+use crate::ir::semantics::mul_fits;
 use crate::ir::{BinOp, CastOp, Inst, IntPredicate, Intrinsic, Operand, Reg};
 
 /// The operation and signedness of an overflow intrinsic.
@@ -70,10 +71,30 @@ impl FnLower<'_> {
         });
         let r = Operand::Reg(*value);
         let zero = Operand::Const(self.cx.int(w, 0));
-        let over = match (op, signed) {
-            (BinOp::Add, false) => self.emit_icmp(IntPredicate::Ult, w, r, x),
-            (BinOp::Sub, false) => self.emit_icmp(IntPredicate::Ult, w, x, y),
-            (BinOp::Add | BinOp::Sub, true) => {
+        // A product by a constant overflows outside two bounds.
+        let factor = match (a.const_int_bits(), b.const_int_bits()) {
+            (Some(c), _) => Some((y, c)),
+            (None, Some(c)) => Some((x, c)),
+            (None, None) => None,
+        };
+        let over = match (op, signed, factor) {
+            (BinOp::Mul, _, Some((v, c))) => match mul_fits(c, w, signed) {
+                None => Operand::Const(self.cx.int(1, 0)),
+                Some((lo, hi)) => {
+                    let at = |l: &mut Self, bound| Operand::Const(l.cx.int(w, bound));
+                    let (lo, hi) = (at(self, lo), at(self, hi));
+                    if signed {
+                        let below = self.emit_icmp(IntPredicate::Slt, w, v, lo);
+                        let above = self.emit_icmp(IntPredicate::Sgt, w, v, hi);
+                        self.emit_binary(BinOp::Or, 1, below, above)
+                    } else {
+                        self.emit_icmp(IntPredicate::Ugt, w, v, hi)
+                    }
+                }
+            },
+            (BinOp::Add, false, _) => self.emit_icmp(IntPredicate::Ult, w, r, x),
+            (BinOp::Sub, false, _) => self.emit_icmp(IntPredicate::Ult, w, x, y),
+            (BinOp::Add | BinOp::Sub, true, _) => {
                 // The result's sign differs from x's where y's sign could
                 // not have made it so: (x ^ r) & (y ^ r) < 0 for a sum,
                 // (x ^ y) & (x ^ r) < 0 for a difference.
@@ -85,8 +106,8 @@ impl FnLower<'_> {
                 let both = self.emit_binary(BinOp::And, w, xr, other);
                 self.emit_icmp(IntPredicate::Slt, w, both, zero)
             }
-            (_, false) => self.emit_umul_overflow(w, x, y),
-            (_, true) => {
+            (_, false, _) => self.emit_umul_overflow(w, x, y),
+            (_, true, _) => {
                 // The product of the magnitudes, which must fit below 2^(w-1)
                 // (or be 2^(w-1) itself when the product is negative).
                 let abs = |l: &mut Self, v: Operand| {
