@@ -520,6 +520,13 @@ impl Executor {
     ) -> Exec<u64> {
         self.check_allocation(state, size, &name)?;
         let addr = state.reserve(size, kind == AllocKind::Stack);
+        Self::place(state, addr, size, kind, name);
+        Ok(addr)
+    }
+
+    /// A fresh zeroed object of `size` bytes at `addr`, allocated by the
+    /// current instruction (the caller has checked that it may be).
+    pub(crate) fn place(state: &mut State, addr: u64, size: u64, kind: AllocKind, name: Arc<str>) {
         let (func, pc) = (state.frame().func, state.frame().pc);
         state.memory.insert(
             MemoryObject {
@@ -532,7 +539,6 @@ impl Executor {
             },
             ObjectState::zeroed(size),
         );
-        Ok(addr)
     }
 
     /// Whether an object of `size` bytes may be allocated (see

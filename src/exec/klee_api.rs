@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use super::end::{ErrorKind, PathEnd};
 use super::executor::{Exec, Executor, Flow};
-use super::memory::{AllocKind, MemoryObject, ObjectState};
+use super::memory::AllocKind;
 use super::state::{State, FUNCTION_BASE, GLOBAL_BASE, HEAP_BASE, NULL_PAGE};
 use super::value::Value;
 use crate::expr::{self, ExprRef};
@@ -156,16 +156,12 @@ impl Executor {
                     ));
                 }
                 self.check_allocation(state, size, "klee_define_fixed_object")?;
-                state.memory.insert(
-                    MemoryObject {
-                        address: at,
-                        size,
-                        kind: AllocKind::Global,
-                        name: Arc::from("fixed object"),
-                        site: Some((state.frame().func, state.frame().pc)),
-                        read_only: false,
-                    },
-                    ObjectState::zeroed(size),
+                Self::place(
+                    state,
+                    at,
+                    size,
+                    AllocKind::Global,
+                    Arc::from("fixed object"),
                 );
                 Ok(None)
             }

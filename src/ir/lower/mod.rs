@@ -213,8 +213,10 @@ struct FnLower<'a> {
     num_sites: u32,
     /// The instructions the current LLVM instruction lowers to.
     out: Vec<Inst>,
-    /// The lane registers of each vector value (see `vector`) and the limb
-    /// registers of each wide integer (see `wide`), or why it has none.
+    /// The lane registers of each vector value (see `vector`), the limb
+    /// registers of each wide integer (see `wide`), or why it has none; and
+    /// the value and flag registers of an overflow intrinsic's result too
+    /// wide for one (see `overflow`).
     lanes: FxHashMap<Val, Result<Vec<Reg>, String>>,
 }
 
