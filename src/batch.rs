@@ -202,7 +202,7 @@ fn partition_trie(
         config.max_depth,
     );
     let changed = trie.recorded.changed_functions(module);
-    let plan = Plan::new(trie.clone(), &now, changed, false, &mut |_, b| b)
+    let plan = Plan::new(trie.clone(), &now, changed, false, false, &mut |_, b| b)
         .map_err(|e| anyhow::anyhow!("{} cannot be partitioned: {e}", trie_file.display()))?;
     Ok((trie, plan.marks.candidate_ids()))
 }
@@ -670,6 +670,8 @@ fn merged_stats(
         s.memo.recorded_paths += o.memo.recorded_paths;
         s.memo.solver_calls_avoided += o.memo.solver_calls_avoided;
         s.memo.mismatches += o.memo.mismatches;
+        s.memo.undecided_asked += o.memo.undecided_asked;
+        s.memo.undecided_feasible += o.memo.undecided_feasible;
         s.memo.replay_s += o.memo.replay_s;
         s.stopped_by = s.stopped_by.take().or_else(|| o.stopped_by.clone());
         if let Some(b) = busy_s.get_mut(worker) {

@@ -191,8 +191,13 @@ fn checksum(body: &[&[u8]]) -> [u8; 32] {
     *h.finalize().as_bytes()
 }
 
-/// The body of bytes [`frame`] made with `magic` and `version`, checked.
-pub fn unframe<'a>(bytes: &'a [u8], magic: &[u8], version: u32) -> Result<&'a [u8], FrameError> {
+/// The body of bytes [`frame`] made with `magic` and one of `versions`,
+/// checked.
+pub fn unframe<'a>(
+    bytes: &'a [u8],
+    magic: &[u8],
+    versions: std::ops::RangeInclusive<u32>,
+) -> Result<&'a [u8], FrameError> {
     let header = header_len(magic);
     if bytes.len() < header || &bytes[..magic.len()] != magic {
         return Err(FrameError::Foreign);
@@ -200,7 +205,7 @@ pub fn unframe<'a>(bytes: &'a [u8], magic: &[u8], version: u32) -> Result<&'a [u
     let mut v = [0u8; 4];
     v.copy_from_slice(&bytes[magic.len()..magic.len() + 4]);
     let found = u32::from_le_bytes(v);
-    if found != version {
+    if !versions.contains(&found) {
         return Err(FrameError::Version(found));
     }
     let body = &bytes[header..];

@@ -116,6 +116,10 @@ pub struct RunConfig {
     /// branch site stops forking. Such a run's trie misses the paths it
     /// cut: it is kept apart and never followed.
     pub max_site_fork_share: Option<f64>,
+    /// `--retry-undecided`: the run goes back to the alternatives earlier
+    /// runs left undecided (their solver query out of time) and asks about
+    /// them again, with the whole `--solver-timeout` each.
+    pub retry_undecided: bool,
 }
 
 /// The memo directory of a run without `--memo`: `mnemo-memo` beside the
@@ -396,6 +400,8 @@ impl Report<'_> {
                 solver_calls_avoided: executor.guided.solver_calls_avoided,
                 replay_s: executor.guided.replay.as_secs_f64(),
                 mismatches: executor.guided.mismatches,
+                undecided_asked: executor.guided.asked_again,
+                undecided_feasible: executor.guided.found_feasible,
                 target_hit_queries: executor.target_hit_queries,
                 ..self.memo.clone()
             },
@@ -500,6 +506,7 @@ pub fn execute(
         Some(p) => {
             memo_stats.reused = true;
             memo_stats.candidates = p.candidates as u64;
+            memo_stats.retry_nodes = p.retries as u64;
             memo_stats.kept_tests = p.kept.len() as u64;
             for t in &p.kept {
                 writer.write(t)?;

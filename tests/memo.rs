@@ -615,3 +615,135 @@ fn regress_pairs_static_functions_that_linking_numbered_otherwise() {
         trie_text(&d.join("fresh"))
     );
 }
+
+/// A CRC-32 of four symbolic bytes, tested twice. At a solver timeout of
+/// 10 ms a probe (a tenth of it) cannot answer the first test's other
+/// side; at the default timeout it takes tens of milliseconds.
+const CRC_TESTED: &str = r#"
+#include <klee/klee.h>
+#include <stdint.h>
+int main(void) {
+  unsigned char d[4];
+  klee_make_symbolic(d, sizeof d, "d");
+  uint32_t c = 0xFFFFFFFFu;
+  for (int i = 0; i < 4; i++) {
+    c ^= d[i];
+    for (int k = 0; k < 8; k++)
+      c = (c >> 1) ^ (0xEDB88320u & (0u - (c & 1)));
+  }
+  if (~c == 0xCAFEF00Du)
+    return 1;
+  if ((c & 0xFFFF) == 0x4242)
+    return 2;
+  return 0;
+}
+"#;
+
+/// The exit codes of a run's tests, sorted.
+fn exits(out: &Path) -> Vec<i64> {
+    let index = support::json(&out.join("tests.json"));
+    let mut codes: Vec<i64> = index["tests"]
+        .as_array()
+        .expect("tests")
+        .iter()
+        .map(|t| t["exit_code"].as_i64().expect("an exit"))
+        .collect();
+    codes.sort();
+    codes
+}
+
+#[test]
+fn undecided_alternatives_are_kept_and_asked_again_on_request() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let Some(bc) = compile(dir.path(), "crc", CRC_TESTED) else {
+        return;
+    };
+    let memo = dir.path().join("memo");
+    let quick = ["--store", "none", "--solver-timeout", "10"];
+    let (o, first) = run(&bc, &memo, &dir.path().join("a"), &quick);
+    assert_eq!(first["paths"]["completed"], 1, "{first}");
+    assert_eq!(first["solver"]["gave_up"], 1, "{first}");
+    assert!(stderr(&o).contains("--retry-undecided"), "{}", stderr(&o));
+    // The first test's side timed out; the second's the pinned bytes
+    // decided, which says nothing of other bytes: both are undecided.
+    let show = trie_text(&memo);
+    assert_eq!(show.matches(": undecided").count(), 2, "{show}");
+    assert!(!show.contains("unsat"), "{show}");
+
+    let parallel_memo = dir.path().join("memo-jobs");
+    std::fs::create_dir(&parallel_memo).expect("mkdir");
+    std::fs::copy(memo.join("crc.trie"), parallel_memo.join("crc.trie")).expect("copy");
+
+    // Asked again in too little time, the first times out again, and the
+    // second, about the same bytes, is not asked: both stay undecided.
+    let tiny = [
+        "--store",
+        "none",
+        "--solver-timeout",
+        "1",
+        "--retry-undecided",
+    ];
+    let (_, short) = run(&bc, &memo, &dir.path().join("s"), &tiny);
+    assert_eq!(short["memo"]["retry_nodes"], 2, "{short}");
+    assert_eq!(short["memo"]["undecided_asked"], 1, "{short}");
+    assert_eq!(short["memo"]["undecided_feasible"], 0, "{short}");
+    assert_eq!(trie_text(&memo).matches(": undecided").count(), 2);
+
+    // A plain re-run trusts the trie: nothing to do.
+    let (_, again) = run(&bc, &memo, &dir.path().join("b"), &["--store", "none"]);
+    assert_eq!(again["memo"]["candidates"], 0, "{again}");
+    assert_eq!(exits(&dir.path().join("b")), [0]);
+
+    // Asked again with the whole default timeout, both are feasible.
+    let out = dir.path().join("c");
+    let (o, retried) = run(&bc, &memo, &out, &["--store", "none", "--retry-undecided"]);
+    assert_eq!(retried["memo"]["retry_nodes"], 2, "{retried}");
+    assert_eq!(retried["memo"]["undecided_asked"], 2, "{retried}");
+    assert_eq!(retried["memo"]["undecided_feasible"], 2, "{retried}");
+    assert!(
+        stderr(&o).contains("2 undecided alternatives asked again"),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(exits(&out), [0, 1, 2]);
+    let show = trie_text(&memo);
+    assert!(!show.contains("undecided"), "{show}");
+    let replay = mnemo()
+        .arg("replay")
+        .arg(dir.path().join("crc.c"))
+        .arg(&out)
+        .output()
+        .expect("mnemo replay starts");
+    assert!(replay.status.success(), "{}", stderr(&replay));
+
+    // Workers share the retries out as they do candidates: the same tests.
+    let jobs = dir.path().join("e");
+    let args = ["--store", "none", "--retry-undecided", "--jobs", "2"];
+    let (_, parallel) = run(&bc, &parallel_memo, &jobs, &args);
+    assert_eq!(parallel["memo"]["undecided_feasible"], 2, "{parallel}");
+    assert_eq!(exits(&jobs), [0, 1, 2]);
+
+    // What a plain run at the default timeout finds.
+    let (_, plain) = run(
+        &bc,
+        &dir.path().join("memo2"),
+        &dir.path().join("d"),
+        &["--store", "none"],
+    );
+    assert_eq!(plain["paths"]["completed"], 3, "{plain}");
+    assert_eq!(exits(&dir.path().join("d")), exits(&out));
+
+    // Where it would do nothing, it is refused.
+    let o = mnemo()
+        .args(["regress", "--retry-undecided", "--memo"])
+        .arg(&memo)
+        .arg(&bc)
+        .arg(&bc)
+        .output()
+        .expect("mnemo regress starts");
+    assert!(
+        !o.status.success() && stderr(&o).contains("--retry-undecided"),
+        "{}",
+        stderr(&o)
+    );
+}

@@ -112,6 +112,7 @@ fn config(bc: &Path, dir: &Path, entry: &str) -> RunConfig {
         compose: None,
         test_files: Default::default(),
         max_site_fork_share: None,
+        retry_undecided: false,
     }
 }
 

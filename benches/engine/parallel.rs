@@ -135,6 +135,7 @@ fn config(
         compose: None,
         test_files: Default::default(),
         max_site_fork_share: None,
+        retry_undecided: false,
     }
 }
 

@@ -25,8 +25,9 @@ use crate::stats::RunStats;
 const GROUP: &str = "workers";
 const MAGIC: &[u8; 16] = b"mnemo clusterrun";
 /// Bumped whenever the plan's or a subtree's layout changes. Version 2: a
-/// subtree names every candidate its run explored.
-const VERSION: u32 = 2;
+/// subtree names every candidate its run explored. Version 3: an
+/// alternative may be undecided (version 2's plans read as they are).
+const VERSION: u32 = 3;
 /// How long connecting may take before the server counts as unreachable.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
 /// How long one reply may take: a blocking read waits a second at most,
@@ -124,7 +125,7 @@ impl Queue {
             .map_err(self.failed("reading the plan"))?;
         bytes
             .map(|b| {
-                let body = crate::files::unframe(&b, MAGIC, VERSION)
+                let body = crate::files::unframe(&b, MAGIC, 2..=VERSION)
                     .map_err(|e| self.damaged("plan", format!("{e:?}")))?;
                 bincode::deserialize(body).map_err(|e| self.damaged("plan", e))
             })

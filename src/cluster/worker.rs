@@ -209,6 +209,7 @@ fn base_config(program: &Path, scratch: &Path, stores: Vec<String>, c: &WorkerCo
         // The coordinator writes them from the subtrees' tests.
         test_files: crate::run::TestFiles::None,
         max_site_fork_share: None,
+        retry_undecided: false,
     }
 }
 

@@ -218,7 +218,7 @@ impl Builder {
                 site: d.point.site.0,
                 line: d.point.line,
                 taken: d.taken,
-                feasible: d.point.alts.iter().map(|a| a.feasible).collect(),
+                feasible: d.point.alts.iter().map(|a| a.feasible()).collect(),
             })
             .collect();
         Ok(Leaf {

@@ -164,16 +164,18 @@ pub fn load(path: &Path) -> Result<Stored, SummaryFileError> {
         path: path.to_path_buf(),
         detail,
     };
-    let body = crate::files::unframe(&bytes, MAGIC, FORMAT_VERSION).map_err(|e| match e {
-        FrameError::Foreign => SummaryFileError::Foreign {
-            path: path.to_path_buf(),
+    let body = crate::files::unframe(&bytes, MAGIC, FORMAT_VERSION..=FORMAT_VERSION).map_err(
+        |e| match e {
+            FrameError::Foreign => SummaryFileError::Foreign {
+                path: path.to_path_buf(),
+            },
+            FrameError::Version(found) => SummaryFileError::Version {
+                path: path.to_path_buf(),
+                found,
+            },
+            FrameError::Checksum => damaged("checksum mismatch".into()),
         },
-        FrameError::Version(found) => SummaryFileError::Version {
-            path: path.to_path_buf(),
-            found,
-        },
-        FrameError::Checksum => damaged("checksum mismatch".into()),
-    })?;
+    )?;
     let body: Body = bincode::deserialize(body).map_err(|e| damaged(e.to_string()))?;
     Ok(match body {
         Body::Refused { reason, .. } => Stored::Refused(reason),

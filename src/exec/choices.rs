@@ -20,7 +20,7 @@ use super::end::{EarlyReason, ErrorKind, PathEnd};
 use super::executor::{Exec, Executor, Flow, NO_TARGET, UNLISTED};
 use super::fork_share::SiteKey;
 use super::guide::{Guidance, Next};
-use super::state::{Alt, Decision, Forced, Point, State};
+use super::state::{Alt, Answer, Decision, Forced, Point, State};
 use super::value::Value;
 use crate::expr::{self, Assignment, ExprRef};
 use crate::ir::{BlockId, Inst, SiteId};
@@ -60,9 +60,31 @@ impl Executor {
         if let Some(taken) = self.replayed_choice(state, conds, payloads) {
             return taken;
         }
-        if let Some((alts, next)) = self.recorded_alternatives(state, site, Some(conds.len()))? {
+        if let Some((alts, mut next)) =
+            self.recorded_alternatives(state, site, Some(conds.len()))?
+        {
+            let (alts, found) = self.ask_again(state, conds, alts, &mut next)?;
             let point = self.point_at(state, site, alts);
-            return self.take_alternatives(state, point, conds, &next, true);
+            let before = self.forked.len();
+            let taken = self.take_alternatives(state, point, conds, &next, true)?;
+            // A path down an alternative found feasible now goes with the
+            // model that showed it, if any: the recorded test's inputs, its
+            // hint so far, do not take it.
+            let model_of = |alt: usize| {
+                found
+                    .iter()
+                    .find(|(i, _)| *i == alt)
+                    .map(|(_, m)| m.clone())
+            };
+            if let Some(model) = model_of(taken.0) {
+                state.hint = model;
+            }
+            for child in &mut self.forked[before..] {
+                if let Some(model) = child.forced.and_then(|f| model_of(f.alternative as usize)) {
+                    child.hint = model;
+                }
+            }
+            return Ok(taken);
         }
         // A cut point taken up again forks here over what its path did not
         // explore, whatever the site's share. Its copy was made as the
@@ -104,21 +126,24 @@ impl Executor {
         // vouches for another one (see `give_up_hard`).
         let mut timed_out = Vec::new();
         for (i, c) in conds.iter().enumerate() {
-            let (ok, model) = match c.as_const() {
-                Some(v) => (v != 0, state.hint.clone()),
+            let (answer, model) = match c.as_const() {
+                Some(v) => (Answer::of(v != 0), state.hint.clone()),
                 // The last alternative is feasible when no other one is,
                 // since together they cover everything (and the path's
                 // model, satisfying the path, satisfies it).
-                None if i + 1 == conds.len() && !any_feasible => (true, state.hint.clone()),
+                None if i + 1 == conds.len() && !any_feasible => {
+                    (Answer::Feasible, state.hint.clone())
+                }
                 None if state.hint.as_ref().is_some_and(|h| expr::eval(c, h) != 0) => {
                     self.solver.answered_by_path_model();
-                    (true, state.hint.clone())
+                    (Answer::Feasible, state.hint.clone())
                 }
                 // The model does not satisfy it, and no other model differs
-                // from it on what it reads.
+                // from it on what it reads: no path with these inputs
+                // pinned takes it, though one without the pin might.
                 None if state.hint.is_some() && reads_only_pinned(state, c) => {
                     self.solver.answered_by_path_model();
-                    (false, None)
+                    (Answer::Undecided, None)
                 }
                 None if keep_models => {
                     let arrays: Vec<_> = state.symbolics.iter().map(|s| s.array.clone()).collect();
@@ -133,25 +158,25 @@ impl Executor {
                         None => self.solver.model_where(constraints, c, &arrays, known),
                     };
                     match answer {
-                        Ok(model) => (model.is_some(), model.map(Arc::new)),
+                        Ok(model) => (Answer::of(model.is_some()), model.map(Arc::new)),
                         Err(SolverError::Timeout)
                             if known.is_some() && !self.solver.at_deadline() =>
                         {
                             timed_out.push(i);
-                            (false, None)
+                            (Answer::Undecided, None)
                         }
                         Err(e) => return Err(self.solver_error(state, e)),
                     }
                 }
                 None => match self.solver.may_be_true(&state.constraints, c) {
-                    Ok(b) => (b, None),
+                    Ok(b) => (Answer::of(b), None),
                     Err(e) => return Err(self.solver_error(state, e)),
                 },
             };
-            any_feasible |= ok;
+            any_feasible |= answer == Answer::Feasible;
             alts.push(Alt {
                 payload: payloads[i],
-                feasible: ok,
+                answer,
             });
             models.push(model);
         }
@@ -180,6 +205,76 @@ impl Executor {
         Ok(taken)
     }
 
+    /// Asks the solver again about the alternatives the guide says to
+    /// (`Next::Ask`: undecided in the trie, `--retry-undecided`), each with
+    /// its whole time limit. One found feasible is explored anew from here
+    /// (it comes back with the model that showed it, when the path keeps
+    /// models); one the solver still cannot decide stays undecided and
+    /// untaken.
+    ///
+    /// Once one times out, a later one on the path that reads only inputs
+    /// such timed-out ones read stays undecided without a query, as
+    /// `give_up_hard` has the first run do: the alternatives below a given
+    /// up hash are about the same hashed bytes (a printed CRC's digits),
+    /// and each would take the whole timeout again.
+    #[allow(clippy::type_complexity)]
+    fn ask_again(
+        &mut self,
+        state: &mut State,
+        conds: &[ExprRef],
+        alts: Arc<[Alt]>,
+        next: &mut [Next],
+    ) -> Exec<(Arc<[Alt]>, Vec<(usize, Option<Arc<Assignment>>)>)> {
+        let mut found = Vec::new();
+        if !next.contains(&Next::Ask) {
+            return Ok((alts, found));
+        }
+        let mut alts = alts.to_vec();
+        let arrays: Vec<_> = state.symbolics.iter().map(|s| s.array.clone()).collect();
+        for (i, c) in conds.iter().enumerate() {
+            if next[i] != Next::Ask {
+                continue;
+            }
+            next[i] = Next::Skip;
+            if reads_only(c, &state.unanswered) {
+                continue;
+            }
+            self.guided.asked_again += 1;
+            // Whether it is feasible, and a model when the path keeps one.
+            let answer = match c.as_const() {
+                Some(v) => Ok((v != 0, None)),
+                None if state.symbolics.len() <= MAX_MODEL_INPUTS => self
+                    .solver
+                    .model_where(&state.constraints, c, &arrays, None)
+                    .map(|m| (m.is_some(), m)),
+                None => self
+                    .solver
+                    .may_be_true(&state.constraints, c)
+                    .map(|b| (b, None)),
+            };
+            (alts[i].answer, next[i]) = match answer {
+                Ok((true, model)) => {
+                    self.guided.found_feasible += 1;
+                    found.push((i, model.map(Arc::new)));
+                    (Answer::Feasible, Next::Free)
+                }
+                Ok((false, _)) => (Answer::Infeasible, Next::Skip),
+                Err(SolverError::Timeout) if !self.solver.at_deadline() => {
+                    let mut reads = Vec::new();
+                    expr::arrays_in(c, &mut reads);
+                    for a in reads.into_iter().filter(|a| a.init.is_none()) {
+                        if !state.unanswered.iter().any(|u| Arc::ptr_eq(u, &a)) {
+                            state.unanswered.push(a);
+                        }
+                    }
+                    (Answer::Undecided, Next::Skip)
+                }
+                Err(e) => return Err(self.solver_error(state, e)),
+            };
+        }
+        Ok((alts.into(), found))
+    }
+
     /// At a site past its share of the forks (`--max-site-fork-share`):
     /// the path goes on along `taken`, the alternative its model
     /// satisfies, with that alternative's condition added, and no other
@@ -195,10 +290,7 @@ impl Executor {
         let alts: Vec<Alt> = payloads
             .iter()
             .enumerate()
-            .map(|(i, &payload)| Alt {
-                payload,
-                feasible: i == taken,
-            })
+            .map(|(i, &payload)| Alt::decided(payload, i == taken))
             .collect();
         let others = conds.iter().filter(|c| c.as_const() != Some(0)).count() as u64 - 1;
         self.fork_share.cut += others;
@@ -326,7 +418,7 @@ impl Executor {
             }
         }
         let go: Vec<usize> = (0..point.alts.len())
-            .filter(|&i| point.alts[i].feasible && next.get(i).is_some_and(|n| *n != Next::Skip))
+            .filter(|&i| point.alts[i].feasible() && next.get(i).is_some_and(|n| *n != Next::Skip))
             .collect();
         let Some(&first) = go.first() else {
             // Every feasible alternative was explored before: nothing of this
@@ -395,10 +487,7 @@ impl Executor {
             None => {
                 let feasible = self.may_be_true(state, cond)?;
                 (
-                    Arc::new([Alt {
-                        payload: 0,
-                        feasible,
-                    }]) as Arc<[Alt]>,
+                    Arc::new([Alt::decided(0, feasible)]) as Arc<[Alt]>,
                     vec![Next::Free],
                 )
             }
@@ -589,12 +678,18 @@ pub(super) fn pinned_value(state: &State, e: &ExprRef) -> Option<u128> {
 /// Whether every input `cond` reads is pinned on the state's path (all of
 /// its bytes fixed), so that its value is the same under every model.
 fn reads_only_pinned(state: &State, cond: &ExprRef) -> bool {
-    if state.pinned.is_empty() {
+    reads_only(cond, &state.pinned)
+}
+
+/// Whether every input `cond` reads (constant arrays aside) is one of
+/// `inputs`; false when `inputs` is empty.
+fn reads_only(cond: &ExprRef, inputs: &[expr::ArrayRef]) -> bool {
+    if inputs.is_empty() {
         return false;
     }
     let mut arrays = Vec::new();
     expr::arrays_in(cond, &mut arrays);
     arrays
         .iter()
-        .all(|a| a.init.is_some() || state.pinned.iter().any(|p| Arc::ptr_eq(p, a)))
+        .all(|a| a.init.is_some() || inputs.iter().any(|p| Arc::ptr_eq(p, a)))
 }

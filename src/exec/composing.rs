@@ -145,10 +145,7 @@ impl Executor {
         let alts: Vec<Alt> = models
             .iter()
             .enumerate()
-            .map(|(i, m)| Alt {
-                payload: i as u64,
-                feasible: m.is_some(),
-            })
+            .map(|(i, m)| Alt::decided(i as u64, m.is_some()))
             .collect();
         let paths: Arc<[(u32, Arc<Assignment>)]> = models
             .into_iter()
@@ -304,10 +301,7 @@ impl Executor {
         (kind, loc): (ErrorKind, Option<SourceLoc>),
     ) -> Exec<bool> {
         let alts: Vec<Alt> = (0..conds.len())
-            .map(|i| Alt {
-                payload: i as u64,
-                feasible: i == alt,
-            })
+            .map(|i| Alt::decided(i as u64, i == alt))
             .collect();
         let point = self.point_at(state, site, alts.into());
         let next = vec![Next::Free; conds.len()];

@@ -673,6 +673,7 @@ impl Executor {
             guide: None,
             hint: None,
             pinned: Vec::new(),
+            unanswered: Vec::new(),
             stretch: Vec::new(),
             next_heap: HEAP_BASE,
             next_stack: STACK_BASE,

@@ -29,6 +29,9 @@ pub enum Next {
     Guided(GuideNode),
     /// Exploring anew with the solver on (a candidate node).
     Free,
+    /// An alternative the trie holds undecided, to ask the solver about
+    /// again (`--retry-undecided`): explored anew if feasible.
+    Ask,
 }
 
 impl Next {
@@ -36,7 +39,7 @@ impl Next {
     pub fn node(self) -> Option<GuideNode> {
         match self {
             Next::Guided(g) => Some(g),
-            Next::Free | Next::Skip => None,
+            Next::Free | Next::Skip | Next::Ask => None,
         }
     }
 }
@@ -75,6 +78,10 @@ pub struct GuideCounters {
     /// Time spent stepping states still following the trie (replaying a
     /// recorded prefix with the solver off).
     pub replay: std::time::Duration,
+    /// Undecided alternatives asked about again (`--retry-undecided`).
+    pub asked_again: u64,
+    /// Those of them found feasible, and explored.
+    pub found_feasible: u64,
     /// Choice points at which the trie did not fit the program.
     pub mismatches: u64,
     /// The first such misfit, described.

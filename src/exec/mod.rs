@@ -41,7 +41,7 @@ pub use guide::{Guidance, Guide, GuideCounters, GuideNode, Next};
 pub use klee_api::KleeCall;
 pub use memory::{AddressSpace, AllocKind, MemoryObject, ObjectState};
 pub use natives::Native;
-pub use state::{Alt, Decision, Forced, Frame, Point, Registers, State, Stretch, Symbolic};
+pub use state::{Alt, Answer, Decision, Forced, Frame, Point, Registers, State, Stretch, Symbolic};
 pub use syscalls::{NOBODY, STDOUT_LIMIT};
 pub use tally::Tally;
 pub use value::{Byte, Value};

@@ -138,6 +138,21 @@ pub struct Symbolic {
     pub array: ArrayRef,
 }
 
+/// What is known of whether a path could take an alternative.
+///
+/// The variants are in this order so that a trie written when this was a
+/// `bool` (format 3: `false`, `true`) reads as it is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+pub enum Answer {
+    Infeasible,
+    Feasible,
+    /// Not known: the solver ran out of time on it, or the path had fixed
+    /// the inputs it reads to get past such a query (see
+    /// `Executor::give_up_hard`). Not taken, and kept so in the trie, where
+    /// a later run with `--retry-undecided` asks about it again.
+    Undecided,
+}
+
 /// One alternative of a choice point: what it stands for and whether the
 /// path could take it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
@@ -146,7 +161,37 @@ pub struct Alt {
     /// object's base address or a function's address at a memory or call
     /// fork, or `NO_TARGET` for the error side of one.
     pub payload: u64,
-    pub feasible: bool,
+    pub answer: Answer,
+}
+
+impl Answer {
+    /// The answer to a question that was decided.
+    pub fn of(feasible: bool) -> Answer {
+        if feasible {
+            Answer::Feasible
+        } else {
+            Answer::Infeasible
+        }
+    }
+}
+
+impl Alt {
+    /// An alternative the solver decided.
+    pub fn decided(payload: u64, feasible: bool) -> Alt {
+        Alt {
+            payload,
+            answer: Answer::of(feasible),
+        }
+    }
+
+    /// Whether a path may take it (an undecided one is not taken).
+    pub fn feasible(&self) -> bool {
+        self.answer == Answer::Feasible
+    }
+
+    pub fn undecided(&self) -> bool {
+        self.answer == Answer::Undecided
+    }
 }
 
 /// A choice point a path reached (DESIGN.md, invariant 2): named by its
@@ -164,7 +209,7 @@ pub struct Point {
 impl Point {
     /// Alternatives the path could take here.
     pub fn feasible(&self) -> usize {
-        self.alts.iter().filter(|a| a.feasible).count()
+        self.alts.iter().filter(|a| a.feasible()).count()
     }
 }
 
@@ -263,6 +308,9 @@ pub struct State {
     /// after a timeout, see `Executor::give_up_hard`): a condition reading
     /// only these has the value it has under `hint`, without a query.
     pub pinned: Vec<crate::expr::ArrayRef>,
+    /// Inputs read by an undecided alternative that this guided path asked
+    /// about again and that timed out again (`Executor::ask_again`).
+    pub unanswered: Vec<crate::expr::ArrayRef>,
     /// Symbolic pointers the path's constraints allow one address only,
     /// found when one was dereferenced: `args += matched` makes `*args` a
     /// pointer loaded at a symbolic place, and once a dereference has forked

@@ -74,6 +74,8 @@ impl Executor {
         self.fork_share.cut += other.forks_cut;
         self.fork_share.reopened += other.cuts_reopened;
         self.guided.mismatches += other.guided.mismatches;
+        self.guided.asked_again += other.guided.asked_again;
+        self.guided.found_feasible += other.guided.found_feasible;
         self.guided.replay += other.guided.replay;
         if self.guided.first_mismatch.is_none() {
             self.guided.first_mismatch = other.guided.first_mismatch.clone();

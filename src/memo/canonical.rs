@@ -231,10 +231,7 @@ mod tests {
                 func: f,
                 site: level,
                 line: level,
-                alts: vec![Alt {
-                    payload: 0,
-                    feasible: true,
-                }],
+                alts: vec![Alt::decided(0, true)],
             });
             at = t.add_child(at, 0);
             t.nodes[at.index()].stretch = vec![(f, level)];
@@ -273,13 +270,7 @@ mod tests {
                 func: funcs[next(5)],
                 site: next(100) as u32,
                 line: 0,
-                alts: vec![
-                    Alt {
-                        payload: 0,
-                        feasible: true,
-                    };
-                    alts
-                ],
+                alts: vec![Alt::decided(0, true); alts],
             });
             t.nodes[at.index()].stretch = vec![(funcs[next(5)], 1), (funcs[next(5)], 2)];
             for via in (0..alts as u32).filter(|_| next(4) > 0) {

@@ -12,9 +12,12 @@ use super::trie::Trie;
 use crate::files::FrameError;
 
 const MAGIC: &[u8; 16] = b"mnemo trie file\n";
-/// Bumped whenever the body's layout changes; older files are refused.
-/// Version 3: integers as variable-length numbers.
-pub const FORMAT_VERSION: u32 = 3;
+/// Bumped whenever the body's layout changes. Version 3: integers as
+/// variable-length numbers. Version 4: an alternative may be undecided.
+pub const FORMAT_VERSION: u32 = 4;
+/// The oldest format read: version 3's alternatives (feasible or not) read
+/// as they are, and older ones are refused.
+pub const OLDEST_FORMAT_VERSION: u32 = 3;
 const HEADER: usize = crate::files::header_len(MAGIC);
 
 /// Why a trie file could not be used.
@@ -29,7 +32,7 @@ pub enum TrieFileError {
     },
     #[error("{path} is not a mnemo trie file")]
     NotATrie { path: PathBuf },
-    #[error("{path} is a trie of format {found}; this mnemo reads format {FORMAT_VERSION}")]
+    #[error("{path} is a trie of format {found}; this mnemo reads formats {OLDEST_FORMAT_VERSION} to {FORMAT_VERSION}")]
     Version { path: PathBuf, found: u32 },
     #[error("{path} is damaged (checksum mismatch)")]
     Checksum { path: PathBuf },
@@ -124,14 +127,15 @@ pub fn checked(mut trie: Trie, path: &Path) -> Result<Trie, TrieFileError> {
 /// The trie of a trie file's bytes, its shape not yet checked.
 fn decode_body(bytes: &[u8], path: &Path) -> Result<Trie, TrieFileError> {
     let path = path.to_path_buf();
-    let body = crate::files::unframe(bytes, MAGIC, FORMAT_VERSION).map_err(|e| match e {
-        FrameError::Foreign => TrieFileError::NotATrie { path: path.clone() },
-        FrameError::Version(found) => TrieFileError::Version {
-            path: path.clone(),
-            found,
-        },
-        FrameError::Checksum => TrieFileError::Checksum { path: path.clone() },
-    })?;
+    let body = crate::files::unframe(bytes, MAGIC, OLDEST_FORMAT_VERSION..=FORMAT_VERSION)
+        .map_err(|e| match e {
+            FrameError::Foreign => TrieFileError::NotATrie { path: path.clone() },
+            FrameError::Version(found) => TrieFileError::Version {
+                path: path.clone(),
+                found,
+            },
+            FrameError::Checksum => TrieFileError::Checksum { path: path.clone() },
+        })?;
     codec().deserialize(body).map_err(|e| TrieFileError::Body {
         path,
         detail: e.to_string(),

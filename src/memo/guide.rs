@@ -91,12 +91,15 @@ impl Guide for TrieGuide {
             ));
         }
         let candidate = self.marks.is_candidate(id);
+        let retry = self.marks.is_retry(id);
         let next = p
             .alts
             .iter()
             .enumerate()
             .map(|(i, a)| {
-                if !a.feasible {
+                if retry && a.undecided() {
+                    Next::Ask
+                } else if !a.feasible() {
                     Next::Skip
                 } else if candidate {
                     Next::Free

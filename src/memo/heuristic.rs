@@ -253,7 +253,7 @@ impl<'m> Reach<'m> {
         };
         (0..p.alts.len())
             .map(|i| {
-                if p.alts[i].feasible {
+                if p.alts[i].feasible() {
                     self.distance(self.after(at, i))
                 } else {
                     None

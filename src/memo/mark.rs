@@ -19,6 +19,9 @@ use super::trie::{Node, NodeId, Trie, TriePoint};
 pub struct Marks {
     pub marked: Vec<bool>,
     pub candidate: Vec<bool>,
+    /// Nodes whose undecided alternatives the run asks about again
+    /// (`--retry-undecided`); empty when none is.
+    pub retry: Vec<bool>,
 }
 
 impl Marks {
@@ -27,18 +30,37 @@ impl Marks {
         let mut m = Marks {
             marked: vec![false; trie.arena_len()],
             candidate: vec![false; trie.arena_len()],
+            retry: Vec::new(),
         };
         for &c in candidates {
             m.candidate[c.index()] = true;
-            let mut at = Some(c);
+        }
+        m.add_routes(trie, candidates);
+        m
+    }
+
+    /// Makes `nodes` retry nodes, marked with their ancestors: a run
+    /// follows the trie to each and asks again about its undecided
+    /// alternatives, going on down its recorded ones as it would elsewhere.
+    pub fn add_retries(&mut self, trie: &Trie, nodes: &[NodeId]) {
+        self.retry.resize(trie.arena_len(), false);
+        for &n in nodes {
+            self.retry[n.index()] = true;
+        }
+        self.add_routes(trie, nodes);
+    }
+
+    /// Marks `nodes` and their ancestors.
+    fn add_routes(&mut self, trie: &Trie, nodes: &[NodeId]) {
+        for &n in nodes {
+            let mut at = Some(n);
             while let Some(id) = at {
-                if std::mem::replace(&mut m.marked[id.index()], true) {
+                if std::mem::replace(&mut self.marked[id.index()], true) {
                     break;
                 }
                 at = trie.node(id).parent;
             }
         }
-        m
     }
 
     /// Every node marked, none a candidate: certification follows the
@@ -47,6 +69,7 @@ impl Marks {
         Marks {
             marked: vec![true; trie.arena_len()],
             candidate: vec![false; trie.arena_len()],
+            retry: Vec::new(),
         }
     }
 
@@ -56,6 +79,33 @@ impl Marks {
 
     pub fn is_candidate(&self, id: NodeId) -> bool {
         self.candidate.get(id.index()).copied().unwrap_or(false)
+    }
+
+    pub fn is_retry(&self, id: NodeId) -> bool {
+        self.retry.get(id.index()).copied().unwrap_or(false)
+    }
+
+    /// The nodes of `trie` outside the candidates' subtrees (what a run
+    /// keeps), in depth-first order.
+    pub fn outside_candidates(&self, trie: &Trie) -> Vec<NodeId> {
+        let mut out = Vec::new();
+        let mut stack = vec![NodeId::ROOT];
+        while let Some(id) = stack.pop() {
+            if self.is_candidate(id) {
+                continue;
+            }
+            out.push(id);
+            stack.extend(trie.node(id).children.iter().rev().copied());
+        }
+        out
+    }
+
+    /// The retry nodes, in arena order.
+    pub fn retry_ids(&self) -> Vec<NodeId> {
+        (0..self.retry.len())
+            .filter(|i| self.retry[*i])
+            .map(|i| NodeId(i as u32))
+            .collect()
     }
 
     pub fn candidates(&self) -> usize {
@@ -76,6 +126,9 @@ impl Marks {
         let mut m = self.clone();
         m.marked.resize(len, false);
         m.candidate.resize(len, false);
+        if !m.retry.is_empty() {
+            m.retry.resize(len, false);
+        }
         m
     }
 }
@@ -85,6 +138,22 @@ impl Marks {
 pub fn boundary_nodes(trie: &Trie) -> Vec<NodeId> {
     trie.leaves()
         .filter(|id| trie.node(*id).end.as_ref().is_some_and(|e| e.is_boundary()))
+        .collect()
+}
+
+/// The nodes whose choice point has an alternative no run could decide,
+/// outside the subtrees of `marks`' candidates (explored anew, they ask
+/// about every alternative there).
+pub fn undecided_nodes(trie: &Trie, marks: &Marks) -> Vec<NodeId> {
+    marks
+        .outside_candidates(trie)
+        .into_iter()
+        .filter(|id| {
+            trie.node(*id)
+                .point
+                .as_ref()
+                .is_some_and(|p| p.undecided() > 0)
+        })
         .collect()
 }
 
@@ -119,6 +188,7 @@ pub fn compress(trie: &Trie, marks: &Marks) -> (Trie, Marks) {
         out.nodes.push(node);
         out_marks.marked.push(marked);
         out_marks.candidate.push(marks.is_candidate(old));
+        out_marks.retry.push(marks.is_retry(old));
         if let Some(p) = parent {
             out.nodes[p.index()].children.push(id);
         }

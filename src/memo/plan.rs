@@ -6,11 +6,12 @@
 //! boundary nodes are candidates. Resume: the leaves of paths a limit of
 //! the run stopped are candidates. A run at the recorded bound of a run
 //! that finished has no candidate: it writes the kept tests and runs
-//! nothing.
+//! nothing. Asked to (`--retry-undecided`), a run also goes back to the
+//! nodes with an alternative no run could decide, to ask about it again.
 
 use thiserror::Error;
 
-use super::mark::{boundary_nodes, compress, stopped_nodes, Marks};
+use super::mark::{boundary_nodes, compress, stopped_nodes, undecided_nodes, Marks};
 use super::order::TestPlace;
 use super::stored::StoredTest;
 use super::trie::{bound_text, End, NodeId, Recorded, Trie};
@@ -42,18 +43,23 @@ pub struct Plan {
     /// Where each of `kept` sits in `base`, for the tests' numbering.
     pub kept_places: Vec<TestPlace>,
     pub candidates: usize,
+    /// Nodes the run goes back to, to ask again about the alternatives
+    /// they left undecided.
+    pub retries: usize,
 }
 
 impl Plan {
     /// The plan for a run recording `now` over the trie `old` of an earlier
     /// run (`changed`: the functions whose hashes differ). When the run is
     /// deeper, `select` picks which boundary nodes to explore (a heuristic;
-    /// all of them by default).
+    /// all of them by default). With `retry`, the nodes with an undecided
+    /// alternative are marked too.
     pub fn new(
         old: Trie,
         now: &Recorded,
         changed: Vec<String>,
         compress_trie: bool,
+        retry: bool,
         select: &mut dyn FnMut(&Trie, Vec<NodeId>) -> Vec<NodeId>,
     ) -> Result<Plan, PlanError> {
         let was = &old.recorded;
@@ -93,13 +99,12 @@ impl Plan {
         if !below.is_empty() {
             candidates.extend(select(&old, below));
         }
-        Ok(Plan::with_candidates(
-            old,
-            now,
-            &candidates,
-            false,
-            compress_trie,
-        ))
+        let mut marks = Marks::new(&old, &candidates);
+        if retry {
+            let nodes = undecided_nodes(&old, &marks);
+            marks.add_retries(&old, &nodes);
+        }
+        Ok(Plan::marked(old, now, marks, compress_trie))
     }
 
     /// The plan that explores anew below `candidates` of `old`; with `redo`
@@ -127,6 +132,11 @@ impl Plan {
                 n.stretch.clear();
             }
         }
+        Plan::marked(old, now, marks, compress_trie)
+    }
+
+    /// The plan that follows `old` as `marks` say.
+    fn marked(old: Trie, now: &Recorded, marks: Marks, compress_trie: bool) -> Plan {
         let (mut base, marks) = if compress_trie {
             compress(&old, &marks)
         } else {
@@ -137,6 +147,7 @@ impl Plan {
         Plan {
             base,
             candidates: marks.candidates(),
+            retries: marks.retry.iter().filter(|r| **r).count(),
             marks,
             kept,
             kept_places,
@@ -145,7 +156,7 @@ impl Plan {
 
     /// Whether the run has anything to explore.
     pub fn explores(&self) -> bool {
-        self.candidates > 0
+        self.candidates > 0 || self.retries > 0
     }
 }
 
@@ -161,11 +172,7 @@ pub fn kept_tests(trie: &Trie, marks: &Marks) -> Vec<StoredTest> {
 /// order, each with its place.
 pub fn kept_tests_placed(trie: &Trie, marks: &Marks) -> Vec<(TestPlace, StoredTest)> {
     let mut out = Vec::new();
-    let mut stack = vec![NodeId::ROOT];
-    while let Some(id) = stack.pop() {
-        if marks.is_candidate(id) {
-            continue;
-        }
+    for id in marks.outside_candidates(trie) {
         let n = trie.node(id);
         out.extend(n.test.iter().map(|t| (TestPlace::leaf(id), t.clone())));
         out.extend(
@@ -174,7 +181,6 @@ pub fn kept_tests_placed(trie: &Trie, marks: &Marks) -> Vec<(TestPlace, StoredTe
                 .enumerate()
                 .map(|(i, t)| (TestPlace::kept(id, i), t.clone())),
         );
-        stack.extend(n.children.iter().rev().copied());
     }
     out
 }

@@ -6,6 +6,7 @@ use std::fmt::Write as _;
 use serde::Serialize;
 
 use super::trie::{End, NodeId, Trie};
+use crate::exec::Answer;
 
 /// The counts `mnemo trie stats` prints (and `stats.json` reports).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
@@ -17,6 +18,9 @@ pub struct TrieCounts {
     /// Infeasible alternatives of recorded choice points (the paper's
     /// unsatisfiable nodes).
     pub unsat: u64,
+    /// Alternatives whose feasibility no run could decide in its solver
+    /// time (see `Answer::Undecided`).
+    pub undecided: u64,
     /// Tests the trie keeps.
     pub tests: u64,
     /// Decisions on the longest path.
@@ -38,7 +42,12 @@ pub fn counts(trie: &Trie) -> TrieCounts {
         }
         c.max_level = c.max_level.max(level[id.index()]);
         if let Some(p) = &n.point {
-            c.unsat += p.alts.iter().filter(|a| !a.feasible).count() as u64;
+            c.unsat += p
+                .alts
+                .iter()
+                .filter(|a| a.answer == Answer::Infeasible)
+                .count() as u64;
+            c.undecided += p.undecided() as u64;
         }
         if let Some(e) = &n.end {
             *c.leaves.entry(leaf_kind(e)).or_default() += 1;
@@ -69,6 +78,9 @@ pub fn stats_text(trie: &Trie, file_bytes: Option<u64>) -> String {
         let _ = writeln!(s, "leaves {k:<12} {v}");
     }
     let _ = writeln!(s, "unsat:       {}", c.unsat);
+    if c.undecided > 0 {
+        let _ = writeln!(s, "undecided:   {}", c.undecided);
+    }
     let _ = writeln!(s, "tests kept:  {}", c.tests);
     let _ = writeln!(s, "longest path: {} decisions", c.max_level);
     if let Some(b) = file_bytes {
@@ -114,7 +126,8 @@ fn label(trie: &Trie, id: NodeId) -> String {
 }
 
 /// The text of `mnemo trie show`: one node a line, indented by level, with
-/// each infeasible alternative as an `unsat` line.
+/// each infeasible alternative as an `unsat` line and each undecided one as
+/// an `undecided` line.
 pub fn show_text(trie: &Trie) -> String {
     let mut s = String::new();
     let mut stack = vec![(NodeId::ROOT, 0usize)];
@@ -123,10 +136,10 @@ pub fn show_text(trie: &Trie) -> String {
         let n = trie.node(id);
         if let Some(p) = &n.point {
             for (i, a) in p.alts.iter().enumerate() {
-                if !a.feasible {
+                if let Some(what) = untaken(a.answer) {
                     let _ = writeln!(
                         s,
-                        "{}{}:{} -> {}: unsat",
+                        "{}{}:{} -> {}: {what}",
                         "  ".repeat(depth + 1),
                         trie.func_name(p),
                         p.site,
@@ -140,6 +153,15 @@ pub fn show_text(trie: &Trie) -> String {
         }
     }
     s
+}
+
+/// What an alternative no path took is called: `None` for a feasible one.
+fn untaken(answer: Answer) -> Option<&'static str> {
+    match answer {
+        Answer::Feasible => None,
+        Answer::Infeasible => Some("unsat"),
+        Answer::Undecided => Some("undecided"),
+    }
 }
 
 /// The trie in Graphviz's dot language.
@@ -174,8 +196,11 @@ pub fn dot_text(trie: &Trie) -> String {
             let _ = writeln!(s, "  n{} -> n{} [label=\"{}\"];", parent.0, id.0, n.via);
         }
         if let Some(p) = &n.point {
-            for (i, _) in p.alts.iter().enumerate().filter(|(_, a)| !a.feasible) {
-                let _ = writeln!(s, "  u{unsat} [label=\"unsat\", color=gray];");
+            for (i, a) in p.alts.iter().enumerate() {
+                let Some(what) = untaken(a.answer) else {
+                    continue;
+                };
+                let _ = writeln!(s, "  u{unsat} [label=\"{what}\", color=gray];");
                 let _ = writeln!(s, "  n{} -> u{unsat} [label=\"{i}\"];", id.0);
                 unsat += 1;
             }

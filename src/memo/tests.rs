@@ -1,26 +1,21 @@
 //! Unit tests of the trie, its file, and marking, compression and merging
 //! (the paper's procedures) on small hand-built tries.
 
-use super::file::{decode, encode, encode_arena, load, save, write, TrieFileError, FORMAT_VERSION};
+use super::file::{
+    codec, decode, encode, encode_arena, load, save, write, TrieFileError, FORMAT_VERSION,
+    OLDEST_FORMAT_VERSION,
+};
 use super::journal::{journal_path, Journal};
 use super::mark::{boundary_nodes, compress, merge, Marks};
 use super::plan::kept_tests;
 use super::stored::{StoredOutcome, StoredTest};
 use super::trie::{End, NodeId, Recorded, Trie, TriePoint};
-use crate::exec::Alt;
+use crate::exec::{Alt, Answer};
+use bincode::Options;
 use std::path::Path;
 
 fn two_way() -> Vec<Alt> {
-    vec![
-        Alt {
-            payload: 0,
-            feasible: true,
-        },
-        Alt {
-            payload: 0,
-            feasible: true,
-        },
-    ]
+    vec![Alt::decided(0, true), Alt::decided(0, true)]
 }
 
 fn test_of(tag: u8, outcome: StoredOutcome) -> StoredTest {
@@ -165,6 +160,46 @@ fn damaged_or_foreign_trie_files_are_named_errors() {
         other => panic!("{other:?}"),
     }
     assert!(decode(&bytes[..bytes.len() / 2], p).is_err());
+}
+
+#[test]
+fn a_format_3_alternative_reads_as_it_was_written() {
+    // Format 3 wrote an alternative as a payload and a bool.
+    #[derive(serde::Serialize)]
+    struct Format3Alt {
+        payload: u64,
+        feasible: bool,
+    }
+    for (payload, feasible) in [(0, false), (7, true), (u64::MAX, true)] {
+        let old = codec()
+            .serialize(&Format3Alt { payload, feasible })
+            .expect("serializes");
+        let alt: Alt = codec().deserialize(&old).expect("reads");
+        assert_eq!(alt, Alt::decided(payload, feasible));
+        assert_eq!(codec().serialize(&alt).expect("serializes"), old);
+    }
+    let undecided = Alt {
+        payload: 3,
+        answer: Answer::Undecided,
+    };
+    let bytes = codec().serialize(&undecided).expect("serializes");
+    assert_eq!(
+        codec().deserialize::<Alt>(&bytes).expect("reads"),
+        undecided
+    );
+    // A whole file: its body unchanged, its header says format 3.
+    let mut bytes = encode(&figure3());
+    bytes[16..20].copy_from_slice(&OLDEST_FORMAT_VERSION.to_le_bytes());
+    let p = Path::new("old.trie");
+    assert_eq!(
+        decode(&bytes, p).expect("reads").canonical(),
+        figure3().canonical()
+    );
+    bytes[16..20].copy_from_slice(&(OLDEST_FORMAT_VERSION - 1).to_le_bytes());
+    assert!(matches!(
+        decode(&bytes, p),
+        Err(TrieFileError::Version { found: 2, .. })
+    ));
 }
 
 #[test]
@@ -446,4 +481,77 @@ fn recording_from_noted_decisions_gives_the_trie_recorded_from_the_root() {
     }
     assert!(other == other_plain);
     assert_eq!(encode(&other), encode(&plain));
+}
+
+/// Figure 3's trie run to its end (no boundary), where the first choice
+/// point's alternative 1 and the point below alternative 0 have each an
+/// undecided alternative instead of a feasible one.
+fn with_undecided() -> (Trie, Vec<NodeId>) {
+    let mut t = Trie::new(Recorded {
+        program: "compute".into(),
+        entry: "main".into(),
+        max_depth: None,
+        ..Recorded::default()
+    });
+    add(&mut t, &[0, 0], End::Completed, 1);
+    add(&mut t, &[0, 1], End::Completed, 2);
+    let root = NodeId::ROOT;
+    let left = t.child(root, 0).expect("left");
+    for (id, alt) in [(root, 1), (left, 0)] {
+        let p = t.nodes[id.index()].point.as_mut().expect("point");
+        p.alts[alt].answer = Answer::Undecided;
+    }
+    // No path takes the undecided alternative below `left`.
+    let gone = t.child(left, 0).expect("child");
+    t.nodes[left.index()].children.retain(|c| *c != gone);
+    t.reindex();
+    (t, vec![root, left])
+}
+
+#[test]
+fn retry_nodes_are_the_points_with_undecided_alternatives() {
+    use super::mark::undecided_nodes;
+    use super::plan::Plan;
+    let (t, nodes) = with_undecided();
+    let now = t.recorded.clone();
+    assert_eq!(undecided_nodes(&t, &Marks::new(&t, &[])), nodes);
+    // Below a candidate, everything is asked anew: no retry there.
+    let left = nodes[1];
+    assert_eq!(
+        undecided_nodes(&t, &Marks::new(&t, &[left])),
+        [NodeId::ROOT]
+    );
+
+    let plain = Plan::new(t.clone(), &now, Vec::new(), false, false, &mut |_, b| b).expect("plan");
+    assert!(!plain.explores(), "a finished run has nothing to explore");
+    assert_eq!(plain.kept.len(), 1);
+
+    let retry = Plan::new(t.clone(), &now, Vec::new(), false, true, &mut |_, b| b).expect("plan");
+    assert!(retry.explores());
+    assert_eq!((retry.retries, retry.candidates), (2, 0));
+    assert!(nodes
+        .iter()
+        .all(|n| retry.marks.is_retry(*n) && retry.marks.is_marked(*n)));
+    // The recorded path's test is kept: the retry explores only what
+    // the undecided alternatives lead to.
+    assert_eq!(retry.kept.len(), 1);
+    let leaf = t.child(left, 1).expect("leaf");
+    assert!(!retry.marks.is_marked(leaf) && !retry.marks.is_retry(leaf));
+
+    // Compression keeps the retry nodes and their routes.
+    let compressed =
+        Plan::new(t.clone(), &now, Vec::new(), true, true, &mut |_, b| b).expect("plan");
+    assert_eq!(compressed.retries, 2);
+    assert_eq!(compressed.marks.retry_ids().len(), 2);
+}
+
+#[test]
+fn the_views_name_undecided_alternatives() {
+    let (t, _) = with_undecided();
+    let c = super::show::counts(&t);
+    assert_eq!((c.undecided, c.unsat), (2, 0));
+    let show = super::show::show_text(&t);
+    assert_eq!(show.matches(": undecided").count(), 2, "{show}");
+    assert!(super::show::stats_text(&t, None).contains("undecided:   2"));
+    assert!(super::show::dot_text(&t).contains("label=\"undecided\""));
 }

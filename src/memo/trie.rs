@@ -43,7 +43,25 @@ pub struct TriePoint {
 
 impl TriePoint {
     pub fn feasible(&self) -> usize {
-        self.alts.iter().filter(|a| a.feasible).count()
+        self.alts.iter().filter(|a| a.feasible()).count()
+    }
+
+    /// Alternatives not known to be feasible or not.
+    pub fn undecided(&self) -> usize {
+        self.alts.iter().filter(|a| a.undecided()).count()
+    }
+
+    /// Takes what a later path at this point learned of the alternatives
+    /// this one left undecided; whether anything changed.
+    fn settle(&mut self, alts: &[Alt]) -> bool {
+        let mut changed = false;
+        for (mine, now) in self.alts.iter_mut().zip(alts) {
+            if mine.undecided() && !now.undecided() && mine.payload == now.payload {
+                mine.answer = now.answer;
+                changed = true;
+            }
+        }
+        changed
     }
 }
 
@@ -440,10 +458,15 @@ impl Trie {
             let n = &self.nodes[at.index()];
             let was_leaf = n.end.is_some() || n.test.is_some();
             let mut changed = was_leaf;
-            if n.point.is_none() {
-                let p = self.trie_point(&d.point, module);
-                self.nodes[at.index()].point = Some(p);
-                changed = true;
+            match &mut self.nodes[at.index()].point {
+                None => {
+                    let p = self.trie_point(&d.point, module);
+                    self.nodes[at.index()].point = Some(p);
+                    changed = true;
+                }
+                // A run that asked again about an alternative left undecided.
+                Some(p) if p.undecided() > 0 => changed |= p.settle(&d.point.alts),
+                Some(_) => {}
             }
             // A leaf passed through (a path stopped or pending before it got
             // this far) holds the blocks its path ran until it stopped: only

@@ -286,12 +286,17 @@ pub fn worker_guides(
 ) -> Vec<(Arc<dyn Guide>, bool)> {
     let candidates = marks.candidate_ids();
     let weights = Weights::new(base, &candidates, bound);
+    // The retry nodes go to the first worker: each alternative is to be
+    // asked about once, and they are few.
+    let mut retries = marks.retry_ids();
     partition(base, &weights, jobs, packing)
         .into_iter()
         .map(|p| {
-            let own = Marks::new(base, &p.candidates);
+            let mut own = Marks::new(base, &p.candidates);
+            let work = !p.candidates.is_empty() || !retries.is_empty();
+            own.add_retries(base, &std::mem::take(&mut retries));
             let guide: Arc<dyn Guide> = Arc::new(TrieGuide::new(base.clone(), own, module));
-            (guide, !p.candidates.is_empty())
+            (guide, work)
         })
         .collect()
 }
@@ -334,12 +339,7 @@ pub(crate) mod tests {
                         func,
                         site: 0,
                         line: 0,
-                        alts: (0..2)
-                            .map(|i| Alt {
-                                payload: i,
-                                feasible: true,
-                            })
-                            .collect(),
+                        alts: (0..2).map(|i| Alt::decided(i, true)).collect(),
                     });
                 }
                 at = match t.child(at, alt) {

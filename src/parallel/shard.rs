@@ -16,8 +16,11 @@ use crate::memo::trie::function_hashes;
 use crate::memo::{compress, Marks, NodeId, Trie};
 
 const MAGIC: &[u8; 16] = b"mnemo shard file";
-/// Bumped whenever the body's layout changes; older files are refused.
-pub const SHARD_VERSION: u32 = 1;
+/// Bumped whenever the body's layout changes. Version 2: an alternative
+/// may be undecided.
+pub const SHARD_VERSION: u32 = 2;
+/// The oldest format read: version 1's alternatives read as they are.
+const OLDEST_SHARD_VERSION: u32 = 1;
 
 /// The options of the run a shard belongs to: every shard of a partition
 /// runs with the same ones, whatever the command line of the machine.
@@ -76,7 +79,7 @@ pub enum ShardError {
     },
     #[error("{path} is not a mnemo shard file")]
     NotAShard { path: PathBuf },
-    #[error("{path} is a shard of format {found}; this mnemo reads format {SHARD_VERSION}")]
+    #[error("{path} is a shard of format {found}; this mnemo reads formats {OLDEST_SHARD_VERSION} to {SHARD_VERSION}")]
     Version { path: PathBuf, found: u32 },
     #[error("{path} is damaged (checksum mismatch)")]
     Checksum { path: PathBuf },
@@ -139,14 +142,15 @@ impl Shard {
     /// A shard from a shard file's bytes (`path` names it in errors).
     pub fn decode(bytes: &[u8], path: &Path) -> Result<Shard, ShardError> {
         let path = path.to_path_buf();
-        let body = crate::files::unframe(bytes, MAGIC, SHARD_VERSION).map_err(|e| match e {
-            FrameError::Foreign => ShardError::NotAShard { path: path.clone() },
-            FrameError::Version(found) => ShardError::Version {
-                path: path.clone(),
-                found,
-            },
-            FrameError::Checksum => ShardError::Checksum { path: path.clone() },
-        })?;
+        let body = crate::files::unframe(bytes, MAGIC, OLDEST_SHARD_VERSION..=SHARD_VERSION)
+            .map_err(|e| match e {
+                FrameError::Foreign => ShardError::NotAShard { path: path.clone() },
+                FrameError::Version(found) => ShardError::Version {
+                    path: path.clone(),
+                    found,
+                },
+                FrameError::Checksum => ShardError::Checksum { path: path.clone() },
+            })?;
         let body_error = |detail: String| ShardError::Body {
             path: path.clone(),
             detail,

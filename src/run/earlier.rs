@@ -116,7 +116,14 @@ pub(super) fn plan_over(
         );
         chosen
     };
-    match Plan::new(old, now, changed, config.compress, &mut select) {
+    match Plan::new(
+        old,
+        now,
+        changed,
+        config.compress,
+        config.retry_undecided,
+        &mut select,
+    ) {
         Ok(plan) => Ok(Some(plan)),
         Err(e) if config.resume => Err(anyhow::anyhow!(
             "cannot resume from {}: {e}",

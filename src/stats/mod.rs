@@ -200,6 +200,15 @@ pub struct MemoStats {
     pub replay_s: f64,
     /// Choice points where the trie did not fit the program.
     pub mismatches: u64,
+    /// With `--retry-undecided`: the recorded choice points with an
+    /// undecided alternative the run went back to, the alternatives it
+    /// asked about again, and those found feasible (and explored).
+    #[serde(default)]
+    pub retry_nodes: u64,
+    #[serde(default)]
+    pub undecided_asked: u64,
+    #[serde(default)]
+    pub undecided_feasible: u64,
     /// Nodes of the saved trie.
     pub nodes: u64,
     /// Size of the saved trie file.
@@ -340,7 +349,8 @@ impl RunStats {
         if self.solver.gave_up > 0 {
             s += &format!(
                 "mnemo:   alternatives given up, their solver query past its probe's time \
-                 (a larger --solver-timeout may take them): {}\n",
+                 (the trie keeps them undecided; a re-run with --retry-undecided and a \
+                 larger --solver-timeout asks again): {}\n",
                 self.solver.gave_up
             );
         }
@@ -354,6 +364,12 @@ impl RunStats {
             self.coverage.instructions_pct,
             self.coverage.lines_pct
         );
+        if self.memo.retry_nodes > 0 {
+            s += &format!(
+                "mnemo: memo: {} undecided alternatives asked again at {} choice points: {} feasible\n",
+                self.memo.undecided_asked, self.memo.retry_nodes, self.memo.undecided_feasible
+            );
+        }
         if self.memo.reused {
             s += &format!(
                 "mnemo: memo: {} tests kept, {} candidates explored, {} solver queries answered by the trie\n",

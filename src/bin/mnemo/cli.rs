@@ -370,6 +370,14 @@ pub(crate) struct RunArgs {
     #[arg(long, value_name = "SHARE", value_parser = share,
           conflicts_with_all = ["resume", "deepen", "target"])]
     pub(crate) max_site_fork_share: Option<f64>,
+    /// Go back to the alternatives the trie holds undecided (an earlier
+    /// run's solver query for them ran out of time, or followed inputs it
+    /// had fixed to get past one) and ask about each again, with the whole
+    /// `--solver-timeout`; those now found feasible are explored. Give a
+    /// larger `--solver-timeout` than the run that left them. With
+    /// `--deepen`, the first bound's run asks.
+    #[arg(long, conflicts_with_all = ["compose", "max_site_fork_share", "shard", "cluster"])]
+    pub(crate) retry_undecided: bool,
     /// The program's bitcode (`mnemo cc` makes it).
     #[arg(required_unless_present = "shard")]
     pub(crate) program: Option<PathBuf>,

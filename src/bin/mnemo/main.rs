@@ -108,8 +108,10 @@ fn real_main() -> anyhow::Result<u8> {
         Command::Regress { old, run } => {
             let stop = signal_handlers()?;
             check_loadable(&old, &stop)?;
-            if run.deepen.is_some() || run.resume || run.shard.is_some() {
-                anyhow::bail!("regress takes neither --deepen, --resume nor --shard");
+            if run.deepen.is_some() || run.resume || run.shard.is_some() || run.retry_undecided {
+                anyhow::bail!(
+                    "regress takes none of --deepen, --resume, --shard and --retry-undecided"
+                );
             }
             let config = run_config(run)?;
             check_loadable(&config.program, &stop)?;
@@ -129,8 +131,10 @@ fn real_main() -> anyhow::Result<u8> {
             if run.memo.is_none() {
                 anyhow::bail!("partition needs --memo DIR: the trie the shards are made from is kept there, and `mnemo merge` reads it");
             }
-            if run.deepen.is_some() || run.resume || run.shard.is_some() {
-                anyhow::bail!("partition takes neither --deepen, --resume nor --shard");
+            if run.deepen.is_some() || run.resume || run.shard.is_some() || run.retry_undecided {
+                anyhow::bail!(
+                    "partition takes none of --deepen, --resume, --shard and --retry-undecided"
+                );
             }
             let config = run_config(run)?;
             check_loadable(&config.program, &stop)?;
@@ -358,6 +362,7 @@ fn run_config(a: RunArgs) -> anyhow::Result<RunConfig> {
             false => mnemo::run::TestFiles::All,
         },
         max_site_fork_share: a.max_site_fork_share,
+        retry_undecided: a.retry_undecided,
     })
 }
 
@@ -409,6 +414,9 @@ fn deepen(mut config: RunConfig, d: Deepen, stop: &StopRequest) -> anyhow::Resul
         let mut c = config.clone();
         c.max_depth = Some(*bound);
         c.last_in_process = last;
+        // What the trie held undecided is asked about once, by the first
+        // bound's run: a later one would ask again what just timed out.
+        c.retry_undecided = config.retry_undecided && i == 0;
         c.output_dir = if last {
             output.clone()
         } else {
