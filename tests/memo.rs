@@ -747,3 +747,36 @@ fn undecided_alternatives_are_kept_and_asked_again_on_request() {
         stderr(&o)
     );
 }
+
+#[test]
+fn an_assumption_false_only_for_pinned_inputs_is_undecided() {
+    // The CRC's other side given up, its bytes pinned: the assumption about
+    // the CRC is false for them, true for others.
+    let source = CRC_TESTED.replace(
+        "  if ((c & 0xFFFF) == 0x4242)\n    return 2;",
+        "  klee_assume((c & 0xFFFF) == 0x4242);",
+    );
+    assert_ne!(source, CRC_TESTED);
+    let dir = tempfile::tempdir().expect("tempdir");
+    let Some(bc) = compile(dir.path(), "assume", &source) else {
+        return;
+    };
+    let memo = dir.path().join("memo");
+    let quick = ["--store", "none", "--solver-timeout", "10"];
+    let (_, first) = run(&bc, &memo, &dir.path().join("a"), &quick);
+    assert_eq!(first["paths"]["completed"], 0, "{first}");
+    let show = trie_text(&memo);
+    assert_eq!(show.matches(": undecided").count(), 2, "{show}");
+
+    let out = dir.path().join("b");
+    let (_, retried) = run(&bc, &memo, &out, &["--store", "none", "--retry-undecided"]);
+    assert_eq!(retried["memo"]["undecided_feasible"], 2, "{retried}");
+    assert_eq!(exits(&out), [0, 1]);
+    let replay = mnemo()
+        .arg("replay")
+        .arg(dir.path().join("assume.c"))
+        .arg(&out)
+        .output()
+        .expect("mnemo replay starts");
+    assert!(replay.status.success(), "{}", stderr(&replay));
+}

@@ -60,31 +60,8 @@ impl Executor {
         if let Some(taken) = self.replayed_choice(state, conds, payloads) {
             return taken;
         }
-        if let Some((alts, mut next)) =
-            self.recorded_alternatives(state, site, Some(conds.len()))?
-        {
-            let (alts, found) = self.ask_again(state, conds, alts, &mut next)?;
-            let point = self.point_at(state, site, alts);
-            let before = self.forked.len();
-            let taken = self.take_alternatives(state, point, conds, &next, true)?;
-            // A path down an alternative found feasible now goes with the
-            // model that showed it, if any: the recorded test's inputs, its
-            // hint so far, do not take it.
-            let model_of = |alt: usize| {
-                found
-                    .iter()
-                    .find(|(i, _)| *i == alt)
-                    .map(|(_, m)| m.clone())
-            };
-            if let Some(model) = model_of(taken.0) {
-                state.hint = model;
-            }
-            for child in &mut self.forked[before..] {
-                if let Some(model) = child.forced.and_then(|f| model_of(f.alternative as usize)) {
-                    child.hint = model;
-                }
-            }
-            return Ok(taken);
+        if let Some(recorded) = self.recorded_alternatives(state, site, Some(conds.len()))? {
+            return self.follow_recorded(state, site, conds, recorded, true);
         }
         // A cut point taken up again forks here over what its path did not
         // explore, whatever the site's share. Its copy was made as the
@@ -158,7 +135,7 @@ impl Executor {
                         None => self.solver.model_where(constraints, c, &arrays, known),
                     };
                     match answer {
-                        Ok(model) => (Answer::of(model.is_some()), model.map(Arc::new)),
+                        Ok(model) => (answer_on(state, c, model.is_some()), model.map(Arc::new)),
                         Err(SolverError::Timeout)
                             if known.is_some() && !self.solver.at_deadline() =>
                         {
@@ -169,7 +146,7 @@ impl Executor {
                     }
                 }
                 None => match self.solver.may_be_true(&state.constraints, c) {
-                    Ok(b) => (Answer::of(b), None),
+                    Ok(b) => (answer_on(state, c, b), None),
                     Err(e) => return Err(self.solver_error(state, e)),
                 },
             };
@@ -200,6 +177,40 @@ impl Executor {
         for child in &mut self.forked[before..] {
             if let Some(f) = child.forced {
                 child.hint = models[f.alternative as usize].clone();
+            }
+        }
+        Ok(taken)
+    }
+
+    /// Takes the alternatives a guided state's recorded point has, after
+    /// asking again about those the guide says to (`ask_again`).
+    fn follow_recorded(
+        &mut self,
+        state: &mut State,
+        site: SiteId,
+        conds: &[ExprRef],
+        (alts, mut next): Recorded,
+        alone_implied: bool,
+    ) -> Exec<(usize, u64)> {
+        let (alts, found) = self.ask_again(state, conds, alts, &mut next)?;
+        let point = self.point_at(state, site, alts);
+        let before = self.forked.len();
+        let taken = self.take_alternatives(state, point, conds, &next, alone_implied)?;
+        // A path down an alternative found feasible now goes with the model
+        // that showed it, if any: the recorded test's inputs, its hint so
+        // far, do not take it.
+        let model_of = |alt: usize| {
+            found
+                .iter()
+                .find(|(i, _)| *i == alt)
+                .map(|(_, m)| m.clone())
+        };
+        if let Some(model) = model_of(taken.0) {
+            state.hint = model;
+        }
+        for child in &mut self.forked[before..] {
+            if let Some(model) = child.forced.and_then(|f| model_of(f.alternative as usize)) {
+                child.hint = model;
             }
         }
         Ok(taken)
@@ -482,18 +493,18 @@ impl Executor {
         site: SiteId,
         cond: &ExprRef,
     ) -> Exec<()> {
-        let (alts, next) = match self.recorded_alternatives(state, site, Some(1))? {
-            Some(recorded) => recorded,
-            None => {
-                let feasible = self.may_be_true(state, cond)?;
-                (
-                    Arc::new([Alt::decided(0, feasible)]) as Arc<[Alt]>,
-                    vec![Next::Free],
-                )
-            }
-        };
+        let conds = std::slice::from_ref(cond);
+        if let Some(recorded) = self.recorded_alternatives(state, site, Some(1))? {
+            self.follow_recorded(state, site, conds, recorded, false)?;
+            return Ok(());
+        }
+        let feasible = self.may_be_true(state, cond)?;
+        let alts = Arc::new([Alt {
+            payload: 0,
+            answer: answer_on(state, cond, feasible),
+        }]);
         let point = self.point_at(state, site, alts);
-        self.take_alternatives(state, point, std::slice::from_ref(cond), &next, false)?;
+        self.take_alternatives(state, point, conds, &[Next::Free], false)?;
         Ok(())
     }
 
@@ -673,6 +684,25 @@ pub(super) fn recorded_conditions(
 pub(super) fn pinned_value(state: &State, e: &ExprRef) -> Option<u128> {
     let hint = state.hint.as_ref()?;
     reads_only_pinned(state, e).then(|| expr::eval(e, hint))
+}
+
+/// Whether a condition is feasible, as the trie is to keep the answer: a
+/// path that pinned inputs (`give_up_hard`) finds a condition reading them
+/// false only for the values pinned, which says nothing of other inputs.
+fn answer_on(state: &State, cond: &ExprRef, feasible: bool) -> Answer {
+    if feasible || state.pinned.is_empty() {
+        return Answer::of(feasible);
+    }
+    let mut arrays = Vec::new();
+    expr::arrays_in(cond, &mut arrays);
+    if arrays
+        .iter()
+        .any(|a| state.pinned.iter().any(|p| Arc::ptr_eq(p, a)))
+    {
+        Answer::Undecided
+    } else {
+        Answer::Infeasible
+    }
 }
 
 /// Whether every input `cond` reads is pinned on the state's path (all of
