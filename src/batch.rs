@@ -681,6 +681,7 @@ fn merged_stats(
     s.solver.chain = chain.to_string();
     s.memo.reused = true;
     s.memo.nodes = merged.preorder().len() as u64;
+    s.memo.undecided = merged.undecided();
     s.memo.save_s = start.elapsed().as_secs_f64();
     s.parallel = ParallelStats {
         jobs: workers as u64,

@@ -641,7 +641,8 @@ pub fn execute(
             if let Some((old, marks)) = &complete_with {
                 recorder.trie = memo::merge(old, &recorder.trie, marks);
             }
-            let saved = memo::file::save(&recorder.trie, &trie_file);
+            let saved = memo::file::save(&recorder.trie, &trie_file)
+                .map(|nodes| (nodes, recorder.trie.undecided()));
             (saved, save_start.elapsed().as_secs_f64())
         });
         let renumbered = writer.renumber(&order);
@@ -652,7 +653,7 @@ pub fn execute(
     });
     let outcome = outcome.map_err(|e| failure.attach(e))?;
     renumbered.map_err(|e| failure.attach(e))?;
-    let nodes = saved
+    let (nodes, undecided) = saved
         .with_context(|| "cannot save the run's trie")
         .map_err(|e| failure.attach(e))?;
     if let Some(m) = &executor.guided.first_mismatch {
@@ -671,6 +672,7 @@ pub fn execute(
     stats.total = report.earlier.clone().unwrap_or_default().plus(&stats);
     stats.memo.save_s = save_s;
     stats.memo.nodes = nodes;
+    stats.memo.undecided = undecided;
     stats.memo.trie_bytes = std::fs::metadata(&trie_file).map_or(0, |m| m.len());
     if let Some((c, prepared)) = &composer {
         stats.compose = crate::compose::stats(

@@ -652,6 +652,18 @@ fn exits(out: &Path) -> Vec<i64> {
     codes
 }
 
+/// `mnemo replay SOURCE OUT`: every test of `out` does natively what the
+/// run said it would.
+fn replays_natively(source: &Path, out: &Path) {
+    let replay = mnemo()
+        .arg("replay")
+        .arg(source)
+        .arg(out)
+        .output()
+        .expect("mnemo replay starts");
+    assert!(replay.status.success(), "{}", stderr(&replay));
+}
+
 #[test]
 fn undecided_alternatives_are_kept_and_asked_again_on_request() {
     let dir = tempfile::tempdir().expect("tempdir");
@@ -663,6 +675,7 @@ fn undecided_alternatives_are_kept_and_asked_again_on_request() {
     let (o, first) = run(&bc, &memo, &dir.path().join("a"), &quick);
     assert_eq!(first["paths"]["completed"], 1, "{first}");
     assert_eq!(first["solver"]["gave_up"], 1, "{first}");
+    assert_eq!(first["memo"]["undecided"], 2, "{first}");
     assert!(stderr(&o).contains("--retry-undecided"), "{}", stderr(&o));
     // The first test's side timed out; the second's the pinned bytes
     // decided, which says nothing of other bytes: both are undecided.
@@ -670,9 +683,14 @@ fn undecided_alternatives_are_kept_and_asked_again_on_request() {
     assert_eq!(show.matches(": undecided").count(), 2, "{show}");
     assert!(!show.contains("unsat"), "{show}");
 
-    let parallel_memo = dir.path().join("memo-jobs");
-    std::fs::create_dir(&parallel_memo).expect("mkdir");
-    std::fs::copy(memo.join("crc.trie"), parallel_memo.join("crc.trie")).expect("copy");
+    let copy_memo = |name: &str| {
+        let to = dir.path().join(name);
+        std::fs::create_dir(&to).expect("mkdir");
+        std::fs::copy(memo.join("crc.trie"), to.join("crc.trie")).expect("copy");
+        to
+    };
+    let parallel_memo = copy_memo("memo-jobs");
+    let static_memo = copy_memo("memo-static");
 
     // Asked again in too little time, the first times out again, and the
     // second, about the same bytes, is not asked: both stay undecided.
@@ -687,6 +705,7 @@ fn undecided_alternatives_are_kept_and_asked_again_on_request() {
     assert_eq!(short["memo"]["retry_nodes"], 2, "{short}");
     assert_eq!(short["memo"]["undecided_asked"], 1, "{short}");
     assert_eq!(short["memo"]["undecided_feasible"], 0, "{short}");
+    assert_eq!(short["memo"]["undecided"], 2, "{short}");
     assert_eq!(trie_text(&memo).matches(": undecided").count(), 2);
 
     // A plain re-run trusts the trie: nothing to do.
@@ -700,6 +719,7 @@ fn undecided_alternatives_are_kept_and_asked_again_on_request() {
     assert_eq!(retried["memo"]["retry_nodes"], 2, "{retried}");
     assert_eq!(retried["memo"]["undecided_asked"], 2, "{retried}");
     assert_eq!(retried["memo"]["undecided_feasible"], 2, "{retried}");
+    assert_eq!(retried["memo"]["undecided"], 0, "{retried}");
     assert!(
         stderr(&o).contains("2 undecided alternatives asked again"),
         "{}",
@@ -708,13 +728,7 @@ fn undecided_alternatives_are_kept_and_asked_again_on_request() {
     assert_eq!(exits(&out), [0, 1, 2]);
     let show = trie_text(&memo);
     assert!(!show.contains("undecided"), "{show}");
-    let replay = mnemo()
-        .arg("replay")
-        .arg(dir.path().join("crc.c"))
-        .arg(&out)
-        .output()
-        .expect("mnemo replay starts");
-    assert!(replay.status.success(), "{}", stderr(&replay));
+    replays_natively(&dir.path().join("crc.c"), &out);
 
     // Workers share the retries out as they do candidates: the same tests.
     let jobs = dir.path().join("e");
@@ -722,6 +736,23 @@ fn undecided_alternatives_are_kept_and_asked_again_on_request() {
     let (_, parallel) = run(&bc, &parallel_memo, &jobs, &args);
     assert_eq!(parallel["memo"]["undecided_feasible"], 2, "{parallel}");
     assert_eq!(exits(&jobs), [0, 1, 2]);
+    // Partitions that move nothing: the first worker takes the retries.
+    let parts = dir.path().join("f");
+    let args = [
+        "--store",
+        "none",
+        "--retry-undecided",
+        "--jobs",
+        "2",
+        "--balance",
+        "static",
+    ];
+    let (_, partitioned) = run(&bc, &static_memo, &parts, &args);
+    assert_eq!(
+        partitioned["memo"]["undecided_feasible"], 2,
+        "{partitioned}"
+    );
+    assert_eq!(exits(&parts), [0, 1, 2]);
 
     // What a plain run at the default timeout finds.
     let (_, plain) = run(
@@ -772,11 +803,5 @@ fn an_assumption_false_only_for_pinned_inputs_is_undecided() {
     let (_, retried) = run(&bc, &memo, &out, &["--store", "none", "--retry-undecided"]);
     assert_eq!(retried["memo"]["undecided_feasible"], 2, "{retried}");
     assert_eq!(exits(&out), [0, 1]);
-    let replay = mnemo()
-        .arg("replay")
-        .arg(dir.path().join("assume.c"))
-        .arg(&out)
-        .output()
-        .expect("mnemo replay starts");
-    assert!(replay.status.success(), "{}", stderr(&replay));
+    replays_natively(&dir.path().join("assume.c"), &out);
 }

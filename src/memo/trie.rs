@@ -507,6 +507,15 @@ impl Trie {
         at
     }
 
+    /// Alternatives of the recorded choice points that no run could decide.
+    pub fn undecided(&self) -> u64 {
+        self.preorder()
+            .into_iter()
+            .filter_map(|id| self.node(id).point.as_ref())
+            .map(|p| p.undecided() as u64)
+            .sum()
+    }
+
     /// The node a sequence of `(function name, site, alternative)` leads to.
     pub fn find(&self, path: &[(String, u32, u32)]) -> Option<NodeId> {
         let mut at = NodeId::ROOT;

@@ -209,6 +209,9 @@ pub struct MemoStats {
     pub undecided_asked: u64,
     #[serde(default)]
     pub undecided_feasible: u64,
+    /// Alternatives the saved trie holds undecided (see `--retry-undecided`).
+    #[serde(default)]
+    pub undecided: u64,
     /// Nodes of the saved trie.
     pub nodes: u64,
     /// Size of the saved trie file.
@@ -348,10 +351,15 @@ impl RunStats {
         // Paths are missing then, which stats.json alone said.
         if self.solver.gave_up > 0 {
             s += &format!(
-                "mnemo:   alternatives given up, their solver query past its probe's time \
-                 (the trie keeps them undecided; a re-run with --retry-undecided and a \
-                 larger --solver-timeout asks again): {}\n",
+                "mnemo:   alternatives given up, their solver query past its probe's time: {}\n",
                 self.solver.gave_up
+            );
+        }
+        if self.memo.undecided > 0 {
+            s += &format!(
+                "mnemo:   alternatives the trie holds undecided (a re-run with \
+                 --retry-undecided and a larger --solver-timeout asks again): {}\n",
+                self.memo.undecided
             );
         }
         s += &format!(
@@ -448,7 +456,17 @@ mod tests {
         s.solver.gave_up = 3;
         let text = s.summary();
         assert!(text.contains("alternatives given up"), "{text}");
-        assert!(text.contains("--solver-timeout"), "{text}");
         assert!(text.contains(": 3\n"), "{text}");
+        assert!(!text.contains("undecided"), "{text}");
+        // Given up or not, what the trie keeps undecided is named, with
+        // the way to ask again.
+        s.memo.undecided = 4;
+        let text = s.summary();
+        assert!(text.contains("holds undecided"), "{text}");
+        assert!(
+            text.contains("--retry-undecided and a larger --solver-timeout"),
+            "{text}"
+        );
+        assert!(text.contains(": 4\n"), "{text}");
     }
 }
