@@ -805,3 +805,44 @@ fn an_assumption_false_only_for_pinned_inputs_is_undecided() {
     assert_eq!(exits(&out), [0, 1]);
     replays_natively(&dir.path().join("assume.c"), &out);
 }
+
+#[test]
+fn an_undecided_alternative_found_infeasible_is_kept_as_unsat() {
+    // The one 4-byte input whose CRC-32 is 0xCAFEF00D starts with 113: with
+    // `& d[0] == 0x55` the side is infeasible, which a probe of a
+    // millisecond cannot tell.
+    let source = CRC_TESTED.replace(
+        "  if (~c == 0xCAFEF00Du)\n    return 1;\n  if ((c & 0xFFFF) == 0x4242)\n    return 2;",
+        "  if ((~c == 0xCAFEF00Du) & (d[0] == 0x55))\n    return 3;",
+    );
+    assert_ne!(source, CRC_TESTED);
+    let dir = tempfile::tempdir().expect("tempdir");
+    let Some(bc) = compile(dir.path(), "unsat", &source) else {
+        return;
+    };
+    let memo = dir.path().join("memo");
+    let quick = ["--store", "none", "--solver-timeout", "10"];
+    let (_, first) = run(&bc, &memo, &dir.path().join("a"), &quick);
+    assert_eq!(first["memo"]["undecided"], 1, "{first}");
+    // The retry's path has nothing left to explore and is not recorded:
+    // what it learned reaches the trie all the same.
+    let out = dir.path().join("b");
+    let (_, retried) = run(&bc, &memo, &out, &["--store", "none", "--retry-undecided"]);
+    assert_eq!(retried["memo"]["undecided_asked"], 1, "{retried}");
+    assert_eq!(retried["memo"]["undecided_feasible"], 0, "{retried}");
+    assert_eq!(retried["memo"]["undecided"], 0, "{retried}");
+    let show = trie_text(&memo);
+    assert!(
+        show.contains(": unsat") && !show.contains("undecided"),
+        "{show}"
+    );
+    assert_eq!(exits(&out), [0]);
+    // Nothing is left to ask.
+    let (_, again) = run(
+        &bc,
+        &memo,
+        &dir.path().join("c"),
+        &["--store", "none", "--retry-undecided"],
+    );
+    assert_eq!(again["memo"]["retry_nodes"], 0, "{again}");
+}

@@ -433,7 +433,10 @@ impl Executor {
             .collect();
         let Some(&first) = go.first() else {
             // Every feasible alternative was explored before: nothing of this
-            // path is left to run (the trie keeps its tests).
+            // path is left to run (the trie keeps its tests). The point goes
+            // with it, for what it now knows of alternatives the trie held
+            // undecided (see `Recorder::record`).
+            state.stopped_at = Some(point);
             return Err(Flow::End(PathEnd::Pruned));
         };
         let stretch = self.close_stretch(state);

@@ -19,14 +19,21 @@ impl Recorder {
     }
 
     /// Records an ended path with its test; returns its leaf (`None` for a
-    /// pruned replay, which adds nothing).
+    /// pruned replay, which adds nothing but what it learned of the
+    /// alternatives its last point held undecided: asked again, they may
+    /// have turned out infeasible).
     pub fn record(
         &mut self,
         executor: &Executor,
         path: &FinishedPath<'_>,
         test: Option<StoredTest>,
     ) -> Option<NodeId> {
-        let end = end_of(&path.end)?;
+        let Some(end) = end_of(&path.end) else {
+            if let Some(point) = &path.state.stopped_at {
+                self.trie.settle_along(&path.state.path, point);
+            }
+            return None;
+        };
         self.paths += 1;
         Some(self.trie.insert_path(
             executor.module(),

@@ -507,6 +507,29 @@ impl Trie {
         at
     }
 
+    /// Settles the points of the recorded nodes a path not recorded itself
+    /// (a pruned replay) went through, and the one it stopped at, with what
+    /// its points know of the alternatives the trie held undecided.
+    pub fn settle_along(&mut self, path: &imbl::Vector<Decision>, stopped_at: &Point) {
+        let mut at = Some(NodeId::ROOT);
+        let points = path.iter().map(|d| (&d.point, Some(d.taken)));
+        for (point, taken) in points.chain([(stopped_at, None)]) {
+            let Some(id) = at else {
+                return;
+            };
+            let settled = match &mut self.nodes[id.index()].point {
+                Some(p) if p.site == point.site.0 && p.alts.len() == point.alts.len() => {
+                    p.undecided() > 0 && p.settle(&point.alts)
+                }
+                _ => false,
+            };
+            if settled {
+                self.touch(id);
+            }
+            at = taken.and_then(|t| self.child(id, t));
+        }
+    }
+
     /// Alternatives of the recorded choice points that no run could decide.
     pub fn undecided(&self) -> u64 {
         self.preorder()
