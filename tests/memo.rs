@@ -2,7 +2,7 @@
 //! fit (stale, damaged), deepening in one call, resuming after Ctrl-C,
 //! compression, certification of a changed program, and the trie views.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::Duration;
 
@@ -664,15 +664,31 @@ fn replays_natively(source: &Path, out: &Path) {
     assert!(replay.status.success(), "{}", stderr(&replay));
 }
 
+/// A retry at the default solver timeout.
+const RETRY: [&str; 3] = ["--store", "none", "--retry-undecided"];
+
+/// Compiles `source` as NAME in `dir` and runs it at a solver timeout of
+/// 10 ms, its trie in `dir/memo` and its output in `dir/a`: the program,
+/// the memo directory, and the run's output and `stats.json`. `None`
+/// without clang-14.
+fn run_quickly(
+    dir: &Path,
+    name: &str,
+    source: &str,
+) -> Option<(PathBuf, PathBuf, Output, serde_json::Value)> {
+    let bc = compile(dir, name, source)?;
+    let memo = dir.join("memo");
+    let quick = ["--store", "none", "--solver-timeout", "10"];
+    let (o, first) = run(&bc, &memo, &dir.join("a"), &quick);
+    Some((bc, memo, o, first))
+}
+
 #[test]
 fn undecided_alternatives_are_kept_and_asked_again_on_request() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let Some(bc) = compile(dir.path(), "crc", CRC_TESTED) else {
+    let Some((bc, memo, o, first)) = run_quickly(dir.path(), "crc", CRC_TESTED) else {
         return;
     };
-    let memo = dir.path().join("memo");
-    let quick = ["--store", "none", "--solver-timeout", "10"];
-    let (o, first) = run(&bc, &memo, &dir.path().join("a"), &quick);
     assert_eq!(first["paths"]["completed"], 1, "{first}");
     assert_eq!(first["solver"]["gave_up"], 1, "{first}");
     assert_eq!(first["memo"]["undecided"], 2, "{first}");
@@ -715,7 +731,7 @@ fn undecided_alternatives_are_kept_and_asked_again_on_request() {
 
     // Asked again with the whole default timeout, both are feasible.
     let out = dir.path().join("c");
-    let (o, retried) = run(&bc, &memo, &out, &["--store", "none", "--retry-undecided"]);
+    let (o, retried) = run(&bc, &memo, &out, &RETRY);
     assert_eq!(retried["memo"]["retry_nodes"], 2, "{retried}");
     assert_eq!(retried["memo"]["undecided_asked"], 2, "{retried}");
     assert_eq!(retried["memo"]["undecided_feasible"], 2, "{retried}");
@@ -789,18 +805,15 @@ fn an_assumption_false_only_for_pinned_inputs_is_undecided() {
     );
     assert_ne!(source, CRC_TESTED);
     let dir = tempfile::tempdir().expect("tempdir");
-    let Some(bc) = compile(dir.path(), "assume", &source) else {
+    let Some((bc, memo, _, first)) = run_quickly(dir.path(), "assume", &source) else {
         return;
     };
-    let memo = dir.path().join("memo");
-    let quick = ["--store", "none", "--solver-timeout", "10"];
-    let (_, first) = run(&bc, &memo, &dir.path().join("a"), &quick);
     assert_eq!(first["paths"]["completed"], 0, "{first}");
     let show = trie_text(&memo);
     assert_eq!(show.matches(": undecided").count(), 2, "{show}");
 
     let out = dir.path().join("b");
-    let (_, retried) = run(&bc, &memo, &out, &["--store", "none", "--retry-undecided"]);
+    let (_, retried) = run(&bc, &memo, &out, &RETRY);
     assert_eq!(retried["memo"]["undecided_feasible"], 2, "{retried}");
     assert_eq!(exits(&out), [0, 1]);
     replays_natively(&dir.path().join("assume.c"), &out);
@@ -817,17 +830,14 @@ fn an_undecided_alternative_found_infeasible_is_kept_as_unsat() {
     );
     assert_ne!(source, CRC_TESTED);
     let dir = tempfile::tempdir().expect("tempdir");
-    let Some(bc) = compile(dir.path(), "unsat", &source) else {
+    let Some((bc, memo, _, first)) = run_quickly(dir.path(), "unsat", &source) else {
         return;
     };
-    let memo = dir.path().join("memo");
-    let quick = ["--store", "none", "--solver-timeout", "10"];
-    let (_, first) = run(&bc, &memo, &dir.path().join("a"), &quick);
     assert_eq!(first["memo"]["undecided"], 1, "{first}");
     // The retry's path has nothing left to explore and is not recorded:
     // what it learned reaches the trie all the same.
     let out = dir.path().join("b");
-    let (_, retried) = run(&bc, &memo, &out, &["--store", "none", "--retry-undecided"]);
+    let (_, retried) = run(&bc, &memo, &out, &RETRY);
     assert_eq!(retried["memo"]["undecided_asked"], 1, "{retried}");
     assert_eq!(retried["memo"]["undecided_feasible"], 0, "{retried}");
     assert_eq!(retried["memo"]["undecided"], 0, "{retried}");
@@ -838,11 +848,6 @@ fn an_undecided_alternative_found_infeasible_is_kept_as_unsat() {
     );
     assert_eq!(exits(&out), [0]);
     // Nothing is left to ask.
-    let (_, again) = run(
-        &bc,
-        &memo,
-        &dir.path().join("c"),
-        &["--store", "none", "--retry-undecided"],
-    );
+    let (_, again) = run(&bc, &memo, &dir.path().join("c"), &RETRY);
     assert_eq!(again["memo"]["retry_nodes"], 0, "{again}");
 }

@@ -29,6 +29,10 @@ use crate::solver::SolverError;
 /// A recorded choice point's alternatives, and how to go on down each.
 type Recorded = (Arc<[Alt]>, Vec<Next>);
 
+/// Alternatives asked about again and found feasible, each with the model
+/// that showed it (none on a path that keeps no model).
+type Found = Vec<(usize, Option<Arc<Assignment>>)>;
+
 /// Inputs up to which a path keeps a model of its own: past them (a loop
 /// reading fresh input), the models of thousands of pending paths would
 /// take gigabytes, and the solver answers feasibility alone again.
@@ -228,14 +232,13 @@ impl Executor {
     /// `give_up_hard` has the first run do: the alternatives below a given
     /// up hash are about the same hashed bytes (a printed CRC's digits),
     /// and each would take the whole timeout again.
-    #[allow(clippy::type_complexity)]
     fn ask_again(
         &mut self,
         state: &mut State,
         conds: &[ExprRef],
         alts: Arc<[Alt]>,
         next: &mut [Next],
-    ) -> Exec<(Arc<[Alt]>, Vec<(usize, Option<Arc<Assignment>>)>)> {
+    ) -> Exec<(Arc<[Alt]>, Found)> {
         let mut found = Vec::new();
         if !next.contains(&Next::Ask) {
             return Ok((alts, found));
@@ -271,10 +274,8 @@ impl Executor {
                 }
                 Ok((false, _)) => (Answer::Infeasible, Next::Skip),
                 Err(SolverError::Timeout) if !self.solver.at_deadline() => {
-                    let mut reads = Vec::new();
-                    expr::arrays_in(c, &mut reads);
-                    for a in reads.into_iter().filter(|a| a.init.is_none()) {
-                        if !state.unanswered.iter().any(|u| Arc::ptr_eq(u, &a)) {
+                    for a in inputs_of(std::slice::from_ref(c)) {
+                        if !among(&state.unanswered, &a) {
                             state.unanswered.push(a);
                         }
                     }
@@ -326,17 +327,15 @@ impl Executor {
             return;
         };
         self.solver.gave_up_after_timeout(hard.len());
-        let mut arrays = Vec::new();
-        expr::arrays_in_all(hard, &mut arrays);
-        for array in arrays.iter().filter(|a| a.init.is_none()) {
+        for array in inputs_of(hard) {
             let updates = expr::UpdateList::new(array.clone());
             for i in 0..array.size {
                 let byte = expr::read(&updates, &expr::constant(u128::from(i), 64));
                 let value = expr::eval(&byte, &hint);
                 state.add_constraint(expr::eq(&byte, &expr::constant(value, 8)));
             }
-            if !state.pinned.iter().any(|p| Arc::ptr_eq(p, array)) {
-                state.pinned.push(array.clone());
+            if !among(&state.pinned, &array) {
+                state.pinned.push(array);
             }
         }
     }
@@ -696,12 +695,8 @@ fn answer_on(state: &State, cond: &ExprRef, feasible: bool) -> Answer {
     if feasible || state.pinned.is_empty() {
         return Answer::of(feasible);
     }
-    let mut arrays = Vec::new();
-    expr::arrays_in(cond, &mut arrays);
-    if arrays
-        .iter()
-        .any(|a| state.pinned.iter().any(|p| Arc::ptr_eq(p, a)))
-    {
+    let inputs = inputs_of(std::slice::from_ref(cond));
+    if inputs.iter().any(|a| among(&state.pinned, a)) {
         Answer::Undecided
     } else {
         Answer::Infeasible
@@ -717,12 +712,21 @@ fn reads_only_pinned(state: &State, cond: &ExprRef) -> bool {
 /// Whether every input `cond` reads (constant arrays aside) is one of
 /// `inputs`; false when `inputs` is empty.
 fn reads_only(cond: &ExprRef, inputs: &[expr::ArrayRef]) -> bool {
-    if inputs.is_empty() {
-        return false;
-    }
+    !inputs.is_empty()
+        && inputs_of(std::slice::from_ref(cond))
+            .iter()
+            .all(|a| among(inputs, a))
+}
+
+/// The inputs (arrays without constant contents) `exprs` read.
+fn inputs_of(exprs: &[ExprRef]) -> Vec<expr::ArrayRef> {
     let mut arrays = Vec::new();
-    expr::arrays_in(cond, &mut arrays);
+    expr::arrays_in_all(exprs, &mut arrays);
+    arrays.retain(|a| a.init.is_none());
     arrays
-        .iter()
-        .all(|a| a.init.is_some() || inputs.iter().any(|p| Arc::ptr_eq(p, a)))
+}
+
+/// Whether `array` is one of `inputs` (arrays are told apart by identity).
+fn among(inputs: &[expr::ArrayRef], array: &expr::ArrayRef) -> bool {
+    inputs.iter().any(|p| Arc::ptr_eq(p, array))
 }

@@ -20,7 +20,7 @@ pub struct Marks {
     pub marked: Vec<bool>,
     pub candidate: Vec<bool>,
     /// Nodes whose undecided alternatives the run asks about again
-    /// (`--retry-undecided`); empty when none is.
+    /// (`--retry-undecided`).
     pub retry: Vec<bool>,
 }
 
@@ -30,7 +30,7 @@ impl Marks {
         let mut m = Marks {
             marked: vec![false; trie.arena_len()],
             candidate: vec![false; trie.arena_len()],
-            retry: Vec::new(),
+            retry: vec![false; trie.arena_len()],
         };
         for &c in candidates {
             m.candidate[c.index()] = true;
@@ -43,7 +43,6 @@ impl Marks {
     /// follows the trie to each and asks again about its undecided
     /// alternatives, going on down its recorded ones as it would elsewhere.
     pub fn add_retries(&mut self, trie: &Trie, nodes: &[NodeId]) {
-        self.retry.resize(trie.arena_len(), false);
         for &n in nodes {
             self.retry[n.index()] = true;
         }
@@ -69,7 +68,7 @@ impl Marks {
         Marks {
             marked: vec![true; trie.arena_len()],
             candidate: vec![false; trie.arena_len()],
-            retry: Vec::new(),
+            retry: vec![false; trie.arena_len()],
         }
     }
 
@@ -126,9 +125,7 @@ impl Marks {
         let mut m = self.clone();
         m.marked.resize(len, false);
         m.candidate.resize(len, false);
-        if !m.retry.is_empty() {
-            m.retry.resize(len, false);
-        }
+        m.retry.resize(len, false);
         m
     }
 }

@@ -465,8 +465,7 @@ impl Trie {
                     changed = true;
                 }
                 // A run that asked again about an alternative left undecided.
-                Some(p) if p.undecided() > 0 => changed |= p.settle(&d.point.alts),
-                Some(_) => {}
+                Some(p) => changed |= p.settle(&d.point.alts),
             }
             // A leaf passed through (a path stopped or pending before it got
             // this far) holds the blocks its path ran until it stopped: only
@@ -519,7 +518,7 @@ impl Trie {
             };
             let settled = match &mut self.nodes[id.index()].point {
                 Some(p) if p.site == point.site.0 && p.alts.len() == point.alts.len() => {
-                    p.undecided() > 0 && p.settle(&point.alts)
+                    p.settle(&point.alts)
                 }
                 _ => false,
             };
