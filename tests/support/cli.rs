@@ -73,3 +73,33 @@ pub fn run(bc: &Path, out: &Path, extra: &[&str]) -> Output {
         .output()
         .expect("mnemo run")
 }
+
+/// `mnemo run -q --memo MEMO --output-dir OUT EXTRA... BC`, which must
+/// succeed: what it printed and its `stats.json`.
+#[allow(dead_code)] // Not every test file keeps a trie.
+pub fn run_memo(bc: &Path, memo: &Path, out: &Path, extra: &[&str]) -> (Output, serde_json::Value) {
+    let o = mnemo()
+        .args(["run", "-q", "--memo"])
+        .arg(memo)
+        .arg("--output-dir")
+        .arg(out)
+        .args(extra)
+        .arg(bc)
+        .output()
+        .expect("mnemo run");
+    assert!(o.status.success(), "{}", stderr(&o));
+    (o, json(&out.join("stats.json")))
+}
+
+/// `mnemo trie show` of a trie file or a memo directory.
+#[allow(dead_code)] // Not every test file keeps a trie.
+pub fn trie_text(memo: &Path) -> String {
+    let o = mnemo()
+        .arg("trie")
+        .arg("show")
+        .arg(memo)
+        .output()
+        .expect("trie show");
+    assert!(o.status.success(), "{}", stderr(&o));
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
