@@ -12,7 +12,8 @@ use anyhow::Context;
 use clap::ValueEnum;
 
 use crate::ir::Module;
-use crate::memo::{self, mark::graft, plan::kept_tests_placed, Marks, Plan, Recorded, Trie};
+use crate::memo::mark::{graft, take_answers};
+use crate::memo::{self, plan::kept_tests_placed, Marks, Plan, Recorded, Trie};
 use crate::parallel::partition::{partition, Packing, Weights, PIECES_PER_LIST};
 use crate::parallel::shard::{module_hash, prefixes, Shard, ShardOptions};
 use crate::run::{check_memo_dir, execute, load_program, program_key, Loaded, Memo, RunConfig};
@@ -31,6 +32,8 @@ pub struct PartitionReport {
     pub trie_depth: Option<u32>,
     pub shallow_run: bool,
     pub candidates: usize,
+    /// Nodes the first shard asks again at (`--retry-undecided`).
+    pub retries: usize,
     /// Each shard's file and expected cost.
     pub shards: Vec<(PathBuf, f64)>,
 }
@@ -51,6 +54,13 @@ impl fmt::Display for PartitionReport {
             self.shards.len(),
             crate::parallel::imbalance(&costs)
         )?;
+        if self.retries > 0 {
+            writeln!(
+                f,
+                "{} nodes with undecided alternatives, asked again by the first shard",
+                self.retries
+            )?;
+        }
         for (path, weight) in &self.shards {
             writeln!(f, "{}  expected cost {weight:.0}", path.display())?;
         }
@@ -186,11 +196,12 @@ pub(crate) fn with_memo_dir(config: &RunConfig) -> anyhow::Result<RunConfig> {
     Ok(config)
 }
 
-/// The trie a partition is made from and the nodes its run explores anew.
+/// The trie a partition is made from, the nodes its run explores anew,
+/// and those where it asks again (`--retry-undecided`).
 fn partition_trie(
     config: &RunConfig,
     module: &Module,
-) -> anyhow::Result<(Trie, Vec<memo::NodeId>)> {
+) -> anyhow::Result<(Trie, Vec<memo::NodeId>, Vec<memo::NodeId>)> {
     let memo_dir = config.memo_dir.clone().unwrap_or_default();
     let trie_file = memo::trie_path(&memo_dir, &program_key(&config.program));
     let trie = memo::file::load(&trie_file)?;
@@ -202,9 +213,10 @@ fn partition_trie(
         config.max_depth,
     );
     let changed = trie.recorded.changed_functions(module);
-    let plan = Plan::new(trie.clone(), &now, changed, false, false, &mut |_, b| b)
+    let retry = config.retry_undecided;
+    let plan = Plan::new(trie.clone(), &now, changed, false, retry, &mut |_, b| b)
         .map_err(|e| anyhow::anyhow!("{} cannot be partitioned: {e}", trie_file.display()))?;
-    Ok((trie, plan.marks.candidate_ids()))
+    Ok((trie, plan.marks.candidate_ids(), plan.marks.retry_ids()))
 }
 
 /// The hash of a trie, as the trie file holds it.
@@ -212,14 +224,23 @@ pub(crate) fn trie_hash(trie: &Trie) -> String {
     blake3::hash(&memo::file::encode(trie)).to_hex().to_string()
 }
 
-/// The hash that names a partition: of its trie, the shards' options, and
-/// how it was cut.
-fn partition_id(trie: &str, options: &ShardOptions, shards: u32, packing: Packing) -> String {
+/// The hash that names a partition: of its trie, the shards' options, how
+/// it was cut, and whether it asks again what the trie left undecided.
+fn partition_id(
+    trie: &str,
+    options: &ShardOptions,
+    shards: u32,
+    packing: Packing,
+    retry: bool,
+) -> String {
     let mut h = blake3::Hasher::new();
     h.update(trie.as_bytes());
     h.update(&bincode::serialize(options).expect("options serialize"));
     h.update(&shards.to_le_bytes());
     h.update(format!("{packing:?}").as_bytes());
+    if retry {
+        h.update(b"retry undecided");
+    }
     h.finalize().to_hex().to_string()
 }
 
@@ -228,6 +249,8 @@ pub(crate) struct Cut {
     pub trie_depth: Option<u32>,
     pub shallow_run: bool,
     pub candidates: usize,
+    /// Nodes where a shard asks again (`--retry-undecided`).
+    pub retries: usize,
     pub shards: Vec<Shard>,
 }
 
@@ -248,20 +271,23 @@ pub(crate) fn cut(
     };
     let shallow_run = shallow_trie(config, program, want, stop)?;
     let module = &program.1;
-    let (trie, candidates) = partition_trie(config, module)?;
+    let (trie, candidates, retries) = partition_trie(config, module)?;
     let weights = Weights::new(&trie, &candidates, config.max_depth);
     let parts = partition(&trie, &weights, shards as usize, packing);
     let options = shard_options(config);
     let trie_id = trie_hash(&trie);
     let (id, hash) = (
-        partition_id(&trie_id, &options, shards, packing),
+        partition_id(&trie_id, &options, shards, packing, config.retry_undecided),
         module_hash(module),
     );
+    // The retry nodes go to the first shard, as the first worker of a run
+    // takes them: each alternative is asked about once, and they are few.
     let shards = parts
         .into_iter()
         .enumerate()
         .map(|(i, part)| {
-            let (cut, ids) = prefixes(&trie, &part.candidates);
+            let first = if i == 0 { &retries[..] } else { &[] };
+            let (cut, ids, retry_ids) = prefixes(&trie, &part.candidates, first);
             Shard {
                 index: i as u32,
                 count: shards,
@@ -273,6 +299,7 @@ pub(crate) fn cut(
                 prefixes: cut,
                 candidates: ids,
                 weight: part.weight,
+                retries: retry_ids,
             }
         })
         .collect();
@@ -280,6 +307,7 @@ pub(crate) fn cut(
         trie_depth: trie.recorded.max_depth,
         shallow_run,
         candidates: candidates.len(),
+        retries: retries.len(),
         shards,
     })
 }
@@ -314,6 +342,7 @@ pub fn write_shards(
         trie_depth: cut.trie_depth,
         shallow_run: cut.shallow_run,
         candidates: cut.candidates,
+        retries: cut.retries,
         shards: Vec::new(),
     };
     for shard in &cut.shards {
@@ -433,6 +462,7 @@ pub(crate) fn explore_shard(
         shard.prefixes.clone(),
         &now,
         &shard.candidates,
+        &shard.retries,
         false,
         false,
     );
@@ -545,9 +575,11 @@ pub fn merge(outs: &[PathBuf], memo_dir: &Path, output_dir: &Path) -> anyhow::Re
     }
     let mut explored = Vec::new();
     for d in &done {
-        for &c in &d.shard.candidates {
+        let retried = d.shard.retries.iter().map(|r| (r, true));
+        for (&at, retried) in d.shard.candidates.iter().map(|c| (c, false)).chain(retried) {
             explored.push(Explored {
-                path: d.shard.prefixes.path_to(c),
+                path: d.shard.prefixes.path_to(at),
+                retried,
                 trie: &d.trie,
                 origin: d.dir.display().to_string(),
                 stats: &d.stats,
@@ -567,6 +599,10 @@ pub fn merge(outs: &[PathBuf], memo_dir: &Path, output_dir: &Path) -> anyhow::Re
 /// path to its root and the trie of the run that explored it.
 pub(crate) struct Explored<'a> {
     pub path: Vec<(String, u32, u32)>,
+    /// Whether its root is a retry node rather than a candidate: what the
+    /// run learned of its undecided alternatives is added to the node,
+    /// which keeps what it had.
+    pub retried: bool,
     pub trie: &'a Trie,
     /// Where it came from, for errors.
     pub origin: String,
@@ -616,7 +652,10 @@ pub(crate) fn join(
                 text()
             )
         })?;
-        graft(e.trie, from, &mut merged, at);
+        match e.retried {
+            true => take_answers(e.trie, from, &mut merged, at),
+            false => graft(e.trie, from, &mut merged, at),
+        }
     }
     let argv = crate::run::command_line(program, &args);
     let mut writer = TestWriter::create(output_dir, &program.display().to_string(), argv)?;
@@ -670,6 +709,7 @@ fn merged_stats(
         s.memo.recorded_paths += o.memo.recorded_paths;
         s.memo.solver_calls_avoided += o.memo.solver_calls_avoided;
         s.memo.mismatches += o.memo.mismatches;
+        s.memo.retry_nodes += o.memo.retry_nodes;
         s.memo.undecided_asked += o.memo.undecided_asked;
         s.memo.undecided_feasible += o.memo.undecided_feasible;
         s.memo.replay_s += o.memo.replay_s;

@@ -215,6 +215,32 @@ pub fn unframe<'a>(
     Ok(body)
 }
 
+/// A framed body made of `head` and, after it, `tail`: a field added to a
+/// format after its release goes in the tail, so that the bodies of the
+/// earlier versions, which end with the head, still read (see
+/// [`head_and_tail`]).
+pub fn with_tail<H: serde::Serialize, T: serde::Serialize>(head: &H, tail: &T) -> Vec<u8> {
+    let mut body = bincode::serialize(head).expect("a framed body serializes");
+    body.extend(bincode::serialize(tail).expect("a framed body serializes"));
+    body
+}
+
+/// The head and tail of a body [`with_tail`] made; the tail's default
+/// where the body ends with the head.
+pub fn head_and_tail<H, T>(body: &[u8]) -> Result<(H, T), bincode::Error>
+where
+    H: serde::de::DeserializeOwned,
+    T: serde::de::DeserializeOwned + Default,
+{
+    let mut rest = body;
+    let head = bincode::deserialize_from(&mut rest)?;
+    let tail = match rest.is_empty() {
+        true => T::default(),
+        false => bincode::deserialize(rest)?,
+    };
+    Ok((head, tail))
+}
+
 /// The file a temporary of [`write_atomic`] was for, and the process that
 /// made it: `.NAME.tmp.PID.N` gives `(NAME, PID)`.
 pub fn temporary_of(name: &str) -> Option<(&str, u32)> {

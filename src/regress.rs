@@ -11,7 +11,8 @@ use std::time::Instant;
 use anyhow::Context;
 
 use crate::memo::impact::Diff;
-use crate::memo::{self, Plan, Recorded};
+use crate::memo::mark::undecided_nodes;
+use crate::memo::{self, Marks, Plan, Recorded};
 use crate::run::{check_memo_dir, execute, load_program, program_key, Memo, RunConfig};
 use crate::stats::RunStats;
 use crate::stop::StopRequest;
@@ -119,7 +120,13 @@ pub fn regress(
     // With compression the run's trie is merged back with the complete one,
     // since a regression trie must be complete for the next change.
     let complete = config.compress.then(|| trie.clone());
-    let plan = Plan::with_candidates(trie, &now, &impacted, true, config.compress);
+    // Outside the impacted subtrees the new version runs as the old one
+    // did, so what its solver left undecided there is still to ask.
+    let retries = match config.retry_undecided {
+        true => undecided_nodes(&trie, &Marks::new(&trie, &impacted)),
+        false => Vec::new(),
+    };
+    let plan = Plan::with_candidates(trie, &now, &impacted, &retries, true, config.compress);
     let complete_with = complete.map(|t| (t, plan.marks.clone()));
     let stats = execute(
         config,

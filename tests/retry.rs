@@ -1,13 +1,24 @@
 //! Alternatives the solver could not decide: kept undecided in the trie,
-//! and asked about again with `--retry-undecided`.
+//! asked about again with `--retry-undecided`, in one process, by
+//! workers, by shards run apart and merged, by a cluster's workers, and by
+//! a regression run; each ends as a run at the default solver timeout
+//! would.
 
+use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
-use std::process::Output;
+use std::process::{Output, Stdio};
 
 #[path = "support/cli.rs"]
 mod cli;
+#[path = "support/found.rs"]
+mod found;
+#[path = "support/process.rs"]
+mod process;
 
 use cli::{compile, mnemo, run_memo as run, stderr, trie_text};
+use found::{differ, found};
+use mnemo::solver::store::LocalServer;
+use process::Running;
 
 /// A CRC-32 of four symbolic bytes, tested twice. At a solver timeout of
 /// 10 ms a probe (a tenth of it) cannot answer the first test's other
@@ -173,14 +184,12 @@ fn undecided_alternatives_are_kept_and_asked_again_on_request() {
     assert_eq!(plain["paths"]["completed"], 3, "{plain}");
     assert_eq!(exits(&dir.path().join("d")), exits(&out));
 
-    // Where it would do nothing, it is refused.
+    // A shard's run does what its shard says.
     let o = mnemo()
-        .args(["regress", "--retry-undecided", "--memo"])
-        .arg(&memo)
-        .arg(&bc)
-        .arg(&bc)
+        .args(["run", "--retry-undecided", "--shard"])
+        .arg(dir.path().join("none.shard"))
         .output()
-        .expect("mnemo regress starts");
+        .expect("mnemo run starts");
     assert!(
         !o.status.success() && stderr(&o).contains("--retry-undecided"),
         "{}",
@@ -243,4 +252,228 @@ fn an_undecided_alternative_found_infeasible_is_kept_as_unsat() {
     // Nothing is left to ask.
     let (_, again) = run(&bc, &memo, &dir.path().join("c"), &RETRY);
     assert_eq!(again["memo"]["retry_nodes"], 0, "{again}");
+}
+
+/// [`CRC_TESTED`]'s tests, then a loop over four more symbolic bytes:
+/// sixteen paths below each side of the CRC's tests.
+const CRC_THEN_LOOP: &str = r#"
+#include <klee/klee.h>
+#include <stdint.h>
+int main(void) {
+  unsigned char d[4], e[4];
+  klee_make_symbolic(d, sizeof d, "d");
+  klee_make_symbolic(e, sizeof e, "e");
+  uint32_t c = 0xFFFFFFFFu;
+  for (int i = 0; i < 4; i++) {
+    c ^= d[i];
+    for (int k = 0; k < 8; k++)
+      c = (c >> 1) ^ (0xEDB88320u & (0u - (c & 1)));
+  }
+  int r = 0;
+  if (~c == 0xCAFEF00Du)
+    r = 1;
+  else if ((c & 0xFFFF) == 0x4242)
+    r = 2;
+  for (int i = 0; i < 4; i++)
+    if (e[i] > 100)
+      r += 10;
+  return r;
+}
+"#;
+
+/// `mnemo ARGS`, which must succeed: what it printed.
+fn ok(args: &[&OsStr]) -> String {
+    found::mnemo(args).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// Copies `from`'s one trie file into a new memo directory `to`.
+fn copy_memo(from: &Path, to: &Path, name: &str) {
+    let file = format!("{name}.trie");
+    std::fs::create_dir_all(to).expect("mkdir");
+    std::fs::copy(from.join(&file), to.join(&file)).expect("copy the trie");
+}
+
+/// `mnemo worker URL -j 1` in the background, its stderr into `log`.
+fn worker(url: &str, log: &Path) -> Running {
+    let file = std::fs::File::create(log).expect("create log");
+    Running::new(
+        cli::mnemo()
+            .args(["worker", url, "-j", "1"])
+            .stdout(Stdio::null())
+            .stderr(file)
+            .spawn()
+            .expect("start mnemo worker"),
+    )
+}
+
+#[test]
+fn shards_and_a_cluster_ask_again_as_one_run_does() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let dir = tmp.path();
+    let Some(bc) = compile(dir, "crc", CRC_THEN_LOOP) else {
+        return;
+    };
+    // At 10 ms and depth 2: both CRC tests undecided, four boundary nodes.
+    let quick = [
+        "--store",
+        "none",
+        "--solver-timeout",
+        "10",
+        "--max-depth",
+        "2",
+    ];
+    let (_, first) = run(&bc, &dir.join("first-m"), &dir.join("first"), &quick);
+    assert_eq!(first["memo"]["undecided"], 2, "{first}");
+    assert_eq!(first["paths"]["early"]["max-depth"], 4, "{first}");
+    for to in ["single-m", "m", "cluster-m"] {
+        copy_memo(&dir.join("first-m"), &dir.join(to), "crc");
+    }
+
+    // The reference: one process asks again and deepens.
+    let (_, single) = run(&bc, &dir.join("single-m"), &dir.join("single"), &RETRY);
+    assert_eq!(single["memo"]["undecided_feasible"], 2, "{single}");
+    assert_eq!(single["paths"]["completed"], 48, "{single}");
+    let reference = found(dir, "single", "single-m").expect("the single run");
+
+    // Shards: the first asks again, all explore below their candidates.
+    let shards = dir.join("shards");
+    let said = ok(&[
+        "partition".as_ref(),
+        "--store".as_ref(),
+        "none".as_ref(),
+        "--retry-undecided".as_ref(),
+        "--memo".as_ref(),
+        dir.join("m").as_os_str(),
+        "--shards".as_ref(),
+        "3".as_ref(),
+        "-o".as_ref(),
+        shards.as_os_str(),
+        bc.as_os_str(),
+    ]);
+    assert!(
+        said.contains("2 nodes with undecided alternatives, asked again by the first shard"),
+        "{said}"
+    );
+    let outs: Vec<PathBuf> = (0..3).map(|i| dir.join(format!("out{i}"))).collect();
+    for (i, out) in outs.iter().enumerate() {
+        let shard = shards.join(format!("00{i}.shard"));
+        ok(&[
+            "run".as_ref(),
+            "-q".as_ref(),
+            "--store".as_ref(),
+            "none".as_ref(),
+            "--shard".as_ref(),
+            shard.as_os_str(),
+            "--output-dir".as_ref(),
+            out.as_os_str(),
+        ]);
+    }
+    let mut merge: Vec<&OsStr> = vec!["merge".as_ref()];
+    merge.extend(outs.iter().map(|o| o.as_os_str()));
+    let (m, all) = (dir.join("m"), dir.join("all"));
+    merge.extend(["--memo".as_ref(), m.as_os_str()]);
+    merge.extend(["--output-dir".as_ref(), all.as_os_str()]);
+    ok(&merge);
+    let merged = found(dir, "all", "m").expect("the merged run");
+    differ("shards", &reference, &merged).unwrap_or_else(|e| panic!("{e}"));
+    let stats = cli::json(&all.join("stats.json"));
+    assert_eq!(stats["memo"]["retry_nodes"], 2, "{stats}");
+    assert_eq!(stats["memo"]["undecided_feasible"], 2, "{stats}");
+    assert_eq!(stats["memo"]["undecided"], 0, "{stats}");
+    replays_natively(&dir.join("crc.c"), &all);
+
+    // A cluster: the worker that holds the first shard asks again.
+    if let Some(server) = LocalServer::start() {
+        let url = format!("{}/retry", server.url);
+        let logs: Vec<PathBuf> = (0..2).map(|i| dir.join(format!("worker{i}.log"))).collect();
+        let workers: Vec<Running> = logs.iter().map(|l| worker(&url, l)).collect();
+        let (cm, cluster) = (dir.join("cluster-m"), dir.join("cluster"));
+        ok(&[
+            "run".as_ref(),
+            "--store".as_ref(),
+            "none".as_ref(),
+            "--retry-undecided".as_ref(),
+            "--jobs".as_ref(),
+            "2".as_ref(),
+            "--cluster".as_ref(),
+            url.as_ref(),
+            "--memo".as_ref(),
+            cm.as_os_str(),
+            "--output-dir".as_ref(),
+            cluster.as_os_str(),
+            bc.as_os_str(),
+        ]);
+        let mut said = String::new();
+        for (w, log) in workers.into_iter().zip(&logs) {
+            let o = w.wait_with_output();
+            said.push_str(&std::fs::read_to_string(log).unwrap_or_default());
+            assert!(o.status.success(), "a worker failed:\n{said}");
+        }
+        assert!(said.contains(" 2 retry nodes asked again"), "{said}");
+        let joined = found(dir, "cluster", "cluster-m").expect("the cluster run");
+        differ("cluster", &reference, &joined).unwrap_or_else(|e| panic!("{e}\n{said}"));
+    }
+
+    // What a plain run at the default timeout finds.
+    let (_, plain) = run(
+        &bc,
+        &dir.join("plain-m"),
+        &dir.join("plain"),
+        &["--store", "none"],
+    );
+    assert_eq!(plain["paths"]["completed"], 48, "{plain}");
+    assert_eq!(exits(&dir.join("plain")), exits(&dir.join("single")));
+}
+
+#[test]
+fn a_regression_run_asks_again_outside_what_the_change_impacts() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let dir = tmp.path();
+    let changed = CRC_THEN_LOOP.replace("e[i] > 100", "e[i] > 99");
+    assert_ne!(changed, CRC_THEN_LOOP);
+    let (Some(old), Some(new)) = (
+        compile(dir, "crc", CRC_THEN_LOOP),
+        compile(dir, "crc-new", &changed),
+    ) else {
+        return;
+    };
+    let quick = ["--store", "none", "--solver-timeout", "10"];
+    let (_, first) = run(&old, &dir.join("m"), &dir.join("first"), &quick);
+    assert_eq!(first["memo"]["undecided"], 2, "{first}");
+    assert_eq!(first["paths"]["completed"], 16, "{first}");
+
+    let out = dir.join("r");
+    let said = ok(&[
+        "regress".as_ref(),
+        "--store".as_ref(),
+        "none".as_ref(),
+        "--retry-undecided".as_ref(),
+        "--memo".as_ref(),
+        dir.join("m").as_os_str(),
+        "--output-dir".as_ref(),
+        out.as_os_str(),
+        old.as_os_str(),
+        new.as_os_str(),
+    ]);
+    // The loop changed; the CRC's tests above it did not.
+    assert!(said.contains("impacted nodes: 1\n"), "{said}");
+    let stats = cli::json(&out.join("stats.json"));
+    assert_eq!(stats["memo"]["retry_nodes"], 2, "{stats}");
+    assert_eq!(stats["memo"]["undecided_feasible"], 2, "{stats}");
+    assert_eq!(stats["paths"]["completed"], 48, "{stats}");
+
+    // A fresh run of the new version at the default timeout.
+    run(
+        &new,
+        &dir.join("fresh-m"),
+        &dir.join("fresh"),
+        &["--store", "none"],
+    );
+    differ(
+        "regress",
+        &found(dir, "fresh", "fresh-m").expect("the fresh run"),
+        &found(dir, "r", "m/crc-new.trie").expect("the regression run"),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    replays_natively(&dir.join("crc-new.c"), &out);
 }

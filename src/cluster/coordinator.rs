@@ -67,9 +67,10 @@ pub fn coordinate(config: &RunConfig, url: &str, stop: &StopRequest) -> anyhow::
             )?;
             let trie_file = trie_file(&config);
             let trie = memo::file::load(&trie_file)?;
-            let mut candidates: Vec<TriePath> = Vec::new();
+            let (mut candidates, mut retries): (Vec<TriePath>, Vec<TriePath>) = Default::default();
             for s in &cut.shards {
                 candidates.extend(s.candidates.iter().map(|&c| s.prefixes.path_to(c)));
+                retries.extend(s.retries.iter().map(|&r| s.prefixes.path_to(r)));
             }
             let plan = Plan {
                 partition: cut
@@ -81,19 +82,24 @@ pub fn coordinate(config: &RunConfig, url: &str, stop: &StopRequest) -> anyhow::
                 module_hash: module_hash(module),
                 program: config.program.clone(),
                 candidates,
+                retries,
             };
             let bitcode = std::fs::read(&config.program)
                 .with_context(|| format!("cannot read {}", config.program.display()))?;
             let work: Vec<Vec<u8>> = cut
                 .shards
                 .iter()
-                .filter(|s| !s.candidates.is_empty())
+                .filter(|s| !s.candidates.is_empty() || !s.retries.is_empty())
                 .map(|s| s.encode())
                 .collect();
             queue.publish(&plan, &bitcode, &work)?;
             if !config.quiet {
+                let retries = match plan.retries.len() {
+                    0 => String::new(),
+                    n => format!(" and {n} nodes to ask again at"),
+                };
                 eprintln!(
-                    "mnemo: {url}: {} candidates in {} shards, waiting for workers",
+                    "mnemo: {url}: {} candidates{retries} in {} shards, waiting for workers",
                     plan.candidates.len(),
                     work.len()
                 );
@@ -117,10 +123,12 @@ pub fn coordinate(config: &RunConfig, url: &str, stop: &StopRequest) -> anyhow::
         w
     };
     let mut explored = Vec::new();
-    for path in &plan.candidates {
+    let retried = plan.retries.iter().map(|p| (p, true));
+    for (path, retried) in plan.candidates.iter().map(|p| (p, false)).chain(retried) {
         let run = &runs[found[path]];
         explored.push(Explored {
             path: path.clone(),
+            retried,
             trie: &run.trie,
             origin: format!("worker {}", run.worker),
             stats: &run.stats,
@@ -169,7 +177,8 @@ fn gather(
 ) -> anyhow::Result<(Vec<Run>, HashMap<TriePath, usize>)> {
     let mut runs: Vec<Run> = Vec::new();
     let mut found: HashMap<TriePath, usize> = HashMap::new();
-    let wanted: std::collections::HashSet<&TriePath> = plan.candidates.iter().collect();
+    let wanted: std::collections::HashSet<&TriePath> =
+        plan.candidates.iter().chain(&plan.retries).collect();
     let mut after = "0".to_string();
     let mut shown = usize::MAX;
     while found.len() < wanted.len() {

@@ -27,7 +27,8 @@ const MAGIC: &[u8; 16] = b"mnemo clusterrun";
 /// Bumped whenever the plan's or a subtree's layout changes. Version 2: a
 /// subtree names every candidate its run explored. Version 3: an
 /// alternative may be undecided (version 2's plans read as they are).
-const VERSION: u32 = 3;
+/// Version 4: the retry nodes follow the plan (earlier plans have none).
+const VERSION: u32 = 4;
 /// How long connecting may take before the server counts as unreachable.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
 /// How long one reply may take: a blocking read waits a second at most,
@@ -52,12 +53,17 @@ pub struct Plan {
     pub program: PathBuf,
     /// Every candidate to explore, by its path from the root.
     pub candidates: Vec<TriePath>,
+    /// Every node whose undecided alternatives are asked about again
+    /// (`--retry-undecided`), by its path; encoded after the rest.
+    #[serde(skip)]
+    pub retries: Vec<TriePath>,
 }
 
 /// What one run of a worker explored, as it sends it back: the subtrees
-/// below some of a shard's candidates.
+/// below some of a shard's candidates, or what it learned at its retry
+/// nodes.
 pub struct Subtree {
-    /// The candidates it explored.
+    /// The candidates it explored, or the retry nodes it asked again at.
     pub paths: Vec<TriePath>,
     /// The trie file's bytes of the run that explored them.
     pub trie: Vec<u8>,
@@ -127,7 +133,10 @@ impl Queue {
             .map(|b| {
                 let body = crate::files::unframe(&b, MAGIC, 2..=VERSION)
                     .map_err(|e| self.damaged("plan", format!("{e:?}")))?;
-                bincode::deserialize(body).map_err(|e| self.damaged("plan", e))
+                let (mut plan, retries): (Plan, _) =
+                    crate::files::head_and_tail(body).map_err(|e| self.damaged("plan", e))?;
+                plan.retries = retries;
+                Ok(plan)
             })
             .transpose()
     }
@@ -151,7 +160,7 @@ impl Queue {
             pipe.xadd(k("work"), "*", &[("shard", s.as_slice())])
                 .ignore();
         }
-        let body = bincode::serialize(plan).expect("a plan serializes");
+        let body = crate::files::with_tail(plan, &plan.retries);
         pipe.set(k("plan"), crate::files::frame(MAGIC, VERSION, &body))
             .ignore();
         pipe.query::<()>(&mut self.conn)

@@ -48,6 +48,8 @@ pub struct WorkerReport {
     pub skipped: usize,
     /// Shards split off to idle workers.
     pub splits: usize,
+    /// Retry nodes asked again at (`--retry-undecided`).
+    pub retried: usize,
     pub busy_s: f64,
 }
 
@@ -55,13 +57,14 @@ impl std::fmt::Display for WorkerReport {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         writeln!(
             f,
-            "worker: {} shards ({} reclaimed), {} candidates explored in {} runs, {} skipped, {} split off; busy {:.1}s",
+            "worker: {} shards ({} reclaimed), {} candidates explored in {} runs, {} skipped, {} split off, {} retry nodes asked again; busy {:.1}s",
             self.shards,
             self.reclaimed,
             self.candidates,
             self.runs,
             self.skipped,
             self.splits,
+            self.retried,
             self.busy_s
         )
     }
@@ -213,8 +216,9 @@ fn base_config(program: &Path, scratch: &Path, stores: Vec<String>, c: &WorkerCo
     }
 }
 
-/// Explores below each candidate of the claimed shard that no worker has
-/// explored yet; returns whether every one was (not stopped by a signal).
+/// Asks again at the claimed shard's retry nodes and explores below each
+/// of its candidates, what no worker has done yet; returns whether all of
+/// it was done (not stopped by a signal).
 fn explore(
     queue: &mut Queue,
     me: &str,
@@ -239,7 +243,30 @@ fn explore(
     };
     shard.check_module(&origin, &local.base.program, &loaded.1)?;
     let loaded = &local.loaded.insert((link, loaded)).1;
-    let base = &local.base;
+    let one = One {
+        shard: &shard,
+        origin: &origin,
+        loaded,
+        base: &local.base,
+        me,
+    };
+    // The retry nodes first: they are never split off.
+    let retries: Vec<_> = shard
+        .retries
+        .iter()
+        .map(|&r| shard.prefixes.path_to(r))
+        .collect();
+    let mut asked = false;
+    for path in &retries {
+        asked |= !queue.finished(path)?;
+    }
+    if asked {
+        if !one.run(queue, &[], &shard.retries, retries, stop)? {
+            return Ok(false);
+        }
+        report.retried += shard.retries.len();
+        report.runs += 1;
+    }
     let mut todo: Vec<NodeId> = shard.candidates.clone();
     todo.reverse();
     // Seconds a candidate took in this shard's last run; none yet.
@@ -250,7 +277,7 @@ fn explore(
         }
         if todo.len() > 1 && queue.dry()? && queue.idle_workers()? > 0 {
             let give: Vec<NodeId> = todo.drain(..todo.len() / 2).rev().collect();
-            queue.requeue(&split(&shard, &give).encode())?;
+            queue.requeue(&split(&shard, &give, &[]).encode())?;
             report.splits += 1;
         }
         let want = group_size(per_candidate, todo.len());
@@ -268,42 +295,69 @@ fn explore(
         if group.is_empty() {
             continue;
         }
-        let out = base
-            .output_dir
-            .with_file_name(format!("out-{}", group[0].0));
+        let started = Instant::now();
+        if !one.run(queue, &group, &[], paths, stop)? {
+            return Ok(false);
+        }
+        per_candidate = Some(started.elapsed().as_secs_f64() / group.len() as f64);
+        report.candidates += group.len();
+        report.runs += 1;
+    }
+    Ok(true)
+}
+
+/// What every run over part of one claimed shard shares.
+struct One<'a> {
+    shard: &'a Shard,
+    origin: &'a Path,
+    loaded: &'a Loaded,
+    base: &'a RunConfig,
+    me: &'a str,
+}
+
+impl One<'_> {
+    /// Explores below `candidates` and asks again at `retries` (nodes of
+    /// the shard's trie, `paths` theirs from the root) in one run, and
+    /// sends what it found; whether it ended (not stopped by a signal).
+    fn run(
+        &self,
+        queue: &mut Queue,
+        candidates: &[NodeId],
+        retries: &[NodeId],
+        paths: Vec<super::queue::TriePath>,
+        stop: &StopRequest,
+    ) -> anyhow::Result<bool> {
+        let first = candidates.first().or(retries.first()).map_or(0, |n| n.0);
+        let out = self.base.output_dir.with_file_name(format!("out-{first}"));
         let _ = std::fs::remove_dir_all(&out);
         let config = RunConfig {
             output_dir: out.clone(),
-            ..base.clone()
+            ..self.base.clone()
         };
-        let started = Instant::now();
         let stats = explore_shard(
-            &split(&shard, &group),
-            &origin,
-            &base.program,
-            Some(loaded),
+            &split(self.shard, candidates, retries),
+            self.origin,
+            &self.base.program,
+            Some(self.loaded),
             &config,
-            started,
+            Instant::now(),
             stop,
         )?;
         if stats.stopped_by.is_some() && stop.reason().is_some() {
             return Ok(false);
         }
-        per_candidate = Some(started.elapsed().as_secs_f64() / group.len() as f64);
-        let trie_file = memo::trie_path(&out, &program_key(&base.program));
+        let trie_file = memo::trie_path(&out, &program_key(&self.base.program));
         let trie = std::fs::read(&trie_file)
             .with_context(|| format!("cannot read {}", trie_file.display()))?;
         queue.send(&Subtree {
             paths,
             trie,
             stats,
-            worker: me.to_string(),
+            worker: self.me.to_string(),
         })?;
         let _ = std::fs::remove_dir_all(&out);
-        report.candidates += group.len();
-        report.runs += 1;
+        Ok(true)
     }
-    Ok(true)
 }
 
 /// How long one run over some of a shard's candidates should take. Each
@@ -329,12 +383,13 @@ fn group_size(per_candidate: Option<f64>, left: usize) -> usize {
 }
 
 /// The shard for some of `shard`'s candidates.
-fn split(shard: &Shard, candidates: &[NodeId]) -> Shard {
-    let (cut, ids) = prefixes(&shard.prefixes, candidates);
+fn split(shard: &Shard, candidates: &[NodeId], retries: &[NodeId]) -> Shard {
+    let (cut, ids, retry_ids) = prefixes(&shard.prefixes, candidates, retries);
     Shard {
         weight: shard.weight * candidates.len() as f64 / shard.candidates.len().max(1) as f64,
         prefixes: cut,
         candidates: ids,
+        retries: retry_ids,
         ..shard.clone()
     }
 }

@@ -226,6 +226,23 @@ pub fn merge(old: &Trie, new: &Trie, marks: &Marks) -> Trie {
     out
 }
 
+/// Adds to the node `to` of `dst` what a run that asked again about its
+/// undecided alternatives learned at the same node, `from` of `src`: the
+/// answers, and the subtrees of the alternatives found feasible. The
+/// alternatives `to` already has children for keep them.
+pub(crate) fn take_answers(src: &Trie, from: NodeId, dst: &mut Trie, to: NodeId) {
+    if let (Some(mine), Some(now)) = (&mut dst.nodes[to.index()].point, &src.node(from).point) {
+        mine.settle(&now.alts);
+    }
+    for &c in &src.node(from).children {
+        let via = src.node(c).via;
+        if dst.child(to, via).is_none() {
+            let id = dst.add_child(to, via);
+            graft(src, c, dst, id);
+        }
+    }
+}
+
 /// Copies the children of `from` in `src`, with their subtrees, under
 /// `to` in `dst`, whose point and leaf data become `from`'s. Function
 /// indices are translated into `dst`'s table on the way.

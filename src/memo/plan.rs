@@ -107,7 +107,8 @@ impl Plan {
         Ok(Plan::marked(old, now, marks, compress_trie))
     }
 
-    /// The plan that explores anew below `candidates` of `old`; with `redo`
+    /// The plan that explores anew below `candidates` of `old` and asks
+    /// again at `retries` (nodes outside their subtrees); with `redo`
     /// (regression analysis) nothing recorded of the candidates themselves
     /// is trusted: not even their choice points, since the change may come
     /// before them.
@@ -115,10 +116,12 @@ impl Plan {
         mut old: Trie,
         now: &Recorded,
         candidates: &[NodeId],
+        retries: &[NodeId],
         redo: bool,
         compress_trie: bool,
     ) -> Plan {
-        let marks = Marks::new(&old, candidates);
+        let mut marks = Marks::new(&old, candidates);
+        marks.add_retries(&old, retries);
         if redo {
             for &c in candidates {
                 let n = &mut old.nodes[c.index()];

@@ -555,3 +555,53 @@ fn the_views_name_undecided_alternatives() {
     assert!(super::show::stats_text(&t, None).contains("undecided:   2"));
     assert!(super::show::dot_text(&t).contains("label=\"undecided\""));
 }
+
+#[test]
+fn what_a_retry_learned_joins_the_trie_it_came_from() {
+    use super::mark::take_answers;
+    let (mut t, nodes) = with_undecided();
+    let (root, left) = (nodes[0], nodes[1]);
+    // The retry found the root's alternative 1 feasible, with two paths
+    // below, and `left`'s alternative 0 infeasible; its copy of the
+    // recorded path (a hanging node) carries another test.
+    let mut learned = t.clone();
+    learned.nodes[root.index()]
+        .point
+        .as_mut()
+        .expect("point")
+        .alts[1]
+        .answer = Answer::Feasible;
+    learned.nodes[left.index()]
+        .point
+        .as_mut()
+        .expect("point")
+        .alts[0]
+        .answer = Answer::Infeasible;
+    add(&mut learned, &[1, 0], End::Completed, 5);
+    add(&mut learned, &[1, 1], End::Completed, 6);
+    let kept = learned.child(left, 1).expect("recorded");
+    learned.nodes[kept.index()].test = Some(test_of(9, StoredOutcome::Exit { code: 0 }));
+
+    for at in [root, left] {
+        take_answers(&learned, at, &mut t, at);
+    }
+    assert_eq!(super::show::counts(&t).undecided, 0);
+    let point = |id: NodeId| t.node(id).point.clone().expect("point");
+    assert_eq!(point(root).alts[1].answer, Answer::Feasible);
+    assert_eq!(point(left).alts[0].answer, Answer::Infeasible);
+    let right = t.child(root, 1).expect("the new subtree");
+    let tags: Vec<u8> = t
+        .node(right)
+        .children
+        .iter()
+        .map(|c| t.node(*c).test.as_ref().expect("a test").inputs[0].1[0])
+        .collect();
+    assert_eq!(tags, [5, 6]);
+    // What the node had stays as it was.
+    let recorded = t.child(left, 1).expect("recorded");
+    assert_eq!(
+        t.node(recorded).test.as_ref().expect("a test").inputs[0].1[0],
+        2
+    );
+    assert!(t.child(left, 0).is_none());
+}

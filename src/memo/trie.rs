@@ -53,7 +53,7 @@ impl TriePoint {
 
     /// Takes what a later path at this point learned of the alternatives
     /// this one left undecided; whether anything changed.
-    fn settle(&mut self, alts: &[Alt]) -> bool {
+    pub(crate) fn settle(&mut self, alts: &[Alt]) -> bool {
         let mut changed = false;
         for (mine, now) in self.alts.iter_mut().zip(alts) {
             if mine.undecided() && !now.undecided() && mine.payload == now.payload {

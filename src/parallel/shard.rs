@@ -17,9 +17,10 @@ use crate::memo::{compress, Marks, NodeId, Trie};
 
 const MAGIC: &[u8; 16] = b"mnemo shard file";
 /// Bumped whenever the body's layout changes. Version 2: an alternative
-/// may be undecided.
-pub const SHARD_VERSION: u32 = 2;
-/// The oldest format read: version 1's alternatives read as they are.
+/// may be undecided. Version 3: retry nodes follow the shard.
+pub const SHARD_VERSION: u32 = 3;
+/// The oldest format read: version 1's alternatives read as they are, and
+/// a shard of versions 1 and 2 has no retry nodes.
 const OLDEST_SHARD_VERSION: u32 = 1;
 
 /// The options of the run a shard belongs to: every shard of a partition
@@ -66,6 +67,11 @@ pub struct Shard {
     pub candidates: Vec<NodeId>,
     /// Their expected cost, in the partitioner's units.
     pub weight: f64,
+    /// Nodes of `prefixes` whose undecided alternatives the shard's run
+    /// asks about again (`--retry-undecided`). Encoded after the rest, so
+    /// that the bodies of earlier versions, which end before, still read.
+    #[serde(skip)]
+    pub retries: Vec<NodeId>,
 }
 
 /// Why a shard file cannot be used.
@@ -106,24 +112,33 @@ pub fn module_hash(module: &Module) -> String {
     blake3::hash(&bytes).to_hex().to_string()
 }
 
-/// The trie a shard carries: `trie` cut to the paths to `candidates`, with
-/// no tests (the other shards' and the kept ones are not this shard's to
-/// write); and the candidates' ids in it.
-pub fn prefixes(trie: &Trie, candidates: &[NodeId]) -> (Trie, Vec<NodeId>) {
-    let marks = Marks::new(trie, candidates);
+/// The trie a shard carries: `trie` cut to the paths to `candidates` and
+/// to `retries`, with no tests (the other shards' and the kept ones are
+/// not this shard's to write); and the ids in it of the candidates and of
+/// the retry nodes.
+pub fn prefixes(
+    trie: &Trie,
+    candidates: &[NodeId],
+    retries: &[NodeId],
+) -> (Trie, Vec<NodeId>, Vec<NodeId>) {
+    let mut marks = Marks::new(trie, candidates);
+    marks.add_retries(trie, retries);
     let (mut cut, marks) = compress(trie, &marks);
-    let mut ids = Vec::new();
+    let (mut ids, mut retry_ids) = (Vec::new(), Vec::new());
     for (i, node) in cut.nodes.iter_mut().enumerate() {
         let id = NodeId(i as u32);
         if marks.is_candidate(id) {
             ids.push(id);
+        }
+        if marks.is_retry(id) {
+            retry_ids.push(id);
         }
         if !marks.is_marked(id) {
             node.test = None;
             node.kept.clear();
         }
     }
-    (cut, ids)
+    (cut, ids, retry_ids)
 }
 
 impl Shard {
@@ -135,7 +150,7 @@ impl Shard {
     }
 
     pub fn encode(&self) -> Vec<u8> {
-        let body = bincode::serialize(self).expect("a shard always serializes");
+        let body = crate::files::with_tail(self, &self.retries);
         crate::files::frame(MAGIC, SHARD_VERSION, &body)
     }
 
@@ -155,7 +170,9 @@ impl Shard {
             path: path.clone(),
             detail,
         };
-        let mut shard: Shard = bincode::deserialize(body).map_err(|e| body_error(e.to_string()))?;
+        let (mut shard, retries): (Shard, _) =
+            crate::files::head_and_tail(body).map_err(|e| body_error(e.to_string()))?;
+        shard.retries = retries;
         // The prefixes are a trie: checked as a trie file's body is.
         let prefixes = std::mem::replace(&mut shard.prefixes, Trie::new(Default::default()));
         shard.prefixes = crate::memo::file::checked(prefixes, &path)
@@ -166,16 +183,21 @@ impl Shard {
                 shard.index, shard.count
             )));
         }
-        if let Some(c) = shard
-            .candidates
-            .iter()
-            .find(|c| c.index() >= shard.prefixes.arena_len())
-        {
-            return Err(body_error(format!(
-                "candidate {} of a trie of {} nodes",
-                c.0,
-                shard.prefixes.arena_len()
-            )));
+        let outside = |ids: &[NodeId]| {
+            ids.iter()
+                .find(|c| c.index() >= shard.prefixes.arena_len())
+                .map(|c| c.0)
+        };
+        for (what, ids) in [
+            ("candidate", &shard.candidates),
+            ("retry node", &shard.retries),
+        ] {
+            if let Some(c) = outside(ids) {
+                return Err(body_error(format!(
+                    "{what} {c} of a trie of {} nodes",
+                    shard.prefixes.arena_len()
+                )));
+            }
         }
         Ok(shard)
     }
@@ -236,7 +258,32 @@ mod tests {
             prefixes: t,
             candidates: vec![a],
             weight: 2.0,
+            retries: Vec::new(),
         }
+    }
+
+    #[test]
+    fn retry_nodes_follow_the_shard_and_earlier_formats_have_none() {
+        let path = Path::new("s.shard");
+        let with = Shard {
+            retries: vec![NodeId::ROOT],
+            ..shard()
+        };
+        let back = Shard::decode(&with.encode(), path).expect("decodes");
+        assert_eq!(back.retries, [NodeId::ROOT]);
+        assert_eq!(back.candidates, with.candidates);
+        // Version 2's body is the same shard without what follows it.
+        let body = bincode::serialize(&with).expect("serializes");
+        let v2 = crate::files::frame(MAGIC, 2, &body);
+        let back = Shard::decode(&v2, path).expect("version 2 reads");
+        assert!(back.retries.is_empty());
+        assert_eq!(back.candidates, with.candidates);
+        let far = Shard {
+            retries: vec![NodeId(99)],
+            ..shard()
+        };
+        let e = Shard::decode(&far.encode(), path).expect_err("refused");
+        assert!(e.to_string().contains("retry node 99 of a trie of"), "{e}");
     }
 
     #[test]

@@ -15,6 +15,7 @@ impl Running {
         Running(Some(child))
     }
 
+    #[allow(dead_code)] // Not every test file signals its children.
     pub fn id(&self) -> u32 {
         self.0.as_ref().map_or(0, Child::id)
     }
@@ -45,6 +46,7 @@ impl Drop for Running {
     }
 }
 
+#[allow(dead_code)] // Not every test file signals its children.
 pub fn signal(child: &Running, signal: i32) {
     let pid = libc::pid_t::try_from(child.id()).expect("a pid");
     // SAFETY: kill(2) on a child of this process that has not been waited for.

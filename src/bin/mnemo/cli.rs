@@ -375,8 +375,10 @@ pub(crate) struct RunArgs {
     /// had fixed to get past one) and ask about each again, with the whole
     /// `--solver-timeout`; those now found feasible are explored. Give a
     /// larger `--solver-timeout` than the run that left them. With
-    /// `--deepen`, the first bound's run asks.
-    #[arg(long, conflicts_with_all = ["compose", "max_site_fork_share", "shard", "cluster"])]
+    /// `--deepen`, the first bound's run asks; with `regress`, outside the
+    /// subtrees the change impacts; `partition` and `--cluster` give them
+    /// to the first shard.
+    #[arg(long, conflicts_with_all = ["compose", "max_site_fork_share", "shard"])]
     pub(crate) retry_undecided: bool,
     /// The program's bitcode (`mnemo cc` makes it).
     #[arg(required_unless_present = "shard")]

@@ -108,10 +108,8 @@ fn real_main() -> anyhow::Result<u8> {
         Command::Regress { old, run } => {
             let stop = signal_handlers()?;
             check_loadable(&old, &stop)?;
-            if run.deepen.is_some() || run.resume || run.shard.is_some() || run.retry_undecided {
-                anyhow::bail!(
-                    "regress takes none of --deepen, --resume, --shard and --retry-undecided"
-                );
+            if run.deepen.is_some() || run.resume || run.shard.is_some() {
+                anyhow::bail!("regress takes none of --deepen, --resume and --shard");
             }
             let config = run_config(run)?;
             check_loadable(&config.program, &stop)?;
@@ -131,10 +129,8 @@ fn real_main() -> anyhow::Result<u8> {
             if run.memo.is_none() {
                 anyhow::bail!("partition needs --memo DIR: the trie the shards are made from is kept there, and `mnemo merge` reads it");
             }
-            if run.deepen.is_some() || run.resume || run.shard.is_some() || run.retry_undecided {
-                anyhow::bail!(
-                    "partition takes none of --deepen, --resume, --shard and --retry-undecided"
-                );
+            if run.deepen.is_some() || run.resume || run.shard.is_some() {
+                anyhow::bail!("partition takes none of --deepen, --resume and --shard");
             }
             let config = run_config(run)?;
             check_loadable(&config.program, &stop)?;
