@@ -11,8 +11,8 @@ use std::time::{Duration, Instant};
 use super::pool::Pool;
 use crate::exec::{EarlyReason, Executor, PathEnd, State};
 use crate::search::explore::{
-    advance, check_limits, end_pending, out_of_time, take_up_cuts, Ending, ReportCost,
-    FINISH_SHARE, RECENT_MODELS,
+    advance, check_limits, end_pending, out_of_time, take_up_cuts, Ending, PendingWeight,
+    ReportCost, FINISH_SHARE, RECENT_MODELS,
 };
 use crate::search::{ExploreConfig, FinishedPath, PathObserver, Searcher, States};
 use crate::stop::StopRequest;
@@ -276,6 +276,7 @@ pub fn work(
     let mut observer = Locked::new(common.observer, common.stage);
     let mut recent = VecDeque::with_capacity(RECENT_MODELS);
     let mut cost = ReportCost::default();
+    let mut weight = PendingWeight::default();
     let mut states = States::new();
     if let Some(s) = initial {
         searcher.add(s.id);
@@ -361,7 +362,14 @@ pub fn work(
             }
             if reason.is_none()
                 && steps.is_multiple_of(64)
-                && out_of_time(&states, &cost, time_limit, executor.decisions, false)
+                && out_of_time(
+                    &states,
+                    &mut weight,
+                    &cost,
+                    time_limit,
+                    executor.decisions,
+                    false,
+                )
             {
                 reason = Some(EarlyReason::MaxTime);
             }
