@@ -11,8 +11,8 @@ use std::time::{Duration, Instant};
 use super::pool::Pool;
 use crate::exec::{EarlyReason, Executor, PathEnd, State};
 use crate::search::explore::{
-    advance, check_limits, end_pending, out_of_time, take_up_cuts, Ending, PendingWeight,
-    ReportCost, FINISH_SHARE, RECENT_MODELS,
+    advance, check_limits, end_pending, out_of_time, take_up_cuts, write_cost, Ending,
+    PendingWeight, ReportCost, FINISH_SHARE, RECENT_MODELS,
 };
 use crate::search::{ExploreConfig, FinishedPath, PathObserver, Searcher, States};
 use crate::stop::StopRequest;
@@ -31,6 +31,12 @@ pub struct WorkerSlot {
     pub pending: AtomicU64,
     pub instructions: AtomicU64,
     pub queries: AtomicU64,
+    /// The weight of its pending paths, as it last summed it, and the
+    /// decisions it has made (its part of the trie): the run's time limit
+    /// is for all the workers' pending paths, whose reports take the
+    /// observer in turn, and for one trie.
+    pub weight: AtomicU64,
+    pub decisions: AtomicU64,
 }
 
 /// One line of the progress display: a worker's counts.
@@ -295,6 +301,7 @@ pub fn work(
                 Some(id) => id,
                 None => {
                     slot.pending.store(0, Ordering::Relaxed);
+                    slot.weight.store(0, Ordering::Relaxed);
                     // What it kept is reported before it may wait long.
                     observer.flush(executor)?;
                     let at = Instant::now();
@@ -346,6 +353,7 @@ pub fn work(
             }
             if steps.is_multiple_of(64) {
                 slot.pending.store(states.len() as u64, Ordering::Relaxed);
+                slot.decisions.store(executor.decisions, Ordering::Relaxed);
                 slot.instructions
                     .store(executor.instructions, Ordering::Relaxed);
                 slot.queries
@@ -363,11 +371,17 @@ pub fn work(
             if reason.is_none()
                 && steps.is_multiple_of(64)
                 && out_of_time(
-                    &states,
-                    &mut weight,
+                    || {
+                        slot.weight.store(weight.of(&states), Ordering::Relaxed);
+                        common
+                            .slots
+                            .iter()
+                            .map(|s| s.weight.load(Ordering::Relaxed))
+                            .sum()
+                    },
                     &cost,
                     time_limit,
-                    executor.decisions,
+                    nodes(common.slots),
                     false,
                 )
             {
@@ -389,6 +403,9 @@ pub fn work(
             states.insert(s.id, s);
         }
         let ending_states = states.len() as u64;
+        // The run's trie is saved after every worker's pending paths.
+        slot.decisions.store(executor.decisions, Ordering::Relaxed);
+        let finish_by = finish_by.map(|t| t - write_cost(nodes(common.slots)));
         let mut ending = Ending {
             reason,
             finish_by,
@@ -401,6 +418,7 @@ pub fn work(
         slot.ended.fetch_add(ending_states, Ordering::Relaxed);
     }
     slot.pending.store(0, Ordering::Relaxed);
+    slot.weight.store(0, Ordering::Relaxed);
     slot.instructions
         .store(executor.instructions, Ordering::Relaxed);
     executor.set_deadline(None);
@@ -410,6 +428,15 @@ pub fn work(
         report_wait_s: observer.waited.as_secs_f64(),
         report_s: observer.held.as_secs_f64(),
     })
+}
+
+/// The nodes of the run's trie, as the workers last counted their
+/// decisions.
+fn nodes(slots: &[WorkerSlot]) -> u64 {
+    slots
+        .iter()
+        .map(|s| s.decisions.load(Ordering::Relaxed))
+        .sum()
 }
 
 /// Gives the waiting workers states of this one: each as many as this one

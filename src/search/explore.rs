@@ -167,7 +167,7 @@ fn end_cost(cost: &ReportCost, pending: u64, nodes: u64, checkpoint: bool) -> Du
 }
 
 /// The time writing a trie of `nodes` nodes once takes.
-fn write_cost(nodes: u64) -> Duration {
+pub(crate) fn write_cost(nodes: u64) -> Duration {
     WRITE_COST_PER_NODE.mul_f64(nodes as f64)
 }
 
@@ -285,8 +285,7 @@ pub fn explore(
         if stopped_by.is_none()
             && steps.is_multiple_of(64)
             && out_of_time(
-                &states,
-                &mut weight,
+                || weight.of(&states),
                 &cost,
                 time_limit,
                 executor.decisions,
@@ -401,21 +400,17 @@ pub(crate) fn advance(
 }
 
 /// Whether what follows exploration at a time limit ([`end_cost`], with
-/// the trie's `nodes`) would take the run past the limit, so that
-/// exploration must stop to leave the time after the limit for solving the
-/// pending paths' inputs.
+/// the pending paths' weight `pending` gives and the trie's `nodes`) would
+/// take the run past the limit, so that exploration must stop to leave the
+/// time after the limit for solving the pending paths' inputs.
 pub(crate) fn out_of_time(
-    states: &States,
-    weight: &mut PendingWeight,
+    pending: impl FnOnce() -> u64,
     cost: &ReportCost,
     time_limit: Option<Instant>,
     nodes: u64,
     checkpoint: bool,
 ) -> bool {
-    time_limit.is_some_and(|t| {
-        let pending = weight.of(states);
-        Instant::now() + end_cost(cost, pending, nodes, checkpoint) >= t
-    })
+    time_limit.is_some_and(|t| Instant::now() + end_cost(cost, pending(), nodes, checkpoint) >= t)
 }
 
 /// The pending paths' weight for [`out_of_time`], summed again only once
@@ -435,7 +430,7 @@ const SUM_SHARE: u32 = 50;
 const SUM_AT_MOST_EVERY: Duration = Duration::from_secs(1);
 
 impl PendingWeight {
-    fn of(&mut self, states: &States) -> u64 {
+    pub(crate) fn of(&mut self, states: &States) -> u64 {
         let now = Instant::now();
         let every = (self.took * SUM_SHARE).min(SUM_AT_MOST_EVERY);
         if self.summed_at.is_none_or(|at| now - at >= every) {
