@@ -87,6 +87,13 @@ fn run_quickly(
     Some((bc, memo, o, first))
 }
 
+/// Copies `from`'s one trie file into a new memo directory `to`.
+fn copy_memo(from: &Path, to: &Path, name: &str) {
+    let file = format!("{name}.trie");
+    std::fs::create_dir_all(to).expect("mkdir");
+    std::fs::copy(from.join(&file), to.join(&file)).expect("copy the trie");
+}
+
 #[test]
 fn undecided_alternatives_are_kept_and_asked_again_on_request() {
     let dir = tempfile::tempdir().expect("tempdir");
@@ -103,14 +110,11 @@ fn undecided_alternatives_are_kept_and_asked_again_on_request() {
     assert_eq!(show.matches(": undecided").count(), 2, "{show}");
     assert!(!show.contains("unsat"), "{show}");
 
-    let copy_memo = |name: &str| {
-        let to = dir.path().join(name);
-        std::fs::create_dir(&to).expect("mkdir");
-        std::fs::copy(memo.join("crc.trie"), to.join("crc.trie")).expect("copy");
-        to
-    };
-    let parallel_memo = copy_memo("memo-jobs");
-    let static_memo = copy_memo("memo-static");
+    let (parallel_memo, static_memo) =
+        (dir.path().join("memo-jobs"), dir.path().join("memo-static"));
+    for to in [&parallel_memo, &static_memo] {
+        copy_memo(&memo, to, "crc");
+    }
 
     // Asked again in too little time, the first times out again, and the
     // second, about the same bytes, is not asked: both stay undecided.
@@ -284,13 +288,6 @@ int main(void) {
 /// `mnemo ARGS`, which must succeed: what it printed.
 fn ok(args: &[&OsStr]) -> String {
     found::mnemo(args).unwrap_or_else(|e| panic!("{e}"))
-}
-
-/// Copies `from`'s one trie file into a new memo directory `to`.
-fn copy_memo(from: &Path, to: &Path, name: &str) {
-    let file = format!("{name}.trie");
-    std::fs::create_dir_all(to).expect("mkdir");
-    std::fs::copy(from.join(&file), to.join(&file)).expect("copy the trie");
 }
 
 /// `mnemo worker URL -j 1` in the background, its stderr into `log`.

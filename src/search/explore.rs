@@ -301,7 +301,8 @@ pub fn explore(
     let states_left = states.len() as u64;
     if let Some(reason) = stopped_by {
         // The final save comes after the pending paths' tests.
-        let mut finish_by = finish_by.map(|t| t - write_cost(executor.decisions));
+        let final_write = write_cost(executor.decisions);
+        let mut finish_by = finish_by.map(|t| t - final_write);
         // Reporting the pending paths may take a while (their inputs are
         // solved for); a run killed meanwhile resumes from here.
         if limits.checkpoint.is_some() {
@@ -313,7 +314,7 @@ pub fn explore(
             // for that one is set aside too (not all of it again: on a
             // tokenizer stopped with 105,000 paths pending, that left them
             // 0.12 s of their 0.9 s, and none got a test).
-            let took = at.elapsed().saturating_sub(write_cost(executor.decisions));
+            let took = at.elapsed().saturating_sub(final_write);
             finish_by = finish_by.map(|t| t - took);
         }
         let pending = std::mem::take(&mut states);
