@@ -10,10 +10,10 @@ use std::time::{Duration, Instant};
 
 use super::pool::Pool;
 use crate::exec::{EarlyReason, Executor, PathEnd, State};
-use crate::search::explore::{
-    advance, check_limits, end_pending, out_of_time, take_up_cuts, write_cost, Ending,
-    PendingWeight, ReportCost, FINISH_SHARE, RECENT_MODELS,
+use crate::search::ending::{
+    end_pending, out_of_time, write_cost, Ending, PendingWeight, ReportCost, FINISH_SHARE,
 };
+use crate::search::explore::{advance, check_limits, take_up_cuts, RECENT_MODELS};
 use crate::search::{ExploreConfig, FinishedPath, PathObserver, Searcher, States};
 use crate::stop::StopRequest;
 use crate::testgen::StagedTest;

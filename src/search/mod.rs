@@ -4,6 +4,7 @@
 mod bfs;
 mod covnew;
 mod dfs;
+pub(crate) mod ending;
 pub(crate) mod explore;
 mod interleaved;
 mod random_path;

@@ -6,7 +6,7 @@
 //! the memory down (the states are not what holds it) does the limit stop
 //! the run.
 
-use super::explore::{end_pending, Ending};
+use super::ending::{end_pending, Ending};
 use super::{PathObserver, Searcher, States};
 use crate::exec::{give_back_freed, Executor};
 use crate::stop::StopRequest;
