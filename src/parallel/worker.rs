@@ -11,7 +11,8 @@ use std::time::{Duration, Instant};
 use super::pool::Pool;
 use crate::exec::{EarlyReason, Executor, PathEnd, State};
 use crate::search::ending::{
-    end_pending, out_of_time, write_cost, Ending, PendingWeight, ReportCost, FINISH_SHARE,
+    end_pending, final_cost, out_of_time, Ending, Made, PendingWeight, ReportCost,
+    FINAL_COST_PER_TEST, FINISH_SHARE,
 };
 use crate::search::explore::{advance, check_limits, take_up_cuts, RECENT_MODELS};
 use crate::search::{ExploreConfig, FinishedPath, PathObserver, Searcher, States};
@@ -145,13 +146,13 @@ impl<'a, 'o> Locked<'a, 'o> {
         }
     }
 
-    /// Reports the kept paths, then `path` if there is one, holding the
-    /// observer taken once; frees the kept states after letting it go.
-    fn report(
+    /// Reports the kept paths, then `paths`, holding the observer taken
+    /// once; frees the kept states after letting it go.
+    fn report<'p>(
         &mut self,
         executor: &Executor,
         mut observer: Guard<'a, 'o>,
-        path: Option<(FinishedPath<'_>, Option<StagedTest>)>,
+        paths: impl IntoIterator<Item = (FinishedPath<'p>, Option<StagedTest>)>,
     ) -> anyhow::Result<()> {
         let taken = Instant::now();
         let mut kept = std::mem::take(&mut self.queued);
@@ -160,7 +161,7 @@ impl<'a, 'o> Locked<'a, 'o> {
             let (p, staged) = k.take();
             reported = reported.and_then(|()| hand_over(&mut **observer, executor, p, staged));
         }
-        if let Some((p, staged)) = path {
+        for (p, staged) in paths {
             reported = reported.and_then(|()| hand_over(&mut **observer, executor, p, staged));
         }
         drop(observer);
@@ -177,7 +178,7 @@ impl<'a, 'o> Locked<'a, 'o> {
             return Ok(());
         }
         let observer = self.take()?;
-        self.report(executor, observer, None)
+        self.report(executor, observer, std::iter::empty())
     }
 }
 
@@ -218,9 +219,25 @@ impl PathObserver for Locked<'_, '_> {
             false => self.try_take()?,
         };
         match observer {
-            Some(observer) => self.report(executor, observer, None),
+            Some(observer) => self.report(executor, observer, std::iter::empty()),
             None => Ok(()),
         }
+    }
+
+    fn paths_ended(
+        &mut self,
+        executor: &Executor,
+        paths: Vec<FinishedPath<'_>>,
+    ) -> anyhow::Result<()> {
+        let staged: Vec<_> = paths
+            .into_iter()
+            .map(|p| {
+                let staged = self.stage.and_then(|stage| stage(executor, &p));
+                (p, staged)
+            })
+            .collect();
+        let observer = self.take()?;
+        self.report(executor, observer, staged)
     }
 }
 
@@ -281,7 +298,12 @@ pub fn work(
     };
     let mut observer = Locked::new(common.observer, common.stage);
     let mut recent = VecDeque::with_capacity(RECENT_MODELS);
-    let mut cost = ReportCost::default();
+    // Exploration stops on every worker's pending paths: their reports
+    // take the run's trie one at a time, as one worker's would. Ending its
+    // own, a worker also waits for the others', which until measured is
+    // assumed to take as long again for each of them.
+    let one_at_a_time = ReportCost::default();
+    let mut cost = ReportCost::taken_in_turn(common.slots.len());
     let mut weight = PendingWeight::default();
     let mut states = States::new();
     if let Some(s) = initial {
@@ -379,9 +401,9 @@ pub fn work(
                             .map(|s| s.weight.load(Ordering::Relaxed))
                             .sum()
                     },
-                    &cost,
+                    &one_at_a_time,
                     time_limit,
-                    nodes(common.slots),
+                    made(common.slots),
                     false,
                 )
             {
@@ -405,13 +427,14 @@ pub fn work(
         let ending_states = states.len() as u64;
         // The run's trie is saved after every worker's pending paths.
         slot.decisions.store(executor.decisions, Ordering::Relaxed);
-        let finish_by = finish_by.map(|t| t - write_cost(nodes(common.slots)));
+        let finish_by = finish_by.map(|t| t - final_cost(made(common.slots)));
         let mut ending = Ending {
             reason,
             finish_by,
             cost: &mut cost,
             recent: &mut recent,
             leave_memory: common.limits.leave_memory,
+            final_per_test: FINAL_COST_PER_TEST * common.slots.len() as u32,
         };
         end_pending(executor, states, &mut ending, &mut observer, common.stop)?;
         observer.flush(executor)?;
@@ -430,13 +453,16 @@ pub fn work(
     })
 }
 
-/// The nodes of the run's trie, as the workers last counted their
-/// decisions.
-fn nodes(slots: &[WorkerSlot]) -> u64 {
-    slots
-        .iter()
-        .map(|s| s.decisions.load(Ordering::Relaxed))
-        .sum()
+/// What the run has made, as the workers last counted: the nodes of its
+/// trie (their decisions), and its tests (at most their ended paths).
+fn made(slots: &[WorkerSlot]) -> Made {
+    let sum = |count: fn(&WorkerSlot) -> &AtomicU64| -> u64 {
+        slots.iter().map(|s| count(s).load(Ordering::Relaxed)).sum()
+    };
+    Made {
+        nodes: sum(|s| &s.decisions),
+        tests: sum(|s| &s.ended),
+    }
 }
 
 /// Gives the waiting workers states of this one: each as many as this one
@@ -542,6 +568,37 @@ mod tests {
             .expect("kept");
         drop(held);
         locked.flush(&executor).expect("reported");
+        assert!(locked.queued.is_empty());
+        assert_eq!(ids.0, [1, 2, 3, 4]);
+    }
+
+    #[test]
+    fn paths_handed_over_together_follow_the_kept_ones_in_order() {
+        let mut executor = executor();
+        let state = executor.initial_state().expect("initial state");
+        let mut ids = Ids(Vec::new());
+        let observer: Mutex<&mut (dyn PathObserver + Send)> = Mutex::new(&mut ids);
+        let mut locked = Locked::new(&observer, None);
+        let held = observer.lock().expect("free");
+        locked
+            .path_ended(&executor, ended(&state, 1))
+            .expect("kept");
+        drop(held);
+        let pending: Vec<State> = (2..5)
+            .map(|id| {
+                let mut s = state.clone();
+                s.id = id;
+                s
+            })
+            .collect();
+        let paths = pending
+            .iter()
+            .map(|s| FinishedPath {
+                state: Cow::Borrowed(s),
+                ..ended(&state, 0)
+            })
+            .collect();
+        locked.paths_ended(&executor, paths).expect("reported");
         assert!(locked.queued.is_empty());
         assert_eq!(ids.0, [1, 2, 3, 4]);
     }
