@@ -70,7 +70,7 @@ impl fmt::Display for PartitionReport {
 
 /// How many boundary nodes the shallow trie of a partition is deepened to:
 /// `need`, then on toward `prefer` while that has taken less than
-/// [`PREFER_BUDGET`] (finer pieces even out subtrees of very different
+/// `PREFER_BUDGET` (finer pieces even out subtrees of very different
 /// sizes, but on a narrow tree each further depth costs more solving).
 #[derive(Clone, Copy, Debug)]
 pub struct Want {

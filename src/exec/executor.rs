@@ -78,7 +78,7 @@ const LIMIT_CHECK_EVERY: u32 = 64;
 
 /// The interpreter for one worker: the shared module, the constants
 /// evaluated for this run, the natives, a solver, and coverage.
-/// Bytes set aside for argv[0] (Linux's `PATH_MAX`), however long the
+/// Bytes set aside for `argv[0]` (Linux's `PATH_MAX`), however long the
 /// program's name.
 const PROGRAM_NAME_SLOT: u64 = 4096;
 

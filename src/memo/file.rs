@@ -247,7 +247,7 @@ pub fn write(path: &Path, bytes: &[u8]) -> Result<(), TrieFileError> {
     write_parts(path, &[bytes])
 }
 
-/// [`write`] for a file's bytes in parts, one after the other.
+/// [`write()`] for a file's bytes in parts, one after the other.
 fn write_parts(path: &Path, parts: &[&[u8]]) -> Result<(), TrieFileError> {
     let io = |error| TrieFileError::Io {
         doing: "write",

@@ -4,7 +4,7 @@
 //!
 //! - [`trie`]: the trie (arena of nodes, typed indices) and path insertion;
 //! - [`record`]: builds a run's trie as its paths end;
-//! - [`file`]: the trie on disk (version, checksum, atomic writes), with
+//! - [`mod@file`]: the trie on disk (version, checksum, atomic writes), with
 //!   `canonical` writing a trie in its canonical numbering;
 //! - [`journal`]: what checkpoints add to the trie file between whole writes;
 //! - [`mark`]: marking, compression and merging, as the paper defines them;

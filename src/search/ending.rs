@@ -189,7 +189,7 @@ pub(crate) struct Ending<'a> {
     pub finish_by: Option<Instant>,
     pub cost: &'a mut ReportCost,
     pub recent: &'a mut VecDeque<Assignment>,
-    /// Leave the pending states to the OS ([`ExploreConfig::leave_memory`]).
+    /// Leave the pending states to the OS ([`super::ExploreConfig::leave_memory`]).
     pub leave_memory: bool,
     /// What each test written here adds to the run's end
     /// ([`FINAL_COST_PER_TEST`], for every worker writing tests beside

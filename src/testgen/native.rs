@@ -41,7 +41,7 @@ const STDERR_KEEP: usize = 64 * 1024;
 /// What one native run gets: its command line, directory and input.
 pub(crate) struct NativeRun<'a> {
     pub(crate) binary: &'a Path,
-    /// argv[0] as the engine gave it (the test's first recorded argument).
+    /// `argv[0]` as the engine gave it (the test's first recorded argument).
     pub(crate) arg0: OsString,
     pub(crate) args: Vec<OsString>,
     pub(crate) cwd: &'a Path,

@@ -120,7 +120,7 @@ pub enum StdinType {
 /// The environment of one test, ready to be recreated natively.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct PosixEnv {
-    /// The program's arguments after argv[0]; each ends at its first NUL.
+    /// The program's arguments after `argv[0]`; each ends at its first NUL.
     pub args: Vec<Vec<u8>>,
     /// The symbolic files, in the order `A`, `B`, ...
     pub files: Vec<SymFile>,
