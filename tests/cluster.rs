@@ -8,7 +8,6 @@
 
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
-use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 #[path = "support/cli.rs"]
@@ -20,7 +19,7 @@ mod process;
 
 use found::{differ, found, mnemo};
 use mnemo::solver::store::LocalServer;
-use process::Running;
+use process::{spawn_logged, Running};
 
 /// Loops on nondeterministic guards, deep enough that each shard takes a
 /// while (about 2,600 paths).
@@ -113,16 +112,9 @@ fn worker(url: &str, log: &Path) -> Running {
 
 /// `mnemo ARGS` in the background, its stderr into `log`.
 fn spawn(args: &[&OsStr], log: &Path) -> Running {
-    let file = std::fs::File::create(log).expect("create log");
-    Running::new(
-        cli::mnemo()
-            .current_dir(env!("CARGO_MANIFEST_DIR"))
-            .args(args)
-            .stdout(Stdio::null())
-            .stderr(file)
-            .spawn()
-            .expect("start mnemo"),
-    )
+    let mut command = cli::mnemo();
+    command.current_dir(env!("CARGO_MANIFEST_DIR")).args(args);
+    spawn_logged(&mut command, log)
 }
 
 /// Waits until `log` holds `text`.

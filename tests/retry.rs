@@ -6,7 +6,7 @@
 
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
-use std::process::{Output, Stdio};
+use std::process::Output;
 
 #[path = "support/cli.rs"]
 mod cli;
@@ -18,7 +18,7 @@ mod process;
 use cli::{compile, mnemo, run_memo as run, stderr, trie_text};
 use found::{differ, found};
 use mnemo::solver::store::LocalServer;
-use process::Running;
+use process::{spawn_logged, Running};
 
 /// A CRC-32 of four symbolic bytes, tested twice. At a solver timeout of
 /// 10 ms a probe (a tenth of it) cannot answer the first test's other
@@ -292,15 +292,7 @@ fn ok(args: &[&OsStr]) -> String {
 
 /// `mnemo worker URL -j 1` in the background, its stderr into `log`.
 fn worker(url: &str, log: &Path) -> Running {
-    let file = std::fs::File::create(log).expect("create log");
-    Running::new(
-        cli::mnemo()
-            .args(["worker", url, "-j", "1"])
-            .stdout(Stdio::null())
-            .stderr(file)
-            .spawn()
-            .expect("start mnemo worker"),
-    )
+    spawn_logged(cli::mnemo().args(["worker", url, "-j", "1"]), log)
 }
 
 #[test]

@@ -483,6 +483,11 @@ fn recording_from_noted_decisions_gives_the_trie_recorded_from_the_root() {
     assert_eq!(encode(&other), encode(&plain));
 }
 
+/// Sets what is known of alternative `alt` of node `id`'s point.
+fn set_answer(t: &mut Trie, id: NodeId, alt: usize, answer: Answer) {
+    t.nodes[id.index()].point.as_mut().expect("point").alts[alt].answer = answer;
+}
+
 /// Figure 3's trie run to its end (no boundary), where the first choice
 /// point's alternative 1 and the point below alternative 0 have each an
 /// undecided alternative instead of a feasible one.
@@ -498,8 +503,7 @@ fn with_undecided() -> (Trie, Vec<NodeId>) {
     let root = NodeId::ROOT;
     let left = t.child(root, 0).expect("left");
     for (id, alt) in [(root, 1), (left, 0)] {
-        let p = t.nodes[id.index()].point.as_mut().expect("point");
-        p.alts[alt].answer = Answer::Undecided;
+        set_answer(&mut t, id, alt, Answer::Undecided);
     }
     // No path takes the undecided alternative below `left`.
     let gone = t.child(left, 0).expect("child");
@@ -565,18 +569,8 @@ fn what_a_retry_learned_joins_the_trie_it_came_from() {
     // below, and `left`'s alternative 0 infeasible; its copy of the
     // recorded path (a hanging node) carries another test.
     let mut learned = t.clone();
-    learned.nodes[root.index()]
-        .point
-        .as_mut()
-        .expect("point")
-        .alts[1]
-        .answer = Answer::Feasible;
-    learned.nodes[left.index()]
-        .point
-        .as_mut()
-        .expect("point")
-        .alts[0]
-        .answer = Answer::Infeasible;
+    set_answer(&mut learned, root, 1, Answer::Feasible);
+    set_answer(&mut learned, left, 0, Answer::Infeasible);
     add(&mut learned, &[1, 0], End::Completed, 5);
     add(&mut learned, &[1, 1], End::Completed, 6);
     let kept = learned.child(left, 1).expect("recorded");

@@ -231,8 +231,8 @@ pub(crate) fn end_pending(
         pending -= weight;
         if sampling > 0 {
             sampling = sampling.saturating_sub(weight);
-            untested.push(state, weight);
-            if sampling == 0 || untested.states.len() >= UNTESTED_TOGETHER {
+            // The sample is reported as soon as it is whole.
+            if untested.push(state, weight) || sampling == 0 {
                 untested.report(executor, ending, observer)?;
             }
             continue;
@@ -279,8 +279,7 @@ pub(crate) fn end_pending(
             drop(known);
         }
         if !with_test {
-            untested.push(state, weight);
-            if untested.states.len() >= UNTESTED_TOGETHER {
+            if untested.push(state, weight) {
                 untested.report(executor, ending, observer)?;
             }
             continue;
@@ -312,9 +311,11 @@ struct Untested {
 }
 
 impl Untested {
-    fn push(&mut self, state: State, weight: u64) {
+    /// Keeps a path; whether as many are kept as are reported together.
+    fn push(&mut self, state: State, weight: u64) -> bool {
         self.states.push(state);
         self.weight += weight;
+        self.states.len() >= UNTESTED_TOGETHER
     }
 
     /// Reports the paths kept, frees their states, and charges the time

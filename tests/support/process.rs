@@ -2,7 +2,7 @@
 //! waiting for a file it writes.
 
 use std::path::Path;
-use std::process::{Child, Output};
+use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 /// A child process that is killed when dropped unwaited: a test that fails
@@ -44,6 +44,20 @@ impl Drop for Running {
             let _ = c.wait();
         }
     }
+}
+
+/// `command` in the background, its stdout dropped and its stderr into
+/// `log`.
+#[allow(dead_code)] // Not every test file keeps a child's log.
+pub fn spawn_logged(command: &mut Command, log: &Path) -> Running {
+    let file = std::fs::File::create(log).expect("create log");
+    Running::new(
+        command
+            .stdout(Stdio::null())
+            .stderr(file)
+            .spawn()
+            .expect("start the child"),
+    )
 }
 
 #[allow(dead_code)] // Not every test file signals its children.
