@@ -110,10 +110,15 @@ fn worker(url: &str, log: &Path) -> Running {
     )
 }
 
-/// `mnemo ARGS` in the background, its stderr into `log`.
+/// `mnemo ARGS` in the background, its stderr into `log`. Its temporary
+/// files go beside `log`, in the test's directory: a worker killed with
+/// SIGKILL cannot remove its scratch directory itself.
 fn spawn(args: &[&OsStr], log: &Path) -> Running {
     let mut command = cli::mnemo();
     command.current_dir(env!("CARGO_MANIFEST_DIR")).args(args);
+    if let Some(dir) = log.parent() {
+        command.env("TMPDIR", dir);
+    }
     spawn_logged(&mut command, log)
 }
 
