@@ -247,7 +247,7 @@ pub fn run_loaded(
     )?;
     let mut key = program_key(&config.program);
     if config.compose.is_some() {
-        crate::compose::check_run(config.resume, config.jobs)?;
+        crate::compose::check_run(config.resume)?;
         // A compositional run's trie has summary nodes at call sites; it is
         // kept apart from the whole-program runs' trie, and not followed.
         key.push_str(".compose");
@@ -578,9 +578,13 @@ pub fn execute(
         if let Some((g, _)) = partitions.as_ref().and_then(|p| p.first()) {
             executor.set_guide(g.clone());
         }
+        let composing = composer.as_ref().map(|(c, _)| c.clone());
         let make_executor = |w: usize| {
             let mut ex = Executor::new(module.clone(), exec_config.clone());
             ex.watch(watch.iter().copied());
+            if let Some(c) = &composing {
+                ex.set_composer(c.clone());
+            }
             let own = partitions.as_ref().and_then(|p| p.get(w)).map(|(g, _)| g);
             if let Some(g) = own.or(guide.as_ref()) {
                 ex.set_guide(g.clone());

@@ -2,8 +2,8 @@
 //! program of `testsuite/`, the same paths with the same outcomes (the
 //! tests compared by outcome, error kind and line, and objects' names and
 //! sizes, as a sorted list: a composed run forks at call sites, so its
-//! tests come in another order), and the composed run's tests replay
-//! natively. Then each reason a call is executed rather than composed,
+//! tests come in another order), a composed run with two workers finds
+//! what one does, and the composed run's tests replay natively. Then each reason a call is executed rather than composed,
 //! recursion, and summaries reused by another program.
 
 use std::path::Path;
@@ -13,12 +13,11 @@ use libtest_mimic::{Arguments, Failed, Trial};
 #[path = "support/cli.rs"]
 mod cli;
 #[path = "support/found.rs"]
-#[allow(dead_code)] // This file compares outcomes, not tries.
 mod found;
 #[path = "support/trial.rs"]
 mod trial;
 
-use found::{cc_args, header_args, mnemo, program_args, programs, unnumbered_tests};
+use found::{cc_args, differ, found, header_args, mnemo, program_args, programs, unnumbered_tests};
 use trial::{keep_on_failure, scratch};
 
 /// `mnemo run -q --output-dir DIR/OUT --memo DIR/MEMO ARGS BC PROGRAM_ARGS`.
@@ -103,16 +102,31 @@ fn check_program(prog: &Path) -> Result<(), Failed> {
                 c.join("\n")
             ));
         }
-        // A second compositional run reads every summary back.
-        let again = run(&dir, "again", "memo-composed", &composed, &bc, &program)?;
+        // A second compositional run reads every summary back, with two
+        // workers: its trie and its tests, numbered by their places in it,
+        // are the first one's.
+        let first = found(&dir, "composed", "memo-composed")?;
+        let mut parallel = composed.clone();
+        parallel.extend(["--jobs".to_string(), "2".to_string()]);
+        let again = run(&dir, "again", "memo-composed", &parallel, &bc, &program)?;
         if again["compose"]["summaries_built"] != 0 {
             return Err(format!(
                 "the second run built summaries again: {}",
                 again["compose"]
             ));
         }
-        if unnumbered_tests(&dir.join("again"))? != a {
-            return Err("a run on stored summaries found other paths".into());
+        differ(
+            "a run on stored summaries with --jobs 2",
+            &first,
+            &found(&dir, "again", "memo-composed")?,
+        )?;
+        for key in ["calls_composed", "paths_checked", "replayed_choices"] {
+            if again["compose"][key] != stats["compose"][key] {
+                return Err(format!(
+                    "{key}: {} with --jobs 2, {} with one worker",
+                    again["compose"][key], stats["compose"][key]
+                ));
+            }
         }
         if !args.iter().any(|a| a == "--file") {
             let out = dir.join("composed");

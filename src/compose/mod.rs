@@ -300,15 +300,11 @@ pub fn prepare(
 }
 
 /// Refuses what a compositional run cannot do yet, before anything runs.
-pub fn check_run(resume: bool, jobs: usize) -> Result<(), ComposeError> {
-    let what = if resume {
-        "--resume"
-    } else if jobs > 1 {
-        "--jobs above 1"
-    } else {
-        return Ok(());
-    };
-    Err(ComposeError::Unsupported(what))
+pub fn check_run(resume: bool) -> Result<(), ComposeError> {
+    match resume {
+        true => Err(ComposeError::Unsupported("--resume")),
+        false => Ok(()),
+    }
 }
 
 /// Refuses a compositional heuristic where it cannot act: H1 and H2 act

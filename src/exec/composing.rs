@@ -98,6 +98,16 @@ pub struct ReplayCounters {
     pub abandoned: u64,
 }
 
+impl ReplayCounters {
+    /// Adds another worker's counts.
+    pub fn add(&mut self, other: &ReplayCounters) {
+        self.choices += other.choices;
+        self.solver_calls_avoided += other.solver_calls_avoided;
+        self.fixed += other.fixed;
+        self.abandoned += other.abandoned;
+    }
+}
+
 /// Takes over calls of functions it has summaries of (implemented by
 /// `compose`).
 pub(crate) trait CallComposer: Send + Sync {

@@ -3,6 +3,7 @@
 
 use rustc_hash::FxHashSet;
 
+use super::composing::ReplayCounters;
 use super::executor::Executor;
 use super::guide::GuideCounters;
 use crate::solver::SolverStats;
@@ -23,6 +24,8 @@ pub struct Tally {
     pub forks_cut: u64,
     /// Cut choice points taken up again.
     pub cuts_reopened: u64,
+    /// What replaying callees at composed calls did.
+    pub replay: ReplayCounters,
 }
 
 impl Executor {
@@ -52,6 +55,7 @@ impl Executor {
             unsupported_syscalls: self.unsupported_syscalls.clone(),
             forks_cut: self.fork_share.cut,
             cuts_reopened: self.fork_share.reopened,
+            replay: self.replay,
         }
     }
 
@@ -73,6 +77,7 @@ impl Executor {
         self.guided.solver_calls_avoided += other.guided.solver_calls_avoided;
         self.fork_share.cut += other.forks_cut;
         self.fork_share.reopened += other.cuts_reopened;
+        self.replay.add(&other.replay);
         self.guided.mismatches += other.guided.mismatches;
         self.guided.asked_again += other.guided.asked_again;
         self.guided.found_feasible += other.guided.found_feasible;
