@@ -17,18 +17,17 @@ use crate::parallel::{self, WorkerLine, Workers};
 use crate::search::{explore, ExploreConfig, FinishedPath, SearcherKind};
 use crate::solver::store::{self, SharedStore};
 use crate::solver::{SharedCanonCache, SolverConfig};
-use crate::stats::{
-    CheckpointStats, CoverageStats, MemoStats, ParallelStats, PathStats, Progress, RunStats,
-    SolverStats, Totals,
-};
+use crate::stats::{MemoStats, ParallelStats, Progress, RunStats, Totals};
 use crate::stop::StopRequest;
 use crate::testgen::{StagedTest, TestWriter, Toolchain};
 
 mod earlier;
 mod outputs;
+mod report;
 pub use earlier::check_memo_dir;
 use earlier::{earlier_trie, plan_over};
 use outputs::{Outputs, Staged, WriteFailure};
+use report::Report;
 
 /// The program's command line as its tests record it (a ktest's
 /// arguments): its path, then its arguments.
@@ -321,103 +320,6 @@ pub struct Memo {
     /// When the run started (loading included): `--max-time` counts from
     /// here.
     pub started: Instant,
-}
-
-/// Counters keyed by layer or strategy name, as `stats.json` keeps them.
-fn named_counts(
-    counts: &std::collections::BTreeMap<&'static str, u64>,
-) -> std::collections::BTreeMap<String, u64> {
-    counts.iter().map(|(k, v)| (k.to_string(), *v)).collect()
-}
-
-/// What a run's statistics are made of besides the executor's and the test
-/// writer's counters, for checkpoints and the end.
-struct Report<'a> {
-    config: &'a RunConfig,
-    /// The trie's statistics as planned.
-    memo: MemoStats,
-    /// The solver stores, described.
-    stores: String,
-    /// The totals of the runs this one resumed.
-    earlier: Option<Totals>,
-    /// The start of the exploration.
-    explore_start: Instant,
-}
-
-impl Report<'_> {
-    /// The run's statistics so far (`recorded_paths`: paths the trie
-    /// recorded; `stopped_by`: the limit or signal that stopped the run).
-    fn stats(
-        &self,
-        executor: &Executor,
-        writer: &TestWriter,
-        recorded_paths: u64,
-        stopped_by: Option<EarlyReason>,
-        checkpoints: &CheckpointStats,
-    ) -> RunStats {
-        let solver = executor.solver_stats();
-        let (hit, total, lines_hit, lines) = executor.coverage();
-        let pct = |a: u64, b: u64| {
-            if b == 0 {
-                0.0
-            } else {
-                100.0 * a as f64 / b as f64
-            }
-        };
-        let mut stats = RunStats {
-            instructions: executor.instructions,
-            wall_s: self.explore_start.elapsed().as_secs_f64(),
-            paths: PathStats {
-                forks_cut: executor.forks_cut(),
-                cuts_reopened: executor.cuts_reopened(),
-                ..writer.paths.clone()
-            },
-            tests: writer.tests(),
-            solver: SolverStats {
-                queries: solver.queries,
-                z3_calls: solver.z3_calls,
-                path_model: solver.path_model,
-                gave_up: solver.gave_up,
-                fixed_addresses: solver.fixed_addresses,
-                time_s: solver.time.as_secs_f64(),
-                chain: self.config.solver.chain.to_string(),
-                stores: self.stores.clone(),
-                reached: named_counts(&solver.reached),
-                hits: named_counts(&solver.hits),
-                layer_time_s: solver
-                    .layer_time
-                    .iter()
-                    .map(|(k, v)| (k.to_string(), v.as_secs_f64()))
-                    .collect(),
-                z3_strategy: named_counts(&solver.z3_strategy),
-            },
-            coverage: CoverageStats {
-                instructions_pct: pct(hit, total),
-                lines_pct: pct(lines_hit, lines),
-            },
-            memo: MemoStats {
-                recorded_paths,
-                solver_calls_avoided: executor.guided.solver_calls_avoided,
-                replay_s: executor.guided.replay.as_secs_f64(),
-                mismatches: executor.guided.mismatches,
-                undecided_asked: executor.guided.asked_again,
-                undecided_feasible: executor.guided.found_feasible,
-                target_hit_queries: executor.target_hit_queries,
-                ..self.memo.clone()
-            },
-            stopped_by: stopped_by.map(|r| r.as_str().to_string()),
-            in_progress: false,
-            checkpoints: checkpoints.clone(),
-            total: Totals::default(),
-            // Filled in at the end of the run (a checkpoint has no workers'
-            // tally yet).
-            parallel: ParallelStats::default(),
-            compose: Default::default(),
-            first_error: None,
-        };
-        stats.total = self.earlier.clone().unwrap_or_default().plus(&stats);
-        stats
-    }
 }
 
 /// Explores the loaded program as `memo` says and writes everything.

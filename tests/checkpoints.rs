@@ -235,6 +235,19 @@ fn trie_stats(memo: &Path) -> String {
 
 #[test]
 fn sigkill_at_three_points_then_resume_ends_as_an_uninterrupted_run() {
+    kill_at_three_points_and_resume("1");
+}
+
+/// Two workers meet for each checkpoint: what they save is resumed as one
+/// worker's checkpoints are.
+#[test]
+fn sigkill_at_three_points_of_two_workers_then_resume_ends_as_an_uninterrupted_run() {
+    kill_at_three_points_and_resume("2");
+}
+
+/// Runs with `jobs` workers, killed at three checkpoints and resumed, end
+/// as an uninterrupted run of one worker.
+fn kill_at_three_points_and_resume(jobs: &str) {
     let dir = tempfile::tempdir().expect("tempdir");
     let Some(bc) = compile(dir.path(), "twelve", TWELVE_BYTES) else {
         return;
@@ -248,8 +261,8 @@ fn sigkill_at_three_points_then_resume_ends_as_an_uninterrupted_run() {
     // Killed a fifth of the way, then twice while resuming: after more than
     // two fifths, and after more than three.
     let (out, memo) = (dir.path().join("out"), dir.path().join("memo"));
-    let every = ["--checkpoint", "0.01"];
-    let resume = ["--checkpoint", "0.01", "--resume"];
+    let every = ["--checkpoint", "0.01", "--jobs", jobs];
+    let resume = ["--checkpoint", "0.01", "--jobs", jobs, "--resume"];
     let first = spawn_stopping(&bc, &out, &memo, &every);
     run_to_checkpoint(&first, &out, 1, 850);
     kill(first, "the run");
@@ -283,13 +296,25 @@ fn sigkill_at_three_points_then_resume_ends_as_an_uninterrupted_run() {
 
 #[test]
 fn sigkill_while_pending_paths_get_their_tests_after_sigterm_leaves_the_checkpoint_of_the_signal() {
+    kill_after_sigterm("1");
+}
+
+/// Each worker marks the paths it ends after the signal; the last saves.
+#[test]
+fn sigkill_after_sigterm_to_two_workers_leaves_the_checkpoint_of_the_signal() {
+    kill_after_sigterm("2");
+}
+
+/// A run of `jobs` workers killed while its pending paths get their tests
+/// after SIGTERM is resumed from the checkpoint taken at the signal.
+fn kill_after_sigterm(jobs: &str) {
     let dir = tempfile::tempdir().expect("tempdir");
     let Some(bc) = compile(dir.path(), "fresh", FRESH_INPUT_LOOP) else {
         return;
     };
     let (out, memo) = (dir.path().join("out"), dir.path().join("memo"));
     // A checkpoint at the start only, then the one at the signal.
-    let extra = ["--search", "dfs", "--store", "none"];
+    let extra = ["--search", "dfs", "--store", "none", "--jobs", jobs];
     let child = spawn(&bc, &out, &memo, &extra);
     wait_for(&out.join("stats.json"));
     // Two seconds of `dfs` leave enough pending paths that solving for

@@ -601,6 +601,12 @@ impl Executor {
     /// Coverage of the program's own code: (instructions covered, instructions,
     /// lines covered, lines).
     pub fn coverage(&self) -> (u64, u64, u64, u64) {
+        self.coverage_of(&self.covered)
+    }
+
+    /// [`Self::coverage`] of `covered` (instructions executed at least
+    /// once, per function, as [`super::Tally::covered`] holds them).
+    pub fn coverage_of(&self, covered: &[Vec<bool>]) -> (u64, u64, u64, u64) {
         let mut lines = FxHashSet::default();
         let mut covered_lines = FxHashSet::default();
         let (mut total, mut hit) = (0u64, 0u64);
@@ -611,7 +617,7 @@ impl Executor {
             }
             for (i, loc) in body.locs.iter().enumerate() {
                 total += 1;
-                let c = self.covered[fi][i];
+                let c = covered[fi][i];
                 hit += c as u64;
                 if let Some(l) = loc {
                     lines.insert((l.file, l.line));

@@ -89,3 +89,21 @@ pub struct GuideCounters {
     /// The latest one (certification reports each path's).
     pub last_mismatch: Option<String>,
 }
+
+impl GuideCounters {
+    /// Adds another worker's counts; its misfits are kept where this one
+    /// has none (the first) or where it saw one (the latest).
+    pub fn add(&mut self, other: &GuideCounters) {
+        self.solver_calls_avoided += other.solver_calls_avoided;
+        self.replay += other.replay;
+        self.asked_again += other.asked_again;
+        self.found_feasible += other.found_feasible;
+        self.mismatches += other.mismatches;
+        if self.first_mismatch.is_none() {
+            self.first_mismatch = other.first_mismatch.clone();
+        }
+        if other.last_mismatch.is_some() {
+            self.last_mismatch = other.last_mismatch.clone();
+        }
+    }
+}

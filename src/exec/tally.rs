@@ -60,41 +60,60 @@ impl Executor {
     }
 
     /// Adds another worker's counters to this executor's, so that the
-    /// run's statistics and coverage read as those of one executor. The
-    /// query count at the first target hit is the smallest of the workers'
-    /// (each counts its own queries).
+    /// run's statistics and coverage read as those of one executor.
     pub fn absorb(&mut self, other: &Tally) {
         self.instructions += other.instructions;
         self.solver.add_stats(&other.solver);
-        for (mine, theirs) in self.covered.iter_mut().zip(&other.covered) {
-            for (m, t) in mine.iter_mut().zip(theirs) {
-                if *t && !*m {
-                    *m = true;
-                    self.covered_count += 1;
-                }
-            }
-        }
-        self.guided.solver_calls_avoided += other.guided.solver_calls_avoided;
+        self.covered_count += cover(&mut self.covered, &other.covered);
+        self.guided.add(&other.guided);
         self.fork_share.cut += other.forks_cut;
         self.fork_share.reopened += other.cuts_reopened;
         self.replay.add(&other.replay);
-        self.guided.mismatches += other.guided.mismatches;
-        self.guided.asked_again += other.guided.asked_again;
-        self.guided.found_feasible += other.guided.found_feasible;
-        self.guided.replay += other.guided.replay;
-        if self.guided.first_mismatch.is_none() {
-            self.guided.first_mismatch = other.guided.first_mismatch.clone();
-        }
-        if other.guided.last_mismatch.is_some() {
-            self.guided.last_mismatch = other.guided.last_mismatch.clone();
-        }
-        self.target_hit_queries = match (self.target_hit_queries, other.target_hit_queries) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        };
+        self.target_hit_queries = earliest(self.target_hit_queries, other.target_hit_queries);
         self.unsupported_externals
             .extend(other.unsupported_externals.iter().cloned());
         self.unsupported_syscalls
             .extend(other.unsupported_syscalls.iter().cloned());
+    }
+}
+
+impl Tally {
+    /// Adds another worker's counters, as [`Executor::absorb`] does.
+    pub fn add(&mut self, other: &Tally) {
+        self.instructions += other.instructions;
+        self.solver.add(&other.solver);
+        cover(&mut self.covered, &other.covered);
+        self.guided.add(&other.guided);
+        self.forks_cut += other.forks_cut;
+        self.cuts_reopened += other.cuts_reopened;
+        self.replay.add(&other.replay);
+        self.target_hit_queries = earliest(self.target_hit_queries, other.target_hit_queries);
+        self.unsupported_externals
+            .extend(other.unsupported_externals.iter().cloned());
+        self.unsupported_syscalls
+            .extend(other.unsupported_syscalls.iter().cloned());
+    }
+}
+
+/// Marks in `mine` the instructions `theirs` covered; how many it had not.
+fn cover(mine: &mut [Vec<bool>], theirs: &[Vec<bool>]) -> u64 {
+    let mut new = 0;
+    for (m, t) in mine.iter_mut().zip(theirs) {
+        for (m, t) in m.iter_mut().zip(t) {
+            if *t && !*m {
+                *m = true;
+                new += 1;
+            }
+        }
+    }
+    new
+}
+
+/// The query count at the first target hit: the smallest of the workers'
+/// (each counts its own queries).
+fn earliest(a: Option<u64>, b: Option<u64>) -> Option<u64> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
     }
 }

@@ -8,12 +8,14 @@
 //! `Send`, invariant 3). Every ended path goes to the run's one trie and
 //! test writer; the run numbers its tests by their place in the trie
 //! afterwards, so without a limit the trie, the paths and the tests'
-//! numbering are those of `--jobs 1` (invariant 7). With `--max-time`,
+//! numbering are those of `--jobs 1` (invariant 7). Checkpoints are
+//! taken by all the workers together ([`round`]). With `--max-time`,
 //! `--max-instructions` or `--max-memory` the paths found by the limit
 //! depend on how the workers were scheduled.
 
 pub mod partition;
 pub mod pool;
+pub mod round;
 pub mod shard;
 pub mod simulate;
 pub mod worker;
@@ -143,6 +145,9 @@ pub fn explore(
     let slots: Vec<WorkerSlot> = (0..jobs).map(|_| WorkerSlot::default()).collect();
     let instructions = AtomicU64::new(0);
     let observer = Mutex::new(observer);
+    let rounds = limits
+        .checkpoint
+        .map(|every| round::Rounds::new(every, jobs));
     let common = worker::Common {
         moves: workers.moves,
         partitioned: workers.starts.is_some(),
@@ -154,6 +159,7 @@ pub fn explore(
         progress,
         observer: &observer,
         stage: workers.stage,
+        rounds: rounds.as_ref(),
     };
     type Ended = anyhow::Result<(WorkerTimes, Tally)>;
     let others: Vec<Mutex<Option<Ended>>> = (1..jobs).map(|_| Mutex::new(None)).collect();

@@ -9,9 +9,10 @@ use std::sync::{Mutex, MutexGuard, TryLockError};
 use std::time::{Duration, Instant};
 
 use super::pool::Pool;
-use crate::exec::{EarlyReason, Executor, PathEnd, State};
+use super::round::Rounds;
+use crate::exec::{EarlyReason, Executor, PathEnd, State, Tally};
 use crate::search::ending::{
-    end_pending, final_cost, out_of_time, Ending, Made, PendingWeight, ReportCost,
+    checkpoint_cost, end_pending, final_cost, out_of_time, Ending, Made, PendingWeight, ReportCost,
     FINAL_COST_PER_TEST, FINISH_SHARE,
 };
 use crate::search::explore::{advance, check_limits, take_up_cuts, RECENT_MODELS};
@@ -171,6 +172,35 @@ impl<'a, 'o> Locked<'a, 'o> {
         reported
     }
 
+    /// Marks the worker's pending paths for the next checkpoint.
+    pub fn mark_pending(
+        &mut self,
+        executor: &Executor,
+        pending: &mut dyn Iterator<Item = &State>,
+    ) -> anyhow::Result<()> {
+        let mut observer = self.take()?;
+        let taken = Instant::now();
+        let marked = observer.mark_pending(executor, pending);
+        self.held += taken.elapsed();
+        marked
+    }
+
+    /// Saves a checkpoint with the `pending` paths (the others marked), and
+    /// the other workers' counters; `stopping`: at the halt.
+    pub fn checkpoint(
+        &mut self,
+        executor: &Executor,
+        pending: &mut dyn Iterator<Item = &State>,
+        stopping: Option<EarlyReason>,
+        others: &[Tally],
+    ) -> anyhow::Result<()> {
+        let mut observer = self.take()?;
+        let taken = Instant::now();
+        let saved = observer.checkpoint(executor, pending, stopping, others);
+        self.held += taken.elapsed();
+        saved
+    }
+
     /// Reports the paths kept so far, waiting for the observer: before the
     /// worker waits for work, and when it is done.
     pub fn flush(&mut self, executor: &Executor) -> anyhow::Result<()> {
@@ -257,6 +287,8 @@ pub struct Common<'a, 'o> {
     pub progress: &'a (dyn Fn(&[WorkerLine]) + Sync),
     pub observer: &'a Mutex<&'o mut (dyn PathObserver + Send)>,
     pub stage: Option<Stage<'a>>,
+    /// The run's checkpoints, with `--checkpoint`.
+    pub rounds: Option<&'a Rounds>,
 }
 
 /// How a worker spent its time.
@@ -316,6 +348,9 @@ pub fn work(
     let mut counted = executor.instructions;
     let result = (|| -> anyhow::Result<()> {
         loop {
+            if let Some(rounds) = common.rounds {
+                rounds.step(w, executor, &states, &mut observer, common.pool)?;
+            }
             let id = match searcher
                 .select(&states, executor)
                 .or_else(|| take_up_cuts(executor, searcher, &mut states))
@@ -324,8 +359,12 @@ pub fn work(
                 None => {
                     slot.pending.store(0, Ordering::Relaxed);
                     slot.weight.store(0, Ordering::Relaxed);
-                    // What it kept is reported before it may wait long.
+                    // What it kept is reported before it may wait long,
+                    // and its counters noted for a checkpoint meanwhile.
                     observer.flush(executor)?;
+                    if let Some(rounds) = common.rounds {
+                        rounds.note(w, executor);
+                    }
                     let at = Instant::now();
                     let taken = common.pool.take();
                     waited += at.elapsed();
@@ -404,7 +443,7 @@ pub fn work(
                     &one_at_a_time,
                     time_limit,
                     made(common.slots),
-                    false,
+                    common.rounds.is_some(),
                 )
             {
                 reason = Some(EarlyReason::MaxTime);
@@ -427,7 +466,18 @@ pub fn work(
         let ending_states = states.len() as u64;
         // The run's trie is saved after every worker's pending paths.
         slot.decisions.store(executor.decisions, Ordering::Relaxed);
-        let finish_by = finish_by.map(|t| t - final_cost(made(common.slots)));
+        let made = made(common.slots);
+        let mut finish_by = finish_by.map(|t| t - final_cost(made));
+        if let Some(rounds) = common.rounds {
+            let at = Instant::now();
+            if rounds.at_halt(w, executor, &states, &mut observer, common.pool, reason)? {
+                // What the save took beyond its estimate, which exploration
+                // stopped early enough for, is taken from this worker's
+                // pending paths' time.
+                let took = at.elapsed().saturating_sub(checkpoint_cost(made.nodes));
+                finish_by = finish_by.map(|t| t - took);
+            }
+        }
         let mut ending = Ending {
             reason,
             finish_by,

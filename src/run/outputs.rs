@@ -3,9 +3,10 @@
 
 use parking_lot::Mutex;
 
-use super::{Report, RunConfig, TestFiles};
+use super::report::{Counted, Report};
+use super::{RunConfig, TestFiles};
 use crate::checkpoint::Checkpointer;
-use crate::exec::{EarlyReason, Executor, PathEnd, State};
+use crate::exec::{EarlyReason, Executor, PathEnd, State, Tally};
 use crate::memo::{self, NodeId, Recorder, StoredTest, TestPlace, Trie};
 use crate::search::{FinishedPath, PathObserver};
 use crate::stats::FirstError;
@@ -101,6 +102,7 @@ impl PathObserver for Outputs<'_> {
         executor: &Executor,
         pending: &mut dyn Iterator<Item = &State>,
         stopping: Option<EarlyReason>,
+        others: &[Tally],
     ) -> anyhow::Result<()> {
         let Some(c) = self.checkpoints.as_deref_mut() else {
             return Ok(());
@@ -114,8 +116,22 @@ impl PathObserver for Outputs<'_> {
             self.complete_with,
             writer,
             stopping.is_some(),
-            |checkpoints| report.stats(executor, writer, paths, stopping, checkpoints),
+            |checkpoints| {
+                let counted = Counted { executor, others };
+                report.stats(counted, writer, paths, stopping, checkpoints)
+            },
         );
+        Ok(())
+    }
+
+    fn mark_pending(
+        &mut self,
+        executor: &Executor,
+        pending: &mut dyn Iterator<Item = &State>,
+    ) -> anyhow::Result<()> {
+        if self.checkpoints.is_some() {
+            pending.for_each(|s| self.recorder.mark_pending(executor, s));
+        }
         Ok(())
     }
 

@@ -69,7 +69,7 @@ fn end_cost(cost: &ReportCost, pending: u64, made: Made, checkpoint: bool) -> Du
 }
 
 /// The time the checkpoint at a stop takes with a trie of `nodes` nodes.
-pub(super) fn checkpoint_cost(nodes: u64) -> Duration {
+pub(crate) fn checkpoint_cost(nodes: u64) -> Duration {
     WRITE_COST_PER_NODE.mul_f64(nodes as f64)
 }
 

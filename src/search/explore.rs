@@ -11,7 +11,7 @@ use super::ending::{
 };
 use super::shed::shed_for_memory;
 use super::{Searcher, States};
-use crate::exec::{Byte, EarlyReason, ErrorKind, Executor, PathEnd, PathError, State, Step};
+use crate::exec::{Byte, EarlyReason, ErrorKind, Executor, PathEnd, PathError, State, Step, Tally};
 use crate::expr::{self, Assignment};
 use crate::solver::SolverError;
 use crate::stop::StopRequest;
@@ -120,12 +120,25 @@ pub trait PathObserver {
     /// Saves what was found so far with the paths still `pending`, so that
     /// a run killed after it can be resumed from it; `stopping`: the limit
     /// or signal that is ending the run (its pending paths are reported
-    /// next). By default nothing is saved.
+    /// next); `others`: the counters of a parallel run's other workers, for
+    /// the statistics. By default nothing is saved.
     fn checkpoint(
         &mut self,
         _executor: &Executor,
         _pending: &mut dyn Iterator<Item = &State>,
         _stopping: Option<EarlyReason>,
+        _others: &[Tally],
+    ) -> anyhow::Result<()> {
+        Ok(())
+    }
+
+    /// Marks paths still being explored as pending, for the checkpoint
+    /// saved next: each worker of a parallel run marks its own, and one of
+    /// them saves. By default nothing is marked.
+    fn mark_pending(
+        &mut self,
+        _executor: &Executor,
+        _pending: &mut dyn Iterator<Item = &State>,
     ) -> anyhow::Result<()> {
         Ok(())
     }
@@ -193,7 +206,7 @@ pub fn explore(
     {
         if let (Some(at), Some(every)) = (next_checkpoint, limits.checkpoint) {
             if Instant::now() >= at {
-                observer.checkpoint(executor, &mut states.values(), None)?;
+                observer.checkpoint(executor, &mut states.values(), None, &[])?;
                 next_checkpoint = Some(Instant::now() + every);
             }
         }
@@ -261,7 +274,7 @@ pub fn explore(
         // solved for); a run killed meanwhile resumes from here.
         if limits.checkpoint.is_some() {
             let at = Instant::now();
-            observer.checkpoint(executor, &mut states.values(), Some(reason))?;
+            observer.checkpoint(executor, &mut states.values(), Some(reason), &[])?;
             // Exploration stopped early enough for this write's estimate;
             // what it took beyond is taken from the pending paths' time
             // (not all of it: on a tokenizer stopped with 105,000 paths

@@ -226,8 +226,8 @@ pub(crate) struct RunArgs {
     #[arg(long, value_enum, default_value_t = SearcherKind::default())]
     pub(crate) search: SearcherKind,
     /// Workers exploring the run, each on its own thread with its own
-    /// solver (default: 1, the engine on one thread alone, the only mode
-    /// that takes checkpoints while it runs; `0`: the number of cores).
+    /// solver (default: 1, the engine on one thread alone; `0`: the number
+    /// of cores).
     /// Without a limit the trie, the paths and the tests' numbering are the
     /// same for any N. `MNEMO_JOBS` sets another default.
     #[arg(long, short = 'j', value_name = "N", env = "MNEMO_JOBS",
