@@ -27,7 +27,9 @@ struct Shared {
     round: Option<Round>,
     /// Checkpoint rounds ended (saved, or given up at a halt).
     rounds: u64,
-    /// Workers that have marked their pending paths after the halt.
+    /// Workers running when the run was halted, and those of them that
+    /// have marked their pending paths since (the last saves).
+    running_at_halt: usize,
     marked_at_halt: usize,
 }
 
@@ -77,6 +79,7 @@ impl Pool {
                 moved: 0,
                 round: None,
                 rounds: 0,
+                running_at_halt: 0,
                 marked_at_halt: 0,
             }),
             wake: Condvar::new(),
@@ -116,7 +119,12 @@ impl Pool {
     /// The first reason given stays.
     pub fn halt(&self, reason: EarlyReason) {
         let mut s = self.lock();
-        s.halted.get_or_insert(reason);
+        if s.halted.is_none() {
+            s.halted = Some(reason);
+            // Each of them ends its pending paths; one that leaves first
+            // still counts, so that the last to mark them is known.
+            s.running_at_halt = s.running;
+        }
         self.halted.store(true, Ordering::Release);
         // A checkpoint round open now is given up: the workers end their
         // pending paths, and the run's end saves them.
@@ -204,14 +212,14 @@ impl Pool {
     }
 
     /// A worker has marked its pending paths after the halt: whether it
-    /// is the last of the workers still running to do so, the one to save
-    /// the checkpoint of the halt. (The others go on ending their paths:
+    /// is the last of the workers running at the halt to do so, the one to
+    /// save the checkpoint of the halt. (The others go on ending their paths:
     /// none forks or moves after the halt, so a path ended before the save
     /// is saved ended, one after it pending.)
     pub fn marked_at_halt(&self) -> bool {
         let mut s = self.lock();
         s.marked_at_halt += 1;
-        s.marked_at_halt == s.running
+        s.marked_at_halt == s.running_at_halt
     }
 
     /// The states given and not taken, for the saver of a checkpoint to
@@ -367,8 +375,13 @@ mod tests {
 
     #[test]
     fn the_last_worker_to_mark_its_paths_at_the_halt_saves() {
-        let pool = Pool::new(2);
+        let pool = Pool::new(3);
         pool.halt(EarlyReason::Terminated);
+        pool.halt(EarlyReason::MaxTime);
+        assert_eq!(pool.halted(), Some(EarlyReason::Terminated));
+        assert!(!pool.marked_at_halt());
+        // One that has ended its paths leaves before the others mark.
+        pool.leave();
         assert!(!pool.marked_at_halt());
         assert!(pool.marked_at_halt());
     }
