@@ -469,9 +469,8 @@ pub fn execute(
         first_error: None,
         failure: &failure,
     };
-    let mut busy_s = Vec::new();
-    let mut moved = 0;
-    let mut reporting = (0.0, 0.0);
+    // How the workers spent their time (one worker: its busy time alone).
+    let mut workers_did = parallel::ParallelOutcome::default();
     let outcome = if !explores {
         Ok(Default::default())
     } else if let Some((exec_config, watch)) = worker_config {
@@ -506,10 +505,8 @@ pub fn execute(
         };
         let show = |lines: &[WorkerLine]| progress.update_workers(lines);
         parallel::explore(&mut executor, &workers, &limits, &mut outputs, stop, &show).map(|p| {
-            busy_s = p.busy_s;
-            moved = p.moved;
-            reporting = (p.report_wait_s, p.report_s);
-            p.outcome
+            workers_did = p;
+            workers_did.outcome.clone()
         })
     } else {
         let initial = executor.initial_state()?;
@@ -530,7 +527,7 @@ pub fn execute(
                 )
             },
         )
-        .inspect(|o| busy_s = vec![o.elapsed.as_secs_f64()])
+        .inspect(|o| workers_did.busy_s = vec![o.elapsed.as_secs_f64()])
     };
     progress.finish();
     let first_error = outputs.first_error.take();
@@ -590,11 +587,12 @@ pub fn execute(
     }
     stats.parallel = ParallelStats {
         jobs: config.jobs.max(1) as u64,
-        imbalance: parallel::imbalance(&busy_s),
-        busy_s,
-        moved,
-        report_wait_s: reporting.0,
-        report_s: reporting.1,
+        imbalance: parallel::imbalance(&workers_did.busy_s),
+        busy_s: workers_did.busy_s,
+        moved: workers_did.moved,
+        report_wait_s: workers_did.report_wait_s,
+        report_s: workers_did.report_s,
+        checkpoint_wait_s: workers_did.checkpoint_wait_s,
     };
     // tests.json right before stats.json: a run killed at its end leaves
     // the pair of its last checkpoint or the final pair, unless it dies in

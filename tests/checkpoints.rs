@@ -281,6 +281,9 @@ fn kill_at_three_points_and_resume(jobs: &str) {
     assert_eq!(resumed["paths"], whole["paths"], "{resumed}");
     assert_eq!(resumed["tests"], whole["tests"], "{resumed}");
     assert_eq!(resumed["total"]["runs"], 4, "{resumed}");
+    // Two workers wait for each other at each checkpoint; one never does.
+    let waited = resumed["parallel"]["checkpoint_wait_s"].as_f64();
+    assert_eq!(waited.map(|w| w > 0.0), Some(jobs != "1"), "{resumed}");
     assert!(
         resumed["total"]["instructions"].as_u64() > resumed["instructions"].as_u64(),
         "{resumed}"

@@ -96,6 +96,8 @@ pub struct ParallelOutcome {
     pub report_wait_s: f64,
     /// Seconds the observer was held, all together.
     pub report_s: f64,
+    /// Seconds the workers waited at checkpoints, all together.
+    pub checkpoint_wait_s: f64,
     /// States that changed worker.
     pub moved: u64,
 }
@@ -211,6 +213,7 @@ pub fn explore(
         busy_s: times.iter().map(|t| t.busy_s).collect(),
         report_wait_s: times.iter().map(|t| t.report_wait_s).sum(),
         report_s: times.iter().map(|t| t.report_s).sum(),
+        checkpoint_wait_s: times.iter().map(|t| t.checkpoint_wait_s).sum(),
         moved: pool.moved(),
     })
 }

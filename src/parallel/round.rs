@@ -50,7 +50,8 @@ impl Rounds {
     }
 
     /// Between two steps of worker `w`: takes its part in a checkpoint if
-    /// one is due or under way, saving it if it arrives last.
+    /// one is due or under way, saving it if it arrives last. Returns how
+    /// long it waited for the others and the save.
     pub fn step(
         &self,
         w: usize,
@@ -58,28 +59,30 @@ impl Rounds {
         states: &States,
         observer: &mut Locked<'_, '_>,
         pool: &Pool,
-    ) -> anyhow::Result<()> {
+    ) -> anyhow::Result<Duration> {
         if !pool.round_open() {
             if !self.due() {
-                return Ok(());
+                return Ok(Duration::ZERO);
             }
             pool.open_round();
             if !pool.round_open() {
                 // The run is over or halted: its end saves everything.
-                return Ok(());
+                return Ok(Duration::ZERO);
             }
         }
         self.mark(w, executor, states, observer)?;
+        let arrived = Instant::now();
         if pool.arrive() == Turn::Resume {
-            return Ok(());
+            return Ok(arrived.elapsed());
         }
+        let waited = arrived.elapsed();
         let given = pool.given_for_checkpoint();
         let saved = observer.checkpoint(executor, &mut given.iter(), None, &self.others(w));
         let next = self.start.elapsed() + self.every;
         self.next_ns
             .store(next.as_nanos() as u64, Ordering::Relaxed);
         pool.end_round(given);
-        saved
+        saved.map(|()| waited)
     }
 
     /// After the halt, before worker `w` ends its pending paths (`states`,

@@ -301,6 +301,8 @@ pub struct WorkerTimes {
     pub report_wait_s: f64,
     /// Seconds it held the observer.
     pub report_s: f64,
+    /// Seconds it waited at checkpoints for the other workers and the save.
+    pub checkpoint_wait_s: f64,
 }
 
 /// Runs worker `w` from `initial` (worker 0's first state; the others
@@ -315,6 +317,7 @@ pub fn work(
 ) -> anyhow::Result<WorkerTimes> {
     let start = Instant::now();
     let mut waited = Duration::ZERO;
+    let mut round_wait = Duration::ZERO;
     let limits = common.limits;
     let limit_start = limits.started.unwrap_or(start);
     let time_limit = limits.max_time.map(|m| limit_start + m);
@@ -349,7 +352,7 @@ pub fn work(
     let result = (|| -> anyhow::Result<()> {
         loop {
             if let Some(rounds) = common.rounds {
-                rounds.step(w, executor, &states, &mut observer, common.pool)?;
+                round_wait += rounds.step(w, executor, &states, &mut observer, common.pool)?;
             }
             let id = match searcher
                 .select(&states, executor)
@@ -500,6 +503,7 @@ pub fn work(
         busy_s: (start.elapsed() - waited).as_secs_f64(),
         report_wait_s: observer.waited.as_secs_f64(),
         report_s: observer.held.as_secs_f64(),
+        checkpoint_wait_s: round_wait.as_secs_f64(),
     })
 }
 

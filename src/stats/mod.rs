@@ -177,6 +177,10 @@ pub struct ParallelStats {
     /// two workers can do at once.
     #[serde(default)]
     pub report_s: f64,
+    /// Seconds, all together, the workers waited at checkpoints for the
+    /// others to mark their paths and for the save.
+    #[serde(default)]
+    pub checkpoint_wait_s: f64,
 }
 
 /// What the run's trie did: reuse of an earlier run, and its own cost.
