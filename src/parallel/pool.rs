@@ -33,6 +33,16 @@ struct Shared {
     marked_at_halt: usize,
 }
 
+impl Shared {
+    /// Whether every worker has arrived for the open round or waits for
+    /// work, and none saves it yet.
+    fn round_met(&self) -> bool {
+        self.round
+            .as_ref()
+            .is_some_and(|r| !r.saving && r.arrived + self.waiting >= self.running)
+    }
+}
+
 /// A checkpoint being taken: the workers that have marked their pending
 /// paths in the trie, and whether one of them is saving it. The others
 /// wait, so that no path ends, forks or moves between the first mark and
@@ -156,10 +166,7 @@ impl Pool {
                 self.wake.notify_all();
                 return None;
             }
-            if s.round
-                .as_ref()
-                .is_some_and(|r| !r.saving && r.arrived + s.waiting >= s.running)
-            {
+            if s.round_met() {
                 // The workers that marked their paths were waiting for
                 // this one alone.
                 self.wake.notify_all();
@@ -201,10 +208,10 @@ impl Pool {
             if s.rounds != this {
                 return Turn::Resume;
             }
-            let (waiting, running) = (s.waiting, s.running);
-            let round = s.round.as_mut().expect("an open round");
-            if !round.saving && round.arrived + waiting >= running {
-                round.saving = true;
+            if s.round_met() {
+                if let Some(round) = s.round.as_mut() {
+                    round.saving = true;
+                }
                 return Turn::Save;
             }
             s = self.wake.wait(s).unwrap_or_else(|e| e.into_inner());

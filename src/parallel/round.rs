@@ -77,7 +77,8 @@ impl Rounds {
         }
         let waited = arrived.elapsed();
         let given = pool.given_for_checkpoint();
-        let saved = observer.checkpoint(executor, &mut given.iter(), None, &self.others(w));
+        let others = self.others(w);
+        let saved = observer.holding(|o| o.checkpoint(executor, &mut given.iter(), None, &others));
         let next = self.start.elapsed() + self.every;
         self.next_ns
             .store(next.as_nanos() as u64, Ordering::Relaxed);
@@ -103,7 +104,8 @@ impl Rounds {
             return Ok(false);
         }
         let others = self.others(w);
-        observer.checkpoint(executor, &mut std::iter::empty(), Some(reason), &others)?;
+        observer
+            .holding(|o| o.checkpoint(executor, &mut std::iter::empty(), Some(reason), &others))?;
         Ok(true)
     }
 
@@ -118,7 +120,7 @@ impl Rounds {
         observer: &mut Locked<'_, '_>,
     ) -> anyhow::Result<()> {
         observer.flush(executor)?;
-        observer.mark_pending(executor, &mut states.values())?;
+        observer.holding(|o| o.mark_pending(executor, &mut states.values()))?;
         self.note(w, executor);
         Ok(())
     }

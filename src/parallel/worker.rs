@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use super::pool::Pool;
 use super::round::Rounds;
-use crate::exec::{EarlyReason, Executor, PathEnd, State, Tally};
+use crate::exec::{EarlyReason, Executor, PathEnd, State};
 use crate::search::ending::{
     checkpoint_cost, end_pending, final_cost, out_of_time, Ending, Made, PendingWeight, ReportCost,
     FINAL_COST_PER_TEST, FINISH_SHARE,
@@ -172,33 +172,17 @@ impl<'a, 'o> Locked<'a, 'o> {
         reported
     }
 
-    /// Marks the worker's pending paths for the next checkpoint.
-    pub fn mark_pending(
+    /// Does `with` to the observer, waiting for it (a checkpoint's marks
+    /// and save): the time it is held counts as reporting's.
+    pub fn holding<T>(
         &mut self,
-        executor: &Executor,
-        pending: &mut dyn Iterator<Item = &State>,
-    ) -> anyhow::Result<()> {
+        with: impl FnOnce(&mut (dyn PathObserver + Send)) -> anyhow::Result<T>,
+    ) -> anyhow::Result<T> {
         let mut observer = self.take()?;
         let taken = Instant::now();
-        let marked = observer.mark_pending(executor, pending);
+        let done = with(&mut **observer);
         self.held += taken.elapsed();
-        marked
-    }
-
-    /// Saves a checkpoint with the `pending` paths (the others marked), and
-    /// the other workers' counters; `stopping`: at the halt.
-    pub fn checkpoint(
-        &mut self,
-        executor: &Executor,
-        pending: &mut dyn Iterator<Item = &State>,
-        stopping: Option<EarlyReason>,
-        others: &[Tally],
-    ) -> anyhow::Result<()> {
-        let mut observer = self.take()?;
-        let taken = Instant::now();
-        let saved = observer.checkpoint(executor, pending, stopping, others);
-        self.held += taken.elapsed();
-        saved
+        done
     }
 
     /// Reports the paths kept so far, waiting for the observer: before the
