@@ -121,7 +121,8 @@ impl Bench {
         let out = self.fresh("out");
         let o = Command::new(&self.mnemo)
             .args(sub)
-            .args(["-q", "--store", "none", "--max-time", MAX_TIME_S])
+            .args(["-q", "--jobs", "1", "--store", "none"])
+            .args(["--max-time", MAX_TIME_S])
             .arg("--output-dir")
             .arg(&out)
             .arg("--memo")

@@ -362,3 +362,61 @@ fn random_bytes_are_named_by_their_first_bytes_not_printed() {
         o.stderr
     );
 }
+
+/// Without `--jobs`, a run takes a worker per core; `MNEMO_JOBS` sets
+/// another default, `--jobs` overrides both and `--jobs 0` asks for the
+/// cores again. The paths are the same either way.
+#[test]
+fn workers_default_to_the_cores_and_mnemo_jobs_or_jobs_say_otherwise() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let ll = dir.path().join("branch.ll");
+    std::fs::write(
+        &ll,
+        r#"declare void @klee_make_symbolic(i8*, i64, i8*)
+@.name = private constant [2 x i8] c"x\00"
+define i32 @main() {
+entry:
+  %x = alloca i32
+  %p = bitcast i32* %x to i8*
+  call void @klee_make_symbolic(i8* %p, i64 4, i8* getelementptr ([2 x i8], [2 x i8]* @.name, i64 0, i64 0))
+  %v = load i32, i32* %x
+  %c = icmp sgt i32 %v, 5
+  br i1 %c, label %big, label %small
+big:
+  ret i32 1
+small:
+  ret i32 0
+}
+"#,
+    )
+    .expect("write");
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let cases: [(Option<&str>, &[&str], usize); 4] = [
+        (None, &[], cores),
+        (Some("1"), &[], 1),
+        (Some("1"), &["--jobs", "3"], 3),
+        (Some("1"), &["--jobs", "0"], cores),
+    ];
+    for (i, (env, args, jobs)) in cases.into_iter().enumerate() {
+        let out = dir.path().join(format!("out{i}"));
+        let mut c = Command::new(env!("CARGO_BIN_EXE_mnemo"));
+        c.env("MNEMO_STORE", "memory").env_remove("MNEMO_JOBS");
+        if let Some(v) = env {
+            c.env("MNEMO_JOBS", v);
+        }
+        let o = c
+            .args(["run", "-q", "--no-runtime", "--output-dir"])
+            .arg(&out)
+            .args(args)
+            .arg(&ll)
+            .output()
+            .expect("mnemo runs");
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        let stats: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(out.join("stats.json")).expect("stats.json"))
+                .expect("json");
+        let case = format!("MNEMO_JOBS={env:?} {args:?}");
+        assert_eq!(stats["parallel"]["jobs"], jobs as u64, "{case}: {stats}");
+        assert_eq!(stats["paths"]["completed"], 2, "{case}: {stats}");
+    }
+}

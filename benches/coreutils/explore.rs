@@ -126,6 +126,9 @@ fn mnemo_limited(
 ) -> anyhow::Result<(Option<i32>, String, f64)> {
     let start = Instant::now();
     let mut command = Command::new(MNEMO);
+    // One worker unless the mode asks for more (`jobs`): the other modes
+    // are measured against KLEE, on one core.
+    command.env("MNEMO_JOBS", "1");
     // A run whose memory grows inside one step, past --max-memory's
     // checks, must fail alone rather than take the machine down.
     // SAFETY: setrlimit is async-signal-safe and touches no memory of the

@@ -21,7 +21,7 @@
 //! twice as fast as one.
 
 use std::path::{Path, PathBuf};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use mnemo::parallel::simulate::{predict, Prediction};
 use mnemo::parallel::Balance;
@@ -128,8 +128,9 @@ fn config(
         targets: Vec::new(),
         heuristic: mnemo::memo::heuristic::HeuristicKind::Reachability,
         last_in_process: false,
-        // Measured without checkpoints, which workers do not take.
-        checkpoint: None,
+        // As a user's run takes them (`--checkpoint`'s default): at the
+        // start, then every minute.
+        checkpoint: Some(Duration::from_secs(60)),
         jobs,
         balance,
         compose: None,

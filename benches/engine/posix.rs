@@ -111,7 +111,8 @@ pub fn run(root: &Path, toolchain: &Toolchain) -> anyhow::Result<Vec<Value>> {
         let start = Instant::now();
         command(
             Command::new(MNEMO)
-                .args(["run", "-q", "--store", "none", "--output-dir"])
+                .args(["run", "-q", "--jobs", "1", "--store", "none"])
+                .arg("--output-dir")
                 .arg(&out)
                 .arg(&bc)
                 .args(&args),

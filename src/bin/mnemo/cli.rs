@@ -226,10 +226,11 @@ pub(crate) struct RunArgs {
     #[arg(long, value_enum, default_value_t = SearcherKind::default())]
     pub(crate) search: SearcherKind,
     /// Workers exploring the run, each on its own thread with its own
-    /// solver (default: 1, the engine on one thread alone; `0`: the number
-    /// of cores).
-    /// Without a limit the trie, the paths and the tests' numbering are the
-    /// same for any N. `MNEMO_JOBS` sets another default.
+    /// solver (default, and `0`: the number of cores; 1: the engine alone
+    /// on the calling thread). Without a limit the trie, the paths and the
+    /// tests' numbering are the same for any N; with several, the inputs the
+    /// solver picks for a test depend on how the workers shared the run.
+    /// `MNEMO_JOBS` sets another default.
     #[arg(long, short = 'j', value_name = "N", env = "MNEMO_JOBS",
           allow_negative_numbers = true,
           value_parser = whole(0, MAX_JOBS))]

@@ -347,9 +347,8 @@ fn run_config(a: RunArgs) -> anyhow::Result<RunConfig> {
         last_in_process: true,
         checkpoint: (!a.checkpoint.is_zero()).then_some(a.checkpoint),
         jobs: match a.jobs {
-            Some(0) => mnemo::parallel::default_jobs(),
+            Some(0) | None => mnemo::parallel::default_jobs(),
             Some(n) => n,
-            None => 1,
         },
         balance: a.balance,
         compose: a.compose.then_some(a.summary_depth),
