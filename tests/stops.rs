@@ -316,25 +316,48 @@ fn at_the_memory_limit_pending_paths_end_and_the_run_goes_on() {
     let Some(bc) = compile(dir.path(), "copies", COPIES_PER_PATH) else {
         return;
     };
-    let out = dir.path().join("out");
-    let o = run(
-        &bc,
-        &out,
-        &["--search", "bfs", "--max-memory", "200", "--max-time", "6"],
-    );
-    let stats = json(&out.join("stats.json"));
-    // Pending paths were ended (with tests) to make room, more than once,
-    // and the run went on to its time limit rather than stopping there.
-    assert_eq!(stats["stopped_by"], "max-time", "{stats}: {}", stderr(&o));
-    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
-    let shed = stats["paths"]["early"]["max-memory"].as_u64().unwrap_or(0);
-    assert!(shed >= 100, "{shed} paths ended for memory: {stats}");
-    let ended = stats["paths"]["early"]["max-time"].as_u64().unwrap_or(0) + shed;
-    assert_eq!(
-        stats["tests"].as_u64(),
-        Some(ended - stats["paths"]["untested"].as_u64().unwrap_or(0)),
-        "every path ended for memory has its test: {stats}"
-    );
+    // Each worker ends its own pending paths; the limit is the process's.
+    // A second worker's solver and caches take room the states had.
+    for (jobs, limit) in [("1", "200"), ("2", "300")] {
+        let out = dir.path().join(format!("out-{jobs}"));
+        let o = run(
+            &bc,
+            &out,
+            &[
+                "--search",
+                "bfs",
+                "--max-memory",
+                limit,
+                "--max-time",
+                "6",
+                "--jobs",
+                jobs,
+            ],
+        );
+        let stats = json(&out.join("stats.json"));
+        // Pending paths were ended (with tests) to make room, more than
+        // once, and the run went on to its time limit rather than stopping
+        // there.
+        let case = format!("--jobs {jobs}");
+        assert_eq!(
+            stats["stopped_by"],
+            "max-time",
+            "{case}: {stats}: {}",
+            stderr(&o)
+        );
+        assert_eq!(o.status.code(), Some(3), "{case}: {}", stderr(&o));
+        let shed = stats["paths"]["early"]["max-memory"].as_u64().unwrap_or(0);
+        assert!(
+            shed >= 100,
+            "{case}: {shed} paths ended for memory: {stats}"
+        );
+        let ended = stats["paths"]["early"]["max-time"].as_u64().unwrap_or(0) + shed;
+        assert_eq!(
+            stats["tests"].as_u64(),
+            Some(ended - stats["paths"]["untested"].as_u64().unwrap_or(0)),
+            "{case}: every path ended for memory has its test: {stats}"
+        );
+    }
 }
 
 /// A global of a GiB, touched.

@@ -13,6 +13,7 @@
 //! `--max-instructions` or `--max-memory` the paths found by the limit
 //! depend on how the workers were scheduled.
 
+mod memory;
 pub mod partition;
 pub mod pool;
 pub mod round;

@@ -4,10 +4,11 @@
 
 use std::borrow::Cow;
 use std::collections::VecDeque;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Mutex, MutexGuard, TryLockError};
 use std::time::{Duration, Instant};
 
+use super::memory;
 use super::pool::Pool;
 use super::round::Rounds;
 use crate::exec::{EarlyReason, Executor, PathEnd, State};
@@ -39,6 +40,9 @@ pub struct WorkerSlot {
     /// observer in turn, and for one trie.
     pub weight: AtomicU64,
     pub decisions: AtomicU64,
+    /// Whether its last try at bringing the run under `--max-memory`
+    /// freed too little ([`super::memory`]).
+    pub shed_failed: AtomicBool,
 }
 
 /// One line of the progress display: a worker's counts.
@@ -357,6 +361,9 @@ pub fn work(
                     waited += at.elapsed();
                     match taken {
                         Some(s) => {
+                            // Holding a path again: the others are not to
+                            // take it for idle ([`super::memory`]).
+                            slot.pending.store(1, Ordering::Relaxed);
                             searcher.add(s.id);
                             let id = s.id;
                             states.insert(id, s);
@@ -434,6 +441,31 @@ pub fn work(
                 )
             {
                 reason = Some(EarlyReason::MaxTime);
+            }
+            if reason == Some(EarlyReason::MaxMemory) {
+                let mut ending = Ending {
+                    reason: EarlyReason::MaxMemory,
+                    finish_by: time_limit,
+                    cost: &mut cost,
+                    recent: &mut recent,
+                    leave_memory: false,
+                    final_per_test: FINAL_COST_PER_TEST * common.slots.len() as u32,
+                };
+                let stop_run = memory::at_limit(
+                    w,
+                    common.slots,
+                    executor,
+                    searcher,
+                    &mut states,
+                    &mut ending,
+                    &mut observer,
+                    common.stop,
+                )?;
+                if !stop_run {
+                    reason = None;
+                }
+            } else if limits.max_memory_mb.is_some() {
+                memory::under_limit(slot);
             }
             if let Some(r) = reason {
                 common.pool.halt(r);

@@ -8,7 +8,7 @@ pub(crate) mod ending;
 pub(crate) mod explore;
 mod interleaved;
 mod random_path;
-mod shed;
+pub(crate) mod shed;
 mod sum_tree;
 
 pub use bfs::Bfs;
