@@ -191,6 +191,8 @@ pub fn certify(config: &CertifyConfig) -> anyhow::Result<CertifyReport> {
         runtime_dir: runtime_sources(&toolchain),
         strict_guide: true,
         max_site_fork_share: None,
+
+        said_once: Default::default(),
     };
     let mut executor = Executor::new(module.clone(), exec_config);
     executor.set_guide(Arc::new(TrieGuide::new(

@@ -359,6 +359,8 @@ pub fn execute(
         runtime_dir: runtime_sources(toolchain),
         strict_guide: false,
         max_site_fork_share: config.max_site_fork_share,
+
+        said_once: Default::default(),
     };
     // Read before anything in the directory is replaced.
     let earlier = config

@@ -88,8 +88,23 @@ fn the_engine_prints_expressions_ranges_stacks_and_a_warning_once() {
     ) else {
         return;
     };
-    let out = dir.path().join("out");
-    let err = run(&bc, &out);
+    // With two workers too: a warning is printed once a run, not once a
+    // worker.
+    for jobs in ["1", "2"] {
+        let out = dir.path().join(format!("out-{jobs}"));
+        let o = mnemo()
+            .args(["run", "-q", "--jobs", jobs, "--output-dir"])
+            .arg(&out)
+            .arg(&bc)
+            .output()
+            .expect("mnemo run starts");
+        assert!(o.status.success(), "mnemo run failed: {}", stderr(&o));
+        prints_each_once(&stderr(&o));
+    }
+}
+
+/// The checks on what `input_merge_and_replay` printed.
+fn prints_each_once(err: &str) {
     let lines: Vec<&str> = err.lines().collect();
     let count = |prefix: &str| lines.iter().filter(|l| l.starts_with(prefix)).count();
     // Both paths of the first fork print these before the second fork; the

@@ -1,5 +1,9 @@
 //! What the executor needs to know from the command line.
 
+use std::sync::{Arc, Mutex};
+
+use rustc_hash::FxHashSet;
+
 use super::posix::HostFile;
 use crate::solver::SolverConfig;
 
@@ -37,6 +41,23 @@ pub struct ExecConfig {
     /// `--max-site-fork-share`: the share of the run's forks past which a
     /// branch site stops forking (see `fork_share`); `None`: no bound.
     pub max_site_fork_share: Option<f64>,
+    /// The messages `klee_warning_once` has printed in the run.
+    pub said_once: SaidOnce,
+}
+
+/// What a run has said once (`klee_warning_once`): one set for every
+/// executor made from clones of one [`ExecConfig`], so that a run's
+/// workers print each message once between them, as one executor does.
+#[derive(Clone, Debug, Default)]
+pub struct SaidOnce(Arc<Mutex<FxHashSet<String>>>);
+
+impl SaidOnce {
+    /// Whether `message` is said for the first time in the run (and from
+    /// now on, it has been).
+    pub fn first(&self, message: &str) -> bool {
+        let mut said = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        !said.contains(message) && said.insert(message.to_string())
+    }
 }
 
 impl Default for ExecConfig {
@@ -53,6 +74,7 @@ impl Default for ExecConfig {
             runtime_dir: None,
             strict_guide: false,
             max_site_fork_share: None,
+            said_once: SaidOnce::default(),
         }
     }
 }

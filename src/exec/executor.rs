@@ -133,9 +133,6 @@ pub struct Executor {
     /// Each function's name for its stack objects, made once: an alloca
     /// is one of the commonest instructions.
     pub(super) alloca_names: Vec<Arc<str>>,
-    /// Messages `klee_warning_once` printed: each is printed once by an
-    /// executor (a run's worker).
-    pub(super) warned_once: FxHashSet<String>,
 }
 
 /// The runtime's function that expands KLEE's POSIX options and calls main.
@@ -212,7 +209,6 @@ impl Executor {
             summarising: false,
             fork_share,
             alloca_names,
-            warned_once: FxHashSet::default(),
         };
         ex.consts = (0..ex.module.consts.len())
             .map(|i| ex.eval_const(ConstId(i as u32)))

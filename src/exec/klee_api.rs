@@ -229,9 +229,8 @@ impl Executor {
             KleeCall::MergeHint => Ok(None),
             KleeCall::WarningOnce => {
                 let msg = self.read_c_string(state, &arg(0))?;
-                if !self.warned_once.contains(&msg) {
+                if self.config.said_once.first(&msg) {
                     eprintln!("mnemo: warning: {msg}");
-                    self.warned_once.insert(msg);
                 }
                 Ok(None)
             }
