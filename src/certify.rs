@@ -192,7 +192,7 @@ pub fn certify(config: &CertifyConfig) -> anyhow::Result<CertifyReport> {
         strict_guide: true,
         max_site_fork_share: None,
 
-        said_once: Default::default(),
+        shared: Default::default(),
     };
     let mut executor = Executor::new(module.clone(), exec_config);
     executor.set_guide(Arc::new(TrieGuide::new(

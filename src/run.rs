@@ -360,7 +360,7 @@ pub fn execute(
         strict_guide: false,
         max_site_fork_share: config.max_site_fork_share,
 
-        said_once: Default::default(),
+        shared: Default::default(),
     };
     // Read before anything in the directory is replaced.
     let earlier = config

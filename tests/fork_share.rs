@@ -148,46 +148,61 @@ const AT_A_CALL_OF_ITS_OWN: &str = r#"
 }
 "#;
 
-/// The stats of a breadth-first run, shares at half the forks, of the
-/// classifier program ending in `end`; `None` without clang-14.
-fn rare_case(end: &str) -> Option<serde_json::Value> {
+/// The stats of breadth-first runs, shares at half the forks, of the
+/// classifier program ending in `end`: with one worker and with two, which
+/// count the run's forks together; `None` without clang-14.
+fn rare_case(end: &str) -> Option<Vec<serde_json::Value>> {
     let dir = tempfile::tempdir().expect("tempdir");
     let bc = compile(dir.path(), "rare_case", &format!("{RARE_CASE_HEAD}{end}"))?;
-    let out = dir.path().join("out");
-    let o = run(
-        &bc,
-        &out,
-        &["--search", "bfs", "--max-site-fork-share", "0.5"],
-    );
-    assert!(o.status.success(), "{}", stderr(&o));
-    Some(json(&out.join("stats.json")))
+    let runs = ["1", "2"].map(|jobs| {
+        let out = dir.path().join(format!("out-{jobs}"));
+        let o = run(
+            &bc,
+            &out,
+            &[
+                "--search",
+                "bfs",
+                "--max-site-fork-share",
+                "0.5",
+                "--jobs",
+                jobs,
+            ],
+        );
+        assert!(o.status.success(), "{}", stderr(&o));
+        json(&out.join("stats.json"))
+    });
+    Some(runs.into())
 }
 
 #[test]
 fn a_site_past_its_share_forks_once_toward_a_block_no_path_has_run() {
-    let Some(s) = rare_case(AT_THE_SAME_CALL) else {
+    let Some(runs) = rare_case(AT_THE_SAME_CALL) else {
         return;
     };
-    // The 512 paths at the last call find the switch past its share (511
-    // of 1,000 forks). The first to get there still forks toward the case
-    // no path has taken, and fails the assertion; nearly all the others
-    // go their model's way, three alternatives cut each.
-    assert!(s["paths"]["errors"]["assert"].as_u64() >= Some(1), "{s}");
-    let cut = s["paths"]["forks_cut"].as_u64().expect("forks_cut");
-    assert!(cut >= 3 * 500, "{s}");
+    for s in runs {
+        // The 512 paths at the last call find the switch past its share
+        // (511 of 1,000 forks). The first to get there still forks toward
+        // the case no path has taken, and fails the assertion; nearly all
+        // the others go their model's way, three alternatives cut each.
+        assert!(s["paths"]["errors"]["assert"].as_u64() >= Some(1), "{s}");
+        let cut = s["paths"]["forks_cut"].as_u64().expect("forks_cut");
+        assert!(cut >= 3 * 500, "{s}");
+    }
 }
 
 #[test]
 fn a_site_shares_its_count_with_every_call_of_its_function() {
-    let Some(s) = rare_case(AT_A_CALL_OF_ITS_OWN) else {
+    let Some(runs) = rare_case(AT_A_CALL_OF_ITS_OWN) else {
         return;
     };
-    // As at the same call: the paths reaching the call of its own go their
-    // model's way, three alternatives cut each, and fork toward the rare
-    // case only when the cut points are taken up again.
-    let cut = s["paths"]["forks_cut"].as_u64().expect("forks_cut");
-    assert!(cut >= 3 * 500, "{s}");
-    let reopened = s["paths"]["cuts_reopened"].as_u64().expect("cuts_reopened");
-    assert!(reopened >= 500, "{s}");
-    assert_eq!(s["paths"]["errors"]["assert"].as_u64(), Some(512), "{s}");
+    for s in runs {
+        // As at the same call: the paths reaching the call of its own go
+        // their model's way, three alternatives cut each, and fork toward
+        // the rare case only when the cut points are taken up again.
+        let cut = s["paths"]["forks_cut"].as_u64().expect("forks_cut");
+        assert!(cut >= 3 * 500, "{s}");
+        let reopened = s["paths"]["cuts_reopened"].as_u64().expect("cuts_reopened");
+        assert!(reopened >= 500, "{s}");
+        assert_eq!(s["paths"]["errors"]["assert"].as_u64(), Some(512), "{s}");
+    }
 }

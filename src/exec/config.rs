@@ -1,9 +1,10 @@
 //! What the executor needs to know from the command line.
 
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, MutexGuard};
 
 use rustc_hash::FxHashSet;
 
+use super::fork_share::SiteForks;
 use super::posix::HostFile;
 use crate::solver::SolverConfig;
 
@@ -41,22 +42,35 @@ pub struct ExecConfig {
     /// `--max-site-fork-share`: the share of the run's forks past which a
     /// branch site stops forking (see `fork_share`); `None`: no bound.
     pub max_site_fork_share: Option<f64>,
-    /// The messages `klee_warning_once` has printed in the run.
-    pub said_once: SaidOnce,
+    /// What this executor shares with the run's other executors.
+    pub shared: RunShared,
 }
 
-/// What a run has said once (`klee_warning_once`): one set for every
-/// executor made from clones of one [`ExecConfig`], so that a run's
-/// workers print each message once between them, as one executor does.
+/// What the executors of one run share: every executor made from clones
+/// of one [`ExecConfig`] (a run's workers) sees the same, so that they
+/// behave as one executor would.
 #[derive(Clone, Debug, Default)]
-pub struct SaidOnce(Arc<Mutex<FxHashSet<String>>>);
+pub struct RunShared(Arc<Shared>);
 
-impl SaidOnce {
+#[derive(Debug, Default)]
+struct Shared {
+    /// The messages `klee_warning_once` has printed.
+    said_once: Mutex<FxHashSet<String>>,
+    /// The forks of each branch site (`--max-site-fork-share`).
+    site_forks: Mutex<SiteForks>,
+}
+
+impl RunShared {
     /// Whether `message` is said for the first time in the run (and from
     /// now on, it has been).
-    pub fn first(&self, message: &str) -> bool {
-        let mut said = self.0.lock().unwrap_or_else(|p| p.into_inner());
+    pub fn first_saying(&self, message: &str) -> bool {
+        let mut said = self.0.said_once.lock().unwrap_or_else(|p| p.into_inner());
         !said.contains(message) && said.insert(message.to_string())
+    }
+
+    /// The run's forks by branch site.
+    pub(super) fn site_forks(&self) -> MutexGuard<'_, SiteForks> {
+        self.0.site_forks.lock().unwrap_or_else(|p| p.into_inner())
     }
 }
 
@@ -74,7 +88,7 @@ impl Default for ExecConfig {
             runtime_dir: None,
             strict_guide: false,
             max_site_fork_share: None,
-            said_once: SaidOnce::default(),
+            shared: RunShared::default(),
         }
     }
 }

@@ -175,7 +175,7 @@ impl Executor {
         let libc_exit = module
             .func_by_name("exit")
             .filter(|f| module.func(*f).body.is_some());
-        let fork_share = ForkShare::new(config.max_site_fork_share);
+        let fork_share = ForkShare::new(config.max_site_fork_share, config.shared.clone());
         let alloca_names = module
             .functions
             .iter()

@@ -29,6 +29,7 @@ use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use rustc_hash::{FxHashMap, FxHashSet};
 
+use super::config::RunShared;
 use super::executor::Executor;
 use super::state::{Reopen, State};
 use crate::ir::{BlockId, FuncId, InstId, SiteId};
@@ -66,19 +67,28 @@ const KEPT_CUTS: usize = 1024;
 /// the run would otherwise free as paths end.
 const KEEP_BELOW: f64 = 0.5;
 
-/// The forks of each site, against the share one may take.
+/// The forks the run has made, by site: one count for all its workers
+/// (held in [`super::RunShared`]), as the share is of the run's forks.
+#[derive(Debug, Default)]
+pub(crate) struct SiteForks {
+    by_site: FxHashMap<SiteKey, u64>,
+    total: u64,
+    /// The blocks no path had run that a site past its share has forked
+    /// toward.
+    tried: FxHashSet<(SiteKey, BlockId)>,
+}
+
+/// The forks of each site, against the share one may take, and this
+/// executor's cuts.
 #[derive(Debug)]
 pub(crate) struct ForkShare {
     /// The share of the run's forks one site may make (`None`: no bound).
     limit: Option<f64>,
-    by_site: FxHashMap<SiteKey, u64>,
-    total: u64,
+    /// The run's forks.
+    run: RunShared,
     /// Alternatives left unasked because their site was past its share
     /// (some of them may have been infeasible).
     pub(crate) cut: u64,
-    /// The blocks no path had run that a site past its share has forked
-    /// toward.
-    tried: FxHashSet<(SiteKey, BlockId)>,
     /// A sample of the cut points (reservoir sampling): each a copy of its
     /// path at the point, marked to fork there when taken up again.
     kept: Vec<State>,
@@ -91,13 +101,11 @@ pub(crate) struct ForkShare {
 }
 
 impl ForkShare {
-    pub(crate) fn new(limit: Option<f64>) -> ForkShare {
+    pub(crate) fn new(limit: Option<f64>, run: RunShared) -> ForkShare {
         ForkShare {
             limit,
-            by_site: FxHashMap::default(),
-            total: 0,
+            run,
             cut: 0,
-            tried: FxHashSet::default(),
             kept: Vec::new(),
             cut_points: 0,
             reopened: 0,
@@ -143,14 +151,15 @@ impl ForkShare {
         let Some(limit) = self.limit else {
             return false;
         };
-        let made = self.by_site.get(&key).copied().unwrap_or(0);
-        self.total >= WARM_UP_FORKS && made as f64 > limit * self.total as f64
+        let forks = self.run.site_forks();
+        let made = forks.by_site.get(&key).copied().unwrap_or(0);
+        forks.total >= WARM_UP_FORKS && made as f64 > limit * forks.total as f64
     }
 
     /// Whether a site past its share forks toward `block` (not yet
-    /// covered): only the first time it could.
+    /// covered): only the first time it could in the run.
     fn first_try(&mut self, key: SiteKey, block: BlockId) -> bool {
-        self.tried.insert((key, block))
+        self.run.site_forks().tried.insert((key, block))
     }
 
     /// Counts `children` new paths forked at the site `key`.
@@ -158,8 +167,9 @@ impl ForkShare {
         if self.limit.is_none() || children == 0 {
             return;
         }
-        *self.by_site.entry(key).or_insert(0) += children;
-        self.total += children;
+        let mut forks = self.run.site_forks();
+        *forks.by_site.entry(key).or_insert(0) += children;
+        forks.total += children;
     }
 }
 
@@ -230,7 +240,7 @@ mod tests {
     #[test]
     fn a_site_past_its_share_is_told_so_once_the_run_has_warmed_up() {
         let (busy, other) = (key(0, 1), key(0, 2));
-        let mut share = ForkShare::new(Some(0.3));
+        let mut share = ForkShare::new(Some(0.3), RunShared::default());
         share.forked(busy, 400);
         // 400 of 400, but the run is young.
         assert!(!share.past_share(busy));
@@ -246,8 +256,30 @@ mod tests {
     }
 
     #[test]
+    fn the_workers_of_a_run_count_its_forks_together() {
+        let run = RunShared::default();
+        let (mut one, mut two) = (
+            ForkShare::new(Some(0.3), run.clone()),
+            ForkShare::new(Some(0.3), run.clone()),
+        );
+        let alone = ForkShare::new(Some(0.3), RunShared::default());
+        one.forked(key(0, 1), 600);
+        two.forked(key(0, 2), 600);
+        // 600 of the run's 1200 each: both past their share, seen from
+        // either worker; another run has counted nothing.
+        for share in [&one, &two] {
+            assert!(share.past_share(key(0, 1)));
+            assert!(share.past_share(key(0, 2)));
+        }
+        assert!(!alone.past_share(key(0, 1)));
+        // A block is tried once in the run, whichever worker tries.
+        assert!(one.first_try(key(0, 1), BlockId(3)));
+        assert!(!two.first_try(key(0, 1), BlockId(3)));
+    }
+
+    #[test]
     fn without_a_limit_no_site_is_ever_past_it() {
-        let mut share = ForkShare::new(None);
+        let mut share = ForkShare::new(None, RunShared::default());
         share.forked(key(0, 0), 1 << 20);
         assert!(!share.past_share(key(0, 0)));
     }

@@ -229,7 +229,7 @@ impl Executor {
             KleeCall::MergeHint => Ok(None),
             KleeCall::WarningOnce => {
                 let msg = self.read_c_string(state, &arg(0))?;
-                if self.config.said_once.first(&msg) {
+                if self.config.shared.first_saying(&msg) {
                     eprintln!("mnemo: warning: {msg}");
                 }
                 Ok(None)

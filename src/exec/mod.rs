@@ -33,7 +33,7 @@ pub use access::MAX_OBJECT;
 pub use budget::{give_back_freed, object_bytes};
 pub(crate) use composing::CallComposer;
 pub use composing::{Composing, ReplayCounters};
-pub use config::{ExecConfig, SaidOnce, DEFAULT_MAX_STACK_FRAMES};
+pub use config::{ExecConfig, RunShared, DEFAULT_MAX_STACK_FRAMES};
 pub use end::{EarlyReason, ErrorKind, PathEnd, PathError, StackEntry};
 pub(crate) use executor::Exec;
 pub use executor::{Executor, Step, FIXED_ADDRESS, NO_TARGET, UNLISTED};

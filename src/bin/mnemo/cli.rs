@@ -358,7 +358,7 @@ pub(crate) struct RunArgs {
     pub(crate) only_new_coverage: bool,
     /// The share of the run's forks (above 0, at most 1) one branch site
     /// may make, as KLEE's `--max-static-fork-pct`, counted over every call
-    /// of the site's function: once the run has forked
+    /// of the site's function and every worker: once the run has forked
     /// 1000 times, a site past it forks no more, and a path there goes the
     /// way its own model goes. A quoting function's switch on
     /// each byte of a name can make most of a run's forks and crowd the
