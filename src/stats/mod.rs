@@ -397,13 +397,14 @@ impl RunStats {
                 .collect();
             s += &format!(
                 "mnemo: {} workers, busy {}s; imbalance {:.2}; {} states moved; \
-                 {:.2}s reporting paths, {:.2}s waiting to\n",
+                 {:.2}s reporting paths, {:.2}s waiting to report, {:.2}s at checkpoints\n",
                 self.parallel.jobs,
                 busy.join("/"),
                 self.parallel.imbalance,
                 self.parallel.moved,
                 self.parallel.report_s,
-                self.parallel.report_wait_s
+                self.parallel.report_wait_s,
+                self.parallel.checkpoint_wait_s
             );
         }
         if self.memo.mismatches > 0 {
@@ -472,5 +473,28 @@ mod tests {
             "{text}"
         );
         assert!(text.contains(": 4\n"), "{text}");
+    }
+
+    #[test]
+    fn the_summary_says_what_several_workers_waited_for() {
+        let mut s = RunStats::default();
+        assert!(!s.summary().contains("workers"));
+        s.parallel = ParallelStats {
+            jobs: 2,
+            busy_s: vec![1.0, 0.5],
+            imbalance: 1.33,
+            moved: 7,
+            report_wait_s: 0.25,
+            report_s: 0.5,
+            checkpoint_wait_s: 0.1,
+        };
+        let text = s.summary();
+        assert!(
+            text.contains(
+                "mnemo: 2 workers, busy 1.00/0.50s; imbalance 1.33; 7 states moved; \
+                 0.50s reporting paths, 0.25s waiting to report, 0.10s at checkpoints\n"
+            ),
+            "{text}"
+        );
     }
 }
