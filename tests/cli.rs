@@ -94,23 +94,34 @@ fn corrupt_bitcode_never_crashes_mnemo() {
     }
 }
 
+/// A `main` in textual IR that makes a symbolic int `x` (with `locals`
+/// allocated beside it), compares it with 5 into `%c` and goes on with
+/// `rest`.
+fn symbolic_x_over_5(locals: &str, rest: &str) -> String {
+    format!(
+        r#"declare void @klee_make_symbolic(i8*, i64, i8*)
+@.name = private constant [2 x i8] c"x\00"
+define i32 @main() {{
+entry:
+  %x = alloca i32
+{locals}
+  %p = bitcast i32* %x to i8*
+  call void @klee_make_symbolic(i8* %p, i64 4, i8* getelementptr ([2 x i8], [2 x i8]* @.name, i64 0, i64 0))
+  %v = load i32, i32* %x
+  %c = icmp sgt i32 %v, 5
+{rest}"#
+    )
+}
+
 #[test]
 fn an_unsupported_instruction_ends_only_its_path() {
     let dir = tempfile::tempdir().expect("tempdir");
     let ll = dir.path().join("atomic.ll");
     std::fs::write(
         &ll,
-        r#"declare void @klee_make_symbolic(i8*, i64, i8*)
-@.name = private constant [2 x i8] c"x\00"
-define i32 @main() {
-entry:
-  %x = alloca i32
-  %f = alloca float
-  %p = bitcast i32* %x to i8*
-  call void @klee_make_symbolic(i8* %p, i64 4, i8* getelementptr ([2 x i8], [2 x i8]* @.name, i64 0, i64 0))
-  %v = load i32, i32* %x
-  %c = icmp sgt i32 %v, 5
-  br i1 %c, label %odd, label %plain
+        symbolic_x_over_5(
+            "  %f = alloca float",
+            r#"  br i1 %c, label %odd, label %plain
 odd:
   %old = atomicrmw fadd float* %f, float 1.0 seq_cst
   ret i32 1
@@ -118,6 +129,7 @@ plain:
   ret i32 0
 }
 "#,
+        ),
     )
     .expect("write");
     let out = dir.path().join("out");
@@ -372,22 +384,16 @@ fn workers_default_to_the_cores_and_mnemo_jobs_or_jobs_say_otherwise() {
     let ll = dir.path().join("branch.ll");
     std::fs::write(
         &ll,
-        r#"declare void @klee_make_symbolic(i8*, i64, i8*)
-@.name = private constant [2 x i8] c"x\00"
-define i32 @main() {
-entry:
-  %x = alloca i32
-  %p = bitcast i32* %x to i8*
-  call void @klee_make_symbolic(i8* %p, i64 4, i8* getelementptr ([2 x i8], [2 x i8]* @.name, i64 0, i64 0))
-  %v = load i32, i32* %x
-  %c = icmp sgt i32 %v, 5
-  br i1 %c, label %big, label %small
+        symbolic_x_over_5(
+            "",
+            r#"  br i1 %c, label %big, label %small
 big:
   ret i32 1
 small:
   ret i32 0
 }
 "#,
+        ),
     )
     .expect("write");
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());

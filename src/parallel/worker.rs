@@ -443,14 +443,8 @@ pub fn work(
                 reason = Some(EarlyReason::MaxTime);
             }
             if reason == Some(EarlyReason::MaxMemory) {
-                let mut ending = Ending {
-                    reason: EarlyReason::MaxMemory,
-                    finish_by: time_limit,
-                    cost: &mut cost,
-                    recent: &mut recent,
-                    leave_memory: false,
-                    final_per_test: FINAL_COST_PER_TEST * common.slots.len() as u32,
-                };
+                let workers = common.slots.len() as u32;
+                let mut ending = Ending::for_memory(time_limit, &mut cost, &mut recent, workers);
                 let stop_run = memory::at_limit(
                     w,
                     common.slots,

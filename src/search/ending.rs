@@ -198,6 +198,27 @@ pub(crate) struct Ending<'a> {
     pub final_per_test: Duration,
 }
 
+impl<'a> Ending<'a> {
+    /// How pending paths end to bring the run under `--max-memory`: each
+    /// with its test while the time limit (if any) allows, beside
+    /// `workers` workers writing theirs.
+    pub(crate) fn for_memory(
+        time_limit: Option<Instant>,
+        cost: &'a mut ReportCost,
+        recent: &'a mut VecDeque<Assignment>,
+        workers: u32,
+    ) -> Self {
+        Ending {
+            reason: EarlyReason::MaxMemory,
+            finish_by: time_limit,
+            cost,
+            recent,
+            leave_memory: false,
+            final_per_test: FINAL_COST_PER_TEST * workers,
+        }
+    }
+}
+
 /// Ends every state still pending at a limit, each with its test: from the
 /// path's own model, or another model already known where one fits, else
 /// from the solver while the time left lasts; the solver stops early

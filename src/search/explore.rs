@@ -226,14 +226,7 @@ pub fn explore(
         stopped_by = check_limits(limits, executor, time_limit, stop);
         if stopped_by == Some(EarlyReason::MaxMemory) {
             let before = states.len();
-            let mut ending = Ending {
-                reason: EarlyReason::MaxMemory,
-                finish_by: time_limit,
-                cost: &mut cost,
-                recent: &mut recent,
-                leave_memory: false,
-                final_per_test: FINAL_COST_PER_TEST,
-            };
+            let mut ending = Ending::for_memory(time_limit, &mut cost, &mut recent, 1);
             if shed_for_memory(executor, searcher, &mut states, &mut ending, observer, stop)? {
                 stopped_by = None;
             }
