@@ -11,7 +11,8 @@ use crate::solver::SolverConfig;
 /// `--max-stack-frames` unless given: KLEE's default.
 pub const DEFAULT_MAX_STACK_FRAMES: u32 = 8192;
 
-/// Options of the executor proper (limits of the run are the explorer's).
+/// Options of the executor proper (limits of the run are the explorer's),
+/// and what it shares with the other executors of its run.
 #[derive(Clone, Debug)]
 pub struct ExecConfig {
     /// A path taking more choice points than this ends early (`max-depth`).
