@@ -41,7 +41,7 @@ pub struct WorkerSlot {
     pub weight: AtomicU64,
     pub decisions: AtomicU64,
     /// Whether its last try at bringing the run under `--max-memory`
-    /// freed too little ([`super::memory`]).
+    /// freed too little (see `parallel::memory`).
     pub shed_failed: AtomicBool,
 }
 
