@@ -150,8 +150,15 @@ const AT_A_CALL_OF_ITS_OWN: &str = r#"
 
 /// The stats of breadth-first runs, shares at half the forks, of the
 /// classifier program ending in `end`: with one worker and with two, which
-/// count the run's forks together; `None` without clang-14.
-fn rare_case(end: &str) -> Option<Vec<serde_json::Value>> {
+/// count the run's forks together, each with the share of the paths at the
+/// last call that are to go their model's way; `None` without clang-14.
+///
+/// With two, the paths of a worker a level ahead of the other can reach
+/// the last call before the run has made its 1,000th fork, and fork there
+/// (three forks each, so the count soon gets there): the bound is looser,
+/// but far above what each worker counting its own forks gave (about 175
+/// paths).
+fn rare_case(end: &str) -> Option<Vec<(serde_json::Value, u64)>> {
     let dir = tempfile::tempdir().expect("tempdir");
     let bc = compile(dir.path(), "rare_case", &format!("{RARE_CASE_HEAD}{end}"))?;
     let runs = ["1", "2"].map(|jobs| {
@@ -169,7 +176,8 @@ fn rare_case(end: &str) -> Option<Vec<serde_json::Value>> {
             ],
         );
         assert!(o.status.success(), "{}", stderr(&o));
-        json(&out.join("stats.json"))
+        let paths_cut = if jobs == "1" { 500 } else { 350 };
+        (json(&out.join("stats.json")), paths_cut)
     });
     Some(runs.into())
 }
@@ -179,14 +187,14 @@ fn a_site_past_its_share_forks_once_toward_a_block_no_path_has_run() {
     let Some(runs) = rare_case(AT_THE_SAME_CALL) else {
         return;
     };
-    for s in runs {
+    for (s, paths_cut) in runs {
         // The 512 paths at the last call find the switch past its share
         // (511 of 1,000 forks). The first to get there still forks toward
         // the case no path has taken, and fails the assertion; nearly all
         // the others go their model's way, three alternatives cut each.
         assert!(s["paths"]["errors"]["assert"].as_u64() >= Some(1), "{s}");
         let cut = s["paths"]["forks_cut"].as_u64().expect("forks_cut");
-        assert!(cut >= 3 * 500, "{s}");
+        assert!(cut >= 3 * paths_cut, "{s}");
     }
 }
 
@@ -195,14 +203,14 @@ fn a_site_shares_its_count_with_every_call_of_its_function() {
     let Some(runs) = rare_case(AT_A_CALL_OF_ITS_OWN) else {
         return;
     };
-    for s in runs {
+    for (s, paths_cut) in runs {
         // As at the same call: the paths reaching the call of its own go
         // their model's way, three alternatives cut each, and fork toward
         // the rare case only when the cut points are taken up again.
         let cut = s["paths"]["forks_cut"].as_u64().expect("forks_cut");
-        assert!(cut >= 3 * 500, "{s}");
+        assert!(cut >= 3 * paths_cut, "{s}");
         let reopened = s["paths"]["cuts_reopened"].as_u64().expect("cuts_reopened");
-        assert!(reopened >= 500, "{s}");
+        assert!(reopened >= paths_cut, "{s}");
         assert_eq!(s["paths"]["errors"]["assert"].as_u64(), Some(512), "{s}");
     }
 }
