@@ -107,7 +107,7 @@ impl Builder {
             .iter()
             .enumerate()
             .map(|(i, w)| Symbolic {
-                name: format!("param{i}"),
+                name: format!("param{i}").into(),
                 array: param_array(i, *w),
             })
             .collect();

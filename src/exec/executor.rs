@@ -668,7 +668,7 @@ impl Executor {
             memory: Default::default(),
             constraints: Arc::new(Vec::new()),
             preferences: Arc::new(Vec::new()),
-            symbolics: Arc::new(symbolics),
+            symbolics: symbolics.into(),
             path: imbl::Vector::new(),
             depth: 0,
             stopped_at: None,
@@ -749,8 +749,8 @@ impl Executor {
     ) -> crate::expr::ArrayRef {
         let unique = format!("{}#{}", name, state.symbolics.len());
         let array = expr::Array::symbolic(&unique, size);
-        Arc::make_mut(&mut state.symbolics).push(super::state::Symbolic {
-            name: name.to_string(),
+        state.symbolics.push_back(super::state::Symbolic {
+            name: name.into(),
             array: array.clone(),
         });
         array

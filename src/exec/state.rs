@@ -134,7 +134,7 @@ impl Registers {
 /// A symbolic input of the path, in creation order (the ktest's objects).
 #[derive(Clone, Debug)]
 pub struct Symbolic {
-    pub name: String,
+    pub name: Arc<str>,
     pub array: ArrayRef,
 }
 
@@ -285,9 +285,11 @@ pub struct State {
     /// (`klee_prefer_cex`), in the order made: never constraints, so they
     /// change no path, only the inputs its test gets (`test_model`).
     pub preferences: Arc<Vec<ExprRef>>,
-    /// Shared by the paths a fork makes: inputs are made rarely, and each
-    /// name would otherwise be copied at every fork.
-    pub symbolics: Arc<Vec<Symbolic>>,
+    /// Shared by the paths a fork makes, and persistent: a loop reading
+    /// fresh input makes one at every fork, and with a vector copied whole
+    /// by each new one, every pending path of a deep one held a copy of all
+    /// its inputs (4 GB at 7,700 decisions).
+    pub symbolics: imbl::Vector<Symbolic>,
     /// Every decision taken so far at a choice point whose answer was not
     /// constant, feasible alternatives recorded: the path in the run's trie.
     pub path: imbl::Vector<Decision>,

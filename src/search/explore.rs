@@ -446,7 +446,7 @@ pub(super) fn report(
                 .get(&s.array)
                 .map(|b| b.to_vec())
                 .unwrap_or_else(|| vec![0; s.array.size as usize]);
-            (s.name.clone(), bytes)
+            (s.name.to_string(), bytes)
         })
         .collect();
     let exit_code = match &end {
