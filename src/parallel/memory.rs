@@ -8,35 +8,23 @@
 use std::sync::atomic::Ordering;
 
 use super::worker::WorkerSlot;
-use crate::exec::Executor;
-use crate::search::ending::Ending;
-use crate::search::shed::shed_for_memory;
-use crate::search::{PathObserver, Searcher, States};
-use crate::stop::StopRequest;
 
-/// What worker `w`, holding `states`, does with the run at its memory
-/// limit: it ends some of its pending paths, unless it already tried and
-/// the run has not been under its limit since. Returns whether the run
-/// must stop: every worker that holds paths has tried, and the memory is
-/// still there.
-#[allow(clippy::too_many_arguments)] // The worker's loop state, lent.
+/// What worker `w` does with the run at its memory limit: `shed` ends some
+/// of its pending paths (returning whether the run is under its limit
+/// again, the paths it ended and those it still holds), unless it already
+/// tried and the run has not been under its limit since. Returns whether
+/// the run must stop: every worker that holds paths has tried, and the
+/// memory is still there.
 pub(super) fn at_limit(
     w: usize,
     slots: &[WorkerSlot],
-    executor: &mut Executor,
-    searcher: &mut dyn Searcher,
-    states: &mut States,
-    ending: &mut Ending<'_>,
-    observer: &mut dyn PathObserver,
-    stop: &StopRequest,
+    shed: impl FnOnce() -> anyhow::Result<(bool, u64, u64)>,
 ) -> anyhow::Result<bool> {
     let slot = &slots[w];
     if !slot.shed_failed.load(Ordering::Relaxed) {
-        let before = states.len();
-        let under = shed_for_memory(executor, searcher, states, ending, observer, stop)?;
-        slot.ended
-            .fetch_add((before - states.len()) as u64, Ordering::Relaxed);
-        slot.pending.store(states.len() as u64, Ordering::Relaxed);
+        let (under, ended, pending) = shed()?;
+        slot.ended.fetch_add(ended, Ordering::Relaxed);
+        slot.pending.store(pending, Ordering::Relaxed);
         if under {
             for s in slots {
                 s.shed_failed.store(false, Ordering::Relaxed);

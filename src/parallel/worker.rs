@@ -17,6 +17,7 @@ use crate::search::ending::{
     FINAL_COST_PER_TEST, FINISH_SHARE,
 };
 use crate::search::explore::{advance, check_limits, take_up_cuts, RECENT_MODELS};
+use crate::search::shed::shed_for_memory;
 use crate::search::{ExploreConfig, FinishedPath, PathObserver, Searcher, States};
 use crate::stop::StopRequest;
 use crate::testgen::StagedTest;
@@ -445,16 +446,19 @@ pub fn work(
             if reason == Some(EarlyReason::MaxMemory) {
                 let workers = common.slots.len() as u32;
                 let mut ending = Ending::for_memory(time_limit, &mut cost, &mut recent, workers);
-                let stop_run = memory::at_limit(
-                    w,
-                    common.slots,
-                    executor,
-                    searcher,
-                    &mut states,
-                    &mut ending,
-                    &mut observer,
-                    common.stop,
-                )?;
+                let stop_run = memory::at_limit(w, common.slots, || {
+                    let before = states.len();
+                    let under = shed_for_memory(
+                        executor,
+                        searcher,
+                        &mut states,
+                        &mut ending,
+                        &mut observer,
+                        common.stop,
+                    )?;
+                    let left = states.len();
+                    Ok((under, (before - left) as u64, left as u64))
+                })?;
                 if !stop_run {
                     reason = None;
                 }
