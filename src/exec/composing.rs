@@ -75,9 +75,7 @@ impl State {
     /// Records that the state follows recorded path `leaf` from the summary
     /// node at `call_at`, with `model` as its path's model.
     fn follow(&mut self, call_at: usize, leaf: u32, model: Arc<Assignment>) {
-        if let Some(d) = self.path.get_mut(call_at) {
-            d.taken = leaf;
-        }
+        self.path.update(call_at, |d| d.taken = leaf);
         self.hint = Some(model);
     }
 }

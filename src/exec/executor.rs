@@ -669,7 +669,7 @@ impl Executor {
             constraints: Arc::new(Vec::new()),
             preferences: Arc::new(Vec::new()),
             symbolics: symbolics.into(),
-            path: imbl::Vector::new(),
+            path: super::Trail::new(),
             depth: 0,
             stopped_at: None,
             guide: None,

@@ -26,6 +26,7 @@ mod preferences;
 mod state;
 mod syscalls;
 mod tally;
+mod trail;
 mod value;
 mod value_fork;
 
@@ -44,4 +45,5 @@ pub use natives::Native;
 pub use state::{Alt, Answer, Decision, Forced, Frame, Point, Registers, State, Stretch, Symbolic};
 pub use syscalls::{NOBODY, STDOUT_LIMIT};
 pub use tally::Tally;
+pub use trail::Trail;
 pub use value::{Byte, Value};

@@ -289,10 +289,10 @@ pub struct State {
     /// fresh input makes one at every fork, and with a vector copied whole
     /// by each new one, every pending path of a deep one held a copy of all
     /// its inputs (4 GB at 7,700 decisions).
-    pub symbolics: imbl::Vector<Symbolic>,
+    pub symbolics: super::Trail<Symbolic>,
     /// Every decision taken so far at a choice point whose answer was not
     /// constant, feasible alternatives recorded: the path in the run's trie.
-    pub path: imbl::Vector<Decision>,
+    pub path: super::Trail<Decision>,
     /// Decisions taken at points with more than one feasible alternative:
     /// the depth `--max-depth` bounds.
     pub depth: u32,

@@ -380,18 +380,18 @@ fn a_whole_journal_record_that_does_not_fit_the_trie_is_a_named_error() {
 /// The decisions of every path of a binary tree of `depth` levels, made as
 /// forking states make them: the children of a fork share the stretch
 /// before it (and the notes the trie takes in it).
-fn forked_paths(depth: u32) -> Vec<imbl::Vector<crate::exec::Decision>> {
+fn forked_paths(depth: u32) -> Vec<crate::exec::Trail<crate::exec::Decision>> {
     use crate::exec::{Decision, Point, Stretch};
     use crate::ir::{FuncId, SiteId};
     use std::sync::Arc;
     let alts: Arc<[Alt]> = two_way().into();
-    let mut paths = vec![imbl::Vector::new()];
+    let mut paths = vec![crate::exec::Trail::new()];
     for level in 0..depth {
         let mut next = Vec::new();
         for path in paths {
             let stretch = Arc::new(Stretch::new(vec![level, level + 1]));
             for taken in 0..2 {
-                let mut child: imbl::Vector<Decision> = path.clone();
+                let mut child: crate::exec::Trail<Decision> = path.clone();
                 child.push_back(Decision {
                     point: Point {
                         func: FuncId(0),
@@ -411,7 +411,9 @@ fn forked_paths(depth: u32) -> Vec<imbl::Vector<crate::exec::Decision>> {
 }
 
 /// The same decisions, sharing nothing: every walk starts at the root.
-fn unshared(path: &imbl::Vector<crate::exec::Decision>) -> imbl::Vector<crate::exec::Decision> {
+fn unshared(
+    path: &crate::exec::Trail<crate::exec::Decision>,
+) -> crate::exec::Trail<crate::exec::Decision> {
     path.iter()
         .map(|d| crate::exec::Decision {
             stretch: std::sync::Arc::new(crate::exec::Stretch::new(d.stretch.to_vec())),
@@ -433,7 +435,7 @@ fn recording_from_noted_decisions_gives_the_trie_recorded_from_the_root() {
     let order: Vec<usize> = (0..paths.len())
         .map(|i| (i * 13 + 5) % paths.len())
         .collect();
-    let record = |t: &mut Trie, path: &imbl::Vector<crate::exec::Decision>, end: End| {
+    let record = |t: &mut Trie, path: &crate::exec::Trail<crate::exec::Decision>, end: End| {
         let tag = path.len() as u8;
         t.insert_path(
             &module,
@@ -456,7 +458,7 @@ fn recording_from_noted_decisions_gives_the_trie_recorded_from_the_root() {
     }
     // A path stopped part way: its node, inner already, is a leaf again
     // until a path goes through it.
-    let prefix: imbl::Vector<_> = paths[order[0]].take(2);
+    let prefix: crate::exec::Trail<_> = paths[order[0]].iter().take(2).cloned().collect();
     let leaf = record(&mut noted, &prefix, stopped());
     assert_eq!(leaf, record(&mut plain, &unshared(&prefix), stopped()));
     assert!(noted.node(leaf).end.is_some());

@@ -15,7 +15,7 @@ use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 
 use super::stored::StoredTest;
-use crate::exec::{Alt, Decision, Point};
+use crate::exec::{Alt, Decision, Point, Trail};
 use crate::ir::{BlockId, FuncId, Module};
 
 /// A node of a trie, by index in its arena.
@@ -435,7 +435,7 @@ impl Trie {
         &mut self,
         module: &Module,
         block_at: &dyn Fn(u32) -> (FuncId, BlockId),
-        path: &imbl::Vector<Decision>,
+        path: &Trail<Decision>,
         stopped_at: Option<&Point>,
         last_stretch: &[u32],
         end: End,
@@ -446,14 +446,17 @@ impl Trie {
         // root can start there. Many workers record into one trie, one at
         // a time, and the walk (a cache miss or more a level) was most of
         // what that took.
-        let (mut start, mut at) = (0, NodeId::ROOT);
-        for (i, d) in path.iter().enumerate().rev() {
+        // The walk back gathers the decisions from there, and only those.
+        let mut at = NodeId::ROOT;
+        let mut from_there = Vec::new();
+        for d in path.iter_rev() {
+            from_there.push(d);
             if let Some(node) = self.epoch.noted(d.stretch.noted()) {
-                (start, at) = (i, node);
+                at = node;
                 break;
             }
         }
-        for d in path.iter().skip(start) {
+        for d in from_there.into_iter().rev() {
             d.stretch.note(self.epoch.note(at));
             let n = &self.nodes[at.index()];
             let was_leaf = n.end.is_some() || n.test.is_some();
@@ -509,7 +512,7 @@ impl Trie {
     /// Settles the points of the recorded nodes a path not recorded itself
     /// (a pruned replay) went through, and the one it stopped at, with what
     /// its points know of the alternatives the trie held undecided.
-    pub fn settle_along(&mut self, path: &imbl::Vector<Decision>, stopped_at: &Point) {
+    pub fn settle_along(&mut self, path: &Trail<Decision>, stopped_at: &Point) {
         let mut at = Some(NodeId::ROOT);
         let points = path.iter().map(|d| (&d.point, Some(d.taken)));
         for (point, taken) in points.chain([(stopped_at, None)]) {
