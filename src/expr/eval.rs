@@ -106,9 +106,16 @@ pub struct Evaluator<'a> {
 impl<'a> Evaluator<'a> {
     /// An evaluator for `assignment`.
     pub fn new(assignment: &'a Assignment) -> Self {
+        Self::with_capacity(assignment, 0)
+    }
+
+    /// An evaluator for `assignment` with room for the values of `nodes`
+    /// subexpressions: checking a model against a path condition of
+    /// thousands of constraints otherwise grows the memo a dozen times.
+    pub fn with_capacity(assignment: &'a Assignment, nodes: usize) -> Self {
         Evaluator {
             assignment,
-            memo: FxHashMap::default(),
+            memo: FxHashMap::with_capacity_and_hasher(nodes, Default::default()),
             roots: Vec::new(),
         }
     }

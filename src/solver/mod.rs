@@ -454,6 +454,11 @@ impl Solver {
     }
 }
 
+/// Roughly the subexpressions of a constraint that an evaluator checking
+/// a model against a path condition has not seen in an earlier one: a
+/// comparison of a 4-byte input with a constant has eight.
+pub(crate) const NODES_PER_CONSTRAINT: usize = 8;
+
 /// Whether `answer` is acceptable for `q`: a requested model must exist,
 /// cover the requested arrays and make every constraint and the condition
 /// evaluate to true.
@@ -468,7 +473,7 @@ fn answer_is_valid(q: &Query<'_>, answer: &Answer) -> bool {
             return false;
         }
     }
-    let mut ev = Evaluator::new(model);
+    let mut ev = Evaluator::with_capacity(model, NODES_PER_CONSTRAINT * (q.constraints.len() + 1));
     q.constraints
         .iter()
         .chain(std::iter::once(&q.expr))

@@ -190,7 +190,9 @@ impl Layer for SliceLayer {
             }
         }
         let truth = bool_const(true);
-        let mut known = Evaluator::new(&self.last);
+        let others_len: usize = others.iter().map(|(cs, _)| cs.len()).sum();
+        let mut known =
+            Evaluator::with_capacity(&self.last, super::NODES_PER_CONSTRAINT * others_len);
         for (constraints, arrays) in &others {
             if arrays.iter().all(|a| self.last.contains(a))
                 && constraints.iter().all(|c| known.eval(c) == 1)
