@@ -4,6 +4,7 @@
 use super::build::{fold_binary, fold_cmp};
 use super::{mask, to_signed, ArrayRef, ExprKind, ExprNode, ExprRef};
 use rustc_hash::{FxHashMap, FxHashSet};
+use smallvec::SmallVec;
 use std::sync::Arc;
 
 /// Values for symbolic arrays: a model. Arrays are keyed by identity;
@@ -133,7 +134,9 @@ impl<'a> Evaluator<'a> {
         // Iterative post-order walk: expressions can be far deeper than the
         // call stack allows. The walk borrows the nodes: cloning them would
         // write their counts, lines that every worker reads.
-        let mut stack: Vec<(&ExprRef, bool)> = vec![(e, false)];
+        // Most constraints are a few nodes deep: their walk stays off the
+        // heap (a model's check walks thousands of them).
+        let mut stack: SmallVec<[(&ExprRef, bool); 32]> = smallvec::smallvec![(e, false)];
         while let Some((node, expanded)) = stack.pop() {
             if self.memo.contains_key(&node.as_ptr()) {
                 continue;
