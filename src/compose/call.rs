@@ -123,7 +123,7 @@ impl CallComposer for Composer {
         };
         let conds: Vec<ExprRef> = parts.iter().map(|p| conjunction(p)).collect();
         // The model must give every array the callee's choices may read.
-        let mut arrays: Vec<ArrayRef> = state.symbolics.iter().map(|s| s.array.clone()).collect();
+        let mut arrays = state.input_arrays();
         expr::arrays_in_all(&state.constraints, &mut arrays);
         expr::arrays_in_all(&conds, &mut arrays);
         arrays.sort_by_key(|a| Arc::as_ptr(a) as usize);

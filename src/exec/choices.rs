@@ -127,7 +127,7 @@ impl Executor {
                     (Answer::Undecided, None)
                 }
                 None if keep_models => {
-                    let arrays: Vec<_> = state.symbolics.iter().map(|s| s.array.clone()).collect();
+                    let arrays = state.input_arrays();
                     let known = state.hint.as_deref();
                     let constraints = &state.constraints;
                     // With a model the path has a side to go on with: the
@@ -244,7 +244,7 @@ impl Executor {
             return Ok((alts, found));
         }
         let mut alts = alts.to_vec();
-        let arrays: Vec<_> = state.symbolics.iter().map(|s| s.array.clone()).collect();
+        let arrays = state.input_arrays();
         for (i, c) in conds.iter().enumerate() {
             if next[i] != Next::Ask {
                 continue;

@@ -587,7 +587,7 @@ impl Executor {
                 return Ok(w);
             }
         }
-        let arrays: Vec<_> = state.symbolics.iter().map(|s| s.array.clone()).collect();
+        let arrays = state.input_arrays();
         Ok(self
             .solver
             .get_model(&state.constraints, &arrays)?
@@ -668,7 +668,7 @@ impl Executor {
             memory: Default::default(),
             constraints: Arc::new(Vec::new()),
             preferences: Arc::new(Vec::new()),
-            symbolics: symbolics.into(),
+            symbolics: symbolics.into_iter().collect(),
             path: super::Trail::new(),
             depth: 0,
             stopped_at: None,

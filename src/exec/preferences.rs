@@ -29,7 +29,7 @@ impl Executor {
             }
         }
         let model = self.model(state)?;
-        let arrays: Vec<ArrayRef> = state.symbolics.iter().map(|s| s.array.clone()).collect();
+        let arrays = state.input_arrays();
         Ok(prefer(
             &mut self.solver,
             &state.constraints,

@@ -379,6 +379,17 @@ pub struct Forced {
 }
 
 impl State {
+    /// The arrays of the path's symbolic inputs, in creation order: what a
+    /// model of the path gives bytes to.
+    pub fn input_arrays(&self) -> Vec<ArrayRef> {
+        // Gathered from the newest back, so that the trail's links are
+        // walked once and nothing but the result is allocated.
+        let mut arrays: Vec<ArrayRef> =
+            self.symbolics.iter_rev().map(|s| s.array.clone()).collect();
+        arrays.reverse();
+        arrays
+    }
+
     /// The path's symbolic inputs set to these bytes, one entry each in
     /// creation order (a recorded test's inputs, say).
     pub fn assignment<'a>(&self, inputs: impl IntoIterator<Item = &'a Vec<u8>>) -> Assignment {
