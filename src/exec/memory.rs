@@ -354,10 +354,21 @@ pub struct ObjectEntry {
 }
 
 /// The objects of one state, by base address. Cloning is O(1); a write
-/// copies only the object it touches.
+/// copies only the object it touches and the index that leads to it.
+///
+/// Stack objects are kept apart from the others, in a flat list by
+/// address, as KLEE binds allocas to their frame: every call inserts its
+/// allocas and every return removes them, and in the map each of those
+/// after a fork copied the tree's nodes from the root (2.3 KB each), which
+/// made up most of what a pending path held on a loop that prints. The
+/// live stack objects are few, so copying their list is cheap, and as the
+/// stack only grows upwards they are inserted and removed at its end.
 #[derive(Clone, Debug, Default)]
 pub struct AddressSpace {
+    /// Globals, heap and runtime objects.
     objects: OrdMap<u64, ObjectEntry>,
+    /// Stack objects, by address.
+    stack: Arc<Vec<ObjectEntry>>,
     /// Heap objects already freed, to tell use-after-free from a wild pointer.
     freed: OrdMap<u64, Arc<MemoryObject>>,
 }
@@ -365,22 +376,61 @@ pub struct AddressSpace {
 impl AddressSpace {
     pub fn insert(&mut self, object: MemoryObject, state: ObjectState) -> Arc<MemoryObject> {
         let object = Arc::new(object);
-        self.objects.insert(
-            object.address,
-            ObjectEntry {
-                object: object.clone(),
-                state: Arc::new(state),
-            },
-        );
+        let entry = ObjectEntry {
+            object: object.clone(),
+            state: Arc::new(state),
+        };
+        if object.kind == AllocKind::Stack {
+            let stack = Arc::make_mut(&mut self.stack);
+            let at = stack.partition_point(|e| e.object.address < object.address);
+            if stack
+                .get(at)
+                .is_some_and(|e| e.object.address == object.address)
+            {
+                stack[at] = entry;
+            } else {
+                stack.insert(at, entry);
+            }
+        } else {
+            self.objects.insert(object.address, entry);
+        }
         object
+    }
+
+    /// The position in the stack list of the last object based at or
+    /// below `addr`.
+    fn stack_at_or_below(&self, addr: u64) -> Option<usize> {
+        // Most accesses are to the newest frame's objects, at the end.
+        let last = self.stack.last()?;
+        if addr >= last.object.address {
+            return Some(self.stack.len() - 1);
+        }
+        self.stack
+            .partition_point(|e| e.object.address <= addr)
+            .checked_sub(1)
+    }
+
+    /// The live object based at or below `addr` that ends last: the
+    /// candidate to contain it.
+    fn at_or_below(&self, addr: u64) -> Option<&ObjectEntry> {
+        let stacked = self.stack_at_or_below(addr).map(|i| &self.stack[i]);
+        // get_prev walks down the tree; a range iterator would allocate
+        // its paths, and this is every load's and store's lookup.
+        let mapped = self.objects.get_prev(&addr).map(|(_, e)| e);
+        match (stacked, mapped) {
+            (Some(s), Some(m)) => Some(if s.object.address > m.object.address {
+                s
+            } else {
+                m
+            }),
+            (s, m) => s.or(m),
+        }
     }
 
     /// The live object containing `addr`.
     pub fn find(&self, addr: u64) -> Option<&ObjectEntry> {
-        // get_prev walks down the tree; a range iterator would allocate
-        // its paths, and this is every load's and store's lookup.
-        let (_, entry) = self.objects.get_prev(&addr)?;
-        entry.object.contains(addr).then_some(entry)
+        self.at_or_below(addr)
+            .filter(|entry| entry.object.contains(addr))
     }
 
     /// The freed object that contained `addr`, if any.
@@ -393,38 +443,59 @@ impl AddressSpace {
     /// covers: from the end of the object below to the start of the one above.
     pub fn gap_around(&self, addr: u64) -> (u64, u64) {
         let lo = self
-            .objects
-            .get_prev(&addr)
-            .map_or(0, |(_, e)| e.object.address + e.object.size);
-        let hi = self.objects.get_next(&addr).map_or(u64::MAX, |(b, _)| *b);
+            .at_or_below(addr)
+            .map_or(0, |e| e.object.address + e.object.size);
+        let hi = self
+            .objects_from(addr)
+            .next()
+            .map_or(u64::MAX, |e| e.object.address);
         (lo.min(addr), hi)
     }
 
     /// The live object that ends last at or below `addr`, which is in no
     /// object: the one an access at `addr` most likely overran.
     pub fn below(&self, addr: u64) -> Option<&Arc<MemoryObject>> {
-        let (_, e) = self.objects.get_prev(&addr)?;
-        Some(&e.object)
+        self.at_or_below(addr).map(|e| &e.object)
     }
 
     /// The live objects at `addr` and above, in address order.
     pub fn objects_from(&self, addr: u64) -> impl Iterator<Item = &ObjectEntry> {
-        self.objects.range(addr..).map(|(_, e)| e)
+        let first = self.stack.partition_point(|e| e.object.address < addr);
+        let mut stacked = self.stack[first..].iter().peekable();
+        let mut mapped = self.objects.range(addr..).map(|(_, e)| e).peekable();
+        std::iter::from_fn(move || match (stacked.peek(), mapped.peek()) {
+            (Some(s), Some(m)) if s.object.address < m.object.address => stacked.next(),
+            (_, Some(_)) => mapped.next(),
+            (_, None) => stacked.next(),
+        })
+    }
+
+    fn stack_index(&self, base: u64) -> Option<usize> {
+        let i = self.stack_at_or_below(base)?;
+        (self.stack[i].object.address == base).then_some(i)
     }
 
     pub fn get(&self, base: u64) -> Option<&ObjectEntry> {
-        self.objects.get(&base)
+        match self.stack_index(base) {
+            Some(i) => Some(&self.stack[i]),
+            None => self.objects.get(&base),
+        }
     }
 
     /// Mutable contents of the object at `base` (copied if shared).
     pub fn state_mut(&mut self, base: u64) -> Option<&mut ObjectState> {
-        self.objects
-            .get_mut(&base)
-            .map(|e| Arc::make_mut(&mut e.state))
+        let entry = match self.stack_index(base) {
+            Some(i) => &mut Arc::make_mut(&mut self.stack)[i],
+            None => self.objects.get_mut(&base)?,
+        };
+        Some(Arc::make_mut(&mut entry.state))
     }
 
     /// Removes a live object; heap objects are remembered as freed.
     pub fn remove(&mut self, base: u64) -> Option<ObjectEntry> {
+        if let Some(i) = self.stack_index(base) {
+            return Some(Arc::make_mut(&mut self.stack).remove(i));
+        }
         let entry = self.objects.remove(&base)?;
         if entry.object.kind == AllocKind::Heap {
             self.freed.insert(base, entry.object.clone());
@@ -433,11 +504,11 @@ impl AddressSpace {
     }
 
     pub fn len(&self) -> usize {
-        self.objects.len()
+        self.objects.len() + self.stack.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.objects.is_empty()
+        self.len() == 0
     }
 }
 
@@ -645,6 +716,67 @@ mod tests {
         assert_eq!(o.footprint(), 1000);
         assert_eq!(o.size(), 1000);
         assert_eq!(eval(&o.read(3, 1, 8).to_expr(), &Assignment::new()), 0);
+    }
+
+    #[test]
+    fn stack_objects_and_the_others_answer_as_one_address_space() {
+        let stack = |addr, size| MemoryObject {
+            kind: AllocKind::Stack,
+            ..object(addr, size)
+        };
+        let mut m = AddressSpace::default();
+        // Interleaved by address, inserted out of order.
+        m.insert(stack(0x3000, 8), ObjectState::zeroed(8));
+        m.insert(object(0x1000, 16), ObjectState::zeroed(16));
+        m.insert(stack(0x2000, 4), ObjectState::zeroed(4));
+        m.insert(object(0x4000, 4), ObjectState::zeroed(4));
+        m.insert(stack(0x5000, 2), ObjectState::zeroed(2));
+        assert_eq!(m.len(), 5);
+        fn bases(m: &AddressSpace, from: u64) -> Vec<u64> {
+            m.objects_from(from).map(|e| e.object.address).collect()
+        }
+        assert_eq!(bases(&m, 0), [0x1000, 0x2000, 0x3000, 0x4000, 0x5000]);
+        assert_eq!(bases(&m, 0x2000), [0x2000, 0x3000, 0x4000, 0x5000]);
+        assert_eq!(bases(&m, 0x3001), [0x4000, 0x5000]);
+        for (addr, base) in [
+            (0x1003, 0x1000),
+            (0x2003, 0x2000),
+            (0x3007, 0x3000),
+            (0x5001, 0x5000),
+        ] {
+            assert_eq!(m.find(addr).map(|e| e.object.address), Some(base));
+        }
+        assert!(m.find(0x2004).is_none());
+        assert!(m.find(0x5002).is_none());
+        assert_eq!(m.gap_around(0x2010), (0x2004, 0x3000));
+        assert_eq!(m.gap_around(0x3100), (0x3008, 0x4000));
+        assert_eq!(m.gap_around(0x6000), (0x5002, u64::MAX));
+        assert_eq!(m.below(0x3100).map(|o| o.address), Some(0x3000));
+        assert_eq!(m.below(0x4100).map(|o| o.address), Some(0x4000));
+        assert_eq!(m.get(0x3000).map(|e| e.object.size), Some(8));
+        assert!(m.get(0x3001).is_none());
+
+        // A write to a stack object leaves a copy of the space alone.
+        let copy = m.clone();
+        m.state_mut(0x3000)
+            .expect("live")
+            .write(0, 4, &Value::concrete(7, 32));
+        assert_eq!(
+            m.get(0x3000).expect("live").state.read(0, 4, 32),
+            Value::concrete(7, 32)
+        );
+        assert_eq!(
+            copy.get(0x3000).expect("live").state.read(0, 4, 32),
+            Value::concrete(0, 32)
+        );
+
+        // A stack object removed is gone, and not freed as heap is.
+        assert!(m.remove(0x5000).is_some());
+        assert!(m.remove(0x2000).is_some());
+        assert!(m.find(0x2001).is_none());
+        assert!(m.find_freed(0x2001).is_none());
+        assert_eq!(bases(&m, 0), [0x1000, 0x3000, 0x4000]);
+        assert_eq!(copy.len(), 5);
     }
 
     #[test]
