@@ -629,6 +629,15 @@ pub fn execute(
     if let Some(e) = failure.into_error(stats.tests) {
         return Err(e);
     }
+    if config.max_memory_mb.is_none() && stats.paths.early.contains_key("max-memory") {
+        if let Some(guard) = crate::exec::default_guard_mb() {
+            eprintln!(
+                "mnemo: the run reached its memory guard, {guard} MiB (half of the memory \
+                 this machine gives it): pending paths ended early with their tests \
+                 (--max-memory sets another limit)"
+            );
+        }
+    }
     if let Some(reason) = outcome.stopped_by {
         let untested = match stats.paths.untested {
             0 => String::new(),

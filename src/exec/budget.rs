@@ -7,9 +7,15 @@
 //!
 //! The count is of the process, not of one executor: `--max-memory` limits
 //! the process, and states move between threads.
+//!
+//! Without `--max-memory` a run still keeps its resident memory under a
+//! guard, half of the machine's: a run on a program that forks
+//! without end (a loop on fresh input) grew to 19.6 GB in nine minutes,
+//! where the kernel would have killed it and lost every pending path's
+//! test.
 
 use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, AtomicUsize, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, Weak};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
@@ -87,111 +93,182 @@ pub fn give_back_freed() {
     }
 }
 
-/// A limit on memory and what watches it; none by default.
+/// The share of the machine's memory (or of its cgroup's, where that is
+/// less) a run keeps under when no `--max-memory` is given: past the
+/// machine's the kernel's OOM killer ends the run, and with it the tests
+/// of every pending path; at the guard those paths end with their tests
+/// instead. Half, because a run can go well past its limit before it
+/// stops: where the trie's tests and the expressions hold the memory
+/// rather than the states, each path ended to make room adds its test, and
+/// runs limited to 600 and 1,152 MiB peaked at 775 and 1,711.
+const GUARD_DIVISOR: u64 = 2;
+
+/// The resident memory a run keeps under without `--max-memory`, in MiB:
+/// half of the machine's memory or of its cgroup's limit, whichever is
+/// less. `None` where neither is known.
+pub fn default_guard_mb() -> Option<u64> {
+    static GUARD: std::sync::OnceLock<Option<u64>> = std::sync::OnceLock::new();
+    *GUARD.get_or_init(|| {
+        let mut system = sysinfo::System::new();
+        system.refresh_memory();
+        let machine = system.total_memory();
+        let total = system
+            .cgroup_limits()
+            .map_or(machine, |c| c.total_memory.min(machine));
+        (total > 0).then(|| (total >> 20) / GUARD_DIVISOR)
+    })
+}
+
+/// A limit on memory and what watches it.
+///
+/// `--max-memory` limits both the objects' bytes (an allocation past it
+/// is refused) and the resident memory. The guard a run has without it
+/// limits the resident memory alone: what a program may allocate stays
+/// as it is without a limit, and only the process is kept alive.
 pub(crate) struct Budget {
-    /// The limit in bytes (`u64::MAX`: none).
-    limit: u64,
-    /// The resident memory at the watcher's last sample, in MiB.
-    resident_mb: Arc<AtomicU64>,
-    watcher: Option<Watcher>,
+    /// The limit on the objects' bytes (`u64::MAX`: none).
+    objects: u64,
+    /// The limit on resident memory, in bytes (`u64::MAX`: none).
+    resident: u64,
+    /// Samples the resident memory while a limit is set.
+    watcher: Option<Arc<Watcher>>,
 }
 
 impl Default for Budget {
+    /// No limit at all.
     fn default() -> Self {
         Budget {
-            limit: u64::MAX,
-            resident_mb: Arc::new(AtomicU64::new(0)),
+            objects: u64::MAX,
+            resident: u64::MAX,
             watcher: None,
         }
     }
 }
 
 impl Budget {
-    /// A limit of `mb` MiB, with a thread watching resident memory.
+    /// A limit of `mb` MiB on the objects and the resident memory.
     pub(crate) fn limited(mb: u64) -> Budget {
         let limit = mb.saturating_mul(1 << 20);
-        let resident_mb = Arc::new(AtomicU64::new(0));
-        let watcher = Watcher::start(resident_mb.clone());
         Budget {
-            limit,
-            resident_mb,
-            watcher,
+            objects: limit,
+            resident: limit,
+            watcher: Watcher::shared(),
+        }
+    }
+
+    /// A limit of `mb` MiB on the resident memory alone: the guard of a
+    /// run without `--max-memory`.
+    pub(crate) fn guarded(mb: u64) -> Budget {
+        Budget {
+            objects: u64::MAX,
+            resident: mb.saturating_mul(1 << 20),
+            watcher: Watcher::shared(),
         }
     }
 
     /// Whether `bytes` more object bytes stay within the limit.
     #[inline]
     pub(crate) fn allows(&self, bytes: u64) -> bool {
-        self.limit == u64::MAX || object_bytes().saturating_add(bytes) <= self.limit
+        self.objects == u64::MAX || object_bytes().saturating_add(bytes) <= self.objects
     }
 
     /// Whether the run has reached the limit: the objects' bytes, or the
     /// resident memory at the last sample.
     #[inline]
     pub(crate) fn exceeded(&self) -> bool {
-        self.limit != u64::MAX && !self.holds_within(self.limit)
+        self.is_limited() && !self.holds_within(1.0)
     }
 
     /// Whether the run holds less than `share` of its limit (always, with
     /// no limit).
     #[inline]
     pub(crate) fn below(&self, share: f64) -> bool {
-        self.limit == u64::MAX || self.holds_within((self.limit as f64 * share) as u64)
+        !self.is_limited() || self.holds_within(share)
     }
 
-    /// Whether the run holds no more than `room` bytes: the objects'
-    /// bytes, and the resident memory at the last sample (below `room`'s
-    /// whole MiB).
+    /// Whether the run holds no more than `share` of its limits: the
+    /// objects' bytes, and the resident memory at the last sample (below
+    /// the share's whole MiB).
     #[inline]
-    fn holds_within(&self, room: u64) -> bool {
-        object_bytes() <= room && self.resident_mb.load(Ordering::Relaxed) < room >> 20
+    fn holds_within(&self, share: f64) -> bool {
+        let room = |limit: u64| (limit as f64 * share) as u64;
+        (self.objects == u64::MAX || object_bytes() <= room(self.objects))
+            && (self.resident == u64::MAX || self.sampled_mb() < room(self.resident) >> 20)
+    }
+
+    /// The resident memory at the watcher's last sample, in MiB.
+    fn sampled_mb(&self) -> u64 {
+        self.watcher
+            .as_ref()
+            .map_or(0, |w| w.resident_mb.load(Ordering::Relaxed))
     }
 
     /// The memory in use now against the limit, in bytes: the objects'
-    /// count or the resident memory, whichever is larger (measured, not
-    /// sampled); `None` without a limit.
+    /// count (where they are limited) or the resident memory, whichever is
+    /// larger (measured, not sampled); `None` without a limit.
     pub(crate) fn in_use(&self) -> Option<(u64, u64)> {
-        if self.limit == u64::MAX {
+        if self.resident == u64::MAX {
             return None;
         }
         let resident = crate::stats::resident_mb().unwrap_or(0) << 20;
-        Some((object_bytes().max(resident), self.limit))
+        let objects = if self.objects == u64::MAX {
+            0
+        } else {
+            object_bytes()
+        };
+        Some((objects.max(resident), self.resident))
     }
 
-    /// The limit in MiB, if one is set.
+    /// The `--max-memory` limit in MiB, if one is set (not the guard).
     pub(crate) fn limit_mb(&self) -> Option<u64> {
-        (self.limit != u64::MAX).then_some(self.limit >> 20)
+        (self.objects != u64::MAX).then_some(self.objects >> 20)
     }
 
-    /// Whether a limit is set.
+    /// Whether a limit (or the guard) is set.
     pub(crate) fn is_limited(&self) -> bool {
-        self.limit != u64::MAX || self.watcher.is_some()
+        self.resident != u64::MAX
     }
 }
 
-/// The thread sampling resident memory; stopped when dropped.
+/// The thread sampling resident memory, one for the process, however many
+/// executors watch it; stopped when the last of them lets it go.
 struct Watcher {
+    resident_mb: Arc<AtomicU64>,
     stop: Arc<AtomicBool>,
     thread: Option<JoinHandle<()>>,
 }
 
 impl Watcher {
-    /// `None` where threads cannot be started: the object count still holds.
-    fn start(resident_mb: Arc<AtomicU64>) -> Option<Watcher> {
+    /// The process's watcher, started if none runs. `None` where threads
+    /// cannot be started: the object count still holds.
+    fn shared() -> Option<Arc<Watcher>> {
+        static SHARED: Mutex<Weak<Watcher>> = Mutex::new(Weak::new());
+        let mut shared = SHARED.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(w) = shared.upgrade() {
+            return Some(w);
+        }
+        let w = Arc::new(Watcher::start()?);
+        *shared = Arc::downgrade(&w);
+        Some(w)
+    }
+
+    fn start() -> Option<Watcher> {
+        let resident_mb = Arc::new(AtomicU64::new(crate::stats::resident_mb().unwrap_or(0)));
         let stop = Arc::new(AtomicBool::new(false));
-        let stopped = stop.clone();
+        let (sampled, stopped) = (resident_mb.clone(), stop.clone());
         let thread = std::thread::Builder::new()
             .name("mnemo-memory".into())
             .spawn(move || {
                 while !stopped.load(Ordering::Relaxed) {
                     if let Some(rss) = crate::stats::resident_mb() {
-                        resident_mb.store(rss, Ordering::Relaxed);
+                        sampled.store(rss, Ordering::Relaxed);
                     }
                     std::thread::sleep(SAMPLE_EVERY);
                 }
             })
             .ok()?;
         Some(Watcher {
+            resident_mb,
             stop,
             thread: Some(thread),
         })
@@ -255,6 +332,40 @@ mod tests {
         assert_eq!(c.sum(), 0);
         c.change(5, 0);
         assert_eq!(c.sum(), 0, "never below nothing");
+    }
+
+    #[test]
+    fn the_guard_watches_resident_memory_and_refuses_no_allocation() {
+        let b = Budget::guarded(1);
+        assert!(b.is_limited());
+        assert!(b.limit_mb().is_none(), "no --max-memory");
+        assert!(b.allows(u64::MAX / 2));
+        let start = std::time::Instant::now();
+        while !b.exceeded() {
+            assert!(start.elapsed() < Duration::from_secs(5), "never seen");
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        let (used, limit) = b.in_use().expect("guarded");
+        assert_eq!(limit, 1 << 20);
+        assert!(used > limit);
+    }
+
+    #[test]
+    fn budgets_share_one_watcher() {
+        let (a, b) = (Budget::limited(1 << 20), Budget::guarded(1 << 20));
+        let (a, b) = (a.watcher.expect("started"), b.watcher.expect("started"));
+        assert!(Arc::ptr_eq(&a, &b));
+    }
+
+    #[test]
+    fn the_guard_is_a_share_of_the_machine() {
+        let guard = default_guard_mb().expect("Linux says how much memory it has");
+        let machine = sysinfo::System::new_with_specifics(
+            sysinfo::RefreshKind::nothing().with_memory(sysinfo::MemoryRefreshKind::everything()),
+        )
+        .total_memory()
+            >> 20;
+        assert!(guard > 0 && guard <= machine / 2, "{guard} of {machine}");
     }
 
     #[test]

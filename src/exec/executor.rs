@@ -13,7 +13,7 @@ use std::sync::Arc;
 
 use rustc_hash::FxHashSet;
 
-use super::budget::Budget;
+use super::budget::{default_guard_mb, Budget};
 use super::composing::{CallComposer, ReplayCounters};
 use super::config::ExecConfig;
 use super::end::{EarlyReason, ErrorKind, PathEnd, PathError, StackEntry};
@@ -281,15 +281,22 @@ impl Executor {
         self.solver.set_deadline(deadline);
     }
 
-    /// Limits the memory of the run to `mb` MiB (`None`: no limit): an
-    /// allocation that would take the states' objects past it ends its path
-    /// early (`max-memory`), and once the objects or the process's resident
+    /// Limits the memory of the run to `mb` MiB: an allocation that would
+    /// take the states' objects past it ends its path early
+    /// (`max-memory`), and once the objects or the process's resident
     /// memory reach it, [`Self::step`] returns at the next instruction and
-    /// [`Self::memory_exceeded`] says so.
+    /// [`Self::memory_exceeded`] says so. With `None`, the resident memory
+    /// alone is limited, to the guard of [`default_guard_mb`].
     pub fn set_memory_limit(&mut self, mb: Option<u64>) {
-        if self.budget.limit_mb() != mb {
-            self.budget = mb.map_or_else(Budget::default, Budget::limited);
-        }
+        self.budget = match mb {
+            Some(mb) => Budget::limited(mb),
+            None => default_guard_mb().map_or_else(Budget::default, Budget::guarded),
+        };
+    }
+
+    /// Lifts the memory limit, and the guard, once exploration is over.
+    pub fn lift_memory_limit(&mut self) {
+        self.budget = Budget::default();
     }
 
     /// Whether the run has reached its memory limit.
@@ -783,5 +790,18 @@ mod tests {
         assert!(matches!(executor.step(&mut state), Step::Yield));
         let more = executor.instructions - u64::from(SLICE);
         assert!(more <= u64::from(LIMIT_CHECK_EVERY), "{more} instructions");
+    }
+
+    #[test]
+    fn a_run_without_a_limit_is_guarded_until_exploration_is_over() {
+        let (mut executor, _) = spinning();
+        executor.set_memory_limit(None);
+        let guard = default_guard_mb().expect("the machine's memory is known");
+        let (_, limit) = executor.memory_in_use().expect("guarded");
+        assert_eq!(limit, guard << 20);
+        executor.set_memory_limit(Some(64));
+        assert_eq!(executor.memory_in_use().expect("limited").1, 64 << 20);
+        executor.lift_memory_limit();
+        assert!(executor.memory_in_use().is_none());
     }
 }

@@ -31,7 +31,7 @@ mod value;
 mod value_fork;
 
 pub use access::MAX_OBJECT;
-pub use budget::{give_back_freed, object_bytes};
+pub use budget::{default_guard_mb, give_back_freed, object_bytes};
 pub(crate) use composing::CallComposer;
 pub use composing::{Composing, ReplayCounters};
 pub use config::{ExecConfig, RunShared, DEFAULT_MAX_STACK_FRAMES};

@@ -512,7 +512,7 @@ pub fn work(
     slot.instructions
         .store(executor.instructions, Ordering::Relaxed);
     executor.set_deadline(None);
-    executor.set_memory_limit(None);
+    executor.lift_memory_limit();
     Ok(WorkerTimes {
         busy_s: (start.elapsed() - waited).as_secs_f64(),
         report_wait_s: observer.waited.as_secs_f64(),

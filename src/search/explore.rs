@@ -288,7 +288,7 @@ pub fn explore(
         end_pending(executor, pending, &mut ending, observer, stop)?;
     }
     executor.set_deadline(None);
-    executor.set_memory_limit(None);
+    executor.lift_memory_limit();
     progress(
         executor,
         Progress {
