@@ -718,6 +718,11 @@ mod tests {
         assert_eq!(eval(&o.read(3, 1, 8).to_expr(), &Assignment::new()), 0);
     }
 
+    /// The first four bytes of the live object at `base`.
+    fn first_word(m: &AddressSpace, base: u64) -> Value {
+        m.get(base).expect("live").state.read(0, 4, 32)
+    }
+
     #[test]
     fn stack_objects_and_the_others_answer_as_one_address_space() {
         let stack = |addr, size| MemoryObject {
@@ -761,14 +766,8 @@ mod tests {
         m.state_mut(0x3000)
             .expect("live")
             .write(0, 4, &Value::concrete(7, 32));
-        assert_eq!(
-            m.get(0x3000).expect("live").state.read(0, 4, 32),
-            Value::concrete(7, 32)
-        );
-        assert_eq!(
-            copy.get(0x3000).expect("live").state.read(0, 4, 32),
-            Value::concrete(0, 32)
-        );
+        assert_eq!(first_word(&m, 0x3000), Value::concrete(7, 32));
+        assert_eq!(first_word(&copy, 0x3000), Value::concrete(0, 32));
 
         // A stack object removed is gone, and not freed as heap is.
         assert!(m.remove(0x5000).is_some());
@@ -791,10 +790,7 @@ mod tests {
         m.state_mut(0x2000)
             .expect("live")
             .write(0, 4, &Value::concrete(5, 32));
-        assert_eq!(
-            copy.get(0x2000).expect("live").state.read(0, 4, 32),
-            Value::concrete(0, 32)
-        );
+        assert_eq!(first_word(&copy, 0x2000), Value::concrete(0, 32));
         m.remove(0x2000);
         assert!(m.find(0x2001).is_none());
         assert_eq!(m.find_freed(0x2001).map(|o| o.address), Some(0x2000));
