@@ -104,11 +104,17 @@ impl Journal {
             funcs: &trie.funcs[funcs_from..],
             nodes: ids.iter().map(|id| (*id, trie.node(*id))).collect(),
         };
-        let body = codec().serialize(&record).map_err(std::io::Error::other)?;
-        let mut out = Vec::with_capacity(RECORD_HEAD + body.len());
-        out.extend_from_slice(&(body.len() as u64).to_le_bytes());
-        out.extend_from_slice(blake3::hash(&body).as_bytes());
-        out.extend_from_slice(&body);
+        // The body is encoded in place behind room for its head: a deep
+        // run's record holds a test in every new leaf, and encoding it
+        // apart, then copying it, held it twice at the run's peak.
+        let mut out = vec![0u8; RECORD_HEAD];
+        codec()
+            .serialize_into(&mut out, &record)
+            .map_err(std::io::Error::other)?;
+        let body_len = (out.len() - RECORD_HEAD) as u64;
+        let digest = blake3::hash(&out[RECORD_HEAD..]);
+        out[..8].copy_from_slice(&body_len.to_le_bytes());
+        out[8..RECORD_HEAD].copy_from_slice(digest.as_bytes());
         // One write: a kill leaves the record whole or cut short, never
         // another record's bytes inside it.
         self.file.write_all(&out)?;
