@@ -115,7 +115,7 @@ pub fn default_guard_mb() -> Option<u64> {
         let total = system
             .cgroup_limits()
             .map_or(machine, |c| c.total_memory.min(machine));
-        (total > 0).then(|| (total >> 20) / GUARD_DIVISOR)
+        (total > 0).then_some((total >> 20) / GUARD_DIVISOR)
     })
 }
 
