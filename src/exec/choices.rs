@@ -530,7 +530,7 @@ impl Executor {
     /// has its recorded path's model as its own, `state.hint`.)
     pub(super) fn witness(&self, state: &State) -> Option<Assignment> {
         let inputs = self.guide.as_ref()?.witness(state.guide?)?;
-        Some(state.assignment(inputs.iter()))
+        Some(state.assignment(inputs.iter().map(Vec::as_slice)))
     }
 
     /// Whether `cond` may hold on the path: answered by the recorded inputs

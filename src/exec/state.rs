@@ -392,10 +392,10 @@ impl State {
 
     /// The path's symbolic inputs set to these bytes, one entry each in
     /// creation order (a recorded test's inputs, say).
-    pub fn assignment<'a>(&self, inputs: impl IntoIterator<Item = &'a Vec<u8>>) -> Assignment {
+    pub fn assignment<'a>(&self, inputs: impl IntoIterator<Item = &'a [u8]>) -> Assignment {
         let mut a = Assignment::new();
         for (s, bytes) in self.symbolics.iter().zip(inputs) {
-            a.set(&s.array, bytes.clone());
+            a.set(&s.array, bytes.to_vec());
         }
         a
     }

@@ -33,7 +33,7 @@ impl TrieGuide {
             let own = n.test.iter().chain(n.kept.iter()).next().map(|t| {
                 t.inputs
                     .iter()
-                    .map(|(_, b)| b.clone())
+                    .map(|(_, b)| b.to_vec())
                     .collect::<Arc<[Vec<u8>]>>()
             });
             witness[id.index()] =

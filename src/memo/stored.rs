@@ -1,17 +1,25 @@
 //! A test as the trie keeps it: enough to write its ktest, `.err` report
 //! and `tests.json` entry again without running the path.
 
+use std::sync::Arc;
+
 use serde::{Deserialize, Serialize};
 
 use crate::exec::{Executor, PathEnd};
 use crate::search::FinishedPath;
+
+/// One symbolic input of a test: its name, shared with the path's input
+/// and every other test of it, and its bytes. A deep run's trie holds a
+/// test in every leaf: with the name a string of its own and the bytes a
+/// vector, an input took twice the room.
+pub type Input = (Arc<str>, Box<[u8]>);
 
 /// A test kept with the path that produced it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct StoredTest {
     /// `(name, bytes)` of each symbolic input, in creation order.
     #[serde(with = "inputs_as_bytes")]
-    pub inputs: Vec<(String, Vec<u8>)>,
+    pub inputs: Vec<Input>,
     pub outcome: StoredOutcome,
     /// What a completed path wrote to stdout under these inputs (the
     /// test's `.stdout`); `None` for other paths.
@@ -28,19 +36,22 @@ mod inputs_as_bytes {
     use serde::{Deserialize, Deserializer, Serializer};
     use serde_bytes::{ByteBuf, Bytes};
 
-    pub fn serialize<S: Serializer>(inputs: &[(String, Vec<u8>)], s: S) -> Result<S::Ok, S::Error> {
+    use super::Input;
+
+    pub fn serialize<S: Serializer>(inputs: &[Input], s: S) -> Result<S::Ok, S::Error> {
         let mut seq = s.serialize_seq(Some(inputs.len()))?;
         for (name, bytes) in inputs {
-            seq.serialize_element(&(name, Bytes::new(bytes)))?;
+            seq.serialize_element(&(&**name, Bytes::new(bytes)))?;
         }
         seq.end()
     }
 
-    pub fn deserialize<'de, D: Deserializer<'de>>(
-        d: D,
-    ) -> Result<Vec<(String, Vec<u8>)>, D::Error> {
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<Input>, D::Error> {
         let inputs = Vec::<(String, ByteBuf)>::deserialize(d)?;
-        Ok(inputs.into_iter().map(|(n, b)| (n, b.into_vec())).collect())
+        Ok(inputs
+            .into_iter()
+            .map(|(n, b)| (n.into(), b.into_vec().into_boxed_slice()))
+            .collect())
     }
 }
 
@@ -123,7 +134,10 @@ mod tests {
     fn a_test_is_written_as_its_plain_fields_were() {
         let tests = [
             StoredTest {
-                inputs: vec![("n".into(), vec![1, 0, 0, 200]), ("empty".into(), vec![])],
+                inputs: vec![
+                    ("n".into(), vec![1, 0, 0, 200].into()),
+                    ("empty".into(), Box::default()),
+                ],
                 outcome: StoredOutcome::Exit { code: 3 },
                 stdout: Some(b"out\n".to_vec()),
             },
@@ -137,7 +151,11 @@ mod tests {
         ];
         for t in tests {
             let plain = Plain {
-                inputs: t.inputs.clone(),
+                inputs: t
+                    .inputs
+                    .iter()
+                    .map(|(n, b)| (n.to_string(), b.to_vec()))
+                    .collect(),
                 outcome: t.outcome.clone(),
                 stdout: t.stdout.clone(),
             };

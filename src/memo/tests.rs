@@ -20,7 +20,7 @@ fn two_way() -> Vec<Alt> {
 
 fn test_of(tag: u8, outcome: StoredOutcome) -> StoredTest {
     StoredTest {
-        inputs: vec![("x".into(), vec![tag, 0, 0, 0])],
+        inputs: vec![("x".into(), vec![tag, 0, 0, 0].into())],
         outcome,
         stdout: None,
     }

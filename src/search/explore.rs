@@ -44,7 +44,7 @@ pub struct FinishedPath<'a> {
     pub state: Cow<'a, State>,
     pub end: PathEnd,
     /// `(name, bytes)` of each symbolic input, in creation order.
-    pub inputs: Vec<(String, Vec<u8>)>,
+    pub inputs: Vec<crate::memo::Input>,
     /// The exit status of a completed path, as a process would see it.
     pub exit_code: Option<u8>,
     /// What a completed path wrote to stdout, under its inputs.
@@ -444,9 +444,8 @@ pub(super) fn report(
         .map(|s| {
             let bytes = model
                 .get(&s.array)
-                .map(|b| b.to_vec())
-                .unwrap_or_else(|| vec![0; s.array.size as usize]);
-            (s.name.to_string(), bytes)
+                .map_or_else(|| vec![0; s.array.size as usize].into(), Box::from);
+            (s.name.clone(), bytes)
         })
         .collect();
     let exit_code = match &end {

@@ -87,8 +87,8 @@ impl Stager {
                 .inputs
                 .iter()
                 .map(|(name, bytes)| KTestObject {
-                    name: name.clone(),
-                    bytes: bytes.clone(),
+                    name: name.to_string(),
+                    bytes: bytes.to_vec(),
                 })
                 .collect(),
         };

@@ -311,7 +311,7 @@ pub(super) mod tests {
 
     fn stored(code: u8) -> StoredTest {
         StoredTest {
-            inputs: vec![("x".into(), vec![code])],
+            inputs: vec![("x".into(), vec![code].into())],
             outcome: StoredOutcome::Exit { code },
             stdout: Some(vec![b'0' + code]),
         }
@@ -319,7 +319,7 @@ pub(super) mod tests {
 
     fn error() -> StoredTest {
         StoredTest {
-            inputs: vec![("x".into(), vec![9])],
+            inputs: vec![("x".into(), vec![9].into())],
             outcome: StoredOutcome::Error {
                 kind: "assert".into(),
                 message: "m".into(),
@@ -333,7 +333,7 @@ pub(super) mod tests {
 
     pub(in crate::testgen) fn test(tag: u8, error: bool) -> StoredTest {
         StoredTest {
-            inputs: vec![("x".to_string(), vec![tag])],
+            inputs: vec![("x".into(), vec![tag].into())],
             outcome: if error {
                 StoredOutcome::Error {
                     kind: "assert".into(),
@@ -377,12 +377,12 @@ pub(super) mod tests {
         let listed = TestsJson::read(&dir.join("tests.json")).expect("tests.json");
         assert!(listed.tests.is_empty());
         // Listed in another order than they were staged.
-        assert_eq!(w.commit(second).expect("commit").inputs[0].1, vec![2]);
+        assert_eq!(w.commit(second).expect("commit").inputs[0].1, [2].into());
         w.write_index().expect("index");
         let listed = TestsJson::read(&dir.join("tests.json")).expect("tests.json");
         assert_eq!(listed.tests.len(), 1);
         assert_eq!(listed.tests[0].ktest, "test000002.ktest");
-        assert_eq!(w.commit(first).expect("commit").inputs[0].1, vec![1]);
+        assert_eq!(w.commit(first).expect("commit").inputs[0].1, [1].into());
         w.finish().expect("finish");
         let mut all = files.to_vec();
         all.push("tests.json");
