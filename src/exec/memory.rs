@@ -427,10 +427,15 @@ impl AddressSpace {
         }
     }
 
-    /// The live object containing `addr`.
+    /// The live object containing `addr`. Objects do not overlap, so a
+    /// stack object that holds it is the one: most loads and stores are
+    /// to the stack, and they skip the map's walk.
     pub fn find(&self, addr: u64) -> Option<&ObjectEntry> {
-        self.at_or_below(addr)
-            .filter(|entry| entry.object.contains(addr))
+        let holds = |entry: &&ObjectEntry| entry.object.contains(addr);
+        self.stack_at_or_below(addr)
+            .map(|i| &self.stack[i])
+            .filter(holds)
+            .or_else(|| self.objects.get_prev(&addr).map(|(_, e)| e).filter(holds))
     }
 
     /// The freed object that contained `addr`, if any.
