@@ -148,11 +148,10 @@ impl Default for Budget {
 impl Budget {
     /// A limit of `mb` MiB on the objects and the resident memory.
     pub(crate) fn limited(mb: u64) -> Budget {
-        let limit = mb.saturating_mul(1 << 20);
+        let guarded = Budget::guarded(mb);
         Budget {
-            objects: limit,
-            resident: limit,
-            watcher: Watcher::shared(),
+            objects: guarded.resident,
+            ..guarded
         }
     }
 
