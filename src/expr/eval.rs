@@ -9,10 +9,12 @@ use std::sync::Arc;
 
 /// Values for symbolic arrays: a model. Arrays are keyed by identity;
 /// iteration follows insertion order, so output built from a model is
-/// deterministic.
+/// deterministic. An array's bytes are shared between the models that
+/// hold them: each pending path keeps a model that its fork copied from
+/// its parent's, and only the arrays a fork solved for are new bytes.
 #[derive(Clone, Default, Debug)]
 pub struct Assignment {
-    entries: Vec<(ArrayRef, Vec<u8>)>,
+    entries: Vec<(ArrayRef, Arc<[u8]>)>,
     index: FxHashMap<usize, usize>,
 }
 
@@ -26,13 +28,34 @@ impl Assignment {
         Self::default()
     }
 
+    /// A copy with room for `more` arrays: a copy that is then extended
+    /// would otherwise grow its lists to twice their size.
+    pub fn with_room(&self, more: usize) -> Self {
+        let mut entries = Vec::with_capacity(self.entries.len() + more);
+        entries.extend(self.entries.iter().cloned());
+        let mut index = self.index.clone();
+        index.reserve(more);
+        Assignment { entries, index }
+    }
+
     /// Sets the bytes of `array`, replacing earlier ones.
-    pub fn set(&mut self, array: &ArrayRef, bytes: Vec<u8>) {
+    pub fn set(&mut self, array: &ArrayRef, bytes: impl Into<Arc<[u8]>>) {
+        let bytes = bytes.into();
         match self.index.get(&key(array)) {
             Some(&i) => self.entries[i].1 = bytes,
             None => {
                 self.index.insert(key(array), self.entries.len());
                 self.entries.push((array.clone(), bytes));
+            }
+        }
+    }
+
+    /// Sets the bytes `from` has for each of `arrays` (sharing them),
+    /// leaving the arrays it lacks as they were.
+    pub fn set_from(&mut self, from: &Assignment, arrays: &[ArrayRef]) {
+        for a in arrays {
+            if let Some(&i) = from.index.get(&key(a)) {
+                self.set(a, from.entries[i].1.clone());
             }
         }
     }
@@ -44,16 +67,14 @@ impl Assignment {
             self.set(array, vec![0; array.size as usize]);
         }
         let i = self.index[&key(array)];
-        if let Some(b) = self.entries[i].1.get_mut(index) {
+        if let Some(b) = Arc::make_mut(&mut self.entries[i].1).get_mut(index) {
             *b = value;
         }
     }
 
     /// The bytes of `array`, if set.
     pub fn get(&self, array: &ArrayRef) -> Option<&[u8]> {
-        self.index
-            .get(&key(array))
-            .map(|&i| self.entries[i].1.as_slice())
+        self.index.get(&key(array)).map(|&i| &*self.entries[i].1)
     }
 
     /// Whether `array` has bytes.
@@ -63,7 +84,7 @@ impl Assignment {
 
     /// The assigned arrays and their bytes, in insertion order.
     pub fn iter(&self) -> impl Iterator<Item = (&ArrayRef, &[u8])> {
-        self.entries.iter().map(|(a, b)| (a, b.as_slice()))
+        self.entries.iter().map(|(a, b)| (a, &**b))
     }
 
     /// Number of assigned arrays.

@@ -412,12 +412,8 @@ impl Solver {
         let query = Query::new(&factor.own, e.clone()).with_model(&factor.own_arrays);
         match self.check(&query)? {
             Answer::Sat(Some(own)) => {
-                let mut model = known.clone();
-                for a in &factor.own_arrays {
-                    if let Some(bytes) = own.get(a) {
-                        model.set(a, bytes.to_vec());
-                    }
-                }
+                let mut model = known.with_room(factor.own_arrays.len());
+                model.set_from(&own, &factor.own_arrays);
                 Ok(Some(model))
             }
             Answer::Sat(None) => Err(SolverError::Unknown(

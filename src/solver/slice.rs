@@ -174,6 +174,9 @@ impl Layer for SliceLayer {
         let Some(wanted) = q.model else {
             return next.check(&Query::new(&own, q.expr.clone()));
         };
+        // Each factor's model gives only that factor's arrays: a layer may
+        // answer with a model of a larger set, whose other arrays belong to
+        // other factors.
         let mut model = Assignment::new();
         let trivial = own.is_empty() && q.expr.is_true();
         match if trivial {
@@ -182,7 +185,7 @@ impl Layer for SliceLayer {
             next.check(&Query::new(&own, q.expr.clone()).with_model(&own_arrays))?
         } {
             Answer::Unsat => return Ok(Answer::Unsat),
-            Answer::Sat(Some(m)) => merge(&mut model, &m, &own_arrays),
+            Answer::Sat(Some(m)) => model.set_from(&m, &own_arrays),
             Answer::Sat(None) => {
                 return Err(SolverError::Unknown(
                     "a layer answered sat without the model asked for".to_string(),
@@ -197,12 +200,12 @@ impl Layer for SliceLayer {
             if arrays.iter().all(|a| self.last.contains(a))
                 && constraints.iter().all(|c| known.eval(c) == 1)
             {
-                merge(&mut model, &self.last, arrays);
+                model.set_from(&self.last, arrays);
                 continue;
             }
             match next.check(&Query::new(constraints, truth.clone()).with_model(arrays))? {
                 Answer::Unsat => return Ok(Answer::Unsat),
-                Answer::Sat(Some(m)) => merge(&mut model, &m, arrays),
+                Answer::Sat(Some(m)) => model.set_from(&m, arrays),
                 Answer::Sat(None) => {
                     return Err(SolverError::Unknown(
                         "a layer answered sat without the model asked for".to_string(),
@@ -217,17 +220,6 @@ impl Layer for SliceLayer {
         }
         self.last = model.clone();
         Ok(Answer::Sat(Some(model)))
-    }
-}
-
-/// Takes from a factor's model the bytes of that factor's arrays only: a
-/// layer may answer with a model of a larger set, whose other arrays belong
-/// to other factors.
-fn merge(into: &mut Assignment, from: &Assignment, factor: &[ArrayRef]) {
-    for a in factor {
-        if let Some(bytes) = from.get(a) {
-            into.set(a, bytes.to_vec());
-        }
     }
 }
 
