@@ -180,10 +180,9 @@ impl Checkpointer {
             }
         }
         self.journal = None;
-        let (bytes, sum) = memo::file::encode_arena(trie);
-        memo::file::write(&self.trie_file, &bytes)?;
+        let (bytes, sum) = memo::file::save_arena(trie, &self.trie_file)?;
         trie.track_changes();
-        self.whole_bytes = bytes.len() as u64;
+        self.whole_bytes = bytes;
         self.stats.whole_tries += 1;
         let journal = Journal::start(&self.trie_file, &sum).map_err(|error| TrieFileError::Io {
             doing: "write",

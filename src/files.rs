@@ -24,26 +24,94 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
 /// its end: what is written to it goes to the file renamed into place, not
 /// to one another process may have renamed over it since.
 pub fn create_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<fs::File> {
-    create_atomic_parts(path, &[bytes])
-}
-
-/// [`write_atomic`] for contents given in parts, written one after the
-/// other: a large file need not be joined into one buffer first.
-pub fn write_atomic_parts(path: &Path, parts: &[&[u8]]) -> std::io::Result<()> {
-    create_atomic_parts(path, parts).map(drop)
-}
-
-fn create_atomic_parts(path: &Path, parts: &[&[u8]]) -> std::io::Result<fs::File> {
-    let tmp = temporary_for(path);
-    let result = (|| {
-        let f = write_new(&tmp, parts)?;
-        fs::rename(&tmp, path)?;
+    through_temporary(path, |tmp| {
+        let mut f = fs::File::create(tmp)?;
+        f.write_all(bytes)?;
         Ok(f)
-    })();
+    })
+}
+
+/// What `write` returns after writing a fresh temporary file, which is
+/// then renamed to `path`; the temporary is removed if either fails.
+fn through_temporary<T>(
+    path: &Path,
+    write: impl FnOnce(&Path) -> std::io::Result<T>,
+) -> std::io::Result<T> {
+    let tmp = temporary_for(path);
+    let result = write(&tmp).and_then(|t| fs::rename(&tmp, path).map(|()| t));
     if result.is_err() {
         let _ = fs::remove_file(&tmp);
     }
     result
+}
+
+/// Writes a framed file (see [`frame`]) atomically, its body written by
+/// `body` straight to the file, and returns the file's length and the
+/// body's checksum. A deep run's trie is hundreds of megabytes: made in
+/// memory first, it doubled what the run held at its end.
+pub fn write_framed_atomic(
+    path: &Path,
+    magic: &[u8],
+    version: u32,
+    body: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+) -> std::io::Result<(u64, [u8; 32])> {
+    through_temporary(path, |tmp| {
+        let f = fs::File::create(tmp)?;
+        let header = header_len(magic);
+        (&f).write_all(&vec![0; header])?;
+        let mut w = Hashing::new(&f).buffered();
+        body(&mut w)?;
+        let (written, sum) = w
+            .into_inner()
+            .map_err(std::io::IntoInnerError::into_error)?
+            .finish();
+        std::os::unix::fs::FileExt::write_all_at(&f, &header_of(magic, version, &sum), 0)?;
+        Ok((header as u64 + written, sum))
+    })
+}
+
+/// A file being written, and the length and checksum of what was written
+/// to it through this writer: a large body is hashed as it is written
+/// rather than held whole to be hashed first.
+pub(crate) struct Hashing<'f> {
+    file: &'f fs::File,
+    hasher: blake3::Hasher,
+    written: u64,
+}
+
+impl<'f> Hashing<'f> {
+    /// A writer at `file`'s current position.
+    pub(crate) fn new(file: &'f fs::File) -> Self {
+        Hashing {
+            file,
+            hasher: blake3::Hasher::new(),
+            written: 0,
+        }
+    }
+
+    /// This writer behind a buffer of a megabyte: serializers write a few
+    /// bytes at a time.
+    pub(crate) fn buffered(self) -> std::io::BufWriter<Self> {
+        std::io::BufWriter::with_capacity(1 << 20, self)
+    }
+
+    /// The length and checksum of what was written.
+    pub(crate) fn finish(self) -> (u64, [u8; 32]) {
+        (self.written, *self.hasher.finalize().as_bytes())
+    }
+}
+
+impl Write for Hashing<'_> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let n = self.file.write(buf)?;
+        hash_part(&mut self.hasher, &buf[..n]);
+        self.written += n as u64;
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.file.flush()
+    }
 }
 
 /// Gives the file `from` a second name, a new temporary of `path` (named
@@ -120,14 +188,6 @@ fn temporary_for(path: &Path) -> PathBuf {
     ))
 }
 
-fn write_new(path: &Path, parts: &[&[u8]]) -> std::io::Result<fs::File> {
-    let mut f = fs::File::create(path)?;
-    for part in parts {
-        f.write_all(part)?;
-    }
-    Ok(f)
-}
-
 /// Why the framed bytes of a file (see [`frame`]) cannot be read.
 #[derive(Debug, PartialEq, Eq)]
 pub enum FrameError {
@@ -144,7 +204,7 @@ pub enum FrameError {
 /// framed this way, so a damaged or foreign file is refused before its body
 /// is read.
 pub fn frame(magic: &[u8], version: u32, body: &[u8]) -> Vec<u8> {
-    [frame_header(magic, version, &[body]).as_slice(), body].concat()
+    [header_of(magic, version, &checksum(body)).as_slice(), body].concat()
 }
 
 /// The length of [`frame`]'s header for `magic`: the magic, the version,
@@ -153,42 +213,25 @@ pub const fn header_len(magic: &[u8]) -> usize {
     magic.len() + 4 + 32
 }
 
-/// Writes [`frame`]'s header over the first [`header_len`] bytes of
-/// `bytes`, whose body follows them, and returns the body's checksum: a
-/// large body is serialized straight behind room left for its header
-/// rather than copied behind one.
-pub fn frame_in_place(bytes: &mut [u8], magic: &[u8], version: u32) -> [u8; 32] {
-    let header = header_len(magic);
-    let (head, body) = bytes.split_at_mut(header);
-    let sum = checksum(&[body]);
-    head.copy_from_slice(&header_of(magic, version, &sum));
-    sum
-}
-
-/// [`frame`]'s header for a body given in parts, which follow it in the
-/// file in their order: a large body is written part by part rather than
-/// joined into one buffer first.
-pub fn frame_header(magic: &[u8], version: u32, body: &[&[u8]]) -> Vec<u8> {
-    header_of(magic, version, &checksum(body))
-}
-
 fn header_of(magic: &[u8], version: u32, sum: &[u8; 32]) -> Vec<u8> {
     [magic, &version.to_le_bytes(), sum].concat()
 }
 
-/// The checksum [`frame`] puts before a body: BLAKE3, on every core for a
-/// large part (a deep run's trie is hundreds of megabytes, hashed while no
-/// worker runs). The parts hash as the body they make up.
-fn checksum(body: &[&[u8]]) -> [u8; 32] {
+/// The checksum [`frame`] puts before a body: BLAKE3.
+fn checksum(body: &[u8]) -> [u8; 32] {
     let mut h = blake3::Hasher::new();
-    for part in body {
-        if part.len() >= 1 << 20 {
-            h.update_rayon(part);
-        } else {
-            h.update(part);
-        }
-    }
+    hash_part(&mut h, body);
     *h.finalize().as_bytes()
+}
+
+/// Hashes the next part of a body, on every core for a large part (a deep
+/// run's trie is hundreds of megabytes, hashed while no worker runs).
+fn hash_part(h: &mut blake3::Hasher, part: &[u8]) {
+    if part.len() >= 1 << 20 {
+        h.update_rayon(part);
+    } else {
+        h.update(part);
+    }
 }
 
 /// The body of bytes [`frame`] made with `magic` and one of `versions`,
@@ -209,7 +252,7 @@ pub fn unframe<'a>(
         return Err(FrameError::Version(found));
     }
     let body = &bytes[header..];
-    if checksum(&[body]) != bytes[magic.len() + 4..header] {
+    if checksum(body) != bytes[magic.len() + 4..header] {
         return Err(FrameError::Checksum);
     }
     Ok(body)
@@ -414,6 +457,38 @@ mod tests {
         write_atomic(&p, b"one").expect("write");
         write_atomic(&p, b"two").expect("write");
         assert_eq!(fs::read(&p).expect("read"), b"two");
+        assert_eq!(fs::read_dir(dir.path()).expect("dir").count(), 1);
+    }
+
+    #[test]
+    fn a_framed_file_written_as_it_is_made_is_the_frame_of_its_body() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let p = dir.path().join("x.trie");
+        // Parts below, at and past the writer's buffer and the size
+        // hashed on every core.
+        let parts: Vec<Vec<u8>> = [3, 1 << 20, 5, (1 << 20) + 7]
+            .iter()
+            .enumerate()
+            .map(|(i, &n)| (0..n).map(|b| (b * 7 + i) as u8).collect())
+            .collect();
+        let (len, sum) = write_framed_atomic(&p, b"MAGIC", 3, |w| {
+            parts.iter().try_for_each(|part| w.write_all(part))
+        })
+        .expect("written");
+        let body = parts.concat();
+        let bytes = fs::read(&p).expect("read");
+        assert_eq!(bytes, frame(b"MAGIC", 3, &body));
+        assert_eq!(len, bytes.len() as u64);
+        assert_eq!(sum, *blake3::hash(&body).as_bytes());
+        assert_eq!(unframe(&bytes, b"MAGIC", 3..=3), Ok(body.as_slice()));
+
+        // A body that fails leaves the file as it was, and no temporary.
+        let failed = write_framed_atomic(&p, b"MAGIC", 3, |w| {
+            w.write_all(b"half")?;
+            Err(std::io::Error::other("the disk is full"))
+        });
+        assert_eq!(failed.expect_err("fails").to_string(), "the disk is full");
+        assert_eq!(fs::read(&p).expect("read"), bytes);
         assert_eq!(fs::read_dir(dir.path()).expect("dir").count(), 1);
     }
 

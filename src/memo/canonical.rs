@@ -8,7 +8,7 @@ use bincode::Options;
 use rayon::prelude::*;
 use serde::Serialize;
 
-use super::file::codec;
+use super::file::{bincode_io, codec};
 use super::stored::StoredTest;
 use super::trie::{End, NodeId, Recorded, Trie, TriePoint};
 use crate::exec::Alt;
@@ -172,55 +172,85 @@ impl CanonicalView<'_> {
         }
     }
 
-    /// The bincode bytes of the canonical copy in parts, one after the
-    /// other, the nodes serialized on every core: bincode writes a struct as its fields (the trie's
-    /// head, then its nodes) and a sequence as its length and then its
-    /// elements, so chunks of nodes serialized apart join into the same
-    /// bytes.
-    pub fn bincode_parts(&self) -> Vec<Vec<u8>> {
-        self.to_parts(NODES_PER_CHUNK)
+    /// Writes the bincode bytes of the canonical copy to `w`, the nodes
+    /// serialized on every core a batch at a time: bincode writes a struct
+    /// as its fields (the trie's head, then its nodes) and a sequence as
+    /// its length and then its elements, so chunks of nodes serialized
+    /// apart join into the same bytes, and only a batch of them is held.
+    pub fn write_to(&self, w: &mut dyn std::io::Write) -> std::io::Result<()> {
+        let batch = NODES_PER_CHUNK * CHUNKS_PER_CORE * rayon::current_num_threads();
+        self.write_chunked(NODES_PER_CHUNK, batch, w)
     }
 
-    fn to_parts(&self, chunk: usize) -> Vec<Vec<u8>> {
+    /// The bytes [`CanonicalView::write_to`] writes.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut bytes = Vec::new();
+        self.write_to(&mut bytes)
+            .expect("a vector takes every byte");
+        bytes
+    }
+
+    /// Writes the nodes `batch` at a time, each batch in chunks of
+    /// `chunk` serialized on every core.
+    fn write_chunked(
+        &self,
+        chunk: usize,
+        batch: usize,
+        w: &mut dyn std::io::Write,
+    ) -> std::io::Result<()> {
         #[derive(Serialize)]
         struct Head<'h> {
             recorded: &'h Recorded,
             funcs: &'h [&'h String],
         }
-        let mut head = codec()
-            .serialize(&Head {
-                recorded: &self.trie.recorded,
-                funcs: &self.funcs,
-            })
-            .expect("a trie's head always serializes");
+        codec()
+            .serialize_into(
+                &mut *w,
+                &Head {
+                    recorded: &self.trie.recorded,
+                    funcs: &self.funcs,
+                },
+            )
+            .map_err(bincode_io)?;
         // A sequence's length is written as the number it is.
         codec()
-            .serialize_into(&mut head, &(self.order.len() as u64))
-            .expect("a number serializes");
-        let chunks = self.order.par_chunks(chunk.max(1)).map(|ids| {
-            let mut bytes = Vec::new();
-            for id in ids {
-                codec()
-                    .serialize_into(&mut bytes, &self.node(*id))
-                    .expect("a trie node always serializes");
+            .serialize_into(&mut *w, &(self.order.len() as u64))
+            .map_err(bincode_io)?;
+        let chunk = chunk.max(1);
+        for nodes in self.order.chunks(batch.max(chunk)) {
+            let parts: Vec<Vec<u8>> = nodes
+                .par_chunks(chunk)
+                .map(|ids| {
+                    let mut bytes = Vec::new();
+                    for id in ids {
+                        codec()
+                            .serialize_into(&mut bytes, &self.node(*id))
+                            .expect("a trie node always serializes");
+                    }
+                    bytes
+                })
+                .collect();
+            for part in parts {
+                w.write_all(&part)?;
             }
-            bytes
-        });
-        let mut parts = vec![head];
-        parts.par_extend(chunks);
-        parts
+        }
+        Ok(())
     }
 }
 
 /// Nodes a core serializes at a time.
 const NODES_PER_CHUNK: usize = 4096;
 
+/// Chunks per core in a batch: enough that no core waits long for the
+/// others, few enough that a batch is a small part of a large trie.
+const CHUNKS_PER_CORE: usize = 4;
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    /// Chunks of one node, of a few and of all of them give the bytes of
-    /// the canonical copy.
+    /// Chunks of one node, of a few and of all of them, written in batches
+    /// of one or several chunks, give the bytes of the canonical copy.
     #[test]
     fn chunked_bytes_are_the_whole_views() {
         let mut t = Trie::new(Recorded::default());
@@ -239,10 +269,12 @@ mod tests {
         t.nodes[at.index()].end = Some(End::Completed);
         let view = CanonicalView::new(&t);
         let whole = codec().serialize(&t.canonical()).expect("serializes");
-        assert_eq!(view.bincode_parts().concat(), whole);
-        for chunk in [1, 2, 100] {
-            let bytes = view.to_parts(chunk).concat();
-            assert_eq!(bytes, whole, "chunks of {chunk}");
+        assert_eq!(view.to_bytes(), whole);
+        for (chunk, batch) in [(1, 1), (1, 4), (2, 3), (100, 100)] {
+            let mut bytes = Vec::new();
+            view.write_chunked(chunk, batch, &mut bytes)
+                .expect("written");
+            assert_eq!(bytes, whole, "chunks of {chunk}, batches of {batch}");
         }
     }
 
@@ -318,21 +350,13 @@ mod tests {
                 Some(numbered_by_walk(&t)),
                 "seed {seed}"
             );
-            assert_eq!(
-                CanonicalView::new(&t).bincode_parts().concat(),
-                whole,
-                "seed {seed}"
-            );
+            assert_eq!(CanonicalView::new(&t).to_bytes(), whole, "seed {seed}");
             let r = reversed(&t);
             if r.nodes.len() > 2 {
                 assert_eq!(numbered_in_arena_order(&r), None, "seed {seed}");
             }
             let whole = codec().serialize(&r.canonical()).expect("serializes");
-            assert_eq!(
-                CanonicalView::new(&r).bincode_parts().concat(),
-                whole,
-                "seed {seed}"
-            );
+            assert_eq!(CanonicalView::new(&r).to_bytes(), whole, "seed {seed}");
         }
     }
 }

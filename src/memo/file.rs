@@ -70,35 +70,27 @@ pub fn trie_path(memo_dir: &Path, program: &str) -> PathBuf {
 /// The bytes of a trie file: its nodes numbered in depth-first order, so
 /// that two runs that found the same paths give equal files.
 pub fn encode(trie: &Trie) -> Vec<u8> {
-    framed(&CanonicalView::new(trie)).concat()
+    frame(&CanonicalView::new(trie).to_bytes())
 }
 
-/// The bytes of a trie file in parts, one after the other: the header,
-/// then the body as `view` serializes it, which a large trie need not
-/// join into one buffer to be written.
-fn framed(view: &CanonicalView<'_>) -> Vec<Vec<u8>> {
-    let body = view.bincode_parts();
-    let slices: Vec<&[u8]> = body.iter().map(Vec::as_slice).collect();
-    let mut parts = vec![crate::files::frame_header(MAGIC, FORMAT_VERSION, &slices)];
-    parts.extend(body);
-    parts
+/// Writes a trie file atomically with the nodes numbered as in the arena
+/// (the numbering the trie's journal refers to), creating its directory.
+/// Returns the file's length and its body's checksum, which the journal
+/// names.
+pub fn save_arena(trie: &Trie, path: &Path) -> Result<(u64, [u8; 32]), TrieFileError> {
+    write_with(path, |w| {
+        codec().serialize_into(w, trie).map_err(bincode_io)
+    })
 }
 
-/// A trie file's bytes and its body's checksum, with the nodes numbered as
-/// in the arena: the numbering the trie's journal refers to.
-pub fn encode_arena(trie: &Trie) -> (Vec<u8>, [u8; 32]) {
-    // One buffer of the size it needs: a deep run's trie is hundreds of
-    // megabytes, which a growing buffer would copy over and over.
-    let size = codec()
-        .serialized_size(trie)
-        .expect("a trie always serializes");
-    let mut bytes = Vec::with_capacity(HEADER + size as usize);
-    bytes.resize(HEADER, 0);
-    codec()
-        .serialize_into(&mut bytes, trie)
-        .expect("a trie always serializes");
-    let sum = crate::files::frame_in_place(&mut bytes, MAGIC, FORMAT_VERSION);
-    (bytes, sum)
+/// The I/O error of a serialization that failed in its writer; any other
+/// failure, which a trie's serialization never has, as an I/O error too.
+#[allow(clippy::boxed_local)] // bincode's error is a box: `map_err` hands it over.
+pub(crate) fn bincode_io(e: bincode::Error) -> std::io::Error {
+    match *e {
+        bincode::ErrorKind::Io(e) => e,
+        e => std::io::Error::other(e),
+    }
 }
 
 /// `body` behind the header: magic, version and checksum. The fuzz target
@@ -230,8 +222,7 @@ pub fn load(path: &Path) -> Result<Trie, TrieFileError> {
 /// journal, which the file holds now. Returns how many nodes it wrote.
 pub fn save(trie: &Trie, path: &Path) -> Result<u64, TrieFileError> {
     let view = CanonicalView::new(trie);
-    let parts = framed(&view);
-    write_parts(path, &parts.iter().map(Vec::as_slice).collect::<Vec<_>>())?;
+    write_with(path, |w| view.write_to(w))?;
     match std::fs::remove_file(journal_path(path)) {
         Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(TrieFileError::Io {
             doing: "remove",
@@ -244,11 +235,27 @@ pub fn save(trie: &Trie, path: &Path) -> Result<u64, TrieFileError> {
 
 /// Writes the bytes of a trie file atomically, creating its directory.
 pub fn write(path: &Path, bytes: &[u8]) -> Result<(), TrieFileError> {
-    write_parts(path, &[bytes])
+    in_its_directory(path, |path| crate::files::write_atomic(path, bytes))
 }
 
-/// [`write()`] for a file's bytes in parts, one after the other.
-fn write_parts(path: &Path, parts: &[&[u8]]) -> Result<(), TrieFileError> {
+/// Writes a trie file atomically, creating its directory, its body
+/// written by `body` straight to the file (see
+/// [`crate::files::write_framed_atomic`]).
+fn write_with(
+    path: &Path,
+    body: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>,
+) -> Result<(u64, [u8; 32]), TrieFileError> {
+    in_its_directory(path, |path| {
+        crate::files::write_framed_atomic(path, MAGIC, FORMAT_VERSION, body)
+    })
+}
+
+/// What `write` returns after writing `path`, its directory created first;
+/// either's failure as the error of writing `path`.
+fn in_its_directory<T>(
+    path: &Path,
+    write: impl FnOnce(&Path) -> std::io::Result<T>,
+) -> Result<T, TrieFileError> {
     let io = |error| TrieFileError::Io {
         doing: "write",
         path: path.to_path_buf(),
@@ -257,5 +264,5 @@ fn write_parts(path: &Path, parts: &[&[u8]]) -> Result<(), TrieFileError> {
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir).map_err(io)?;
     }
-    crate::files::write_atomic_parts(path, parts).map_err(io)
+    write(path).map_err(io)
 }

@@ -21,8 +21,9 @@ use std::path::{Path, PathBuf};
 use bincode::Options;
 use serde::{Deserialize, Serialize};
 
-use super::file::codec;
+use super::file::{bincode_io, codec};
 use super::trie::{Node, NodeId, Trie};
+use crate::files::Hashing;
 
 const MAGIC: &[u8; 16] = b"mnemo trie jrnl\n";
 /// Bumped whenever a record's layout changes; older journals are stale.
@@ -104,21 +105,25 @@ impl Journal {
             funcs: &trie.funcs[funcs_from..],
             nodes: ids.iter().map(|id| (*id, trie.node(*id))).collect(),
         };
-        // The body is encoded in place behind room for its head: a deep
-        // run's record holds a test in every new leaf, and encoding it
-        // apart, then copying it, held it twice at the run's peak.
-        let mut out = vec![0u8; RECORD_HEAD];
+        // The body is written as it is encoded, behind room for its head,
+        // and the head after it: a deep run's record holds a test in every
+        // new leaf, which encoded in memory first was a part of the run's
+        // peak. A kill before the head is written leaves a head of zeros,
+        // which no body matches: the record is cut short.
+        (&self.file).write_all(&[0; RECORD_HEAD])?;
+        let mut w = Hashing::new(&self.file).buffered();
         codec()
-            .serialize_into(&mut out, &record)
-            .map_err(std::io::Error::other)?;
-        let body_len = (out.len() - RECORD_HEAD) as u64;
-        let digest = blake3::hash(&out[RECORD_HEAD..]);
-        out[..8].copy_from_slice(&body_len.to_le_bytes());
-        out[8..RECORD_HEAD].copy_from_slice(digest.as_bytes());
-        // One write: a kill leaves the record whole or cut short, never
-        // another record's bytes inside it.
-        self.file.write_all(&out)?;
-        self.bytes += out.len() as u64;
+            .serialize_into(&mut w, &record)
+            .map_err(bincode_io)?;
+        let (body_len, digest) = w
+            .into_inner()
+            .map_err(std::io::IntoInnerError::into_error)?
+            .finish();
+        let mut head = [0u8; RECORD_HEAD];
+        head[..8].copy_from_slice(&body_len.to_le_bytes());
+        head[8..].copy_from_slice(&digest);
+        std::os::unix::fs::FileExt::write_all_at(&self.file, &head, self.bytes)?;
+        self.bytes += (RECORD_HEAD as u64) + body_len;
         Ok(())
     }
 }
