@@ -146,7 +146,7 @@ struct NodeView<'a> {
     point: Option<PointView<'a>>,
     children: Vec<NodeId>,
     end: &'a Option<End>,
-    test: &'a Option<StoredTest>,
+    test: Option<&'a StoredTest>,
     kept: &'a [StoredTest],
     stretch: Vec<(u32, u32)>,
 }
@@ -166,7 +166,7 @@ impl CanonicalView<'_> {
             }),
             children: n.children.iter().map(|c| self.new_id[c.index()]).collect(),
             end: &n.end,
-            test: &n.test,
+            test: n.test.as_deref(),
             kept: &n.kept,
             stretch: n.stretch.iter().map(|&(f, b)| (self.func(f), b)).collect(),
         }

@@ -30,12 +30,18 @@ impl TrieGuide {
         let mut witness: Vec<Option<Arc<[Vec<u8>]>>> = vec![None; trie.arena_len()];
         for id in trie.preorder().into_iter().rev() {
             let n = trie.node(id);
-            let own = n.test.iter().chain(n.kept.iter()).next().map(|t| {
-                t.inputs
-                    .iter()
-                    .map(|(_, b)| b.to_vec())
-                    .collect::<Arc<[Vec<u8>]>>()
-            });
+            let own = n
+                .test
+                .as_deref()
+                .into_iter()
+                .chain(&n.kept)
+                .next()
+                .map(|t| {
+                    t.inputs
+                        .iter()
+                        .map(|(_, b)| b.to_vec())
+                        .collect::<Arc<[Vec<u8>]>>()
+                });
             witness[id.index()] =
                 own.or_else(|| n.children.iter().find_map(|c| witness[c.index()].clone()));
         }

@@ -177,7 +177,7 @@ pub fn kept_tests_placed(trie: &Trie, marks: &Marks) -> Vec<(TestPlace, StoredTe
     let mut out = Vec::new();
     for id in marks.outside_candidates(trie) {
         let n = trie.node(id);
-        out.extend(n.test.iter().map(|t| (TestPlace::leaf(id), t.clone())));
+        out.extend(n.test.as_deref().map(|t| (TestPlace::leaf(id), t.clone())));
         out.extend(
             n.kept
                 .iter()

@@ -66,7 +66,7 @@ fn add(t: &mut Trie, alts: &[u32], end: End, tag: u8) -> NodeId {
         });
     }
     n.end = Some(end);
-    n.test = Some(test_of(tag, outcome));
+    n.test = Some(Box::new(test_of(tag, outcome)));
     at
 }
 
@@ -580,7 +580,7 @@ fn what_a_retry_learned_joins_the_trie_it_came_from() {
     add(&mut learned, &[1, 0], End::Completed, 5);
     add(&mut learned, &[1, 1], End::Completed, 6);
     let kept = learned.child(left, 1).expect("recorded");
-    learned.nodes[kept.index()].test = Some(test_of(9, StoredOutcome::Exit { code: 0 }));
+    learned.nodes[kept.index()].test = Some(Box::new(test_of(9, StoredOutcome::Exit { code: 0 })));
 
     for at in [root, left] {
         take_answers(&learned, at, &mut t, at);

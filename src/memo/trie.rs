@@ -127,7 +127,7 @@ pub struct Node {
     /// Set on a leaf: how its path ended.
     pub end: Option<End>,
     /// The leaf's test.
-    pub test: Option<StoredTest>,
+    pub test: Option<Box<StoredTest>>,
     /// Tests of the subtree compression cut off below this node.
     pub kept: Vec<StoredTest>,
     /// The blocks executed between the parent's decision and this node's
@@ -499,7 +499,7 @@ impl Trie {
         let n = &mut self.nodes[at.index()];
         n.stretch = s;
         n.end = Some(end);
-        n.test = test;
+        n.test = test.map(Box::new);
         if !n.children.is_empty() {
             // Paths through this node are to turn it back into an inner
             // node, which the walks that skip it would not do.
@@ -692,7 +692,7 @@ impl Trie {
             .into_iter()
             .flat_map(|n| {
                 let node = self.node(n);
-                node.test.iter().chain(node.kept.iter())
+                node.test.as_deref().into_iter().chain(&node.kept)
             })
             .collect()
     }
