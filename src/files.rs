@@ -45,6 +45,19 @@ fn through_temporary<T>(
     result
 }
 
+/// [`write_atomic`] for contents written by `body` as they are made, through
+/// a buffer: a large index need not be held whole first.
+pub fn write_atomic_with(
+    path: &Path,
+    body: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+) -> std::io::Result<()> {
+    through_temporary(path, |tmp| {
+        let mut w = std::io::BufWriter::with_capacity(1 << 16, fs::File::create(tmp)?);
+        body(&mut w)?;
+        w.flush()
+    })
+}
+
 /// Writes a framed file (see [`frame`]) atomically, its body written by
 /// `body` straight to the file, and returns the file's length and the
 /// body's checksum. A deep run's trie is hundreds of megabytes: made in

@@ -8,7 +8,8 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 use super::replay::ReplayError;
-use crate::files::write_atomic;
+
+use crate::files::write_atomic_with;
 
 /// The `version` field of the `tests.json` files mnemo writes.
 pub const TESTS_JSON_VERSION: u32 = 1;
@@ -72,13 +73,39 @@ impl TestsJson {
         Ok(parsed)
     }
 
-    /// Writes the index atomically (temporary file, fsync, rename); the
-    /// caller names the file in its error.
+    /// Writes the index atomically (temporary file, rename); the caller
+    /// names the file in its error.
     pub fn write_atomic(&self, path: &Path) -> std::io::Result<()> {
-        let mut text = serde_json::to_string_pretty(self).map_err(std::io::Error::other)?;
-        text.push('\n');
-        write_atomic(path, text.as_bytes())
+        let tests: Vec<&TestRecord> = self.tests.iter().collect();
+        write_index(path, self.version, &self.program, &tests)
     }
+}
+
+/// Writes a `tests.json` of `tests`, in their order, atomically and as it
+/// is encoded: a long run's index is tens of megabytes, written at every
+/// checkpoint, and neither it nor a copy of its records is held whole.
+pub fn write_index(
+    path: &Path,
+    version: u32,
+    program: &str,
+    tests: &[&TestRecord],
+) -> std::io::Result<()> {
+    /// [`TestsJson`] as written: the same fields, its records borrowed.
+    #[derive(Serialize)]
+    struct Index<'a> {
+        version: u32,
+        program: &'a str,
+        tests: &'a [&'a TestRecord],
+    }
+    write_atomic_with(path, |w| {
+        let index = Index {
+            version,
+            program,
+            tests,
+        };
+        serde_json::to_writer_pretty(&mut *w, &index).map_err(std::io::Error::from)?;
+        w.write_all(b"\n")
+    })
 }
 
 impl fmt::Display for Outcome {

@@ -9,7 +9,7 @@ use std::path::Path;
 
 use anyhow::Context;
 
-use super::index::{Outcome, TestRecord, TestsJson};
+use super::index::{write_index, Outcome, TestRecord, TESTS_JSON, TESTS_JSON_VERSION};
 use super::stage::{StagedTest, Stager};
 use crate::memo::{StoredOutcome, StoredTest};
 use crate::stats::PathStats;
@@ -158,15 +158,10 @@ impl TestWriter {
     /// by number: parallel workers list them in another order than they
     /// took their numbers.
     pub fn write_index(&self) -> anyhow::Result<()> {
-        let mut tests = self.records.clone();
+        let mut tests: Vec<&TestRecord> = self.records.iter().collect();
         tests.sort_unstable_by_key(|t| t.id);
-        let json = TestsJson {
-            version: 1,
-            program: self.program.clone(),
-            tests,
-        };
-        let path = self.stager.dir.join("tests.json");
-        json.write_atomic(&path)
+        let path = self.stager.dir.join(TESTS_JSON);
+        write_index(&path, TESTS_JSON_VERSION, &self.program, &tests)
             .with_context(|| format!("cannot write {}", path.display()))
     }
 
@@ -289,7 +284,7 @@ pub fn stdout_name(id: usize) -> String {
 #[cfg(test)]
 pub(super) mod tests {
     use super::*;
-    use crate::testgen::KTest;
+    use crate::testgen::{KTest, TestsJson};
 
     #[test]
     fn test_files_are_told_from_others_by_name() {
