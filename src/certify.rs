@@ -157,7 +157,7 @@ impl PathObserver for Checker<'_> {
 
 /// Whether a test's inputs satisfy a state's path condition.
 fn satisfies(state: &crate::exec::State, test: &memo::StoredTest) -> bool {
-    let a = state.assignment(test.inputs.iter().map(|(_, bytes)| &**bytes));
+    let a = state.assignment(test.inputs.iter().map(|(_, bytes)| bytes));
     state
         .constraints
         .iter()

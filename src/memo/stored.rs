@@ -8,51 +8,91 @@ use serde::{Deserialize, Serialize};
 use crate::exec::{Executor, PathEnd};
 use crate::search::FinishedPath;
 
-/// One symbolic input of a test: its name, shared with the path's input
-/// and every other test of it, and its bytes. A deep run's trie holds a
-/// test in every leaf: with the name a string of its own and the bytes a
-/// vector, an input took twice the room.
-pub type Input = (Arc<str>, Box<[u8]>);
+/// A test's symbolic inputs in creation order: each one's name, shared
+/// with the path's input and every other test of it, and its bytes. A
+/// deep run's trie holds a test in every leaf, most inputs a few bytes:
+/// with a vector of bytes each, an input took 40 bytes and an allocation
+/// of its own; here it takes 24, all of a test's bytes in one block.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Inputs {
+    /// Each input's name and the end of its bytes in `bytes`.
+    names: Box<[(Arc<str>, usize)]>,
+    bytes: Box<[u8]>,
+}
+
+impl Inputs {
+    /// Each input's name and bytes, in creation order.
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = (&Arc<str>, &[u8])> {
+        let mut start = 0;
+        self.names.iter().map(move |(name, end)| {
+            let bytes = &self.bytes[start..*end];
+            start = *end;
+            (name, bytes)
+        })
+    }
+
+    /// How many inputs there are.
+    pub fn len(&self) -> usize {
+        self.names.len()
+    }
+
+    /// Whether there is none.
+    pub fn is_empty(&self) -> bool {
+        self.names.is_empty()
+    }
+}
+
+impl<B: AsRef<[u8]>> FromIterator<(Arc<str>, B)> for Inputs {
+    fn from_iter<I: IntoIterator<Item = (Arc<str>, B)>>(inputs: I) -> Self {
+        let mut names = Vec::new();
+        let mut bytes = Vec::new();
+        for (name, b) in inputs {
+            bytes.extend_from_slice(b.as_ref());
+            names.push((name, bytes.len()));
+        }
+        Inputs {
+            names: names.into(),
+            bytes: bytes.into(),
+        }
+    }
+}
+
+/// Written as the sequence of `(name, bytes)` it was before, each input's
+/// bytes at once rather than byte by byte (writing them one call each took
+/// a tenth of a deep run's save, with no worker running). Bincode and JSON
+/// write the same bytes as for the plain vectors, so files of either kind
+/// read the same.
+impl Serialize for Inputs {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeSeq;
+        let mut seq = s.serialize_seq(Some(self.len()))?;
+        for (name, bytes) in self.iter() {
+            seq.serialize_element(&(&**name, serde_bytes::Bytes::new(bytes)))?;
+        }
+        seq.end()
+    }
+}
+
+impl<'de> Deserialize<'de> for Inputs {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let inputs = Vec::<(String, serde_bytes::ByteBuf)>::deserialize(d)?;
+        Ok(inputs
+            .into_iter()
+            .map(|(n, b)| (Arc::<str>::from(n), b.into_vec()))
+            .collect())
+    }
+}
 
 /// A test kept with the path that produced it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct StoredTest {
-    /// `(name, bytes)` of each symbolic input, in creation order.
-    #[serde(with = "inputs_as_bytes")]
-    pub inputs: Vec<Input>,
+    /// The symbolic inputs, in creation order.
+    pub inputs: Inputs,
     pub outcome: StoredOutcome,
     /// What a completed path wrote to stdout under these inputs (the
     /// test's `.stdout`); `None` for other paths.
     #[serde(with = "serde_bytes")]
     pub stdout: Option<Vec<u8>>,
-}
-
-/// A test's inputs with each one's bytes written at once, not byte by
-/// byte: a deep run's trie holds a test in every leaf, and writing their
-/// bytes one call each took a tenth of its save, with no worker running. Bincode and JSON write the same bytes as for the plain
-/// vectors, so files of either kind read the same.
-mod inputs_as_bytes {
-    use serde::ser::SerializeSeq;
-    use serde::{Deserialize, Deserializer, Serializer};
-    use serde_bytes::{ByteBuf, Bytes};
-
-    use super::Input;
-
-    pub fn serialize<S: Serializer>(inputs: &[Input], s: S) -> Result<S::Ok, S::Error> {
-        let mut seq = s.serialize_seq(Some(inputs.len()))?;
-        for (name, bytes) in inputs {
-            seq.serialize_element(&(&**name, Bytes::new(bytes)))?;
-        }
-        seq.end()
-    }
-
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<Input>, D::Error> {
-        let inputs = Vec::<(String, ByteBuf)>::deserialize(d)?;
-        Ok(inputs
-            .into_iter()
-            .map(|(n, b)| (n.into(), b.into_vec().into_boxed_slice()))
-            .collect())
-    }
 }
 
 /// How the path of a stored test ended.
@@ -118,7 +158,7 @@ mod tests {
     use bincode::Options;
     use serde::{Deserialize, Serialize};
 
-    use super::{StoredOutcome, StoredTest};
+    use super::{Inputs, StoredOutcome, StoredTest};
     use crate::memo::file::codec;
 
     /// What `StoredTest` derived before its bytes were written at once.
@@ -134,21 +174,27 @@ mod tests {
     fn a_test_is_written_as_its_plain_fields_were() {
         let tests = [
             StoredTest {
-                inputs: vec![
-                    ("n".into(), vec![1, 0, 0, 200].into()),
-                    ("empty".into(), Box::default()),
-                ],
+                inputs: [
+                    ("n".into(), vec![1, 0, 0, 200]),
+                    ("empty".into(), Vec::new()),
+                    ("last".into(), vec![7]),
+                ]
+                .into_iter()
+                .collect(),
                 outcome: StoredOutcome::Exit { code: 3 },
                 stdout: Some(b"out\n".to_vec()),
             },
             StoredTest {
-                inputs: vec![],
+                inputs: Inputs::default(),
                 outcome: StoredOutcome::Early {
                     reason: "max-depth".into(),
                 },
                 stdout: None,
             },
         ];
+        let listed: Vec<(&str, &[u8])> = tests[0].inputs.iter().map(|(n, b)| (&**n, b)).collect();
+        let expected: [(&str, &[u8]); 3] = [("n", &[1, 0, 0, 200]), ("empty", &[]), ("last", &[7])];
+        assert_eq!(listed, expected);
         for t in tests {
             let plain = Plain {
                 inputs: t

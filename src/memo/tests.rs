@@ -20,10 +20,15 @@ fn two_way() -> Vec<Alt> {
 
 fn test_of(tag: u8, outcome: StoredOutcome) -> StoredTest {
     StoredTest {
-        inputs: vec![("x".into(), vec![tag, 0, 0, 0].into())],
+        inputs: [("x".into(), vec![tag, 0, 0, 0])].into_iter().collect(),
         outcome,
         stdout: None,
     }
+}
+
+/// The tag [`test_of`] gave `t`.
+fn tag(t: &StoredTest) -> u8 {
+    t.inputs.iter().next().map_or(0, |(_, bytes)| bytes[0])
 }
 
 /// Adds a path of alternatives below the root (every point `f:level`, two
@@ -248,11 +253,11 @@ fn compression_cuts_unmarked_subtrees_but_keeps_hanging_nodes_and_tests() {
     let zero = c.child(NodeId::ROOT, 0).expect("hanging node kept");
     assert!(c.node(zero).children.is_empty());
     assert!(!cm.is_marked(zero));
-    let kept: Vec<u8> = c.node(zero).kept.iter().map(|t| t.inputs[0].1[0]).collect();
+    let kept: Vec<u8> = c.node(zero).kept.iter().map(tag).collect();
     assert_eq!(kept, vec![1, 2]);
     // The tests a run reuses are the same before and after compression.
     let tags = |v: Vec<StoredTest>| {
-        let mut x: Vec<u8> = v.iter().map(|t| t.inputs[0].1[0]).collect();
+        let mut x: Vec<u8> = v.iter().map(tag).collect();
         x.sort();
         x
     };
@@ -594,14 +599,11 @@ fn what_a_retry_learned_joins_the_trie_it_came_from() {
         .node(right)
         .children
         .iter()
-        .map(|c| t.node(*c).test.as_ref().expect("a test").inputs[0].1[0])
+        .map(|c| tag(t.node(*c).test.as_deref().expect("a test")))
         .collect();
     assert_eq!(tags, [5, 6]);
     // What the node had stays as it was.
     let recorded = t.child(left, 1).expect("recorded");
-    assert_eq!(
-        t.node(recorded).test.as_ref().expect("a test").inputs[0].1[0],
-        2
-    );
+    assert_eq!(tag(t.node(recorded).test.as_deref().expect("a test")), 2);
     assert!(t.child(left, 0).is_none());
 }

@@ -603,7 +603,7 @@ mod tests {
         FinishedPath {
             state: Cow::Owned(state),
             end: PathEnd::Silent,
-            inputs: Vec::new(),
+            inputs: Default::default(),
             exit_code: None,
             stdout: None,
             untested: false,

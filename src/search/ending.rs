@@ -358,7 +358,7 @@ impl Untested {
             .map(|s| FinishedPath {
                 state: Cow::Borrowed(s),
                 end: end.clone(),
-                inputs: Vec::new(),
+                inputs: Default::default(),
                 exit_code: None,
                 stdout: None,
                 untested: true,

@@ -43,8 +43,8 @@ pub struct FinishedPath<'a> {
     /// an observer can keep it without a copy), borrowed at a limit.
     pub state: Cow<'a, State>,
     pub end: PathEnd,
-    /// `(name, bytes)` of each symbolic input, in creation order.
-    pub inputs: Vec<crate::memo::Input>,
+    /// The symbolic inputs, in creation order.
+    pub inputs: crate::memo::Inputs,
     /// The exit status of a completed path, as a process would see it.
     pub exit_code: Option<u8>,
     /// What a completed path wrote to stdout, under its inputs.
@@ -76,7 +76,7 @@ impl FinishedPath<'_> {
         FinishedPath {
             state: self.state,
             end: PathEnd::Early(reason),
-            inputs: Vec::new(),
+            inputs: Default::default(),
             exit_code: None,
             stdout: None,
             untested: true,
@@ -444,7 +444,7 @@ pub(super) fn report(
         .map(|s| {
             let bytes = model
                 .get(&s.array)
-                .map_or_else(|| vec![0; s.array.size as usize].into(), Box::from);
+                .map_or_else(|| vec![0; s.array.size as usize], <[u8]>::to_vec);
             (s.name.clone(), bytes)
         })
         .collect();
@@ -493,7 +493,7 @@ fn report_without_inputs(
         FinishedPath {
             state,
             end,
-            inputs: Vec::new(),
+            inputs: Default::default(),
             exit_code: None,
             stdout: None,
             untested,
