@@ -395,7 +395,7 @@ impl State {
     pub fn assignment<'a>(&self, inputs: impl IntoIterator<Item = &'a [u8]>) -> Assignment {
         let mut a = Assignment::new();
         for (s, bytes) in self.symbolics.iter().zip(inputs) {
-            a.set(&s.array, bytes.to_vec());
+            a.set(&s.array, bytes);
         }
         a
     }

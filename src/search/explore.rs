@@ -442,9 +442,10 @@ pub(super) fn report(
         .symbolics
         .iter()
         .map(|s| {
+            // Borrowed from the model: the inputs copy every byte once.
             let bytes = model
                 .get(&s.array)
-                .map_or_else(|| vec![0; s.array.size as usize], <[u8]>::to_vec);
+                .map_or_else(|| Cow::Owned(vec![0; s.array.size as usize]), Cow::Borrowed);
             (s.name.clone(), bytes)
         })
         .collect();
