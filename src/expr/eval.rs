@@ -241,10 +241,15 @@ pub fn arrays_in(e: &ExprRef, out: &mut Vec<ArrayRef>) {
 pub fn arrays_in_all(exprs: &[ExprRef], out: &mut Vec<ArrayRef>) {
     // Nodes are borrowed, and told apart by address, while `exprs` holds
     // them: cloning each would write its count, a line every worker reads.
-    let mut seen: FxHashSet<*const ExprNode> = FxHashSet::default();
-    let mut known: FxHashSet<usize> = out.iter().map(key).collect();
-    let mut stack: Vec<&ExprRef> = exprs.iter().rev().collect();
-    let mut children = Vec::new();
+    // Most expressions walked are a comparison of a few bytes: their walk
+    // stays off the heap (a fork's new condition is walked for its arrays).
+    let mut seen: SmallSet<*const ExprNode> = SmallSet::default();
+    let mut known: SmallSet<usize> = SmallSet::default();
+    for a in out.iter() {
+        known.insert(key(a));
+    }
+    let mut stack: SmallVec<[&ExprRef; 32]> = exprs.iter().rev().collect();
+    let mut children: SmallVec<[&ExprRef; 8]> = SmallVec::new();
     while let Some(e) = stack.pop() {
         if e.is_const() || !seen.insert(e.as_ptr()) {
             continue;
@@ -258,6 +263,39 @@ pub fn arrays_in_all(exprs: &[ExprRef], out: &mut Vec<ArrayRef>) {
         children.clear();
         e.for_each_child(|c| children.push(c));
         stack.extend(children.drain(..).rev());
+    }
+}
+
+/// A set kept as a list while it is short, and hashed once it is long: a
+/// walk over a small expression then allocates nothing.
+enum SmallSet<T> {
+    Few(SmallVec<[T; 16]>),
+    Many(FxHashSet<T>),
+}
+
+impl<T> Default for SmallSet<T> {
+    fn default() -> Self {
+        SmallSet::Few(SmallVec::new())
+    }
+}
+
+impl<T: Copy + Eq + std::hash::Hash> SmallSet<T> {
+    /// Adds `t`; whether it was not there yet.
+    fn insert(&mut self, t: T) -> bool {
+        match self {
+            SmallSet::Many(set) => set.insert(t),
+            SmallSet::Few(list) if list.contains(&t) => false,
+            SmallSet::Few(list) if list.len() < list.inline_size() => {
+                list.push(t);
+                true
+            }
+            SmallSet::Few(list) => {
+                let mut set: FxHashSet<T> = list.iter().copied().collect();
+                set.insert(t);
+                *self = SmallSet::Many(set);
+                true
+            }
+        }
     }
 }
 

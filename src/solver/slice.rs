@@ -96,11 +96,17 @@ impl Factored {
         expr: &ExprRef,
         own_only: bool,
     ) -> Self {
-        let per_constraint: Vec<Arc<[ArrayRef]>> =
-            constraints.iter().map(|c| arrays_of.of(c)).collect();
-        let expr_arrays = arrays_of.of(expr);
+        let mut spans = Vec::with_capacity(constraints.len() + 1);
+        arrays_of.spans(constraints.iter().chain(std::iter::once(expr)), &mut spans);
+        let expr_arrays = spans.pop().map_or(&[][..], |s| arrays_of.get(s));
+        let per_constraint = spans.iter().map(|&s| arrays_of.get(s));
+        if own_only {
+            if let Some(own) = Self::own_factor(constraints, per_constraint.clone(), expr_arrays) {
+                return own;
+            }
+        }
         let mut factors = Factors::default();
-        for arrays in per_constraint.iter().chain(std::iter::once(&expr_arrays)) {
+        for arrays in per_constraint.clone().chain(std::iter::once(expr_arrays)) {
             factors.union(arrays);
         }
         let expr_root = expr_arrays.first().map(|a| factors.find(Arc::as_ptr(a)));
@@ -113,9 +119,9 @@ impl Factored {
         let mut group_of: FxHashMap<*const Array, usize> = FxHashMap::default();
         if let Some(root) = expr_root {
             group_of.insert(root, 0);
-            groups[0].add_arrays(&expr_arrays);
+            groups[0].add_arrays(expr_arrays);
         }
-        for (c, arrays) in constraints.iter().zip(&per_constraint) {
+        for (c, arrays) in constraints.iter().zip(per_constraint) {
             let g = match arrays.first() {
                 None => 0,
                 Some(first) => {
@@ -139,6 +145,36 @@ impl Factored {
             own: own.constraints,
             own_arrays: own.arrays,
         }
+    }
+
+    /// The condition's own factor alone, when the constraints that share
+    /// an array with the condition read no other array (one input per
+    /// condition, as a loop over fresh input makes, or every condition on
+    /// the bytes of one string): found in one pass, without sorting every
+    /// other constraint into a factor. `None` otherwise: the factor reaches
+    /// further, and the general union of factors finds it.
+    fn own_factor<'a>(
+        constraints: &[ExprRef],
+        per_constraint: impl Iterator<Item = &'a [ArrayRef]>,
+        expr_arrays: &[ArrayRef],
+    ) -> Option<Self> {
+        let mut own = Group::default();
+        own.add_arrays(expr_arrays);
+        let reached = own.arrays.len();
+        for (c, arrays) in constraints.iter().zip(per_constraint) {
+            if arrays.is_empty() || arrays.iter().any(|a| own.seen.contains(&Arc::as_ptr(a))) {
+                own.constraints.push(c.clone());
+                own.add_arrays(arrays);
+                if own.arrays.len() > reached {
+                    return None;
+                }
+            }
+        }
+        Some(Factored {
+            others: Vec::new(),
+            own: own.constraints,
+            own_arrays: own.arrays,
+        })
     }
 }
 
@@ -314,6 +350,35 @@ mod tests {
         let mut ev = Evaluator::new(&m);
         assert!(cs.iter().all(|c| ev.eval(c) == 1));
         assert_eq!(s.stats().bad_models, 0);
+    }
+
+    #[test]
+    fn the_own_factor_alone_is_the_own_factor_of_the_whole_split() {
+        let env = Env::new("slice_own");
+        let mut g = Gen::new(5);
+        let mut arrays = ArraysOf::default();
+        let mut one_pass = 0;
+        for round in 0..300 {
+            let n = 1 + round % 6;
+            let cs: Vec<ExprRef> = (0..n).map(|_| build(&g.gen(1, 2), &env)).collect();
+            let e = build(&g.gen(1, 2), &env);
+            let alone = Factored::new(&mut arrays, &cs, &e, true);
+            let whole = Factored::new(&mut arrays, &cs, &e, false);
+            assert_eq!(alone.own, whole.own, "round {round}");
+            let names = |v: &[ArrayRef]| v.iter().map(|a| a.name.clone()).collect::<Vec<_>>();
+            assert_eq!(
+                names(&alone.own_arrays),
+                names(&whole.own_arrays),
+                "round {round}"
+            );
+            let mut spans = Vec::new();
+            arrays.spans(cs.iter().chain([&e]), &mut spans);
+            let expr_arrays = arrays.get(spans[n]).to_vec();
+            let per = spans[..n].iter().map(|&s| arrays.get(s));
+            one_pass += Factored::own_factor(&cs, per, &expr_arrays).is_some() as usize;
+        }
+        // Both ways of finding the factor were taken.
+        assert!((30..270).contains(&one_pass), "{one_pass}");
     }
 
     #[test]
