@@ -127,16 +127,21 @@ impl Executor {
                     (Answer::Undecided, None)
                 }
                 None if keep_models => {
-                    let arrays = state.input_arrays();
                     let known = state.hint.as_deref();
-                    let constraints = &state.constraints;
                     // With a model the path has a side to go on with: the
-                    // solver gets less time for this one (a probe).
+                    // solver gets less time for this one (a probe), and
+                    // only the condition's factor is asked about.
                     let answer = match known {
-                        Some(_) => self
-                            .solver
-                            .probing(|s| s.model_where(constraints, c, &arrays, known)),
-                        None => self.solver.model_where(constraints, c, &arrays, known),
+                        Some(_) => {
+                            let constraints = state.constraints_for(c);
+                            self.solver
+                                .probing(|s| s.model_where(constraints, c, &[], known))
+                        }
+                        None => {
+                            let arrays = state.input_arrays();
+                            self.solver
+                                .model_where(&state.constraints, c, &arrays, known)
+                        }
                     };
                     match answer {
                         Ok(model) => (answer_on(state, c, model.is_some()), model.map(Arc::new)),
@@ -149,7 +154,7 @@ impl Executor {
                         Err(e) => return Err(self.solver_error(state, e)),
                     }
                 }
-                None => match self.solver.may_be_true(&state.constraints, c) {
+                None => match self.solver.may_be_true(state.constraints_for(c), c) {
                     Ok(b) => (answer_on(state, c, b), None),
                     Err(e) => return Err(self.solver_error(state, e)),
                 },
@@ -263,7 +268,7 @@ impl Executor {
                     .map(|m| (m.is_some(), m)),
                 None => self
                     .solver
-                    .may_be_true(&state.constraints, c)
+                    .may_be_true(state.constraints_for(c), c)
                     .map(|b| (b, None)),
             };
             (alts[i].answer, next[i]) = match answer {
@@ -556,7 +561,7 @@ impl Executor {
             return Ok(false);
         }
         self.solver
-            .may_be_true(&state.constraints, cond)
+            .may_be_true(state.constraints_for(cond), cond)
             .map_err(|e| self.solver_error(state, e))
     }
 

@@ -676,6 +676,7 @@ impl Executor {
             constraints: Arc::new(Vec::new()),
             preferences: Arc::new(Vec::new()),
             symbolics: symbolics.into_iter().collect(),
+            fresh_from: 0,
             path: super::Trail::new(),
             depth: 0,
             stopped_at: None,

@@ -14,6 +14,10 @@ use super::value::{Byte, Value};
 use crate::expr::{ArrayRef, Assignment, ExprRef};
 use crate::ir::{BlockId, FuncId, InstId, Reg, SiteId};
 
+/// Inputs made since the last constraint up to which
+/// [`State::constraints_for`] looks for the ones a question reads.
+const MAX_FRESH: usize = 8;
+
 /// Where the engine's stack and heap objects are placed. Addresses are
 /// handed out by a per-state bump allocator, so a path gets the same
 /// addresses whatever else the run does.
@@ -290,6 +294,11 @@ pub struct State {
     /// by each new one, every pending path of a deep one held a copy of all
     /// its inputs (4 GB at 7,700 decisions).
     pub symbolics: super::Trail<Symbolic>,
+    /// The inputs from this place in `symbolics` on were made after the
+    /// last constraint was added, so that no constraint reads them
+    /// (`usize::MAX` once a constraint reads no input at all: such a fact
+    /// belongs with every question). See [`State::constraints_for`].
+    pub fresh_from: usize,
     /// Every decision taken so far at a choice point whose answer was not
     /// constant, feasible alternatives recorded: the path in the run's trie.
     pub path: super::Trail<Decision>,
@@ -444,7 +453,41 @@ impl State {
             self.hint = None;
         }
         self.narrow_replay(&c);
+        self.fresh_from = if crate::expr::reads_input(&c) {
+            self.symbolics.len()
+        } else {
+            usize::MAX
+        };
         Arc::make_mut(&mut self.constraints).push(c);
+    }
+
+    /// The constraints a question about `e` alone (may it hold; a model of
+    /// it that keeps the path's model elsewhere) needs: at least the
+    /// factor `e` shares inputs with, which the solver slices out. That
+    /// factor is empty when every input `e` reads was made after the last
+    /// constraint, as a loop reading fresh input asks about each new one:
+    /// then none are given, and a path thousands of constraints deep asks
+    /// about its next input without the solver looking at each of them.
+    pub fn constraints_for(&self, e: &ExprRef) -> &[ExprRef] {
+        let fresh = self.symbolics.len().saturating_sub(self.fresh_from);
+        // Many fresh inputs and no constraint yet: a program that marks its
+        // inputs first and then branches; the solver slices as well.
+        if fresh == 0 || fresh > MAX_FRESH {
+            return &self.constraints;
+        }
+        let recent: smallvec::SmallVec<[*const crate::expr::Array; MAX_FRESH]> = self
+            .symbolics
+            .iter_rev()
+            .take(fresh)
+            .map(|s| Arc::as_ptr(&s.array))
+            .collect();
+        let mut arrays = Vec::new();
+        crate::expr::arrays_in(e, &mut arrays);
+        if arrays.iter().all(|a| recent.contains(&Arc::as_ptr(a))) {
+            &[]
+        } else {
+            &self.constraints
+        }
     }
 
     /// Puts the conjuncts of the last constraint in its place, when it is a
@@ -460,7 +503,11 @@ impl State {
         }
         let constraints = Arc::make_mut(&mut self.constraints);
         if let Some(c) = constraints.pop() {
+            let from = constraints.len();
             crate::expr::conjuncts(std::slice::from_ref(&c), constraints);
+            if !constraints[from..].iter().all(crate::expr::reads_input) {
+                self.fresh_from = usize::MAX;
+            }
         }
     }
 
@@ -500,6 +547,37 @@ mod tests {
             (Held::Shared(x), Held::Shared(y)) => Arc::ptr_eq(x, y),
             _ => false,
         }
+    }
+
+    #[test]
+    fn a_question_about_inputs_made_since_the_last_constraint_needs_none() {
+        use crate::expr::{constant, read, ult, Array, UpdateList};
+        let module = crate::ir::testutil::load_ll("define i32 @main() {\nentry:\n  ret i32 0\n}\n");
+        let mut executor =
+            super::super::Executor::new(Arc::new(module), super::super::ExecConfig::default());
+        let mut state = executor.initial_state().expect("initial state");
+        let input = |state: &mut State, name: &str| {
+            let array = Array::symbolic(name, 1);
+            state.symbolics.push_back(Symbolic {
+                name: name.into(),
+                array: array.clone(),
+            });
+            read(&UpdateList::new(array), &constant(0, 64))
+        };
+        let x = input(&mut state, "x");
+        assert!(state.constraints_for(&ult(&x, &constant(10, 8))).is_empty());
+        state.add_constraint(ult(&x, &constant(10, 8)));
+        assert_eq!(state.constraints_for(&ult(&x, &constant(3, 8))).len(), 1);
+        let y = input(&mut state, "y");
+        let mut child = state.fork_child(99);
+        for s in [&state, &child] {
+            assert!(s.constraints_for(&ult(&y, &constant(5, 8))).is_empty());
+            assert_eq!(s.constraints_for(&ult(&y, &x)).len(), 1, "x is constrained");
+        }
+        // Once a constraint reads it, an input is no longer fresh.
+        child.add_constraint(ult(&y, &constant(5, 8)));
+        assert_eq!(child.constraints_for(&ult(&y, &constant(2, 8))).len(), 2);
+        assert!(state.constraints_for(&ult(&y, &constant(2, 8))).is_empty());
     }
 
     #[test]

@@ -266,6 +266,25 @@ pub fn arrays_in_all(exprs: &[ExprRef], out: &mut Vec<ArrayRef>) {
     }
 }
 
+/// Whether `e` reads a symbolic array: the walk stops at the first such
+/// read, which in most conditions is the first leaf it meets.
+pub fn reads_input(e: &ExprRef) -> bool {
+    let mut seen: SmallSet<*const ExprNode> = SmallSet::default();
+    let mut stack: SmallVec<[&ExprRef; 32]> = smallvec::smallvec![e];
+    while let Some(e) = stack.pop() {
+        if e.is_const() || !seen.insert(e.as_ptr()) {
+            continue;
+        }
+        if let ExprKind::Read { updates, .. } = e.kind() {
+            if !updates.root.is_constant() {
+                return true;
+            }
+        }
+        e.for_each_child(|c| stack.push(c));
+    }
+    false
+}
+
 /// A set kept as a list while it is short, and hashed once it is long: a
 /// walk over a small expression then allocates nothing.
 enum SmallSet<T> {

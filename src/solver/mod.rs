@@ -378,7 +378,8 @@ impl Solver {
     /// `arrays`, or `None` when `e` cannot hold: one question where
     /// `may_be_true` and then `get_model` would be two. `known`, when
     /// given, satisfies `constraints`: the factors `e` does not touch keep
-    /// its bytes.
+    /// its bytes, and `arrays` go unused (the model covers what `known`
+    /// covers, and `e`'s factor).
     pub fn model_where(
         &mut self,
         constraints: &[ExprRef],
