@@ -481,12 +481,10 @@ impl State {
             .take(fresh)
             .map(|s| Arc::as_ptr(&s.array))
             .collect();
-        let mut arrays = Vec::new();
-        crate::expr::arrays_in(e, &mut arrays);
-        if arrays.iter().all(|a| recent.contains(&Arc::as_ptr(a))) {
-            &[]
-        } else {
+        if crate::expr::reads_input_where(e, |a| !recent.contains(&Arc::as_ptr(a))) {
             &self.constraints
+        } else {
+            &[]
         }
     }
 

@@ -239,15 +239,38 @@ pub fn arrays_in(e: &ExprRef, out: &mut Vec<ArrayRef>) {
 /// [`arrays_in`] for several expressions, sharing the walk over common
 /// subexpressions.
 pub fn arrays_in_all(exprs: &[ExprRef], out: &mut Vec<ArrayRef>) {
+    let mut known: SmallSet<usize> = SmallSet::default();
+    for a in out.iter() {
+        known.insert(key(a));
+    }
+    find_input(exprs, |root| {
+        if known.insert(key(root)) {
+            out.push(root.clone());
+        }
+        false
+    });
+}
+
+/// Whether `e` reads a symbolic array that `pred` holds for: the walk
+/// stops at the first, which in most conditions is the first leaf it meets.
+pub fn reads_input_where(e: &ExprRef, pred: impl FnMut(&ArrayRef) -> bool) -> bool {
+    find_input(std::slice::from_ref(e), pred)
+}
+
+/// Whether `e` reads a symbolic array at all.
+pub fn reads_input(e: &ExprRef) -> bool {
+    reads_input_where(e, |_| true)
+}
+
+/// Walks `exprs` left to right, each shared node once, giving `found` the
+/// symbolic array of every read it meets until `found` says to stop;
+/// whether it did.
+fn find_input<'a>(exprs: &'a [ExprRef], mut found: impl FnMut(&'a ArrayRef) -> bool) -> bool {
     // Nodes are borrowed, and told apart by address, while `exprs` holds
     // them: cloning each would write its count, a line every worker reads.
     // Most expressions walked are a comparison of a few bytes: their walk
     // stays off the heap (a fork's new condition is walked for its arrays).
     let mut seen: SmallSet<*const ExprNode> = SmallSet::default();
-    let mut known: SmallSet<usize> = SmallSet::default();
-    for a in out.iter() {
-        known.insert(key(a));
-    }
     let mut stack: SmallVec<[&ExprRef; 32]> = exprs.iter().rev().collect();
     let mut children: SmallVec<[&ExprRef; 8]> = SmallVec::new();
     while let Some(e) = stack.pop() {
@@ -255,32 +278,13 @@ pub fn arrays_in_all(exprs: &[ExprRef], out: &mut Vec<ArrayRef>) {
             continue;
         }
         if let ExprKind::Read { updates, .. } = e.kind() {
-            let root = &updates.root;
-            if !root.is_constant() && known.insert(key(root)) {
-                out.push(root.clone());
+            if !updates.root.is_constant() && found(&updates.root) {
+                return true;
             }
         }
         children.clear();
         e.for_each_child(|c| children.push(c));
         stack.extend(children.drain(..).rev());
-    }
-}
-
-/// Whether `e` reads a symbolic array: the walk stops at the first such
-/// read, which in most conditions is the first leaf it meets.
-pub fn reads_input(e: &ExprRef) -> bool {
-    let mut seen: SmallSet<*const ExprNode> = SmallSet::default();
-    let mut stack: SmallVec<[&ExprRef; 32]> = smallvec::smallvec![e];
-    while let Some(e) = stack.pop() {
-        if e.is_const() || !seen.insert(e.as_ptr()) {
-            continue;
-        }
-        if let ExprKind::Read { updates, .. } = e.kind() {
-            if !updates.root.is_constant() {
-                return true;
-            }
-        }
-        e.for_each_child(|c| stack.push(c));
     }
     false
 }

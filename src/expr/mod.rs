@@ -24,7 +24,9 @@ pub(crate) mod proptests;
 pub use array::{Array, ArrayRef, UpdateList, UpdateNode};
 pub use bounds::{unsigned_range, zero_low_bits};
 pub use build::*;
-pub use eval::{arrays_in, arrays_in_all, eval, reads_input, Assignment, Evaluator};
+pub use eval::{
+    arrays_in, arrays_in_all, eval, reads_input, reads_input_where, Assignment, Evaluator,
+};
 pub use intern::live_expressions;
 
 use crate::ir::BinOp;

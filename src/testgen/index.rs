@@ -8,7 +8,6 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 use super::replay::ReplayError;
-
 use crate::files::write_atomic_with;
 
 /// The `version` field of the `tests.json` files mnemo writes.
