@@ -17,7 +17,10 @@
 //! width: Euclid's gcd on two inputs in 1..=8 took it 70 ms a query. Where
 //! the path bounds each word so that its bytes have few values left, the
 //! layer tries every combination of them, checking each conjunct as soon
-//! as its bytes have values. Any other query goes on to the next layer.
+//! as its bytes have values. A word that only comparisons of it with
+//! constants read (a loop reading a fresh word each round) takes the least
+//! value they allow, however many it has. Any other query goes on to the
+//! next layer.
 
 use std::sync::Arc;
 
@@ -208,6 +211,86 @@ fn classify(c: &ExprRef) -> Conjunct {
     }
 }
 
+/// Which of `words` are free: their bytes are distinct and read by no
+/// conjunct but the bounds on that word, so any value the bounds allow
+/// satisfies every conjunct that reads them (a loop that reads a fresh
+/// word each round and compares it with constants: a search over its
+/// 2^32 values would give up, and Z3 was asked each time).
+fn free_words(
+    words: &[(&ExprRef, ValueSet, &[Byte])],
+    related: &[Arc<Related>],
+    slot_of: &mut impl FnMut(&Byte, &mut Vec<(Byte, Values)>) -> usize,
+    bytes: &mut Vec<(Byte, Values)>,
+) -> Vec<bool> {
+    // For each byte: `Some(Some(w))` when only the bounds on word `w` read
+    // it, `Some(None)` when something else does.
+    let mut owner: Vec<Option<Option<usize>>> = vec![None; bytes.len()];
+    let mut claim = |i: usize, w: Option<usize>| {
+        owner[i] = match owner[i] {
+            None => Some(w),
+            Some(o) if o == w => Some(w),
+            Some(_) => Some(None),
+        };
+    };
+    for (i, (_, values)) in bytes.iter().enumerate() {
+        // A byte's own conjuncts narrowed its values.
+        if *values != ALL {
+            claim(i, None);
+        }
+    }
+    let word_of_term: FxHashMap<*const ExprNode, usize> = words
+        .iter()
+        .enumerate()
+        .map(|(w, (t, _, _))| (t.as_ptr(), w))
+        .collect();
+    for r in related {
+        let w = r
+            .bound
+            .as_ref()
+            .and_then(|(term, _, _)| word_of_term.get(&term.as_ptr()).copied());
+        for b in &r.bytes {
+            claim(slot_of(b, bytes), w);
+        }
+    }
+    words
+        .iter()
+        .enumerate()
+        .map(|(w, (_, _, word))| {
+            let distinct = word
+                .iter()
+                .enumerate()
+                .all(|(k, b)| !word[..k].iter().any(|x| same(x, b)));
+            distinct
+                && word
+                    .iter()
+                    .all(|b| owner[slot_of(b, bytes)] == Some(Some(w)))
+        })
+        .collect()
+}
+
+/// Each byte's place in a query's list of bytes.
+#[derive(Default)]
+struct Slots(FxHashMap<(usize, u64), usize>);
+
+impl Slots {
+    /// The place of `byte` in `bytes`, which gains it, with every value
+    /// allowed, on its first appearance.
+    fn of(&mut self, byte: &Byte, bytes: &mut Vec<(Byte, Values)>) -> usize {
+        let key = (Arc::as_ptr(&byte.0) as usize, byte.1);
+        *self.0.entry(key).or_insert_with(|| {
+            bytes.push((byte.clone(), ALL));
+            bytes.len() - 1
+        })
+    }
+}
+
+/// The set holding `v` alone.
+fn only(v: u8) -> Values {
+    let mut values = [0u64; 4];
+    values[usize::from(v / 64)] |= 1 << (v % 64);
+    values
+}
+
 /// The least value in `values`, if any.
 fn least(values: &Values) -> Option<u8> {
     values
@@ -311,14 +394,8 @@ impl Layer for EnumerateLayer {
         // in the order the bytes come: a map keyed by address would order
         // the model's arrays differently from one run to the next.
         let mut bytes: Vec<(Byte, Values)> = Vec::new();
-        let mut slot: FxHashMap<(usize, u64), usize> = FxHashMap::default();
-        let mut slot_of = |byte: &Byte, bytes: &mut Vec<(Byte, Values)>| {
-            let key = (Arc::as_ptr(&byte.0) as usize, byte.1);
-            *slot.entry(key).or_insert_with(|| {
-                bytes.push((byte.clone(), ALL));
-                bytes.len() - 1
-            })
-        };
+        let mut slots = Slots::default();
+        let mut slot_of = |byte: &Byte, bytes: &mut Vec<(Byte, Values)>| slots.of(byte, bytes);
         let mut related: Vec<Arc<Related>> = Vec::new();
         let mut holds = true;
         for c in &all {
@@ -351,10 +428,18 @@ impl Layer for EnumerateLayer {
                 None => words.push((term, set.clone(), word)),
             }
         }
-        for (_, set, word) in &words {
+        let free = free_words(&words, &related, &mut slot_of, &mut bytes);
+        for (w, (_, set, word)) in words.iter().enumerate() {
+            // A free word takes the least value its bounds allow: its bytes
+            // are fixed, and its bounds need no search.
+            let pick = free[w].then(|| set.ranges().first().map(|r| r.0));
             for (k, byte) in word.iter().enumerate() {
                 let i = slot_of(byte, &mut bytes);
-                let narrowed = byte_values(set, k);
+                let narrowed = match pick {
+                    Some(Some(v)) => only((v >> (8 * k)) as u8),
+                    Some(None) => [0; 4],
+                    None => byte_values(set, k),
+                };
                 for (h, v) in bytes[i].1.iter_mut().zip(narrowed) {
                     *h &= v;
                 }
@@ -368,6 +453,15 @@ impl Layer for EnumerateLayer {
         let mut checks: Vec<Vec<ExprRef>> = Vec::new();
         let mut combinations: u64 = 1;
         for r in &related {
+            let bounds_free = r.bound.as_ref().is_some_and(|(term, _, _)| {
+                words
+                    .iter()
+                    .zip(&free)
+                    .any(|((t, _, _), &f)| f && *t == term)
+            });
+            if bounds_free {
+                continue;
+            }
             let mut last = 0;
             for b in &r.bytes {
                 let i = slot_of(b, &mut bytes);
@@ -652,6 +746,99 @@ mod tests {
         assert!(en.may_be_true(&unbounded, &cond).unwrap());
         assert_eq!(en.stats().z3_calls, 2);
     }
+    /// A loop reading a fresh word each round and comparing it with the
+    /// round's number: each word's bounds alone read its bytes, so every
+    /// question and the path's model are answered without Z3, and a
+    /// contradiction is found as Z3 finds it.
+    #[test]
+    fn free_words_take_a_value_their_bounds_allow_without_z3() {
+        let words: Vec<_> = (0..300)
+            .map(|k| Array::symbolic(&format!("x{k}"), 4))
+            .collect();
+        let c = |v| constant(v, 32);
+        let mut path = Vec::new();
+        let mut en = solver("enumerate,z3");
+        for (k, a) in words.iter().enumerate() {
+            let x = expr::add(&word(a, 4), &c(3));
+            let cond = expr::slt(&x, &c(k as u128));
+            assert!(en.may_be_true(&path, &cond).unwrap());
+            assert!(en.may_be_true(&path, &expr::not(&cond)).unwrap());
+            path.push(expr::not(&cond));
+        }
+        let m = en.get_model(&path, &words).unwrap().unwrap();
+        let mut ev = Evaluator::new(&m);
+        assert!(path.iter().all(|c| ev.eval(c) == 1));
+        let x = word(&words[7], 4);
+        let mut narrow = vec![expr::ult(&x, &c(10))];
+        assert!(!en.may_be_true(&narrow, &expr::ult(&c(20), &x)).unwrap());
+        narrow.push(expr::ne(&x, &c(0)));
+        assert!(!en.may_be_true(&narrow, &expr::eq(&x, &c(0))).unwrap());
+        assert_eq!(en.stats().z3_calls, 0);
+    }
+
+    /// Words that overlap, share bytes with a conjunct of their own byte or
+    /// with a product, or repeat a byte, are not free: random bounds on
+    /// such words get Z3's answers, and the models hold.
+    #[test]
+    fn words_that_share_bytes_are_answered_as_z3_answers_them() {
+        use crate::expr::CmpOp;
+        use rand::{Rng, SeedableRng};
+        let a = Array::symbolic("a", 6);
+        let b = Array::symbolic("b", 2);
+        let terms = [
+            word(&a, 4),
+            word(&a, 2),
+            expr::concat(&byte(&a, 5), &byte(&a, 4)),
+            expr::concat(&byte(&a, 4), &expr::concat(&byte(&a, 5), &byte(&a, 4))),
+            expr::concat(&byte(&b, 1), &byte(&b, 0)),
+            byte(&a, 0),
+            byte(&b, 1),
+            expr::mul(&word(&b, 2), &expr::concat(&byte(&a, 5), &byte(&a, 4))),
+        ];
+        let ops = [CmpOp::Eq, CmpOp::Ult, CmpOp::Ule, CmpOp::Slt, CmpOp::Sle];
+        let mut rng = rand::rngs::SmallRng::seed_from_u64(11);
+        let mut en = solver("enumerate,z3");
+        let mut z3 = solver("z3");
+        let mut free = 0;
+        for _ in 0..400 {
+            let n = rng.gen_range(1..4);
+            let mut all: Vec<_> = (0..n)
+                .map(|_| {
+                    let t = &terms[rng.gen_range(0..terms.len())];
+                    let w = t.width();
+                    let v = constant(rng.gen::<u128>() & crate::expr::mask(w), w);
+                    let op = ops[rng.gen_range(0..ops.len())];
+                    let e = if rng.gen() {
+                        expr::cmp(op, t, &v)
+                    } else {
+                        expr::cmp(op, &v, t)
+                    };
+                    if rng.gen_range(0..3) == 0 {
+                        expr::not(&e)
+                    } else {
+                        e
+                    }
+                })
+                .collect();
+            let cond = all.pop().unwrap();
+            let want = z3.may_be_true(&all, &cond).unwrap();
+            let calls = en.stats().z3_calls;
+            assert_eq!(
+                en.may_be_true(&all, &cond).unwrap(),
+                want,
+                "{all:?} {cond:?}"
+            );
+            free += usize::from(en.stats().z3_calls == calls);
+            all.push(cond);
+            if let Some(m) = en.get_model(&all, &[a.clone(), b.clone()]).unwrap() {
+                let mut ev = Evaluator::new(&m);
+                assert!(all.iter().all(|c| ev.eval(c) == 1), "{all:?}");
+            }
+        }
+        assert_eq!(en.stats().bad_models, 0);
+        assert!(free > 100, "{free} of 400 answered without Z3");
+    }
+
     /// Random expressions over two 4-byte arrays whose bytes the path
     /// bounds to one to four values each: enumeration (searching where the
     /// combinations are few, passing the query on where not) answers as Z3
