@@ -77,6 +77,12 @@ impl Assignment {
         self.index.get(&key(array)).map(|&i| &*self.entries[i].1)
     }
 
+    /// The bytes of `array`, if set, as the models copied from this one
+    /// share them: the same allocation is the same bytes.
+    pub fn shared(&self, array: &ArrayRef) -> Option<&Arc<[u8]>> {
+        self.index.get(&key(array)).map(|&i| &self.entries[i].1)
+    }
+
     /// Whether `array` has bytes.
     pub fn contains(&self, array: &ArrayRef) -> bool {
         self.index.contains_key(&key(array))

@@ -28,6 +28,7 @@ mod query;
 mod reduce;
 mod slice;
 pub mod store;
+mod verified;
 mod z3;
 mod z3auto;
 mod z3stack;
@@ -228,6 +229,9 @@ pub struct Solver {
     /// force now.
     probe_ms: u64,
     cap_ms: Option<u64>,
+    /// The constraints answers' models were checked against, with the
+    /// bytes they held under.
+    verified: verified::Verified,
 }
 
 /// A probe gets this share of the configured time limit of a query.
@@ -237,6 +241,10 @@ impl Solver {
     /// The pipeline `config.chain` describes.
     pub fn new(config: SolverConfig) -> Self {
         let layers = build_layers(&config);
+        Self::of_layers(&config, layers)
+    }
+
+    fn of_layers(config: &SolverConfig, layers: Vec<Box<dyn Layer>>) -> Self {
         Solver {
             layers,
             fallback: Z3Layer::new(config.timeout_ms),
@@ -245,6 +253,7 @@ impl Solver {
             arrays: arrays::ArraysOf::default(),
             probe_ms: (config.timeout_ms / PROBE_SHARE).max(1),
             cap_ms: None,
+            verified: verified::Verified::default(),
         }
     }
 
@@ -252,15 +261,7 @@ impl Solver {
     /// layers one at a time).
     pub fn with_layers(config: SolverConfig, mut layers: Vec<Box<dyn Layer>>) -> Self {
         layers.push(Box::new(Z3Layer::new(config.timeout_ms)));
-        Solver {
-            layers,
-            fallback: Z3Layer::new(config.timeout_ms),
-            stats: SolverStats::default(),
-            deadline: None,
-            arrays: arrays::ArraysOf::default(),
-            probe_ms: (config.timeout_ms / PROBE_SHARE).max(1),
-            cap_ms: None,
-        }
+        Self::of_layers(&config, layers)
     }
 
     /// The entry point: answers `q` through the chain, with every model
@@ -278,7 +279,7 @@ impl Solver {
             .with_deadline(self.deadline)
             .with_cap(self.cap_ms)
             .check(q)?;
-        if answer_is_valid(q, &answer) {
+        if answer_is_valid(q, &answer, &mut self.verified) {
             return Ok(answer);
         }
         self.stats.bad_models += 1;
@@ -290,7 +291,7 @@ impl Solver {
             q,
             &mut Chain::new(&mut [], &mut self.stats).with_deadline(self.deadline),
         )?;
-        if answer_is_valid(q, &answer) {
+        if answer_is_valid(q, &answer, &mut self.verified) {
             Ok(answer)
         } else {
             self.stats.bad_models += 1;
@@ -451,15 +452,10 @@ impl Solver {
     }
 }
 
-/// Roughly the subexpressions of a constraint that an evaluator checking
-/// a model against a path condition has not seen in an earlier one: a
-/// comparison of a 4-byte input with a constant has eight.
-pub(crate) const NODES_PER_CONSTRAINT: usize = 8;
-
 /// Whether `answer` is acceptable for `q`: a requested model must exist,
 /// cover the requested arrays and make every constraint and the condition
 /// evaluate to true.
-fn answer_is_valid(q: &Query<'_>, answer: &Answer) -> bool {
+fn answer_is_valid(q: &Query<'_>, answer: &Answer, verified: &mut verified::Verified) -> bool {
     let model = match (answer, q.model) {
         (Answer::Unsat, _) | (Answer::Sat(None), None) => return true,
         (Answer::Sat(None), Some(_)) => return false,
@@ -470,11 +466,7 @@ fn answer_is_valid(q: &Query<'_>, answer: &Answer) -> bool {
             return false;
         }
     }
-    let mut ev = Evaluator::with_capacity(model, NODES_PER_CONSTRAINT * (q.constraints.len() + 1));
-    q.constraints
-        .iter()
-        .chain(std::iter::once(&q.expr))
-        .all(|c| ev.eval(c) == 1)
+    verified.all_hold(model, q.constraints.iter().chain(std::iter::once(&q.expr)))
 }
 
 #[cfg(test)]

@@ -13,8 +13,9 @@ use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::arrays::ArraysOf;
 use super::query::{Answer, Chain, Layer, Query};
+use super::verified::Verified;
 use super::SolverError;
-use crate::expr::{bool_const, Array, ArrayRef, Assignment, Evaluator, ExprRef};
+use crate::expr::{bool_const, Array, ArrayRef, Assignment, ExprRef};
 
 /// Keeps only the part of each query its answer depends on.
 #[derive(Default)]
@@ -23,10 +24,14 @@ pub struct SliceLayer {
     arrays: ArraysOf,
     /// The model this layer last returned. States along a path, and
     /// neighbouring paths, share most of their factors: a factor this model
-    /// already satisfies takes its bytes from it, checked by evaluation,
-    /// without a query (a loop reading fresh input has one factor per
-    /// input, and asking for each again dominated its model queries).
+    /// already satisfies takes its bytes from it, without a query (a loop
+    /// reading fresh input has one factor per input, and asking for each
+    /// again dominated its model queries).
     last: Assignment,
+    /// Checks factors against `last`: most of them hold under the bytes
+    /// `last` shares with the model before it, which they were checked
+    /// against then.
+    verified: Verified,
 }
 
 impl SliceLayer {
@@ -229,12 +234,9 @@ impl Layer for SliceLayer {
             }
         }
         let truth = bool_const(true);
-        let others_len: usize = others.iter().map(|(cs, _)| cs.len()).sum();
-        let mut known =
-            Evaluator::with_capacity(&self.last, super::NODES_PER_CONSTRAINT * others_len);
         for (constraints, arrays) in &others {
             if arrays.iter().all(|a| self.last.contains(a))
-                && constraints.iter().all(|c| known.eval(c) == 1)
+                && self.verified.all_hold(&self.last, constraints)
             {
                 model.set_from(&self.last, arrays);
                 continue;
