@@ -179,7 +179,7 @@ impl CanonicalView<'_> {
     /// apart join into the same bytes, and only a batch of them is held.
     pub fn write_to(&self, w: &mut dyn std::io::Write) -> std::io::Result<()> {
         let batch = NODES_PER_CHUNK * CHUNKS_PER_CORE * rayon::current_num_threads();
-        self.write_chunked(NODES_PER_CHUNK, batch, w)
+        self.write_chunked(NODES_PER_CHUNK, batch, BATCH_BYTES, w)
     }
 
     /// The bytes [`CanonicalView::write_to`] writes.
@@ -190,12 +190,31 @@ impl CanonicalView<'_> {
         bytes
     }
 
-    /// Writes the nodes `batch` at a time, each batch in chunks of
-    /// `chunk` serialized on every core.
+    /// About the bytes node `id` serializes to: its tests' inputs and
+    /// output, and a little for the rest.
+    fn weight(&self, id: NodeId) -> usize {
+        let n = self.trie.node(id);
+        let test = |t: &StoredTest| {
+            let inputs: usize = t
+                .inputs
+                .iter()
+                .map(|(name, b)| 16 + name.len() + b.len())
+                .sum();
+            64 + inputs + t.stdout.as_ref().map_or(0, Vec::len)
+        };
+        64 + 8 * (n.children.len() + n.stretch.len())
+            + n.test.as_deref().map_or(0, test)
+            + n.kept.iter().map(test).sum::<usize>()
+    }
+
+    /// Writes the nodes at most `batch` at a time, and about as many as
+    /// `budget` bytes hold, each batch in chunks of at most `chunk`
+    /// serialized on every core.
     fn write_chunked(
         &self,
         chunk: usize,
         batch: usize,
+        budget: usize,
         w: &mut dyn std::io::Write,
     ) -> std::io::Result<()> {
         #[derive(Serialize)]
@@ -216,10 +235,23 @@ impl CanonicalView<'_> {
         codec()
             .serialize_into(&mut *w, &(self.order.len() as u64))
             .map_err(bincode_io)?;
-        let chunk = chunk.max(1);
-        for nodes in self.order.chunks(batch.max(chunk)) {
+        let (chunk, batch) = (chunk.max(1), batch.max(1));
+        let cores = rayon::current_num_threads();
+        let mut rest = &self.order[..];
+        while !rest.is_empty() {
+            // Nodes up to `budget` bytes: a leaf keeping a test of
+            // thousands of inputs is a hundred kilobytes, and 3,000 such
+            // tests in one batch of nodes held 134 MB.
+            let (mut n, mut bytes) = (0, 0);
+            while n < rest.len().min(batch) && (n == 0 || bytes < budget) {
+                bytes += self.weight(rest[n]);
+                n += 1;
+            }
+            let (nodes, more) = rest.split_at(n);
+            rest = more;
+            let per_core = nodes.len().div_ceil(cores).clamp(1, chunk);
             let parts: Vec<Vec<u8>> = nodes
-                .par_chunks(chunk)
+                .par_chunks(per_core)
                 .map(|ids| {
                     let mut bytes = Vec::new();
                     for id in ids {
@@ -244,6 +276,9 @@ const NODES_PER_CHUNK: usize = 4096;
 /// Chunks per core in a batch: enough that no core waits long for the
 /// others, few enough that a batch is a small part of a large trie.
 const CHUNKS_PER_CORE: usize = 4;
+
+/// The bytes a batch of serialized nodes is meant to hold.
+const BATCH_BYTES: usize = 16 << 20;
 
 #[cfg(test)]
 mod tests {
@@ -270,11 +305,21 @@ mod tests {
         let view = CanonicalView::new(&t);
         let whole = codec().serialize(&t.canonical()).expect("serializes");
         assert_eq!(view.to_bytes(), whole);
-        for (chunk, batch) in [(1, 1), (1, 4), (2, 3), (100, 100)] {
+        for (chunk, batch, budget) in [
+            (1, 1, BATCH_BYTES),
+            (1, 4, BATCH_BYTES),
+            (2, 3, BATCH_BYTES),
+            (100, 100, BATCH_BYTES),
+            (100, 100, 1),
+            (2, 100, 40),
+        ] {
             let mut bytes = Vec::new();
-            view.write_chunked(chunk, batch, &mut bytes)
+            view.write_chunked(chunk, batch, budget, &mut bytes)
                 .expect("written");
-            assert_eq!(bytes, whole, "chunks of {chunk}, batches of {batch}");
+            assert_eq!(
+                bytes, whole,
+                "chunks of {chunk}, batches of {batch} or {budget} bytes"
+            );
         }
     }
 
