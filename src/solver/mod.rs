@@ -466,7 +466,8 @@ fn answer_is_valid(q: &Query<'_>, answer: &Answer, verified: &mut verified::Veri
             return false;
         }
     }
-    verified.all_hold(model, q.constraints.iter().chain(std::iter::once(&q.expr)))
+    let all = q.constraints.iter().chain(std::iter::once(&q.expr));
+    verified.all_hold(model, all, q.constraints.len() + 1)
 }
 
 #[cfg(test)]

@@ -234,9 +234,10 @@ impl Layer for SliceLayer {
             }
         }
         let truth = bool_const(true);
+        let check: usize = others.iter().map(|(cs, _)| cs.len()).sum();
         for (constraints, arrays) in &others {
             if arrays.iter().all(|a| self.last.contains(a))
-                && self.verified.all_hold(&self.last, constraints)
+                && self.verified.all_hold(&self.last, constraints, check)
             {
                 model.set_from(&self.last, arrays);
                 continue;

@@ -20,6 +20,11 @@ use crate::expr::{arrays_in, ArrayRef, Assignment, Evaluator, ExprNode, ExprRef}
 /// each holds its expression and the bytes it held under).
 const LIMIT: usize = 1 << 16;
 
+/// Checks of fewer constraints than this evaluate them: the memo's upkeep
+/// (finding each one's arrays, holding its bytes) cost more than it saved
+/// on a nested loop's short queries.
+const MIN_CHECK: usize = 32;
+
 /// Remembers, for each constraint found to hold under a model, the bytes
 /// (by identity) that model gave the arrays it reads.
 #[derive(Default)]
@@ -38,20 +43,26 @@ impl Verified {
     /// Whether every one of `constraints` holds under `model`: those with
     /// their arrays' bytes shared with a model they held under, without
     /// evaluation; the others evaluated, and remembered when they hold.
+    /// `check` is the number of constraints of the whole check these are
+    /// part of (a model's, factor by factor): a short one only evaluates.
     pub fn all_hold<'e>(
         &mut self,
         model: &Assignment,
         constraints: impl IntoIterator<Item = &'e ExprRef>,
+        check: usize,
     ) -> bool {
+        let memo = check >= MIN_CHECK;
         let mut ev: Option<Evaluator<'_>> = None;
         for c in constraints {
-            if c.is_true() || self.shares_bytes(model, c) {
+            if c.is_true() || (memo && self.shares_bytes(model, c)) {
                 continue;
             }
             if ev.get_or_insert_with(|| Evaluator::new(model)).eval(c) != 1 {
                 return false;
             }
-            self.remember(model, c);
+            if memo {
+                self.remember(model, c);
+            }
         }
         true
     }
@@ -109,7 +120,10 @@ mod tests {
         m.set(&x, vec![1]);
         m.set(&y, vec![2]);
         let mut v = Verified::default();
-        assert!(v.all_hold(&m, [&c]));
+        // A short check only evaluates.
+        assert!(v.all_hold(&m, [&c], 1));
+        assert!(!v.shares_bytes(&m, &c));
+        assert!(v.all_hold(&m, [&c], MIN_CHECK));
         assert!(v.shares_bytes(&m, &c));
         // A copy shares the bytes.
         let copy = m.clone();
@@ -118,19 +132,19 @@ mod tests {
         let mut broken = m.clone();
         broken.set(&y, vec![0]);
         assert!(!v.shares_bytes(&broken, &c));
-        assert!(!v.all_hold(&broken, [&c]));
+        assert!(!v.all_hold(&broken, [&c], MIN_CHECK));
         // Equal bytes that are not shared: evaluated, found to hold.
         let mut equal = Assignment::new();
         equal.set(&x, vec![1]);
         equal.set(&y, vec![2]);
         assert!(!v.shares_bytes(&equal, &c));
-        assert!(v.all_hold(&equal, [&c]));
+        assert!(v.all_hold(&equal, [&c], MIN_CHECK));
         // A byte written in place into a model's own copy is no longer
         // shared with the bytes remembered.
         let mut written = equal.clone();
         drop(equal);
         written.set_byte(&y, 0, 0);
-        assert!(!v.all_hold(&written, [&c]));
+        assert!(!v.all_hold(&written, [&c], MIN_CHECK));
     }
 
     /// An array a model leaves unset reads as zeros: nothing is remembered,
@@ -141,9 +155,9 @@ mod tests {
         let c = expr::eq(&byte(&x, 0), &constant(0, 8));
         let empty = Assignment::new();
         let mut v = Verified::default();
-        assert!(v.all_hold(&empty, [&c]));
+        assert!(v.all_hold(&empty, [&c], MIN_CHECK));
         let mut m = Assignment::new();
         m.set(&x, vec![5]);
-        assert!(!v.all_hold(&m, [&c]));
+        assert!(!v.all_hold(&m, [&c], MIN_CHECK));
     }
 }
