@@ -23,6 +23,7 @@ mod memory;
 mod natives;
 pub mod posix;
 mod preferences;
+mod start;
 mod state;
 mod syscalls;
 mod tally;
