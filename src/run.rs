@@ -412,10 +412,17 @@ pub fn execute(
             memo_stats.candidates = p.candidates as u64;
             memo_stats.retry_nodes = p.retries as u64;
             memo_stats.kept_tests = p.kept.len() as u64;
-            for t in &p.kept {
-                writer.write(t)?;
+            // A run that writes no test files (a shallow run a partition is
+            // cut from, deepened a decision at a time) keeps these in the
+            // trie alone, as it does its own paths' tests.
+            if config.test_files == TestFiles::None {
+                p.kept.iter().for_each(|t| writer.count_unwritten(t));
+            } else {
+                for t in &p.kept {
+                    writer.write(t)?;
+                }
+                places.extend(p.kept_places.iter().copied());
             }
-            places.extend(p.kept_places.iter().copied());
             // The guide reads the trie as it was; the recorder adds to it.
             let base = Arc::new(p.base.clone());
             if let Some(packing) = config.balance.partitions().filter(|_| config.jobs > 1) {
