@@ -96,10 +96,19 @@ impl Want {
 /// The time a shallow phase may spend deepening past what it needs.
 const PREFER_BUDGET: std::time::Duration = std::time::Duration::from_millis(500);
 
+/// The depths, and the time, a shallow phase deepens without its boundary
+/// growing before it goes on with the boundary it has. A loop reading
+/// fresh input forks off one ending path at every depth: a chain that
+/// leaves one boundary node however deep, where each depth ran the chain
+/// again (a 300-round loop made 300 shallow runs).
+const STALL_DEPTHS: u32 = 16;
+const STALL_TIME: std::time::Duration = std::time::Duration::from_secs(1);
+
 /// Records the trie a partitioned run is made from in the memo directory,
 /// when it has none: a shallow run, deepened one decision at a time until
 /// it leaves as many boundary nodes as `want` asks (or nothing below, or
-/// the run's bound is reached). Returns whether it ran.
+/// the run's bound is reached, or the boundary stopped growing). Returns
+/// whether it ran.
 pub fn shallow_trie(
     config: &RunConfig,
     program: &Loaded,
@@ -118,6 +127,8 @@ pub fn shallow_trie(
     let scratch = memo_dir.join(".partition-shallow");
     let started = Instant::now();
     let mut needed_at: Option<Instant> = None;
+    // The largest boundary yet, the depth it was reached at, and when.
+    let mut grown = (0, 0, Instant::now());
     for depth in 1.. {
         let left = config.max_time.map(|t| t.saturating_sub(started.elapsed()));
         if config.max_depth.is_some_and(|b| depth >= b)
@@ -149,6 +160,11 @@ pub fn shallow_trie(
             needed_at.get_or_insert_with(Instant::now);
         }
         if !want.deepen_again(boundary, needed_at.map(|at| at.elapsed())) {
+            break;
+        }
+        if boundary > grown.0 {
+            grown = (boundary, depth, Instant::now());
+        } else if depth - grown.1 >= STALL_DEPTHS && grown.2.elapsed() >= STALL_TIME {
             break;
         }
     }
