@@ -104,6 +104,40 @@ const PREFER_BUDGET: std::time::Duration = std::time::Duration::from_millis(500)
 const STALL_DEPTHS: u32 = 16;
 const STALL_TIME: std::time::Duration = std::time::Duration::from_secs(1);
 
+/// How a shallow phase's boundary has grown: the most boundary nodes yet,
+/// the depth that left them, and when.
+struct Growth {
+    most: usize,
+    depth: u32,
+    at: Instant,
+}
+
+impl Growth {
+    fn new(now: Instant) -> Self {
+        Growth {
+            most: 0,
+            depth: 0,
+            at: now,
+        }
+    }
+
+    /// Notes the `boundary` that `depth` left at `now`; whether the
+    /// boundary has not grown for [`STALL_DEPTHS`] depths and
+    /// [`STALL_TIME`].
+    fn stalled(&mut self, boundary: usize, depth: u32, now: Instant) -> bool {
+        if boundary > self.most {
+            *self = Growth {
+                most: boundary,
+                depth,
+                at: now,
+            };
+            return false;
+        }
+        depth.saturating_sub(self.depth) >= STALL_DEPTHS
+            && now.saturating_duration_since(self.at) >= STALL_TIME
+    }
+}
+
 /// Records the trie a partitioned run is made from in the memo directory,
 /// when it has none: a shallow run, deepened one decision at a time until
 /// it leaves as many boundary nodes as `want` asks (or nothing below, or
@@ -127,8 +161,7 @@ pub fn shallow_trie(
     let scratch = memo_dir.join(".partition-shallow");
     let started = Instant::now();
     let mut needed_at: Option<Instant> = None;
-    // The largest boundary yet, the depth it was reached at, and when.
-    let mut grown = (0, 0, Instant::now());
+    let mut growth = Growth::new(Instant::now());
     for depth in 1.. {
         let left = config.max_time.map(|t| t.saturating_sub(started.elapsed()));
         if config.max_depth.is_some_and(|b| depth >= b)
@@ -162,9 +195,7 @@ pub fn shallow_trie(
         if !want.deepen_again(boundary, needed_at.map(|at| at.elapsed())) {
             break;
         }
-        if boundary > grown.0 {
-            grown = (boundary, depth, Instant::now());
-        } else if depth - grown.1 >= STALL_DEPTHS && grown.2.elapsed() >= STALL_TIME {
+        if growth.stalled(boundary, depth, Instant::now()) {
             break;
         }
     }
@@ -769,5 +800,27 @@ mod tests {
         assert!(cluster.deepen_again(20, Some(Duration::from_millis(100))));
         assert!(!cluster.deepen_again(20, Some(PREFER_BUDGET)));
         assert!(!cluster.deepen_again(128, Some(Duration::ZERO)));
+    }
+
+    /// A boundary that stops growing (a loop on fresh input leaves one
+    /// boundary node at every depth) stalls the shallow phase once both
+    /// enough depths and enough time have passed; growth starts it afresh.
+    #[test]
+    fn a_shallow_phase_stalls_when_its_boundary_stops_growing() {
+        let t0 = Instant::now();
+        let mut g = Growth::new(t0);
+        let late = t0 + STALL_TIME;
+        for depth in 1..=4 {
+            assert!(!g.stalled(depth as usize, depth, t0));
+        }
+        // Flat: not for fewer depths, however long; nor sooner.
+        assert!(!g.stalled(4, 4 + STALL_DEPTHS - 1, late));
+        assert!(!g.stalled(4, 4 + STALL_DEPTHS, t0));
+        assert!(!g.stalled(3, 4 + STALL_DEPTHS, t0 + STALL_TIME / 2));
+        assert!(g.stalled(4, 4 + STALL_DEPTHS, late));
+        // Grown again: counted from there.
+        assert!(!g.stalled(5, 30, late));
+        assert!(!g.stalled(5, 30 + STALL_DEPTHS, late));
+        assert!(g.stalled(5, 30 + STALL_DEPTHS, late + STALL_TIME));
     }
 }
