@@ -219,7 +219,7 @@ fn classify(c: &ExprRef) -> Conjunct {
 fn free_words(
     words: &[(&ExprRef, ValueSet, &[Byte])],
     related: &[Arc<Related>],
-    slot_of: &mut impl FnMut(&Byte, &mut Vec<(Byte, Values)>) -> usize,
+    slots: &mut Slots,
     bytes: &mut Vec<(Byte, Values)>,
 ) -> Vec<bool> {
     // For each byte: `Some(Some(w))` when only the bounds on word `w` read
@@ -249,7 +249,7 @@ fn free_words(
             .as_ref()
             .and_then(|(term, _, _)| word_of_term.get(&term.as_ptr()).copied());
         for b in &r.bytes {
-            claim(slot_of(b, bytes), w);
+            claim(slots.of(b, bytes), w);
         }
     }
     words
@@ -263,7 +263,7 @@ fn free_words(
             distinct
                 && word
                     .iter()
-                    .all(|b| owner[slot_of(b, bytes)] == Some(Some(w)))
+                    .all(|b| owner[slots.of(b, bytes)] == Some(Some(w)))
         })
         .collect()
 }
@@ -395,7 +395,6 @@ impl Layer for EnumerateLayer {
         // the model's arrays differently from one run to the next.
         let mut bytes: Vec<(Byte, Values)> = Vec::new();
         let mut slots = Slots::default();
-        let mut slot_of = |byte: &Byte, bytes: &mut Vec<(Byte, Values)>| slots.of(byte, bytes);
         let mut related: Vec<Arc<Related>> = Vec::new();
         let mut holds = true;
         for c in &all {
@@ -403,14 +402,14 @@ impl Layer for EnumerateLayer {
                 Conjunct::Other => return next.check(q),
                 Conjunct::Fixed(b) => holds &= b,
                 Conjunct::Byte(byte, values) => {
-                    let i = slot_of(&byte, &mut bytes);
+                    let i = slots.of(&byte, &mut bytes);
                     for (h, v) in bytes[i].1.iter_mut().zip(values) {
                         *h &= v;
                     }
                 }
                 Conjunct::Bytes(r) => {
                     for b in &r.bytes {
-                        slot_of(b, &mut bytes);
+                        slots.of(b, &mut bytes);
                     }
                     related.push(r);
                 }
@@ -428,13 +427,13 @@ impl Layer for EnumerateLayer {
                 None => words.push((term, set.clone(), word)),
             }
         }
-        let free = free_words(&words, &related, &mut slot_of, &mut bytes);
+        let free = free_words(&words, &related, &mut slots, &mut bytes);
         for (w, (_, set, word)) in words.iter().enumerate() {
             // A free word takes the least value its bounds allow: its bytes
             // are fixed, and its bounds need no search.
             let pick = free[w].then(|| set.ranges().first().map(|r| r.0));
             for (k, byte) in word.iter().enumerate() {
-                let i = slot_of(byte, &mut bytes);
+                let i = slots.of(byte, &mut bytes);
                 let narrowed = match pick {
                     Some(Some(v)) => only((v >> (8 * k)) as u8),
                     Some(None) => [0; 4],
@@ -452,19 +451,22 @@ impl Layer for EnumerateLayer {
         let mut order: Vec<usize> = Vec::new();
         let mut checks: Vec<Vec<ExprRef>> = Vec::new();
         let mut combinations: u64 = 1;
+        let free_terms: FxHashSet<*const ExprNode> = words
+            .iter()
+            .zip(&free)
+            .filter(|(_, &f)| f)
+            .map(|((t, _, _), _)| t.as_ptr())
+            .collect();
         for r in &related {
-            let bounds_free = r.bound.as_ref().is_some_and(|(term, _, _)| {
-                words
-                    .iter()
-                    .zip(&free)
-                    .any(|((t, _, _), &f)| f && *t == term)
-            });
-            if bounds_free {
+            if r.bound
+                .as_ref()
+                .is_some_and(|(term, _, _)| free_terms.contains(&term.as_ptr()))
+            {
                 continue;
             }
             let mut last = 0;
             for b in &r.bytes {
-                let i = slot_of(b, &mut bytes);
+                let i = slots.of(b, &mut bytes);
                 let at = *place[i].get_or_insert_with(|| {
                     order.push(i);
                     checks.push(Vec::new());
