@@ -126,10 +126,11 @@ fuzz: setup
 # runs in mnemo and natively, and their outcomes and checksums must agree.
 CSMITH_SEEDS ?= 1 100
 CSMITH_CC_ARGS ?=
+CSMITH_SYMBOLIC ?= 0
 csmith: build runtime
 	@dpkg -s csmith libcsmith-dev >/dev/null 2>&1 || { echo "csmith: installing csmith"; \
 	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq csmith libcsmith-dev; }
-	CSMITH_SEEDS="$(CSMITH_SEEDS)" CSMITH_CC_ARGS="$(CSMITH_CC_ARGS)" fuzz/csmith.sh
+	CSMITH_SEEDS="$(CSMITH_SEEDS)" CSMITH_CC_ARGS="$(CSMITH_CC_ARGS)" CSMITH_SYMBOLIC=$(CSMITH_SYMBOLIC) fuzz/csmith.sh
 
 clean:
 	$(CARGO) clean

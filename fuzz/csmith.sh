@@ -6,6 +6,15 @@
 # the printed checksum. A program that natively runs longer than the time
 # given is counted aside (Csmith's loops can run for minutes).
 #
+# With CSMITH_SYMBOLIC=K, the program's first K integer globals become
+# inputs once the CRC table is built, and each global is printed in full
+# where it was hashed (every hex digit, so that printing a symbolic value
+# forks nowhere). mnemo explores the paths the inputs open for the time
+# given and every test is replayed natively: its outcome and what it
+# printed (each global's value under the test's input) must be what the
+# engine predicted. Paths cut by the time limit are not predicted; such a
+# seed is counted aside only when no path ran to its end.
+#
 # Prints one line per seed that did not simply match (why, and where its
 # files are), then the counts. Exits 1 when a path ended unsupported, with
 # an error natively absent, or when a replay disagreed.
@@ -14,6 +23,7 @@
 #   CSMITH_SEEDS    first and last seed (default "1 100")
 #   CSMITH_CC_ARGS  flags for clang after `mnemo cc`'s own (for instance -O2)
 #   CSMITH_TIME     seconds mnemo may run one program (default 60)
+#   CSMITH_SYMBOLIC how many globals to make symbolic (default 0)
 #   CSMITH_OUT      where each seed's program and outputs are kept
 #                   (default: a directory in /dev/shm when there is one)
 #   MNEMO           the mnemo binary (default target/release/mnemo)
@@ -24,6 +34,7 @@ mnemo=${MNEMO:-$here/target/release/mnemo}
 seeds=${CSMITH_SEEDS:-1 100}
 limit=${CSMITH_TIME:-60}
 cc_args=${CSMITH_CC_ARGS:-}
+symbolic=${CSMITH_SYMBOLIC:-0}
 if [ -z "${CSMITH_OUT:-}" ]; then
     parent=/tmp
     [ -d /dev/shm ] && parent=/dev/shm
@@ -36,7 +47,34 @@ headers=/usr/include/csmith
     exit 2
 }
 
-matched=0 long=0 bad=0
+# symbolize PROGRAM K: PROGRAM with its first K integer globals (neither
+# const, arrays nor pointers) made symbolic and every global printed.
+symbolize() {
+    names=$(sed -n 's/^static \(volatile \)\{0,1\}u\{0,1\}int\(8\|16\|32\|64\)_t \(g_[0-9]*\) = .*/\3/p' "$1" |
+        head -n "$2")
+    calls=""
+    for g in $names; do
+        calls="$calls klee_make_symbolic((void *)\\&$g, sizeof $g, \"$g\");"
+    done
+    sed -e 's|^#include "csmith.h"$|&\
+#include <klee/klee.h>\
+static void mnemo_print(uint64_t v, char *name, int flag)\
+{\
+    int i;\
+    (void)flag;\
+    printf("%s = ", name);\
+    for (i = 15; i >= 0; i--)\
+        putchar("0123456789abcdef"[(v >> (4 * i)) \& 15]);\
+    putchar(10);\
+}|' -e "s|crc32_gentab();|&$calls|" -e 's|transparent_crc(|mnemo_print(|' "$1"
+}
+
+# What a seed's replay prints when every test that could be checked agreed:
+# the one path of a program without input; every predicted path of one with.
+agree='^1 tests: 1 match,'
+[ "$symbolic" -gt 0 ] && agree='^[0-9]* tests: [0-9]* match, 0 mismatch, [0-9]* not predicted, 0 replay failed'
+
+matched=0 long=0 bad=0 replayed=0
 set -- $seeds
 for seed in $(seq "$1" "$2"); do
     dir=$out/$seed
@@ -45,6 +83,10 @@ for seed in $(seq "$1" "$2"); do
     cp "$headers"/*.h "$dir"/
     # Csmith writes platform.info where it runs.
     (cd "$dir" && csmith --seed "$seed" > p.c)
+    if [ "$symbolic" -gt 0 ]; then
+        symbolize "$dir/p.c" "$symbolic" > "$dir/s.c"
+        mv "$dir/s.c" "$dir/p.c"
+    fi
     # shellcheck disable=SC2086 # the flags are words
     if ! "$mnemo" cc "$dir/p.c" -o "$dir/p.bc" -- $cc_args > "$dir/cc.log" 2>&1; then
         echo "$seed: mnemo cc failed ($dir/cc.log)"
@@ -54,7 +96,8 @@ for seed in $(seq "$1" "$2"); do
     "$mnemo" run -q --max-time "$limit" --output-dir "$dir/out" "$dir/p.bc" \
         > "$dir/run.log" 2>&1 || true
     stats=$dir/out/stats.json
-    if grep -q '"max-time"' "$stats" 2>/dev/null; then
+    if grep -q '"max-time"' "$stats" 2>/dev/null &&
+        { [ "$symbolic" -eq 0 ] || grep -q '"completed": *0\b' "$stats"; }; then
         long=$((long + 1))
         continue
     fi
@@ -65,8 +108,9 @@ for seed in $(seq "$1" "$2"); do
     fi
     # shellcheck disable=SC2086 # the flags are words
     if "$mnemo" replay "$dir/p.c" "$dir/out" -- $cc_args > "$dir/replay.log" 2>&1 \
-        && grep -q '^1 tests: 1 match,' "$dir/replay.log"; then
+        && grep -q "$agree" "$dir/replay.log"; then
         matched=$((matched + 1))
+        replayed=$((replayed + $(sed -n 's/^[0-9]* tests: \([0-9]*\) match,.*/\1/p' "$dir/replay.log")))
         rm -rf "$dir"
     else
         echo "$seed: $(tail -1 "$dir/replay.log") ($dir)"
@@ -75,5 +119,9 @@ for seed in $(seq "$1" "$2"); do
 done
 # Only what did not match or ran too long is kept.
 rmdir "$out" 2>/dev/null && out="nothing kept"
-echo "csmith: $matched matched natively, $long ran past ${limit}s, $bad did not match (seeds $1..$2${cc_args:+, $cc_args}; $out)"
+if [ "$symbolic" -gt 0 ]; then
+    echo "csmith: $matched matched natively ($replayed tests), $long ran past ${limit}s with no path ended, $bad did not match (seeds $1..$2, $symbolic globals symbolic${cc_args:+, $cc_args}; $out)"
+else
+    echo "csmith: $matched matched natively, $long ran past ${limit}s, $bad did not match (seeds $1..$2${cc_args:+, $cc_args}; $out)"
+fi
 [ "$bad" -eq 0 ]
