@@ -750,6 +750,7 @@ fn merged_stats(
         s.solver.queries += o.solver.queries;
         s.solver.z3_calls += o.solver.z3_calls;
         s.solver.path_model += o.solver.path_model;
+        s.solver.nearby += o.solver.nearby;
         s.solver.gave_up += o.solver.gave_up;
         s.solver.fixed_addresses += o.solver.fixed_addresses;
         s.solver.time_s += o.solver.time_s;

@@ -10,9 +10,9 @@ use super::executor::{Exec, Executor, Flow, FIXED_ADDRESS, NO_TARGET, UNLISTED};
 use super::memory::{AllocKind, MemoryObject, ObjectState};
 use super::state::{State, NULL_PAGE};
 use super::value::Value;
-use crate::expr::{self, ExprRef};
+use crate::expr::{self, Assignment, ExprRef};
 use crate::ir::SiteId;
-use std::sync::Arc;
+use std::sync::{Arc, LazyLock};
 
 /// The address of `p` if the path fixed it: `p` itself, or a constant
 /// added to one (the next byte of a string) that it fixed.
@@ -289,11 +289,23 @@ impl Executor {
                 Ok(false) => return Ok(()),
                 Err(e) => return Err(self.solver_error(state, e)),
             }
-            let mut cs = (*state.constraints).clone();
-            cs.push(unexplored.clone());
-            let v = match self.solver.get_value(&cs, p) {
-                Ok(v) => v as u64,
-                Err(e) => return Err(self.solver_error(state, e)),
+            // The path's model, where it lies in the region left, gives a
+            // value at once: the first search always, where the solver
+            // walked a hashed index's whole chain for a model it had.
+            let hinted = known_inputs(state).filter(|h| expr::eval(&unexplored, h) == 1);
+            let v = match hinted {
+                Some(h) => {
+                    self.solver.answered_by_path_model();
+                    expr::eval(p, h) as u64
+                }
+                None => {
+                    let mut cs = (*state.constraints).clone();
+                    cs.push(unexplored.clone());
+                    match self.solver.get_value(&cs, p) {
+                        Ok(v) => v as u64,
+                        Err(e) => return Err(self.solver_error(state, e)),
+                    }
+                }
             };
             let region = match state.memory.find(v) {
                 Some(e) => {
@@ -388,9 +400,18 @@ impl Executor {
     /// solver failure says no: the accesses then stay symbolic, as correct.
     /// Being only a shortcut, it gets a probe's time: a pointer into a
     /// table at an index a checksum computed (cksum's CRC) made it a 10 s
-    /// timeout at each access.
+    /// timeout at each access. Such a pointer can almost always take other
+    /// values, which the path's model with one input byte changed shows
+    /// before any solver call, or else has one because the path fixed the
+    /// bytes it reads: each access of a Csmith program's CRC over its
+    /// symbolic globals timed out otherwise.
     fn fixed_inside(&mut self, state: &State, p: &ExprRef, inside: &ExprRef, v: u64) -> bool {
         let other = expr::and(inside, &expr::ne(p, &expr::constant(v.into(), 64)));
+        if let Some(known) = known_inputs(state) {
+            if let Some(other_may) = self.solver.nearby(&state.constraints, &other, known) {
+                return !other_may;
+            }
+        }
         let answer = self
             .solver
             .probing(|s| s.may_be_true(&state.constraints, &other));
@@ -568,4 +589,16 @@ fn in_bounds(p: &ExprRef, base: u64, size: u64, bytes: u64) -> ExprRef {
     }
     let off = expr::sub(p, &expr::constant(base as u128, 64));
     expr::ule(&off, &expr::constant((size - bytes) as u128, 64))
+}
+
+/// Inputs known to satisfy the path's condition without a query: the
+/// path's model, or, before the path has a condition, any inputs at all
+/// (every byte 0); a path hashing its input before its first fork has no
+/// model yet.
+fn known_inputs(state: &State) -> Option<&Assignment> {
+    static UNCONSTRAINED: LazyLock<Assignment> = LazyLock::new(Assignment::new);
+    match &state.hint {
+        Some(hint) => Some(hint),
+        None => state.constraints.is_empty().then(|| &*UNCONSTRAINED),
+    }
 }

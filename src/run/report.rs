@@ -84,6 +84,7 @@ impl Report<'_> {
                 queries: solver.queries,
                 z3_calls: solver.z3_calls,
                 path_model: solver.path_model,
+                nearby: solver.nearby,
                 gave_up: solver.gave_up,
                 fixed_addresses: solver.fixed_addresses,
                 time_s: solver.time.as_secs_f64(),

@@ -61,7 +61,7 @@ pub struct EnumerateLayer {
 }
 
 /// A symbolic byte: its array and offset.
-type Byte = (ArrayRef, u64);
+pub(super) type Byte = (ArrayRef, u64);
 
 /// A set of byte values, one bit each.
 type Values = [u64; 4];
@@ -100,6 +100,18 @@ struct Related {
 /// (Z3 leaves those free; evaluation reads them as 0), or has more than
 /// [`MAX_NODES`] nodes.
 fn bytes_of(e: &ExprRef) -> Result<Vec<Byte>, ()> {
+    input_bytes(e, MAX_BYTES, MAX_NODES).map(|(bytes, _)| bytes)
+}
+
+/// The input bytes `e` reads, in the order a walk meets them, and its
+/// number of nodes; `Err(())` when it reads more than `max_bytes` of them,
+/// a byte at an offset that depends on the input, a byte out of its array,
+/// or has more than `max_nodes` nodes.
+pub(super) fn input_bytes(
+    e: &ExprRef,
+    max_bytes: usize,
+    max_nodes: usize,
+) -> Result<(Vec<Byte>, usize), ()> {
     let mut seen: FxHashSet<*const ExprNode> = FxHashSet::default();
     let mut stack = vec![e];
     let mut bytes: Vec<Byte> = Vec::new();
@@ -109,7 +121,7 @@ fn bytes_of(e: &ExprRef) -> Result<Vec<Byte>, ()> {
             continue;
         }
         nodes += 1;
-        if nodes > MAX_NODES {
+        if nodes > max_nodes {
             return Err(());
         }
         if let ExprKind::Read { updates, index } = e.kind() {
@@ -121,7 +133,7 @@ fn bytes_of(e: &ExprRef) -> Result<Vec<Byte>, ()> {
                 }
                 let byte = (root.clone(), at as u64);
                 if !bytes.iter().any(|b| same(b, &byte)) {
-                    if bytes.len() == MAX_BYTES {
+                    if bytes.len() == max_bytes {
                         return Err(());
                     }
                     bytes.push(byte);
@@ -134,7 +146,7 @@ fn bytes_of(e: &ExprRef) -> Result<Vec<Byte>, ()> {
             }
         });
     }
-    Ok(bytes)
+    Ok((bytes, nodes))
 }
 
 fn same(a: &Byte, b: &Byte) -> bool {

@@ -24,6 +24,7 @@ mod enumerate;
 pub(crate) mod equiv;
 mod implication;
 pub mod interval;
+mod nearby;
 mod query;
 mod reduce;
 mod slice;
@@ -107,6 +108,9 @@ pub struct SolverStats {
     /// Feasibility questions the path's own model answered (it satisfies
     /// the condition), never entering the entry point.
     pub path_model: u64,
+    /// Questions the inputs next to the path's model answered by
+    /// evaluation ([`Solver::nearby`]), never entering the entry point.
+    pub nearby: u64,
     /// Alternatives of a fork given up because their query timed out
     /// while the path's model showed another one feasible.
     pub gave_up: u64,
@@ -128,6 +132,7 @@ impl SolverStats {
         self.cache_hits += other.cache_hits;
         self.bad_models += other.bad_models;
         self.path_model += other.path_model;
+        self.nearby += other.nearby;
         self.gave_up += other.gave_up;
         self.fixed_addresses += other.fixed_addresses;
         self.time += other.time;
@@ -423,6 +428,35 @@ impl Solver {
             )),
             Answer::Unsat => Ok(None),
         }
+    }
+
+    /// Whether `constraints ∧ e` can hold, where the inputs next to
+    /// `known` (a model of `constraints`, such as the path's) tell by
+    /// evaluation alone: a model one byte `e` reads away shows it can; it
+    /// is decided where the constraints fix each byte `e` reads, or where
+    /// those bytes are few enough to try all their values. `None`: ask the
+    /// solver. For a question that may be hard for Z3, such as whether a
+    /// hashed index can take another value.
+    pub fn nearby(
+        &mut self,
+        constraints: &[ExprRef],
+        e: &ExprRef,
+        known: &Assignment,
+    ) -> Option<bool> {
+        let answer = match nearby::witness_nearby(&mut self.arrays, constraints, e, known) {
+            // Checked against every constraint, in case `known` is not
+            // their model after all.
+            nearby::Nearby::Witness(model) => self
+                .verified
+                .all_hold(&model, constraints, constraints.len() + 1)
+                .then_some(true),
+            nearby::Nearby::Decided(holds) => Some(holds),
+            nearby::Nearby::Unknown => None,
+        };
+        if answer.is_some() {
+            self.stats.nearby += 1;
+        }
+        answer
     }
 
     /// Counts a question the path's own model answered before it reached

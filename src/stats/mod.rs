@@ -266,6 +266,11 @@ pub struct SolverStats {
     /// query.
     #[serde(default)]
     pub path_model: u64,
+    /// Feasibility questions the inputs next to the path's model answered
+    /// by evaluation (one input byte changed, or every byte the question
+    /// reads fixed), without a query.
+    #[serde(default)]
+    pub nearby: u64,
     /// Alternatives of forks given up because their query timed out while
     /// the path's model showed another one feasible (the path went on with
     /// the inputs of the hard condition fixed).
