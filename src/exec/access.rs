@@ -284,14 +284,10 @@ impl Executor {
     ) -> Exec<()> {
         let mut unexplored = expr::bool_const(true);
         for _ in 0..MAX_POINTER_SEARCH {
-            match self.solver.may_be_true(&state.constraints, &unexplored) {
-                Ok(true) => {}
-                Ok(false) => return Ok(()),
-                Err(e) => return Err(self.solver_error(state, e)),
-            }
-            // The path's model, where it lies in the region left, gives a
-            // value at once: the first search always, where the solver
-            // walked a hashed index's whole chain for a model it had.
+            // The path's model, where it lies in the region left, says the
+            // region can be reached and gives a value in it at once: the
+            // first search always, where the solver walked a hashed index's
+            // whole chain for a model it had.
             let hinted = known_inputs(state).filter(|h| expr::eval(&unexplored, h) == 1);
             let v = match hinted {
                 Some(h) => {
@@ -299,6 +295,11 @@ impl Executor {
                     expr::eval(p, h) as u64
                 }
                 None => {
+                    match self.solver.may_be_true(&state.constraints, &unexplored) {
+                        Ok(true) => {}
+                        Ok(false) => return Ok(()),
+                        Err(e) => return Err(self.solver_error(state, e)),
+                    }
                     let mut cs = (*state.constraints).clone();
                     cs.push(unexplored.clone());
                     match self.solver.get_value(&cs, p) {

@@ -64,7 +64,7 @@ pub struct EnumerateLayer {
 pub(super) type Byte = (ArrayRef, u64);
 
 /// A set of byte values, one bit each.
-type Values = [u64; 4];
+pub(super) type Values = [u64; 4];
 
 /// Every byte value.
 const ALL: Values = [u64::MAX; 4];
@@ -149,7 +149,7 @@ pub(super) fn input_bytes(
     Ok((bytes, nodes))
 }
 
-fn same(a: &Byte, b: &Byte) -> bool {
+pub(super) fn same(a: &Byte, b: &Byte) -> bool {
     Arc::ptr_eq(&a.0, &b.0) && a.1 == b.1
 }
 
@@ -188,6 +188,15 @@ fn byte_values(set: &ValueSet, k: usize) -> Values {
         }
     }
     values
+}
+
+/// The byte `c` reads, when it reads one, and the values of it under
+/// which `c` holds.
+pub(super) fn one_byte_values(c: &ExprRef) -> Option<(Byte, Values)> {
+    match classify(c) {
+        Conjunct::Byte(byte, values) => Some((byte, values)),
+        _ => None,
+    }
 }
 
 /// What `c` is to the layer: the bytes it reads and, for one byte, the
@@ -297,7 +306,7 @@ impl Slots {
 }
 
 /// The set holding `v` alone.
-fn only(v: u8) -> Values {
+pub(super) fn only(v: u8) -> Values {
     let mut values = [0u64; 4];
     values[usize::from(v / 64)] |= 1 << (v % 64);
     values

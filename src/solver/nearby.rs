@@ -17,7 +17,7 @@
 //! Otherwise the question goes to the solver as before.
 
 use super::arrays::{ArraysOf, Span};
-use super::enumerate::{input_bytes, Byte};
+use super::enumerate::{input_bytes, one_byte_values, only, same, Byte, Values};
 use crate::expr::{conjuncts, Assignment, Evaluator, ExprRef};
 use std::sync::Arc;
 
@@ -27,9 +27,6 @@ const MAX_BYTES: usize = 16;
 
 /// The most nodes a question may have to be tried here.
 const MAX_NODES: usize = 1 << 18;
-
-/// The most nodes a conjunct fixing a byte may have.
-const MAX_PIN_NODES: usize = 64;
 
 /// The evaluation budget of one question, in nodes of the question
 /// evaluated: a few milliseconds at most, against the probe's second.
@@ -69,9 +66,6 @@ pub(super) fn witness_nearby(
     if bytes.is_empty() {
         return Nearby::Unknown;
     }
-    if Evaluator::new(known).eval(e) == 1 {
-        return Nearby::Witness(known.clone());
-    }
     let mut spans: Vec<Span> = Vec::new();
     arrays_of.spans(constraints, &mut spans);
     // The constraints that a change of the bytes may turn false.
@@ -105,8 +99,18 @@ pub(super) fn witness_nearby(
         }
         search.model.set_byte(&byte.0, byte.1 as usize, was);
     }
-    if bytes.iter().all(|b| pinned(&touched, b, byte_of(known, b))) {
-        return Nearby::Decided(false);
+    // Every byte fixed: the question is what it is under `known` (which
+    // the tries above skipped; the caller mostly knows it false there).
+    let pins = one_byte_conditions(&touched);
+    if bytes.iter().all(|b| {
+        pins.iter()
+            .any(|(p, values)| same(p, b) && *values == only(byte_of(known, b)))
+    }) {
+        return if Evaluator::new(known).eval(e) == 1 {
+            Nearby::Witness(known.clone())
+        } else {
+            Nearby::Decided(false)
+        };
     }
     // Every value of at most two bytes, where nothing else bears on them.
     if bytes.len() > 2 || !touched.iter().all(|c| reads_only(c, &bytes)) {
@@ -162,25 +166,13 @@ fn reads_only(c: &ExprRef, bytes: &[Byte]) -> bool {
     })
 }
 
-/// Whether a conjunct of `constraints` that reads `byte` alone allows it
-/// no value but `was`.
-fn pinned(constraints: &[&ExprRef], byte: &Byte, was: u8) -> bool {
+/// The bytes that conjuncts of `constraints` read alone, each with the
+/// values its conjunct allows.
+fn one_byte_conditions(constraints: &[&ExprRef]) -> Vec<(Byte, Values)> {
     let mut parts = Vec::new();
     let owned: Vec<ExprRef> = constraints.iter().map(|&c| c.clone()).collect();
     conjuncts(&owned, &mut parts);
-    parts.iter().any(|c| {
-        let Ok((read, _)) = input_bytes(c, 1, MAX_PIN_NODES) else {
-            return false;
-        };
-        if !matches!(read.as_slice(), [b] if Arc::ptr_eq(&b.0, &byte.0) && b.1 == byte.1) {
-            return false;
-        }
-        let mut one = Assignment::new();
-        (0..=u8::MAX).all(|v| {
-            one.set_byte(&byte.0, byte.1 as usize, v);
-            (Evaluator::new(&one).eval(c) == 1) == (v == was)
-        })
-    })
+    parts.iter().filter_map(one_byte_values).collect()
 }
 
 /// The value `model` gives `byte` (0 where it gives its array none).
