@@ -288,11 +288,12 @@ impl Executor {
             // region can be reached and gives a value in it at once: the
             // first search always, where the solver walked a hashed index's
             // whole chain for a model it had.
-            let hinted = known_inputs(state).filter(|h| expr::eval(&unexplored, h) == 1);
+            let hinted = known_inputs(state)
+                .filter(|h| unexplored.is_true() || self.solver.value_under(h, &unexplored) == 1);
             let v = match hinted {
                 Some(h) => {
                     self.solver.answered_by_path_model();
-                    expr::eval(p, h) as u64
+                    self.solver.value_under(h, p) as u64
                 }
                 None => {
                     match self.solver.may_be_true(&state.constraints, &unexplored) {
@@ -596,8 +597,8 @@ fn in_bounds(p: &ExprRef, base: u64, size: u64, bytes: u64) -> ExprRef {
 /// path's model, or, before the path has a condition, any inputs at all
 /// (every byte 0); a path hashing its input before its first fork has no
 /// model yet.
-fn known_inputs(state: &State) -> Option<&Assignment> {
-    static UNCONSTRAINED: LazyLock<Assignment> = LazyLock::new(Assignment::new);
+fn known_inputs(state: &State) -> Option<&Arc<Assignment>> {
+    static UNCONSTRAINED: LazyLock<Arc<Assignment>> = LazyLock::new(Default::default);
     match &state.hint {
         Some(hint) => Some(hint),
         None => state.constraints.is_empty().then(|| &*UNCONSTRAINED),

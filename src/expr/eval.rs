@@ -116,19 +116,40 @@ impl Assignment {
     }
 }
 
-/// Evaluates expressions under one assignment, remembering the value of
-/// every subexpression across calls (so checking many constraints that share
-/// subterms costs their total size once).
-pub struct Evaluator<'a> {
-    assignment: &'a Assignment,
+/// The values of subexpressions under one assignment, kept by an
+/// [`Evaluator`] and handed to the next one for the same assignment: a
+/// question asked at each step of a chain (a CRC's next table index) then
+/// costs its new nodes, not the whole chain again.
+#[derive(Default)]
+pub struct Evaluated {
     /// Values by node address. Every node here is one of `roots` or lies
     /// under one, and the roots are held: no address is freed and reused
-    /// while the evaluator lives. Keyed by the expressions themselves, each
+    /// while the values live. Keyed by the expressions themselves, each
     /// node cost a count written on the way in and another on the way out
     /// (a model's check of a 4,000-constraint path condition wrote 60,000).
     memo: FxHashMap<*const ExprNode, u128>,
     /// The expressions evaluated, held for `memo`'s addresses.
     roots: Vec<ExprRef>,
+}
+
+impl Evaluated {
+    /// Number of subexpressions with a value.
+    pub fn len(&self) -> usize {
+        self.memo.len()
+    }
+
+    /// Whether no subexpression has a value.
+    pub fn is_empty(&self) -> bool {
+        self.memo.is_empty()
+    }
+}
+
+/// Evaluates expressions under one assignment, remembering the value of
+/// every subexpression across calls (so checking many constraints that share
+/// subterms costs their total size once).
+pub struct Evaluator<'a> {
+    assignment: &'a Assignment,
+    values: Evaluated,
 }
 
 impl<'a> Evaluator<'a> {
@@ -141,11 +162,25 @@ impl<'a> Evaluator<'a> {
     /// subexpressions: checking a model against a path condition of
     /// thousands of constraints otherwise grows the memo a dozen times.
     pub fn with_capacity(assignment: &'a Assignment, nodes: usize) -> Self {
-        Evaluator {
+        let memo = FxHashMap::with_capacity_and_hasher(nodes, Default::default());
+        Self::with_values(
             assignment,
-            memo: FxHashMap::with_capacity_and_hasher(nodes, Default::default()),
-            roots: Vec::new(),
-        }
+            Evaluated {
+                memo,
+                roots: Vec::new(),
+            },
+        )
+    }
+
+    /// An evaluator for `assignment` that starts from `values`, which an
+    /// evaluator for the same assignment (the same bytes) found.
+    pub fn with_values(assignment: &'a Assignment, values: Evaluated) -> Self {
+        Evaluator { assignment, values }
+    }
+
+    /// The values found, for the next evaluator of the same assignment.
+    pub fn into_values(self) -> Evaluated {
+        self.values
     }
 
     /// The value of `e` (masked to its width). Unassigned symbolic bytes and
@@ -154,10 +189,10 @@ impl<'a> Evaluator<'a> {
         if let Some(c) = e.as_const() {
             return c;
         }
-        if let Some(&v) = self.memo.get(&e.as_ptr()) {
+        if let Some(&v) = self.values.memo.get(&e.as_ptr()) {
             return v;
         }
-        self.roots.push(e.clone());
+        self.values.roots.push(e.clone());
         // Iterative post-order walk: expressions can be far deeper than the
         // call stack allows. The walk borrows the nodes: cloning them would
         // write their counts, lines that every worker reads.
@@ -165,16 +200,16 @@ impl<'a> Evaluator<'a> {
         // heap (a model's check walks thousands of them).
         let mut stack: SmallVec<[(&ExprRef, bool); 32]> = smallvec::smallvec![(e, false)];
         while let Some((node, expanded)) = stack.pop() {
-            if self.memo.contains_key(&node.as_ptr()) {
+            if self.values.memo.contains_key(&node.as_ptr()) {
                 continue;
             }
             if expanded {
                 let v = self.compute(node);
-                self.memo.insert(node.as_ptr(), v);
+                self.values.memo.insert(node.as_ptr(), v);
             } else {
                 stack.push((node, true));
                 node.for_each_child(|c| {
-                    if !c.is_const() && !self.memo.contains_key(&c.as_ptr()) {
+                    if !c.is_const() && !self.values.memo.contains_key(&c.as_ptr()) {
                         stack.push((c, false));
                     }
                 });
@@ -186,7 +221,7 @@ impl<'a> Evaluator<'a> {
     fn value(&self, e: &ExprRef) -> u128 {
         match e.as_const() {
             Some(c) => c,
-            None => self.memo.get(&e.as_ptr()).copied().unwrap_or(0),
+            None => self.values.memo.get(&e.as_ptr()).copied().unwrap_or(0),
         }
     }
 

@@ -24,6 +24,7 @@ mod enumerate;
 pub(crate) mod equiv;
 mod implication;
 pub mod interval;
+mod model_values;
 mod nearby;
 mod query;
 mod reduce;
@@ -237,6 +238,9 @@ pub struct Solver {
     /// The constraints answers' models were checked against, with the
     /// bytes they held under.
     verified: verified::Verified,
+    /// Values under the path models and witnesses evaluated again and
+    /// again ([`Self::value_under`], [`Self::nearby`]).
+    model_values: model_values::ModelValues,
 }
 
 /// A probe gets this share of the configured time limit of a query.
@@ -259,6 +263,7 @@ impl Solver {
             probe_ms: (config.timeout_ms / PROBE_SHARE).max(1),
             cap_ms: None,
             verified: verified::Verified::default(),
+            model_values: model_values::ModelValues::default(),
         }
     }
 
@@ -443,12 +448,19 @@ impl Solver {
         e: &ExprRef,
         known: &Assignment,
     ) -> Option<bool> {
+        // A witness of the question before, on this path or one the search
+        // interleaves with it, mostly answers the next one: checked
+        // against every constraint, it is a model.
+        if self.model_values.witness(constraints, e) {
+            self.stats.nearby += 1;
+            return Some(true);
+        }
         let answer = match nearby::witness_nearby(&mut self.arrays, constraints, e, known) {
             // Checked against every constraint, in case `known` is not
             // their model after all.
-            nearby::Nearby::Witness(model) => self
-                .verified
-                .all_hold(&model, constraints, constraints.len() + 1)
+            nearby::Nearby::Witness(model, values) => self
+                .model_values
+                .add_witness(model, values, constraints, e)
                 .then_some(true),
             nearby::Nearby::Decided(holds) => Some(holds),
             nearby::Nearby::Unknown => None,
@@ -457,6 +469,13 @@ impl Solver {
             self.stats.nearby += 1;
         }
         answer
+    }
+
+    /// The value of `e` under `model`, a model evaluated before: the
+    /// values of the subexpressions found under it then are reused (a
+    /// hashed index, one step longer at each lookup, costs its new step).
+    pub fn value_under(&mut self, model: &Arc<Assignment>, e: &ExprRef) -> u128 {
+        self.model_values.value(model, e)
     }
 
     /// Counts a question the path's own model answered before it reached

@@ -18,7 +18,7 @@
 
 use super::arrays::{ArraysOf, Span};
 use super::enumerate::{input_bytes, one_byte_values, only, same, Byte, Values};
-use crate::expr::{conjuncts, Assignment, Evaluator, ExprRef};
+use crate::expr::{conjuncts, Assignment, Evaluated, Evaluator, ExprRef};
 use std::sync::Arc;
 
 /// The most input bytes a question may read to be tried here: each of
@@ -35,8 +35,8 @@ const BUDGET: usize = 1 << 21;
 /// What the values next to a known model say of a question.
 pub(super) enum Nearby {
     /// A model of the question and of the constraints that read the bytes
-    /// changed, next to the known model.
-    Witness(Assignment),
+    /// changed, next to the known model, with the values found under it.
+    Witness(Assignment, Evaluated),
     /// The question is decided whatever the model: every byte it reads is
     /// fixed by a condition on it alone, or the question and the
     /// constraints on its bytes read at most two bytes, all of whose
@@ -86,13 +86,14 @@ pub(super) fn witness_nearby(
         e,
         nodes,
         budget: BUDGET,
+        values: Evaluated::default(),
     };
     for byte in &bytes {
         let was = byte_of(known, byte);
         for value in (0..=u8::MAX).filter(|&v| v != was) {
             search.model.set_byte(&byte.0, byte.1 as usize, value);
             match search.try_model() {
-                Some(true) => return Nearby::Witness(search.model),
+                Some(true) => return Nearby::Witness(search.model, search.values),
                 Some(false) => {}
                 None => return Nearby::Unknown,
             }
@@ -107,7 +108,7 @@ pub(super) fn witness_nearby(
             .any(|(p, values)| same(p, b) && *values == only(byte_of(known, b)))
     }) {
         return if Evaluator::new(known).eval(e) == 1 {
-            Nearby::Witness(known.clone())
+            Nearby::Witness(known.clone(), Evaluated::default())
         } else {
             Nearby::Decided(false)
         };
@@ -127,7 +128,7 @@ pub(super) fn witness_nearby(
                 .set_byte(&second.0, second.1 as usize, (pair >> 8) as u8);
         }
         match search.try_model() {
-            Some(true) => return Nearby::Witness(search.model),
+            Some(true) => return Nearby::Witness(search.model, search.values),
             Some(false) => {}
             None => return Nearby::Unknown,
         }
@@ -143,6 +144,8 @@ struct Search<'a> {
     /// The question's size, and what is left of the evaluation budget.
     nodes: usize,
     budget: usize,
+    /// The values found under the model by the last try.
+    values: Evaluated,
 }
 
 impl Search<'_> {
@@ -150,11 +153,14 @@ impl Search<'_> {
     /// question; `None` once the budget is spent.
     fn try_model(&mut self) -> Option<bool> {
         let mut ev = Evaluator::new(&self.model);
-        if !self.touched.iter().all(|c| ev.eval(c) == 1) {
-            return Some(false);
-        }
-        self.budget = self.budget.checked_sub(self.nodes)?;
-        Some(ev.eval(self.e) == 1)
+        let holds = if !self.touched.iter().all(|c| ev.eval(c) == 1) {
+            Some(false)
+        } else {
+            self.budget = self.budget.checked_sub(self.nodes)?;
+            Some(ev.eval(self.e) == 1)
+        };
+        self.values = ev.into_values();
+        holds
     }
 }
 
@@ -235,7 +241,7 @@ mod tests {
         let v = expr::eval(&h, &known);
         let other = expr::ne(&h, &constant(v, 8));
         let mut arrays = ArraysOf::default();
-        let Nearby::Witness(found) = witness_nearby(&mut arrays, &constraints, &other, &known)
+        let Nearby::Witness(found, _) = witness_nearby(&mut arrays, &constraints, &other, &known)
         else {
             panic!("a byte's change changes the hash");
         };
@@ -270,7 +276,7 @@ mod tests {
         let same = expr::eq(&h, &constant(v, 8));
         assert!(matches!(
             witness_nearby(&mut arrays, &constraints, &same, &known),
-            Nearby::Witness(_)
+            Nearby::Witness(..)
         ));
     }
 
@@ -300,7 +306,8 @@ mod tests {
         let mut arrays = ArraysOf::default();
         // Another sum needs both bytes changed.
         let other_sum = expr::ne(&expr::add(&b0, &b1), &constant(10, 8));
-        let Nearby::Witness(found) = witness_nearby(&mut arrays, &constraints, &other_sum, &known)
+        let Nearby::Witness(found, _) =
+            witness_nearby(&mut arrays, &constraints, &other_sum, &known)
         else {
             panic!("two bytes changed together keep the tie");
         };
