@@ -56,6 +56,62 @@ fn division_of_zero_extended_operands_is_done_narrow() {
 }
 
 #[test]
+fn division_of_a_narrow_dividend_by_a_wide_divisor_is_done_narrow() {
+    // A 16-bit divisor, sign-extended: not zero-extended, so the dividend
+    // alone is narrow.
+    let a = Array::symbolic("wide_divisor", 2);
+    let half = |i| read(&UpdateList::new(a.clone()), &constant(i, 64));
+    let y16 = concat(&half(1), &half(0));
+    let y64 = sext(&y16, 64);
+    let x = byte("narrow_dividend");
+    let x64 = zext(&x, 64);
+    for (op, dividend) in [
+        (BinOp::URem, constant(1, 64)),
+        (BinOp::UDiv, constant(100, 64)),
+        (BinOp::URem, x64.clone()),
+        (BinOp::UDiv, x64.clone()),
+    ] {
+        let e = binary(op, &dividend, &y64);
+        // No 64-bit division is left.
+        let mut wide = false;
+        let mut stack = vec![e.clone()];
+        while let Some(n) = stack.pop() {
+            if let ExprKind::Binary { op: o, lhs, .. } = n.kind() {
+                wide |= matches!(o, BinOp::UDiv | BinOp::URem) && lhs.width() == 64;
+            }
+            n.for_each_child(|c| stack.push(c.clone()));
+        }
+        assert!(!wide, "{op:?}: {e:?}");
+        // The values agree everywhere, division by zero and divisors past
+        // the dividend's width included.
+        for (xv, yv) in [
+            (7u8, 0u16),
+            (200, 3),
+            (255, 0xffff),
+            (1, 1),
+            (0, 9),
+            (9, 0x8000),
+            (100, 256),
+        ] {
+            let mut m = crate::expr::Assignment::new();
+            m.set(&a, yv.to_le_bytes().to_vec());
+            let arr = match x.kind() {
+                ExprKind::Read { updates, .. } => updates.root.clone(),
+                _ => unreachable!(),
+            };
+            m.set(&arr, vec![xv, 0, 0, 0]);
+            let d = crate::expr::eval(&dividend, &m);
+            let y = crate::expr::eval(&y64, &m);
+            assert_eq!(
+                crate::expr::eval(&e, &m),
+                fold_binary(op, d, y, 64),
+                "{op:?} {d} {y}"
+            );
+        }
+    }
+}
+
+#[test]
 fn interning_gives_pointer_equality() {
     let x = byte("intern_x");
     let a = add(&zext(&x, 32), &constant(3, 32));
