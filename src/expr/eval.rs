@@ -116,10 +116,11 @@ impl Assignment {
     }
 }
 
-/// The values of subexpressions under one assignment, kept by an
-/// [`Evaluator`] and handed to the next one for the same assignment: a
-/// question asked at each step of a chain (a CRC's next table index) then
-/// costs its new nodes, not the whole chain again.
+/// The values of subexpressions under one assignment, remembered across
+/// evaluations: an [`Evaluator`]'s, or kept with a model that is evaluated
+/// again and again (a question asked at each step of a chain, a CRC's next
+/// table index, then costs its new nodes, not the whole chain again). Each
+/// evaluation must be under the same assignment (the same bytes).
 #[derive(Default)]
 pub struct Evaluated {
     /// Values by node address. Every node here is one of `roots` or lies
@@ -130,18 +131,6 @@ pub struct Evaluated {
     memo: FxHashMap<*const ExprNode, u128>,
     /// The expressions evaluated, held for `memo`'s addresses.
     roots: Vec<ExprRef>,
-}
-
-impl Evaluated {
-    /// Number of subexpressions with a value.
-    pub fn len(&self) -> usize {
-        self.memo.len()
-    }
-
-    /// Whether no subexpression has a value.
-    pub fn is_empty(&self) -> bool {
-        self.memo.is_empty()
-    }
 }
 
 /// Evaluates expressions under one assignment, remembering the value of
@@ -162,37 +151,43 @@ impl<'a> Evaluator<'a> {
     /// subexpressions: checking a model against a path condition of
     /// thousands of constraints otherwise grows the memo a dozen times.
     pub fn with_capacity(assignment: &'a Assignment, nodes: usize) -> Self {
-        let memo = FxHashMap::with_capacity_and_hasher(nodes, Default::default());
-        Self::with_values(
+        Evaluator {
             assignment,
-            Evaluated {
-                memo,
+            values: Evaluated {
+                memo: FxHashMap::with_capacity_and_hasher(nodes, Default::default()),
                 roots: Vec::new(),
             },
-        )
+        }
     }
 
-    /// An evaluator for `assignment` that starts from `values`, which an
-    /// evaluator for the same assignment (the same bytes) found.
-    pub fn with_values(assignment: &'a Assignment, values: Evaluated) -> Self {
-        Evaluator { assignment, values }
-    }
-
-    /// The values found, for the next evaluator of the same assignment.
-    pub fn into_values(self) -> Evaluated {
-        self.values
-    }
-
-    /// The value of `e` (masked to its width). Unassigned symbolic bytes and
-    /// bytes past the end of an array read as 0.
+    /// The value of `e` (see [`Evaluated::eval`]).
     pub fn eval(&mut self, e: &ExprRef) -> u128 {
+        self.values.eval(self.assignment, e)
+    }
+}
+
+impl Evaluated {
+    /// Number of subexpressions with a value.
+    pub fn len(&self) -> usize {
+        self.memo.len()
+    }
+
+    /// Whether no subexpression has a value.
+    pub fn is_empty(&self) -> bool {
+        self.memo.is_empty()
+    }
+
+    /// The value of `e` (masked to its width) under `assignment`, the one
+    /// every earlier value was found under. Unassigned symbolic bytes and
+    /// bytes past the end of an array read as 0.
+    pub fn eval(&mut self, assignment: &Assignment, e: &ExprRef) -> u128 {
         if let Some(c) = e.as_const() {
             return c;
         }
-        if let Some(&v) = self.values.memo.get(&e.as_ptr()) {
+        if let Some(&v) = self.memo.get(&e.as_ptr()) {
             return v;
         }
-        self.values.roots.push(e.clone());
+        self.roots.push(e.clone());
         // Iterative post-order walk: expressions can be far deeper than the
         // call stack allows. The walk borrows the nodes: cloning them would
         // write their counts, lines that every worker reads.
@@ -200,16 +195,16 @@ impl<'a> Evaluator<'a> {
         // heap (a model's check walks thousands of them).
         let mut stack: SmallVec<[(&ExprRef, bool); 32]> = smallvec::smallvec![(e, false)];
         while let Some((node, expanded)) = stack.pop() {
-            if self.values.memo.contains_key(&node.as_ptr()) {
+            if self.memo.contains_key(&node.as_ptr()) {
                 continue;
             }
             if expanded {
-                let v = self.compute(node);
-                self.values.memo.insert(node.as_ptr(), v);
+                let v = self.compute(assignment, node);
+                self.memo.insert(node.as_ptr(), v);
             } else {
                 stack.push((node, true));
                 node.for_each_child(|c| {
-                    if !c.is_const() && !self.values.memo.contains_key(&c.as_ptr()) {
+                    if !c.is_const() && !self.memo.contains_key(&c.as_ptr()) {
                         stack.push((c, false));
                     }
                 });
@@ -221,12 +216,12 @@ impl<'a> Evaluator<'a> {
     fn value(&self, e: &ExprRef) -> u128 {
         match e.as_const() {
             Some(c) => c,
-            None => self.values.memo.get(&e.as_ptr()).copied().unwrap_or(0),
+            None => self.memo.get(&e.as_ptr()).copied().unwrap_or(0),
         }
     }
 
     /// The value of `e` once all its children have values.
-    fn compute(&self, e: &ExprRef) -> u128 {
+    fn compute(&self, assignment: &Assignment, e: &ExprRef) -> u128 {
         let w = e.width();
         match e.kind() {
             ExprKind::Const(c) => *c,
@@ -237,7 +232,7 @@ impl<'a> Evaluator<'a> {
                         return self.value(&node.value);
                     }
                 }
-                self.assignment.byte(&updates.root, i) as u128
+                assignment.byte(&updates.root, i) as u128
             }
             ExprKind::Select {
                 cond,

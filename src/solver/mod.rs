@@ -451,19 +451,19 @@ impl Solver {
         // A witness of the question before, on this path or one the search
         // interleaves with it, mostly answers the next one: checked
         // against every constraint, it is a model.
-        if self.model_values.witness(constraints, e) {
-            self.stats.nearby += 1;
-            return Some(true);
-        }
-        let answer = match nearby::witness_nearby(&mut self.arrays, constraints, e, known) {
-            // Checked against every constraint, in case `known` is not
-            // their model after all.
-            nearby::Nearby::Witness(model, values) => self
-                .model_values
-                .add_witness(model, values, constraints, e)
-                .then_some(true),
-            nearby::Nearby::Decided(holds) => Some(holds),
-            nearby::Nearby::Unknown => None,
+        let answer = if self.model_values.witness(constraints, e) {
+            Some(true)
+        } else {
+            match nearby::witness_nearby(&mut self.arrays, constraints, e, known) {
+                // Checked against every constraint, in case `known` is not
+                // their model after all.
+                nearby::Nearby::Witness(model, values) => self
+                    .model_values
+                    .add_witness(model, values, constraints, e)
+                    .then_some(true),
+                nearby::Nearby::Decided(holds) => Some(holds),
+                nearby::Nearby::Unknown => None,
+            }
         };
         if answer.is_some() {
             self.stats.nearby += 1;

@@ -12,7 +12,7 @@
 
 use std::sync::Arc;
 
-use crate::expr::{Assignment, Evaluated, Evaluator, ExprRef};
+use crate::expr::{Assignment, Evaluated, ExprRef};
 
 /// Path models whose values are kept: the paths the search interleaves
 /// come back to theirs soon after leaving them.
@@ -54,10 +54,9 @@ impl Entry {
     /// Whether every one of `exprs` is true under the model, stopping at
     /// the first that is not.
     fn all_true<'e>(&mut self, exprs: impl IntoIterator<Item = &'e ExprRef>) -> bool {
-        let mut ev = Evaluator::with_values(&self.model, std::mem::take(&mut self.values));
-        let holds = exprs.into_iter().all(|e| ev.eval(e) == 1);
-        self.values = ev.into_values();
-        holds
+        exprs
+            .into_iter()
+            .all(|e| self.values.eval(&self.model, e) == 1)
     }
 }
 
@@ -79,9 +78,7 @@ impl ModelValues {
             }),
         };
         let entry = &mut self.entries[i];
-        let mut ev = Evaluator::with_values(&entry.model, std::mem::take(&mut entry.values));
-        let v = ev.eval(e);
-        entry.values = ev.into_values();
+        let v = entry.values.eval(&entry.model, e);
         self.used(i);
         v
     }

@@ -152,14 +152,18 @@ impl Search<'_> {
     /// Whether the model now satisfies the touched constraints and the
     /// question; `None` once the budget is spent.
     fn try_model(&mut self) -> Option<bool> {
-        let mut ev = Evaluator::new(&self.model);
-        let holds = if !self.touched.iter().all(|c| ev.eval(c) == 1) {
+        let mut values = Evaluated::default();
+        let holds = if !self
+            .touched
+            .iter()
+            .all(|c| values.eval(&self.model, c) == 1)
+        {
             Some(false)
         } else {
             self.budget = self.budget.checked_sub(self.nodes)?;
-            Some(ev.eval(self.e) == 1)
+            Some(values.eval(&self.model, self.e) == 1)
         };
-        self.values = ev.into_values();
+        self.values = values;
         holds
     }
 }
