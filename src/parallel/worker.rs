@@ -41,8 +41,9 @@ pub struct WorkerSlot {
     /// observer in turn, and for one trie.
     pub weight: AtomicU64,
     pub decisions: AtomicU64,
-    /// Whether its last try at bringing the run under `--max-memory`
-    /// freed too little (see `parallel::memory`).
+    /// Whether its last try at bringing the run under `--max-memory` left
+    /// it no path to end and the run still at its limit (see
+    /// `parallel::memory`).
     pub shed_failed: AtomicBool,
 }
 
@@ -448,7 +449,7 @@ pub fn work(
                 let mut ending = Ending::for_memory(time_limit, &mut cost, &mut recent, workers);
                 let stop_run = memory::at_limit(w, common.slots, || {
                     let before = states.len();
-                    let under = shed_for_memory(
+                    let shed = shed_for_memory(
                         executor,
                         searcher,
                         &mut states,
@@ -457,7 +458,7 @@ pub fn work(
                         common.stop,
                     )?;
                     let left = states.len();
-                    Ok((under, (before - left) as u64, left as u64))
+                    Ok((shed, (before - left) as u64, left as u64))
                 })?;
                 if !stop_run {
                     reason = None;

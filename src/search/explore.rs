@@ -9,7 +9,7 @@ use super::ending::{
     checkpoint_cost, end_pending, final_cost, out_of_time, Ending, Made, PendingWeight, ReportCost,
     FINAL_COST_PER_TEST, FINISH_SHARE,
 };
-use super::shed::shed_for_memory;
+use super::shed::{shed_for_memory, Shed};
 use super::{Searcher, States};
 use crate::exec::{Byte, EarlyReason, ErrorKind, Executor, PathEnd, PathError, State, Step, Tally};
 use crate::expr::{self, Assignment};
@@ -227,7 +227,9 @@ pub fn explore(
         if stopped_by == Some(EarlyReason::MaxMemory) {
             let before = states.len();
             let mut ending = Ending::for_memory(time_limit, &mut cost, &mut recent, 1);
-            if shed_for_memory(executor, searcher, &mut states, &mut ending, observer, stop)? {
+            let shed =
+                shed_for_memory(executor, searcher, &mut states, &mut ending, observer, stop)?;
+            if shed != Shed::Exhausted {
                 stopped_by = None;
             }
             ended += (before - states.len()) as u64;
