@@ -164,6 +164,68 @@ fn narrow_dividend(op: BinOp, a: &ExprRef, b: &ExprRef) -> Option<ExprRef> {
     Some(select(&fits, &narrow, &exceeded))
 }
 
+/// `e` as the sign extension of a narrower value: the value and its width.
+/// A constant counts as the extension of its significant bits and a sign
+/// bit, and a zero extension from `k` bits as a sign extension from `k+1`.
+fn sign_extended(e: &ExprRef) -> Option<(ExprRef, u32)> {
+    let w = e.width();
+    match e.kind() {
+        K::SExt(x) => Some((x.clone(), x.width())),
+        K::ZExt(x) if x.width() + 1 < w => Some((zext(x, x.width() + 1), x.width() + 1)),
+        K::Const(c) if w > 1 => {
+            let v = to_signed(*c, w);
+            let magnitude = if v < 0 { !v } else { v };
+            let bits = 128 - magnitude.leading_zeros() + 1;
+            (bits < w).then(|| (constant(*c & mask(bits), bits), bits))
+        }
+        _ => None,
+    }
+}
+
+/// Signed division and remainder of sign-extended operands, or of a
+/// sign-extended dividend by a wide divisor, done narrow: C promotes
+/// `short` and `signed char` to `int` before `/` and `%`, and Csmith's
+/// safe arithmetic divides constants by sign-extended 64-bit values.
+///
+/// With both operands extended from at most `m` bits, the remainder is the
+/// `m`-bit one extended (`MIN % -1` is 0 at every width), and the quotient
+/// is the `m+1`-bit one, where `MIN / -1` does not overflow. With a
+/// dividend extended from `k` bits alone, a divisor outside the signed
+/// range of `k+1` bits exceeds the dividend in magnitude, leaving a
+/// quotient of 0 and the dividend as remainder; one inside fits in `k+1`
+/// bits, where the operation cannot overflow. Division by zero gives 0 at
+/// every width.
+fn narrow_signed_division(op: BinOp, a: &ExprRef, b: &ExprRef) -> Option<ExprRef> {
+    let extra = match op {
+        BinOp::SDiv => 1,
+        BinOp::SRem => 0,
+        _ => return None,
+    };
+    if a.as_const() == Some(0) || b.as_const() == Some(1) {
+        return None;
+    }
+    let w = a.width();
+    let (x, k) = sign_extended(a)?;
+    if let Some((y, j)) = sign_extended(b) {
+        let m = k.max(j) + extra;
+        return (m < w).then(|| sext(&binary(op, &sext(&x, m), &sext(&y, m)), w));
+    }
+    let n = k + 1;
+    if b.is_const() || n >= w {
+        return None;
+    }
+    let fits = ult(
+        &binary(BinOp::Add, b, &constant(1u128 << k, w)),
+        &constant(1u128 << n, w),
+    );
+    let narrow = sext(&binary(op, &sext(&x, n), &extract(b, 0, n)), w);
+    let exceeded = match op {
+        BinOp::SRem => a.clone(),
+        _ => constant(0, w),
+    };
+    Some(select(&fits, &narrow, &exceeded))
+}
+
 /// `op(a, b)`; both operands have the same width.
 pub fn binary(op: BinOp, a: &ExprRef, b: &ExprRef) -> ExprRef {
     same_width(a, b, "binary");
@@ -186,7 +248,10 @@ pub fn binary(op: BinOp, a: &ExprRef, b: &ExprRef) -> ExprRef {
             _ => {}
         }
     }
-    if let Some(narrow) = narrow_division(op, a, b).or_else(|| narrow_dividend(op, a, b)) {
+    if let Some(narrow) = narrow_division(op, a, b)
+        .or_else(|| narrow_dividend(op, a, b))
+        .or_else(|| narrow_signed_division(op, a, b))
+    {
         return narrow;
     }
     let ones = mask(w);

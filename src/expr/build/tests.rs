@@ -22,15 +22,7 @@ fn division_of_zero_extended_operands_is_done_narrow() {
         by300,
         zext(&binary(BinOp::URem, &zext(&x, 9), &constant(300, 9)), 32)
     );
-    // Signed operands or a full-width constant stay as they are.
-    let s = binary(BinOp::SRem, &sext(&x, 32), &y32);
-    assert!(matches!(
-        s.kind(),
-        ExprKind::Binary {
-            op: BinOp::SRem,
-            ..
-        }
-    ));
+    // A full-width constant stays as it is.
     let big = binary(BinOp::SRem, &x32, &constant(0x8000_0000, 32));
     assert!(matches!(
         big.kind(),
@@ -42,12 +34,8 @@ fn division_of_zero_extended_operands_is_done_narrow() {
     // The values agree everywhere, division by zero included.
     for (a, b) in [(200u128, 7u128), (255, 0), (0, 0), (13, 255), (128, 128)] {
         let mut m = crate::expr::Assignment::new();
-        let arr = |e: &ExprRef| match e.kind() {
-            ExprKind::Read { updates, .. } => updates.root.clone(),
-            _ => unreachable!(),
-        };
-        m.set(&arr(&x), vec![a as u8, 0, 0, 0]);
-        m.set(&arr(&y), vec![b as u8, 0, 0, 0]);
+        m.set(&array_of(&x), vec![a as u8, 0, 0, 0]);
+        m.set(&array_of(&y), vec![b as u8, 0, 0, 0]);
         for op in [BinOp::UDiv, BinOp::SDiv, BinOp::URem, BinOp::SRem] {
             let want = fold_binary(op, a, b, 32);
             assert_eq!(crate::expr::eval(&binary(op, &x32, &y32), &m), want);
@@ -72,16 +60,7 @@ fn division_of_a_narrow_dividend_by_a_wide_divisor_is_done_narrow() {
         (BinOp::UDiv, x64.clone()),
     ] {
         let e = binary(op, &dividend, &y64);
-        // No 64-bit division is left.
-        let mut wide = false;
-        let mut stack = vec![e.clone()];
-        while let Some(n) = stack.pop() {
-            if let ExprKind::Binary { op: o, lhs, .. } = n.kind() {
-                wide |= matches!(o, BinOp::UDiv | BinOp::URem) && lhs.width() == 64;
-            }
-            n.for_each_child(|c| stack.push(c.clone()));
-        }
-        assert!(!wide, "{op:?}: {e:?}");
+        assert!(!divides_at(&e, 64), "{op:?}: {e:?}");
         // The values agree everywhere, division by zero and divisors past
         // the dividend's width included.
         for (xv, yv) in [
@@ -95,11 +74,7 @@ fn division_of_a_narrow_dividend_by_a_wide_divisor_is_done_narrow() {
         ] {
             let mut m = crate::expr::Assignment::new();
             m.set(&a, yv.to_le_bytes().to_vec());
-            let arr = match x.kind() {
-                ExprKind::Read { updates, .. } => updates.root.clone(),
-                _ => unreachable!(),
-            };
-            m.set(&arr, vec![xv, 0, 0, 0]);
+            m.set(&array_of(&x), vec![xv, 0, 0, 0]);
             let d = crate::expr::eval(&dividend, &m);
             let y = crate::expr::eval(&y64, &m);
             assert_eq!(
@@ -107,6 +82,115 @@ fn division_of_a_narrow_dividend_by_a_wide_divisor_is_done_narrow() {
                 fold_binary(op, d, y, 64),
                 "{op:?} {d} {y}"
             );
+        }
+    }
+}
+
+/// The divisions and remainders in `e`: each one's operation and width.
+fn divisions(e: &ExprRef) -> Vec<(BinOp, u32)> {
+    let mut found = Vec::new();
+    let mut stack = vec![e.clone()];
+    while let Some(n) = stack.pop() {
+        if let ExprKind::Binary { op, lhs, .. } = n.kind() {
+            if matches!(op, BinOp::UDiv | BinOp::URem | BinOp::SDiv | BinOp::SRem) {
+                found.push((*op, lhs.width()));
+            }
+        }
+        n.for_each_child(|c| stack.push(c.clone()));
+    }
+    found
+}
+
+/// Whether `e` divides (or takes a remainder) at `width` bits anywhere.
+fn divides_at(e: &ExprRef, width: u32) -> bool {
+    divisions(e).iter().any(|&(_, w)| w == width)
+}
+
+/// Whether `e` divides (unsigned) anywhere.
+fn divides(e: &ExprRef) -> bool {
+    divisions(e).iter().any(|&(op, _)| op == BinOp::UDiv)
+}
+
+/// The array a byte made by [`byte`] reads.
+fn array_of(e: &ExprRef) -> crate::expr::ArrayRef {
+    match e.kind() {
+        ExprKind::Read { updates, .. } => updates.root.clone(),
+        _ => unreachable!("not a read: {e:?}"),
+    }
+}
+
+#[test]
+fn signed_division_of_sign_extended_operands_is_done_narrow() {
+    let (x, y) = (byte("signed_x"), byte("signed_y"));
+    let (sx, sy, zy) = (sext(&x, 32), sext(&y, 32), zext(&y, 32));
+    let c = |v: i32| constant(v as u32 as u128, 32);
+    let pairs = [
+        (sx.clone(), sy.clone()),
+        (sx.clone(), zy.clone()),
+        (c(1), sy.clone()),
+        (c(-100), sy.clone()),
+        (c(-32768), sy.clone()),
+        (sx.clone(), c(7)),
+        (sx.clone(), c(-1)),
+    ];
+    for (a, b) in &pairs {
+        for op in [BinOp::SDiv, BinOp::SRem] {
+            let e = binary(op, a, b);
+            assert!(!divides_at(&e, 32), "{op:?}: {e:?}");
+        }
+    }
+    // The values agree everywhere: MIN / -1, MIN % -1 and division by
+    // zero included.
+    let mut m = crate::expr::Assignment::new();
+    for xv in 0..=255u8 {
+        for yv in 0..=255u8 {
+            m.set(&array_of(&x), vec![xv, 0, 0, 0]);
+            m.set(&array_of(&y), vec![yv, 0, 0, 0]);
+            for (a, b) in &pairs {
+                let (av, bv) = (crate::expr::eval(a, &m), crate::expr::eval(b, &m));
+                for op in [BinOp::SDiv, BinOp::SRem] {
+                    let e = binary(op, a, b);
+                    assert_eq!(
+                        crate::expr::eval(&e, &m),
+                        fold_binary(op, av, bv, 32),
+                        "{op:?} {av:#x} {bv:#x}: {e:?}"
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn signed_division_of_a_narrow_dividend_by_a_wide_divisor_is_done_narrow() {
+    let a = Array::symbolic("signed_wide_divisor", 4);
+    let at = |i| read(&UpdateList::new(a.clone()), &constant(i, 64));
+    let y32 = concat(&concat(&at(3), &at(2)), &concat(&at(1), &at(0)));
+    let x = byte("signed_narrow_dividend");
+    let sx = sext(&x, 32);
+    for op in [BinOp::SDiv, BinOp::SRem] {
+        let e = binary(op, &sx, &y32);
+        assert!(!divides_at(&e, 32), "{op:?}: {e:?}");
+    }
+    // Divisors at the edges of the range where the narrow operation is
+    // used, and far outside it, each way.
+    let near = [
+        0i32, 1, -1, 2, -2, 127, -128, 128, -129, 255, 256, -256, -257, 1000,
+    ];
+    let divisors = near.iter().chain(&[i32::MAX, i32::MIN]);
+    let mut m = crate::expr::Assignment::new();
+    for xv in 0..=255u8 {
+        for &yv in divisors.clone() {
+            m.set(&array_of(&x), vec![xv, 0, 0, 0]);
+            m.set(&a, yv.to_le_bytes().to_vec());
+            let (av, bv) = (crate::expr::eval(&sx, &m), yv as u32 as u128);
+            for op in [BinOp::SDiv, BinOp::SRem] {
+                assert_eq!(
+                    crate::expr::eval(&binary(op, &sx, &y32), &m),
+                    fold_binary(op, av, bv, 32),
+                    "{op:?} {av:#x} {bv:#x}"
+                );
+            }
         }
     }
 }
@@ -318,34 +402,10 @@ fn deep_chains_drop_without_overflowing_the_stack() {
     drop(l);
 }
 
-/// Whether `e` divides anywhere.
-fn divides(e: &ExprRef) -> bool {
-    match e.kind() {
-        ExprKind::Binary {
-            op: BinOp::UDiv, ..
-        } => true,
-        ExprKind::Binary { lhs, rhs, .. } | ExprKind::Cmp { lhs, rhs, .. } => {
-            divides(lhs) || divides(rhs)
-        }
-        ExprKind::Not(x) | ExprKind::ZExt(x) | ExprKind::SExt(x) => divides(x),
-        ExprKind::Extract { expr, .. } => divides(expr),
-        ExprKind::Concat { hi, lo } => divides(hi) || divides(lo),
-        ExprKind::Select {
-            cond,
-            then_e,
-            else_e,
-        } => divides(cond) || divides(then_e) || divides(else_e),
-        ExprKind::Const(_) | ExprKind::Read { .. } => false,
-    }
-}
-
 #[test]
 fn quotients_by_constants_nest_into_one_and_compare_without_dividing() {
     let x = byte("quot_x");
-    let array = match x.kind() {
-        ExprKind::Read { updates, .. } => updates.root.clone(),
-        _ => unreachable!(),
-    };
+    let array = array_of(&x);
     let divisors = [1u128, 2, 3, 7, 10, 16, 100, 255];
     let bounds = [0u128, 1, 2, 9, 25, 26, 127, 254, 255];
     let ops = [CmpOp::Eq, CmpOp::Ult, CmpOp::Ule];
