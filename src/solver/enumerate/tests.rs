@@ -1,0 +1,397 @@
+//! The layer's answers beside Z3's, and the searches it makes.
+
+use crate::expr::{self, constant, read, Array, ArrayRef, Evaluator, UpdateList};
+use crate::solver::{Solver, SolverConfig};
+
+fn byte(a: &ArrayRef, i: u128) -> expr::ExprRef {
+    read(&UpdateList::new(a.clone()), &constant(i, 64))
+}
+
+fn solver(chain: &str) -> Solver {
+    Solver::new(SolverConfig {
+        chain: chain.parse().unwrap(),
+        ..SolverConfig::default()
+    })
+}
+
+/// Queries over one byte, with Z3 and with enumeration: the same
+/// answers, and enumeration's models satisfy the query.
+#[test]
+fn one_byte_queries_are_answered_as_z3_answers_them_and_without_it() {
+    let x = Array::symbolic("x", 4);
+    let table = Array::constant(
+        "table",
+        (0..=255u8).map(|b| b.wrapping_mul(37)).collect::<Vec<u8>>(),
+    );
+    let c = byte(&x, 2);
+    let looked_up = read(&UpdateList::new(table), &expr::zext(&c, 64));
+    let cases = vec![
+        // Satisfiable: a product that wraps.
+        (
+            vec![expr::ult(&constant(10, 8), &c)],
+            expr::eq(&expr::mul(&c, &c), &constant(121, 8)),
+        ),
+        // Unsatisfiable: an odd square of an even byte.
+        (
+            vec![expr::eq(
+                &expr::binary(crate::ir::BinOp::URem, &c, &constant(2, 8)),
+                &constant(0, 8),
+            )],
+            expr::eq(&expr::mul(&c, &c), &constant(9, 8)),
+        ),
+        // A constant table read at the byte.
+        (vec![], expr::eq(&looked_up, &constant(111, 8))),
+        (
+            vec![expr::ult(&c, &constant(3, 8))],
+            expr::eq(&looked_up, &constant(111, 8)),
+        ),
+    ];
+    for (constraints, cond) in cases {
+        let mut z3 = solver("z3");
+        let mut en = solver("enumerate,z3");
+        let want = z3.may_be_true(&constraints, &cond).unwrap();
+        assert_eq!(en.may_be_true(&constraints, &cond).unwrap(), want);
+        let mut all = constraints.clone();
+        all.push(cond.clone());
+        let m = en.get_model(&all, std::slice::from_ref(&x)).unwrap();
+        assert_eq!(m.is_some(), want);
+        if let Some(m) = m {
+            assert_eq!(m.get(&x).map(<[u8]>::len), Some(4));
+            let mut e = Evaluator::new(&m);
+            assert!(all.iter().all(|c| e.eval(c) == 1));
+        }
+        assert_eq!(en.stats().z3_calls, 0, "{cond:?}");
+    }
+}
+
+/// Conjuncts over different bytes, none relating two of them: decided
+/// byte by byte, as Z3 decides them.
+#[test]
+fn bytes_constrained_each_on_its_own_are_solved_each_on_its_own() {
+    let x = Array::symbolic("x", 3);
+    let y = Array::symbolic("y", 2);
+    let (a, b, c) = (byte(&x, 0), byte(&x, 2), byte(&y, 1));
+    let constraints = vec![
+        expr::eq(&constant(10, 8), &a),
+        expr::ult(&constant(200, 8), &b),
+        expr::eq(&expr::mul(&c, &c), &constant(121, 8)),
+    ];
+    for (cond, want) in [
+        (
+            expr::eq(&expr::and(&b, &constant(7, 8)), &constant(3, 8)),
+            true,
+        ),
+        (expr::eq(&b, &constant(100, 8)), false),
+        (expr::ult(&constant(20, 8), &c), true),
+    ] {
+        let mut z3 = solver("z3");
+        let mut en = solver("enumerate,z3");
+        assert_eq!(z3.may_be_true(&constraints, &cond).unwrap(), want);
+        assert_eq!(en.may_be_true(&constraints, &cond).unwrap(), want);
+        let mut all = constraints.clone();
+        all.push(cond);
+        let m = en.get_model(&all, &[x.clone(), y.clone()]).unwrap();
+        assert_eq!(m.is_some(), want);
+        if let Some(m) = m {
+            assert_eq!(m.get(&x).map(<[u8]>::len), Some(3));
+            assert_eq!(m.get(&y).map(<[u8]>::len), Some(2));
+            let mut e = Evaluator::new(&m);
+            assert!(all.iter().all(|c| e.eval(c) == 1));
+        }
+        assert_eq!(en.stats().z3_calls, 0);
+    }
+}
+
+/// Along a path the same constraints come back with each new
+/// condition: what each allows is kept, and every later query is
+/// still decided as Z3 decides it, with the least value that fits.
+#[test]
+fn conjuncts_worked_out_once_serve_the_queries_after() {
+    let x = Array::symbolic("x", 2);
+    let (a, b) = (byte(&x, 0), byte(&x, 1));
+    let path = vec![
+        expr::ult(&constant(10, 8), &a),
+        expr::ne(&a, &constant(11, 8)),
+        expr::ult(&b, &constant(3, 8)),
+    ];
+    let mut en = solver("enumerate,z3");
+    let mut z3 = solver("z3");
+    for (cond, least) in [
+        (expr::ult(&a, &constant(5, 8)), None),
+        (expr::ult(&a, &constant(20, 8)), Some(12)),
+        (expr::eq(&b, &constant(2, 8)), Some(12)),
+        (expr::ult(&constant(2, 8), &b), None),
+        (expr::ult(&a, &constant(13, 8)), Some(12)),
+    ] {
+        assert_eq!(
+            en.may_be_true(&path, &cond).unwrap(),
+            z3.may_be_true(&path, &cond).unwrap(),
+            "{cond:?}"
+        );
+        let mut all = path.clone();
+        all.push(cond.clone());
+        let m = en.get_model(&all, std::slice::from_ref(&x)).unwrap();
+        assert_eq!(m.as_ref().map(|m| m.get(&x).unwrap()[0]), least, "{cond:?}");
+    }
+    assert_eq!(en.stats().z3_calls, 0);
+}
+
+#[test]
+fn queries_over_more_than_one_byte_go_on_to_z3() {
+    let x = Array::symbolic("x", 4);
+    let y = Array::symbolic("y", 1);
+    let mut en = solver("enumerate,z3");
+    let two = expr::ult(&byte(&x, 0), &byte(&x, 1));
+    assert!(en.may_be_true(&[], &two).unwrap());
+    let other = expr::ult(&byte(&x, 0), &byte(&y, 0));
+    assert!(en.may_be_true(&[], &other).unwrap());
+    // At an offset that depends on the input.
+    let at = expr::zext(&expr::and(&byte(&x, 0), &constant(3, 8)), 64);
+    let moving = expr::eq(&read(&UpdateList::new(x.clone()), &at), &constant(7, 8));
+    assert!(en.may_be_true(&[], &moving).unwrap());
+    // Two bytes each on their own, but a third conjunct relates them.
+    let related = vec![
+        expr::ult(&constant(5, 8), &byte(&x, 0)),
+        expr::ult(&constant(5, 8), &byte(&x, 1)),
+    ];
+    assert!(en.may_be_true(&related, &two).unwrap());
+    assert_eq!(en.stats().z3_calls, 4);
+}
+/// A little-endian word of `n` bytes of `a`, as a load builds it.
+fn word(a: &ArrayRef, n: u128) -> expr::ExprRef {
+    (1..n).fold(byte(a, 0), |lo, i| expr::concat(&byte(a, i), &lo))
+}
+
+/// `lo <= w <= hi`, signed, as `klee_range` and a bounds check say it.
+fn within(w: &expr::ExprRef, lo: u128, hi: u128) -> Vec<expr::ExprRef> {
+    vec![
+        expr::sle(&constant(lo, 32), w),
+        expr::sle(w, &constant(hi, 32)),
+    ]
+}
+
+/// Remainders and products of two words the path bounds to a few
+/// values each (Euclid's gcd on inputs in 1..=8): decided by trying
+/// the combinations, as Z3 decides them, with models that hold.
+#[test]
+fn words_bounded_to_few_values_are_searched_without_z3() {
+    use crate::ir::BinOp;
+    let (x, y) = (Array::symbolic("x", 4), Array::symbolic("y", 4));
+    let (a, b) = (word(&x, 4), word(&y, 4));
+    let mut path = within(&a, 1, 8);
+    path.extend(within(&b, 1, 8));
+    let rem = |l: &expr::ExprRef, r: &expr::ExprRef| expr::binary(BinOp::URem, l, r);
+    let c = |v| constant(v, 32);
+    let cases = [
+        // x mod x is 0: the query gcd asks at its assertion.
+        (vec![expr::eq(&a, &b)], expr::ne(&rem(&a, &a), &c(0)), false),
+        (vec![], expr::eq(&rem(&a, &b), &c(3)), true),
+        (vec![], expr::eq(&expr::mul(&a, &b), &c(49)), true),
+        (vec![], expr::eq(&expr::mul(&a, &b), &c(63)), false),
+        // A difference taken twice, as the loop of gcd takes it.
+        (
+            vec![expr::ult(&a, &b)],
+            expr::eq(&rem(&expr::sub(&expr::sub(&b, &a), &a), &a), &c(1)),
+            true,
+        ),
+    ];
+    for (more, cond, want) in cases {
+        let mut constraints = path.clone();
+        constraints.extend(more);
+        let mut z3 = solver("z3");
+        let mut en = solver("enumerate,z3");
+        assert_eq!(
+            z3.may_be_true(&constraints, &cond).unwrap(),
+            want,
+            "{cond:?}"
+        );
+        assert_eq!(
+            en.may_be_true(&constraints, &cond).unwrap(),
+            want,
+            "{cond:?}"
+        );
+        let mut all = constraints.clone();
+        all.push(cond.clone());
+        let m = en.get_model(&all, &[x.clone(), y.clone()]).unwrap();
+        assert_eq!(m.is_some(), want);
+        if let Some(m) = m {
+            let mut e = Evaluator::new(&m);
+            assert!(all.iter().all(|c| e.eval(c) == 1), "{cond:?}");
+        }
+        assert_eq!(en.stats().z3_calls, 0, "{cond:?}");
+    }
+}
+
+/// Words with too many combinations left, or with no bound on them,
+/// go on to Z3, which answers.
+#[test]
+fn words_with_many_values_left_go_on_to_z3() {
+    let (x, y) = (Array::symbolic("x", 4), Array::symbolic("y", 4));
+    let (a, b) = (word(&x, 4), word(&y, 4));
+    let mut wide = within(&a, 0, 99);
+    wide.extend(within(&b, 0, 99));
+    let cond = expr::eq(&expr::mul(&a, &b), &constant(77 * 13, 32));
+    let mut en = solver("enumerate,z3");
+    assert!(en.may_be_true(&wide, &cond).unwrap());
+    assert_eq!(en.stats().z3_calls, 1);
+    let unbounded = within(&a, 1, 8);
+    assert!(en.may_be_true(&unbounded, &cond).unwrap());
+    assert_eq!(en.stats().z3_calls, 2);
+}
+/// A loop reading a fresh word each round and comparing it with the
+/// round's number: each word's bounds alone read its bytes, so every
+/// question and the path's model are answered without Z3, and a
+/// contradiction is found as Z3 finds it.
+#[test]
+fn free_words_take_a_value_their_bounds_allow_without_z3() {
+    let words: Vec<_> = (0..300)
+        .map(|k| Array::symbolic(&format!("x{k}"), 4))
+        .collect();
+    let c = |v| constant(v, 32);
+    let mut path = Vec::new();
+    let mut en = solver("enumerate,z3");
+    for (k, a) in words.iter().enumerate() {
+        let x = expr::add(&word(a, 4), &c(3));
+        let cond = expr::slt(&x, &c(k as u128));
+        assert!(en.may_be_true(&path, &cond).unwrap());
+        assert!(en.may_be_true(&path, &expr::not(&cond)).unwrap());
+        path.push(expr::not(&cond));
+    }
+    let m = en.get_model(&path, &words).unwrap().unwrap();
+    let mut ev = Evaluator::new(&m);
+    assert!(path.iter().all(|c| ev.eval(c) == 1));
+    let x = word(&words[7], 4);
+    let mut narrow = vec![expr::ult(&x, &c(10))];
+    assert!(!en.may_be_true(&narrow, &expr::ult(&c(20), &x)).unwrap());
+    narrow.push(expr::ne(&x, &c(0)));
+    assert!(!en.may_be_true(&narrow, &expr::eq(&x, &c(0))).unwrap());
+    assert_eq!(en.stats().z3_calls, 0);
+}
+
+/// Words that overlap, share bytes with a conjunct of their own byte or
+/// with a product, or repeat a byte, are not free: random bounds on
+/// such words get Z3's answers, and the models hold.
+#[test]
+fn words_that_share_bytes_are_answered_as_z3_answers_them() {
+    use crate::expr::CmpOp;
+    use rand::{Rng, SeedableRng};
+    let a = Array::symbolic("a", 6);
+    let b = Array::symbolic("b", 2);
+    let terms = [
+        word(&a, 4),
+        word(&a, 2),
+        expr::concat(&byte(&a, 5), &byte(&a, 4)),
+        expr::concat(&byte(&a, 4), &expr::concat(&byte(&a, 5), &byte(&a, 4))),
+        expr::concat(&byte(&b, 1), &byte(&b, 0)),
+        byte(&a, 0),
+        byte(&b, 1),
+        expr::mul(&word(&b, 2), &expr::concat(&byte(&a, 5), &byte(&a, 4))),
+    ];
+    let ops = [CmpOp::Eq, CmpOp::Ult, CmpOp::Ule, CmpOp::Slt, CmpOp::Sle];
+    let mut rng = rand::rngs::SmallRng::seed_from_u64(11);
+    let mut en = solver("enumerate,z3");
+    let mut z3 = solver("z3");
+    let mut free = 0;
+    for _ in 0..400 {
+        let n = rng.gen_range(1..4);
+        let mut all: Vec<_> = (0..n)
+            .map(|_| {
+                let t = &terms[rng.gen_range(0..terms.len())];
+                let w = t.width();
+                let v = constant(rng.gen::<u128>() & crate::expr::mask(w), w);
+                let op = ops[rng.gen_range(0..ops.len())];
+                let e = if rng.gen() {
+                    expr::cmp(op, t, &v)
+                } else {
+                    expr::cmp(op, &v, t)
+                };
+                if rng.gen_range(0..3) == 0 {
+                    expr::not(&e)
+                } else {
+                    e
+                }
+            })
+            .collect();
+        let cond = all.pop().unwrap();
+        let want = z3.may_be_true(&all, &cond).unwrap();
+        let calls = en.stats().z3_calls;
+        assert_eq!(
+            en.may_be_true(&all, &cond).unwrap(),
+            want,
+            "{all:?} {cond:?}"
+        );
+        free += usize::from(en.stats().z3_calls == calls);
+        all.push(cond);
+        if let Some(m) = en.get_model(&all, &[a.clone(), b.clone()]).unwrap() {
+            let mut ev = Evaluator::new(&m);
+            assert!(all.iter().all(|c| ev.eval(c) == 1), "{all:?}");
+        }
+    }
+    assert_eq!(en.stats().bad_models, 0);
+    assert!(free > 100, "{free} of 400 answered without Z3");
+}
+
+/// Random expressions over two 4-byte arrays whose bytes the path
+/// bounds to one to four values each: enumeration (searching where the
+/// combinations are few, passing the query on where not) answers as Z3
+/// does, and its models hold.
+#[test]
+fn random_expressions_over_bounded_bytes_are_answered_as_z3_answers_them() {
+    use crate::expr::proptests::{build, reference, Env, Gen, ARRAY_SIZE};
+    use rand::{Rng, SeedableRng};
+    let env = Env::new("en");
+    let mut en = solver("enumerate,z3");
+    let mut z3 = solver("z3");
+    let hits = |s: &Solver| s.stats().hits.get("enumerate").copied().unwrap_or(0);
+    let mut searched = 0;
+    for seed in 0..200u64 {
+        let mut g = Gen::new(seed);
+        let w = g.width();
+        let tree = g.gen(w, 1 + (seed % 3) as u32);
+        let e = build(&tree, &env);
+        let mut rng = rand::rngs::SmallRng::seed_from_u64(seed);
+        let n = env.sym.len() * ARRAY_SIZE as usize;
+        let bytes: Vec<u8> = (0..n).map(|_| rng.gen()).collect();
+        let mut path = Vec::new();
+        for (k, arr) in env.sym.iter().enumerate() {
+            for i in 0..ARRAY_SIZE as u128 {
+                let b = bytes[k * ARRAY_SIZE as usize + i as usize];
+                let spread = rng.gen_range(0..4u8);
+                let lo = b.saturating_sub(spread / 2);
+                path.push(expr::ule(&constant(u128::from(lo), 8), &byte(arr, i)));
+                path.push(expr::ule(
+                    &byte(arr, i),
+                    &constant(u128::from(lo.saturating_add(spread)), 8),
+                ));
+            }
+        }
+        // One value the expression takes within the bounds, and one it
+        // may not.
+        let taken = reference(&tree, &env, &bytes);
+        let other = taken ^ u128::from(rng.gen::<u8>() | 1);
+        for v in [taken, other & crate::expr::mask(w)] {
+            let cond = expr::eq(&e, &constant(v, w));
+            let want = z3.may_be_true(&path, &cond).unwrap();
+            let before = hits(&en);
+            assert_eq!(
+                en.may_be_true(&path, &cond).unwrap(),
+                want,
+                "seed {seed}: {e:?}"
+            );
+            if hits(&en) > before && super::bytes_of(&e).is_ok_and(|b| b.len() > 1) {
+                searched += 1;
+            }
+            let mut all = path.clone();
+            all.push(cond);
+            if let Some(m) = en.get_model(&all, &env.sym).unwrap() {
+                let mut ev = Evaluator::new(&m);
+                assert!(all.iter().all(|c| ev.eval(c) == 1), "seed {seed}: {e:?}");
+            }
+        }
+    }
+    assert_eq!(en.stats().bad_models, 0);
+    assert!(
+        searched > 40,
+        "{searched} queries relating bytes were searched"
+    );
+}
