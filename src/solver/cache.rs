@@ -127,21 +127,10 @@ impl Layer for CacheLayer {
 mod tests {
     use super::*;
     use crate::expr::{self, Array, UpdateList};
+    use crate::solver::tests::Stuck;
     use crate::solver::{Solver, SolverConfig};
     use std::cell::Cell;
     use std::rc::Rc;
-
-    /// Times out on every query, counting them.
-    struct Stuck(Rc<Cell<u32>>);
-    impl Layer for Stuck {
-        fn name(&self) -> &'static str {
-            "stuck"
-        }
-        fn check(&mut self, _q: &Query<'_>, _next: &mut Chain<'_>) -> Result<Answer, SolverError> {
-            self.0.set(self.0.get() + 1);
-            Err(SolverError::Timeout)
-        }
-    }
 
     #[test]
     fn a_query_that_timed_out_times_out_at_once_unless_it_gets_more_time() {

@@ -20,7 +20,9 @@
 //! as its bytes have values. A word that only comparisons of it with
 //! constants read (a loop reading a fresh word each round) takes the least
 //! value they allow, however many it has. Any other query goes on to the
-//! next layer.
+//! next layer; where that runs out of time on a query over at most two
+//! bytes' worth of combinations, the layer tries every one of them rather
+//! than leave the query undecided.
 
 use std::sync::Arc;
 
@@ -29,7 +31,10 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use super::interval::{atom_of, ValueSet};
 use super::query::{Answer, Chain, Layer, Query};
 use super::SolverError;
-use crate::expr::{conjuncts, ArrayRef, Assignment, Evaluator, ExprKind, ExprNode, ExprRef};
+use crate::expr::{
+    conjuncts, ArrayRef, Assignment, Evaluated, Evaluator, ExprKind, ExprNode, ExprRef,
+};
+use crate::ir::BinOp;
 
 /// Conjuncts larger than this many nodes make their query go on:
 /// evaluating them for every value would cost more than Z3 does.
@@ -44,6 +49,17 @@ const MAX_BYTES: usize = 16;
 /// unsatisfiable query tries every combination the conjuncts do not rule
 /// out early).
 const MAX_COMBINATIONS: u64 = 1024;
+
+/// The most combinations searched at all: those of two bytes.
+const MAX_SEARCHED: u64 = 1 << 16;
+
+/// The node evaluations a search over more than [`MAX_COMBINATIONS`] may
+/// make before the query goes on to Z3.
+const BUDGET_BEFORE_Z3: u64 = 1 << 22;
+
+/// The node evaluations a search may make once Z3 has run out of time on
+/// its query: a second or so.
+const BUDGET_AFTER_TIMEOUT: u64 = 1 << 25;
 
 /// Conjuncts kept before the memo is cleared (memory bound).
 const MEMO_LIMIT: usize = 1 << 18;
@@ -89,6 +105,9 @@ struct Related {
     expr: ExprRef,
     /// The bytes it reads, in the order it reads them.
     bytes: Vec<Byte>,
+    /// Whether it chains divisions by the input (see
+    /// [`chains_divisions`]).
+    chains: bool,
     /// Where it compares a word of input bytes with a constant: the word,
     /// the values it allows the word, and the word's bytes, least
     /// significant first.
@@ -226,10 +245,49 @@ fn classify(c: &ExprRef) -> Conjunct {
             Conjunct::Bytes(Arc::new(Related {
                 expr: c.clone(),
                 bytes,
+                chains: chains_divisions(c),
                 bound,
             }))
         }
     }
+}
+
+/// Whether `e` divides by the input a value that is itself a quotient or
+/// remainder by the input (or divides by one): a chain of divisions, as
+/// Euclid's algorithm makes. Z3 bit-blasts each division whole, and on a
+/// recursive Euclid's remainder chain on two bytes took 0.1 to 0.3 s a
+/// query, and gave up on some after a second and more, where trying every
+/// pair of values took 60 ms at most. On a division or two side by side it
+/// takes a few milliseconds, less than trying the pairs.
+fn chains_divisions(e: &ExprRef) -> bool {
+    let divides = |e: &ExprRef| {
+        matches!(e.kind(), ExprKind::Binary { op, rhs, .. }
+            if matches!(op, BinOp::UDiv | BinOp::SDiv | BinOp::URem | BinOp::SRem)
+                && !rhs.is_const())
+    };
+    // Divisions by the input nested in each node, children first.
+    let mut depth: FxHashMap<*const ExprNode, u8> = FxHashMap::default();
+    let mut stack: Vec<(&ExprRef, bool)> = vec![(e, false)];
+    while let Some((node, expanded)) = stack.pop() {
+        if node.is_const() || depth.contains_key(&node.as_ptr()) {
+            continue;
+        }
+        if !expanded {
+            stack.push((node, true));
+            node.for_each_child(|c| stack.push((c, false)));
+            continue;
+        }
+        let mut d = 0;
+        node.for_each_child(|c| d = d.max(depth.get(&c.as_ptr()).copied().unwrap_or(0)));
+        if divides(node) {
+            if d > 0 {
+                return true;
+            }
+            d = 1;
+        }
+        depth.insert(node.as_ptr(), d);
+    }
+    false
 }
 
 /// Which of `words` are free: their bytes are distinct and read by no
@@ -364,26 +422,38 @@ struct Search<'a> {
     found: &'a mut [(Byte, u8)],
     /// `found` as an assignment, kept up to date byte by byte.
     assignment: Assignment,
+    /// The node evaluations the search may still make.
+    budget: u64,
 }
+
+/// A search ran past its budget of node evaluations.
+struct OverBudget;
 
 impl Search<'_> {
     /// Whether the bytes of `order` from the `i`th on have values under
     /// which every check holds. Tries the least values first, so the first
     /// combination found is the same on every run.
-    fn from(&mut self, i: usize) -> bool {
+    fn from(&mut self, i: usize) -> Result<bool, OverBudget> {
         let Some(&slot) = self.order.get(i) else {
-            return true;
+            return Ok(true);
         };
         for v in each(&self.domains[slot]) {
             let ((array, at), value) = &mut self.found[slot];
             *value = v;
             self.assignment.set_byte(array, *at as usize, v);
-            let mut e = Evaluator::new(&self.assignment);
-            if self.checks[i].iter().all(|c| e.eval(c) == 1) && self.from(i + 1) {
-                return true;
+            let mut values = Evaluated::default();
+            let holds = self.checks[i]
+                .iter()
+                .all(|c| values.eval(&self.assignment, c) == 1);
+            self.budget = self
+                .budget
+                .checked_sub(values.len() as u64)
+                .ok_or(OverBudget)?;
+            if holds && self.from(i + 1)? {
+                return Ok(true);
             }
         }
-        false
+        Ok(false)
     }
 }
 
@@ -472,6 +542,8 @@ impl Layer for EnumerateLayer {
         let mut order: Vec<usize> = Vec::new();
         let mut checks: Vec<Vec<ExprRef>> = Vec::new();
         let mut combinations: u64 = 1;
+        // Whether a conjunct searched chains divisions by the input.
+        let mut chains = false;
         let free_terms: FxHashSet<*const ExprNode> = words
             .iter()
             .zip(&free)
@@ -485,6 +557,7 @@ impl Layer for EnumerateLayer {
             {
                 continue;
             }
+            chains |= r.chains;
             let mut last = 0;
             for b in &r.bytes {
                 let i = slots.of(b, &mut bytes);
@@ -496,23 +569,24 @@ impl Layer for EnumerateLayer {
                 });
                 last = last.max(at);
             }
-            if combinations > MAX_COMBINATIONS {
+            if combinations > MAX_SEARCHED {
                 return next.check(q);
             }
             checks[last].push(r.expr.clone());
-        }
-        next.stats().hit(self.name());
-        if !holds {
-            return Ok(Answer::Unsat);
         }
         let mut found = Vec::with_capacity(bytes.len());
         let mut domains = Vec::with_capacity(bytes.len());
         for (byte, values) in bytes {
             let Some(v) = least(&values) else {
+                next.stats().hit(self.name());
                 return Ok(Answer::Unsat);
             };
             found.push((byte, v));
             domains.push(values);
+        }
+        if !holds {
+            next.stats().hit(self.name());
+            return Ok(Answer::Unsat);
         }
         let assignment = model(&[], &found);
         let mut search = Search {
@@ -521,8 +595,34 @@ impl Layer for EnumerateLayer {
             checks: &checks,
             found: &mut found,
             assignment,
+            budget: if combinations <= MAX_COMBINATIONS {
+                u64::MAX
+            } else if chains {
+                BUDGET_BEFORE_Z3
+            } else {
+                0
+            },
         };
-        if !search.from(0) {
+        let first = match search.budget {
+            0 => Err(OverBudget),
+            _ => search.from(0),
+        };
+        let holds = match first {
+            Ok(holds) => holds,
+            Err(OverBudget) => {
+                let answer = next.check(q);
+                if !matches!(answer, Err(SolverError::Timeout)) || next.at_deadline() {
+                    return answer;
+                }
+                search.budget = BUDGET_AFTER_TIMEOUT;
+                match search.from(0) {
+                    Ok(holds) => holds,
+                    Err(OverBudget) => return answer,
+                }
+            }
+        };
+        next.stats().hit(self.name());
+        if !holds {
             return Ok(Answer::Unsat);
         }
         Ok(Answer::Sat(q.model.map(|wanted| model(wanted, &found))))

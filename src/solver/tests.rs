@@ -156,6 +156,21 @@ fn division_by_zero_agrees_with_eval() {
     }
 }
 
+/// Times out on every query, counting them: the layers above it see what
+/// they do when Z3 runs out of time.
+pub(super) struct Stuck(pub(super) std::rc::Rc<std::cell::Cell<u32>>);
+
+impl Layer for Stuck {
+    fn name(&self) -> &'static str {
+        "stuck"
+    }
+
+    fn check(&mut self, _q: &Query<'_>, _next: &mut Chain<'_>) -> Result<Answer, SolverError> {
+        self.0.set(self.0.get() + 1);
+        Err(SolverError::Timeout)
+    }
+}
+
 /// Answers every query with an empty model: always wrong for a query that
 /// needs a nonzero byte.
 struct BogusLayer;
