@@ -20,9 +20,10 @@
 //! as its bytes have values. A word that only comparisons of it with
 //! constants read (a loop reading a fresh word each round) takes the least
 //! value they allow, however many it has. Any other query goes on to the
-//! next layer; where that runs out of time on a query over at most two
-//! bytes' worth of combinations, the layer tries every one of them rather
-//! than leave the query undecided.
+//! next layer. Up to two bytes' worth of combinations are searched too:
+//! before Z3 where the conjuncts chain divisions by the input, which Z3
+//! bit-blasts slowly (see [`chains_divisions`]), and after it for any
+//! query it ran out of time on, rather than leave the query undecided.
 
 use std::sync::Arc;
 
