@@ -14,6 +14,9 @@
 //! question reads by conditions on each byte alone (`x == 0` on a 2-byte
 //! global): the question then has the value it has under the known model,
 //! where Z3, asked whether a CRC over those bytes can differ, timed out.
+//! Where the bytes the question and its constraints read have few values
+//! between them (two bytes' worth, after each byte's own conditions), every
+//! combination is tried, and the question is decided either way.
 //! Otherwise the question goes to the solver as before.
 
 use super::arrays::{ArraysOf, Span};
@@ -38,9 +41,9 @@ pub(super) enum Nearby {
     /// changed, next to the known model, with the values found under it.
     Witness(Assignment, Evaluated),
     /// The question is decided whatever the model: every byte it reads is
-    /// fixed by a condition on it alone, or the question and the
-    /// constraints on its bytes read at most two bytes, all of whose
-    /// values were tried.
+    /// fixed by a condition on it alone, or every combination of the
+    /// values of the bytes that it and the constraints on them read was
+    /// tried.
     Decided(bool),
     /// Neither: ask the solver.
     Unknown,
@@ -50,8 +53,10 @@ pub(super) enum Nearby {
 /// `constraints`. In turn: a model that differs from `known` in one byte
 /// `e` reads, if trying each value of each such byte finds one; what `e`
 /// is under `known` when the constraints fix each such byte by a
-/// condition on it alone; and, where `e` reads two bytes or one and the
-/// constraints reading them read no others, every value of those bytes.
+/// condition on it alone; and, where the bytes `e` and the constraints
+/// reading its arrays read are in those arrays and have at most two bytes'
+/// worth of values between them (each byte taking those its one-byte
+/// conditions allow), every combination of them.
 /// Only the constraints reading a changed array are evaluated for each
 /// try: the others hold under a witness if `known` is their model.
 pub(super) fn witness_nearby(
@@ -113,27 +118,94 @@ pub(super) fn witness_nearby(
             Nearby::Decided(false)
         };
     }
-    // Every value of at most two bytes, where nothing else bears on them.
-    if bytes.len() > 2 || !touched.iter().all(|c| reads_only(c, &bytes)) {
+    // Every combination of the bytes the question and its constraints read,
+    // where they are few: each byte takes the values its own conditions
+    // allow (a byte pinned by `x[0] == 19` takes one), and together at most
+    // two bytes' worth. A path fixing a 2-byte global through its low byte
+    // and a comparison of the whole word left one value to its high byte,
+    // and Z3 was asked, slowly, whether a CRC over them could differ.
+    let Some(candidates) = combinations(&touched, &bytes, &pins) else {
         return Nearby::Unknown;
-    }
-    let (first, second) = (&bytes[0], bytes.get(1));
-    for pair in 0..(256u32 << (8 * u32::from(second.is_some()))) {
-        search
-            .model
-            .set_byte(&first.0, first.1 as usize, pair as u8);
-        if let Some(second) = second {
-            search
-                .model
-                .set_byte(&second.0, second.1 as usize, (pair >> 8) as u8);
+    };
+    let mut at = vec![0usize; candidates.len()];
+    loop {
+        for ((byte, values), &i) in candidates.iter().zip(&at) {
+            search.model.set_byte(&byte.0, byte.1 as usize, values[i]);
         }
         match search.try_model() {
             Some(true) => return Nearby::Witness(search.model, search.values),
             Some(false) => {}
             None => return Nearby::Unknown,
         }
+        // The next combination, the first byte turning fastest.
+        let mut k = 0;
+        while k < at.len() {
+            at[k] += 1;
+            if at[k] < candidates[k].1.len() {
+                break;
+            }
+            at[k] = 0;
+            k += 1;
+        }
+        if k == at.len() {
+            return Nearby::Decided(false);
+        }
     }
-    Nearby::Decided(false)
+}
+
+/// The most combinations of byte values tried whole: two bytes' worth.
+const MAX_COMBINATIONS: usize = 1 << 16;
+
+/// The most constraint nodes evaluated over all the combinations: each
+/// try evaluates the constraints before the question.
+const MAX_CONSTRAINT_WORK: usize = 1 << 24;
+
+/// Each byte that the question `e` reads (`bytes`) or that the constraints
+/// on it read, with the values its one-byte conditions `pins` allow;
+/// `None` where a constraint reads an array the question does not (its
+/// other constraints were not gathered), or where the combinations are
+/// none or too many to try.
+fn combinations(
+    touched: &[&ExprRef],
+    bytes: &[Byte],
+    pins: &[(Byte, Values)],
+) -> Option<Vec<(Byte, Vec<u8>)>> {
+    let mut all: Vec<Byte> = bytes.to_vec();
+    let mut nodes = 0;
+    for c in touched {
+        let (read, n) = input_bytes(c, MAX_BYTES, MAX_NODES).ok()?;
+        nodes += n;
+        for r in read {
+            if !bytes.iter().any(|b| Arc::ptr_eq(&b.0, &r.0)) {
+                return None;
+            }
+            if !all.iter().any(|b| same(b, &r)) {
+                all.push(r);
+            }
+        }
+    }
+    let mut count = 1usize;
+    let candidates: Vec<(Byte, Vec<u8>)> = all
+        .into_iter()
+        .map(|b| {
+            let mut allowed = [u64::MAX; 4];
+            for (_, values) in pins.iter().filter(|(p, _)| same(p, &b)) {
+                for (a, v) in allowed.iter_mut().zip(values) {
+                    *a &= v;
+                }
+            }
+            let values: Vec<u8> = (0..=u8::MAX)
+                .filter(|&v| allowed[usize::from(v / 64)] & (1 << (v % 64)) != 0)
+                .collect();
+            count = count.saturating_mul(values.len());
+            (b, values)
+        })
+        .collect();
+    // No value at all: `known` is no model after all, and the solver says.
+    (count > 0
+        && count <= MAX_COMBINATIONS
+        && count.saturating_mul(nodes.max(1)) <= MAX_CONSTRAINT_WORK)
+        .then_some(candidates)
 }
 
 /// The state of a search for a witness.
@@ -166,14 +238,6 @@ impl Search<'_> {
         self.values = values;
         holds
     }
-}
-
-/// Whether the input bytes `c` reads are all among `bytes`.
-fn reads_only(c: &ExprRef, bytes: &[Byte]) -> bool {
-    input_bytes(c, MAX_BYTES, MAX_NODES).is_ok_and(|(read, _)| {
-        read.iter()
-            .all(|r| bytes.iter().any(|b| Arc::ptr_eq(&r.0, &b.0) && r.1 == b.1))
-    })
 }
 
 /// The bytes that conjuncts of `constraints` read alone, each with the
@@ -285,14 +349,15 @@ mod tests {
     }
 
     #[test]
-    fn a_witness_must_keep_the_constraints_that_read_two_bytes() {
-        // Byte 0 and byte 1 are tied: changing either alone breaks the tie,
-        // so no model one byte away exists, though one two bytes away does;
-        // neither byte is fixed by a condition of its own.
-        let x = Array::symbolic("x", 2);
-        let (b0, b1) = (byte(&x, 0), byte(&x, 1));
-        let constraints = vec![expr::eq(&b0, &b1)];
-        let known = model(&x, &[5, 5]);
+    fn a_witness_must_keep_the_constraints_that_read_several_bytes() {
+        // Three bytes are tied: changing any one alone breaks the tie, so
+        // no model one byte away exists, though one three bytes away does;
+        // no byte is fixed by a condition of its own, and the three have
+        // too many values between them to try.
+        let x = Array::symbolic("x", 3);
+        let (b0, b1, b2) = (byte(&x, 0), byte(&x, 1), byte(&x, 2));
+        let constraints = vec![expr::eq(&b0, &b1), expr::eq(&b1, &b2)];
+        let known = model(&x, &[5, 5, 5]);
         let other = expr::ne(&b0, &constant(5, 8));
         let mut arrays = ArraysOf::default();
         assert!(matches!(
@@ -319,6 +384,63 @@ mod tests {
         assert_eq!(expr::eval(&constraints[0], &found), 1);
         // Tied bytes never differ: every pair of values says so.
         let differ = expr::ne(&expr::xor(&b0, &b1), &constant(0, 8));
+        assert!(matches!(
+            witness_nearby(&mut arrays, &constraints, &differ, &known),
+            Nearby::Decided(false)
+        ));
+    }
+
+    /// A 2-byte global fixed by a condition on its low byte and a
+    /// comparison of the whole word: a hash of its high byte alone has one
+    /// value, though no condition on that byte alone says so.
+    #[test]
+    fn bytes_fixed_together_fix_the_hash_of_one() {
+        let table = table();
+        let x = Array::symbolic("x", 2);
+        let (b0, b1) = (byte(&x, 0), byte(&x, 1));
+        let word = expr::concat(&b1, &b0);
+        let known = model(&x, &[19, 0]);
+        let h = hashed(&table, std::slice::from_ref(&b1));
+        let other = expr::ne(&h, &constant(expr::eval(&h, &known), 8));
+        let mut arrays = ArraysOf::default();
+        let fixed = vec![
+            expr::eq(&b0, &constant(19, 8)),
+            expr::ult(&word, &constant(20, 16)),
+        ];
+        assert!(matches!(
+            witness_nearby(&mut arrays, &fixed, &other, &known),
+            Nearby::Decided(false)
+        ));
+        // Below 300, the high byte may be 1 as well.
+        let loose = vec![fixed[0].clone(), expr::ult(&word, &constant(300, 16))];
+        let Nearby::Witness(found, _) = witness_nearby(&mut arrays, &loose, &other, &known) else {
+            panic!("the high byte may change");
+        };
+        assert_eq!(found.get(&x).unwrap()[..], [19, 1]);
+    }
+
+    /// A byte pinned by its own condition takes only its value, so three
+    /// bytes, one of them pinned, are tried whole.
+    #[test]
+    fn pinned_bytes_leave_the_others_to_try_whole() {
+        let x = Array::symbolic("x", 3);
+        let (b0, b1, b2) = (byte(&x, 0), byte(&x, 1), byte(&x, 2));
+        let constraints = vec![
+            expr::eq(&b2, &constant(7, 8)),
+            expr::eq(&b0, &expr::add(&b1, &b2)),
+        ];
+        let known = model(&x, &[12, 5, 7]);
+        let other = expr::ne(&b1, &constant(5, 8));
+        let mut arrays = ArraysOf::default();
+        let Nearby::Witness(found, _) = witness_nearby(&mut arrays, &constraints, &other, &known)
+        else {
+            panic!("b0 and b1 changed together keep the sum");
+        };
+        for c in constraints.iter().chain([&other]) {
+            assert_eq!(expr::eval(c, &found), 1);
+        }
+        // b0 - b1 is b2's value, whatever the pair.
+        let differ = expr::ne(&expr::sub(&b0, &b1), &constant(7, 8));
         assert!(matches!(
             witness_nearby(&mut arrays, &constraints, &differ, &known),
             Nearby::Decided(false)
