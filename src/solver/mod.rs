@@ -446,12 +446,12 @@ impl Solver {
         &mut self,
         constraints: &[ExprRef],
         e: &ExprRef,
-        known: &Assignment,
+        known: &Arc<Assignment>,
     ) -> Option<bool> {
         // A witness of the question before, on this path or one the search
         // interleaves with it, mostly answers the next one: checked
         // against every constraint, it is a model.
-        let answer = if self.model_values.witness(constraints, e) {
+        let answer = if self.model_values.witness(constraints, e, known) {
             Some(true)
         } else {
             match nearby::witness_nearby(&mut self.arrays, constraints, e, known) {
@@ -459,7 +459,7 @@ impl Solver {
                 // their model after all.
                 nearby::Nearby::Witness(model, values) => self
                     .model_values
-                    .add_witness(model, values, constraints, e)
+                    .add_witness(model, values, constraints, e, known)
                     .then_some(true),
                 nearby::Nearby::Decided(holds) => Some(holds),
                 nearby::Nearby::Unknown => None,

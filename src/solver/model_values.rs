@@ -9,21 +9,41 @@
 //! model they were found under, the values make each lookup cost its new
 //! nodes, and a witness of the last lookup's question, one input byte away
 //! from the path's model, almost always answers the next one's as well.
+//!
+//! The search interleaves paths, and each path's conditions mostly rule
+//! out the witnesses of the others: a witness is kept for the paths it
+//! answered (their models name them), so that a path the search comes back
+//! to finds its own rather than searching anew, a walk of its whole chain.
 
+use smallvec::SmallVec;
 use std::sync::Arc;
 
 use crate::expr::{Assignment, Evaluated, ExprRef};
 
-/// Path models whose values are kept: the paths the search interleaves
-/// come back to theirs soon after leaving them.
-const KNOWN: usize = 4;
+/// Path models whose values are kept: as many as the paths whose
+/// witnesses are, since a path coming back asks under both.
+const KNOWN: usize = 32;
 
-/// Witnesses kept. One fails a question about a byte-wide hashed index
-/// about once in 256 lookups, where it gives the index the path model's
-/// value; the one before it then mostly answers, and a new one (a walk of
-/// the whole chain to find, another to check) is looked for about once in
-/// 65,536.
-const WITNESSES: usize = 2;
+/// Witnesses kept for one path. One fails a question about a byte-wide
+/// hashed index about once in 256 lookups, where it gives the index the
+/// path model's value; the one before it then mostly answers, and a new
+/// one (a walk of the whole chain to find, another to check) is looked
+/// for about once in 65,536.
+const WITNESSES_PER_PATH: usize = 2;
+
+/// Witnesses kept in all. A Csmith program's search interleaved 27 paths
+/// hashing the same global; with two witnesses in all, each path coming
+/// back searched for one anew, and those searches took a third of its
+/// run.
+const WITNESSES: usize = 64;
+
+/// Witnesses of other paths tried before searching: right after a fork,
+/// the parent's witness mostly answers for the side that kept its model's
+/// side of the branch.
+const OTHERS_TRIED: usize = 2;
+
+/// The paths one witness is kept for: those it answered last.
+const PATHS_PER_WITNESS: usize = 4;
 
 /// Values kept in all, for all the models (memory bound: each holds its
 /// node's address and value, some 40 bytes with the table's room, and the
@@ -45,8 +65,10 @@ pub(super) struct ModelValues {
 struct Entry {
     model: Arc<Assignment>,
     values: Evaluated,
-    /// A witness [`super::nearby`] found, rather than a path's model.
-    witness: bool,
+    /// For a witness [`super::nearby`] found, rather than a path's model:
+    /// the models of the paths it answered for, the latest last (held, so
+    /// that their addresses name them).
+    witness: Option<SmallVec<[Arc<Assignment>; PATHS_PER_WITNESS]>>,
     used: u64,
 }
 
@@ -67,15 +89,18 @@ impl ModelValues {
         let i = match self
             .entries
             .iter()
-            .position(|k| !k.witness && Arc::ptr_eq(&k.model, model))
+            .position(|k| k.witness.is_none() && Arc::ptr_eq(&k.model, model))
         {
             Some(i) => i,
-            None => self.add(Entry {
-                model: model.clone(),
-                values: Evaluated::default(),
-                witness: false,
-                used: 0,
-            }),
+            None => self.add(
+                Entry {
+                    model: model.clone(),
+                    values: Evaluated::default(),
+                    witness: None,
+                    used: 0,
+                },
+                None,
+            ),
         };
         let entry = &mut self.entries[i];
         let v = entry.values.eval(&entry.model, e);
@@ -84,17 +109,41 @@ impl ModelValues {
     }
 
     /// A witness found earlier under which `e` and every one of
-    /// `constraints` are true, the most recently used first.
-    pub(super) fn witness(&mut self, constraints: &[ExprRef], e: &ExprRef) -> bool {
-        let mut order: Vec<usize> = (0..self.entries.len())
-            .filter(|&i| self.entries[i].witness)
-            .collect();
-        order.sort_by_key(|&i| std::cmp::Reverse(self.entries[i].used));
+    /// `constraints` are true: those kept for the path whose model is
+    /// `path`, the most recently used first, then the most recently used
+    /// of the others. One that answers is kept for `path` from then on.
+    pub(super) fn witness(
+        &mut self,
+        constraints: &[ExprRef],
+        e: &ExprRef,
+        path: &Arc<Assignment>,
+    ) -> bool {
+        let serves = |entry: &Entry| {
+            entry
+                .witness
+                .as_ref()
+                .is_some_and(|paths| paths.iter().any(|p| Arc::ptr_eq(p, path)))
+        };
+        let by_recency = |keep: &dyn Fn(&Entry) -> bool, entries: &[Entry]| {
+            let mut order: Vec<usize> = (0..entries.len())
+                .filter(|&i| entries[i].witness.is_some() && keep(&entries[i]))
+                .collect();
+            order.sort_by_key(|&i| std::cmp::Reverse(entries[i].used));
+            order
+        };
+        let mut order = by_recency(&serves, &self.entries);
+        let others = by_recency(&|entry| !serves(entry), &self.entries);
+        order.extend(others.into_iter().take(OTHERS_TRIED));
+        // The path's constraints first: another path's witness mostly
+        // fails one of them, and they are smaller than a hashed question.
         let found = order
             .into_iter()
-            .find(|&i| self.entries[i].all_true(std::iter::once(e).chain(constraints)));
+            .find(|&i| self.entries[i].all_true(constraints.iter().chain(std::iter::once(e))));
         match found {
-            Some(i) => self.used(i),
+            Some(i) => {
+                self.serve(i, path);
+                self.used(i);
+            }
             None => self.trim(),
         }
         found.is_some()
@@ -102,41 +151,75 @@ impl ModelValues {
 
     /// Whether `model` makes `e` and every one of `constraints` true,
     /// `values` being values found under it; if so, it is kept as a
-    /// witness for the next questions.
+    /// witness for the next questions of the path whose model is `path`.
     pub(super) fn add_witness(
         &mut self,
         model: Assignment,
         values: Evaluated,
         constraints: &[ExprRef],
         e: &ExprRef,
+        path: &Arc<Assignment>,
     ) -> bool {
         let mut entry = Entry {
             model: Arc::new(model),
             values,
-            witness: true,
+            witness: Some(SmallVec::new()),
             used: 0,
         };
-        if !entry.all_true(std::iter::once(e).chain(constraints)) {
+        if !entry.all_true(constraints.iter().chain(std::iter::once(e))) {
             return false;
         }
-        let i = self.add(entry);
+        let i = self.add(entry, Some(path));
+        self.serve(i, path);
         self.used(i);
         true
     }
 
-    /// Adds `entry`, making room among those of its kind; its index.
-    fn add(&mut self, entry: Entry) -> usize {
-        let witness = entry.witness;
-        let kind = || {
-            self.entries
+    /// Keeps witness `i` for the path whose model is `path`, as the one it
+    /// served last.
+    fn serve(&mut self, i: usize, path: &Arc<Assignment>) {
+        let Some(paths) = self.entries[i].witness.as_mut() else {
+            return;
+        };
+        paths.retain(|p| !Arc::ptr_eq(p, path));
+        if paths.len() == PATHS_PER_WITNESS {
+            paths.remove(0);
+        }
+        paths.push(path.clone());
+    }
+
+    /// Adds `entry`, making room among those of its kind; its index. A
+    /// witness for the path whose model is `path` makes room first among
+    /// that path's witnesses, then among all.
+    fn add(&mut self, entry: Entry, path: Option<&Arc<Assignment>>) -> usize {
+        let witness = entry.witness.is_some();
+        let oldest = |entries: &[Entry], keep: &dyn Fn(&Entry) -> bool| {
+            entries
                 .iter()
                 .enumerate()
-                .filter(|(_, e)| e.witness == witness)
+                .filter(|(_, e)| e.witness.is_some() == witness && keep(e))
+                .map(|(i, e)| (i, e.used))
+                .collect::<Vec<_>>()
         };
-        if kind().count() == if witness { WITNESSES } else { KNOWN } {
-            if let Some((oldest, _)) = kind().min_by_key(|(_, e)| e.used) {
-                self.entries.swap_remove(oldest);
+        let mut evict = None;
+        if let Some(path) = path {
+            let own = oldest(&self.entries, &|e| {
+                e.witness
+                    .as_ref()
+                    .is_some_and(|paths| paths.last().is_some_and(|p| Arc::ptr_eq(p, path)))
+            });
+            if own.len() >= WITNESSES_PER_PATH {
+                evict = own.into_iter().min_by_key(|&(_, used)| used);
             }
+        }
+        if evict.is_none() {
+            let kind = oldest(&self.entries, &|_| true);
+            if kind.len() >= if witness { WITNESSES } else { KNOWN } {
+                evict = kind.into_iter().min_by_key(|&(_, used)| used);
+            }
+        }
+        if let Some((i, _)) = evict {
+            self.entries.swap_remove(i);
         }
         self.entries.push(entry);
         self.entries.len() - 1
@@ -220,13 +303,86 @@ mod tests {
         w.set(&x, vec![9]);
         let above = expr::ult(&constant(4, 8), &b);
         let below = expr::ult(&b, &constant(4, 8));
+        let path = Arc::new(Assignment::new());
         // Kept only where it makes true what it was found for.
-        assert!(!values.add_witness(w.clone(), Evaluated::default(), &[], &below));
-        assert!(!values.witness(&[], &above));
-        assert!(values.add_witness(w, Evaluated::default(), &[], &above));
-        assert!(values.witness(&[], &above));
-        assert!(!values.witness(&[], &below));
-        assert!(!values.witness(std::slice::from_ref(&below), &above));
-        assert!(values.witness(&[expr::ne(&b, &constant(0, 8))], &above));
+        assert!(!values.add_witness(w.clone(), Evaluated::default(), &[], &below, &path));
+        assert!(!values.witness(&[], &above, &path));
+        assert!(values.add_witness(w, Evaluated::default(), &[], &above, &path));
+        assert!(values.witness(&[], &above, &path));
+        assert!(!values.witness(&[], &below, &path));
+        assert!(!values.witness(std::slice::from_ref(&below), &above, &path));
+        assert!(values.witness(&[expr::ne(&b, &constant(0, 8))], &above, &path));
+    }
+
+    /// Paths the search interleaves each find their own witness again,
+    /// however many others were found since; another path's witness
+    /// answers where it satisfies the path's constraints, and is kept for
+    /// that path from then on.
+    #[test]
+    fn each_path_keeps_its_witnesses() {
+        let x = Array::symbolic("x", 1);
+        let b = byte(&x, 0);
+        let mut values = ModelValues::default();
+        // Path k allows only 10k..10k+5; the question asks for a value
+        // other than its model's.
+        let paths: Vec<(Arc<Assignment>, ExprRef, ExprRef)> = (0..8u8)
+            .map(|k| {
+                let mut m = Assignment::new();
+                m.set(&x, vec![10 * k]);
+                let c = expr::and(
+                    &expr::ule(&constant(u128::from(10 * k), 8), &b),
+                    &expr::ult(&b, &constant(u128::from(10 * k + 5), 8)),
+                );
+                (
+                    Arc::new(m),
+                    c,
+                    expr::ne(&b, &constant(u128::from(10 * k), 8)),
+                )
+            })
+            .collect();
+        for (k, (path, c, q)) in paths.iter().enumerate() {
+            assert!(!values.witness(std::slice::from_ref(c), q, path));
+            let mut w = Assignment::new();
+            w.set(&x, vec![10 * k as u8 + 1]);
+            assert!(values.add_witness(w, Evaluated::default(), std::slice::from_ref(c), q, path));
+        }
+        for (path, c, q) in paths.iter().rev() {
+            assert!(values.witness(std::slice::from_ref(c), q, path));
+        }
+        // A child of path 3 with a model of its own, forked just after
+        // the parent asked: the parent's witness answers it.
+        let (parent, c, q) = &paths[3];
+        assert!(values.witness(std::slice::from_ref(c), q, parent));
+        let child = Arc::new(Assignment::new());
+        let narrower = vec![c.clone(), expr::ult(&b, &constant(33, 8))];
+        assert!(values.witness(&narrower, q, &child));
+        // Seven other paths asked since: the witness is the child's own.
+        for (path, c, q) in &paths[4..] {
+            assert!(values.witness(std::slice::from_ref(c), q, path));
+        }
+        assert!(values.witness(&narrower, q, &child));
+        // Each path's witnesses are bounded: a path finding more drops
+        // its oldest, not another path's.
+        let (path, c, q) = &paths[0];
+        for v in 2..5u8 {
+            let mut w = Assignment::new();
+            w.set(&x, vec![v]);
+            assert!(values.add_witness(w, Evaluated::default(), std::slice::from_ref(c), q, path));
+        }
+        let own = |values: &ModelValues, path: &Arc<Assignment>| {
+            values
+                .entries
+                .iter()
+                .filter(|e| {
+                    e.witness
+                        .as_ref()
+                        .is_some_and(|p| p.last().is_some_and(|p| Arc::ptr_eq(p, path)))
+                })
+                .count()
+        };
+        assert_eq!(own(&values, path), WITNESSES_PER_PATH);
+        for (path, c, q) in &paths[1..] {
+            assert!(values.witness(std::slice::from_ref(c), q, path));
+        }
     }
 }
