@@ -84,7 +84,7 @@ pub(super) type Byte = (ArrayRef, u64);
 pub(super) type Values = [u64; 4];
 
 /// Every byte value.
-const ALL: Values = [u64::MAX; 4];
+pub(super) const ALL: Values = [u64::MAX; 4];
 
 /// What a conjunct is to this layer.
 #[derive(Clone)]
@@ -381,7 +381,7 @@ fn least(values: &Values) -> Option<u8> {
 }
 
 /// The values in `values`, least first.
-fn each(values: &Values) -> impl Iterator<Item = u8> + '_ {
+pub(super) fn each(values: &Values) -> impl Iterator<Item = u8> + '_ {
     (0..=u8::MAX).filter(|v| values[usize::from(v / 64)] & (1 << (v % 64)) != 0)
 }
 

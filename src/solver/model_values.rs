@@ -80,6 +80,19 @@ impl Entry {
             .into_iter()
             .all(|e| self.values.eval(&self.model, e) == 1)
     }
+
+    /// The paths this witness answered for, the latest last; `None` for a
+    /// path's model.
+    fn paths(&self) -> Option<&[Arc<Assignment>]> {
+        self.witness.as_deref()
+    }
+
+    /// Whether this is a witness that answered for the path whose model is
+    /// `path`.
+    fn serves(&self, path: &Arc<Assignment>) -> bool {
+        self.paths()
+            .is_some_and(|paths| paths.iter().any(|p| Arc::ptr_eq(p, path)))
+    }
 }
 
 impl ModelValues {
@@ -92,15 +105,12 @@ impl ModelValues {
             .position(|k| k.witness.is_none() && Arc::ptr_eq(&k.model, model))
         {
             Some(i) => i,
-            None => self.add(
-                Entry {
-                    model: model.clone(),
-                    values: Evaluated::default(),
-                    witness: None,
-                    used: 0,
-                },
-                None,
-            ),
+            None => self.add(Entry {
+                model: model.clone(),
+                values: Evaluated::default(),
+                witness: None,
+                used: 0,
+            }),
         };
         let entry = &mut self.entries[i];
         let v = entry.values.eval(&entry.model, e);
@@ -118,22 +128,18 @@ impl ModelValues {
         e: &ExprRef,
         path: &Arc<Assignment>,
     ) -> bool {
-        let serves = |entry: &Entry| {
-            entry
-                .witness
-                .as_ref()
-                .is_some_and(|paths| paths.iter().any(|p| Arc::ptr_eq(p, path)))
-        };
-        let by_recency = |keep: &dyn Fn(&Entry) -> bool, entries: &[Entry]| {
-            let mut order: Vec<usize> = (0..entries.len())
-                .filter(|&i| entries[i].witness.is_some() && keep(&entries[i]))
-                .collect();
-            order.sort_by_key(|&i| std::cmp::Reverse(entries[i].used));
-            order
-        };
-        let mut order = by_recency(&serves, &self.entries);
-        let others = by_recency(&|entry| !serves(entry), &self.entries);
-        order.extend(others.into_iter().take(OTHERS_TRIED));
+        let mut order: Vec<usize> = (0..self.entries.len())
+            .filter(|&i| self.entries[i].witness.is_some())
+            .collect();
+        order.sort_by_key(|&i| {
+            let entry = &self.entries[i];
+            (!entry.serves(path), std::cmp::Reverse(entry.used))
+        });
+        let own = order
+            .iter()
+            .take_while(|&&i| self.entries[i].serves(path))
+            .count();
+        order.truncate(own + OTHERS_TRIED);
         // The path's constraints first: another path's witness mostly
         // fails one of them, and they are smaller than a hashed question.
         let found = order
@@ -163,14 +169,13 @@ impl ModelValues {
         let mut entry = Entry {
             model: Arc::new(model),
             values,
-            witness: Some(SmallVec::new()),
+            witness: Some(SmallVec::from_elem(path.clone(), 1)),
             used: 0,
         };
         if !entry.all_true(constraints.iter().chain(std::iter::once(e))) {
             return false;
         }
-        let i = self.add(entry, Some(path));
-        self.serve(i, path);
+        let i = self.add(entry);
         self.used(i);
         true
     }
@@ -189,40 +194,41 @@ impl ModelValues {
     }
 
     /// Adds `entry`, making room among those of its kind; its index. A
-    /// witness for the path whose model is `path` makes room first among
-    /// that path's witnesses, then among all.
-    fn add(&mut self, entry: Entry, path: Option<&Arc<Assignment>>) -> usize {
+    /// witness makes room first among the witnesses of the path it
+    /// answered for last, then among all.
+    fn add(&mut self, entry: Entry) -> usize {
         let witness = entry.witness.is_some();
-        let oldest = |entries: &[Entry], keep: &dyn Fn(&Entry) -> bool| {
-            entries
-                .iter()
-                .enumerate()
-                .filter(|(_, e)| e.witness.is_some() == witness && keep(e))
-                .map(|(i, e)| (i, e.used))
-                .collect::<Vec<_>>()
+        let path = entry.paths().and_then(<[_]>::last);
+        let own = path
+            .map(|path| {
+                self.oldest(|e| {
+                    e.paths()
+                        .and_then(<[_]>::last)
+                        .is_some_and(|p| Arc::ptr_eq(p, path))
+                })
+            })
+            .filter(|&(n, _)| n >= WITNESSES_PER_PATH);
+        let evict = match own {
+            Some((_, i)) => i,
+            None => {
+                let (n, i) = self.oldest(|e| e.witness.is_some() == witness);
+                let room = if witness { WITNESSES } else { KNOWN };
+                i.filter(|_| n >= room)
+            }
         };
-        let mut evict = None;
-        if let Some(path) = path {
-            let own = oldest(&self.entries, &|e| {
-                e.witness
-                    .as_ref()
-                    .is_some_and(|paths| paths.last().is_some_and(|p| Arc::ptr_eq(p, path)))
-            });
-            if own.len() >= WITNESSES_PER_PATH {
-                evict = own.into_iter().min_by_key(|&(_, used)| used);
-            }
-        }
-        if evict.is_none() {
-            let kind = oldest(&self.entries, &|_| true);
-            if kind.len() >= if witness { WITNESSES } else { KNOWN } {
-                evict = kind.into_iter().min_by_key(|&(_, used)| used);
-            }
-        }
-        if let Some((i, _)) = evict {
+        if let Some(i) = evict {
             self.entries.swap_remove(i);
         }
         self.entries.push(entry);
         self.entries.len() - 1
+    }
+
+    /// How many entries `keep` holds for, and the one of them used longest
+    /// ago.
+    fn oldest(&self, keep: impl Fn(&Entry) -> bool) -> (usize, Option<usize>) {
+        let kept = self.entries.iter().enumerate().filter(|(_, e)| keep(e));
+        let n = kept.clone().count();
+        (n, kept.min_by_key(|(_, e)| e.used).map(|(i, _)| i))
     }
 
     fn used(&mut self, i: usize) {

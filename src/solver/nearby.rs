@@ -20,7 +20,7 @@
 //! Otherwise the question goes to the solver as before.
 
 use super::arrays::{ArraysOf, Span};
-use super::enumerate::{input_bytes, one_byte_values, only, same, Byte, Values};
+use super::enumerate::{each, input_bytes, one_byte_values, only, same, Byte, Values, ALL};
 use crate::expr::{conjuncts, Assignment, Evaluated, Evaluator, ExprRef};
 use std::sync::Arc;
 
@@ -188,15 +188,13 @@ fn combinations(
     let candidates: Vec<(Byte, Vec<u8>)> = all
         .into_iter()
         .map(|b| {
-            let mut allowed = [u64::MAX; 4];
+            let mut allowed = ALL;
             for (_, values) in pins.iter().filter(|(p, _)| same(p, &b)) {
                 for (a, v) in allowed.iter_mut().zip(values) {
                     *a &= v;
                 }
             }
-            let values: Vec<u8> = (0..=u8::MAX)
-                .filter(|&v| allowed[usize::from(v / 64)] & (1 << (v % 64)) != 0)
-                .collect();
+            let values: Vec<u8> = each(&allowed).collect();
             count = count.saturating_mul(values.len());
             (b, values)
         })
