@@ -40,9 +40,12 @@ const JOURNAL_MIN_BYTES: u64 = 1 << 20;
 const RESULTS_SHARE: f64 = 0.02;
 
 /// Set (to anything but empty), a run stops itself (SIGSTOP) after each
-/// checkpoint: a test looks at every one and kills the run at one, however
-/// loaded the machine. Stopping the run from outside at intervals let it
-/// run on unobserved whenever the test's own thread was kept waiting.
+/// checkpoint, having written `tests.json` and `stats.json` at each: a test
+/// looks at every one and kills the run at one, however loaded the machine.
+/// Stopping the run from outside at intervals let it run on unobserved
+/// whenever the test's own thread was kept waiting; and one slow write on a
+/// loaded machine kept the results from being written again before a short
+/// run ended.
 pub const STOP_AT_CHECKPOINTS_ENV: &str = "MNEMO_STOP_AT_CHECKPOINTS";
 
 /// Saves a run's checkpoints.
@@ -146,13 +149,9 @@ impl Checkpointer {
         self.sync_in_background();
     }
 
-    /// Whether `tests.json` and `stats.json` are to be written: always,
-    /// unless that took more than [`RESULTS_SHARE`] of the time since they
-    /// were last written (`tests.json` is written whole).
+    /// Whether `tests.json` and `stats.json` are to be written now.
     fn results_due(&self) -> bool {
-        self.results_written.is_none_or(|(at, took)| {
-            took.as_secs_f64() <= RESULTS_SHARE * at.elapsed().as_secs_f64()
-        })
+        self.stop_at_checkpoints || results_due(self.results_written, Instant::now())
     }
 
     /// Writes the trie: its changes appended to the journal, or whole.
@@ -230,5 +229,43 @@ impl Checkpointer {
         if let Some(s) = self.sync.take() {
             let _ = s.join();
         }
+    }
+}
+
+/// Whether results last `written` (when, and what writing them took) are
+/// due again at `now`: always, unless writing them took more than
+/// [`RESULTS_SHARE`] of the time since (`tests.json` is written whole).
+fn results_due(written: Option<(Instant, Duration)>, now: Instant) -> bool {
+    written.is_none_or(|(at, took)| {
+        took.as_secs_f64() <= RESULTS_SHARE * now.duration_since(at).as_secs_f64()
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn results_are_written_again_once_writing_them_is_a_small_share_of_the_time() {
+        let at = Instant::now();
+        let ms = Duration::from_millis;
+        assert!(results_due(None, at));
+        // Writing took 10 ms: due once 0.5 s have gone by, not before.
+        assert!(!results_due(Some((at, ms(10))), at + ms(100)));
+        assert!(!results_due(Some((at, ms(10))), at + ms(499)));
+        assert!(results_due(Some((at, ms(10))), at + ms(500)));
+        // A write that took nothing is due at once.
+        assert!(results_due(Some((at, ms(0))), at));
+    }
+
+    #[test]
+    fn a_run_stopping_at_each_checkpoint_writes_the_results_at_each() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let mut c = Checkpointer::new(&dir.path().join("p.trie"), dir.path());
+        // As if the last write took a second, a moment ago.
+        c.results_written = Some((Instant::now(), Duration::from_secs(1)));
+        assert!(!c.results_due());
+        c.stop_at_checkpoints = true;
+        assert!(c.results_due());
     }
 }

@@ -73,12 +73,11 @@ fn spawn_with(mut c: Command, bc: &Path, out: &Path, memo: &Path, extra: &[&str]
 /// until one of the `run`-th run writing `out` (counting the runs it
 /// resumed) counts at least `tests` tests, and leaves it stopped there.
 ///
-/// The run stops itself after each checkpoint, so every one is seen,
-/// however long the loaded machine keeps this thread waiting. It stays
-/// stopped as long as it ran since the one before: its checkpoints are
-/// timed by the clock, and it writes `tests.json` and `stats.json` at one
-/// only if writing them last took a small share of the time since, so the
-/// checkpoints that write them come several times between two kill points.
+/// The run stops itself after each checkpoint, having written `tests.json`
+/// and `stats.json` there, so every one is seen, however long the loaded
+/// machine keeps this thread waiting. It stays stopped as long as it ran
+/// since the one before: its checkpoints are timed by the clock, so they
+/// come several times between two kill points.
 fn run_to_checkpoint(child: &Running, out: &Path, run: u64, tests: u64) {
     let stats = out.join("stats.json");
     let mut ran = Instant::now();
