@@ -1,6 +1,7 @@
 //! What flows through the solver chain: queries, answers, and the layer
 //! interface every stage implements.
 
+use super::limit::Limit;
 use super::{SolverError, SolverStats};
 use crate::expr::{ArrayRef, Assignment, ExprRef};
 use std::time::{Duration, Instant};
@@ -132,12 +133,22 @@ impl<'a> Chain<'a> {
         self
     }
 
-    /// The time limit of a Z3 call, in milliseconds: `configured`, or less
-    /// when the deadline is nearer; a timeout once the deadline has passed.
-    pub fn timeout_ms(&self, configured: u64) -> Result<u64, SolverError> {
-        let configured = self.cap_ms.map_or(configured, |cap| cap.min(configured));
+    /// What a Z3 call configured with `configured` milliseconds may spend:
+    /// a probe's work under a cap, the time left before the deadline at
+    /// most; a timeout once the deadline has passed.
+    pub fn limit(&self, configured: u64) -> Result<Limit, SolverError> {
+        let limit = match self.cap_ms {
+            Some(cap) => Limit::probe(cap.min(configured), configured),
+            None => Limit::time(configured),
+        };
+        self.within_deadline(limit)
+    }
+
+    /// `limit`, with no time past the deadline; a timeout once it has
+    /// passed.
+    pub fn within_deadline(&self, limit: Limit) -> Result<Limit, SolverError> {
         let Some(deadline) = self.deadline else {
-            return Ok(configured);
+            return Ok(limit);
         };
         let left = deadline
             .saturating_duration_since(Instant::now())
@@ -145,7 +156,7 @@ impl<'a> Chain<'a> {
         if left == 0 {
             return Err(SolverError::Timeout);
         }
-        Ok(configured.min(u64::try_from(left).unwrap_or(u64::MAX)))
+        Ok(limit.within(u64::try_from(left).unwrap_or(u64::MAX)))
     }
 
     /// Whether a timeout now is the run's deadline's doing rather than the

@@ -44,6 +44,7 @@
 //! costs on case splits over index equations.
 
 use super::canon::post_order;
+use super::limit::Limit;
 use super::query::{Answer, Chain, Layer, Query};
 use super::z3::WatchedSolver;
 use super::z3stack::Z3StackLayer;
@@ -212,10 +213,17 @@ impl Z3AutoLayer {
         strategy: Strategy,
         q: &Query<'_>,
         next: &mut Chain<'_>,
-        budget_ms: u64,
+        budget: Limit,
     ) -> Result<Answer, SolverError> {
         *next.stats().z3_strategy.entry(strategy.name()).or_default() += 1;
-        let timeout = next.timeout_ms(budget_ms.max(1))?;
+        // A large circuit's time goes mostly to translating it (1 to 2.6 s
+        // for a Csmith program's CRC tables), which Z3's units do not
+        // count: a probe of one keeps to the wall clock, as a query does.
+        let budget = match strategy {
+            Strategy::Large => budget.wall_clock(),
+            _ => budget,
+        };
+        let timeout = next.within_deadline(budget)?;
         match strategy {
             Strategy::Stack => self.stack.solve(q, timeout),
             Strategy::Shared => self.shared.solve(q, timeout),
@@ -351,18 +359,19 @@ impl Layer for Z3AutoLayer {
             self.strategy(q)
         };
         let Some(other) = first.other() else {
-            return self.attempt(first, q, next, self.timeout_ms);
+            let limit = next.limit(self.timeout_ms)?;
+            return self.attempt(first, q, next, limit);
         };
         // The query's time is shared: a query neither strategy answers
         // costs the timeout once, not twice (a hash of symbolic input
         // printed digit by digit asks many such).
-        let total = next.timeout_ms(self.timeout_ms)?;
+        let total = next.limit(self.timeout_ms)?;
         let start = Instant::now();
-        match self.attempt(first, q, next, total / 2) {
+        match self.attempt(first, q, next, total.first_half()) {
             Err(SolverError::Timeout) => {
                 *next.stats().z3_strategy.entry("retried").or_default() += 1;
                 let spent = u64::try_from(start.elapsed().as_millis()).unwrap_or(u64::MAX);
-                self.attempt(other, q, next, total.saturating_sub(spent))
+                self.attempt(other, q, next, total.rest(spent))
             }
             answer => answer,
         }

@@ -21,8 +21,9 @@
 //! one asserted at a level that is later popped is simply asserted again at
 //! the current level before the next check.
 
+use super::limit::{Limit, STACK_UNITS_PER_MS};
 use super::query::{Answer, Chain, Layer, Query};
-use super::z3::{answer, configure, Translator};
+use super::z3::{answer, configure, unknown_under, Translator};
 use super::SolverError;
 use crate::expr::ExprRef;
 use z3::Solver as ZSolver;
@@ -46,14 +47,14 @@ struct Stack {
     /// For each side condition of the translator, the level it is asserted
     /// at (`None`: not asserted at any live level).
     side_level: Vec<Option<usize>>,
-    /// The time limit the solver is configured with.
-    timeout_ms: u64,
+    /// The limit the solver is configured with.
+    limit: Limit,
 }
 
 impl Stack {
-    fn new(timeout_ms: u64, share: bool) -> Self {
+    fn new(limit: Limit, share: bool) -> Self {
         let solver = ZSolver::new();
-        configure(&solver, timeout_ms);
+        configure(&solver, limit, STACK_UNITS_PER_MS);
         let mut translator = Translator::default();
         translator.name_shared = share;
         Stack {
@@ -61,7 +62,7 @@ impl Stack {
             translator,
             asserted: Vec::new(),
             side_level: Vec::new(),
-            timeout_ms,
+            limit,
         }
     }
 
@@ -148,29 +149,29 @@ impl Layer for Z3StackLayer {
 
     fn check(&mut self, q: &Query<'_>, next: &mut Chain<'_>) -> Result<Answer, SolverError> {
         next.stats().z3_calls += 1;
-        self.solve(q, next.timeout_ms(self.timeout_ms)?)
+        self.solve(q, next.limit(self.timeout_ms)?)
     }
 }
 
 impl Z3StackLayer {
     /// Decides `q` on the stack (the layer's work, without its counting:
     /// the `z3-auto` layer calls it too).
-    pub(super) fn solve(&mut self, q: &Query<'_>, timeout_ms: u64) -> Result<Answer, SolverError> {
-        let (timeout, share) = (self.timeout_ms, self.share);
-        let stack = self.state.get_or_insert_with(|| Stack::new(timeout, share));
+    pub(super) fn solve(&mut self, q: &Query<'_>, limit: Limit) -> Result<Answer, SolverError> {
+        let share = self.share;
+        let stack = self.state.get_or_insert_with(|| Stack::new(limit, share));
         let shared_prefix = stack
             .asserted
             .first()
             .zip(q.constraints.first())
             .is_some_and(|(a, b)| a == b);
         if !shared_prefix && stack.translator.len() > TRANSLATION_LIMIT {
-            *stack = Stack::new(timeout, share);
+            *stack = Stack::new(limit, share);
         }
-        if stack.timeout_ms != timeout_ms {
-            configure(&stack.solver, timeout_ms);
-            stack.timeout_ms = timeout_ms;
+        if stack.limit != limit {
+            configure(&stack.solver, limit, STACK_UNITS_PER_MS);
+            stack.limit = limit;
         }
-        let result = stack.check(q);
+        let result = unknown_under(limit, stack.check(q));
         if result.is_err() {
             // A timeout may leave Z3 in any state: start afresh next time.
             self.state = None;
@@ -223,6 +224,25 @@ mod tests {
         assert_eq!(layer.depth(), 2);
         assert!(ask(&mut layer, &[], expr::ugt(&x, &constant(200, 8))));
         assert_eq!(layer.depth(), 0);
+    }
+
+    #[test]
+    fn a_probe_runs_out_of_work_and_the_next_query_has_its_time() {
+        let q = Query::new(&[], crate::solver::z3::tests::factoring());
+        for share in [false, true] {
+            let mut layer = Z3StackLayer::new(600_000, share);
+            let probe = Limit {
+                ms: 600_000,
+                work_ms: Some(1),
+            };
+            let r = layer.solve(&q, probe);
+            assert!(matches!(r, Err(SolverError::Timeout)), "{r:?}");
+            let r = layer.solve(&q, Limit::time(600_000));
+            assert!(matches!(r, Ok(Answer::Sat(_))), "{r:?}");
+            // On a stack that has answered, too.
+            let r = layer.solve(&q, probe);
+            assert!(matches!(r, Err(SolverError::Timeout)), "{r:?}");
+        }
     }
 
     fn agree_with_fresh_z3(share: bool) {

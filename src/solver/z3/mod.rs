@@ -15,6 +15,7 @@
 mod watch;
 pub(crate) use watch::WatchedSolver;
 
+use super::limit::{Limit, FRESH_UNITS_PER_MS};
 use super::query::{Answer, Chain, Layer, Query};
 use super::SolverError;
 use crate::expr::{
@@ -57,8 +58,8 @@ impl Layer for Z3Layer {
 
     fn check(&mut self, q: &Query<'_>, next: &mut Chain<'_>) -> Result<Answer, SolverError> {
         next.stats().z3_calls += 1;
-        let timeout = next.timeout_ms(self.timeout_ms)?;
-        let (answer, core) = self.watched.solve(q, timeout, next.wants_core())?;
+        let limit = next.limit(self.timeout_ms)?;
+        let (answer, core) = self.watched.solve(q, limit, next.wants_core())?;
         if let Some(core) = core {
             next.set_core(core);
         }
@@ -595,13 +596,29 @@ impl Translator {
     }
 }
 
+/// The error for Z3's unknown answer with `reason`: a timeout when the
+/// query ran out of its time or (a probe) of its work.
 pub(super) fn unknown(reason: Option<String>) -> SolverError {
     let reason = reason.unwrap_or_else(|| "no reason given".to_string());
     let r = reason.to_ascii_lowercase();
-    if r.contains("timeout") || r.contains("canceled") || r.contains("cancelled") {
+    let out_of = ["timeout", "canceled", "cancelled", "resource limit"];
+    if out_of.iter().any(|s| r.contains(s)) {
         SolverError::Timeout
     } else {
         SolverError::Unknown(reason)
+    }
+}
+
+/// `answer`, with an unknown taken for a timeout when `limit` counts
+/// work: out of its resource units, Z3's incremental solver gives no
+/// reason but "unknown", and bit-vector queries are otherwise decided.
+pub(super) fn unknown_under(
+    limit: Limit,
+    answer: Result<Answer, SolverError>,
+) -> Result<Answer, SolverError> {
+    match answer {
+        Err(SolverError::Unknown(_)) if limit.work_ms.is_some() => Err(SolverError::Timeout),
+        answer => answer,
     }
 }
 
@@ -611,7 +628,7 @@ pub(super) fn unknown(reason: Option<String>) -> SolverError {
 /// unsatisfiable by themselves).
 pub(super) fn solve(
     q: &Query<'_>,
-    timeout_ms: u64,
+    limit: Limit,
     assume: bool,
 ) -> Result<(Answer, Option<Vec<ExprRef>>), SolverError> {
     let mut t = Translator::default();
@@ -634,12 +651,13 @@ pub(super) fn solve(
     } else {
         ZSolver::new_for_logic("QF_BV").unwrap_or_default()
     };
-    configure(&solver, timeout_ms);
+    configure(&solver, limit, FRESH_UNITS_PER_MS);
     if !assume {
         for a in assertions.iter().chain(t.side.iter()) {
             solver.assert(a);
         }
-        return Ok((answer(&solver, solver.check(), q, &t)?, None));
+        let answer = answer(&solver, solver.check(), q, &t);
+        return Ok((unknown_under(limit, answer)?, None));
     }
     // Each part is asserted under a fresh literal assumed true; the
     // literals in Z3's core name the parts its proof used. (The side
@@ -663,7 +681,7 @@ pub(super) fn solve(
             .map(|(p, _)| (*p).clone())
             .collect()
     });
-    Ok((answer(&solver, result, q, &t)?, core))
+    Ok((unknown_under(limit, answer(&solver, result, q, &t))?, core))
 }
 
 /// Seeds the random choices of Z3's heuristics for every solver this
@@ -680,10 +698,11 @@ pub fn set_z3_seed(seed: u32) {
     }
 }
 
-/// Sets the time limit of `solver`.
-pub(super) fn configure(solver: &ZSolver, timeout_ms: u64) {
+/// Gives `solver` `limit`, its work counted at `units_per_ms`.
+pub(super) fn configure(solver: &ZSolver, limit: Limit, units_per_ms: u64) {
     let mut params = Params::new();
-    params.set_u32("timeout", u32::try_from(timeout_ms).unwrap_or(u32::MAX));
+    params.set_u32("timeout", u32::try_from(limit.ms).unwrap_or(u32::MAX));
+    params.set_u32("rlimit", limit.units(units_per_ms));
     // Z3 would otherwise catch Ctrl-C during a check, cancel the query and
     // swallow the signal: mnemo's own handler must see it to stop the run.
     params.set_bool("ctrl_c", false);
@@ -732,4 +751,4 @@ pub(super) fn answer(
 }
 
 #[cfg(test)]
-mod tests;
+pub(super) mod tests;

@@ -2,14 +2,18 @@
 
 use super::*;
 use crate::expr::proptests::{build, Env, Gen};
-use crate::expr::{self, constant, Array};
+use crate::expr::{self, constant, Array, UpdateList};
 
 /// Sat or unsat of `constraints ∧ expr` by a plain fresh solve.
 fn is_sat(constraints: &[ExprRef], e: &ExprRef) -> bool {
-    solve(&Query::new(constraints, e.clone()), 30_000, false)
-        .unwrap()
-        .0
-        .is_sat()
+    solve(
+        &Query::new(constraints, e.clone()),
+        Limit::time(30_000),
+        false,
+    )
+    .unwrap()
+    .0
+    .is_sat()
 }
 
 #[test]
@@ -42,7 +46,7 @@ fn small_arrays_are_read_as_cases_and_stay_plain_bit_vectors() {
         _ => unreachable!(),
     }];
     let q = Query::new(&[], two.clone()).with_model(&arrays);
-    let Answer::Sat(Some(m)) = solve(&q, 30_000, false).unwrap().0 else {
+    let Answer::Sat(Some(m)) = solve(&q, Limit::time(30_000), false).unwrap().0 else {
         panic!("satisfiable")
     };
     let v = m.get(&arrays[0]).unwrap()[0];
@@ -82,7 +86,7 @@ fn equal_bytes_of_a_table_share_one_case() {
     assert!(!is_sat(&[expr::not(&is_digit)], &small));
     let seven = expr::eq(&value, &constant(7, 8));
     let q = Query::new(&[], seven).with_model(std::slice::from_ref(&c_array));
-    let Answer::Sat(Some(m)) = solve(&q, 30_000, false).unwrap().0 else {
+    let Answer::Sat(Some(m)) = solve(&q, Limit::time(30_000), false).unwrap().0 else {
         panic!("satisfiable")
     };
     assert_eq!(m.get(&c_array).unwrap()[0], b'7');
@@ -113,7 +117,7 @@ fn a_table_read_at_a_byte_is_split_on_the_bytes_values_only() {
     let arrays = [c_array];
     let no_write = [expr::not(&expr::eq(&c, &x)), expr::not(&expr::eq(&c, &z))];
     let q = Query::new(&no_write, newline.clone()).with_model(&arrays);
-    let Answer::Sat(Some(m)) = solve(&q, 30_000, false).unwrap().0 else {
+    let Answer::Sat(Some(m)) = solve(&q, Limit::time(30_000), false).unwrap().0 else {
         panic!("satisfiable")
     };
     assert_eq!(m.get(&arrays[0]).unwrap()[0], b'\n');
@@ -151,17 +155,17 @@ fn a_core_leaves_out_what_the_conflict_does_not_need() {
         expr::ult(&y, &constant(4, 8)),
     ];
     let e = expr::ult(&constant(200, 8), &x);
-    let (answer, core) = solve(&Query::new(&cs, e.clone()), 30_000, true).unwrap();
+    let (answer, core) = solve(&Query::new(&cs, e.clone()), Limit::time(30_000), true).unwrap();
     assert!(!answer.is_sat());
     let core = core.expect("a core comes with unsat");
     assert!(!core.contains(&unrelated), "{core:?}");
     assert!(core.contains(&e) && core.contains(&lo), "{core:?}");
     // No core without the request, and none for sat.
-    assert!(solve(&Query::new(&cs, e), 30_000, false)
+    assert!(solve(&Query::new(&cs, e), Limit::time(30_000), false)
         .unwrap()
         .1
         .is_none());
-    let (sat, core) = solve(&Query::new(&cs, lo), 30_000, true).unwrap();
+    let (sat, core) = solve(&Query::new(&cs, lo), Limit::time(30_000), true).unwrap();
     assert!(sat.is_sat() && core.is_none());
 }
 
@@ -173,7 +177,7 @@ fn cores_of_random_queries_are_unsat_subsets() {
     for round in 0..200 {
         let cs: Vec<ExprRef> = (0..4).map(|_| build(&g.gen(1, 2), &env)).collect();
         let e = build(&g.gen(1, 2), &env);
-        let (answer, core) = solve(&Query::new(&cs, e.clone()), 30_000, true).unwrap();
+        let (answer, core) = solve(&Query::new(&cs, e.clone()), Limit::time(30_000), true).unwrap();
         assert_eq!(answer.is_sat(), is_sat(&cs, &e), "round {round}");
         let Some(core) = core else { continue };
         cores += 1;
@@ -185,4 +189,33 @@ fn cores_of_random_queries_are_unsat_subsets() {
         assert!(!is_sat(&core, &expr::bool_const(true)), "round {round}");
     }
     assert!(cores > 10, "{cores}");
+}
+
+/// `x * y = 65521 * 65519`, over 16-bit `x` and `y` widened to 32 bits
+/// and both above 1: a semiprime to factor, some work for Z3.
+pub(crate) fn factoring() -> ExprRef {
+    let half = |name: &str| {
+        let a = UpdateList::new(Array::symbolic(name, 2));
+        let byte = |i| expr::read(&a, &constant(i, 64));
+        expr::zext(&expr::concat(&byte(1), &byte(0)), 32)
+    };
+    let (x, y) = (half("factor_x"), half("factor_y"));
+    let one = constant(1, 32);
+    expr::and(
+        &expr::eq(&expr::mul(&x, &y), &constant(65_521 * 65_519, 32)),
+        &expr::and(&expr::ugt(&x, &one), &expr::ugt(&y, &one)),
+    )
+}
+
+#[test]
+fn a_probe_runs_out_of_work_whatever_its_time() {
+    let q = Query::new(&[], factoring());
+    let probe = Limit {
+        ms: 600_000,
+        work_ms: Some(1),
+    };
+    assert!(matches!(solve(&q, probe, false), Err(SolverError::Timeout)));
+    assert!(matches!(solve(&q, probe, true), Err(SolverError::Timeout)));
+    let r = solve(&q, Limit::time(600_000), false);
+    assert!(matches!(r, Ok((Answer::Sat(_), _))), "{r:?}");
 }

@@ -14,6 +14,7 @@
 
 use super::solve;
 use crate::expr::{ArrayRef, ExprRef};
+use crate::solver::limit::Limit;
 use crate::solver::query::{Answer, Query};
 use crate::solver::SolverError;
 use std::sync::mpsc::{channel, RecvTimeoutError, Sender};
@@ -42,21 +43,21 @@ pub(crate) struct WatchedSolver {
 }
 
 impl WatchedSolver {
-    /// [`solve`] on the helper thread; a timeout once `timeout_ms` and the
-    /// grace have passed without an answer.
-    pub(crate) fn solve(&mut self, q: &Query<'_>, timeout_ms: u64, assume: bool) -> Solved {
+    /// [`solve`] on the helper thread; a timeout once `limit`'s time and
+    /// the grace have passed without an answer.
+    pub(crate) fn solve(&mut self, q: &Query<'_>, limit: Limit, assume: bool) -> Solved {
         let constraints = q.constraints.to_vec();
         let expr = q.expr.clone();
         let model = q.model.map(<[ArrayRef]>::to_vec);
         self.run(
-            timeout_ms,
+            limit.ms,
             Box::new(move || {
                 let q = Query {
                     constraints: &constraints,
                     expr,
                     model: model.as_deref(),
                 };
-                solve(&q, timeout_ms, assume)
+                solve(&q, limit, assume)
             }),
         )
     }
@@ -126,17 +127,19 @@ mod tests {
         let x = byte("watch_x");
         let sat = expr::eq(&x, &constant(7, 8));
         let (answer, _) = w
-            .solve(&Query::new(&[], sat.clone()), 10_000, false)
+            .solve(&Query::new(&[], sat.clone()), Limit::time(10_000), false)
             .unwrap();
         assert!(answer.is_sat());
         let c = [sat.clone()];
         let other = expr::eq(&x, &constant(8, 8));
         let (answer, _) = w
-            .solve(&Query::new(&c, other.clone()), 10_000, false)
+            .solve(&Query::new(&c, other.clone()), Limit::time(10_000), false)
             .unwrap();
         assert!(!answer.is_sat());
         // With cores, as a fresh solver gives them.
-        let (answer, core) = w.solve(&Query::new(&c, other), 10_000, true).unwrap();
+        let (answer, core) = w
+            .solve(&Query::new(&c, other), Limit::time(10_000), true)
+            .unwrap();
         assert!(!answer.is_sat());
         assert!(core.is_some());
     }
