@@ -18,13 +18,18 @@
 /// How many of Z3's resource units the incremental stack spends in a
 /// millisecond, nominally. Measured on queries of 20 ms and more: 3,500
 /// to 4,700 at the median in the testsuite, 4,000 to 6,500 on the hard
-/// subjects, 1,300 on a GCD's (the rates vary with the kind of work).
-pub const STACK_UNITS_PER_MS: u64 = 4_000;
+/// subjects, 1,300 on a GCD's (the rates vary with the kind of work). A
+/// recursive Euclid on the stack alone, which runs at 6,500, gives up 7
+/// of its probes where the wall clock gave up 5 (the default chain sends
+/// its queries to a fresh solver).
+pub const STACK_UNITS_PER_MS: u64 = 5_000;
 
 /// The same for a fresh solver (bit-blasting, then SAT): 1,300 on the
 /// testsuite's queries and a Csmith program's CRC tables, 2,700 to 4,700
-/// on the hard subjects' remainder chains and hashes.
-pub const FRESH_UNITS_PER_MS: u64 = 2_000;
+/// on the hard subjects' remainder chains and hashes. At 2,000, three of
+/// a recursive Euclid's probes under `--solver-chain z3` were given up
+/// that the wall clock had answered; at 3,000, none is.
+pub const FRESH_UNITS_PER_MS: u64 = 3_000;
 
 /// A probe's wall-clock limit, as a multiple of its work's nominal time:
 /// room for the rates above being a few times off, and for a loaded
@@ -113,8 +118,8 @@ mod tests {
         assert_eq!(query.units(STACK_UNITS_PER_MS), 0);
         let probe = Limit::probe(1_000, 10_000);
         assert_eq!(probe.ms, 4_000);
-        assert_eq!(probe.units(STACK_UNITS_PER_MS), 4_000_000);
-        assert_eq!(probe.units(FRESH_UNITS_PER_MS), 2_000_000);
+        assert_eq!(probe.units(STACK_UNITS_PER_MS), 5_000_000);
+        assert_eq!(probe.units(FRESH_UNITS_PER_MS), 3_000_000);
         // The backstop never exceeds the configured time, nor a deadline.
         assert_eq!(Limit::probe(1_000, 2_500).ms, 2_500);
         assert_eq!(probe.within(300), Limit { ms: 300, ..probe });
