@@ -23,7 +23,7 @@
 
 use super::limit::{Limit, STACK_UNITS_PER_MS};
 use super::query::{Answer, Chain, Layer, Query};
-use super::z3::{answer, configure, unknown_under, Translator};
+use super::z3::{answer, configure, Translator};
 use super::SolverError;
 use crate::expr::ExprRef;
 use z3::Solver as ZSolver;
@@ -115,7 +115,7 @@ impl Stack {
         self.solver.push();
         self.solver.assert(&cond);
         let result = self.solver.check();
-        let answer = answer(&self.solver, result, q, &self.translator);
+        let answer = answer(&self.solver, result, q, &self.translator, self.limit);
         self.solver.pop(1);
         answer
     }
@@ -171,7 +171,7 @@ impl Z3StackLayer {
             configure(&stack.solver, limit, STACK_UNITS_PER_MS);
             stack.limit = limit;
         }
-        let result = unknown_under(limit, stack.check(q));
+        let result = stack.check(q);
         if result.is_err() {
             // A timeout may leave Z3 in any state: start afresh next time.
             self.state = None;

@@ -596,29 +596,22 @@ impl Translator {
     }
 }
 
-/// The error for Z3's unknown answer with `reason`: a timeout when the
-/// query ran out of its time or (a probe) of its work.
-pub(super) fn unknown(reason: Option<String>) -> SolverError {
+/// The error for Z3's unknown answer with `reason` under `limit`: a
+/// timeout when the query ran out of its time or, when `limit` counts
+/// work, of its work (the incremental solver then gives no reason but
+/// "unknown", the general one "max. resource limit exceeded"; bit-vector
+/// queries are otherwise decided).
+fn unknown(reason: Option<String>, limit: Limit) -> SolverError {
     let reason = reason.unwrap_or_else(|| "no reason given".to_string());
     let r = reason.to_ascii_lowercase();
-    let out_of = ["timeout", "canceled", "cancelled", "resource limit"];
-    if out_of.iter().any(|s| r.contains(s)) {
+    if limit.work_ms.is_some()
+        || r.contains("timeout")
+        || r.contains("canceled")
+        || r.contains("cancelled")
+    {
         SolverError::Timeout
     } else {
         SolverError::Unknown(reason)
-    }
-}
-
-/// `answer`, with an unknown taken for a timeout when `limit` counts
-/// work: out of its resource units, Z3's incremental solver gives no
-/// reason but "unknown", and bit-vector queries are otherwise decided.
-pub(super) fn unknown_under(
-    limit: Limit,
-    answer: Result<Answer, SolverError>,
-) -> Result<Answer, SolverError> {
-    match answer {
-        Err(SolverError::Unknown(_)) if limit.work_ms.is_some() => Err(SolverError::Timeout),
-        answer => answer,
     }
 }
 
@@ -656,8 +649,7 @@ pub(super) fn solve(
         for a in assertions.iter().chain(t.side.iter()) {
             solver.assert(a);
         }
-        let answer = answer(&solver, solver.check(), q, &t);
-        return Ok((unknown_under(limit, answer)?, None));
+        return Ok((answer(&solver, solver.check(), q, &t, limit)?, None));
     }
     // Each part is asserted under a fresh literal assumed true; the
     // literals in Z3's core name the parts its proof used. (The side
@@ -681,7 +673,7 @@ pub(super) fn solve(
             .map(|(p, _)| (*p).clone())
             .collect()
     });
-    Ok((unknown_under(limit, answer(&solver, result, q, &t))?, core))
+    Ok((answer(&solver, result, q, &t, limit)?, core))
 }
 
 /// Seeds the random choices of Z3's heuristics for every solver this
@@ -709,17 +701,18 @@ pub(super) fn configure(solver: &ZSolver, limit: Limit, units_per_ms: u64) {
     solver.set_params(&params);
 }
 
-/// The answer to `q` after `solver` said `result`, with the model `q` asks
-/// for.
+/// The answer to `q` after `solver`, given `limit`, said `result`, with the
+/// model `q` asks for.
 pub(super) fn answer(
     solver: &ZSolver,
     result: SatResult,
     q: &Query<'_>,
     t: &Translator,
+    limit: Limit,
 ) -> Result<Answer, SolverError> {
     match result {
         SatResult::Unsat => Ok(Answer::Unsat),
-        SatResult::Unknown => Err(unknown(solver.get_reason_unknown())),
+        SatResult::Unknown => Err(unknown(solver.get_reason_unknown(), limit)),
         SatResult::Sat => {
             let Some(wanted) = q.model else {
                 return Ok(Answer::Sat(None));
