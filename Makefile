@@ -28,8 +28,17 @@ build: setup
 runtime: setup
 	$(MAKE) -C runtime
 
+# The tests create and delete some hundred thousand small files in their
+# scratch directories. On an ext4 disk without a journal, creating a file
+# steps over each inode freed in the last seconds, and that cost more than
+# the runs themselves (three runs of 13,122 tests: 41 s, 6 s in memory),
+# so the scratch directories go to /dev/shm where it can be written.
+# `make test TEST_TMPDIR=` keeps the system's temporary directory.
+TEST_TMPDIR ?= $(shell [ -d /dev/shm ] && [ -w /dev/shm ] && echo /dev/shm)
+
 test: setup runtime
-	@if $(CARGO) nextest --version >/dev/null 2>&1; then \
+	@if [ -n "$(TEST_TMPDIR)" ]; then export TMPDIR="$(TEST_TMPDIR)"; fi; \
+	if $(CARGO) nextest --version >/dev/null 2>&1; then \
 	  $(CARGO) nextest run --workspace --no-fail-fast; \
 	else \
 	  $(CARGO) test --workspace --no-fail-fast; \
