@@ -752,6 +752,7 @@ fn merged_stats(
         s.solver.path_model += o.solver.path_model;
         s.solver.nearby += o.solver.nearby;
         s.solver.gave_up += o.solver.gave_up;
+        s.solver.clock_timeouts += o.solver.clock_timeouts;
         s.solver.fixed_addresses += o.solver.fixed_addresses;
         s.solver.time_s += o.solver.time_s;
         s.memo.recorded_paths += o.memo.recorded_paths;

@@ -86,6 +86,7 @@ impl Report<'_> {
                 path_model: solver.path_model,
                 nearby: solver.nearby,
                 gave_up: solver.gave_up,
+                clock_timeouts: solver.clock_timeouts,
                 fixed_addresses: solver.fixed_addresses,
                 time_s: solver.time.as_secs_f64(),
                 chain: self.config.solver.chain.to_string(),

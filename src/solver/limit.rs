@@ -100,6 +100,11 @@ impl Limit {
         }
     }
 
+    /// Whether this is a probe's, its work counted.
+    pub fn is_probe(self) -> bool {
+        self.work_ms.is_some()
+    }
+
     /// Z3's `rlimit` for an engine spending `units_per_ms` (0: none).
     pub fn units(self, units_per_ms: u64) -> u32 {
         self.work_ms.map_or(0, |w| {

@@ -117,6 +117,10 @@ pub struct SolverStats {
     /// Alternatives of a fork given up because their query timed out
     /// while the path's model showed another one feasible.
     pub gave_up: u64,
+    /// Z3 calls of probes that their wall-clock backstop (or, for a large
+    /// circuit, the clock alone) stopped before their work ran out: the
+    /// load, not the query, decided those.
+    pub clock_timeouts: u64,
     /// Symbolic pointers found to have one address on their path: later
     /// accesses through them ask nothing.
     pub fixed_addresses: u64,
@@ -137,6 +141,7 @@ impl SolverStats {
         self.path_model += other.path_model;
         self.nearby += other.nearby;
         self.gave_up += other.gave_up;
+        self.clock_timeouts += other.clock_timeouts;
         self.fixed_addresses += other.fixed_addresses;
         self.time += other.time;
         for (layer, n) in &other.hits {

@@ -159,6 +159,29 @@ impl<'a> Chain<'a> {
         Ok(limit.within(u64::try_from(left).unwrap_or(u64::MAX)))
     }
 
+    /// Runs one Z3 call given `limit` and counts, in
+    /// `solver.clock_timeouts`, a probe the wall clock stopped rather than
+    /// its work running out: whether such a probe is answered depends on
+    /// how busy the machine is. `probe` says whether the call is a
+    /// probe's, whose work a large circuit leaves to the clock alone.
+    pub fn timed<T>(
+        &mut self,
+        probe: bool,
+        limit: Limit,
+        call: impl FnOnce() -> Result<T, SolverError>,
+    ) -> Result<T, SolverError> {
+        let start = Instant::now();
+        let result = call();
+        if probe
+            && matches!(result, Err(SolverError::Timeout))
+            && start.elapsed() >= Duration::from_millis(limit.ms)
+            && !self.at_deadline()
+        {
+            self.stats.clock_timeouts += 1;
+        }
+        result
+    }
+
     /// Whether a timeout now is the run's deadline's doing rather than the
     /// query's.
     pub fn at_deadline(&self) -> bool {
@@ -227,5 +250,44 @@ impl<'a> Chain<'a> {
     /// The statistics of the solver running this chain.
     pub fn stats(&mut self) -> &mut SolverStats {
         self.stats
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A Z3 call that times out after `ms` milliseconds.
+    fn timing_out(ms: u64) -> impl FnOnce() -> Result<(), SolverError> {
+        move || {
+            std::thread::sleep(Duration::from_millis(ms));
+            Err(SolverError::Timeout)
+        }
+    }
+
+    #[test]
+    fn a_probe_the_clock_stopped_is_counted_and_one_out_of_work_is_not() {
+        let mut stats = SolverStats::default();
+        let mut layers: Vec<Box<dyn Layer>> = Vec::new();
+        let mut chain = Chain::new(&mut layers, &mut stats);
+        // Its work is a millisecond, its backstop four.
+        let probe = Limit::probe(1, 10_000);
+        let r = chain.timed(true, probe, timing_out(5));
+        assert_eq!(r, Err(SolverError::Timeout));
+        // Out of work well before its time.
+        let roomy = Limit::probe(10_000, 100_000);
+        let _ = chain.timed(true, roomy, timing_out(0));
+        // A query's timeout is its time's; an answer is no timeout.
+        let _ = chain.timed(false, probe, timing_out(5));
+        let late = chain.timed(true, probe, || {
+            std::thread::sleep(Duration::from_millis(5));
+            Ok(())
+        });
+        assert_eq!(late, Ok(()));
+        // At the run's deadline, the deadline decided.
+        let mut chain = chain.with_deadline(Some(Instant::now()));
+        let _ = chain.timed(true, probe, timing_out(5));
+        drop(chain);
+        assert_eq!(stats.clock_timeouts, 1);
     }
 }

@@ -219,24 +219,25 @@ impl Z3AutoLayer {
         // A large circuit's time goes mostly to translating it (1 to 2.6 s
         // for a Csmith program's CRC tables), which Z3's units do not
         // count: a probe of one keeps to the wall clock, as a query does.
+        let probe = budget.is_probe();
         let budget = match strategy {
             Strategy::Large => budget.wall_clock(),
             _ => budget,
         };
         let timeout = next.within_deadline(budget)?;
-        match strategy {
-            Strategy::Stack => self.stack.solve(q, timeout),
-            Strategy::Shared => self.shared.solve(q, timeout),
+        let wants_core = next.wants_core();
+        let (answer, core) = next.timed(probe, timeout, || match strategy {
+            Strategy::Stack => Ok((self.stack.solve(q, timeout)?, None)),
+            Strategy::Shared => Ok((self.shared.solve(q, timeout)?, None)),
             Strategy::Fresh | Strategy::Assumed | Strategy::Large => {
-                let wants_core = next.wants_core();
                 let assume = strategy == Strategy::Assumed || wants_core;
-                let (answer, core) = self.fresh.solve(q, timeout, assume)?;
-                if let Some(core) = core.filter(|_| wants_core) {
-                    next.set_core(core);
-                }
-                Ok(answer)
+                self.fresh.solve(q, timeout, assume)
             }
+        })?;
+        if let Some(core) = core.filter(|_| wants_core) {
+            next.set_core(core);
         }
+        Ok(answer)
     }
 }
 

@@ -149,7 +149,8 @@ impl Layer for Z3StackLayer {
 
     fn check(&mut self, q: &Query<'_>, next: &mut Chain<'_>) -> Result<Answer, SolverError> {
         next.stats().z3_calls += 1;
-        self.solve(q, next.limit(self.timeout_ms)?)
+        let limit = next.limit(self.timeout_ms)?;
+        next.timed(limit.is_probe(), limit, || self.solve(q, limit))
     }
 }
 

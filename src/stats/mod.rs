@@ -276,6 +276,11 @@ pub struct SolverStats {
     /// the inputs of the hard condition fixed).
     #[serde(default)]
     pub gave_up: u64,
+    /// Z3 calls of probes stopped by the wall clock rather than by their
+    /// work running out: the load decided those (0: no alternative the
+    /// run gave up depended on it).
+    #[serde(default)]
+    pub clock_timeouts: u64,
     /// Symbolic pointers the path's constraints gave one address: the
     /// accesses through them after the first are at a known place.
     #[serde(default)]
@@ -362,6 +367,14 @@ impl RunStats {
             s += &format!(
                 "mnemo:   alternatives given up, their solver query past its probe's time: {}\n",
                 self.solver.gave_up
+            );
+        }
+        // Which of those a machine as fast but less busy would have kept.
+        if self.solver.clock_timeouts > 0 {
+            s += &format!(
+                "mnemo:   probes stopped by the clock before their work ran out \
+                 (the machine's load decided them): {}\n",
+                self.solver.clock_timeouts
             );
         }
         if self.memo.undecided > 0 {
@@ -468,6 +481,11 @@ mod tests {
         assert!(text.contains("alternatives given up"), "{text}");
         assert!(text.contains(": 3\n"), "{text}");
         assert!(!text.contains("undecided"), "{text}");
+        assert!(!text.contains("clock"), "{text}");
+        s.solver.clock_timeouts = 2;
+        let text = s.summary();
+        assert!(text.contains("stopped by the clock"), "{text}");
+        assert!(text.contains("decided them): 2\n"), "{text}");
         // Given up or not, what the trie keeps undecided is named, with
         // the way to ask again.
         s.memo.undecided = 4;

@@ -59,7 +59,10 @@ impl Layer for Z3Layer {
     fn check(&mut self, q: &Query<'_>, next: &mut Chain<'_>) -> Result<Answer, SolverError> {
         next.stats().z3_calls += 1;
         let limit = next.limit(self.timeout_ms)?;
-        let (answer, core) = self.watched.solve(q, limit, next.wants_core())?;
+        let wants_core = next.wants_core();
+        let (answer, core) = next.timed(limit.is_probe(), limit, || {
+            self.watched.solve(q, limit, wants_core)
+        })?;
         if let Some(core) = core {
             next.set_core(core);
         }
