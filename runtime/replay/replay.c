@@ -18,12 +18,19 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #define REPLAY_FAILED 77
@@ -45,7 +52,31 @@ static const char *take_variable(const char *name) {
   return copy;
 }
 
-__attribute__((constructor)) static void take_own_variables(void) {
+/* Makes nanosleep and clock_nanosleep return 0 at once, as the model's
+ * do (its clock does not move): a seccomp filter answers them without
+ * making them. Where the machine allows no filter, sleeps take their time.
+ * mnemo's replay installs the same filter itself in a program built
+ * without this library. */
+static void sleeps_take_no_time(void) {
+  struct sock_filter filter[] = {
+      BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
+      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 0, 3),
+      BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_nanosleep, 2, 0),
+      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_clock_nanosleep, 1, 0),
+      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+      /* An errno of 0: the call returns 0. */
+      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO),
+  };
+  struct sock_fprog program = {sizeof filter / sizeof filter[0], filter};
+  if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0)
+    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &program);
+}
+
+/* Before the program's own constructors, which may sleep or fork too. */
+__attribute__((constructor(101))) static void take_own_variables(void) {
+  const char *no_sleep = take_variable("MNEMO_REPLAY_NO_SLEEP");
+  const char *one_process = take_variable("MNEMO_REPLAY_ONE_PROCESS");
   ktest_file = take_variable("KTEST_FILE");
   posix_objects = take_variable("MNEMO_POSIX_OBJECTS");
   unsetenv("ASAN_OPTIONS");
@@ -53,6 +84,18 @@ __attribute__((constructor)) static void take_own_variables(void) {
    * (stdout, once the replay has read as much as the engine lets a path
    * write) fails with EPIPE there, and so it must here. */
   signal(SIGPIPE, SIG_IGN);
+  /* What mnemo's replay asks of the program, done here rather than
+   * between its fork and the exec: with nothing to do there, the replay
+   * spawns the program without copying its own address space, a quarter
+   * of a replay's time. */
+  if (no_sleep != NULL)
+    sleeps_take_no_time();
+  if (one_process != NULL) {
+    /* A fork fails with EAGAIN, as in the engine (root is not held to
+     * it, and mnemo asks this only of a program not run as root). */
+    struct rlimit one = {1, 2};
+    setrlimit(RLIMIT_NPROC, &one);
+  }
 }
 
 static void fail(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));

@@ -17,7 +17,7 @@ use std::thread;
 use std::time::Duration;
 
 use super::classify::Termination;
-use super::replay::POSIX_OBJECTS_ENV;
+use super::replay::{NO_SLEEP_ENV, ONE_PROCESS_ENV, POSIX_OBJECTS_ENV};
 use crate::exec::{MAX_OBJECT, STDOUT_LIMIT};
 
 /// Room for a program's own mappings beside one object as large as the
@@ -56,11 +56,14 @@ pub(crate) struct NativeRun<'a> {
     /// A directory to chroot into first; `binary`, `cwd` and `ktest` are
     /// then paths inside it.
     pub(crate) root: Option<&'a Path>,
-    /// Whether the program ignores SIGPIPE itself (the replay library does
-    /// so before main). One that does not is made to: the engine delivers
-    /// no signals, so a write to a pipe with no reader (stdout past
-    /// [`STDOUT_LIMIT`]) fails with `EPIPE` there, and must natively too.
-    pub(crate) ignores_sigpipe: bool,
+    /// Whether the program links the replay library, which holds it to the
+    /// engine's model before main when asked: SIGPIPE ignored (the engine
+    /// delivers no signals, so a write to a pipe with no reader, stdout
+    /// past [`STDOUT_LIMIT`], fails with `EPIPE` there), sleeps that take
+    /// no time and one process. One that does not is held so between its
+    /// fork and exec, which costs the replay a copy of its own address
+    /// space for each test.
+    pub(crate) links_replay_library: bool,
 }
 
 /// Where a native run's stdin comes from.
@@ -180,24 +183,27 @@ pub(crate) fn run_one(run: NativeRun<'_>, timeout: Duration) -> std::io::Result<
     let as_root = run
         .run_as
         .map_or_else(|| unsafe { libc::getuid() } == 0, |(uid, _)| uid == 0);
-    if !as_root {
-        // SAFETY: the hook only makes a system call, as is allowed between
-        // fork and exec.
-        unsafe {
-            command.pre_exec(no_other_process);
+    // What the replay library is asked to do before main.
+    let mut held = Vec::new();
+    if run.links_replay_library {
+        held.push(NO_SLEEP_ENV);
+        if !as_root {
+            held.push(ONE_PROCESS_ENV);
         }
-    }
-    if !run.ignores_sigpipe {
-        // SAFETY: the hook only makes a system call, as is allowed between
-        // fork and exec.
+    } else {
+        if !as_root {
+            // SAFETY: the hook only makes a system call, as is allowed
+            // between fork and exec.
+            unsafe {
+                command.pre_exec(no_other_process);
+            }
+        }
+        // SAFETY: the hooks only make system calls on data of their own,
+        // as is allowed between fork and exec.
         unsafe {
             command.pre_exec(ignore_sigpipe);
+            command.pre_exec(sleeps_take_no_time);
         }
-    }
-    // SAFETY: the hook only makes system calls on data of its own, as is
-    // allowed between fork and exec.
-    unsafe {
-        command.pre_exec(sleeps_take_no_time);
     }
     let mut child = command
         .arg0(&run.arg0)
@@ -210,6 +216,7 @@ pub(crate) fn run_one(run: NativeRun<'_>, timeout: Duration) -> std::io::Result<
         .env("KTEST_FILE", run.ktest)
         .env(POSIX_OBJECTS_ENV, run.posix_objects.to_string())
         .env("ASAN_OPTIONS", asan_options())
+        .envs(held.iter().map(|name| (name, "1")))
         .envs(run.env.iter().map(|(k, v)| (k, v)))
         .stdin(stdin)
         .stdout(Stdio::piped())

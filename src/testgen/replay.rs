@@ -32,6 +32,15 @@ use super::toolchain::{is_native_program, Toolchain, ToolchainError};
 /// after them.
 pub const POSIX_OBJECTS_ENV: &str = "MNEMO_POSIX_OBJECTS";
 
+/// Set for a program that links the replay library: it makes its sleeps
+/// take no time, as the model's do, before main.
+pub const NO_SLEEP_ENV: &str = "MNEMO_REPLAY_NO_SLEEP";
+
+/// Set for a program that links the replay library and does not run as
+/// root: it holds itself to one process before main, so that a fork
+/// fails with EAGAIN as in the engine.
+pub const ONE_PROCESS_ENV: &str = "MNEMO_REPLAY_ONE_PROCESS";
+
 /// Why replay could not run at all (a single bad test is a result instead).
 #[derive(Debug, Error)]
 pub enum ReplayError {
@@ -336,7 +345,7 @@ fn replay_one(
         env: &options.env,
         run_as: options.run_as,
         root: root.map(|r| r.dir.as_path()),
-        ignores_sigpipe: links_replay_library,
+        links_replay_library,
     };
     let result = run_one(run, options.timeout).map_err(io_err(&binary))?;
     let native = classify_native(result.termination, &result.stderr);
