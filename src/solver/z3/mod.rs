@@ -607,7 +607,7 @@ impl Translator {
 fn unknown(reason: Option<String>, limit: Limit) -> SolverError {
     let reason = reason.unwrap_or_else(|| "no reason given".to_string());
     let r = reason.to_ascii_lowercase();
-    if limit.work_ms.is_some()
+    if limit.is_probe()
         || r.contains("timeout")
         || r.contains("canceled")
         || r.contains("cancelled")
