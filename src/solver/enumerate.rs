@@ -612,7 +612,7 @@ impl Layer for EnumerateLayer {
             Ok(holds) => holds,
             Err(OverBudget) => {
                 let answer = next.check(q);
-                if !matches!(answer, Err(SolverError::Timeout)) || next.at_deadline() {
+                if !matches!(answer, Err(SolverError::Timeout)) || next.timeout_stands() {
                     return answer;
                 }
                 search.budget = BUDGET_AFTER_TIMEOUT;

@@ -242,6 +242,8 @@ pub struct Solver {
     /// force now.
     probe_ms: u64,
     cap_ms: Option<u64>,
+    /// Set by [`Self::cap_every_call`].
+    timeouts_stand: bool,
     /// The constraints answers' models were checked against, with the
     /// bytes they held under.
     verified: verified::Verified,
@@ -269,6 +271,7 @@ impl Solver {
             arrays: arrays::ArraysOf::default(),
             probe_ms: (config.timeout_ms / PROBE_SHARE).max(1),
             cap_ms: None,
+            timeouts_stand: false,
             verified: verified::Verified::default(),
             model_values: model_values::ModelValues::default(),
         }
@@ -295,6 +298,7 @@ impl Solver {
         let answer = Chain::new(&mut self.layers, &mut self.stats)
             .with_deadline(self.deadline)
             .with_cap(self.cap_ms)
+            .with_timeouts_standing(self.timeouts_stand)
             .check(q)?;
         if answer_is_valid(q, &answer, &mut self.verified) {
             return Ok(answer);
@@ -325,10 +329,28 @@ impl Solver {
     /// input (a CRC printed digit by digit), where the full limit on each
     /// of them left no time for the rest of the program.
     pub fn probing<T>(&mut self, f: impl FnOnce(&mut Self) -> T) -> T {
-        let before = self.cap_ms.replace(self.probe_ms);
+        let probe = self.cap_ms.map_or(self.probe_ms, |c| c.min(self.probe_ms));
+        let before = self.cap_ms.replace(probe);
         let result = f(self);
         self.cap_ms = before;
         result
+    }
+
+    /// Gives every Z3 call from now on, probe or not, at most `work_ms`
+    /// of work as a probe's is counted (see [`Self::probing`]), so that
+    /// whether a call is answered does not depend on the load, and makes
+    /// a call's timeout the query's answer, with no search after it (which
+    /// can take seconds): for work whose outcome must be the same wherever
+    /// it runs, and may give up, such as a function's summary.
+    pub fn cap_every_call(&mut self, work_ms: u64) {
+        self.cap_ms = Some(work_ms.max(1));
+        self.timeouts_stand = true;
+    }
+
+    /// Queries asked so far, and of them those that reached Z3 (the
+    /// counters of [`Self::stats`], without copying the rest).
+    pub fn calls(&self) -> (u64, u64) {
+        (self.stats.queries, self.stats.z3_calls)
     }
 
     /// Gives every Z3 call from now on no time past `deadline` (`None`:

@@ -91,6 +91,9 @@ pub struct Chain<'a> {
     /// The most time any Z3 call of this query may take (see
     /// [`Self::with_cap`]).
     cap_ms: Option<u64>,
+    /// Whether a Z3 call's timeout stands, with no search after it (see
+    /// [`Self::timeout_stands`]).
+    timeouts_stand: bool,
 }
 
 /// Whether `deadline` has come, so that a timeout now says nothing about
@@ -112,7 +115,21 @@ impl<'a> Chain<'a> {
             core: None,
             deadline: None,
             cap_ms: None,
+            timeouts_stand: false,
         }
+    }
+
+    /// The same chain, where a Z3 call's timeout is the answer (`true`)
+    /// rather than a cue for a layer to decide the query another way.
+    pub fn with_timeouts_standing(mut self, stand: bool) -> Self {
+        self.timeouts_stand = stand;
+        self
+    }
+
+    /// Whether a timeout now is the query's answer: at the deadline, or
+    /// where the chain was made so ([`Self::with_timeouts_standing`]).
+    pub fn timeout_stands(&self) -> bool {
+        self.timeouts_stand || self.at_deadline()
     }
 
     /// The same chain, giving each Z3 call at most `cap_ms` milliseconds
@@ -199,6 +216,7 @@ impl<'a> Chain<'a> {
                 next.wants_core = self.wants_core;
                 next.deadline = self.deadline;
                 next.cap_ms = self.cap_ms;
+                next.timeouts_stand = self.timeouts_stand;
                 let answer = first.check(query, &mut next);
                 let total = start.elapsed();
                 let own = total.saturating_sub(next.spent);

@@ -353,3 +353,41 @@ fn a_known_model_keeps_the_bytes_of_factors_the_condition_does_not_touch() {
         .unwrap();
     assert!(none.is_none(), "x = 60 needs y > 60, which y < 50 forbids");
 }
+
+/// Answers every query unsat, keeping the limit a Z3 call would have had.
+struct Limits(std::rc::Rc<std::cell::RefCell<Vec<Limit>>>);
+
+impl Layer for Limits {
+    fn name(&self) -> &'static str {
+        "limits"
+    }
+
+    fn check(&mut self, _q: &Query<'_>, next: &mut Chain<'_>) -> Result<Answer, SolverError> {
+        self.0.borrow_mut().push(next.limit(10_000)?);
+        Ok(Answer::Unsat)
+    }
+}
+
+#[test]
+fn a_solver_capped_for_good_gives_every_call_the_cap_in_work() {
+    let seen = std::rc::Rc::default();
+    let config = SolverConfig {
+        timeout_ms: 10_000,
+        ..SolverConfig::default()
+    };
+    let mut s = Solver::of_layers(&config, vec![Box::new(Limits(std::rc::Rc::clone(&seen)))]);
+    let x = read(
+        &UpdateList::new(Array::symbolic("capped", 1)),
+        &constant(0, 64),
+    );
+    let ask = |s: &mut Solver, c: u128| s.check(&Query::new(&[], eq(&x, &constant(c, 8))));
+    // A query has time; a probe has a tenth of it in work.
+    ask(&mut s, 1).unwrap();
+    s.probing(|s| ask(s, 2)).unwrap();
+    // Capped, every call has the cap's work, a probe no more than that.
+    s.cap_every_call(50);
+    ask(&mut s, 3).unwrap();
+    s.probing(|s| ask(s, 4)).unwrap();
+    let work: Vec<_> = seen.borrow().iter().map(|l: &Limit| l.work_ms).collect();
+    assert_eq!(work, [None, Some(1_000), Some(50), Some(50)]);
+}
