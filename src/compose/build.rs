@@ -9,6 +9,7 @@
 //! reaches the depth bound is a leaf of its own (`LeafEnd::Bound`).
 
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use super::summary::{param_array, param_value, reads_only_inputs, Choice, Leaf, LeafEnd, Summary};
 use super::Fallback;
@@ -26,21 +27,45 @@ const MAX_LEAVES: usize = 4096;
 /// whose paths multiply down to the bound would take its whole tree to
 /// build, and a call would rarely rule all of its cut paths out.
 const MAX_BOUND_LEAVES: usize = 16;
-/// Time one summary may take: a function whose paths fix its inputs early
-/// and then run long with one feasible way at each choice (a recursion
-/// over a constrained value) stays below the depth bound for a long time.
-const MAX_TIME: std::time::Duration = std::time::Duration::from_secs(2);
+/// Queries one summary may ask: a function whose paths fix its inputs
+/// early and then run long with one feasible way at each choice (a
+/// recursion over a constrained value) stays below the depth bound for a
+/// long time, asking cheap questions all the way.
+const MAX_QUERIES: u64 = 20_000;
+/// Of those, the ones that may reach Z3.
+const MAX_Z3_CALLS: u64 = 500;
+/// The work each Z3 call of a summary may take, in milliseconds at the
+/// nominal rates of `solver::limit`: a query past it leaves the function
+/// without a summary (`hard-query`). These limits count work, not time,
+/// so that whether a function has a summary, and which calls a run
+/// composes, is the same however busy the machine is.
+const CALL_WORK_MS: u64 = 200;
+/// The wall-clock time one summary may take all the same: a backstop for
+/// work none of the limits above counts (evaluating conditions that have
+/// grown large), reached by no function of the testsuite or the benches.
+const BACKSTOP: Duration = Duration::from_secs(20);
+/// Bumped whenever what a summary holds, or when a function is refused
+/// one, changes: the summaries kept under the older rules are built again.
+pub(super) const RULES: u32 = 2;
 
 /// Builds summaries with one executor (its solver's counters are the
 /// summaries' cost).
 pub struct Builder {
     executor: Executor,
     bound: u32,
+    /// No summary is built past it (the run's `--max-time`).
+    deadline: Option<Instant>,
 }
 
 impl Builder {
-    /// A builder whose paths run as `config` says, to depth `bound`.
-    pub fn new(module: Arc<Module>, config: &ExecConfig, bound: u32) -> Builder {
+    /// A builder whose paths run as `config` says, to depth `bound`,
+    /// building nothing past `deadline`.
+    pub fn new(
+        module: Arc<Module>,
+        config: &ExecConfig,
+        bound: u32,
+        deadline: Option<Instant>,
+    ) -> Builder {
         let config = ExecConfig {
             max_depth: Some(bound),
             show_output: false,
@@ -51,7 +76,13 @@ impl Builder {
         };
         let mut executor = Executor::new(module, config);
         executor.summarising = true;
-        Builder { executor, bound }
+        executor.solver.cap_every_call(CALL_WORK_MS);
+        executor.set_deadline(deadline);
+        Builder {
+            executor,
+            bound,
+            deadline,
+        }
     }
 
     /// The executor's solver counters.
@@ -117,21 +148,35 @@ impl Builder {
             .function_state(func, args, symbolics)
             .map_err(|_| Fallback::Bounded)?;
         let start_instructions = self.executor.instructions;
-        let started = std::time::Instant::now();
+        let (start_queries, start_z3) = self.executor.solver.calls();
+        let started = Instant::now();
         let mut pending = vec![initial];
         let mut leaves = Vec::new();
         let mut bound_leaves = 0;
         while let Some(mut state) = pending.pop() {
             let end = loop {
+                if self.deadline.is_some_and(|d| Instant::now() >= d)
+                    || started.elapsed() > BACKSTOP
+                {
+                    return Err(Fallback::OutOfTime);
+                }
                 match self.executor.step(&mut state) {
                     Step::Yield => {}
                     Step::Forked(children) => pending.extend(children),
                     Step::Ended(end) => break end,
                 }
+                let (queries, z3) = self.executor.solver.calls();
                 if self.executor.instructions - start_instructions > MAX_INSTRUCTIONS
-                    || started.elapsed() > MAX_TIME
+                    || queries - start_queries > MAX_QUERIES
+                    || z3 - start_z3 > MAX_Z3_CALLS
                 {
                     return Err(Fallback::Bounded);
+                }
+                // A probe past its work left the path to follow its model,
+                // its inputs fixed to the model's values: the alternatives
+                // it could not decide would be missing from the summary.
+                if !state.pinned.is_empty() {
+                    return Err(Fallback::HardQuery);
                 }
             };
             // Memory the summary cannot carry may have been concretized
@@ -144,6 +189,9 @@ impl Builder {
             }
             if self.executor.replay.fixed != fixed_before {
                 return Err(Fallback::FixesValues);
+            }
+            if !state.pinned.is_empty() {
+                return Err(Fallback::HardQuery);
             }
             let leaf = self.leaf(&module, &state, end, f.params.len())?;
             if leaf.end == LeafEnd::Bound {
@@ -181,14 +229,15 @@ impl Builder {
             PathEnd::Completed { .. } => LeafEnd::Completed,
             PathEnd::Silent => LeafEnd::Silent,
             PathEnd::Early(EarlyReason::MaxDepth) => LeafEnd::Bound,
+            PathEnd::Early(EarlyReason::MaxTime) => return Err(Fallback::OutOfTime),
             PathEnd::Early(_) | PathEnd::Pruned => return Err(Fallback::Bounded),
             // Memory errors are the callee's own: on its own objects, or
             // on an input as assumed (a null pointer), which a call
             // meets the same way wherever the heap check lets it replay.
             PathEnd::Error(e) => match e.kind {
-                ErrorKind::External | ErrorKind::Unsupported | ErrorKind::Solver => {
-                    return Err(Fallback::Environment)
-                }
+                ErrorKind::External | ErrorKind::Unsupported => return Err(Fallback::Environment),
+                // A query past its work (`CALL_WORK_MS`).
+                ErrorKind::Solver => return Err(Fallback::HardQuery),
                 kind => LeafEnd::Error {
                     kind: kind.as_str().to_string(),
                     line: e.loc.map_or(0, |l| l.line),
@@ -227,5 +276,48 @@ impl Builder {
             condition: (*state.constraints).clone(),
             heap,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::testutil::load_c;
+
+    /// `hard` asks for the two prime factors of a 128-bit number, past any
+    /// summary's work on one query; `easy` asks nothing hard.
+    const SOURCE: &str = "int hard(unsigned long x, unsigned long y) {\n\
+          unsigned __int128 n = ((unsigned __int128)0xffffffffffffff72UL << 64) | 0x1321;\n\
+          if (((unsigned __int128)x * y == n) & (x > 1) & (y > 1))\n\
+            return 1;\n\
+          return 0;\n\
+        }\n\
+        int easy(int x) { if (x > 3) return 1; return 0; }\n\
+        int main(void) { return hard(3, 5) + easy(0); }\n";
+
+    fn build(name: &str, deadline: Option<Instant>) -> Option<Result<Summary, Fallback>> {
+        let m = Arc::new(load_c(SOURCE)?);
+        let f = m.func_by_name(name)?;
+        Some(Builder::new(m, &ExecConfig::default(), 32, deadline).build(f, 0))
+    }
+
+    #[test]
+    fn a_query_past_its_work_leaves_the_function_without_a_summary() {
+        // A path going on with its model's side alone would make a summary
+        // without the side it could not decide.
+        let Some(hard) = build("hard", None) else {
+            return;
+        };
+        assert_eq!(hard.err(), Some(Fallback::HardQuery));
+        let easy = build("easy", None).expect("built").expect("summarised");
+        assert_eq!(easy.leaves.len(), 2);
+    }
+
+    #[test]
+    fn no_summary_is_built_past_the_deadline() {
+        let Some(easy) = build("easy", Some(Instant::now())) else {
+            return;
+        };
+        assert_eq!(easy.err(), Some(Fallback::OutOfTime));
     }
 }

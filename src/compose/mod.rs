@@ -18,6 +18,7 @@ pub mod target;
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::Arc;
+use std::time::Instant;
 
 pub use build::Builder;
 pub use call::{CallCounts, Composer, Directed};
@@ -54,9 +55,15 @@ pub enum Fallback {
     /// A path fixed a symbolic value to one value or resolved a symbolic
     /// pointer, which holds only where the summary was built.
     FixesValues,
-    /// Building the summary went past its limits: instructions, time,
-    /// paths, or paths cut by the depth bound.
+    /// Building the summary went past its limits: instructions, queries,
+    /// Z3 calls, paths, or paths cut by the depth bound.
     Bounded,
+    /// A query of the summary ran out of its work (`build::CALL_WORK_MS`):
+    /// the summary could hold only the side its path's model took.
+    HardQuery,
+    /// The run's `--max-time` came, or the clock's backstop, while the
+    /// summary was being built: not kept, so that a later run tries again.
+    OutOfTime,
     /// A path of the summary cut by its depth bound is feasible at the call.
     PastBound,
     /// The function is not reachable from the entry in the call graph.
@@ -102,6 +109,8 @@ impl Fallback {
             Fallback::MakesInputs => "makes-inputs",
             Fallback::FixesValues => "fixes-values",
             Fallback::Bounded => "bounded",
+            Fallback::HardQuery => "hard-query",
+            Fallback::OutOfTime => "out-of-time",
             Fallback::PastBound => "past-bound",
             Fallback::NotReached => "not-reached",
             Fallback::DepthBound => "max-depth",
@@ -129,6 +138,8 @@ impl Fallback {
             MakesInputs,
             FixesValues,
             Bounded,
+            HardQuery,
+            OutOfTime,
             PastBound,
             NotReached,
             DepthBound,
@@ -166,6 +177,7 @@ pub struct Prepared {
 /// function it may reach, by name, and what it is built with.
 pub fn summary_key(module: &Module, graph: &CallGraph, f: FuncId, bound: u32, frames: u32) -> u64 {
     let mut s = blake3::Hasher::new();
+    s.update(&build::RULES.to_le_bytes());
     s.update(&bound.to_le_bytes());
     s.update(&frames.to_le_bytes());
     s.update(&module.func(f).hash.to_le_bytes());
@@ -234,13 +246,14 @@ pub fn prepare(
     entry: FuncId,
     memo_dir: &Path,
     bound: u32,
+    deadline: Option<Instant>,
 ) -> (Vec<Result<Arc<summary::Summary>, Fallback>>, Prepared) {
-    let started = std::time::Instant::now();
+    let started = Instant::now();
     let graph = CallGraph::of(module);
     let mut table: Vec<Result<Arc<summary::Summary>, Fallback>> =
         vec![Err(Fallback::NotReached); module.functions.len()];
     let mut prepared = Prepared::default();
-    let mut builder = Builder::new(module.clone(), config, bound);
+    let mut builder = Builder::new(module.clone(), config, bound, deadline);
     for component in graph.bottom_up(entry) {
         // One function of a cycle is summarised, the others run inside it.
         let (head, rest) = component
@@ -278,10 +291,12 @@ pub fn prepare(
                     let built = builder.build(f, key).map(Arc::new);
                     prepared.built += built.is_ok() as u64;
                     let stored = match &built {
-                        Ok(s) => Stored::Summary((**s).clone()),
-                        Err(why) => Stored::Refused(why.as_str().to_string()),
+                        Ok(s) => Some(Stored::Summary((**s).clone())),
+                        // The clock decided, not the function.
+                        Err(Fallback::OutOfTime) => None,
+                        Err(why) => Some(Stored::Refused(why.as_str().to_string())),
                     };
-                    if let Err(e) = store::save(memo_dir, &name, key, &stored) {
+                    if let Some(Err(e)) = stored.map(|s| store::save(memo_dir, &name, key, &s)) {
                         eprintln!("mnemo: warning: cannot keep the summary of `{name}`: {e}");
                     }
                     built
@@ -341,18 +356,20 @@ pub enum ComposeError {
 /// The run's composer over the summaries of everything the entry reaches
 /// (read from `memo_dir` or built there), and what preparing them did.
 /// `heuristic`: H1 or H2 direct it (H2 at these target instructions);
-/// the others leave it as it is.
+/// the others leave it as it is. No summary is built past `deadline` (the
+/// run's `--max-time`).
 pub fn attach(
     module: &Arc<Module>,
     config: &ExecConfig,
     memo_dir: &Path,
     bound: u32,
     heuristic: (HeuristicKind, &[(FuncId, crate::ir::InstId)]),
+    deadline: Option<Instant>,
 ) -> Result<(Arc<Composer>, Prepared), ComposeError> {
     let entry = module
         .func_by_name(&config.entry)
         .ok_or_else(|| ComposeError::NoEntry(config.entry.clone()))?;
-    let (table, prepared) = prepare(module, config, entry, memo_dir, bound);
+    let (table, prepared) = prepare(module, config, entry, memo_dir, bound, deadline);
     let composer = Composer::new(table, config.max_depth.is_some());
     let composer = match heuristic {
         (HeuristicKind::H1, _) => composer.directed(Directed::Errors),
@@ -405,5 +422,38 @@ pub fn stats(
         replayed_choices: replay.choices,
         solver_calls_avoided: replay.solver_calls_avoided,
         replays_abandoned: replay.abandoned,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::testutil::load_c;
+
+    const SOURCE: &str =
+        "int sign(int x) { if (x > 0) return 1; if (x < 0) return -1; return 0; }\n\
+        int main(void) { return sign(2); }\n";
+
+    /// Summaries and refusals are kept for the next run; a function the
+    /// run's time ran out on is not refused for good.
+    #[test]
+    fn a_function_the_deadline_came_for_is_not_kept_as_refused() {
+        let Some(m) = load_c(SOURCE) else { return };
+        let m = Arc::new(m);
+        let entry = m.func_by_name("main").expect("main");
+        let sign = m.func_by_name("sign").expect("sign");
+        let memo = tempfile::tempdir().expect("scratch");
+        let config = ExecConfig::default();
+        let kept = |dir: &Path| store::files_of(dir, "sign").map_or(0, |f| f.len());
+        let (table, prepared) = prepare(&m, &config, entry, memo.path(), 32, Some(Instant::now()));
+        assert_eq!(
+            table[sign.index()].as_ref().err(),
+            Some(&Fallback::OutOfTime)
+        );
+        assert_eq!(prepared.refused.get("out-of-time"), Some(&1));
+        assert_eq!(kept(memo.path()), 0);
+        let (table, prepared) = prepare(&m, &config, entry, memo.path(), 32, None);
+        assert!(table[sign.index()].is_ok());
+        assert_eq!((prepared.built, kept(memo.path())), (1, 1));
     }
 }

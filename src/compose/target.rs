@@ -237,7 +237,7 @@ mod tests {
     fn kept_to(line: u32, bound: u32) -> Option<Vec<(String, bool)>> {
         let m = Arc::new(load_c(SOURCE)?);
         let f = m.func_by_name("f").expect("f");
-        let summary = Builder::new(m.clone(), &ExecConfig::default(), bound)
+        let summary = Builder::new(m.clone(), &ExecConfig::default(), bound, None)
             .build(f, 0)
             .expect("f is summarised");
         let reach = TargetReach::new(&m, &CallGraph::of(&m), &on_line(&m, line));
