@@ -394,7 +394,7 @@ pub fn execute(
                 memo_dir,
                 bound,
                 (config.heuristic, &watch),
-                config.max_time.map(|m| started + m),
+                (config.max_time.map(|m| started + m), stop),
             )?)
         }
         None => None,

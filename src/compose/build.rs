@@ -16,6 +16,7 @@ use super::Fallback;
 use crate::exec::lazy::{InputKind, InputRefusal};
 use crate::exec::{EarlyReason, ErrorKind, ExecConfig, Executor, PathEnd, State, Step, Symbolic};
 use crate::ir::{FuncId, Module};
+use crate::stop::StopRequest;
 
 /// Instructions the paths of one summary may execute in all.
 const MAX_INSTRUCTIONS: u64 = 2_000_000;
@@ -120,8 +121,14 @@ impl Builder {
             })
     }
 
-    /// The summary of `func`, or why it has none.
-    pub fn build(&mut self, func: FuncId, key: u64) -> Result<Summary, Fallback> {
+    /// The summary of `func`, or why it has none (`stopped` once `stop`
+    /// asks the run to end).
+    pub fn build(
+        &mut self,
+        func: FuncId,
+        key: u64,
+        stop: &StopRequest,
+    ) -> Result<Summary, Fallback> {
         let module = self.executor.module().clone();
         let f = module.func(func);
         if f.is_vararg {
@@ -156,9 +163,10 @@ impl Builder {
         while let Some(mut state) = pending.pop() {
             let end = loop {
                 if self.deadline.is_some_and(|d| Instant::now() >= d)
+                    || stop.reason().is_some()
                     || started.elapsed() > BACKSTOP
                 {
-                    return Err(Fallback::OutOfTime);
+                    return Err(Fallback::Stopped);
                 }
                 match self.executor.step(&mut state) {
                     Step::Yield => {}
@@ -229,7 +237,7 @@ impl Builder {
             PathEnd::Completed { .. } => LeafEnd::Completed,
             PathEnd::Silent => LeafEnd::Silent,
             PathEnd::Early(EarlyReason::MaxDepth) => LeafEnd::Bound,
-            PathEnd::Early(EarlyReason::MaxTime) => return Err(Fallback::OutOfTime),
+            PathEnd::Early(EarlyReason::MaxTime) => return Err(Fallback::Stopped),
             PathEnd::Early(_) | PathEnd::Pruned => return Err(Fallback::Bounded),
             // Memory errors are the callee's own: on its own objects, or
             // on an input as assumed (a null pointer), which a call
@@ -295,29 +303,40 @@ mod tests {
         int easy(int x) { if (x > 3) return 1; return 0; }\n\
         int main(void) { return hard(3, 5) + easy(0); }\n";
 
-    fn build(name: &str, deadline: Option<Instant>) -> Option<Result<Summary, Fallback>> {
+    fn build(
+        name: &str,
+        until: (Option<Instant>, &StopRequest),
+    ) -> Option<Result<Summary, Fallback>> {
         let m = Arc::new(load_c(SOURCE)?);
         let f = m.func_by_name(name)?;
-        Some(Builder::new(m, &ExecConfig::default(), 32, deadline).build(f, 0))
+        Some(Builder::new(m, &ExecConfig::default(), 32, until.0).build(f, 0, until.1))
     }
 
     #[test]
     fn a_query_past_its_work_leaves_the_function_without_a_summary() {
         // A path going on with its model's side alone would make a summary
         // without the side it could not decide.
-        let Some(hard) = build("hard", None) else {
+        let go_on = StopRequest::default();
+        let Some(hard) = build("hard", (None, &go_on)) else {
             return;
         };
         assert_eq!(hard.err(), Some(Fallback::HardQuery));
-        let easy = build("easy", None).expect("built").expect("summarised");
+        let easy = build("easy", (None, &go_on))
+            .expect("built")
+            .expect("summarised");
         assert_eq!(easy.leaves.len(), 2);
     }
 
     #[test]
-    fn no_summary_is_built_past_the_deadline() {
-        let Some(easy) = build("easy", Some(Instant::now())) else {
+    fn no_summary_is_built_past_the_deadline_or_once_the_run_is_stopped() {
+        let go_on = StopRequest::default();
+        let Some(late) = build("easy", (Some(Instant::now()), &go_on)) else {
             return;
         };
-        assert_eq!(easy.err(), Some(Fallback::OutOfTime));
+        assert_eq!(late.err(), Some(Fallback::Stopped));
+        let stop = StopRequest::default();
+        stop.interrupt();
+        let stopped = build("easy", (None, &stop)).expect("built");
+        assert_eq!(stopped.err(), Some(Fallback::Stopped));
     }
 }

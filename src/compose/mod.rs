@@ -27,6 +27,7 @@ pub use graph::{has_branch, CallGraph, Component};
 use crate::exec::{ExecConfig, KleeCall, Native};
 use crate::ir::{FuncId, Module};
 use crate::memo::heuristic::HeuristicKind;
+use crate::stop::StopRequest;
 use store::Stored;
 
 /// Why a call is executed rather than composed (or a function has no
@@ -61,9 +62,10 @@ pub enum Fallback {
     /// A query of the summary ran out of its work (`build::CALL_WORK_MS`):
     /// the summary could hold only the side its path's model took.
     HardQuery,
-    /// The run's `--max-time` came, or the clock's backstop, while the
-    /// summary was being built: not kept, so that a later run tries again.
-    OutOfTime,
+    /// The run was stopped (its `--max-time` came, or a signal) while the
+    /// summary was being built, or the summary reached the clock's
+    /// backstop: not kept, so that a later run tries again.
+    Stopped,
     /// A path of the summary cut by its depth bound is feasible at the call.
     PastBound,
     /// The function is not reachable from the entry in the call graph.
@@ -110,7 +112,7 @@ impl Fallback {
             Fallback::FixesValues => "fixes-values",
             Fallback::Bounded => "bounded",
             Fallback::HardQuery => "hard-query",
-            Fallback::OutOfTime => "out-of-time",
+            Fallback::Stopped => "stopped",
             Fallback::PastBound => "past-bound",
             Fallback::NotReached => "not-reached",
             Fallback::DepthBound => "max-depth",
@@ -139,7 +141,7 @@ impl Fallback {
             FixesValues,
             Bounded,
             HardQuery,
-            OutOfTime,
+            Stopped,
             PastBound,
             NotReached,
             DepthBound,
@@ -246,7 +248,7 @@ pub fn prepare(
     entry: FuncId,
     memo_dir: &Path,
     bound: u32,
-    deadline: Option<Instant>,
+    (deadline, stop): (Option<Instant>, &StopRequest),
 ) -> (Vec<Result<Arc<summary::Summary>, Fallback>>, Prepared) {
     let started = Instant::now();
     let graph = CallGraph::of(module);
@@ -288,12 +290,12 @@ pub fn prepare(
                 }
                 _ => {
                     builder.set_composer(Arc::new(Composer::new(table.clone(), false)));
-                    let built = builder.build(f, key).map(Arc::new);
+                    let built = builder.build(f, key, stop).map(Arc::new);
                     prepared.built += built.is_ok() as u64;
                     let stored = match &built {
                         Ok(s) => Some(Stored::Summary((**s).clone())),
-                        // The clock decided, not the function.
-                        Err(Fallback::OutOfTime) => None,
+                        // The run's end decided, not the function.
+                        Err(Fallback::Stopped) => None,
                         Err(why) => Some(Stored::Refused(why.as_str().to_string())),
                     };
                     if let Some(Err(e)) = stored.map(|s| store::save(memo_dir, &name, key, &s)) {
@@ -356,20 +358,20 @@ pub enum ComposeError {
 /// The run's composer over the summaries of everything the entry reaches
 /// (read from `memo_dir` or built there), and what preparing them did.
 /// `heuristic`: H1 or H2 direct it (H2 at these target instructions);
-/// the others leave it as it is. No summary is built past `deadline` (the
-/// run's `--max-time`).
+/// the others leave it as it is. No summary is built past `until`: the
+/// run's deadline (`--max-time`), or its stop request.
 pub fn attach(
     module: &Arc<Module>,
     config: &ExecConfig,
     memo_dir: &Path,
     bound: u32,
     heuristic: (HeuristicKind, &[(FuncId, crate::ir::InstId)]),
-    deadline: Option<Instant>,
+    until: (Option<Instant>, &StopRequest),
 ) -> Result<(Arc<Composer>, Prepared), ComposeError> {
     let entry = module
         .func_by_name(&config.entry)
         .ok_or_else(|| ComposeError::NoEntry(config.entry.clone()))?;
-    let (table, prepared) = prepare(module, config, entry, memo_dir, bound, deadline);
+    let (table, prepared) = prepare(module, config, entry, memo_dir, bound, until);
     let composer = Composer::new(table, config.max_depth.is_some());
     let composer = match heuristic {
         (HeuristicKind::H1, _) => composer.directed(Directed::Errors),
@@ -444,15 +446,20 @@ mod tests {
         let sign = m.func_by_name("sign").expect("sign");
         let memo = tempfile::tempdir().expect("scratch");
         let config = ExecConfig::default();
+        let stop = StopRequest::default();
         let kept = |dir: &Path| store::files_of(dir, "sign").map_or(0, |f| f.len());
-        let (table, prepared) = prepare(&m, &config, entry, memo.path(), 32, Some(Instant::now()));
-        assert_eq!(
-            table[sign.index()].as_ref().err(),
-            Some(&Fallback::OutOfTime)
+        let (table, prepared) = prepare(
+            &m,
+            &config,
+            entry,
+            memo.path(),
+            32,
+            (Some(Instant::now()), &stop),
         );
-        assert_eq!(prepared.refused.get("out-of-time"), Some(&1));
+        assert_eq!(table[sign.index()].as_ref().err(), Some(&Fallback::Stopped));
+        assert_eq!(prepared.refused.get("stopped"), Some(&1));
         assert_eq!(kept(memo.path()), 0);
-        let (table, prepared) = prepare(&m, &config, entry, memo.path(), 32, None);
+        let (table, prepared) = prepare(&m, &config, entry, memo.path(), 32, (None, &stop));
         assert!(table[sign.index()].is_ok());
         assert_eq!((prepared.built, kept(memo.path())), (1, 1));
     }

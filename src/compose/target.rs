@@ -238,7 +238,7 @@ mod tests {
         let m = Arc::new(load_c(SOURCE)?);
         let f = m.func_by_name("f").expect("f");
         let summary = Builder::new(m.clone(), &ExecConfig::default(), bound, None)
-            .build(f, 0)
+            .build(f, 0, &Default::default())
             .expect("f is summarised");
         let reach = TargetReach::new(&m, &CallGraph::of(&m), &on_line(&m, line));
         let keep = reach.paths_kept(&m, f, &summary);
