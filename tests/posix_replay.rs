@@ -646,33 +646,46 @@ int main(int argc, char **argv) {
 }
 "#;
 
-#[test]
-fn a_posix_run_replays_natively_as_scripts_and_as_klee_reads_it() {
+/// Compiles `source` as `NAME.c` in a scratch directory and runs mnemo on
+/// it with `args`, into `out`: the directory, the source and `out` (`None`
+/// without clang).
+fn explored(
+    name: &str,
+    source: &str,
+    args: &[&str],
+) -> Option<(tempfile::TempDir, PathBuf, PathBuf)> {
     toolchain();
     let dir = tempfile::tempdir().unwrap();
-    let Some(bc) = support::compile(dir.path(), "tool", TOOL) else {
-        return;
-    };
-    let src = dir.path().join("tool.c");
+    let bc = support::compile(dir.path(), name, source)?;
+    let src = dir.path().join(format!("{name}.c"));
     let out = dir.path().join("out");
     let o = mnemo()
         .args(["run", "--store", "none", "--output-dir"])
         .arg(&out)
         .arg(&bc)
-        .args([
-            "--sym-args",
-            "0",
-            "1",
-            "2",
-            "--sym-files",
-            "1",
-            "2",
-            "--sym-stdin",
-            "2",
-        ])
+        .args(args)
         .output()
         .unwrap();
     assert!(o.status.success(), "{}", stderr(&o));
+    Some((dir, src, out))
+}
+
+#[test]
+fn a_posix_run_replays_natively_as_scripts_and_as_klee_reads_it() {
+    let args = [
+        "--sym-args",
+        "0",
+        "1",
+        "2",
+        "--sym-files",
+        "1",
+        "2",
+        "--sym-stdin",
+        "2",
+    ];
+    let Some((dir, src, out)) = explored("tool", TOOL, &args) else {
+        return;
+    };
     let index = TestsJson::read(&out.join(TESTS_JSON)).unwrap();
     // Every return value 0..=3 is reached (argument "A", its byte 'k',
     // stdin's 'q'), so the paths did use argv, the file and stdin.
@@ -780,4 +793,60 @@ fn codes_of(outcome: &Outcome) -> i32 {
         Outcome::Exit { exit_code } => i32::from(*exit_code),
         other => panic!("{other}"),
     }
+}
+
+/// Sleeps a day when its argument is `s`.
+const SLEEPER: &str = r#"
+#include <unistd.h>
+
+int main(int argc, char **argv) {
+  if (argc > 1 && argv[1][0] == 's') {
+    sleep(24 * 60 * 60);
+    return 3;
+  }
+  return 0;
+}
+"#;
+
+/// A script runs its program as replay does, sleeps answered at once as
+/// the model answers them: the test of a day's sleep ends in seconds.
+#[test]
+fn a_script_s_sleeps_take_no_time() {
+    use std::os::unix::process::CommandExt;
+    let Some((dir, src, out)) = explored("sleeper", SLEEPER, &["--sym-arg", "1"]) else {
+        return;
+    };
+    let (status, text) = replay_cli(&["--as-commands"], &src, &out);
+    assert_eq!(status, Some(0), "{text}");
+    let index = TestsJson::read(&out.join(TESTS_JSON)).unwrap();
+    let mut codes = Vec::new();
+    for t in &index.tests {
+        // Its own process group, so that a sleep that is not answered is
+        // killed with the shell at the watchdog.
+        let mut child = Command::new("sh")
+            .arg(out.join(&t.ktest).with_extension("sh"))
+            .current_dir(dir.path())
+            .stdout(std::process::Stdio::null())
+            .process_group(0)
+            .spawn()
+            .unwrap();
+        let started = std::time::Instant::now();
+        let status = loop {
+            if let Some(s) = child.try_wait().unwrap() {
+                break Some(s);
+            }
+            if started.elapsed() > std::time::Duration::from_secs(60) {
+                // SAFETY: kill takes no pointers.
+                unsafe { libc::kill(-(child.id() as i32), libc::SIGKILL) };
+                let _ = child.wait();
+                break None;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        };
+        let status = status.unwrap_or_else(|| panic!("{} still sleeps after 60 s", t.ktest));
+        assert_eq!(status.code(), Some(codes_of(&t.outcome)), "{}", t.ktest);
+        codes.push(codes_of(&t.outcome));
+    }
+    codes.sort();
+    assert_eq!(codes, [0, 3], "one test sleeps");
 }

@@ -24,7 +24,7 @@ use std::path::{Path, PathBuf};
 use super::index::{Outcome, TestRecord, TestsJson, TESTS_JSON};
 use super::ktest::KTest;
 use super::posix::{PosixEnv, StdinType};
-use super::replay::{io_err, ReplayError, POSIX_OBJECTS_ENV};
+use super::replay::{io_err, ReplayError, NO_SLEEP_ENV, POSIX_OBJECTS_ENV};
 use super::toolchain::{is_native_program, Toolchain};
 use crate::exec::STDOUT_LIMIT;
 use crate::files::write_atomic;
@@ -169,8 +169,9 @@ pub fn script(
     .as_bytes()]);
     line(&[b"here=$(cd \"$(dirname \"$0\")\" && pwd) || exit 1"]);
     // A program built elsewhere is named by its absolute path; the one
-    // compiled for the scripts lies beside them.
-    let default = if program.starts_with('/') {
+    // compiled for the scripts lies beside them, with the replay library.
+    let built_elsewhere = program.starts_with('/');
+    let default = if built_elsewhere {
         shell_word(program.as_bytes())
     } else {
         [b"$here/".as_slice(), &shell_word(program.as_bytes())].concat()
@@ -226,9 +227,12 @@ pub fn script(
         command.extend_from_slice(b" | ");
     }
     // The environment is the test's `--env` variables, as in the engine,
-    // and the replay library's own. The program is held to one process, so a
-    // fork fails with EAGAIN as in the engine (root is not held to it):
-    // the limit is set in a subshell that then becomes the program, as
+    // and the replay library's own; for the program compiled with it, one
+    // more asks it to answer sleeps at once, as the model does (a build
+    // from elsewhere would see it in its environment, with nothing to
+    // take it out). The program is held to one process, so a fork
+    // fails with EAGAIN as in the engine (root is not held to it): the
+    // limit is set in a subshell that then becomes the program, as
     // the script's own shell could fork nothing more under it. bash names
     // the limit -u, dash -p. The engine delivers no signals: SIGPIPE is
     // ignored, and stays so through the exec.
@@ -240,6 +244,9 @@ pub fn script(
         )
         .as_bytes(),
     );
+    if !built_elsewhere {
+        command.extend_from_slice(format!(" {NO_SLEEP_ENV}=1").as_bytes());
+    }
     for (name, value) in &env.vars {
         command.push(b' ');
         command.extend_from_slice(&shell_word(&[name.as_slice(), b"=", value].concat()));
