@@ -54,8 +54,6 @@ pub(super) const RULES: u32 = 2;
 pub struct Builder {
     executor: Executor,
     bound: u32,
-    /// No summary is built past it (the run's `--max-time`).
-    deadline: Option<Instant>,
 }
 
 impl Builder {
@@ -79,11 +77,7 @@ impl Builder {
         executor.summarising = true;
         executor.solver.cap_every_call(CALL_WORK_MS);
         executor.set_deadline(deadline);
-        Builder {
-            executor,
-            bound,
-            deadline,
-        }
+        Builder { executor, bound }
     }
 
     /// The executor's solver counters.
@@ -162,7 +156,7 @@ impl Builder {
         let mut bound_leaves = 0;
         while let Some(mut state) = pending.pop() {
             let end = loop {
-                if self.deadline.is_some_and(|d| Instant::now() >= d)
+                if self.executor.solver.at_deadline()
                     || stop.reason().is_some()
                     || started.elapsed() > BACKSTOP
                 {
