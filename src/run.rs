@@ -119,6 +119,9 @@ pub struct RunConfig {
     /// runs left undecided (their solver query out of time) and asks about
     /// them again, with the whole `--solver-timeout` each.
     pub retry_undecided: bool,
+    /// `--exit-on-error` and `--exit-on-error-type`: the error kinds a
+    /// path may end in that stop the run, as a limit does (empty: none).
+    pub exit_on_error: Vec<crate::exec::ErrorKind>,
 }
 
 /// The memo directory of a run without `--memo`: `mnemo-memo` beside the
@@ -653,6 +656,7 @@ pub fn execute(
         };
         let by = match reason {
             EarlyReason::Interrupted | EarlyReason::Terminated => "stopped",
+            EarlyReason::ExitOnError => "stopped at an error",
             _ => "stopped at a limit",
         };
         eprintln!(

@@ -27,6 +27,9 @@ pub const HURRY_GRACE: Duration = Duration::from_secs(5);
 /// benchmark ending at the first error): it reads as Ctrl-C.
 const BY_CALLER: i32 = 0;
 
+/// The "signal" of a stop at an error `--exit-on-error` names.
+const ON_ERROR: i32 = -2;
+
 /// Requests to stop a run, as signals (or a caller) made them; the
 /// exploration loop reads it.
 #[derive(Debug)]
@@ -55,6 +58,16 @@ impl StopRequest {
         self.record(BY_CALLER);
     }
 
+    /// Asks the run to stop as at a limit (reason `exit-on-error`), unless
+    /// it was asked to stop already. Unlike a signal it does not count as a
+    /// request: a Ctrl-C after it is the first, which leaves the pending
+    /// paths their tests.
+    pub fn error_found(&self) {
+        let _ = self
+            .first
+            .compare_exchange(-1, ON_ERROR, Ordering::SeqCst, Ordering::SeqCst);
+    }
+
     /// Asks the run to stop because a test's files could not be written:
     /// at once, as a second signal does (reason `write-failed`, unless a
     /// signal came first). No exit code: the run ends in an error.
@@ -81,6 +94,7 @@ impl StopRequest {
         match self.first.load(Ordering::Relaxed) {
             -1 if self.has_write_failed() => Some(EarlyReason::WriteFailed),
             -1 => None,
+            ON_ERROR => Some(EarlyReason::ExitOnError),
             s if s == libc::SIGTERM || s == libc::SIGHUP => Some(EarlyReason::Terminated),
             _ => Some(EarlyReason::Interrupted),
         }
@@ -188,5 +202,26 @@ mod tests {
         signalled.write_failed();
         assert_eq!(signalled.reason(), Some(EarlyReason::Interrupted));
         assert!(signalled.hurry());
+    }
+
+    #[test]
+    fn a_stop_at_an_error_is_no_request_and_keeps_its_reason() {
+        let s = StopRequest::default();
+        s.error_found();
+        assert_eq!(s.reason(), Some(EarlyReason::ExitOnError));
+        assert_eq!(s.exit_code(), None);
+        // A Ctrl-C after it is the first request: the pending paths still
+        // get their tests; the second hurries.
+        s.record(libc::SIGINT);
+        assert!(!s.hurry());
+        assert_eq!(s.reason(), Some(EarlyReason::ExitOnError));
+        s.record(libc::SIGINT);
+        assert!(s.hurry());
+        // A signal first keeps its own reason and exit code.
+        let signalled = StopRequest::default();
+        signalled.record(libc::SIGTERM);
+        signalled.error_found();
+        assert_eq!(signalled.reason(), Some(EarlyReason::Terminated));
+        assert_eq!(signalled.exit_code(), Some(143));
     }
 }

@@ -137,6 +137,7 @@ fn config(
         test_files: Default::default(),
         max_site_fork_share: None,
         retry_undecided: false,
+        exit_on_error: Vec::new(),
     }
 }
 

@@ -51,8 +51,8 @@ impl ErrorKind {
         }
     }
 
-    /// The kind `as_str` names `s`, if any.
-    pub fn parse(s: &str) -> Option<ErrorKind> {
+    /// Every kind, in the order of the enum.
+    pub const ALL: [ErrorKind; 17] = {
         use ErrorKind::*;
         [
             Null,
@@ -73,8 +73,21 @@ impl ErrorKind {
             External,
             Solver,
         ]
-        .into_iter()
-        .find(|k| k.as_str() == s)
+    };
+
+    /// The kind `as_str` names `s`, if any.
+    pub fn parse(s: &str) -> Option<ErrorKind> {
+        ErrorKind::ALL.into_iter().find(|k| k.as_str() == s)
+    }
+
+    /// Whether the error is the program's, rather than where the engine
+    /// stops short of it (an instruction or a function it does not model,
+    /// a query it could not decide).
+    pub fn is_program_error(self) -> bool {
+        !matches!(
+            self,
+            ErrorKind::Unsupported | ErrorKind::External | ErrorKind::Solver
+        )
     }
 }
 
@@ -114,6 +127,9 @@ pub enum EarlyReason {
     /// A test's files could not be written (a full disk, a quota): the run
     /// stops, and this path and those pending are kept for `--resume`.
     WriteFailed,
+    /// A path ended in an error of a kind `--exit-on-error` names: the run
+    /// stops there, as at a limit.
+    ExitOnError,
 }
 
 impl EarlyReason {
@@ -131,6 +147,7 @@ impl EarlyReason {
             EarlyReason::MaxTargets => "max-targets",
             EarlyReason::MaxValues => "max-values",
             EarlyReason::WriteFailed => "write-failed",
+            EarlyReason::ExitOnError => "exit-on-error",
         }
     }
 }

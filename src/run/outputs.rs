@@ -83,8 +83,14 @@ pub(super) struct Outputs<'a> {
 }
 
 impl Outputs<'_> {
-    /// Keeps what the run had cost when its first error path ended.
+    /// Keeps what the run had cost when its first error path ended, and
+    /// stops the run at an error `--exit-on-error` names.
     fn note_first_error(&mut self, executor: &Executor, path: &FinishedPath<'_>) {
+        if let PathEnd::Error(e) = &path.end {
+            if self.report.config.exit_on_error.contains(&e.kind) {
+                self.failure.stop.error_found();
+            }
+        }
         if self.first_error.is_none() && matches!(path.end, PathEnd::Error(_)) {
             let solver = executor.solver_stats();
             self.first_error = Some(FirstError {

@@ -381,6 +381,19 @@ pub(crate) struct RunArgs {
     /// to the first shard.
     #[arg(long, conflicts_with_all = ["compose", "max_site_fork_share", "shard"])]
     pub(crate) retry_undecided: bool,
+    /// Stop the run at the first path that ends in an error of the
+    /// program (every kind but `unsupported`, `external` and `solver`,
+    /// where the engine stops short), as a limit stops it: that path and
+    /// the pending ones get their tests, and `--resume` goes on to the
+    /// next error. The exit status is 3, as at a limit.
+    #[arg(long, conflicts_with_all = ["shard", "cluster"])]
+    pub(crate) exit_on_error: bool,
+    /// Stop the run at the first error of these kinds (comma-separated or
+    /// repeated; `stats.json`'s names: `assert`, `ptr`, `external`, ...),
+    /// as `--exit-on-error` does for all of the program's.
+    #[arg(long, value_name = "KIND", value_delimiter = ',', value_parser = error_kind,
+          conflicts_with_all = ["shard", "cluster"])]
+    pub(crate) exit_on_error_type: Vec<mnemo::exec::ErrorKind>,
     /// The program's bitcode (`mnemo cc` makes it).
     #[arg(required_unless_present = "shard")]
     pub(crate) program: Option<PathBuf>,
@@ -452,6 +465,16 @@ pub(crate) fn share(s: &str) -> Result<f64, String> {
         return Err(bad());
     }
     Ok(v)
+}
+
+/// An error kind by its name in `stats.json`, in any case (KLEE's
+/// `Assert`, `Ptr`, `Abort`, `ReadOnly` and `External` are the same).
+pub(crate) fn error_kind(s: &str) -> Result<mnemo::exec::ErrorKind, String> {
+    use mnemo::exec::ErrorKind;
+    ErrorKind::parse(&s.trim().to_ascii_lowercase()).ok_or_else(|| {
+        let names: Vec<&str> = ErrorKind::ALL.iter().map(|k| k.as_str()).collect();
+        format!("no such error kind; the kinds are {}", names.join(", "))
+    })
 }
 
 /// `--deepen A:STEP:B`.

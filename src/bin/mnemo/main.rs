@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use anyhow::Context;
 use clap::Parser;
 
+use mnemo::exec::ErrorKind;
 use mnemo::run::RunConfig;
 use mnemo::stats::RunStats;
 use mnemo::stop::StopRequest;
@@ -47,7 +48,7 @@ fn main() {
 
 /// The exit status of a run: 128 + the signal's number when a signal
 /// stopped it (as a shell reports a process the signal killed), 3 when a
-/// limit did, else 0 (errors found in the program are results, not
+/// limit or `--exit-on-error` did, else 0 (errors found in the program are results, not
 /// failures of mnemo).
 fn run_status(stats: &RunStats, stop: &StopRequest) -> u8 {
     if let Some(code) = stop.exit_code() {
@@ -129,8 +130,15 @@ fn real_main() -> anyhow::Result<u8> {
             if run.memo.is_none() {
                 anyhow::bail!("partition needs --memo DIR: the trie the shards are made from is kept there, and `mnemo merge` reads it");
             }
-            if run.deepen.is_some() || run.resume || run.shard.is_some() {
-                anyhow::bail!("partition takes none of --deepen, --resume and --shard");
+            if run.deepen.is_some()
+                || run.resume
+                || run.shard.is_some()
+                || run.exit_on_error
+                || !run.exit_on_error_type.is_empty()
+            {
+                anyhow::bail!(
+                    "partition takes none of --deepen, --resume, --shard and --exit-on-error"
+                );
             }
             let config = run_config(run)?;
             check_loadable(&config.program, &stop)?;
@@ -308,6 +316,24 @@ fn run_config(a: RunArgs) -> anyhow::Result<RunConfig> {
     let program = a
         .program
         .context("name the program's bitcode (or a shard with --shard)")?;
+    let mut exit_on_error = a.exit_on_error_type.clone();
+    if a.exit_on_error {
+        exit_on_error.extend(ErrorKind::ALL.into_iter().filter(|k| k.is_program_error()));
+    }
+    exit_on_error.sort();
+    exit_on_error.dedup();
+    let jobs = match a.jobs {
+        Some(0) | None => mnemo::parallel::default_jobs(),
+        Some(n) => n,
+    };
+    if !exit_on_error.is_empty() && jobs > 1 && a.balance.partitions().is_some() {
+        // The shallow run a partition is cut from records its paths
+        // without reporting them, so an error it met would stop nothing.
+        anyhow::bail!(
+            "--exit-on-error works with --balance dynamic (the default), not with --balance {}",
+            format!("{:?}", a.balance).to_lowercase()
+        );
+    }
     Ok(RunConfig {
         program,
         output_dir: a.output_dir,
@@ -346,10 +372,7 @@ fn run_config(a: RunArgs) -> anyhow::Result<RunConfig> {
         },
         last_in_process: true,
         checkpoint: (!a.checkpoint.is_zero()).then_some(a.checkpoint),
-        jobs: match a.jobs {
-            Some(0) | None => mnemo::parallel::default_jobs(),
-            Some(n) => n,
-        },
+        jobs,
         balance: a.balance,
         compose: a.compose.then_some(a.summary_depth),
         test_files: match a.only_new_coverage {
@@ -358,6 +381,7 @@ fn run_config(a: RunArgs) -> anyhow::Result<RunConfig> {
         },
         max_site_fork_share: a.max_site_fork_share,
         retry_undecided: a.retry_undecided,
+        exit_on_error,
     })
 }
 
@@ -400,7 +424,7 @@ fn load_trie(path: &std::path::Path) -> anyhow::Result<mnemo::memo::Trie> {
 fn deepen(mut config: RunConfig, d: Deepen, stop: &StopRequest) -> anyhow::Result<u8> {
     let memo = config.memo_dir();
     config.memo_dir = Some(memo.clone());
-    let output = config.output_dir.clone();
+    let mut output = config.output_dir.clone();
     let bounds = d.bounds();
     let mut status = EXIT_OK;
     for (i, bound) in bounds.iter().enumerate() {
@@ -422,7 +446,13 @@ fn deepen(mut config: RunConfig, d: Deepen, stop: &StopRequest) -> anyhow::Resul
         }
         let stats = mnemo::batch::run(&c, stop)?;
         status = run_status(&stats, stop);
-        if !last {
+        if !last && stop.reason().is_some() {
+            // The run ends at this bound (a signal, --exit-on-error): its
+            // tests are the run's output.
+            if std::fs::rename(&scratch, &output).is_err() {
+                output = scratch.clone();
+            }
+        } else if !last {
             let _ = std::fs::remove_dir_all(&scratch);
         }
         eprintln!(

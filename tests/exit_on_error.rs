@@ -1,0 +1,250 @@
+//! `--exit-on-error` and `--exit-on-error-type`: a run that stops at the
+//! first error of the kinds asked for, as at a limit, and goes on from
+//! there with `--resume`.
+
+use std::path::Path;
+
+#[path = "support/cli.rs"]
+mod support;
+use support::{compile, json, mnemo, stderr, trie_text};
+
+/// Six input bytes; an assertion fails where three are above 100, and the
+/// program aborts where five are: 64 paths, 26 of them errors.
+const TWO_ERRORS: &str = r#"
+#include <klee/klee.h>
+#include <assert.h>
+#include <stdlib.h>
+int main(void) {
+  unsigned char a[6];
+  klee_make_symbolic(a, sizeof a, "a");
+  int n = 0;
+  for (int i = 0; i < 6; i++)
+    if (a[i] > 100)
+      n++;
+  if (n == 3)
+    assert(0 && "three");
+  if (n == 5)
+    abort();
+  return n;
+}
+"#;
+
+/// A function the engine has no body for, on one path of three.
+const EXTERNAL: &str = r#"
+#include <klee/klee.h>
+int not_defined_anywhere(int);
+int main(void) {
+  int x;
+  klee_make_symbolic(&x, sizeof x, "x");
+  if (x == 7)
+    return not_defined_anywhere(x);
+  return x > 0;
+}
+"#;
+
+/// `mnemo run -q --no-runtime --output-dir OUT EXTRA... BC`, which must
+/// end with 0 or 3: its exit status and `stats.json`.
+fn run(bc: &Path, out: &Path, extra: &[&str]) -> (Option<i32>, serde_json::Value) {
+    let o = support::run(bc, out, extra);
+    assert!(
+        matches!(o.status.code(), Some(0 | 3)),
+        "mnemo run failed: {}",
+        stderr(&o)
+    );
+    (o.status.code(), json(&out.join("stats.json")))
+}
+
+fn count(stats: &serde_json::Value, map: &str, key: &str) -> u64 {
+    stats["paths"][map][key].as_u64().unwrap_or(0)
+}
+
+fn errors(stats: &serde_json::Value) -> u64 {
+    stats["paths"]["errors"]
+        .as_object()
+        .map_or(0, |m| m.values().filter_map(|v| v.as_u64()).sum())
+}
+
+/// Every test listed in `tests.json` is there, as many as `stats.json`
+/// counts.
+fn tests_listed(out: &Path, stats: &serde_json::Value) {
+    let listed = json(&out.join("tests.json"))["tests"]
+        .as_array()
+        .expect("tests")
+        .len() as u64;
+    assert_eq!(Some(listed), stats["tests"].as_u64(), "{stats}");
+}
+
+#[test]
+fn the_run_stops_at_the_first_error_and_resume_goes_on_to_the_next() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let Some(bc) = compile(dir.path(), "two", TWO_ERRORS) else {
+        return;
+    };
+    let d = dir.path();
+    let whole_memo = d.join("memo-whole");
+    let (code, whole) = run(&bc, &d.join("whole"), &["--memo", path(&whole_memo)]);
+    assert_eq!(code, Some(0));
+    assert_eq!(errors(&whole), 26, "{whole}");
+
+    // The first error ends the run: it is the only one, and the paths
+    // pending then get their tests, ended early for the reason.
+    let (memo, out) = (d.join("memo"), d.join("out"));
+    let first = ["--memo", path(&memo), "--exit-on-error"];
+    let (code, stopped) = run(&bc, &out, &first);
+    assert_eq!(code, Some(3), "{stopped}");
+    assert_eq!(stopped["stopped_by"], "exit-on-error", "{stopped}");
+    assert_eq!(errors(&stopped), 1, "{stopped}");
+    assert!(count(&stopped, "early", "exit-on-error") >= 1, "{stopped}");
+    tests_listed(&out, &stopped);
+    // Its error test fails natively as predicted.
+    let o = mnemo()
+        .arg("replay")
+        .arg(d.join("two.c"))
+        .arg(&out)
+        .output()
+        .expect("replay");
+    assert!(o.status.success(), "{}", stderr(&o));
+
+    // Resumed, asking for an abort: the error found before does not stop
+    // it again, the assertions met on the way do not either.
+    let abort = [
+        "--memo",
+        path(&memo),
+        "--resume",
+        "--exit-on-error-type",
+        "abort",
+    ];
+    let (code, next) = run(&bc, &out, &abort);
+    assert_eq!(code, Some(3), "{next}");
+    assert_eq!(count(&next, "errors", "abort"), 1, "{next}");
+    tests_listed(&out, &next);
+
+    // Resumed without it, the run ends as the whole run did.
+    let (code, rest) = run(&bc, &out, &["--memo", path(&memo), "--resume"]);
+    assert_eq!(code, Some(0), "{rest}");
+    assert!(rest["stopped_by"].is_null(), "{rest}");
+    assert_eq!(rest["paths"], whole["paths"]);
+    assert_eq!(trie_text(&memo), trie_text(&whole_memo));
+}
+
+#[test]
+fn workers_stop_at_an_error_and_a_resumed_run_with_them_ends_as_a_whole_one() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let Some(bc) = compile(dir.path(), "two", TWO_ERRORS) else {
+        return;
+    };
+    let d = dir.path();
+    let whole_memo = d.join("memo-whole");
+    run(&bc, &d.join("whole"), &["--memo", path(&whole_memo)]);
+    let (memo, out) = (d.join("memo"), d.join("out"));
+    let jobs = ["--jobs", "3", "--memo", path(&memo)];
+    let (code, stopped) = run(&bc, &out, &[&jobs[..], &["--exit-on-error"]].concat());
+    assert_eq!(code, Some(3), "{stopped}");
+    assert_eq!(stopped["stopped_by"], "exit-on-error", "{stopped}");
+    // Other workers may end an error path of their own before they see
+    // the stop; the run still ends far short of the 26.
+    assert!((1..26).contains(&errors(&stopped)), "{stopped}");
+    tests_listed(&out, &stopped);
+    let (code, _) = run(&bc, &out, &[&jobs[..], &["--resume"]].concat());
+    assert_eq!(code, Some(0));
+    assert_eq!(trie_text(&memo), trie_text(&whole_memo));
+}
+
+#[test]
+fn the_engine_s_own_gaps_stop_only_a_run_that_names_them() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let Some(bc) = compile(dir.path(), "external", EXTERNAL) else {
+        return;
+    };
+    let d = dir.path();
+    let (code, all) = run(&bc, &d.join("all"), &["--exit-on-error"]);
+    assert_eq!(code, Some(0), "{all}");
+    assert_eq!(count(&all, "errors", "external"), 1, "{all}");
+    assert!(all["stopped_by"].is_null(), "{all}");
+    // Named, in KLEE's spelling or this one's, among others.
+    for kinds in ["external", "Assert,External"] {
+        let out = d.join(format!("named-{}", kinds.len()));
+        let (code, named) = run(&bc, &out, &["--exit-on-error-type", kinds]);
+        assert_eq!(code, Some(3), "{named}");
+        assert_eq!(named["stopped_by"], "exit-on-error", "{named}");
+        assert_eq!(count(&named, "errors", "external"), 1, "{named}");
+    }
+}
+
+#[test]
+fn an_unknown_kind_or_a_partitioned_run_is_refused_with_a_reason() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let Some(bc) = compile(dir.path(), "external", EXTERNAL) else {
+        return;
+    };
+    let out = dir.path().join("out");
+    let o = mnemo()
+        .args([
+            "run",
+            "-q",
+            "--no-runtime",
+            "--exit-on-error-type",
+            "nosuch",
+        ])
+        .arg("--output-dir")
+        .arg(&out)
+        .arg(&bc)
+        .output()
+        .expect("runs");
+    assert!(!o.status.success());
+    let e = stderr(&o);
+    assert!(
+        e.contains("no such error kind") && e.contains("use-after-free"),
+        "{e}"
+    );
+    let o = mnemo()
+        .args([
+            "run",
+            "-q",
+            "--no-runtime",
+            "--exit-on-error",
+            "--jobs",
+            "2",
+        ])
+        .args(["--balance", "trie", "--output-dir"])
+        .arg(&out)
+        .arg(&bc)
+        .output()
+        .expect("runs");
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("--balance dynamic"), "{}", stderr(&o));
+}
+
+#[test]
+fn deepening_stopped_at_an_error_leaves_that_bound_s_tests_as_the_output() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let Some(bc) = compile(dir.path(), "two", TWO_ERRORS) else {
+        return;
+    };
+    let out = dir.path().join("out");
+    let memo = dir.path().join("memo");
+    // Bounds 4, 8, 12, 16: no error within 4 choices; the run at 8 meets
+    // one and is the last.
+    let deepen = [
+        "--memo",
+        path(&memo),
+        "--deepen",
+        "4:4:16",
+        "--exit-on-error",
+    ];
+    let (code, stats) = run(&bc, &out, &deepen);
+    assert_eq!(code, Some(3), "{stats}");
+    assert_eq!(stats["stopped_by"], "exit-on-error", "{stats}");
+    assert_eq!(errors(&stats), 1, "{stats}");
+    tests_listed(&out, &stats);
+    let err = std::fs::read_dir(&out)
+        .expect("output")
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().ends_with(".err"))
+        .count();
+    assert_eq!(err, 1);
+}
+
+fn path(p: &Path) -> &str {
+    p.to_str().expect("a UTF-8 path")
+}
