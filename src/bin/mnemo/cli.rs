@@ -467,8 +467,9 @@ pub(crate) fn share(s: &str) -> Result<f64, String> {
     Ok(v)
 }
 
-/// An error kind by its name in `stats.json`, in any case (KLEE's
-/// `Assert`, `Ptr`, `Abort`, `ReadOnly` and `External` are the same).
+/// An error kind by its name in `stats.json`, in any case, so that KLEE's
+/// `Assert`, `Abort`, `ReadOnly` and `External` name theirs (KLEE's `Ptr`
+/// is `ptr`, `null` and `use-after-free` here).
 pub(crate) fn error_kind(s: &str) -> Result<mnemo::exec::ErrorKind, String> {
     use mnemo::exec::ErrorKind;
     ErrorKind::parse(&s.trim().to_ascii_lowercase()).ok_or_else(|| {
