@@ -86,12 +86,13 @@ impl Outputs<'_> {
     /// Keeps what the run had cost when its first error path ended, and
     /// stops the run at an error `--exit-on-error` names.
     fn note_first_error(&mut self, executor: &Executor, path: &FinishedPath<'_>) {
-        if let PathEnd::Error(e) = &path.end {
-            if self.report.config.exit_on_error.contains(&e.kind) {
-                self.failure.stop.error_found();
-            }
+        let PathEnd::Error(e) = &path.end else {
+            return;
+        };
+        if self.report.config.exit_on_error.contains(&e.kind) {
+            self.failure.stop.error_found();
         }
-        if self.first_error.is_none() && matches!(path.end, PathEnd::Error(_)) {
+        if self.first_error.is_none() {
             let solver = executor.solver_stats();
             self.first_error = Some(FirstError {
                 queries: solver.queries,

@@ -48,8 +48,8 @@ fn main() {
 
 /// The exit status of a run: 128 + the signal's number when a signal
 /// stopped it (as a shell reports a process the signal killed), 3 when a
-/// limit or `--exit-on-error` did, else 0 (errors found in the program are results, not
-/// failures of mnemo).
+/// limit or `--exit-on-error` did, else 0 (errors found in the program are
+/// results, not failures of mnemo).
 fn run_status(stats: &RunStats, stop: &StopRequest) -> u8 {
     if let Some(code) = stop.exit_code() {
         return code;
@@ -331,7 +331,9 @@ fn run_config(a: RunArgs) -> anyhow::Result<RunConfig> {
         // without reporting them, so an error it met would stop nothing.
         anyhow::bail!(
             "--exit-on-error works with --balance dynamic (the default), not with --balance {}",
-            format!("{:?}", a.balance).to_lowercase()
+            clap::ValueEnum::to_possible_value(&a.balance)
+                .map(|v| v.get_name().to_string())
+                .unwrap_or_default()
         );
     }
     Ok(RunConfig {
