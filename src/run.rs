@@ -122,6 +122,13 @@ pub struct RunConfig {
     /// `--exit-on-error` and `--exit-on-error-type`: the error kinds a
     /// path may end in that stop the run, as a limit does (empty: none).
     pub exit_on_error: Vec<crate::exec::ErrorKind>,
+    /// `--seed-file` and `--seed-dir`: recorded tests whose paths the run
+    /// explores first.
+    pub seeds: Vec<Arc<crate::exec::seeds::Seed>>,
+    /// `--allow-seed-extension` and `--allow-seed-truncation`.
+    pub seed_fit: crate::exec::seeds::SeedFit,
+    /// `--only-seed`: a path that leaves the seeds ends there.
+    pub only_seed: bool,
 }
 
 /// The memo directory of a run without `--memo`: `mnemo-memo` beside the
@@ -362,7 +369,9 @@ pub fn execute(
         runtime_dir: runtime_sources(toolchain),
         strict_guide: false,
         max_site_fork_share: config.max_site_fork_share,
-
+        seeds: config.seeds.clone(),
+        seed_fit: config.seed_fit,
+        only_seed: config.only_seed,
         shared: Default::default(),
     };
     // Read before anything in the directory is replaced.
@@ -523,7 +532,8 @@ pub fn execute(
         })
     } else {
         let initial = executor.initial_state()?;
-        let mut searcher = config.searcher.build(config.seed);
+        let mut searcher =
+            crate::search::seeds_first(config.searcher.build(config.seed), &executor);
         explore(
             &mut executor,
             searcher.as_mut(),

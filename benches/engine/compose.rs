@@ -114,6 +114,9 @@ fn config(bc: &Path, dir: &Path, entry: &str) -> RunConfig {
         max_site_fork_share: None,
         retry_undecided: false,
         exit_on_error: Vec::new(),
+        seeds: Vec::new(),
+        seed_fit: Default::default(),
+        only_seed: false,
     }
 }
 

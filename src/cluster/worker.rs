@@ -214,6 +214,9 @@ fn base_config(program: &Path, scratch: &Path, stores: Vec<String>, c: &WorkerCo
         max_site_fork_share: None,
         retry_undecided: false,
         exit_on_error: Vec::new(),
+        seeds: Vec::new(),
+        seed_fit: Default::default(),
+        only_seed: false,
     }
 }
 

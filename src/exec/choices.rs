@@ -107,6 +107,11 @@ impl Executor {
         // vouches for another one (see `give_up_hard`).
         let mut timed_out = Vec::new();
         for (i, c) in conds.iter().enumerate() {
+            // A seed taking this alternative shows it feasible.
+            let seeded = match c.as_const() {
+                None if state.is_seeded() => state.seed_meeting(c),
+                _ => None,
+            };
             let (answer, model) = match c.as_const() {
                 Some(v) => (Answer::of(v != 0), state.hint.clone()),
                 // The last alternative is feasible when no other one is,
@@ -118,6 +123,10 @@ impl Executor {
                 None if state.hint.as_ref().is_some_and(|h| expr::eval(c, h) != 0) => {
                     self.solver.answered_by_path_model();
                     (Answer::Feasible, state.hint.clone())
+                }
+                None if seeded.is_some() => {
+                    self.solver.answered_by_path_model();
+                    (Answer::Feasible, seeded)
                 }
                 // The model does not satisfy it, and no other model differs
                 // from it on what it reads: no path with these inputs
@@ -183,10 +192,12 @@ impl Executor {
         // fork asks the solver about one side only, and a limit that stops
         // it finds its test already known.
         state.hint = models[taken.0].clone();
+        state.hint_from_seed();
         for child in &mut self.forked[before..] {
             if let Some(f) = child.forced {
                 child.hint = models[f.alternative as usize].clone();
             }
+            child.hint_from_seed();
         }
         Ok(taken)
     }
@@ -217,10 +228,12 @@ impl Executor {
         if let Some(model) = model_of(taken.0) {
             state.hint = model;
         }
+        state.hint_from_seed();
         for child in &mut self.forked[before..] {
             if let Some(model) = child.forced.and_then(|f| model_of(f.alternative as usize)) {
                 child.hint = model;
             }
+            child.hint_from_seed();
         }
         Ok(taken)
     }

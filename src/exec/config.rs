@@ -6,6 +6,7 @@ use rustc_hash::FxHashSet;
 
 use super::fork_share::SiteForks;
 use super::posix::HostFile;
+use super::seeds::{Seed, SeedFit};
 use crate::solver::SolverConfig;
 
 /// `--max-stack-frames` unless given: KLEE's default.
@@ -43,6 +44,12 @@ pub struct ExecConfig {
     /// `--max-site-fork-share`: the share of the run's forks past which a
     /// branch site stops forking (see `fork_share`); `None`: no bound.
     pub max_site_fork_share: Option<f64>,
+    /// The recorded tests whose inputs the run follows first.
+    pub seeds: Vec<Arc<Seed>>,
+    /// How a seed's object may differ in size from its input.
+    pub seed_fit: SeedFit,
+    /// `--only-seed`: a path that leaves its seeds ends there.
+    pub only_seed: bool,
     /// What this executor shares with the run's other executors.
     pub shared: RunShared,
 }
@@ -89,6 +96,9 @@ impl Default for ExecConfig {
             runtime_dir: None,
             strict_guide: false,
             max_site_fork_share: None,
+            seeds: Vec::new(),
+            seed_fit: SeedFit::default(),
+            only_seed: false,
             shared: RunShared::default(),
         }
     }

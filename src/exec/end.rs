@@ -130,6 +130,9 @@ pub enum EarlyReason {
     /// A path ended in an error of a kind `--exit-on-error` names: the run
     /// stops there, as at a limit.
     ExitOnError,
+    /// Under `--only-seed`, the path took an alternative none of the
+    /// run's seeds takes: it ends there.
+    OnlySeed,
 }
 
 impl EarlyReason {
@@ -148,6 +151,7 @@ impl EarlyReason {
             EarlyReason::MaxValues => "max-values",
             EarlyReason::WriteFailed => "write-failed",
             EarlyReason::ExitOnError => "exit-on-error",
+            EarlyReason::OnlySeed => "only-seed",
         }
     }
 }

@@ -320,6 +320,13 @@ impl Executor {
     /// Runs `state` until it forks, ends, its slice is used up, or the run
     /// reaches its memory limit or its deadline ([`Self::set_deadline`]).
     pub fn step(&mut self, state: &mut State) -> Step {
+        // Under `--only-seed`, a path that left its seeds (at a fork, or
+        // at an input a seed does not fit) ends there, with a test;
+        // `--resume` goes on with it.
+        let only_seed = self.config.only_seed;
+        if only_seed && !state.is_seeded() {
+            return Step::Ended(PathEnd::Early(EarlyReason::OnlySeed));
+        }
         let module = self.module.clone();
         let limited = self.budget.is_limited();
         for i in 0..SLICE {
@@ -327,6 +334,9 @@ impl Executor {
                 Ok(()) => {
                     if !self.forked.is_empty() {
                         return Step::Forked(std::mem::take(&mut self.forked));
+                    }
+                    if only_seed && !state.is_seeded() {
+                        return Step::Ended(PathEnd::Early(EarlyReason::OnlySeed));
                     }
                     // At the memory or time limit the run stops: the
                     // explorer ends this state with the others.
@@ -460,6 +470,7 @@ impl Executor {
             forced: None,
             reopen: None,
             composing: None,
+            seeds: None,
             inputs: None,
             settled: Vec::new(),
             settled_taken: 0,
@@ -520,10 +531,16 @@ impl Executor {
     ) -> crate::expr::ArrayRef {
         let unique = format!("{}#{}", name, state.symbolics.len());
         let array = expr::Array::symbolic(&unique, size);
+        let index = state.symbolics.len();
         state.symbolics.push_back(super::state::Symbolic {
             name: name.into(),
             array: array.clone(),
         });
+        for left in state.bind_seeds(&array, index, self.config.seed_fit) {
+            if self.config.shared.first_saying(&left) {
+                eprintln!("mnemo: warning: {left}");
+            }
+        }
         array
     }
 }

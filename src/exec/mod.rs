@@ -23,6 +23,7 @@ mod memory;
 mod natives;
 pub mod posix;
 mod preferences;
+pub mod seeds;
 mod start;
 mod state;
 mod syscalls;

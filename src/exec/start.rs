@@ -242,6 +242,7 @@ impl Executor {
         if let Some(g) = &self.guide {
             state.guide = g.start().node();
         }
+        state.seeds = super::seeds::starting(&self.config.seeds);
         Ok(state)
     }
 }

@@ -357,6 +357,9 @@ pub struct State {
     pub reopen: Option<Reopen>,
     /// The recorded paths of a callee the state replays (`--compose`).
     pub composing: Option<super::composing::Composing>,
+    /// The seeds whose inputs the path follows (`--seed-file`); `None`
+    /// when it follows none.
+    pub seeds: Option<super::seeds::Seeds>,
     /// The memory inputs of a path summarising a function (`None` on
     /// every other path): what it assumed of them, and where they are.
     pub inputs: Option<Arc<super::lazy::InputHeap>>,
@@ -453,6 +456,8 @@ impl State {
             self.hint = None;
         }
         self.narrow_replay(&c);
+        self.narrow_seeds(&c);
+        self.hint_from_seed();
         self.fresh_from = if crate::expr::reads_input(&c) {
             self.symbolics.len()
         } else {

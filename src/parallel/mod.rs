@@ -175,7 +175,10 @@ pub fn explore(
                 let _leave = Leave(common.pool);
                 let mut ex = (workers.make_executor)(w);
                 ex.set_id_stride(w as u64, jobs as u64);
-                let mut searcher = workers.searcher.build(workers.seed.wrapping_add(w as u64));
+                let mut searcher = crate::search::seeds_first(
+                    workers.searcher.build(workers.seed.wrapping_add(w as u64)),
+                    &ex,
+                );
                 let busy = if starts(w) {
                     ex.initial_state().map(Some)
                 } else {
@@ -193,7 +196,8 @@ pub fn explore(
             });
         }
         let _leave = Leave(&pool);
-        let mut searcher = workers.searcher.build(workers.seed);
+        let mut searcher =
+            crate::search::seeds_first(workers.searcher.build(workers.seed), executor);
         worker::work(0, executor, searcher.as_mut(), initial, &common)
     });
     let mut times = vec![first?];

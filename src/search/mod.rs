@@ -8,6 +8,7 @@ pub(crate) mod ending;
 pub(crate) mod explore;
 mod interleaved;
 mod random_path;
+mod seeded;
 pub(crate) mod shed;
 mod sum_tree;
 
@@ -17,6 +18,7 @@ pub use dfs::Dfs;
 pub use explore::{explore, ExploreConfig, FinishedPath, PathObserver, Progress, RunOutcome};
 pub use interleaved::Interleaved;
 pub use random_path::RandomPath;
+pub use seeded::{seeds_first, SeedsFirst};
 
 use std::collections::BTreeMap;
 

@@ -394,6 +394,29 @@ pub(crate) struct RunArgs {
     #[arg(long, value_name = "KIND", value_delimiter = ',', value_parser = error_kind,
           conflicts_with_all = ["shard", "cluster"])]
     pub(crate) exit_on_error_type: Vec<mnemo::exec::ErrorKind>,
+    /// A test (a `.ktest`, from mnemo, KLEE or a fuzzer's inputs put in
+    /// one) whose path the run explores before any other, without asking
+    /// the solver which way it goes: its objects, in order, are the bytes
+    /// of the inputs the program makes. May be repeated.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["shard", "cluster"])]
+    pub(crate) seed_file: Vec<PathBuf>,
+    /// Every `.ktest` in DIR is a seed (`--seed-file`). May be repeated.
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["shard", "cluster"])]
+    pub(crate) seed_dir: Vec<PathBuf>,
+    /// Explore the seeds' paths alone: a path that takes a way no seed
+    /// takes ends there (`only-seed`), with a test; `--memo` keeps it, and
+    /// `--resume` explores from there.
+    #[arg(long)]
+    pub(crate) only_seed: bool,
+    /// A seed's object shorter than its input is padded with zeros, and
+    /// inputs past its last object are zeros (else such a seed is left,
+    /// with a warning, and the path goes on without it).
+    #[arg(long)]
+    pub(crate) allow_seed_extension: bool,
+    /// A seed's object longer than its input is cut to its size (else
+    /// such a seed is left, with a warning).
+    #[arg(long)]
+    pub(crate) allow_seed_truncation: bool,
     /// The program's bitcode (`mnemo cc` makes it).
     #[arg(required_unless_present = "shard")]
     pub(crate) program: Option<PathBuf>,

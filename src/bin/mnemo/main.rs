@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use anyhow::Context;
 use clap::Parser;
 
+use mnemo::exec::seeds::{Seed, SeedFit};
 use mnemo::exec::ErrorKind;
 use mnemo::run::RunConfig;
 use mnemo::stats::RunStats;
@@ -135,9 +136,11 @@ fn real_main() -> anyhow::Result<u8> {
                 || run.shard.is_some()
                 || run.exit_on_error
                 || !run.exit_on_error_type.is_empty()
+                || !run.seed_file.is_empty()
+                || !run.seed_dir.is_empty()
             {
                 anyhow::bail!(
-                    "partition takes none of --deepen, --resume, --shard and --exit-on-error"
+                    "partition takes none of --deepen, --resume, --shard, --exit-on-error and seeds"
                 );
             }
             let config = run_config(run)?;
@@ -326,15 +329,26 @@ fn run_config(a: RunArgs) -> anyhow::Result<RunConfig> {
         Some(0) | None => mnemo::parallel::default_jobs(),
         Some(n) => n,
     };
-    if !exit_on_error.is_empty() && jobs > 1 && a.balance.partitions().is_some() {
-        // The shallow run a partition is cut from records its paths
-        // without reporting them, so an error it met would stop nothing.
-        anyhow::bail!(
-            "--exit-on-error works with --balance dynamic (the default), not with --balance {}",
-            clap::ValueEnum::to_possible_value(&a.balance)
-                .map(|v| v.get_name().to_string())
-                .unwrap_or_default()
-        );
+    let seeds = Seed::load(&a.seed_file, &a.seed_dir)?;
+    if a.only_seed && seeds.is_empty() {
+        anyhow::bail!("--only-seed needs seeds: name them with --seed-file or --seed-dir");
+    }
+    // The shallow run a partition is cut from records its paths without
+    // reporting them, so an error it met would stop nothing, and it
+    // explores without the seeds.
+    let unpartitioned = [
+        (!exit_on_error.is_empty(), "--exit-on-error"),
+        (!seeds.is_empty(), "--seed-file and --seed-dir"),
+    ];
+    if let Some((_, what)) = unpartitioned.iter().find(|(given, _)| *given) {
+        if jobs > 1 && a.balance.partitions().is_some() {
+            anyhow::bail!(
+                "{what}: only with --balance dynamic (the default), not with --balance {}",
+                clap::ValueEnum::to_possible_value(&a.balance)
+                    .map(|v| v.get_name().to_string())
+                    .unwrap_or_default()
+            );
+        }
     }
     Ok(RunConfig {
         program,
@@ -384,6 +398,12 @@ fn run_config(a: RunArgs) -> anyhow::Result<RunConfig> {
         max_site_fork_share: a.max_site_fork_share,
         retry_undecided: a.retry_undecided,
         exit_on_error,
+        seeds,
+        seed_fit: SeedFit {
+            extend: a.allow_seed_extension,
+            truncate: a.allow_seed_truncation,
+        },
+        only_seed: a.only_seed,
     })
 }
 

@@ -1,0 +1,301 @@
+//! Seeds (`--seed-file`, `--seed-dir`, `--only-seed`): recorded tests whose
+//! paths a run explores first, as KLEE's seeding does; with `--only-seed`
+//! their paths alone, the rest left for `--resume`.
+
+use std::path::{Path, PathBuf};
+
+use mnemo::testgen::{KTest, KTestObject};
+
+#[path = "support/cli.rs"]
+mod support;
+use support::{compile, json, mnemo, stderr, trie_text};
+
+/// Eight input bytes; an assertion fails on the four-byte magic word
+/// followed by 'O': a needle the searcher meets after hundreds of paths,
+/// 504 paths in all.
+const MAGIC: &str = r#"
+#include <klee/klee.h>
+#include <assert.h>
+int main(void) {
+  unsigned char buf[8];
+  klee_make_symbolic(buf, sizeof buf, "buf");
+  int score = 0;
+  for (int i = 0; i < 8; i++)
+    if (buf[i] > 'a')
+      score++;
+  if (buf[0] == 'M' && buf[1] == 'N' && buf[2] == 'E' && buf[3] == 'M')
+    assert(buf[4] != 'O');
+  return score;
+}
+"#;
+
+fn path(p: &Path) -> &str {
+    p.to_str().expect("utf-8 path")
+}
+
+/// A ktest with one object, `buf`, of these bytes.
+fn seed(dir: &Path, name: &str, bytes: &[u8]) -> PathBuf {
+    let file = dir.join(name);
+    KTest {
+        args: vec!["magic.bc".into()],
+        objects: vec![KTestObject {
+            name: "buf".into(),
+            bytes: bytes.to_vec(),
+        }],
+        ..Default::default()
+    }
+    .write_atomic(&file)
+    .unwrap_or_else(|e| panic!("{e}"));
+    file
+}
+
+/// `mnemo run -q --no-runtime` with these options, which must end with 0
+/// or 3: its exit status, `stats.json` and what it printed.
+fn run(bc: &Path, out: &Path, extra: &[&str]) -> (Option<i32>, serde_json::Value, String) {
+    let o = support::run(bc, out, extra);
+    assert!(
+        matches!(o.status.code(), Some(0 | 3)),
+        "mnemo run failed: {}",
+        stderr(&o)
+    );
+    (o.status.code(), json(&out.join("stats.json")), stderr(&o))
+}
+
+fn count(stats: &serde_json::Value, map: &str, key: &str) -> u64 {
+    stats["paths"][map][key].as_u64().unwrap_or(0)
+}
+
+/// The tests of `out`'s `tests.json` with this outcome.
+fn tests_with(out: &Path, outcome: &str) -> Vec<KTest> {
+    json(&out.join("tests.json"))["tests"]
+        .as_array()
+        .expect("tests")
+        .iter()
+        .filter(|t| t["outcome"] == outcome)
+        .map(|t| {
+            let file = out.join(t["ktest"].as_str().expect("ktest name"));
+            KTest::read(&file).unwrap_or_else(|e| panic!("{e}"))
+        })
+        .collect()
+}
+
+#[test]
+fn only_seed_explores_the_seeds_paths_and_resume_the_rest() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let Some(bc) = compile(dir.path(), "magic", MAGIC) else {
+        return;
+    };
+    let d = dir.path();
+    let seeds = d.join("seeds");
+    std::fs::create_dir(&seeds).expect("seed dir");
+    seed(&seeds, "needle.ktest", b"MNEMOxyz");
+    seed(&seeds, "plain.ktest", b"zzzzzzzz");
+    let whole_memo = d.join("memo-whole");
+    let (_, whole, _) = run(&bc, &d.join("whole"), &["--memo", path(&whole_memo)]);
+    assert_eq!(count(&whole, "errors", "assert"), 8, "{whole}");
+
+    let (memo, out) = (d.join("memo"), d.join("out"));
+    let only = [
+        "--memo",
+        path(&memo),
+        "--only-seed",
+        "--seed-dir",
+        path(&seeds),
+    ];
+    let (code, seeded, _) = run(&bc, &out, &only);
+    assert_eq!(code, Some(0), "{seeded}");
+    // One path per seed; every path branching off them ends there.
+    assert_eq!(count(&seeded, "errors", "assert"), 1, "{seeded}");
+    assert_eq!(seeded["paths"]["completed"], 1, "{seeded}");
+    assert!(count(&seeded, "early", "only-seed") >= 8, "{seeded}");
+    // The seed's path is tested with the seed's inputs.
+    let error = tests_with(&out, "error");
+    assert_eq!(error.len(), 1);
+    assert_eq!(error[0].objects[0].bytes, b"MNEMOxyz");
+    let o = mnemo()
+        .arg("replay")
+        .arg(d.join("magic.c"))
+        .arg(&out)
+        .output()
+        .expect("replay");
+    assert!(o.status.success(), "{}", stderr(&o));
+
+    // Resumed without seeds, the run ends as the whole run did.
+    let (code, rest, _) = run(&bc, &out, &["--memo", path(&memo), "--resume"]);
+    assert_eq!(code, Some(0), "{rest}");
+    assert_eq!(rest["paths"], whole["paths"]);
+    assert_eq!(trie_text(&memo), trie_text(&whole_memo));
+}
+
+#[test]
+fn a_seeded_path_runs_first() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let Some(bc) = compile(dir.path(), "magic", MAGIC) else {
+        return;
+    };
+    let d = dir.path();
+    let needle = seed(d, "needle.ktest", b"MNEMOxyz");
+    let stop = ["--jobs", "1", "--exit-on-error"];
+    // Unseeded, hundreds of paths end before the assertion's.
+    let (code, blind, _) = run(&bc, &d.join("blind"), &stop);
+    assert_eq!(code, Some(3), "{blind}");
+    assert!(blind["paths"]["completed"].as_u64() > Some(10), "{blind}");
+    // Seeded, the assertion's path is the first to end.
+    let (code, seeded, _) = run(
+        &bc,
+        &d.join("seeded"),
+        &[&stop[..], &["--seed-file", path(&needle)]].concat(),
+    );
+    assert_eq!(code, Some(3), "{seeded}");
+    assert_eq!(count(&seeded, "errors", "assert"), 1, "{seeded}");
+    assert_eq!(seeded["paths"]["completed"], 0, "{seeded}");
+}
+
+#[test]
+fn a_whole_runs_tests_as_seeds_give_the_whole_run_back() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let Some(bc) = compile(dir.path(), "magic", MAGIC) else {
+        return;
+    };
+    let d = dir.path();
+    let (whole_memo, whole_out) = (d.join("memo-whole"), d.join("whole"));
+    let (_, whole, _) = run(&bc, &whole_out, &["--memo", path(&whole_memo)]);
+    for jobs in ["1", "3"] {
+        let memo = d.join(format!("memo-{jobs}"));
+        let out = d.join(format!("out-{jobs}"));
+        let (code, seeded, _) = run(
+            &bc,
+            &out,
+            &[
+                "--jobs",
+                jobs,
+                "--memo",
+                path(&memo),
+                "--only-seed",
+                "--seed-dir",
+                path(&whole_out),
+            ],
+        );
+        assert_eq!(code, Some(0), "{seeded}");
+        assert_eq!(seeded["paths"], whole["paths"], "jobs {jobs}");
+        assert_eq!(trie_text(&memo), trie_text(&whole_memo), "jobs {jobs}");
+        // Each path's test is the seed that took it.
+        for t in ["test000001.ktest", "test000200.ktest", "test000504.ktest"] {
+            let read = |dir: &Path| KTest::read(&dir.join(t)).unwrap_or_else(|e| panic!("{e}"));
+            assert_eq!(read(&out).objects, read(&whole_out).objects, "{t}");
+        }
+    }
+}
+
+#[test]
+fn a_seed_that_does_not_fit_is_left_unless_allowed() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let Some(bc) = compile(dir.path(), "magic", MAGIC) else {
+        return;
+    };
+    let d = dir.path();
+    let short = seed(d, "short.ktest", b"MNEMO");
+    let only = ["--only-seed", "--seed-file", path(&short)];
+    // Left at the input it does not fit: no path follows a seed.
+    let (code, left, said) = run(&bc, &d.join("left"), &only);
+    assert_eq!(code, Some(0), "{left}");
+    assert!(said.contains("short.ktest is left"), "{said}");
+    assert!(said.contains("--allow-seed-extension"), "{said}");
+    assert_eq!(count(&left, "early", "only-seed"), 1, "{left}");
+    // Padded with zeros, it reaches the assertion.
+    let (_, padded, said) = run(
+        &bc,
+        &d.join("padded"),
+        &[&only[..], &["--allow-seed-extension"]].concat(),
+    );
+    assert!(!said.contains("is left"), "{said}");
+    assert_eq!(count(&padded, "errors", "assert"), 1, "{padded}");
+    assert_eq!(
+        tests_with(&d.join("padded"), "error")[0].objects[0].bytes,
+        b"MNEMO\0\0\0"
+    );
+    // Cut to size, a longer one does too.
+    let long = seed(d, "long.ktest", b"MNEMOxyz++");
+    let (_, cut, _) = run(
+        &bc,
+        &d.join("cut"),
+        &[
+            "--only-seed",
+            "--allow-seed-truncation",
+            "--seed-file",
+            path(&long),
+        ],
+    );
+    assert_eq!(count(&cut, "errors", "assert"), 1, "{cut}");
+}
+
+#[test]
+fn bad_seeds_are_refused_with_a_reason() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let Some(bc) = compile(dir.path(), "magic", MAGIC) else {
+        return;
+    };
+    let d = dir.path();
+    let empty = d.join("empty");
+    std::fs::create_dir(&empty).expect("dir");
+    let corrupt = d.join("corrupt.ktest");
+    std::fs::write(&corrupt, b"KTEST\0\0").expect("write");
+    let good = seed(d, "good.ktest", b"MNEMOxyz");
+    let refusals: [(&[&str], &str); 4] = [
+        (&["--seed-dir", path(&empty)], "holds no .ktest file"),
+        (&["--seed-file", path(&corrupt)], "cannot read the seed"),
+        (&["--only-seed"], "--only-seed needs seeds"),
+        (
+            &[
+                "--jobs",
+                "2",
+                "--balance",
+                "trie",
+                "--seed-file",
+                path(&good),
+            ],
+            "--balance trie",
+        ),
+    ];
+    for (i, (extra, why)) in refusals.into_iter().enumerate() {
+        let out = d.join(format!("out{i}"));
+        let o = support::run(&bc, &out, extra);
+        assert_eq!(o.status.code(), Some(1), "{extra:?}: {}", stderr(&o));
+        assert!(stderr(&o).contains(why), "{extra:?}: {}", stderr(&o));
+    }
+}
+
+#[test]
+fn seeds_from_a_run_on_symbolic_arguments_and_stdin_take_its_paths() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    // echo reads no stdin; its object still comes after the arguments'.
+    let source = include_str!("../testsuite/tool_echo.c");
+    let Some(bc) = compile(dir.path(), "echo", source) else {
+        return;
+    };
+    let d = dir.path();
+    let args = ["--sym-args", "0", "2", "2", "--sym-stdin", "1"];
+    let run_with = |memo: &Path, out: &Path, extra: &[&str]| {
+        let o = mnemo()
+            .args(["run", "-q", "--memo", path(memo), "--output-dir", path(out)])
+            .args(extra)
+            .arg(&bc)
+            .args(args)
+            .output()
+            .expect("mnemo run");
+        assert!(o.status.success(), "{}", stderr(&o));
+        json(&out.join("stats.json"))
+    };
+    let whole = run_with(&d.join("memo-args"), &d.join("args"), &[]);
+    assert_eq!(whole["paths"]["completed"], 101, "{whole}");
+    let seeded = run_with(
+        &d.join("memo-seeded"),
+        &d.join("seeded"),
+        &["--only-seed", "--seed-dir", path(&d.join("args"))],
+    );
+    assert_eq!(seeded["paths"], whole["paths"]);
+    assert_eq!(
+        trie_text(&d.join("memo-seeded")),
+        trie_text(&d.join("memo-args"))
+    );
+}
