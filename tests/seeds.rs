@@ -12,17 +12,21 @@ use support::{compile, json, mnemo, stderr, trie_text};
 
 /// Eight input bytes; an assertion fails on the four-byte magic word
 /// followed by 'O': a needle the searcher meets after hundreds of paths,
-/// 504 paths in all.
+/// 504 paths in all. The score's function is one `--compose` summarises.
 const MAGIC: &str = r#"
 #include <klee/klee.h>
 #include <assert.h>
+static int above(unsigned char c) {
+  if (c > 'a')
+    return 1;
+  return 0;
+}
 int main(void) {
   unsigned char buf[8];
   klee_make_symbolic(buf, sizeof buf, "buf");
   int score = 0;
   for (int i = 0; i < 8; i++)
-    if (buf[i] > 'a')
-      score++;
+    score += above(buf[i]);
   if (buf[0] == 'M' && buf[1] == 'N' && buf[2] == 'E' && buf[3] == 'M')
     assert(buf[4] != 'O');
   return score;
@@ -160,29 +164,47 @@ fn a_whole_runs_tests_as_seeds_give_the_whole_run_back() {
     let d = dir.path();
     let (whole_memo, whole_out) = (d.join("memo-whole"), d.join("whole"));
     let (_, whole, _) = run(&bc, &whole_out, &["--memo", path(&whole_memo)]);
-    for jobs in ["1", "3"] {
-        let memo = d.join(format!("memo-{jobs}"));
-        let out = d.join(format!("out-{jobs}"));
-        let (code, seeded, _) = run(
-            &bc,
-            &out,
-            &[
-                "--jobs",
-                jobs,
-                "--memo",
-                path(&memo),
-                "--only-seed",
-                "--seed-dir",
-                path(&whole_out),
-            ],
-        );
+    // Composed calls too: summaries are built without the seeds.
+    for (name, extra) in [
+        ("one", &["--jobs", "1"][..]),
+        ("three", &["--jobs", "3"]),
+        ("composed", &["--compose"]),
+    ] {
+        let memo = d.join(format!("memo-{name}"));
+        let out = d.join(format!("out-{name}"));
+        let seeded = [
+            "--memo",
+            path(&memo),
+            "--only-seed",
+            "--seed-dir",
+            path(&whole_out),
+        ];
+        let (code, seeded, _) = run(&bc, &out, &[extra, &seeded[..]].concat());
         assert_eq!(code, Some(0), "{seeded}");
-        assert_eq!(seeded["paths"], whole["paths"], "jobs {jobs}");
-        assert_eq!(trie_text(&memo), trie_text(&whole_memo), "jobs {jobs}");
+        assert_eq!(seeded["paths"], whole["paths"], "{name}");
+        // A composed run's trie records a replayed callee's paths as
+        // such: it is compared with a composed run's.
+        let plain_memo = d.join(format!("memo-{name}-plain"));
+        let plain = ["--memo", path(&plain_memo)];
+        run(
+            &bc,
+            &d.join(format!("plain-{name}")),
+            &[extra, &plain[..]].concat(),
+        );
+        assert!(
+            trie_text(&memo) == trie_text(&plain_memo),
+            "{name}: the tries differ"
+        );
+        if name != "composed" {
+            assert!(
+                trie_text(&memo) == trie_text(&whole_memo),
+                "{name}: the tries differ"
+            );
+        }
         // Each path's test is the seed that took it.
         for t in ["test000001.ktest", "test000200.ktest", "test000504.ktest"] {
             let read = |dir: &Path| KTest::read(&dir.join(t)).unwrap_or_else(|e| panic!("{e}"));
-            assert_eq!(read(&out).objects, read(&whole_out).objects, "{t}");
+            assert_eq!(read(&out).objects, read(&whole_out).objects, "{name}: {t}");
         }
     }
 }

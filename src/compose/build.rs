@@ -71,6 +71,8 @@ impl Builder {
             strict_guide: false,
             // A summary holds every path of its function.
             max_site_fork_share: None,
+            seeds: Vec::new(),
+            only_seed: false,
             ..config.clone()
         };
         let mut executor = Executor::new(module, config);
