@@ -2,15 +2,17 @@
 //! compared on the testsuite (`search` section), `--jobs 2` against
 //! `--jobs 1` (`parallel` section), the Unix-style tools on symbolic
 //! arguments, files and stdin with their line coverage (`posix` section),
-//! and compositional runs against whole ones (`compose` section, the ICSE
-//! 2015 paper's Tables I and II).
+//! compositional runs against whole ones (`compose` section, the ICSE
+//! 2015 paper's Tables I and II), and the first error with and without a
+//! seed that leads to it (`seeds` section).
 //!
 //! Prints tables and writes `bench-results/engine.json`,
 //! `bench-results/search.json`, `bench-results/parallel.json`,
-//! `bench-results/posix.json` and `bench-results/compose.json`. Figures, not assertions: the tests check
+//! `bench-results/posix.json`, `bench-results/compose.json` and
+//! `bench-results/seeds.json`. Figures, not assertions: the tests check
 //! behaviour, this measures speed. `cargo bench --bench engine -- SECTION`
 //! runs one section (`throughput`, `exploration`, `search`, `parallel`,
-//! `posix`, `compose`).
+//! `posix`, `compose`, `seeds`).
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -30,6 +32,8 @@ mod parallel;
 mod posix;
 #[path = "engine/search.rs"]
 mod search;
+#[path = "engine/seeds.rs"]
+mod seeds;
 #[path = "support.rs"]
 mod support;
 
@@ -197,6 +201,10 @@ fn main() -> anyhow::Result<()> {
     if wants("compose") {
         let results = compose::run(&root, &toolchain)?;
         support::write_results("compose", &None, &results)?;
+    }
+    if wants("seeds") {
+        let results = seeds::run(&root)?;
+        support::write_results("seeds", &None, &results)?;
     }
     Ok(())
 }
