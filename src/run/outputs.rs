@@ -156,6 +156,9 @@ impl PathObserver for Outputs<'_> {
             Staged::None => path,
         };
         self.note_first_error(executor, &path);
+        if path.state.is_seeded() {
+            self.writer.count_seeded();
+        }
         if path.untested {
             // Recorded without a test: a resumed run explores it again.
             if let PathEnd::Early(reason) = path.end {
@@ -173,6 +176,9 @@ impl PathObserver for Outputs<'_> {
         mut staged: StagedTest,
     ) -> anyhow::Result<()> {
         self.note_first_error(executor, &path);
+        if path.state.is_seeded() {
+            self.writer.count_seeded();
+        }
         if let Some(test) = staged.take_unwritten() {
             self.writer.count_unwritten(&test);
             self.recorder.record(executor, &path, Some(test));

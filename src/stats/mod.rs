@@ -253,6 +253,10 @@ pub struct PathStats {
     /// explored after all.
     #[serde(default)]
     pub cuts_reopened: u64,
+    /// Paths that ended still following a seed (`--seed-file`): the
+    /// seeds' own paths, each tested with a seed's inputs.
+    #[serde(default)]
+    pub seeded: u64,
 }
 
 /// What the solver did.
@@ -354,6 +358,12 @@ impl RunStats {
             s += &format!(
                 "mnemo:   alternatives cut at sites past their share of the forks: {}\n",
                 self.paths.forks_cut
+            );
+        }
+        if self.paths.seeded > 0 {
+            s += &format!(
+                "mnemo:   paths that followed a seed: {}\n",
+                self.paths.seeded
             );
         }
         if self.paths.cuts_reopened > 0 {

@@ -111,6 +111,11 @@ impl TestWriter {
         *self.paths.early.entry(reason.to_string()).or_default() += 1;
     }
 
+    /// Counts a path that ended following a seed (`paths.seeded`).
+    pub fn count_seeded(&mut self) {
+        self.paths.seeded += 1;
+    }
+
     /// Counts a path with this outcome in `paths`; returns its entry's
     /// outcome for `tests.json`.
     fn count(&mut self, outcome: &StoredOutcome) -> Outcome {
