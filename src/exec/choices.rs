@@ -552,8 +552,8 @@ impl Executor {
     }
 
     /// Whether `cond` may hold on the path: answered by the recorded inputs
-    /// on a guided prefix or by the path's model when they satisfy it, else
-    /// by the solver.
+    /// on a guided prefix, by the path's model or by one of its seeds when
+    /// they satisfy it, else by the solver.
     pub(crate) fn may_be_true(&mut self, state: &State, cond: &ExprRef) -> Exec<bool> {
         if let Some(w) = self.witness(state) {
             if expr::eval(cond, &w) != 0 {
@@ -565,6 +565,7 @@ impl Executor {
             .hint
             .as_ref()
             .is_some_and(|h| expr::eval(cond, h) != 0)
+            || state.seed_meeting(cond).is_some()
         {
             self.solver.answered_by_path_model();
             return Ok(true);
