@@ -118,10 +118,19 @@ pub fn file_lines(summary: &Value, name: &str) -> Option<(u64, u64)> {
 /// order of name.
 #[allow(dead_code)] // Not every benchmark compares on them.
 pub fn hard_programs() -> anyhow::Result<Vec<(String, String)>> {
+    c_programs("hard")
+}
+
+/// Each C file of `benches/programs/DIR/` by name (`.c` included), with
+/// its source, in order of name.
+#[allow(dead_code)] // Not every benchmark has programs of its own.
+pub fn c_programs(dir: &str) -> anyhow::Result<Vec<(String, String)>> {
     use anyhow::Context;
-    let hard = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("benches/programs/hard");
-    let mut paths: Vec<_> = std::fs::read_dir(&hard)
-        .with_context(|| format!("cannot read {}", hard.display()))?
+    let programs = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("benches/programs")
+        .join(dir);
+    let mut paths: Vec<_> = std::fs::read_dir(&programs)
+        .with_context(|| format!("cannot read {}", programs.display()))?
         .flatten()
         .map(|e| e.path())
         .filter(|p| p.extension().is_some_and(|x| x == "c"))

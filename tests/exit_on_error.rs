@@ -6,7 +6,7 @@ use std::path::Path;
 
 #[path = "support/cli.rs"]
 mod support;
-use support::{compile, json, mnemo, stderr, trie_text};
+use support::{compile, json, mnemo, path, path_count, run_ended, stderr, trie_text};
 
 /// Six input bytes; an assertion fails where three are above 100, and the
 /// program aborts where five are: 64 paths, 26 of them errors.
@@ -42,22 +42,6 @@ int main(void) {
 }
 "#;
 
-/// `mnemo run -q --no-runtime --output-dir OUT EXTRA... BC`, which must
-/// end with 0 or 3: its exit status and `stats.json`.
-fn run(bc: &Path, out: &Path, extra: &[&str]) -> (Option<i32>, serde_json::Value) {
-    let o = support::run(bc, out, extra);
-    assert!(
-        matches!(o.status.code(), Some(0 | 3)),
-        "mnemo run failed: {}",
-        stderr(&o)
-    );
-    (o.status.code(), json(&out.join("stats.json")))
-}
-
-fn count(stats: &serde_json::Value, map: &str, key: &str) -> u64 {
-    stats["paths"][map][key].as_u64().unwrap_or(0)
-}
-
 fn errors(stats: &serde_json::Value) -> u64 {
     stats["paths"]["errors"]
         .as_object()
@@ -82,7 +66,7 @@ fn the_run_stops_at_the_first_error_and_resume_goes_on_to_the_next() {
     };
     let d = dir.path();
     let whole_memo = d.join("memo-whole");
-    let (code, whole) = run(&bc, &d.join("whole"), &["--memo", path(&whole_memo)]);
+    let (code, whole, _) = run_ended(&bc, &d.join("whole"), &["--memo", path(&whole_memo)]);
     assert_eq!(code, Some(0));
     assert_eq!(errors(&whole), 26, "{whole}");
 
@@ -90,11 +74,14 @@ fn the_run_stops_at_the_first_error_and_resume_goes_on_to_the_next() {
     // pending then get their tests, ended early for the reason.
     let (memo, out) = (d.join("memo"), d.join("out"));
     let first = ["--memo", path(&memo), "--exit-on-error"];
-    let (code, stopped) = run(&bc, &out, &first);
+    let (code, stopped, _) = run_ended(&bc, &out, &first);
     assert_eq!(code, Some(3), "{stopped}");
     assert_eq!(stopped["stopped_by"], "exit-on-error", "{stopped}");
     assert_eq!(errors(&stopped), 1, "{stopped}");
-    assert!(count(&stopped, "early", "exit-on-error") >= 1, "{stopped}");
+    assert!(
+        path_count(&stopped, "early", "exit-on-error") >= 1,
+        "{stopped}"
+    );
     tests_listed(&out, &stopped);
     // Its error test fails natively as predicted.
     let o = mnemo()
@@ -114,13 +101,13 @@ fn the_run_stops_at_the_first_error_and_resume_goes_on_to_the_next() {
         "--exit-on-error-type",
         "abort",
     ];
-    let (code, next) = run(&bc, &out, &abort);
+    let (code, next, _) = run_ended(&bc, &out, &abort);
     assert_eq!(code, Some(3), "{next}");
-    assert_eq!(count(&next, "errors", "abort"), 1, "{next}");
+    assert_eq!(path_count(&next, "errors", "abort"), 1, "{next}");
     tests_listed(&out, &next);
 
     // Resumed without it, the run ends as the whole run did.
-    let (code, rest) = run(&bc, &out, &["--memo", path(&memo), "--resume"]);
+    let (code, rest, _) = run_ended(&bc, &out, &["--memo", path(&memo), "--resume"]);
     assert_eq!(code, Some(0), "{rest}");
     assert!(rest["stopped_by"].is_null(), "{rest}");
     assert_eq!(rest["paths"], whole["paths"]);
@@ -135,17 +122,17 @@ fn workers_stop_at_an_error_and_a_resumed_run_with_them_ends_as_a_whole_one() {
     };
     let d = dir.path();
     let whole_memo = d.join("memo-whole");
-    run(&bc, &d.join("whole"), &["--memo", path(&whole_memo)]);
+    run_ended(&bc, &d.join("whole"), &["--memo", path(&whole_memo)]);
     let (memo, out) = (d.join("memo"), d.join("out"));
     let jobs = ["--jobs", "3", "--memo", path(&memo)];
-    let (code, stopped) = run(&bc, &out, &[&jobs[..], &["--exit-on-error"]].concat());
+    let (code, stopped, _) = run_ended(&bc, &out, &[&jobs[..], &["--exit-on-error"]].concat());
     assert_eq!(code, Some(3), "{stopped}");
     assert_eq!(stopped["stopped_by"], "exit-on-error", "{stopped}");
     // Other workers may end an error path of their own before they see
     // the stop; the run still ends far short of the 26.
     assert!((1..26).contains(&errors(&stopped)), "{stopped}");
     tests_listed(&out, &stopped);
-    let (code, _) = run(&bc, &out, &[&jobs[..], &["--resume"]].concat());
+    let (code, _, _) = run_ended(&bc, &out, &[&jobs[..], &["--resume"]].concat());
     assert_eq!(code, Some(0));
     assert_eq!(trie_text(&memo), trie_text(&whole_memo));
 }
@@ -157,17 +144,17 @@ fn the_engine_s_own_gaps_stop_only_a_run_that_names_them() {
         return;
     };
     let d = dir.path();
-    let (code, all) = run(&bc, &d.join("all"), &["--exit-on-error"]);
+    let (code, all, _) = run_ended(&bc, &d.join("all"), &["--exit-on-error"]);
     assert_eq!(code, Some(0), "{all}");
-    assert_eq!(count(&all, "errors", "external"), 1, "{all}");
+    assert_eq!(path_count(&all, "errors", "external"), 1, "{all}");
     assert!(all["stopped_by"].is_null(), "{all}");
     // Named, in KLEE's spelling or this one's, among others.
     for kinds in ["external", "Assert,External"] {
         let out = d.join(format!("named-{}", kinds.len()));
-        let (code, named) = run(&bc, &out, &["--exit-on-error-type", kinds]);
+        let (code, named, _) = run_ended(&bc, &out, &["--exit-on-error-type", kinds]);
         assert_eq!(code, Some(3), "{named}");
         assert_eq!(named["stopped_by"], "exit-on-error", "{named}");
-        assert_eq!(count(&named, "errors", "external"), 1, "{named}");
+        assert_eq!(path_count(&named, "errors", "external"), 1, "{named}");
     }
 }
 
@@ -232,7 +219,7 @@ fn deepening_stopped_at_an_error_leaves_that_bound_s_tests_as_the_output() {
         "4:4:16",
         "--exit-on-error",
     ];
-    let (code, stats) = run(&bc, &out, &deepen);
+    let (code, stats, _) = run_ended(&bc, &out, &deepen);
     assert_eq!(code, Some(3), "{stats}");
     assert_eq!(stats["stopped_by"], "exit-on-error", "{stats}");
     assert_eq!(errors(&stats), 1, "{stats}");
@@ -243,8 +230,4 @@ fn deepening_stopped_at_an_error_leaves_that_bound_s_tests_as_the_output() {
         .filter(|e| e.file_name().to_string_lossy().ends_with(".err"))
         .count();
     assert_eq!(err, 1);
-}
-
-fn path(p: &Path) -> &str {
-    p.to_str().expect("a UTF-8 path")
 }

@@ -8,7 +8,7 @@ use mnemo::testgen::{KTest, KTestObject};
 
 #[path = "support/cli.rs"]
 mod support;
-use support::{compile, json, mnemo, stderr, trie_text};
+use support::{compile, json, mnemo, path, path_count, run_ended, stderr, trie_text};
 
 /// Eight input bytes; an assertion fails on the four-byte magic word
 /// followed by 'O': a needle the searcher meets after hundreds of paths,
@@ -33,10 +33,6 @@ int main(void) {
 }
 "#;
 
-fn path(p: &Path) -> &str {
-    p.to_str().expect("utf-8 path")
-}
-
 /// A ktest with one object, `buf`, of these bytes.
 fn seed(dir: &Path, name: &str, bytes: &[u8]) -> PathBuf {
     let file = dir.join(name);
@@ -51,22 +47,6 @@ fn seed(dir: &Path, name: &str, bytes: &[u8]) -> PathBuf {
     .write_atomic(&file)
     .unwrap_or_else(|e| panic!("{e}"));
     file
-}
-
-/// `mnemo run -q --no-runtime` with these options, which must end with 0
-/// or 3: its exit status, `stats.json` and what it printed.
-fn run(bc: &Path, out: &Path, extra: &[&str]) -> (Option<i32>, serde_json::Value, String) {
-    let o = support::run(bc, out, extra);
-    assert!(
-        matches!(o.status.code(), Some(0 | 3)),
-        "mnemo run failed: {}",
-        stderr(&o)
-    );
-    (o.status.code(), json(&out.join("stats.json")), stderr(&o))
-}
-
-fn count(stats: &serde_json::Value, map: &str, key: &str) -> u64 {
-    stats["paths"][map][key].as_u64().unwrap_or(0)
 }
 
 /// How a run's paths ended, besides how many followed a seed.
@@ -104,8 +84,8 @@ fn only_seed_explores_the_seeds_paths_and_resume_the_rest() {
     seed(&seeds, "needle.ktest", b"MNEMOxyz");
     seed(&seeds, "plain.ktest", b"zzzzzzzz");
     let whole_memo = d.join("memo-whole");
-    let (_, whole, _) = run(&bc, &d.join("whole"), &["--memo", path(&whole_memo)]);
-    assert_eq!(count(&whole, "errors", "assert"), 8, "{whole}");
+    let (_, whole, _) = run_ended(&bc, &d.join("whole"), &["--memo", path(&whole_memo)]);
+    assert_eq!(path_count(&whole, "errors", "assert"), 8, "{whole}");
 
     let (memo, out) = (d.join("memo"), d.join("out"));
     let only = [
@@ -115,13 +95,13 @@ fn only_seed_explores_the_seeds_paths_and_resume_the_rest() {
         "--seed-dir",
         path(&seeds),
     ];
-    let (code, seeded, _) = run(&bc, &out, &only);
+    let (code, seeded, _) = run_ended(&bc, &out, &only);
     assert_eq!(code, Some(0), "{seeded}");
     // One path per seed; every path branching off them ends there.
-    assert_eq!(count(&seeded, "errors", "assert"), 1, "{seeded}");
+    assert_eq!(path_count(&seeded, "errors", "assert"), 1, "{seeded}");
     assert_eq!(seeded["paths"]["completed"], 1, "{seeded}");
     assert_eq!(seeded["paths"]["seeded"], 2, "{seeded}");
-    assert!(count(&seeded, "early", "only-seed") >= 8, "{seeded}");
+    assert!(path_count(&seeded, "early", "only-seed") >= 8, "{seeded}");
     // The seed's path is tested with the seed's inputs.
     let error = tests_with(&out, "error");
     assert_eq!(error.len(), 1);
@@ -135,7 +115,7 @@ fn only_seed_explores_the_seeds_paths_and_resume_the_rest() {
     assert!(o.status.success(), "{}", stderr(&o));
 
     // Resumed without seeds, the run ends as the whole run did.
-    let (code, rest, _) = run(&bc, &out, &["--memo", path(&memo), "--resume"]);
+    let (code, rest, _) = run_ended(&bc, &out, &["--memo", path(&memo), "--resume"]);
     assert_eq!(code, Some(0), "{rest}");
     assert_eq!(rest["paths"], whole["paths"]);
     assert_eq!(trie_text(&memo), trie_text(&whole_memo));
@@ -151,17 +131,17 @@ fn a_seeded_path_runs_first() {
     let needle = seed(d, "needle.ktest", b"MNEMOxyz");
     let stop = ["--jobs", "1", "--exit-on-error"];
     // Unseeded, hundreds of paths end before the assertion's.
-    let (code, blind, _) = run(&bc, &d.join("blind"), &stop);
+    let (code, blind, _) = run_ended(&bc, &d.join("blind"), &stop);
     assert_eq!(code, Some(3), "{blind}");
     assert!(blind["paths"]["completed"].as_u64() > Some(10), "{blind}");
     // Seeded, the assertion's path is the first to end.
-    let (code, seeded, _) = run(
+    let (code, seeded, _) = run_ended(
         &bc,
         &d.join("seeded"),
         &[&stop[..], &["--seed-file", path(&needle)]].concat(),
     );
     assert_eq!(code, Some(3), "{seeded}");
-    assert_eq!(count(&seeded, "errors", "assert"), 1, "{seeded}");
+    assert_eq!(path_count(&seeded, "errors", "assert"), 1, "{seeded}");
     assert_eq!(seeded["paths"]["completed"], 0, "{seeded}");
     assert_eq!(seeded["paths"]["seeded"], 1, "{seeded}");
 }
@@ -174,7 +154,7 @@ fn a_whole_runs_tests_as_seeds_give_the_whole_run_back() {
     };
     let d = dir.path();
     let (whole_memo, whole_out) = (d.join("memo-whole"), d.join("whole"));
-    let (_, whole, _) = run(&bc, &whole_out, &["--memo", path(&whole_memo)]);
+    let (_, whole, _) = run_ended(&bc, &whole_out, &["--memo", path(&whole_memo)]);
     // Composed calls too: summaries are built without the seeds.
     for (name, extra) in [
         ("one", &["--jobs", "1"][..]),
@@ -190,7 +170,7 @@ fn a_whole_runs_tests_as_seeds_give_the_whole_run_back() {
             "--seed-dir",
             path(&whole_out),
         ];
-        let (code, seeded, _) = run(&bc, &out, &[extra, &seeded[..]].concat());
+        let (code, seeded, _) = run_ended(&bc, &out, &[extra, &seeded[..]].concat());
         assert_eq!(code, Some(0), "{seeded}");
         assert_eq!(ends(&seeded), ends(&whole), "{name}");
         assert_eq!(seeded["paths"]["seeded"], 504, "{name}");
@@ -198,7 +178,7 @@ fn a_whole_runs_tests_as_seeds_give_the_whole_run_back() {
         // such: it is compared with a composed run's.
         let plain_memo = d.join(format!("memo-{name}-plain"));
         let plain = ["--memo", path(&plain_memo)];
-        run(
+        run_ended(
             &bc,
             &d.join(format!("plain-{name}")),
             &[extra, &plain[..]].concat(),
@@ -231,26 +211,26 @@ fn a_seed_that_does_not_fit_is_left_unless_allowed() {
     let short = seed(d, "short.ktest", b"MNEMO");
     let only = ["--only-seed", "--seed-file", path(&short)];
     // Left at the input it does not fit: no path follows a seed.
-    let (code, left, said) = run(&bc, &d.join("left"), &only);
+    let (code, left, said) = run_ended(&bc, &d.join("left"), &only);
     assert_eq!(code, Some(0), "{left}");
     assert!(said.contains("short.ktest is left"), "{said}");
     assert!(said.contains("--allow-seed-extension"), "{said}");
-    assert_eq!(count(&left, "early", "only-seed"), 1, "{left}");
+    assert_eq!(path_count(&left, "early", "only-seed"), 1, "{left}");
     // Padded with zeros, it reaches the assertion.
-    let (_, padded, said) = run(
+    let (_, padded, said) = run_ended(
         &bc,
         &d.join("padded"),
         &[&only[..], &["--allow-seed-extension"]].concat(),
     );
     assert!(!said.contains("is left"), "{said}");
-    assert_eq!(count(&padded, "errors", "assert"), 1, "{padded}");
+    assert_eq!(path_count(&padded, "errors", "assert"), 1, "{padded}");
     assert_eq!(
         tests_with(&d.join("padded"), "error")[0].objects[0].bytes,
         b"MNEMO\0\0\0"
     );
     // Cut to size, a longer one does too.
     let long = seed(d, "long.ktest", b"MNEMOxyz++");
-    let (_, cut, _) = run(
+    let (_, cut, _) = run_ended(
         &bc,
         &d.join("cut"),
         &[
@@ -260,7 +240,7 @@ fn a_seed_that_does_not_fit_is_left_unless_allowed() {
             path(&long),
         ],
     );
-    assert_eq!(count(&cut, "errors", "assert"), 1, "{cut}");
+    assert_eq!(path_count(&cut, "errors", "assert"), 1, "{cut}");
 }
 
 #[test]

@@ -14,7 +14,7 @@ use anyhow::Context;
 use mnemo::testgen::{KTest, KTestObject};
 use serde_json::{json, Value};
 
-use crate::support::{command, ran, scratch};
+use crate::support::{c_programs, command, ran, scratch};
 
 const MNEMO: &str = env!("CARGO_BIN_EXE_mnemo");
 
@@ -75,32 +75,21 @@ fn first_error(bc: &Path, out: &Path, seed: Option<&Path>) -> anyhow::Result<(f6
 
 pub fn run(root: &Path) -> anyhow::Result<Vec<Value>> {
     let dir = root.join("benches/programs/seeds");
-    let mut sources: Vec<_> = std::fs::read_dir(&dir)
-        .with_context(|| format!("cannot read {}", dir.display()))?
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|x| x == "c"))
-        .collect();
-    sources.sort();
     let scratch = scratch()?;
     println!(
         "\n{:<14} {:>9} {:>7} {:>6} {:>9} {:>7} {:>6}",
         "seeds", "blind s", "paths", "z3", "seeded s", "paths", "z3"
     );
     let mut results = Vec::new();
-    for source in sources {
-        let name = source
-            .file_stem()
-            .map(|s| s.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        let text = std::fs::read_to_string(&source)?;
+    for (file, text) in c_programs("seeds")? {
+        let name = file.trim_end_matches(".c");
         let seed = scratch.path().join(format!("{name}.ktest"));
         header_seed(&text)?.write_atomic(&seed)?;
         let bc = scratch.path().join(format!("{name}.bc"));
         command(
             std::process::Command::new(MNEMO)
                 .arg("cc")
-                .arg(&source)
+                .arg(dir.join(&file))
                 .arg("-o")
                 .arg(&bc),
             "mnemo cc",

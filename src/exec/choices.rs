@@ -107,11 +107,6 @@ impl Executor {
         // vouches for another one (see `give_up_hard`).
         let mut timed_out = Vec::new();
         for (i, c) in conds.iter().enumerate() {
-            // A seed taking this alternative shows it feasible.
-            let seeded = match c.as_const() {
-                None if state.is_seeded() => state.seed_meeting(c),
-                _ => None,
-            };
             let (answer, model) = match c.as_const() {
                 Some(v) => (Answer::of(v != 0), state.hint.clone()),
                 // The last alternative is feasible when no other one is,
@@ -124,9 +119,10 @@ impl Executor {
                     self.solver.answered_by_path_model();
                     (Answer::Feasible, state.hint.clone())
                 }
-                None if seeded.is_some() => {
+                // A seed taking this alternative shows it feasible.
+                None if let Some(seed) = state.seed_meeting(c) => {
                     self.solver.answered_by_path_model();
-                    (Answer::Feasible, seeded)
+                    (Answer::Feasible, Some(seed))
                 }
                 // The model does not satisfy it, and no other model differs
                 // from it on what it reads: no path with these inputs

@@ -74,6 +74,36 @@ pub fn run(bc: &Path, out: &Path, extra: &[&str]) -> Output {
         .expect("mnemo run")
 }
 
+/// [`run`], which must end with 0 (done) or 3 (stopped as at a limit):
+/// its exit status, `stats.json` and what it printed.
+#[allow(dead_code)] // Not every test file stops its runs.
+pub fn run_ended(
+    bc: &Path,
+    out: &Path,
+    extra: &[&str],
+) -> (Option<i32>, serde_json::Value, String) {
+    let o = run(bc, out, extra);
+    assert!(
+        matches!(o.status.code(), Some(0 | 3)),
+        "mnemo run failed: {}",
+        stderr(&o)
+    );
+    (o.status.code(), json(&out.join("stats.json")), stderr(&o))
+}
+
+/// The paths `stats.json` counts under `paths.MAP.KEY` (`errors`,
+/// `assert`), 0 where it has none.
+#[allow(dead_code)] // Not every test file counts paths by kind.
+pub fn path_count(stats: &serde_json::Value, map: &str, key: &str) -> u64 {
+    stats["paths"][map][key].as_u64().unwrap_or(0)
+}
+
+/// A path as a command-line argument.
+#[allow(dead_code)] // Not every test file passes paths as options.
+pub fn path(p: &Path) -> &str {
+    p.to_str().expect("a UTF-8 path")
+}
+
 /// `mnemo run -q --memo MEMO --output-dir OUT EXTRA... BC`, which must
 /// succeed: what it printed and its `stats.json`.
 #[allow(dead_code)] // Not every test file keeps a trie.
