@@ -73,7 +73,8 @@ impl Executor {
     }
 
     /// Forks the path over the values of `e` for which `range` holds, one
-    /// alternative each (the value joins the path condition), with one
+    /// alternative each (the value, within `range`, joins the path
+    /// condition), with one
     /// more for the values outside `range` where there may be some. Must
     /// run within [`Self::settling`].
     ///
@@ -84,7 +85,8 @@ impl Executor {
     /// with values still unlisted after them ends early (`max-values`), as
     /// a fully symbolic `malloc` size would otherwise fork for ever.
     /// Alternatives are recorded in the trie as a symbolic pointer's are,
-    /// with the value as the payload (`e == payload` rebuilds the condition).
+    /// with the value as the payload (`e == payload` within `range`
+    /// rebuilds the condition).
     pub(super) fn fork_value(
         &mut self,
         state: &mut State,
@@ -217,9 +219,14 @@ pub(super) fn is_value(e: &ExprRef, v: u64) -> ExprRef {
 }
 
 /// The conditions of a value fork's recorded alternatives, as
-/// `value_alternatives` built them: `e == v` for a value, the values of
-/// `range` none of the listed ones for `UNLISTED`, and outside `range`
-/// for `NO_TARGET`.
+/// `value_alternatives` built them: `e == v` within `range` for a value,
+/// the values of `range` none of the listed ones for `UNLISTED`, and
+/// outside `range` for `NO_TARGET`.
+///
+/// A value keeps `range` because `range` may read other inputs than `e`:
+/// a length of 5 fits in a 6-byte row at offset `j` only where `j <= 1`,
+/// and `e == 5` alone would let a later fork take `j == 3`, a path no
+/// input runs (its test overran the row natively).
 fn value_conditions(e: &ExprRef, range: &ExprRef, payloads: &[u64]) -> Vec<ExprRef> {
     let mut rest = range.clone();
     for &v in payloads
@@ -233,7 +240,7 @@ fn value_conditions(e: &ExprRef, range: &ExprRef, payloads: &[u64]) -> Vec<ExprR
         .map(|&v| match v {
             UNLISTED => rest.clone(),
             NO_TARGET => expr::not(range),
-            v => is_value(e, v),
+            v => expr::and(&is_value(e, v), range),
         })
         .collect()
 }
@@ -268,6 +275,41 @@ mod tests {
                 _ => NO_TARGET,
             };
             assert_eq!(holds, vec![want], "value {v}");
+        }
+    }
+
+    /// The same where the range reads another input: a length `n` at an
+    /// offset `j` in 6 bytes. A listed length holds only with the offsets
+    /// it fits at, so no inputs meet two alternatives.
+    #[test]
+    fn a_value_keeps_a_range_that_reads_other_inputs() {
+        let (na, ja) = (Array::symbolic("vf_len", 1), Array::symbolic("vf_at", 1));
+        let byte = |a: &crate::expr::ArrayRef| {
+            expr::read(&UpdateList::new(a.clone()), &expr::constant(0, 64))
+        };
+        let (n, j) = (byte(&na), byte(&ja));
+        let range = expr::and(
+            &expr::ule(&j, &expr::constant(6, 8)),
+            &expr::ule(&n, &expr::sub(&expr::constant(6, 8), &j)),
+        );
+        let payloads = [5, UNLISTED, NO_TARGET];
+        let conds = value_conditions(&n, &range, &payloads);
+        for (nv, jv) in (0..=8u8).flat_map(|n| (0..=8u8).map(move |j| (n, j))) {
+            let mut m = Assignment::new();
+            m.set(&na, vec![nv]);
+            m.set(&ja, vec![jv]);
+            let holds: Vec<u64> = payloads
+                .iter()
+                .zip(&conds)
+                .filter(|(_, c)| expr::eval(c, &m) != 0)
+                .map(|(p, _)| *p)
+                .collect();
+            let want = match jv <= 6 && nv <= 6 - jv {
+                true if nv == 5 => 5,
+                true => UNLISTED,
+                false => NO_TARGET,
+            };
+            assert_eq!(holds, vec![want], "length {nv} at {jv}");
         }
     }
 }
