@@ -129,6 +129,9 @@ pub struct RunConfig {
     pub seed_fit: crate::exec::seeds::SeedFit,
     /// `--only-seed`: a path that leaves the seeds ends there.
     pub only_seed: bool,
+    /// `--write-smt2s`: each test whose path this run explored gets its
+    /// path condition in SMT-LIB 2 (`testNNNNNN.smt2`).
+    pub write_conditions: bool,
 }
 
 /// The memo directory of a run without `--memo`: `mnemo-memo` beside the

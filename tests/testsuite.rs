@@ -54,6 +54,11 @@ mod suite_memo;
 
 use suite_memo::check_memo;
 
+#[path = "support/conditions.rs"]
+mod conditions;
+
+use conditions::check_conditions;
+
 /// The root of the crate, where `testsuite/` lives.
 fn crate_root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -390,6 +395,7 @@ fn check_program(prog: &Path) -> Result<(), Failed> {
             .arg("run")
             .arg("--output-dir")
             .arg(&out)
+            .arg("--write-smt2s")
             .args(&exp.args)
             .arg(&bc)
             .args(&exp.program_args);
@@ -414,6 +420,14 @@ fn check_program(prog: &Path) -> Result<(), Failed> {
             return Err(msg);
         }
 
+        let checked = check_conditions(&out).map_err(|e| format!("{}: {e}", prog.display()))?;
+        if checked.without > 0 {
+            return Err(format!(
+                "{}: {} tests have no path condition",
+                prog.display(),
+                checked.without
+            ));
+        }
         if !replays_natively(&exp) {
             return Ok(());
         }

@@ -226,7 +226,22 @@ pub(super) fn stage(
     if failure.failed() {
         return Staged::Failed;
     }
-    match stager.stage(test) {
+    let condition = match config.write_conditions {
+        true => {
+            let inputs: Vec<_> = path.state.symbolics.iter().cloned().collect();
+            // The test matters more than its condition: it is written
+            // without one, and the reason said.
+            match crate::solver::path_condition_smtlib(&path.state.constraints, &inputs) {
+                Ok(text) => Some(text),
+                Err(e) => {
+                    eprintln!("mnemo: warning: a test is written without its path condition: {e}");
+                    None
+                }
+            }
+        }
+        false => None,
+    };
+    match stager.stage(test, condition) {
         Ok(staged) => Staged::Test(staged),
         Err(e) => {
             failure.note(e);

@@ -49,7 +49,7 @@ pub use self::limit::Limit;
 pub use self::query::{Answer, Chain, Layer, Query};
 pub use self::reduce::ReductionLayer;
 pub use self::slice::SliceLayer;
-pub use self::z3::{set_z3_seed, Z3Layer};
+pub use self::z3::{path_condition as path_condition_smtlib, set_z3_seed, Z3Layer};
 pub use self::z3auto::{is_nonlinear, Strategy, Z3AutoLayer};
 pub use self::z3stack::Z3StackLayer;
 

@@ -54,8 +54,8 @@ impl TestWriter {
             }
             self.remove_replaced(&slots, &linked)?;
         }
-        let had = std::mem::take(&mut self.has_stdout);
-        self.has_stdout = order.iter().map(|&i| had[i]).collect();
+        let had = std::mem::take(&mut self.extras);
+        self.extras = order.iter().map(|&i| had[i]).collect();
         let old = std::mem::take(&mut self.records);
         self.records = order
             .iter()
@@ -182,15 +182,18 @@ impl TestWriter {
         Ok(())
     }
 
-    /// The files of the test listed `i`-th: its ktest, and its `.err`
-    /// report or its `.stdout` if it has one.
+    /// The files of the test listed `i`-th: its ktest, its `.err` report
+    /// or its `.stdout` if it has one, and its path condition if written.
     fn roles_of(&self, i: usize) -> Vec<Role> {
         let mut roles = vec![Role::Ktest];
         if let Outcome::Error { kind, .. } = &self.records[i].outcome {
             roles.push(Role::Err(kind.clone()));
         }
-        if self.has_stdout[i] {
+        if self.extras[i].stdout {
             roles.push(Role::Stdout);
+        }
+        if self.extras[i].condition {
+            roles.push(Role::Condition);
         }
         roles
     }
@@ -362,7 +365,13 @@ mod tests {
             // Numbers 1..=6 staged for tags 0..6 (1, 3 and 5 are errors);
             // number 3 is never listed; the rest are listed 6, 2, 5, 1, 4.
             let mut staged: Vec<Option<_>> = (0..6u8)
-                .map(|tag| Some(w.stager().stage(test(tag, tag % 2 == 1)).expect("stage")))
+                .map(|tag| {
+                    Some(
+                        w.stager()
+                            .stage(test(tag, tag % 2 == 1), None)
+                            .expect("stage"),
+                    )
+                })
                 .collect();
             drop(staged[2].take());
             for number in [6, 2, 5, 1, 4] {

@@ -12,7 +12,7 @@ use std::sync::Arc;
 use anyhow::Context;
 
 use super::ktest::{KTest, KTestObject};
-use super::writer::{err_name, stdout_name, test_name};
+use super::writer::{condition_name, err_name, stdout_name, test_name};
 use crate::memo::{StoredOutcome, StoredTest};
 
 /// What writing any test's files needs: the output directory, the
@@ -31,6 +31,8 @@ pub(super) enum Role {
     Ktest,
     Err(String),
     Stdout,
+    /// The path condition in SMT-LIB 2 (`--write-smt2s`).
+    Condition,
 }
 
 impl Role {
@@ -40,6 +42,7 @@ impl Role {
             Role::Ktest => test_name(id),
             Role::Err(kind) => err_name(id, kind),
             Role::Stdout => stdout_name(id),
+            Role::Condition => condition_name(id),
         }
     }
 }
@@ -77,8 +80,9 @@ impl StagedTest {
 
 impl Stager {
     /// Gives `test` the next number and writes its files (its ktest, and
-    /// its `.err` report or its `.stdout`) under it.
-    pub fn stage(&self, test: StoredTest) -> anyhow::Result<StagedTest> {
+    /// its `.err` report or its `.stdout`, and its path's `condition` in
+    /// SMT-LIB 2 when there is one) under it.
+    pub fn stage(&self, test: StoredTest, condition: Option<String>) -> anyhow::Result<StagedTest> {
         let ktest = KTest {
             args: self.args.clone(),
             sym_argvs: 0,
@@ -98,6 +102,9 @@ impl Stager {
         }
         if let Some(bytes) = &test.stdout {
             contents.push((Role::Stdout, bytes.clone()));
+        }
+        if let Some(text) = condition {
+            contents.push((Role::Condition, text.into_bytes()));
         }
         let number = self.numbered.fetch_add(1, Ordering::Relaxed) + 1;
         let mut staged = StagedTest {

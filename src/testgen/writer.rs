@@ -10,9 +10,18 @@ use std::path::Path;
 use anyhow::Context;
 
 use super::index::{write_index, Outcome, TestRecord, TESTS_JSON, TESTS_JSON_VERSION};
-use super::stage::{StagedTest, Stager};
+use super::stage::{Role, StagedTest, Stager};
 use crate::memo::{StoredOutcome, StoredTest};
 use crate::stats::PathStats;
+
+/// The files a written test has besides its ktest and its `.err` report.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct Extras {
+    /// What a completed path wrote to stdout.
+    pub stdout: bool,
+    /// Its path condition (`--write-smt2s`).
+    pub condition: bool,
+}
 
 /// The observer that turns ended paths into files in the output directory.
 pub struct TestWriter {
@@ -20,8 +29,9 @@ pub struct TestWriter {
     pub(super) stager: Stager,
     program: String,
     pub(super) records: Vec<TestRecord>,
-    /// Whether each test written has a `.stdout` (in the order of `records`).
-    pub(super) has_stdout: Vec<bool>,
+    /// Which files each test written has besides its ktest and its
+    /// report (in the order of `records`).
+    pub(super) extras: Vec<Extras>,
     pub paths: PathStats,
     /// Test files of an earlier run in the directory, by test number, not
     /// yet written over by this run's.
@@ -63,7 +73,7 @@ impl TestWriter {
             },
             program: program.to_string(),
             records: Vec::new(),
-            has_stdout: Vec::new(),
+            extras: Vec::new(),
             paths: PathStats::default(),
             leftovers,
         }
@@ -207,7 +217,7 @@ impl TestWriter {
     /// Writes one test: its ktest, its `.err` report for an error, or its
     /// `.stdout`, and its entry for `tests.json`; counts its path.
     pub fn write(&mut self, test: &StoredTest) -> anyhow::Result<()> {
-        let staged = self.stager.stage(test.clone())?;
+        let staged = self.stager.stage(test.clone(), None)?;
         self.commit(staged).map(drop)
     }
 
@@ -221,6 +231,10 @@ impl TestWriter {
     /// it. Returns the test.
     pub fn commit(&mut self, mut staged: StagedTest) -> anyhow::Result<StoredTest> {
         let id = staged.number;
+        let extras = Extras {
+            stdout: staged.files.iter().any(|(r, _)| *r == Role::Stdout),
+            condition: staged.files.iter().any(|(r, _)| *r == Role::Condition),
+        };
         let names: Vec<String> = staged
             .files
             .drain(..)
@@ -232,7 +246,7 @@ impl TestWriter {
             .expect("a staged test holds its test until it is committed");
         let outcome = self.count(&test.outcome);
         self.claim_number(id, &names)?;
-        self.has_stdout.push(test.stdout.is_some());
+        self.extras.push(extras);
         self.records.push(TestRecord {
             id: id as u32,
             ktest: test_name(id),
@@ -249,6 +263,7 @@ pub(super) fn test_number(name: &str) -> Option<usize> {
     let (number, kind) = rest.split_at(digits);
     let ours = kind == ".ktest"
         || kind == ".stdout"
+        || kind == ".smt2"
         || kind
             .strip_prefix('.')
             .and_then(|k| k.strip_suffix(".err"))
@@ -281,6 +296,11 @@ pub(super) fn err_name(id: usize, kind: &str) -> String {
     format!("test{id:06}.{kind}.err")
 }
 
+/// The path condition of test number `id`, in SMT-LIB 2.
+pub(super) fn condition_name(id: usize) -> String {
+    format!("test{id:06}.smt2")
+}
+
 /// What completed test number `id` wrote to stdout.
 pub fn stdout_name(id: usize) -> String {
     format!("test{id:06}.stdout")
@@ -305,12 +325,14 @@ pub(super) mod tests {
         assert_eq!(test_number("test000042.ktest"), Some(42));
         assert_eq!(test_number("test000042.div-by-zero.err"), Some(42));
         assert_eq!(test_number("test000042.stdout"), Some(42));
+        assert_eq!(test_number("test000042.smt2"), Some(42));
         assert_eq!(test_number("test1234567.ktest"), Some(1234567));
         for other in [
             "test42.ktest",
             "test000042.ktest.bak",
             "test000042..err",
             "test000042.a.b.err",
+            "test000042.smt",
             "testing.ktest",
             "notes.txt",
         ] {
@@ -372,8 +394,16 @@ pub(super) mod tests {
         let tmp = tempfile::tempdir().expect("tempdir");
         let dir = tmp.path().join("out");
         let mut w = TestWriter::create(&dir, "p", Vec::new()).expect("create");
-        let first = w.stager().clone().stage(test(1, false)).expect("stage");
-        let second = w.stager().clone().stage(test(2, true)).expect("stage");
+        let first = w
+            .stager()
+            .clone()
+            .stage(test(1, false), None)
+            .expect("stage");
+        let second = w
+            .stager()
+            .clone()
+            .stage(test(2, true), None)
+            .expect("stage");
         let files = [
             "test000001.ktest",
             "test000001.stdout",
@@ -409,7 +439,7 @@ pub(super) mod tests {
         let tmp = tempfile::tempdir().expect("tempdir");
         let dir = tmp.path().join("out");
         let w = TestWriter::create(&dir, "p", Vec::new()).expect("create");
-        let staged = w.stager().clone().stage(error()).expect("stage");
+        let staged = w.stager().clone().stage(error(), None).expect("stage");
         assert_eq!(names(&dir).len(), 2);
         drop(staged);
         assert!(names(&dir).is_empty(), "{:?}", names(&dir));

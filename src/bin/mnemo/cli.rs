@@ -356,6 +356,14 @@ pub(crate) struct RunArgs {
     /// others as `paths.unwritten`.
     #[arg(long, alias = "only-output-states-covering-new")]
     pub(crate) only_new_coverage: bool,
+    /// Write each test's path condition in SMT-LIB 2 beside it
+    /// (`testNNNNNN.smt2`, KLEE's option of the same name): the inputs as
+    /// byte arrays, one assertion per constraint, `(check-sat)`. Only the
+    /// paths this run explores have one: a test written from the trie (a
+    /// path a memoized run kept, or one a resumed run had already ended)
+    /// does not.
+    #[arg(long, conflicts_with_all = ["shard", "cluster"])]
+    pub(crate) write_smt2s: bool,
     /// The share of the run's forks (above 0, at most 1) one branch site
     /// may make, as KLEE's `--max-static-fork-pct`, counted over every call
     /// of the site's function and every worker: once the run has forked

@@ -404,6 +404,7 @@ fn run_config(a: RunArgs) -> anyhow::Result<RunConfig> {
             truncate: a.allow_seed_truncation,
         },
         only_seed: a.only_seed,
+        write_conditions: a.write_smt2s,
     })
 }
 

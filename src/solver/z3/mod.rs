@@ -12,7 +12,9 @@
 //!   plain 8-bit constant `name!i`; if the same array is also read in the
 //!   general way in this query, both forms are linked.
 
+mod smtlib;
 mod watch;
+pub use smtlib::path_condition;
 pub(crate) use watch::WatchedSolver;
 
 use super::limit::{Limit, FRESH_UNITS_PER_MS};
