@@ -13,8 +13,9 @@ use super::Translator;
 use crate::exec::Symbolic;
 use crate::expr::ExprRef;
 use crate::solver::SolverError;
+use std::ffi::{CStr, CString};
 use std::fmt::Write as _;
-use z3::Solver as ZSolver;
+use z3::ast::{Ast, Bool};
 
 /// The SMT-LIB 2 text of the path condition `constraints` over the path's
 /// `inputs` (in creation order, as its test lists them): a comment naming
@@ -25,16 +26,13 @@ pub fn path_condition(constraints: &[ExprRef], inputs: &[Symbolic]) -> Result<St
     for input in inputs {
         t.root(&input.array);
     }
-    let mut assertions = Vec::with_capacity(constraints.len());
+    let mut assertions = Vec::with_capacity(constraints.len() + 1);
     for c in constraints {
         t.translate(c)?;
         assertions.push(t.boolean(c)?);
     }
     t.link_arrays();
-    let solver = ZSolver::new();
-    for a in assertions.iter().chain(t.side.iter()) {
-        solver.assert(a);
-    }
+    assertions.extend(t.side.iter().cloned());
     let names: Vec<String> = inputs
         .iter()
         .map(|input| {
@@ -53,23 +51,59 @@ pub fn path_condition(constraints: &[ExprRef], inputs: &[Symbolic]) -> Result<St
         );
     }
     let logic = if t.uses_arrays() { "QF_ABV" } else { "QF_BV" };
-    let _ = writeln!(text, "(set-logic {logic})");
+    let benchmark = benchmark(&assertions, logic)?;
     // Z3 declares only what the assertions use: every input is declared
-    // here, read or not, and Z3's own declarations of them left out.
+    // after the logic, read or not, and Z3's own declarations of them
+    // left out.
     let declared: Vec<String> = names
         .iter()
         .map(|name| format!("(declare-fun {name} () (Array (_ BitVec 64) (_ BitVec 8)))"))
         .collect();
-    for line in &declared {
+    for line in benchmark.lines() {
+        // The benchmark's name, empty, is a comment line of its own.
+        if line.trim_end() == ";" || declared.iter().any(|d| d == line) {
+            continue;
+        }
         let _ = writeln!(text, "{line}");
-    }
-    for line in solver.to_string().lines() {
-        if !declared.iter().any(|d| d == line) {
-            let _ = writeln!(text, "{line}");
+        if line.starts_with("(set-logic ") {
+            for d in &declared {
+                let _ = writeln!(text, "{d}");
+            }
         }
     }
-    text.push_str("(check-sat)\n(exit)\n");
+    text.push_str("(exit)\n");
     Ok(text)
+}
+
+/// Z3's SMT-LIB 2 benchmark of `assertions` in `logic`: the logic, the
+/// declarations, the assertions, `(check-sat)`. Printed without a solver,
+/// whose set-up took most of the time a solver's printing did (half of it
+/// in `assert`).
+fn benchmark(assertions: &[Bool], logic: &str) -> Result<String, SolverError> {
+    let truth = Bool::from_bool(true);
+    let (last, rest) = assertions.split_last().unwrap_or((&truth, &[]));
+    let rest: Vec<z3_sys::Z3_ast> = rest.iter().map(|a| a.get_z3_ast()).collect();
+    let cstr = |s: &str| CString::new(s).map_err(|_| SolverError::Unknown(format!("{s:?}")));
+    let (name, logic, status, attributes) = (cstr("")?, cstr(logic)?, cstr("unknown")?, cstr("")?);
+    let context = z3::Context::thread_local();
+    // SAFETY: every AST is alive (borrowed from `assertions` or `truth`)
+    // and belongs to this thread's context, as `context` does; the strings
+    // outlive the call; the returned string is Z3's, valid until the
+    // context's next call, and copied at once.
+    let printed = unsafe {
+        let p = z3_sys::Z3_benchmark_to_smtlib_string(
+            context.get_z3_context(),
+            name.as_ptr(),
+            logic.as_ptr(),
+            status.as_ptr(),
+            attributes.as_ptr(),
+            rest.len() as u32,
+            rest.as_ptr(),
+            last.get_z3_ast(),
+        );
+        (!p.is_null()).then(|| CStr::from_ptr(p).to_string_lossy().into_owned())
+    };
+    printed.ok_or_else(|| SolverError::Unknown("Z3 could not print the path condition".into()))
 }
 
 /// `name` as an SMT-LIB symbol: plain when it may be, else between bars
@@ -108,7 +142,7 @@ mod tests {
     /// Whether the text, with the inputs' arrays holding `values`, is
     /// satisfiable, as Z3 reads it back.
     fn holds(text: &str, inputs: &[&str], values: &[&[u8]]) -> SatResult {
-        let solver = ZSolver::new();
+        let solver = z3::Solver::new();
         solver.from_string(text);
         assert!(
             !solver.get_assertions().is_empty(),
