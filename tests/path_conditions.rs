@@ -29,6 +29,27 @@ int main(void) {
 }
 "#;
 
+/// A 1,024-byte table of non-zero bytes read at a symbolic index, too
+/// many cases to split on: the condition reads a constant array; and a
+/// byte written at a symbolic place, read back at another.
+const TABLE: &str = r#"
+#include <klee/klee.h>
+static unsigned char table[1024];
+int main(void) {
+  for (int n = 0; n < 1024; n++)
+    table[n] = (unsigned char)((n * 37 + 11) % 251 + 1);
+  unsigned short i;
+  unsigned char k;
+  klee_make_symbolic(&i, sizeof i, "i");
+  klee_make_symbolic(&k, sizeof k, "k");
+  unsigned char buf[600] = {0};
+  buf[k] = 9;
+  if (table[i % 1024] == 71 && buf[i % 600] == 9)
+    return 1;
+  return 0;
+}
+"#;
+
 fn run(bc: &Path, out: &Path, extra: &[&str]) -> serde_json::Value {
     let o = mnemo()
         .args(["run", "-q", "--store", "none", "--output-dir", path(out)])
@@ -67,6 +88,25 @@ fn every_test_of_a_run_on_several_workers_has_its_own_condition() {
     let out = d.join("plain");
     run(&bc, &out, &[]);
     assert_eq!(smt2_files(&out), 0);
+}
+
+#[test]
+fn a_condition_reading_a_constant_table_and_a_symbolic_write_holds_for_its_test_alone() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let d = dir.path();
+    let Some(bc) = compile(d, "table", TABLE) else {
+        return;
+    };
+    let out = d.join("out");
+    let stats = run(&bc, &out, &["--write-smt2s"]);
+    assert_eq!(stats["tests"], 3, "{stats}");
+    let text = std::fs::read_to_string(out.join("test000001.smt2")).expect("condition");
+    assert!(
+        text.contains("(as const (Array (_ BitVec 64) (_ BitVec 8)))"),
+        "{text}"
+    );
+    let checked = check_conditions(&out).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!((checked.own, checked.next), (3, 2), "{checked:?}");
 }
 
 #[test]

@@ -51,6 +51,14 @@ fn arrays_of(text: &str) -> Result<Vec<(String, String)>, String> {
 fn holds(text: &str, arrays: &[(String, String)], ktest: &KTest) -> SatResult {
     let solver = Solver::new();
     solver.from_string(text);
+    // Z3 drops a text it cannot parse without a word: every assertion
+    // must be there.
+    let written = text.lines().filter(|l| l.starts_with("(assert")).count();
+    assert_eq!(
+        solver.get_assertions().len(),
+        written,
+        "Z3 did not read:\n{text}"
+    );
     let (d, r) = (Sort::bitvector(64), Sort::bitvector(8));
     for ((_, array), object) in arrays.iter().zip(&ktest.objects) {
         let array = ZArray::new_const(array.as_str(), &d, &r);
