@@ -250,6 +250,16 @@ mod tests {
     use super::*;
     use crate::expr::{Array, Assignment, UpdateList};
 
+    /// The payloads of the alternatives whose conditions hold under `m`.
+    fn holding(payloads: &[u64], conds: &[ExprRef], m: &Assignment) -> Vec<u64> {
+        payloads
+            .iter()
+            .zip(conds)
+            .filter(|(_, c)| expr::eval(c, m) != 0)
+            .map(|(p, _)| *p)
+            .collect()
+    }
+
     /// A recorded value fork's conditions, rebuilt from its payloads, hold
     /// for exactly one alternative whatever the value: the listed values,
     /// the rest of the range, and what lies outside it.
@@ -263,12 +273,7 @@ mod tests {
         for v in 0..=255u8 {
             let mut m = Assignment::new();
             m.set(&a, vec![v]);
-            let holds: Vec<u64> = payloads
-                .iter()
-                .zip(&conds)
-                .filter(|(_, c)| expr::eval(c, &m) != 0)
-                .map(|(p, _)| *p)
-                .collect();
+            let holds = holding(&payloads, &conds, &m);
             let want = match v {
                 1 | 5 => u64::from(v),
                 0..=9 => UNLISTED,
@@ -298,12 +303,7 @@ mod tests {
             let mut m = Assignment::new();
             m.set(&na, vec![nv]);
             m.set(&ja, vec![jv]);
-            let holds: Vec<u64> = payloads
-                .iter()
-                .zip(&conds)
-                .filter(|(_, c)| expr::eval(c, &m) != 0)
-                .map(|(p, _)| *p)
-                .collect();
+            let holds = holding(&payloads, &conds, &m);
             let want = match jv <= 6 && nv <= 6 - jv {
                 true if nv == 5 => 5,
                 true => UNLISTED,

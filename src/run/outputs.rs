@@ -226,21 +226,10 @@ pub(super) fn stage(
     if failure.failed() {
         return Staged::Failed;
     }
-    let condition = match config.write_conditions {
-        true => {
-            let inputs: Vec<_> = path.state.symbolics.iter().cloned().collect();
-            // The test matters more than its condition: it is written
-            // without one, and the reason said.
-            match crate::solver::path_condition_smtlib(&path.state.constraints, &inputs) {
-                Ok(text) => Some(text),
-                Err(e) => {
-                    eprintln!("mnemo: warning: a test is written without its path condition: {e}");
-                    None
-                }
-            }
-        }
-        false => None,
-    };
+    let condition = config
+        .write_conditions
+        .then(|| path_condition(path))
+        .flatten();
     match stager.stage(test, condition) {
         Ok(staged) => Staged::Test(staged),
         Err(e) => {
@@ -248,6 +237,16 @@ pub(super) fn stage(
             Staged::Failed
         }
     }
+}
+
+/// The path's condition in SMT-LIB 2 (`--write-smt2s`). The test matters
+/// more than its condition: where the condition cannot be printed, the
+/// test is written without one, and the reason said.
+fn path_condition(path: &FinishedPath<'_>) -> Option<String> {
+    let inputs: Vec<_> = path.state.symbolics.iter().cloned().collect();
+    crate::solver::path_condition_smtlib(&path.state.constraints, &inputs)
+        .map_err(|e| eprintln!("mnemo: warning: a test is written without its path condition: {e}"))
+        .ok()
 }
 
 impl RunConfig {

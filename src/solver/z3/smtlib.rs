@@ -23,9 +23,16 @@ use z3::ast::{Ast, Bool};
 /// constraint (and the side conditions of the translation), `(check-sat)`.
 pub fn path_condition(constraints: &[ExprRef], inputs: &[Symbolic]) -> Result<String, SolverError> {
     let mut t = Translator::default();
-    for input in inputs {
-        t.root(&input.array);
-    }
+    // Every input gets its whole array (declared, and tied to its bytes)
+    // and its name, before the constraints name anything else.
+    let names: Vec<String> = inputs
+        .iter()
+        .map(|input| {
+            t.root(&input.array);
+            let slot = t.info(&input.array);
+            quoted(&t.arrays[slot].name)
+        })
+        .collect();
     let mut assertions = Vec::with_capacity(constraints.len() + 1);
     for c in constraints {
         t.translate(c)?;
@@ -33,13 +40,6 @@ pub fn path_condition(constraints: &[ExprRef], inputs: &[Symbolic]) -> Result<St
     }
     t.link_arrays();
     assertions.extend(t.side.iter().cloned());
-    let names: Vec<String> = inputs
-        .iter()
-        .map(|input| {
-            let slot = t.info(&input.array);
-            quoted(&t.arrays[slot].name)
-        })
-        .collect();
     let mut text = String::from("; The path condition of a test written by mnemo.\n");
     for (i, (input, name)) in inputs.iter().zip(&names).enumerate() {
         let size = input.array.size;
