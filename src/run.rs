@@ -129,6 +129,8 @@ pub struct RunConfig {
     pub seed_fit: crate::exec::seeds::SeedFit,
     /// `--only-seed`: a path that leaves the seeds ends there.
     pub only_seed: bool,
+    /// `--seed-time`: how long, from the run's start, paths follow seeds.
+    pub seed_time: Option<Duration>,
     /// `--write-smt2s`: each test whose path this run explored gets its
     /// path condition in SMT-LIB 2 (`testNNNNNN.smt2`).
     pub write_conditions: bool,
@@ -375,6 +377,11 @@ pub fn execute(
         seeds: config.seeds.clone(),
         seed_fit: config.seed_fit,
         only_seed: config.only_seed,
+        // 0 is no limit, as in KLEE.
+        seeding_until: config
+            .seed_time
+            .filter(|t| !t.is_zero())
+            .map(|t| started + t),
         shared: Default::default(),
     };
     // Read before anything in the directory is replaced.

@@ -35,13 +35,21 @@ int main(void) {
 
 /// A ktest with one object, `buf`, of these bytes.
 fn seed(dir: &Path, name: &str, bytes: &[u8]) -> PathBuf {
+    seed_of(dir, name, &[("buf", bytes)])
+}
+
+/// A ktest with these objects (name, bytes), in this order.
+fn seed_of(dir: &Path, name: &str, objects: &[(&str, &[u8])]) -> PathBuf {
     let file = dir.join(name);
     KTest {
         args: vec!["magic.bc".into()],
-        objects: vec![KTestObject {
-            name: "buf".into(),
-            bytes: bytes.to_vec(),
-        }],
+        objects: objects
+            .iter()
+            .map(|(name, bytes)| KTestObject {
+                name: name.to_string(),
+                bytes: bytes.to_vec(),
+            })
+            .collect(),
         ..Default::default()
     }
     .write_atomic(&file)
@@ -255,10 +263,15 @@ fn bad_seeds_are_refused_with_a_reason() {
     let corrupt = d.join("corrupt.ktest");
     std::fs::write(&corrupt, b"KTEST\0\0").expect("write");
     let good = seed(d, "good.ktest", b"MNEMOxyz");
-    let refusals: [(&[&str], &str); 4] = [
+    let refusals: [(&[&str], &str); 6] = [
         (&["--seed-dir", path(&empty)], "holds no .ktest file"),
         (&["--seed-file", path(&corrupt)], "cannot read the seed"),
         (&["--only-seed"], "--only-seed needs seeds"),
+        (&["--seed-time", "5"], "--seed-time needs seeds"),
+        (
+            &["--named-seed-matching"],
+            "--named-seed-matching needs seeds",
+        ),
         (
             &[
                 "--jobs",
@@ -313,4 +326,141 @@ fn seeds_from_a_run_on_symbolic_arguments_and_stdin_take_its_paths() {
         trie_text(&d.join("memo-seeded")),
         trie_text(&d.join("memo-args"))
     );
+}
+
+/// MAGIC's next version: an input made before `buf`, and a way out on it.
+const MAGIC_WITH_MODE: &str = r#"
+#include <klee/klee.h>
+#include <assert.h>
+int main(void) {
+  unsigned char mode;
+  klee_make_symbolic(&mode, sizeof mode, "mode");
+  if (mode > 100)
+    return 7;
+  unsigned char buf[8];
+  klee_make_symbolic(buf, sizeof buf, "buf");
+  if (buf[0] == 'M' && buf[1] == 'N' && buf[2] == 'E' && buf[3] == 'M')
+    assert(buf[4] != 'O');
+  return 0;
+}
+"#;
+
+#[test]
+fn named_seed_matching_gives_each_input_the_object_of_its_name() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let Some(bc) = compile(dir.path(), "mode", MAGIC_WITH_MODE) else {
+        return;
+    };
+    let d = dir.path();
+    // Recorded with the objects in another order than the program makes them.
+    let swapped = seed_of(d, "swapped.ktest", &[("buf", b"MNEMOxyz"), ("mode", &[3])]);
+    let only = ["--only-seed", "--seed-file", path(&swapped)];
+    // By place, `mode` would take `buf`'s eight bytes: the seed is left.
+    let (_, by_place, said) = run_ended(&bc, &d.join("place"), &only);
+    assert!(said.contains("swapped.ktest is left"), "{said}");
+    assert!(
+        said.contains("--named-seed-matching") || said.contains("'buf'"),
+        "{said}"
+    );
+    assert_eq!(path_count(&by_place, "errors", "assert"), 0, "{by_place}");
+    assert_eq!(by_place["paths"]["seeded"], 0, "{by_place}");
+    // By name, each takes its own: the seed's path reaches the assertion,
+    // and its test lists the objects as the program makes them.
+    let out = d.join("name");
+    let (code, by_name, said) =
+        run_ended(&bc, &out, &[&only[..], &["--named-seed-matching"]].concat());
+    assert_eq!(code, Some(0), "{by_name}");
+    assert!(!said.contains("is left"), "{said}");
+    assert_eq!(path_count(&by_name, "errors", "assert"), 1, "{by_name}");
+    assert_eq!(by_name["paths"]["seeded"], 1, "{by_name}");
+    let error = &tests_with(&out, "error")[0];
+    let objects: Vec<(&str, &[u8])> = error
+        .objects
+        .iter()
+        .map(|o| (o.name.as_str(), &o.bytes[..]))
+        .collect();
+    assert_eq!(objects, [("mode", &[3u8][..]), ("buf", b"MNEMOxyz")]);
+    let o = mnemo()
+        .arg("replay")
+        .arg(d.join("mode.c"))
+        .arg(&out)
+        .output()
+        .expect("replay");
+    assert!(o.status.success(), "{}", stderr(&o));
+}
+
+#[test]
+fn the_last_versions_tests_seed_the_next_version_which_adds_an_input() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let d = dir.path();
+    let (Some(old), Some(new)) = (
+        compile(d, "magic", MAGIC),
+        compile(d, "mode", MAGIC_WITH_MODE),
+    ) else {
+        return;
+    };
+    let old_out = d.join("old");
+    let (_, whole, _) = run_ended(&old, &old_out, &[]);
+    assert_eq!(whole["tests"], 504, "{whole}");
+    // `mode` is no object of theirs: made zero, it lets every seed on to
+    // `buf`, where they take each of the new version's six paths there;
+    // the way out on `mode` is the only path none takes.
+    let named = [
+        "--only-seed",
+        "--named-seed-matching",
+        "--allow-seed-extension",
+        "--seed-dir",
+        path(&old_out),
+    ];
+    let (code, seeded, _) = run_ended(&new, &d.join("new"), &named);
+    assert_eq!(code, Some(0), "{seeded}");
+    assert_eq!(seeded["paths"]["seeded"], 6, "{seeded}");
+    assert_eq!(path_count(&seeded, "errors", "assert"), 1, "{seeded}");
+    assert_eq!(path_count(&seeded, "early", "only-seed"), 1, "{seeded}");
+    // By place, each seed's `buf` goes to `mode`, one byte, and is left.
+    let by_place = [&named[..1], &named[2..]].concat();
+    let (_, left, _) = run_ended(&new, &d.join("place"), &by_place);
+    assert_eq!(left["paths"]["seeded"], 0, "{left}");
+}
+
+#[test]
+fn past_the_seed_time_paths_leave_their_seeds() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let Some(bc) = compile(dir.path(), "magic", MAGIC) else {
+        return;
+    };
+    let d = dir.path();
+    let needle = seed(d, "needle.ktest", b"MNEMOxyz");
+    // A microsecond is over before the first instruction: the seeded
+    // path leaves its seed at once, and under `--only-seed` ends there.
+    let over = ["--seed-time", "0.000001", "--seed-file", path(&needle)];
+    let (code, ended, _) = run_ended(
+        &bc,
+        &d.join("ended"),
+        &[&over[..], &["--only-seed"]].concat(),
+    );
+    assert_eq!(code, Some(0), "{ended}");
+    assert_eq!(path_count(&ended, "early", "only-seed"), 1, "{ended}");
+    assert_eq!(ended["paths"]["seeded"], 0, "{ended}");
+    // Without it, the run goes on as an unseeded one: hundreds of paths
+    // end before the assertion's.
+    let stop = ["--jobs", "1", "--exit-on-error"];
+    let (code, blind, _) = run_ended(&bc, &d.join("blind"), &[&stop[..], &over[..]].concat());
+    assert_eq!(code, Some(3), "{blind}");
+    assert!(blind["paths"]["completed"].as_u64() > Some(10), "{blind}");
+    // Given time (0 is no limit, as in KLEE), the seed's path is the first.
+    for time in ["600", "0"] {
+        let (code, seeded, _) = run_ended(
+            &bc,
+            &d.join(format!("seeded-{time}")),
+            &[
+                &stop[..],
+                &["--seed-time", time, "--seed-file", path(&needle)],
+            ]
+            .concat(),
+        );
+        assert_eq!(code, Some(3), "{seeded}");
+        assert_eq!(seeded["paths"]["completed"], 0, "{time}: {seeded}");
+        assert_eq!(seeded["paths"]["seeded"], 1, "{time}: {seeded}");
+    }
 }

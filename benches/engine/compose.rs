@@ -117,6 +117,7 @@ fn config(bc: &Path, dir: &Path, entry: &str) -> RunConfig {
         seeds: Vec::new(),
         seed_fit: Default::default(),
         only_seed: false,
+        seed_time: None,
         write_conditions: false,
     }
 }

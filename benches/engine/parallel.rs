@@ -141,6 +141,7 @@ fn config(
         seeds: Vec::new(),
         seed_fit: Default::default(),
         only_seed: false,
+        seed_time: None,
         write_conditions: false,
     }
 }

@@ -217,6 +217,7 @@ fn base_config(program: &Path, scratch: &Path, stores: Vec<String>, c: &WorkerCo
         seeds: Vec::new(),
         seed_fit: Default::default(),
         only_seed: false,
+        seed_time: None,
         write_conditions: false,
     }
 }

@@ -73,6 +73,7 @@ impl Builder {
             max_site_fork_share: None,
             seeds: Vec::new(),
             only_seed: false,
+            seeding_until: None,
             ..config.clone()
         };
         let mut executor = Executor::new(module, config);

@@ -1,6 +1,7 @@
 //! What the executor needs to know from the command line.
 
 use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Instant;
 
 use rustc_hash::FxHashSet;
 
@@ -50,6 +51,8 @@ pub struct ExecConfig {
     pub seed_fit: SeedFit,
     /// `--only-seed`: a path that leaves its seeds ends there.
     pub only_seed: bool,
+    /// `--seed-time`: past this moment, paths follow no seed.
+    pub seeding_until: Option<Instant>,
     /// What this executor shares with the run's other executors.
     pub shared: RunShared,
 }
@@ -99,6 +102,7 @@ impl Default for ExecConfig {
             seeds: Vec::new(),
             seed_fit: SeedFit::default(),
             only_seed: false,
+            seeding_until: None,
             shared: RunShared::default(),
         }
     }

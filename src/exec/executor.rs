@@ -320,9 +320,13 @@ impl Executor {
     /// Runs `state` until it forks, ends, its slice is used up, or the run
     /// reaches its memory limit or its deadline ([`Self::set_deadline`]).
     pub fn step(&mut self, state: &mut State) -> Step {
-        // Under `--only-seed`, a path that left its seeds (at a fork, or
-        // at an input a seed does not fit) ends there, with a test;
+        // Under `--only-seed`, a path that left its seeds (at a fork, at
+        // an input a seed does not fit, or at `--seed-time`) ends there,
+        // with a test;
         // `--resume` goes on with it.
+        if state.is_seeded() && self.seeding_over() {
+            state.leave_seeds();
+        }
         let only_seed = self.config.only_seed;
         if only_seed && !state.is_seeded() {
             return Step::Ended(PathEnd::Early(EarlyReason::OnlySeed));
@@ -532,11 +536,24 @@ impl Executor {
         let unique = format!("{}#{}", name, state.symbolics.len());
         let array = expr::Array::symbolic(&unique, size);
         let index = state.symbolics.len();
+        let fit = self.config.seed_fit;
+        // Counted only where a seed needs it: a loop making fresh inputs
+        // would otherwise count over all of them at each.
+        let occurrence = match fit.by_name && state.is_seeded() {
+            true => state.symbolics.iter().filter(|s| &*s.name == name).count(),
+            false => 0,
+        };
         state.symbolics.push_back(super::state::Symbolic {
             name: name.into(),
             array: array.clone(),
         });
-        for left in state.bind_seeds(&array, index, self.config.seed_fit) {
+        let at = super::seeds::InputAt {
+            index,
+            name,
+            occurrence,
+            size: size as usize,
+        };
+        for left in state.bind_seeds(&array, at, fit) {
             if self.config.shared.first_saying(&left) {
                 eprintln!("mnemo: warning: {left}");
             }

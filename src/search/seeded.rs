@@ -27,6 +27,11 @@ pub fn seeds_first(inner: Box<dyn Searcher>, executor: &Executor) -> Box<dyn Sea
 
 impl Searcher for SeedsFirst {
     fn select(&mut self, states: &States, executor: &Executor) -> Option<u64> {
+        // Past `--seed-time` the paths that still follow a seed go on as
+        // any other: each leaves its seed when it next runs.
+        if executor.seeding_over() {
+            self.stack.clear();
+        }
         while let Some(&id) = self.stack.last() {
             if states.get(&id).is_some_and(|s| s.is_seeded()) {
                 return Some(id);

@@ -425,6 +425,18 @@ pub(crate) struct RunArgs {
     /// such a seed is left, with a warning).
     #[arg(long)]
     pub(crate) allow_seed_truncation: bool,
+    /// An input takes the seed's object of its name (the k-th input of a
+    /// name the k-th object of that name) rather than the object at its
+    /// place: for seeds recorded on a program that made its inputs in
+    /// another order, or made others besides.
+    #[arg(long)]
+    pub(crate) named_seed_matching: bool,
+    /// Follow seeds for S seconds of the run at most (fractions such as
+    /// 0.5 too): then the paths still following one go on as any other
+    /// (with `--only-seed`, they end there, each with a test).
+    #[arg(long, value_name = "S", allow_negative_numbers = true,
+          value_parser = seconds)]
+    pub(crate) seed_time: Option<Duration>,
     /// The program's bitcode (`mnemo cc` makes it).
     #[arg(required_unless_present = "shard")]
     pub(crate) program: Option<PathBuf>,

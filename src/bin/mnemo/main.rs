@@ -330,8 +330,15 @@ fn run_config(a: RunArgs) -> anyhow::Result<RunConfig> {
         Some(n) => n,
     };
     let seeds = Seed::load(&a.seed_file, &a.seed_dir)?;
-    if a.only_seed && seeds.is_empty() {
-        anyhow::bail!("--only-seed needs seeds: name them with --seed-file or --seed-dir");
+    let seeding = [
+        (a.only_seed, "--only-seed"),
+        (a.named_seed_matching, "--named-seed-matching"),
+        (a.seed_time.is_some(), "--seed-time"),
+        (a.allow_seed_extension, "--allow-seed-extension"),
+        (a.allow_seed_truncation, "--allow-seed-truncation"),
+    ];
+    if let Some((_, what)) = seeding.iter().find(|(given, _)| *given && seeds.is_empty()) {
+        anyhow::bail!("{what} needs seeds: name them with --seed-file or --seed-dir");
     }
     // The shallow run a partition is cut from records its paths without
     // reporting them, so an error it met would stop nothing, and it
@@ -400,10 +407,12 @@ fn run_config(a: RunArgs) -> anyhow::Result<RunConfig> {
         exit_on_error,
         seeds,
         seed_fit: SeedFit {
+            by_name: a.named_seed_matching,
             extend: a.allow_seed_extension,
             truncate: a.allow_seed_truncation,
         },
         only_seed: a.only_seed,
+        seed_time: a.seed_time,
         write_conditions: a.write_smt2s,
     })
 }
