@@ -191,6 +191,7 @@ pub fn certify(config: &CertifyConfig) -> anyhow::Result<CertifyReport> {
         runtime_dir: runtime_sources(&toolchain),
         strict_guide: true,
         max_site_fork_share: None,
+        max_forks: None,
         ..Default::default()
     };
     let mut executor = Executor::new(module.clone(), exec_config);

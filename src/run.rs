@@ -115,6 +115,8 @@ pub struct RunConfig {
     /// branch site stops forking. Such a run's trie misses the paths it
     /// cut: it is kept apart and never followed.
     pub max_site_fork_share: Option<f64>,
+    /// `--max-forks`: the forks the run may make in all.
+    pub max_forks: Option<u64>,
     /// `--retry-undecided`: the run goes back to the alternatives earlier
     /// runs left undecided (their solver query out of time) and asks about
     /// them again, with the whole `--solver-timeout` each.
@@ -266,16 +268,20 @@ pub fn run_loaded(
         // kept apart from the whole-program runs' trie, and not followed.
         key.push_str(".compose");
     }
+    // A trie that lacks the alternatives its run cut is kept apart, and
+    // not followed, as a compositional run's is.
     if config.max_site_fork_share.is_some() {
-        // Its trie lacks the alternatives it cut: kept apart, and not
-        // followed, as a compositional run's is.
         key.push_str(".fork-share");
+    }
+    if config.max_forks.is_some() {
+        key.push_str(".max-forks");
     }
     let trie_file = memo::trie_path(&memo_dir, &key);
     let load_start = Instant::now();
-    let old = match (config.compose, config.max_site_fork_share) {
-        (None, None) => earlier_trie(config, &trie_file)?,
-        _ => None,
+    let whole = config.max_site_fork_share.is_none() && config.max_forks.is_none();
+    let old = match config.compose.is_none() && whole {
+        true => earlier_trie(config, &trie_file)?,
+        false => None,
     };
     // A resumed run keeps the depth bound of the run it resumes.
     let max_depth = match (&old, config.resume) {
@@ -374,6 +380,7 @@ pub fn execute(
         runtime_dir: runtime_sources(toolchain),
         strict_guide: false,
         max_site_fork_share: config.max_site_fork_share,
+        max_forks: config.max_forks,
         seeds: config.seeds.clone(),
         seed_fit: config.seed_fit,
         only_seed: config.only_seed,

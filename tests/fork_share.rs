@@ -214,3 +214,63 @@ fn a_site_shares_its_count_with_every_call_of_its_function() {
         assert_eq!(s["paths"]["errors"]["assert"].as_u64(), Some(512), "{s}");
     }
 }
+
+/// The paths a run's `stats.json` counts to their end, errors among them.
+fn ended(stats: &serde_json::Value) -> u64 {
+    let errors: u64 = stats["paths"]["errors"]
+        .as_object()
+        .map(|e| e.values().filter_map(|n| n.as_u64()).sum())
+        .unwrap_or(0);
+    stats["paths"]["completed"].as_u64().expect("completed") + errors
+}
+
+#[test]
+fn past_max_forks_no_path_forks_and_every_test_replays() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let Some(bc) = compile(dir.path(), "quoting", QUOTING) else {
+        return;
+    };
+    let d = dir.path();
+    let bounded = |name: &str, extra: &[&str]| {
+        let out = d.join(name);
+        let o = run(&bc, &out, extra);
+        assert!(o.status.success(), "{name}: {}", stderr(&o));
+        assert!(
+            stderr(&o).contains("--max-forks allows"),
+            "{name}: {}",
+            stderr(&o)
+        );
+        json(&out.join("stats.json"))
+    };
+    // None: one path, its model's.
+    let none = bounded("none", &["--max-forks", "0"]);
+    assert_eq!(ended(&none), 1, "{none}");
+    // Fifty: the fork that makes the fiftieth new path may make up to
+    // eight at once (a switch on a byte), and none forks after it.
+    let fifty = bounded("fifty", &["--max-forks", "50", "--jobs", "1"]);
+    let paths = ended(&fifty);
+    assert!((51..=58).contains(&paths), "{fifty}");
+    assert_eq!(fifty["tests"], paths, "{fifty}");
+    assert!(fifty["paths"]["forks_cut"].as_u64() > Some(0), "{fifty}");
+    assert_eq!(fifty["paths"]["cuts_reopened"], 0, "cut for good: {fifty}");
+    let again = bounded("again", &["--max-forks", "50", "--jobs", "1"]);
+    assert_eq!(again["paths"], fifty["paths"], "the run is deterministic");
+    // Two workers count their forks together.
+    let two = bounded("two", &["--max-forks", "50", "--jobs", "2"]);
+    assert!((51..=66).contains(&ended(&two)), "{two}");
+    // Each path went the way its model went: its test does what the
+    // engine said natively.
+    let o = support::mnemo()
+        .arg("replay")
+        .arg(d.join("quoting.c"))
+        .arg(d.join("fifty"))
+        .output()
+        .expect("replay");
+    assert!(o.status.success(), "{}", stderr(&o));
+    // The trie, missing what was cut, is kept apart from a whole run's.
+    let memo = d.join("mnemo-memo");
+    assert!(memo.join("quoting.max-forks.trie").is_file());
+    assert!(!memo.join("quoting.trie").exists());
+    let o = run(&bc, &d.join("resumed"), &["--max-forks", "5", "--resume"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+}

@@ -112,6 +112,7 @@ fn config(bc: &Path, dir: &Path, entry: &str) -> RunConfig {
         compose: None,
         test_files: Default::default(),
         max_site_fork_share: None,
+        max_forks: None,
         retry_undecided: false,
         exit_on_error: Vec::new(),
         seeds: Vec::new(),

@@ -136,6 +136,7 @@ fn config(
         compose: None,
         test_files: Default::default(),
         max_site_fork_share: None,
+        max_forks: None,
         retry_undecided: false,
         exit_on_error: Vec::new(),
         seeds: Vec::new(),

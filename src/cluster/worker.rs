@@ -212,6 +212,7 @@ fn base_config(program: &Path, scratch: &Path, stores: Vec<String>, c: &WorkerCo
         // The coordinator writes them from the subtrees' tests.
         test_files: crate::run::TestFiles::None,
         max_site_fork_share: None,
+        max_forks: None,
         retry_undecided: false,
         exit_on_error: Vec::new(),
         seeds: Vec::new(),

@@ -71,6 +71,7 @@ impl Builder {
             strict_guide: false,
             // A summary holds every path of its function.
             max_site_fork_share: None,
+            max_forks: None,
             seeds: Vec::new(),
             only_seed: false,
             seeding_until: None,

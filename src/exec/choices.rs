@@ -76,6 +76,12 @@ impl Executor {
             .filter(|r| r.site == site && (r.explored as usize) < conds.len())
             .map(|r| r.explored as usize);
         let key = SiteKey::new(state.frame().func, site);
+        if explored.is_none()
+            && conds.iter().filter(|c| c.as_const() != Some(0)).count() > 1
+            && self.fork_share.forks_spent()
+        {
+            return self.fork_no_more(state, site, conds, payloads);
+        }
         if explored.is_none() && self.fork_share.past_share(key) {
             // The alternative the path's model satisfies: none without a
             // model (a path past `MAX_MODEL_INPUTS` keeps none).
@@ -85,7 +91,7 @@ impl Executor {
                 .and_then(|h| conds.iter().position(|c| expr::eval(c, h) != 0));
             if !self.opens_uncovered(key, taken, leads_to) {
                 if let Some(taken) = taken {
-                    return self.follow_model(state, site, conds, payloads, taken);
+                    return self.follow_model(state, site, conds, payloads, taken, true);
                 }
             }
         }
@@ -301,10 +307,37 @@ impl Executor {
         Ok((alts.into(), found))
     }
 
-    /// At a site past its share of the forks (`--max-site-fork-share`):
-    /// the path goes on along `taken`, the alternative its model
-    /// satisfies, with that alternative's condition added, and no other
-    /// is asked about.
+    /// Once the run has made its `--max-forks`: the path goes the way a
+    /// model of it goes (its own, or one asked for now), as KLEE's goes
+    /// one way at random; the cut is for good.
+    fn fork_no_more(
+        &mut self,
+        state: &mut State,
+        site: SiteId,
+        conds: &[ExprRef],
+        payloads: &[u64],
+    ) -> Exec<(usize, u64)> {
+        let message = "the run has made the forks --max-forks allows: paths go on without forking";
+        if self.config.shared.first_saying(message) {
+            eprintln!("mnemo: warning: {message}");
+        }
+        let model = match &state.hint {
+            Some(h) => h.clone(),
+            None => Arc::new(self.model(state).map_err(|e| self.solver_error(state, e))?),
+        };
+        // The conditions cover every case, so the model meets one.
+        let taken = conds
+            .iter()
+            .position(|c| expr::eval(c, &model) != 0)
+            .unwrap_or(conds.len() - 1);
+        self.follow_model(state, site, conds, payloads, taken, false)
+    }
+
+    /// At a site past its share of the forks (`--max-site-fork-share`), or
+    /// past `--max-forks`: the path goes on along `taken`, the alternative
+    /// its model satisfies, with that alternative's condition added, and
+    /// no other is asked about. A share's cut point may be kept, to be
+    /// taken up again (`keep`).
     fn follow_model(
         &mut self,
         state: &mut State,
@@ -312,6 +345,7 @@ impl Executor {
         conds: &[ExprRef],
         payloads: &[u64],
         taken: usize,
+        keep: bool,
     ) -> Exec<(usize, u64)> {
         let alts: Vec<Alt> = payloads
             .iter()
@@ -320,7 +354,7 @@ impl Executor {
             .collect();
         let others = conds.iter().filter(|c| c.as_const() != Some(0)).count() as u64 - 1;
         self.fork_share.cut += others;
-        if others > 0 {
+        if others > 0 && keep {
             self.keep_cut(state, site, taken);
         }
         let point = self.point_at(state, site, alts.into());

@@ -45,6 +45,9 @@ pub struct ExecConfig {
     /// `--max-site-fork-share`: the share of the run's forks past which a
     /// branch site stops forking (see `fork_share`); `None`: no bound.
     pub max_site_fork_share: Option<f64>,
+    /// `--max-forks`: the forks the run may make, all its workers
+    /// together; past them a path goes the way its model goes.
+    pub max_forks: Option<u64>,
     /// The recorded tests whose inputs the run follows first.
     pub seeds: Vec<Arc<Seed>>,
     /// How a seed's object may differ in size from its input.
@@ -99,6 +102,7 @@ impl Default for ExecConfig {
             runtime_dir: None,
             strict_guide: false,
             max_site_fork_share: None,
+            max_forks: None,
             seeds: Vec::new(),
             seed_fit: SeedFit::default(),
             only_seed: false,

@@ -167,7 +167,11 @@ impl Executor {
         let libc_exit = module
             .func_by_name("exit")
             .filter(|f| module.func(*f).body.is_some());
-        let fork_share = ForkShare::new(config.max_site_fork_share, config.shared.clone());
+        let fork_share = ForkShare::new(
+            config.max_site_fork_share,
+            config.max_forks,
+            config.shared.clone(),
+        );
         let alloca_names = module
             .functions
             .iter()
@@ -418,7 +422,7 @@ impl Executor {
     }
 
     /// Alternatives left unasked at sites past their share of the forks
-    /// (`--max-site-fork-share`).
+    /// (`--max-site-fork-share`), or past the run's `--max-forks`.
     pub fn forks_cut(&self) -> u64 {
         self.fork_share.cut
     }

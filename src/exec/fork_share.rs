@@ -1,5 +1,6 @@
 //! `--max-site-fork-share`: the forks each branch site has made, and
-//! whether one has made too many of the run's.
+//! whether one has made too many of the run's; and `--max-forks`, whether
+//! the run has made all it may.
 //!
 //! A few sites can make most of a run's forks while adding nothing but
 //! more of the same: GNU's `quotearg` switches on each byte of a file
@@ -78,12 +79,14 @@ pub(crate) struct SiteForks {
     tried: FxHashSet<(SiteKey, BlockId)>,
 }
 
-/// The forks of each site, against the share one may take, and this
-/// executor's cuts.
+/// The forks of each site, against the share one may take, the run's
+/// forks against `--max-forks`, and this executor's cuts.
 #[derive(Debug)]
 pub(crate) struct ForkShare {
     /// The share of the run's forks one site may make (`None`: no bound).
     limit: Option<f64>,
+    /// The forks the whole run may make (`--max-forks`; `None`: no bound).
+    max_forks: Option<u64>,
     /// The run's forks.
     run: RunShared,
     /// Alternatives left unasked because their site was past its share
@@ -101,9 +104,10 @@ pub(crate) struct ForkShare {
 }
 
 impl ForkShare {
-    pub(crate) fn new(limit: Option<f64>, run: RunShared) -> ForkShare {
+    pub(crate) fn new(limit: Option<f64>, max_forks: Option<u64>, run: RunShared) -> ForkShare {
         ForkShare {
             limit,
+            max_forks,
             run,
             cut: 0,
             kept: Vec::new(),
@@ -156,6 +160,13 @@ impl ForkShare {
         forks.total >= WARM_UP_FORKS && made as f64 > limit * forks.total as f64
     }
 
+    /// Whether the run has made the forks `--max-forks` allows it: from
+    /// then on no path forks.
+    pub(crate) fn forks_spent(&self) -> bool {
+        self.max_forks
+            .is_some_and(|most| self.run.site_forks().total >= most)
+    }
+
     /// Whether a site past its share forks toward `block` (not yet
     /// covered): only the first time it could in the run.
     fn first_try(&mut self, key: SiteKey, block: BlockId) -> bool {
@@ -164,7 +175,7 @@ impl ForkShare {
 
     /// Counts `children` new paths forked at the site `key`.
     pub(crate) fn forked(&mut self, key: SiteKey, children: u64) {
-        if self.limit.is_none() || children == 0 {
+        if (self.limit.is_none() && self.max_forks.is_none()) || children == 0 {
             return;
         }
         let mut forks = self.run.site_forks();
@@ -240,7 +251,7 @@ mod tests {
     #[test]
     fn a_site_past_its_share_is_told_so_once_the_run_has_warmed_up() {
         let (busy, other) = (key(0, 1), key(0, 2));
-        let mut share = ForkShare::new(Some(0.3), RunShared::default());
+        let mut share = ForkShare::new(Some(0.3), None, RunShared::default());
         share.forked(busy, 400);
         // 400 of 400, but the run is young.
         assert!(!share.past_share(busy));
@@ -259,10 +270,10 @@ mod tests {
     fn the_workers_of_a_run_count_its_forks_together() {
         let run = RunShared::default();
         let (mut one, mut two) = (
-            ForkShare::new(Some(0.3), run.clone()),
-            ForkShare::new(Some(0.3), run.clone()),
+            ForkShare::new(Some(0.3), None, run.clone()),
+            ForkShare::new(Some(0.3), None, run.clone()),
         );
-        let alone = ForkShare::new(Some(0.3), RunShared::default());
+        let alone = ForkShare::new(Some(0.3), None, RunShared::default());
         one.forked(key(0, 1), 600);
         two.forked(key(0, 2), 600);
         // 600 of the run's 1200 each: both past their share, seen from
@@ -278,8 +289,24 @@ mod tests {
     }
 
     #[test]
+    fn max_forks_are_the_whole_runs_whatever_the_site_or_worker() {
+        let run = RunShared::default();
+        let (mut one, two) = (
+            ForkShare::new(None, Some(10), run.clone()),
+            ForkShare::new(None, Some(10), run.clone()),
+        );
+        one.forked(key(0, 1), 6);
+        assert!(!two.forks_spent());
+        one.forked(key(3, 2), 4);
+        assert!(one.forks_spent() && two.forks_spent());
+        // No site is past a share it does not have.
+        assert!(!one.past_share(key(0, 1)));
+        assert!(!ForkShare::new(Some(0.3), None, run).forks_spent());
+    }
+
+    #[test]
     fn without_a_limit_no_site_is_ever_past_it() {
-        let mut share = ForkShare::new(None, RunShared::default());
+        let mut share = ForkShare::new(None, None, RunShared::default());
         share.forked(key(0, 0), 1 << 20);
         assert!(!share.past_share(key(0, 0)));
     }

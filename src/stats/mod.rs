@@ -356,7 +356,7 @@ impl RunStats {
         }
         if self.paths.forks_cut > 0 {
             s += &format!(
-                "mnemo:   alternatives cut at sites past their share of the forks: {}\n",
+                "mnemo:   alternatives cut (past a site's share of the forks or the run's --max-forks): {}\n",
                 self.paths.forks_cut
             );
         }

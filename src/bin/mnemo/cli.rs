@@ -379,6 +379,15 @@ pub(crate) struct RunArgs {
     #[arg(long, value_name = "SHARE", value_parser = share,
           conflicts_with_all = ["resume", "deepen", "target"])]
     pub(crate) max_site_fork_share: Option<f64>,
+    /// Fork no more once the run has made N new paths (all its workers
+    /// together; with several, a fork or two more): a path then goes the
+    /// way a model of it goes, as KLEE's `--max-forks` has it go one way.
+    /// The alternatives cut are counted (`paths.forks_cut`) and stay cut;
+    /// the run's trie, missing them, is kept apart and never followed.
+    #[arg(long, value_name = "N", allow_negative_numbers = true,
+          value_parser = whole(0, u64::MAX),
+          conflicts_with_all = ["resume", "deepen", "target"])]
+    pub(crate) max_forks: Option<u64>,
     /// Go back to the alternatives the trie holds undecided (an earlier
     /// run's solver query for them ran out of time, or followed inputs it
     /// had fixed to get past one) and ask about each again, with the whole
@@ -387,7 +396,7 @@ pub(crate) struct RunArgs {
     /// `--deepen`, the first bound's run asks; with `regress`, outside the
     /// subtrees the change impacts; `partition` and `--cluster` give them
     /// to the first shard.
-    #[arg(long, conflicts_with_all = ["compose", "max_site_fork_share", "shard"])]
+    #[arg(long, conflicts_with_all = ["compose", "max_site_fork_share", "max_forks", "shard"])]
     pub(crate) retry_undecided: bool,
     /// Stop the run at the first path that ends in an error of the
     /// program (every kind but `unsupported`, `external` and `solver`,

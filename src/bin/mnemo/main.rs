@@ -403,6 +403,7 @@ fn run_config(a: RunArgs) -> anyhow::Result<RunConfig> {
             false => mnemo::run::TestFiles::All,
         },
         max_site_fork_share: a.max_site_fork_share,
+        max_forks: a.max_forks,
         retry_undecided: a.retry_undecided,
         exit_on_error,
         seeds,
