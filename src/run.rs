@@ -117,6 +117,9 @@ pub struct RunConfig {
     pub max_site_fork_share: Option<f64>,
     /// `--max-forks`: the forks the run may make in all.
     pub max_forks: Option<u64>,
+    /// `--silent-klee-assume`: a `klee_assume` the path cannot meet ends
+    /// it without a test, not as a user error.
+    pub silent_assume: bool,
     /// `--retry-undecided`: the run goes back to the alternatives earlier
     /// runs left undecided (their solver query out of time) and asks about
     /// them again, with the whole `--solver-timeout` each.
@@ -276,6 +279,10 @@ pub fn run_loaded(
     if config.max_forks.is_some() {
         key.push_str(".max-forks");
     }
+    if config.silent_assume {
+        // Its trie has no leaf where the default's has a user error.
+        key.push_str(".silent-assume");
+    }
     let trie_file = memo::trie_path(&memo_dir, &key);
     let load_start = Instant::now();
     let whole = config.max_site_fork_share.is_none() && config.max_forks.is_none();
@@ -381,6 +388,7 @@ pub fn execute(
         strict_guide: false,
         max_site_fork_share: config.max_site_fork_share,
         max_forks: config.max_forks,
+        silent_assume: config.silent_assume,
         seeds: config.seeds.clone(),
         seed_fit: config.seed_fit,
         only_seed: config.only_seed,

@@ -1,8 +1,8 @@
 //! The klee.h functions whose effect the testsuite's headers cannot state:
 //! the inputs `klee_prefer_cex` gives a test, what the engine prints for
 //! `klee_print_expr`, `klee_print_range`, `klee_stack_trace` and
-//! `klee_warning_once`, and how `klee_get_obj_size` fails where it has no
-//! answer.
+//! `klee_warning_once`, how `klee_get_obj_size` fails where it has no
+//! answer, and what `--silent-klee-assume` changes.
 
 use std::path::Path;
 
@@ -177,4 +177,42 @@ fn an_object_size_is_the_engines_alone() {
         text.contains("klee_get_obj_size") && text.contains("no native answer"),
         "{text}"
     );
+}
+
+#[test]
+fn silent_klee_assume_ends_a_path_its_assumption_contradicts_without_a_test() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let d = dir.path();
+    let Some(bc) = compile(d, "assume", &suite_program("input_assume_infeasible")) else {
+        return;
+    };
+    let memo = d.join("memo");
+    let with = |out: &str, extra: &[&str]| {
+        let o = mnemo()
+            .args(["run", "-q", "--memo"])
+            .arg(&memo)
+            .arg("--output-dir")
+            .arg(d.join(out))
+            .args(extra)
+            .arg(&bc)
+            .output()
+            .expect("mnemo run starts");
+        assert!(o.status.success(), "mnemo run failed: {}", stderr(&o));
+        json(&d.join(out).join("stats.json"))
+    };
+    // The testsuite's header gives the default: two user errors.
+    let loud = with("loud", &[]);
+    assert_eq!(loud["paths"]["errors"]["user"], 2, "{loud}");
+    let silent = with("silent", &["--silent-klee-assume"]);
+    assert_eq!(silent["paths"]["errors"], serde_json::json!({}), "{silent}");
+    assert_eq!(silent["tests"], 1, "{silent}");
+    // Each keeps a trie of its own: followed again, each gives its own.
+    assert!(memo.join("assume.trie").is_file());
+    assert!(memo.join("assume.silent-assume.trie").is_file());
+    let again = with("again", &[]);
+    assert_eq!(again["memo"]["reused"], true, "{again}");
+    assert_eq!(again["paths"], loud["paths"], "{again}");
+    let again = with("again-silent", &["--silent-klee-assume"]);
+    assert_eq!(again["memo"]["reused"], true, "{again}");
+    assert_eq!(again["paths"], silent["paths"], "{again}");
 }

@@ -113,6 +113,7 @@ fn config(bc: &Path, dir: &Path, entry: &str) -> RunConfig {
         test_files: Default::default(),
         max_site_fork_share: None,
         max_forks: None,
+        silent_assume: false,
         retry_undecided: false,
         exit_on_error: Vec::new(),
         seeds: Vec::new(),

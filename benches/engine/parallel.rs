@@ -137,6 +137,7 @@ fn config(
         test_files: Default::default(),
         max_site_fork_share: None,
         max_forks: None,
+        silent_assume: false,
         retry_undecided: false,
         exit_on_error: Vec::new(),
         seeds: Vec::new(),

@@ -213,6 +213,7 @@ fn base_config(program: &Path, scratch: &Path, stores: Vec<String>, c: &WorkerCo
         test_files: crate::run::TestFiles::None,
         max_site_fork_share: None,
         max_forks: None,
+        silent_assume: false,
         retry_undecided: false,
         exit_on_error: Vec::new(),
         seeds: Vec::new(),

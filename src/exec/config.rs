@@ -54,6 +54,9 @@ pub struct ExecConfig {
     pub seed_fit: SeedFit,
     /// `--only-seed`: a path that leaves its seeds ends there.
     pub only_seed: bool,
+    /// `--silent-klee-assume`: a `klee_assume` the path cannot meet ends
+    /// it silently rather than as a user error.
+    pub silent_assume: bool,
     /// `--seed-time`: past this moment, paths follow no seed.
     pub seeding_until: Option<Instant>,
     /// What this executor shares with the run's other executors.
@@ -106,6 +109,7 @@ impl Default for ExecConfig {
             seeds: Vec::new(),
             seed_fit: SeedFit::default(),
             only_seed: false,
+            silent_assume: false,
             seeding_until: None,
             shared: RunShared::default(),
         }

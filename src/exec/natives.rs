@@ -7,7 +7,7 @@ use super::end::{ErrorKind, PathEnd};
 use super::executor::{Exec, Executor, Flow};
 use super::klee_api::KleeCall;
 use super::memory::{AllocKind, MemoryObject, ObjectState};
-use super::state::State;
+use super::state::{Answer, State};
 use super::value::{Byte, Value};
 use crate::expr;
 
@@ -203,20 +203,32 @@ impl Executor {
                 Ok(None)
             }
             Native::Assume => {
-                let c = arg(0);
-                let cond = match &c {
-                    Value::Concrete { bits, .. } => {
-                        return if *bits != 0 {
-                            Ok(None)
-                        } else {
-                            Err(Flow::End(PathEnd::Silent))
-                        };
-                    }
+                // A `klee_assume` no input of the path meets is a mistake
+                // of the harness, which KLEE reports as a user error (with
+                // a test, showing the path that reached it) unless told
+                // `--silent-klee-assume`; SV-COMP defines its
+                // `__VERIFIER_assume` to end such a path silently.
+                let silent = self.config.silent_assume || name == "__VERIFIER_assume";
+                let cond = match &arg(0) {
+                    Value::Concrete { bits, .. } if *bits != 0 => return Ok(None),
+                    Value::Concrete { .. } if silent => return Err(Flow::End(PathEnd::Silent)),
+                    Value::Concrete { .. } => return Err(self.invalid_assume(state)),
                     Value::Symbolic(e) => expr::ne(e, &expr::constant(0, e.width())),
                 };
                 let site = self.call_site(state);
-                self.assume_point(state, site, &cond)?;
-                Ok(None)
+                match self.assume_point(state, site, &cond) {
+                    // Only where the solver showed it false: one that ran
+                    // out of time is left undecided, silently.
+                    Err(Flow::End(PathEnd::Silent))
+                        if !silent
+                            && state.stopped_at.as_ref().is_some_and(|p| {
+                                p.alts.iter().all(|a| a.answer == Answer::Infeasible)
+                            }) =>
+                    {
+                        Err(self.invalid_assume(state))
+                    }
+                    r => r.map(|()| None),
+                }
             }
             Native::Range => {
                 let lo = self.concretize(state, &arg(0))? as u32 as i32;
@@ -416,5 +428,17 @@ impl Executor {
             ObjectState::from_bytes(bytes.to_vec()),
         );
         Ok(addr)
+    }
+}
+
+impl Executor {
+    /// The user error of a `klee_assume` the path cannot meet (KLEE's
+    /// words, so that scripts reading `.err` files find them).
+    fn invalid_assume(&self, state: &State) -> Flow {
+        self.error(
+            state,
+            ErrorKind::User,
+            "invalid klee_assume call (provably false)",
+        )
     }
 }

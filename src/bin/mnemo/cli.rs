@@ -386,8 +386,15 @@ pub(crate) struct RunArgs {
     /// the run's trie, missing them, is kept apart and never followed.
     #[arg(long, value_name = "N", allow_negative_numbers = true,
           value_parser = whole(0, u64::MAX),
-          conflicts_with_all = ["resume", "deepen", "target"])]
+          conflicts_with_all = ["resume", "deepen", "target", "shard", "cluster"])]
     pub(crate) max_forks: Option<u64>,
+    /// End a path whose `klee_assume` it cannot meet without a test
+    /// (KLEE's option of the same name), where by default it ends as a
+    /// user error, "invalid klee_assume call (provably false)", with a
+    /// test. SV-COMP's `__VERIFIER_assume` always ends such a path
+    /// silently. The run's trie is kept apart from the default's.
+    #[arg(long, conflicts_with_all = ["compose", "shard", "cluster"])]
+    pub(crate) silent_klee_assume: bool,
     /// Go back to the alternatives the trie holds undecided (an earlier
     /// run's solver query for them ran out of time, or followed inputs it
     /// had fixed to get past one) and ask about each again, with the whole

@@ -138,9 +138,11 @@ fn real_main() -> anyhow::Result<u8> {
                 || !run.exit_on_error_type.is_empty()
                 || !run.seed_file.is_empty()
                 || !run.seed_dir.is_empty()
+                || run.max_forks.is_some()
+                || run.silent_klee_assume
             {
                 anyhow::bail!(
-                    "partition takes none of --deepen, --resume, --shard, --exit-on-error and seeds"
+                    "partition takes none of --deepen, --resume, --shard, --exit-on-error, seeds, --max-forks and --silent-klee-assume"
                 );
             }
             let config = run_config(run)?;
@@ -404,6 +406,7 @@ fn run_config(a: RunArgs) -> anyhow::Result<RunConfig> {
         },
         max_site_fork_share: a.max_site_fork_share,
         max_forks: a.max_forks,
+        silent_assume: a.silent_klee_assume,
         retry_undecided: a.retry_undecided,
         exit_on_error,
         seeds,
