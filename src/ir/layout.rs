@@ -150,8 +150,25 @@ impl Layout {
                     K::LLVMArrayTypeKind => cur
                         .element()
                         .ok_or("getelementptr over a malformed array type")?,
-                    K::LLVMVectorTypeKind | K::LLVMScalableVectorTypeKind => {
-                        return Err("getelementptr into a vector".to_string())
+                    // Optimized code indexes a vector in memory as an array
+                    // (a loop over `<4 x i32>` lanes); lanes that are not
+                    // whole bytes are packed, which no stride describes.
+                    K::LLVMVectorTypeKind => {
+                        let lane = cur
+                            .element()
+                            .ok_or("getelementptr over a malformed vector type")?;
+                        let bits = self.value_width(lane).ok();
+                        let size = self.alloc_size(lane);
+                        if bits.is_none_or(|b| b % 8 != 0 || size != Some(u64::from(b / 8))) {
+                            return Err(format!(
+                                "getelementptr into a vector of `{}`, whose lanes are not whole bytes",
+                                lane.print()
+                            ));
+                        }
+                        lane
+                    }
+                    K::LLVMScalableVectorTypeKind => {
+                        return Err("getelementptr into a scalable vector".to_string())
                     }
                     _ => {
                         return Err(format!(

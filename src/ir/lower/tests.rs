@@ -1,7 +1,9 @@
 //! Lowering checked on C and textual IR: what each instruction family
 //! becomes.
 
-use crate::ir::testutil::{body, func, interesting, konst, load_c, load_ll, shift_checks};
+use crate::ir::testutil::{
+    body, func, interesting, konst, load_c, load_ll, shift_checks, unsupported,
+};
 use crate::ir::{
     BinOp, BlockId, Callee, Const, FBinOp, FloatTy, Inst, Intrinsic, Operand, Reg, SiteId,
 };
@@ -212,6 +214,36 @@ define i8* @g() {
         block: BlockId(1),
     };
     assert_eq!(relocs, vec![(0, at_a), (8, at_b)]);
+}
+
+#[test]
+fn gep_into_a_vector_steps_by_its_lanes_unless_they_are_packed_bits() {
+    let m = load_ll(
+        r#"
+define i32* @lane(<4 x i32>* %v, i64 %i) {
+  %p = getelementptr inbounds <4 x i32>, <4 x i32>* %v, i64 1, i64 %i
+  %q = getelementptr inbounds <4 x i32>, <4 x i32>* %v, i64 0, i64 3
+  %b = getelementptr inbounds <8 x i1>, <8 x i1>* null, i64 0, i64 %i
+  ret i32* %q
+}
+"#,
+    );
+    let b = body(&m, "lane");
+    let geps: Vec<(i64, Vec<u64>)> = b
+        .insts
+        .iter()
+        .filter_map(|i| match i {
+            Inst::Gep {
+                offset, indices, ..
+            } => Some((*offset, indices.iter().map(|x| x.scale).collect())),
+            _ => None,
+        })
+        .collect();
+    // A whole vector is 16 bytes, a lane 4.
+    assert_eq!(geps, vec![(16, vec![4]), (12, vec![])]);
+    let what = unsupported(&b.insts);
+    assert_eq!(what.len(), 1, "{what:?}");
+    assert!(what[0].contains("vector of `i1`"), "{}", what[0]);
 }
 
 #[test]
