@@ -426,3 +426,35 @@ small:
         assert_eq!(stats["paths"]["completed"], 2, "{case}: {stats}");
     }
 }
+
+#[test]
+fn stats_shows_each_output_directory_as_a_row_and_names_one_it_cannot_read() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let ll = dir.path().join("x.ll");
+    std::fs::write(&ll, symbolic_x_over_5("", "  ret i32 0\n}\n")).expect("write");
+    let (one, two) = (dir.path().join("one"), dir.path().join("two"));
+    for out in [&one, &two] {
+        let o = run_no_runtime(out, &ll);
+        assert!(o.status.success(), "{}", stderr(&o));
+    }
+    let path = |p: &Path| p.to_str().expect("utf-8 path").to_string();
+    let o = mnemo(&["stats", "--csv", &path(&one), &path(&two)]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let csv = String::from_utf8_lossy(&o.stdout).into_owned();
+    let lines: Vec<&str> = csv.lines().collect();
+    assert_eq!(lines.len(), 3, "{csv}");
+    assert!(lines[0].starts_with("Path,Instrs,Time(s),ICov(%)"), "{csv}");
+    for (line, out) in lines[1..].iter().zip([&one, &two]) {
+        let cells: Vec<&str> = line.split(',').collect();
+        // Path, ..., Completed, Errors, Early, Tests, ..., Stopped.
+        assert_eq!(cells[0], path(out));
+        assert_eq!(&cells[5..9], ["1", "0", "0", "1"], "{line}");
+        assert_eq!(cells[11], "-", "{line}");
+    }
+    // A directory without statistics is named; the others still show.
+    let missing = dir.path().join("missing");
+    let o = mnemo(&["stats", &path(&one), &path(&missing)]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("missing/stats.json"), "{}", stderr(&o));
+    assert_eq!(String::from_utf8_lossy(&o.stdout).lines().count(), 2);
+}

@@ -2,8 +2,10 @@
 //! rely on; README documents it), and the progress display.
 
 mod progress;
+mod table;
 
 pub use progress::Progress;
+pub use table::{table, TableFormat};
 
 use std::collections::BTreeMap;
 use std::path::Path;

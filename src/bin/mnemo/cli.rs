@@ -109,6 +109,18 @@ pub(crate) enum Command {
     },
     /// Print a ktest file.
     Ktest { files: Vec<PathBuf> },
+    /// The runs of output directories side by side, one row each (as
+    /// KLEE's `klee-stats`): instructions, time, coverage, paths, tests,
+    /// solver queries and the share of the time they took, and what
+    /// stopped the run.
+    Stats {
+        /// Output directories of `mnemo run` (each holds a `stats.json`).
+        #[arg(required = true)]
+        dirs: Vec<PathBuf>,
+        /// Comma-separated values, a header line first.
+        #[arg(long)]
+        csv: bool,
+    },
     /// Compile the program natively and replay every test of an output
     /// directory in the environment it describes (arguments, symbolic files
     /// in a scratch working directory, stdin), comparing outcome and stdout.

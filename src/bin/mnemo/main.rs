@@ -242,6 +242,29 @@ fn real_main() -> anyhow::Result<u8> {
             }
             Ok(EXIT_OK)
         }
+        Command::Stats { dirs, csv } => {
+            let mut runs = Vec::new();
+            let mut unread = 0;
+            for dir in dirs {
+                let file = dir.join("stats.json");
+                match mnemo::stats::RunStats::read(&file) {
+                    Ok(s) => runs.push((dir.display().to_string(), s)),
+                    // The others are still shown.
+                    Err(e) => {
+                        eprintln!("mnemo: cannot read {}: {e}", file.display());
+                        unread += 1;
+                    }
+                }
+            }
+            let format = match csv {
+                true => mnemo::stats::TableFormat::Csv,
+                false => mnemo::stats::TableFormat::Aligned,
+            };
+            if !runs.is_empty() {
+                print!("{}", mnemo::stats::table(&runs, format));
+            }
+            Ok(if unread > 0 { EXIT_ERROR } else { EXIT_OK })
+        }
         Command::Replay {
             source,
             output_dir,
