@@ -139,6 +139,9 @@ pub struct RunConfig {
     /// `--write-smt2s`: each test whose path this run explored gets its
     /// path condition in SMT-LIB 2 (`testNNNNNN.smt2`).
     pub write_conditions: bool,
+    /// `--write-cov`: write the source lines each explored path executed
+    /// beside its test.
+    pub write_coverage: bool,
 }
 
 /// The memo directory of a run without `--memo`: `mnemo-memo` beside the
@@ -389,6 +392,7 @@ pub fn execute(
         max_site_fork_share: config.max_site_fork_share,
         max_forks: config.max_forks,
         silent_assume: config.silent_assume,
+        write_lines: config.write_coverage,
         seeds: config.seeds.clone(),
         seed_fit: config.seed_fit,
         only_seed: config.only_seed,

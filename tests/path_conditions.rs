@@ -6,7 +6,7 @@ use std::path::Path;
 
 #[path = "support/cli.rs"]
 mod support;
-use support::{compile, json, mnemo, path, stderr};
+use support::{compile, mnemo, path, run_linked, stderr};
 
 #[path = "support/conditions.rs"]
 mod conditions;
@@ -50,17 +50,6 @@ int main(void) {
 }
 "#;
 
-fn run(bc: &Path, out: &Path, extra: &[&str]) -> serde_json::Value {
-    let o = mnemo()
-        .args(["run", "-q", "--store", "none", "--output-dir", path(out)])
-        .args(extra)
-        .arg(bc)
-        .output()
-        .expect("mnemo run");
-    assert!(o.status.success(), "{}", stderr(&o));
-    json(&out.join("stats.json"))
-}
-
 fn smt2_files(out: &Path) -> usize {
     std::fs::read_dir(out)
         .expect("output directory")
@@ -78,7 +67,7 @@ fn every_test_of_a_run_on_several_workers_has_its_own_condition() {
     };
     for jobs in ["1", "3"] {
         let out = d.join(format!("out{jobs}"));
-        let stats = run(&bc, &out, &["--write-smt2s", "--jobs", jobs]);
+        let stats = run_linked(&bc, &out, &["--write-smt2s", "--jobs", jobs]);
         assert_eq!(stats["tests"], 5, "{stats}");
         let checked = check_conditions(&out).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!((checked.own, checked.next, checked.without), (5, 4, 0));
@@ -86,7 +75,7 @@ fn every_test_of_a_run_on_several_workers_has_its_own_condition() {
     }
     // Without the option, no conditions.
     let out = d.join("plain");
-    run(&bc, &out, &[]);
+    run_linked(&bc, &out, &[]);
     assert_eq!(smt2_files(&out), 0);
 }
 
@@ -98,7 +87,7 @@ fn a_condition_reading_a_constant_table_and_a_symbolic_write_holds_for_its_test_
         return;
     };
     let out = d.join("out");
-    let stats = run(&bc, &out, &["--write-smt2s"]);
+    let stats = run_linked(&bc, &out, &["--write-smt2s"]);
     assert_eq!(stats["tests"], 3, "{stats}");
     let text = std::fs::read_to_string(out.join("test000001.smt2")).expect("condition");
     assert!(
@@ -118,7 +107,7 @@ fn a_memoized_rerun_writes_conditions_for_the_paths_it_explores_only() {
     };
     let memo = d.join("memo");
     let first = d.join("first");
-    let stats = run(
+    let stats = run_linked(
         &bc,
         &first,
         &["--write-smt2s", "--memo", path(&memo), "--max-depth", "2"],
@@ -128,7 +117,7 @@ fn a_memoized_rerun_writes_conditions_for_the_paths_it_explores_only() {
     // The deeper run keeps the two paths that ended before the bound from
     // the trie, and explores below the one the bound cut.
     let deeper = d.join("deeper");
-    let stats = run(
+    let stats = run_linked(
         &bc,
         &deeper,
         &["--write-smt2s", "--memo", path(&memo), "--max-depth", "4"],
@@ -184,7 +173,7 @@ fn a_resumed_run_takes_over_a_directory_holding_conditions() {
     // The resumed run writes the stopped run's tests again from the trie,
     // without their conditions (the files of their old numbers go), and
     // the paths it explores with theirs.
-    let stats = run(&bc, &out, &[&args[..], &["--resume"]].concat());
+    let stats = run_linked(&bc, &out, &[&args[..], &["--resume"]].concat());
     assert_eq!(stats["tests"], 5, "{stats}");
     let checked = check_conditions(&out).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(checked.own + checked.without, 5, "{checked:?}");

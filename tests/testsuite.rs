@@ -396,6 +396,7 @@ fn check_program(prog: &Path) -> Result<(), Failed> {
             .arg("--output-dir")
             .arg(&out)
             .arg("--write-smt2s")
+            .arg("--write-cov")
             .args(&exp.args)
             .arg(&bc)
             .args(&exp.program_args);
@@ -428,6 +429,7 @@ fn check_program(prog: &Path) -> Result<(), Failed> {
                 checked.without
             ));
         }
+        check_lines(&out).map_err(|e| format!("{}: {e}", prog.display()))?;
         if !replays_natively(&exp) {
             return Ok(());
         }
@@ -450,6 +452,46 @@ fn check_program(prog: &Path) -> Result<(), Failed> {
     })();
 
     keep_on_failure(tmp, result)
+}
+
+/// Checks the `--write-cov` files of a run that explored every path: each
+/// test has one, and an error's line in the program is among its path's.
+fn check_lines(out: &Path) -> Result<(), String> {
+    let files: Vec<String> = std::fs::read_dir(out)
+        .map_err(|e| e.to_string())?
+        .filter_map(|e| e.ok().map(|e| e.file_name().to_string_lossy().into_owned()))
+        .collect();
+    let count = |ext: &str| files.iter().filter(|f| f.ends_with(ext)).count();
+    if count(".cov") != count(".ktest") {
+        return Err(format!(
+            "{} tests but {} .cov files",
+            count(".ktest"),
+            count(".cov")
+        ));
+    }
+    for err in files.iter().filter(|f| f.ends_with(".err")) {
+        let report = std::fs::read_to_string(out.join(err)).map_err(|e| e.to_string())?;
+        let field = |key: &str| {
+            report
+                .lines()
+                .find_map(|l| l.strip_prefix(key))
+                .map(str::trim)
+        };
+        let (Some(file), Some(line)) = (field("File:"), field("Line:")) else {
+            continue;
+        };
+        if file.contains("/runtime/") || line == "0" {
+            continue;
+        }
+        let cov = out.join(format!("{}.cov", &err[..10]));
+        let lines = std::fs::read_to_string(&cov).map_err(|e| format!("{}: {e}", cov.display()))?;
+        if !lines.lines().any(|l| l == format!("{file}:{line}")) {
+            return Err(format!(
+                "{err}: {file}:{line} is not among its path's lines"
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// Whether `mnemo replay` can run the program's tests natively: all can

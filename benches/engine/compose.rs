@@ -121,6 +121,7 @@ fn config(bc: &Path, dir: &Path, entry: &str) -> RunConfig {
         only_seed: false,
         seed_time: None,
         write_conditions: false,
+        write_coverage: false,
     }
 }
 

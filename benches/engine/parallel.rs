@@ -145,6 +145,7 @@ fn config(
         only_seed: false,
         seed_time: None,
         write_conditions: false,
+        write_coverage: false,
     }
 }
 

@@ -221,6 +221,7 @@ fn base_config(program: &Path, scratch: &Path, stores: Vec<String>, c: &WorkerCo
         only_seed: false,
         seed_time: None,
         write_conditions: false,
+        write_coverage: false,
     }
 }
 

@@ -57,6 +57,8 @@ pub struct ExecConfig {
     /// `--silent-klee-assume`: a `klee_assume` the path cannot meet ends
     /// it silently rather than as a user error.
     pub silent_assume: bool,
+    /// `--write-cov`: each path keeps the source lines it executes.
+    pub write_lines: bool,
     /// `--seed-time`: past this moment, paths follow no seed.
     pub seeding_until: Option<Instant>,
     /// What this executor shares with the run's other executors.
@@ -110,6 +112,7 @@ impl Default for ExecConfig {
             seed_fit: SeedFit::default(),
             only_seed: false,
             silent_assume: false,
+            write_lines: false,
             seeding_until: None,
             shared: RunShared::default(),
         }

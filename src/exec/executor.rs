@@ -415,10 +415,15 @@ impl Executor {
     }
 
     fn is_runtime(&self, loc: Option<SourceLoc>) -> bool {
-        match (&self.config.runtime_dir, loc) {
-            (Some(dir), Some(l)) => self.module.files[l.file.index()].starts_with(dir.as_str()),
-            _ => false,
-        }
+        loc.is_some_and(|l| self.in_runtime(&self.module.files[l.file.index()]))
+    }
+
+    /// Whether the source file `file` is the runtime's own C code.
+    pub(super) fn in_runtime(&self, file: &str) -> bool {
+        self.config
+            .runtime_dir
+            .as_ref()
+            .is_some_and(|dir| file.starts_with(dir.as_str()))
     }
 
     /// Alternatives left unasked at sites past their share of the forks
@@ -469,6 +474,7 @@ impl Executor {
             next_heap: HEAP_BASE,
             next_stack: STACK_BASE,
             instructions: 0,
+            lines: self.config.write_lines.then(Default::default),
             nondet_count: 0,
             stdout: imbl::Vector::new(),
             stderr: imbl::Vector::new(),

@@ -53,6 +53,9 @@ impl Executor {
         self.instructions += 1;
         state.instructions += 1;
         state.since_new_cover += 1;
+        if let (Some(lines), Some(loc)) = (&mut state.lines, body.locs[pc.index()]) {
+            lines.note(loc);
+        }
         let cov = &mut self.covered[func.index()][pc.index()];
         if !*cov {
             *cov = true;

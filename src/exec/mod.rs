@@ -19,6 +19,7 @@ mod intrinsics;
 mod jumps;
 mod klee_api;
 pub mod lazy;
+mod lines;
 mod memory;
 mod natives;
 pub mod posix;

@@ -335,6 +335,9 @@ pub struct State {
     pub next_stack: u64,
     /// Instructions this path executed.
     pub instructions: u64,
+    /// The source lines this path executed, where the run writes them
+    /// (`--write-cov`).
+    pub lines: Option<super::lines::PathLines>,
     /// Counter for naming `__VERIFIER_nondet_*` inputs uniquely.
     pub nondet_count: u32,
     /// What the path wrote to stdout (fd 1 of the engine's output), symbolic

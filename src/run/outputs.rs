@@ -11,7 +11,7 @@ use crate::memo::{self, NodeId, Recorder, StoredTest, TestPlace, Trie};
 use crate::search::{FinishedPath, PathObserver};
 use crate::stats::FirstError;
 use crate::stop::StopRequest;
-use crate::testgen::{StagedTest, Stager, TestWriter};
+use crate::testgen::{PathFiles, StagedTest, Stager, TestWriter};
 
 /// The first test whose files could not be written (a full disk, a
 /// quota). The run stops there, as at a second signal: that path and the
@@ -226,11 +226,14 @@ pub(super) fn stage(
     if failure.failed() {
         return Staged::Failed;
     }
-    let condition = config
-        .write_conditions
-        .then(|| path_condition(path))
-        .flatten();
-    match stager.stage(test, condition) {
+    let files = PathFiles {
+        condition: config
+            .write_conditions
+            .then(|| path_condition(path))
+            .flatten(),
+        coverage: executor.covered_lines(&path.state),
+    };
+    match stager.stage(test, files) {
         Ok(staged) => Staged::Test(staged),
         Err(e) => {
             failure.note(e);

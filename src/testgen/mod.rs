@@ -29,6 +29,6 @@ pub use replay::{
     replay_dir, replay_dir_with, ReplayError, ReplayOptions, ReplayReport, ReplayResult,
     POSIX_OBJECTS_ENV,
 };
-pub use stage::{StagedTest, Stager};
+pub use stage::{PathFiles, StagedTest, Stager};
 pub use toolchain::{Toolchain, ToolchainError, BITCODE_FLAGS, NATIVE_FLAGS};
 pub use writer::TestWriter;

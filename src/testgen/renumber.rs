@@ -183,7 +183,8 @@ impl TestWriter {
     }
 
     /// The files of the test listed `i`-th: its ktest, its `.err` report
-    /// or its `.stdout` if it has one, and its path condition if written.
+    /// or its `.stdout` if it has one, and its path condition and lines if
+    /// written.
     fn roles_of(&self, i: usize) -> Vec<Role> {
         let mut roles = vec![Role::Ktest];
         if let Outcome::Error { kind, .. } = &self.records[i].outcome {
@@ -194,6 +195,9 @@ impl TestWriter {
         }
         if self.extras[i].condition {
             roles.push(Role::Condition);
+        }
+        if self.extras[i].coverage {
+            roles.push(Role::Coverage);
         }
         roles
     }
@@ -256,6 +260,7 @@ fn place(moves: &[(PathBuf, PathBuf)]) -> anyhow::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::testgen::stage::PathFiles;
     use crate::testgen::writer::tests::{names, test};
     use crate::testgen::writer::{err_name, is_temporary, stdout_name, test_number};
     use crate::testgen::KTest;
@@ -368,7 +373,7 @@ mod tests {
                 .map(|tag| {
                     Some(
                         w.stager()
-                            .stage(test(tag, tag % 2 == 1), None)
+                            .stage(test(tag, tag % 2 == 1), PathFiles::default())
                             .expect("stage"),
                     )
                 })

@@ -12,7 +12,7 @@ use std::sync::Arc;
 use anyhow::Context;
 
 use super::ktest::{KTest, KTestObject};
-use super::writer::{condition_name, err_name, stdout_name, test_name};
+use super::writer::{condition_name, coverage_name, err_name, stdout_name, test_name};
 use crate::memo::{StoredOutcome, StoredTest};
 
 /// What writing any test's files needs: the output directory, the
@@ -33,6 +33,17 @@ pub(super) enum Role {
     Stdout,
     /// The path condition in SMT-LIB 2 (`--write-smt2s`).
     Condition,
+    /// The source lines the path executed (`--write-cov`).
+    Coverage,
+}
+
+/// What an explored path adds to its test's files, where the run asks for
+/// it: its condition in SMT-LIB 2 and the source lines it executed, as
+/// text. A test written from the trie has neither.
+#[derive(Clone, Debug, Default)]
+pub struct PathFiles {
+    pub condition: Option<String>,
+    pub coverage: Option<String>,
 }
 
 impl Role {
@@ -43,6 +54,7 @@ impl Role {
             Role::Err(kind) => err_name(id, kind),
             Role::Stdout => stdout_name(id),
             Role::Condition => condition_name(id),
+            Role::Coverage => coverage_name(id),
         }
     }
 }
@@ -80,9 +92,8 @@ impl StagedTest {
 
 impl Stager {
     /// Gives `test` the next number and writes its files (its ktest, and
-    /// its `.err` report or its `.stdout`, and its path's `condition` in
-    /// SMT-LIB 2 when there is one) under it.
-    pub fn stage(&self, test: StoredTest, condition: Option<String>) -> anyhow::Result<StagedTest> {
+    /// its `.err` report or its `.stdout`, and what `path` adds) under it.
+    pub fn stage(&self, test: StoredTest, path: PathFiles) -> anyhow::Result<StagedTest> {
         let ktest = KTest {
             args: self.args.clone(),
             sym_argvs: 0,
@@ -103,8 +114,11 @@ impl Stager {
         if let Some(bytes) = &test.stdout {
             contents.push((Role::Stdout, bytes.clone()));
         }
-        if let Some(text) = condition {
+        if let Some(text) = path.condition {
             contents.push((Role::Condition, text.into_bytes()));
+        }
+        if let Some(text) = path.coverage {
+            contents.push((Role::Coverage, text.into_bytes()));
         }
         let number = self.numbered.fetch_add(1, Ordering::Relaxed) + 1;
         let mut staged = StagedTest {

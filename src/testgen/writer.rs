@@ -10,7 +10,7 @@ use std::path::Path;
 use anyhow::Context;
 
 use super::index::{write_index, Outcome, TestRecord, TESTS_JSON, TESTS_JSON_VERSION};
-use super::stage::{Role, StagedTest, Stager};
+use super::stage::{PathFiles, Role, StagedTest, Stager};
 use crate::memo::{StoredOutcome, StoredTest};
 use crate::stats::PathStats;
 
@@ -21,6 +21,8 @@ pub(super) struct Extras {
     pub stdout: bool,
     /// Its path condition (`--write-smt2s`).
     pub condition: bool,
+    /// The source lines its path executed (`--write-cov`).
+    pub coverage: bool,
 }
 
 /// The observer that turns ended paths into files in the output directory.
@@ -217,7 +219,7 @@ impl TestWriter {
     /// Writes one test: its ktest, its `.err` report for an error, or its
     /// `.stdout`, and its entry for `tests.json`; counts its path.
     pub fn write(&mut self, test: &StoredTest) -> anyhow::Result<()> {
-        let staged = self.stager.stage(test.clone(), None)?;
+        let staged = self.stager.stage(test.clone(), PathFiles::default())?;
         self.commit(staged).map(drop)
     }
 
@@ -234,6 +236,7 @@ impl TestWriter {
         let extras = Extras {
             stdout: staged.files.iter().any(|(r, _)| *r == Role::Stdout),
             condition: staged.files.iter().any(|(r, _)| *r == Role::Condition),
+            coverage: staged.files.iter().any(|(r, _)| *r == Role::Coverage),
         };
         let names: Vec<String> = staged
             .files
@@ -264,6 +267,7 @@ pub(super) fn test_number(name: &str) -> Option<usize> {
     let ours = kind == ".ktest"
         || kind == ".stdout"
         || kind == ".smt2"
+        || kind == ".cov"
         || kind
             .strip_prefix('.')
             .and_then(|k| k.strip_suffix(".err"))
@@ -301,6 +305,11 @@ pub(super) fn condition_name(id: usize) -> String {
     format!("test{id:06}.smt2")
 }
 
+/// The source lines test number `id`'s path executed.
+pub(super) fn coverage_name(id: usize) -> String {
+    format!("test{id:06}.cov")
+}
+
 /// What completed test number `id` wrote to stdout.
 pub fn stdout_name(id: usize) -> String {
     format!("test{id:06}.stdout")
@@ -326,6 +335,7 @@ pub(super) mod tests {
         assert_eq!(test_number("test000042.div-by-zero.err"), Some(42));
         assert_eq!(test_number("test000042.stdout"), Some(42));
         assert_eq!(test_number("test000042.smt2"), Some(42));
+        assert_eq!(test_number("test000042.cov"), Some(42));
         assert_eq!(test_number("test1234567.ktest"), Some(1234567));
         for other in [
             "test42.ktest",
@@ -397,12 +407,12 @@ pub(super) mod tests {
         let first = w
             .stager()
             .clone()
-            .stage(test(1, false), None)
+            .stage(test(1, false), PathFiles::default())
             .expect("stage");
         let second = w
             .stager()
             .clone()
-            .stage(test(2, true), None)
+            .stage(test(2, true), PathFiles::default())
             .expect("stage");
         let files = [
             "test000001.ktest",
@@ -439,7 +449,11 @@ pub(super) mod tests {
         let tmp = tempfile::tempdir().expect("tempdir");
         let dir = tmp.path().join("out");
         let w = TestWriter::create(&dir, "p", Vec::new()).expect("create");
-        let staged = w.stager().clone().stage(error(), None).expect("stage");
+        let staged = w
+            .stager()
+            .clone()
+            .stage(error(), PathFiles::default())
+            .expect("stage");
         assert_eq!(names(&dir).len(), 2);
         drop(staged);
         assert!(names(&dir).is_empty(), "{:?}", names(&dir));

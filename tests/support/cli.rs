@@ -74,6 +74,20 @@ pub fn run(bc: &Path, out: &Path, extra: &[&str]) -> Output {
         .expect("mnemo run")
 }
 
+/// `mnemo run -q --store none` of `bc` with the C library, which must
+/// succeed: its `stats.json`.
+#[allow(dead_code)] // Not every test file links the C library.
+pub fn run_linked(bc: &Path, out: &Path, extra: &[&str]) -> serde_json::Value {
+    let o = mnemo()
+        .args(["run", "-q", "--store", "none", "--output-dir", path(out)])
+        .args(extra)
+        .arg(bc)
+        .output()
+        .expect("mnemo run");
+    assert!(o.status.success(), "{}", stderr(&o));
+    json(&out.join("stats.json"))
+}
+
 /// [`run`], which must end with 0 (done) or 3 (stopped as at a limit):
 /// its exit status, `stats.json` and what it printed.
 #[allow(dead_code)] // Not every test file stops its runs.

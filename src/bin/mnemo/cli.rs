@@ -376,6 +376,12 @@ pub(crate) struct RunArgs {
     /// does not.
     #[arg(long, conflicts_with_all = ["shard", "cluster"])]
     pub(crate) write_smt2s: bool,
+    /// Write the source lines each test's path executed beside it
+    /// (`testNNNNNN.cov`, one `FILE:LINE` a line, KLEE's option of the same
+    /// name; the runtime's lines left out). As with `--write-smt2s`, a test
+    /// written from the trie has none.
+    #[arg(long, conflicts_with_all = ["shard", "cluster", "compose"])]
+    pub(crate) write_cov: bool,
     /// The share of the run's forks (above 0, at most 1) one branch site
     /// may make, as KLEE's `--max-static-fork-pct`, counted over every call
     /// of the site's function and every worker: once the run has forked

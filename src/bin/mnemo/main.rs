@@ -441,6 +441,7 @@ fn run_config(a: RunArgs) -> anyhow::Result<RunConfig> {
         only_seed: a.only_seed,
         seed_time: a.seed_time,
         write_conditions: a.write_smt2s,
+        write_coverage: a.write_cov,
     })
 }
 
