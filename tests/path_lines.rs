@@ -33,9 +33,10 @@ int main(void) {
 "#;
 
 /// The lines of BYTES a run on `b` executes, as `mnemo run` names them
-/// (the string's first line is empty; `above`'s return is at its brace).
+/// (the string's first line is empty; a call runs its function's opening
+/// line, and `above`'s return is at its closing brace).
 fn expected(source: &str, b: &[u8]) -> BTreeSet<String> {
-    let mut lines: BTreeSet<u32> = [5, 8, 11, 12, 13, 14, 15].into();
+    let mut lines: BTreeSet<u32> = [4, 5, 8, 9, 11, 12, 13, 14, 15].into();
     for &c in b {
         lines.insert(if c > b'a' { 6 } else { 7 });
     }
@@ -119,4 +120,77 @@ fn write_cov_is_refused_where_tests_come_from_elsewhere() {
         .output()
         .expect("mnemo run");
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+}
+
+/// The lines llvm-cov's gcov counts in `source` after the native program
+/// in `dir` ran once (`None` without llvm-cov), named as `mnemo run` names
+/// them.
+fn gcov_lines(dir: &Path, source: &Path) -> Option<BTreeSet<String>> {
+    let o = std::process::Command::new("llvm-cov-14")
+        .args(["gcov", "-t"])
+        .arg(source)
+        .current_dir(dir)
+        .output()
+        .ok()?;
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = String::from_utf8_lossy(&o.stdout).into_owned();
+    let lines = text
+        .lines()
+        .filter_map(|l| {
+            let mut cells = l.splitn(3, ':');
+            let (count, line) = (cells.next()?.trim(), cells.next()?.trim());
+            let ran = count
+                .trim_end_matches('*')
+                .parse::<u64>()
+                .is_ok_and(|n| n > 0);
+            ran.then(|| format!("{}:{line}", source.display()))
+        })
+        .collect();
+    Some(lines)
+}
+
+#[test]
+fn each_tests_lines_are_those_gcov_counts_when_it_runs_natively() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let d = dir.path();
+    let program = include_str!("../testsuite/paper_tcas.c");
+    let Some(bc) = compile(d, "tcas", program) else {
+        return;
+    };
+    let source = d.join("tcas.c");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let native = d.join("tcas.native");
+    let built = std::process::Command::new("clang-14")
+        .args(["-g", "-O0", "--coverage", "-I"])
+        .arg(root.join("runtime/include"))
+        .arg(&source)
+        .arg(root.join("runtime/build/libmnemo-replay.a"))
+        .arg("-o")
+        .arg(&native)
+        .current_dir(d)
+        .output()
+        .expect("clang-14 runs");
+    assert!(built.status.success(), "{}", stderr(&built));
+    let out = d.join("out");
+    let stats = run_linked(&bc, &out, &["--write-cov"]);
+    assert_eq!(stats["tests"], 14, "{stats}");
+    for t in json(&out.join("tests.json"))["tests"]
+        .as_array()
+        .expect("tests")
+    {
+        let ktest = out.join(t["ktest"].as_str().expect("ktest"));
+        let _ = std::fs::remove_file(d.join("tcas.gcda"));
+        let ran = std::process::Command::new(&native)
+            .env("KTEST_FILE", &ktest)
+            .current_dir(d)
+            .output()
+            .expect("the native program runs");
+        assert_eq!(ran.status.code(), t["exit_code"].as_i64().map(|c| c as i32));
+        let Some(counted) = gcov_lines(d, &source) else {
+            return;
+        };
+        let cov = std::fs::read_to_string(ktest.with_extension("cov")).expect(".cov");
+        let written: BTreeSet<String> = cov.lines().map(str::to_string).collect();
+        assert_eq!(written, counted, "{}", ktest.display());
+    }
 }

@@ -53,8 +53,13 @@ impl Executor {
         self.instructions += 1;
         state.instructions += 1;
         state.since_new_cover += 1;
-        if let (Some(lines), Some(loc)) = (&mut state.lines, body.locs[pc.index()]) {
-            lines.note(loc);
+        if let Some(lines) = &mut state.lines {
+            // A call runs its function's opening line too, as gcov counts
+            // it, though no instruction of the body is placed there.
+            let opening = (pc.index() == 0).then(|| module.func(func).loc).flatten();
+            for loc in opening.into_iter().chain(body.locs[pc.index()]) {
+                lines.note(loc);
+            }
         }
         let cov = &mut self.covered[func.index()][pc.index()];
         if !*cov {
