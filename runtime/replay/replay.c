@@ -213,6 +213,8 @@ int klee_get_errno(void) { return errno; }
 
 void klee_mark_global(void *object) { (void)object; }
 
+void klee_set_forking(unsigned enable) { (void)enable; }
+
 /* The fixed objects defined so far: an overlap is refused as the engine
  * refuses it, and their pages are mapped already. */
 #define MAX_FIXED 64

@@ -65,7 +65,10 @@ impl Executor {
             return taken;
         }
         if let Some(recorded) = self.recorded_alternatives(state, site, Some(conds.len()))? {
-            return self.follow_recorded(state, site, conds, recorded, true);
+            // A lone alternative of a path that did not fork (asked not to)
+            // is not implied by its condition: the others were not ruled out.
+            let implied = !state.forking_off;
+            return self.follow_recorded(state, site, conds, recorded, implied);
         }
         // A cut point taken up again forks here over what its path did not
         // explore, whatever the site's share. Its copy was made as the
@@ -78,9 +81,20 @@ impl Executor {
         let key = SiteKey::new(state.frame().func, site);
         if explored.is_none()
             && conds.iter().filter(|c| c.as_const() != Some(0)).count() > 1
-            && self.fork_share.forks_spent()
+            && (state.forking_off || self.fork_share.forks_spent())
         {
-            return self.fork_no_more(state, site, conds, payloads);
+            if !state.forking_off {
+                let message =
+                    "the run has made the forks --max-forks allows: paths go on without forking";
+                if self.config.shared.first_saying(message) {
+                    eprintln!("mnemo: warning: {message}");
+                }
+            }
+            let taken = match state.forking_off {
+                true => self.first_feasible(state, conds)?,
+                false => self.model_way(state, conds)?,
+            };
+            return self.follow_model(state, site, conds, payloads, taken, false);
         }
         if explored.is_none() && self.fork_share.past_share(key) {
             // The alternative the path's model satisfies: none without a
@@ -307,30 +321,40 @@ impl Executor {
         Ok((alts.into(), found))
     }
 
-    /// Once the run has made its `--max-forks`: the path goes the way a
-    /// model of it goes (its own, or one asked for now), as KLEE's goes
-    /// one way at random; the cut is for good.
-    fn fork_no_more(
-        &mut self,
-        state: &mut State,
-        site: SiteId,
-        conds: &[ExprRef],
-        payloads: &[u64],
-    ) -> Exec<(usize, u64)> {
-        let message = "the run has made the forks --max-forks allows: paths go on without forking";
-        if self.config.shared.first_saying(message) {
-            eprintln!("mnemo: warning: {message}");
+    /// Where the program asked its path not to fork (`klee_set_forking(0)`):
+    /// the alternative it takes, the first its condition allows, where
+    /// KLEE's takes one at random. The first, not the model's, so that the
+    /// way depends on the program and the path alone: a memoized or
+    /// regression run, whose models differ, goes the same way.
+    fn first_feasible(&mut self, state: &mut State, conds: &[ExprRef]) -> Exec<usize> {
+        let mut taken = conds.len() - 1;
+        for (i, c) in conds.iter().enumerate().take(conds.len() - 1) {
+            let feasible = match c.as_const() {
+                Some(v) => v != 0,
+                None if state.hint.as_ref().is_some_and(|h| expr::eval(c, h) != 0) => true,
+                None => self.may_be_true(state, c)?,
+            };
+            if feasible {
+                taken = i;
+                break;
+            }
         }
+        Ok(taken)
+    }
+
+    /// Once the run has made its `--max-forks`: the alternative a path
+    /// takes, the one a model of it meets (its own, or one asked for now),
+    /// as KLEE's goes one way at random; the cut is for good.
+    fn model_way(&mut self, state: &mut State, conds: &[ExprRef]) -> Exec<usize> {
         let model = match &state.hint {
             Some(h) => h.clone(),
             None => Arc::new(self.model(state).map_err(|e| self.solver_error(state, e))?),
         };
         // The conditions cover every case, so the model meets one.
-        let taken = conds
+        Ok(conds
             .iter()
             .position(|c| expr::eval(c, &model) != 0)
-            .unwrap_or(conds.len() - 1);
-        self.follow_model(state, site, conds, payloads, taken, false)
+            .unwrap_or(conds.len() - 1))
     }
 
     /// At a site past its share of the forks (`--max-site-fork-share`), or

@@ -427,7 +427,8 @@ impl Executor {
     }
 
     /// Alternatives left unasked at sites past their share of the forks
-    /// (`--max-site-fork-share`), or past the run's `--max-forks`.
+    /// (`--max-site-fork-share`), past the run's `--max-forks`, or where
+    /// the program asked its path not to fork (`klee_set_forking(0)`).
     pub fn forks_cut(&self) -> u64 {
         self.fork_share.cut
     }
@@ -482,6 +483,7 @@ impl Executor {
             addresses: imbl::HashMap::new(),
             covered_new: false,
             forced: None,
+            forking_off: false,
             reopen: None,
             composing: None,
             seeds: None,

@@ -54,6 +54,10 @@ pub enum KleeCall {
     /// address the program names (a device's registers), below the heap
     /// and clear of the functions and every object.
     DefineFixedObject,
+    /// `klee_set_forking(enable)`: with 0, the path forks no more (until
+    /// asked again): at a branch it goes the way its model goes, as KLEE's
+    /// goes one way.
+    SetForking,
 }
 
 impl KleeCall {
@@ -74,6 +78,7 @@ impl KleeCall {
             "klee_choose" => KleeCall::Choose,
             "klee_mark_global" => KleeCall::MarkGlobal,
             "klee_define_fixed_object" => KleeCall::DefineFixedObject,
+            "klee_set_forking" => KleeCall::SetForking,
             _ => return None,
         })
     }
@@ -145,6 +150,10 @@ impl Executor {
                 Ok(Some(Value::from_expr(x)))
             }
             KleeCall::MarkGlobal => Ok(None),
+            KleeCall::SetForking => {
+                state.forking_off = self.concretize(state, &arg(0))? == 0;
+                Ok(None)
+            }
             KleeCall::DefineFixedObject => {
                 let at = self.concretize(state, &arg(0))? as u64;
                 let size = self.concretize(state, &arg(1))? as u64;

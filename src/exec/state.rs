@@ -355,6 +355,9 @@ pub struct State {
     /// The alternative this state must take at its next choice point: set on
     /// the children of a fork, and by trie-guided replay.
     pub forced: Option<Forced>,
+    /// The program asked it not to fork (`klee_set_forking(0)`): at a
+    /// branch it goes the way its model goes.
+    pub forking_off: bool,
     /// A choice point cut under `--max-site-fork-share` that this copy of
     /// its path is to fork at after all (see `fork_share`).
     pub reopen: Option<Reopen>,

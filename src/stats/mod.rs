@@ -358,7 +358,7 @@ impl RunStats {
         }
         if self.paths.forks_cut > 0 {
             s += &format!(
-                "mnemo:   alternatives cut (past a site's share of the forks or the run's --max-forks): {}\n",
+                "mnemo:   alternatives cut (past a site's share of the forks, the run's --max-forks, or klee_set_forking(0)): {}\n",
                 self.paths.forks_cut
             );
         }

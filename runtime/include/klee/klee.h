@@ -95,6 +95,11 @@ void klee_close_merge(void);
  * below n). */
 uintptr_t klee_choose(uintptr_t n);
 
+/* With 0, the path forks no more until called with another value: at a
+ * branch both ways of which its inputs allow, it takes the first way its
+ * path allows (natively: nothing to do). */
+void klee_set_forking(unsigned enable);
+
 /* The C library's errno on the path (natively: errno). */
 int klee_get_errno(void);
 
