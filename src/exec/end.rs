@@ -19,6 +19,11 @@ pub enum ErrorKind {
     Abort,
     DivByZero,
     Overshift,
+    /// Arithmetic a `-fsanitize=` check found overflowing (`ubsan`).
+    Overflow,
+    /// Undefined behaviour a `-fsanitize=` check found that no other kind
+    /// names (a misaligned pointer, an invalid `bool`).
+    Undefined,
     User,
     Reach,
     Unreachable,
@@ -41,6 +46,8 @@ impl ErrorKind {
             ErrorKind::Abort => "abort",
             ErrorKind::DivByZero => "div-by-zero",
             ErrorKind::Overshift => "overshift",
+            ErrorKind::Overflow => "overflow",
+            ErrorKind::Undefined => "undefined",
             ErrorKind::User => "user",
             ErrorKind::Reach => "reach",
             ErrorKind::Unreachable => "unreachable",
@@ -52,7 +59,7 @@ impl ErrorKind {
     }
 
     /// Every kind, in the order of the enum.
-    pub const ALL: [ErrorKind; 17] = {
+    pub const ALL: [ErrorKind; 19] = {
         use ErrorKind::*;
         [
             Null,
@@ -65,6 +72,8 @@ impl ErrorKind {
             Abort,
             DivByZero,
             Overshift,
+            Overflow,
+            Undefined,
             User,
             Reach,
             Unreachable,

@@ -324,6 +324,9 @@ impl Executor {
     /// Runs `state` until it forks, ends, its slice is used up, or the run
     /// reaches its memory limit or its deadline ([`Self::set_deadline`]).
     pub fn step(&mut self, state: &mut State) -> Step {
+        if let Some(end) = state.ended.take() {
+            return Step::Ended(end);
+        }
         // Under `--only-seed`, a path that left its seeds (at a fork, at
         // an input a seed does not fit, or at `--seed-time`) ends there,
         // with a test;
@@ -355,7 +358,13 @@ impl Executor {
                     }
                 }
                 Err(Flow::End(end)) => {
-                    self.forked.clear();
+                    // The instruction forked before its path ended (a
+                    // sanitizer's handler telling its checks apart): the
+                    // children take its other alternatives.
+                    if !self.forked.is_empty() {
+                        state.ended = Some(end);
+                        return Step::Forked(std::mem::take(&mut self.forked));
+                    }
                     return Step::Ended(end);
                 }
             }
@@ -483,6 +492,7 @@ impl Executor {
             addresses: imbl::HashMap::new(),
             covered_new: false,
             forced: None,
+            ended: None,
             forking_off: false,
             reopen: None,
             composing: None,

@@ -30,6 +30,7 @@ mod state;
 mod syscalls;
 mod tally;
 mod trail;
+mod ubsan;
 mod value;
 mod value_fork;
 

@@ -8,6 +8,7 @@ use super::executor::{Exec, Executor, Flow};
 use super::klee_api::KleeCall;
 use super::memory::{AllocKind, MemoryObject, ObjectState};
 use super::state::{Answer, State};
+use super::ubsan::UbsanCheck;
 use super::value::{Byte, Value};
 use crate::expr;
 
@@ -58,6 +59,8 @@ pub enum Native {
     LongJmp,
     /// The rest of klee.h, which only harnesses call (`klee_api`).
     Klee(KleeCall),
+    /// `__ubsan_handle_*`: a check `-fsanitize=` compiled in failed (`ubsan`).
+    Ubsan(UbsanCheck),
 }
 
 impl Native {
@@ -90,6 +93,7 @@ impl Native {
             n if n.starts_with("__VERIFIER_nondet_") => Native::Nondet {
                 boolean: n.ends_with("bool") || n.ends_with("_Bool"),
             },
+            n if n.starts_with("__ubsan_handle_") => Native::Ubsan(UbsanCheck::by_name(n)?),
             n => Native::Klee(KleeCall::by_name(n)?),
         })
     }
@@ -314,6 +318,7 @@ impl Executor {
                 Err(self.error(state, ErrorKind::Reach, format!("{name}() reached")))
             }
             Native::Klee(call) => self.klee_call(state, call, args, ret_width),
+            Native::Ubsan(check) => self.ubsan_check(state, check, args),
             Native::Syscall => self.system_call(state, args),
             Native::HostFile => self.host_file(state, args),
             // They move the program counter, so `call` runs them itself.

@@ -8,6 +8,7 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
+use super::end::PathEnd;
 use super::guide::GuideNode;
 use super::memory::AddressSpace;
 use super::value::{Byte, Value};
@@ -356,8 +357,11 @@ pub struct State {
     /// the children of a fork, and by trie-guided replay.
     pub forced: Option<Forced>,
     /// The program asked it not to fork (`klee_set_forking(0)`): at a
-    /// branch it goes the way its model goes.
+    /// branch it takes the first way its condition allows.
     pub forking_off: bool,
+    /// How the path ended, where the instruction that ended it had forked
+    /// first: the path stays to hand its children over, then ends.
+    pub ended: Option<PathEnd>,
     /// A choice point cut under `--max-site-fork-share` that this copy of
     /// its path is to fork at after all (see `fork_share`).
     pub reopen: Option<Reopen>,

@@ -113,16 +113,45 @@ fn classify_asan(headline: &str) -> NativeOutcome {
     NativeOutcome::UnknownReport(format!("AddressSanitizer: {headline}"))
 }
 
-/// Maps the text after UBSan's "runtime error: " to an outcome.
+/// Maps the text after UBSan's "runtime error: " to an outcome: the kind
+/// the engine gives the same check (`exec::ubsan`).
 fn classify_ubsan(message: &str) -> NativeOutcome {
-    if message.starts_with("division by zero") {
-        NativeOutcome::Error("div-by-zero")
-    } else if message.starts_with("shift exponent") {
-        NativeOutcome::Error("overshift")
-    } else if message.starts_with("execution reached an unreachable program point") {
-        NativeOutcome::Error("unreachable")
-    } else {
-        NativeOutcome::UnknownReport(format!("UBSan: {message}"))
+    // By the message's start, then by what it says further on.
+    const STARTS: &[(&str, &str)] = &[
+        ("division by zero", "div-by-zero"),
+        ("shift exponent", "overshift"),
+        ("left shift of", "overflow"),
+        ("signed integer overflow", "overflow"),
+        ("unsigned integer overflow", "overflow"),
+        ("negation of", "overflow"),
+        ("division of", "overflow"),
+        ("implicit conversion from", "overflow"),
+        ("execution reached", "unreachable"),
+        ("index ", "ptr"),
+        ("pointer index expression", "ptr"),
+        ("applying ", "ptr"),
+        ("addition of unsigned offset", "ptr"),
+        ("subtraction of unsigned offset", "ptr"),
+        ("null pointer passed as argument", "null"),
+        ("null pointer returned", "null"),
+        ("variable length array bound", "undefined"),
+        ("passing zero to", "undefined"),
+        ("assumption of", "undefined"),
+    ];
+    const CONTAINS: &[(&str, &str)] = &[
+        ("null pointer of type", "null"),
+        ("misaligned address", "undefined"),
+        ("insufficient space for an object", "ptr"),
+        ("which is not a valid value for type", "undefined"),
+        ("is outside the range of representable values", "overflow"),
+    ];
+    let kind = STARTS
+        .iter()
+        .find(|(start, _)| message.starts_with(start))
+        .or_else(|| CONTAINS.iter().find(|(part, _)| message.contains(part)));
+    match kind {
+        Some((_, kind)) => NativeOutcome::Error(kind),
+        None => NativeOutcome::UnknownReport(format!("UBSan: {message}")),
     }
 }
 
@@ -194,6 +223,8 @@ const PREDICTED_KINDS: &[&str] = &[
     "abort",
     "div-by-zero",
     "overshift",
+    "overflow",
+    "undefined",
     "user",
     "reach",
     "unreachable",
@@ -350,6 +381,36 @@ SUMMARY: AddressSanitizer: FPE /home/dev/ub.c:23:76 in main\n";
             classify_native(e1, odd),
             NativeOutcome::UnknownReport(_)
         ));
+    }
+
+    #[test]
+    fn classifies_the_checks_of_further_sanitizers_as_the_engine_names_them() {
+        // The text after "runtime error: " of clang 14's UBSan, captured
+        // from a program built with the checks `exec::ubsan` handles.
+        let reports = [
+            ("signed integer overflow: 1 + 2147483647 cannot be represented in type 'int'", "overflow"),
+            ("negation of -2147483648 cannot be represented in type 'int'; cast to an unsigned type to negate this value to itself", "overflow"),
+            ("division of -2147483648 by -1 cannot be represented in type 'int'", "overflow"),
+            ("left shift of 1 by 31 places cannot be represented in type 'int'", "overflow"),
+            ("left shift of negative value -1", "overflow"),
+            ("unsigned integer overflow: 7 * 4000000000 cannot be represented in type 'unsigned int'", "overflow"),
+            ("1e+20 is outside the range of representable values of type 'int'", "overflow"),
+            ("index 6 out of bounds for type 'int[4]'", "ptr"),
+            ("member access within null pointer of type 'struct S'", "null"),
+            ("load of misaligned address 0x7fff42acf441 for type 'int', which requires 4 byte alignment", "undefined"),
+            ("load of value 2, which is not a valid value for type '_Bool'", "undefined"),
+        ];
+        for (message, kind) in reports {
+            let stderr = format!(
+                "nat.c:10:19: runtime error: {message}\n\
+SUMMARY: UndefinedBehaviorSanitizer: undefined-behavior nat.c:10:19 in \n"
+            );
+            assert_eq!(
+                classify_native(Termination::Exited(1), &stderr),
+                NativeOutcome::Error(kind),
+                "{message}"
+            );
+        }
     }
 
     #[test]
