@@ -562,6 +562,12 @@ impl Executor {
                 if matches!(op, BinOp::UDiv | BinOp::SDiv | BinOp::URem | BinOp::SRem) && *y == 0 {
                     return Err(self.error(state, ErrorKind::DivByZero, "division by zero"));
                 }
+                if matches!(op, BinOp::SDiv | BinOp::SRem)
+                    && *x == least_signed(width)
+                    && *y == semantics::mask(width)
+                {
+                    return Err(self.error(state, ErrorKind::Overflow, quotient_overflow(width)));
+                }
                 if matches!(op, BinOp::Shl | BinOp::LShr | BinOp::AShr) && *y >= width as u128 {
                     return Err(self.error(
                         state,
@@ -586,15 +592,47 @@ impl Executor {
                     format!("shift amount may be {width} or more"),
                 ),
             };
-            if !bad.is_false() {
-                let (alt, _) = self.fork(state, site, &[expr::not(&bad), bad], &[0, 0], &[])?;
-                if alt == 1 {
-                    return Err(self.error(state, kind, msg));
+            // The least signed value divided by -1 has no quotient: the
+            // processor traps on it as on a zero divisor (SIGFPE). Where it
+            // may, one fork over the three.
+            let overflow = match op {
+                BinOp::SDiv | BinOp::SRem => expr::and(
+                    &expr::eq(&ea, &expr::constant(least_signed(width), width)),
+                    &expr::eq(&eb, &expr::constant(semantics::mask(width), width)),
+                ),
+                _ => expr::bool_const(false),
+            };
+            if !bad.is_false() || !overflow.is_false() {
+                let fine = expr::and(&expr::not(&bad), &expr::not(&overflow));
+                let (alt, _) = match overflow.is_false() {
+                    true => self.fork(state, site, &[fine, bad], &[0, 0], &[])?,
+                    false => self.fork(state, site, &[fine, bad, overflow], &[0, 0, 0], &[])?,
+                };
+                match alt {
+                    0 => {}
+                    1 => return Err(self.error(state, kind, msg)),
+                    _ => {
+                        return Err(self.error(
+                            state,
+                            ErrorKind::Overflow,
+                            quotient_overflow(width),
+                        ))
+                    }
                 }
             }
         }
         Ok(Value::from_expr(expr::binary(op, &ea, &eb)))
     }
+}
+
+/// The least signed value of `width` bits, as its bits.
+fn least_signed(width: u32) -> u128 {
+    1 << (width - 1)
+}
+
+/// What a path dividing the least signed value by -1 is told.
+fn quotient_overflow(width: u32) -> String {
+    format!("division of the least {width}-bit signed value by -1 overflows")
 }
 
 pub(crate) fn cast_value(op: CastOp, to: u32, v: &Value) -> Value {

@@ -37,6 +37,9 @@ pub enum NativeOutcome {
     Error(&'static str),
     /// A SEGV at an address of 4096 or more: `ptr` or `readonly`.
     WildAccess,
+    /// The processor's divide error (SIGFPE): a division by zero, or the
+    /// least signed value divided by -1 (`div-by-zero` or `overflow`).
+    DivideTrap,
     /// Killed by a signal the contract does not map to a kind.
     Signal(i32),
     /// A sanitizer report of a kind mnemo never predicts (its headline).
@@ -54,6 +57,7 @@ impl fmt::Display for NativeOutcome {
             NativeOutcome::Exit(code) => write!(f, "exit {code}"),
             NativeOutcome::Error(kind) => write!(f, "{kind}"),
             NativeOutcome::WildAccess => write!(f, "ptr or readonly (SEGV)"),
+            NativeOutcome::DivideTrap => write!(f, "div-by-zero or overflow (SIGFPE)"),
             NativeOutcome::Signal(sig) => write!(f, "signal {sig}"),
             NativeOutcome::UnknownReport(line) => write!(f, "unclassified report: {line}"),
             NativeOutcome::ReplayFailed(msg) => write!(f, "replay failed: {msg}"),
@@ -75,6 +79,9 @@ const NULL_PAGE: u64 = 4096;
 /// Maps the headline of an AddressSanitizer report (the text after
 /// "ERROR: AddressSanitizer: ") to an outcome.
 fn classify_asan(headline: &str) -> NativeOutcome {
+    if headline.starts_with("FPE on unknown address") {
+        return NativeOutcome::DivideTrap;
+    }
     if let Some(rest) = headline.strip_prefix("SEGV on unknown address") {
         // "SEGV on unknown address 0x00000000000c (pc ...)"; a fault on a
         // non-canonical address has no address, only "(pc ...)".
@@ -103,7 +110,6 @@ fn classify_asan(headline: &str) -> NativeOutcome {
         ("global-buffer-overflow", "ptr"),
         ("stack-use-after-scope", "ptr"),
         ("stack-use-after-return", "ptr"),
-        ("FPE on unknown address", "div-by-zero"),
     ];
     for (prefix, kind) in TABLE {
         if headline.starts_with(prefix) {
@@ -198,7 +204,7 @@ pub fn classify_native(termination: Termination, stderr: &str) -> NativeOutcome 
                 .any(|l| l.contains(": Assertion `") && l.trim_end().ends_with("' failed."));
             NativeOutcome::Error(if asserted { "assert" } else { "abort" })
         }
-        Termination::Signaled(SIGFPE) => NativeOutcome::Error("div-by-zero"),
+        Termination::Signaled(SIGFPE) => NativeOutcome::DivideTrap,
         Termination::Signaled(SIGSEGV) => NativeOutcome::WildAccess,
         Termination::Signaled(sig) => NativeOutcome::Signal(sig),
         // Only the low 8 bits of a status reach the parent.
@@ -264,6 +270,7 @@ pub fn verdict(predicted: &Outcome, native: &NativeOutcome) -> Verdict {
         (Outcome::Exit { exit_code }, _, NativeOutcome::Exit(code)) => exit_code == code,
         (_, Some(k), NativeOutcome::Error(n)) => k == *n,
         (_, Some(k), NativeOutcome::WildAccess) => k == "ptr" || k == "readonly",
+        (_, Some(k), NativeOutcome::DivideTrap) => k == "div-by-zero" || k == "overflow",
         _ => false,
     };
     if matched {
@@ -372,10 +379,7 @@ SUMMARY: AddressSanitizer: FPE /home/dev/ub.c:23:76 in main\n";
             classify_native(e1, ASAN_STACK_OVERFLOW),
             NativeOutcome::Error("ptr")
         );
-        assert_eq!(
-            classify_native(e1, ASAN_FPE),
-            NativeOutcome::Error("div-by-zero")
-        );
+        assert_eq!(classify_native(e1, ASAN_FPE), NativeOutcome::DivideTrap);
         let odd = "==1==ERROR: AddressSanitizer: stack-overflow on address 0x7ffe\n";
         assert!(matches!(
             classify_native(e1, odd),
@@ -423,7 +427,7 @@ SUMMARY: UndefinedBehaviorSanitizer: undefined-behavior nat.c:10:19 in \n"
         assert_eq!(classify_native(abrt, ""), NativeOutcome::Error("abort"));
         assert_eq!(
             classify_native(Termination::Signaled(SIGFPE), ""),
-            NativeOutcome::Error("div-by-zero")
+            NativeOutcome::DivideTrap
         );
         assert_eq!(
             classify_native(Termination::Signaled(SIGSEGV), ""),
@@ -514,6 +518,16 @@ SUMMARY: UndefinedBehaviorSanitizer: undefined-behavior nat.c:10:19 in \n"
         );
         assert_eq!(
             verdict(&err("null"), &NativeOutcome::WildAccess),
+            Verdict::Mismatch
+        );
+        for kind in ["div-by-zero", "overflow"] {
+            assert_eq!(
+                verdict(&err(kind), &NativeOutcome::DivideTrap),
+                Verdict::Match
+            );
+        }
+        assert_eq!(
+            verdict(&err("overshift"), &NativeOutcome::DivideTrap),
             Verdict::Mismatch
         );
         assert_eq!(
