@@ -127,6 +127,9 @@ pub struct RunConfig {
     /// `--exit-on-error` and `--exit-on-error-type`: the error kinds a
     /// path may end in that stop the run, as a limit does (empty: none).
     pub exit_on_error: Vec<crate::exec::ErrorKind>,
+    /// `--max-tests`: the run stops, as at a limit, once it has written
+    /// this many tests (the paths pending then get theirs too).
+    pub max_tests: Option<u64>,
     /// `--seed-file` and `--seed-dir`: recorded tests whose paths the run
     /// explores first.
     pub seeds: Vec<Arc<crate::exec::seeds::Seed>>,
@@ -696,6 +699,7 @@ pub fn execute(
         let by = match reason {
             EarlyReason::Interrupted | EarlyReason::Terminated => "stopped",
             EarlyReason::ExitOnError => "stopped at an error",
+            EarlyReason::MaxTests => "stopped at --max-tests",
             _ => "stopped at a limit",
         };
         eprintln!(

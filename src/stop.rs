@@ -30,6 +30,9 @@ const BY_CALLER: i32 = 0;
 /// The "signal" of a stop at an error `--exit-on-error` names.
 const ON_ERROR: i32 = -2;
 
+/// The "signal" of a stop once `--max-tests` tests are written.
+const ON_TESTS: i32 = -3;
+
 /// Requests to stop a run, as signals (or a caller) made them; the
 /// exploration loop reads it.
 #[derive(Debug)]
@@ -68,6 +71,14 @@ impl StopRequest {
             .compare_exchange(-1, ON_ERROR, Ordering::SeqCst, Ordering::SeqCst);
     }
 
+    /// Asks the run to stop as at a limit (reason `max-tests`), as
+    /// [`Self::error_found`] does.
+    pub fn enough_tests(&self) {
+        let _ = self
+            .first
+            .compare_exchange(-1, ON_TESTS, Ordering::SeqCst, Ordering::SeqCst);
+    }
+
     /// Asks the run to stop because a test's files could not be written:
     /// at once, as a second signal does (reason `write-failed`, unless a
     /// signal came first). No exit code: the run ends in an error.
@@ -95,6 +106,7 @@ impl StopRequest {
             -1 if self.has_write_failed() => Some(EarlyReason::WriteFailed),
             -1 => None,
             ON_ERROR => Some(EarlyReason::ExitOnError),
+            ON_TESTS => Some(EarlyReason::MaxTests),
             s if s == libc::SIGTERM || s == libc::SIGHUP => Some(EarlyReason::Terminated),
             _ => Some(EarlyReason::Interrupted),
         }

@@ -1,12 +1,17 @@
 //! `--exit-on-error` and `--exit-on-error-type`: a run that stops at the
 //! first error of the kinds asked for, as at a limit, and goes on from
-//! there with `--resume`.
+//! there with `--resume`; and `--max-tests N`, which stops it so once it
+//! has written N tests (the paths pending then getting theirs too, as
+//! KLEE's option does).
 
 use std::path::Path;
 
 #[path = "support/cli.rs"]
 mod support;
-use support::{compile, json, mnemo, path, path_count, run_ended, stderr, trie_text};
+use support::{
+    compile, json, mnemo, path, path_count, replays_natively, resume_ends_as_whole, run_ended,
+    stderr, trie_text,
+};
 
 /// Six input bytes; an assertion fails where three are above 100, and the
 /// program aborts where five are: 64 paths, 26 of them errors.
@@ -84,13 +89,7 @@ fn the_run_stops_at_the_first_error_and_resume_goes_on_to_the_next() {
     );
     tests_listed(&out, &stopped);
     // Its error test fails natively as predicted.
-    let o = mnemo()
-        .arg("replay")
-        .arg(d.join("two.c"))
-        .arg(&out)
-        .output()
-        .expect("replay");
-    assert!(o.status.success(), "{}", stderr(&o));
+    replays_natively(&d.join("two.c"), &out);
 
     // Resumed, asking for an abort: the error found before does not stop
     // it again, the assertions met on the way do not either.
@@ -107,11 +106,7 @@ fn the_run_stops_at_the_first_error_and_resume_goes_on_to_the_next() {
     tests_listed(&out, &next);
 
     // Resumed without it, the run ends as the whole run did.
-    let (code, rest, _) = run_ended(&bc, &out, &["--memo", path(&memo), "--resume"]);
-    assert_eq!(code, Some(0), "{rest}");
-    assert!(rest["stopped_by"].is_null(), "{rest}");
-    assert_eq!(rest["paths"], whole["paths"]);
-    assert_eq!(trie_text(&memo), trie_text(&whole_memo));
+    resume_ends_as_whole(&bc, &out, &memo, (&whole, &whole_memo));
 }
 
 #[test]
@@ -200,6 +195,18 @@ fn an_unknown_kind_or_a_partitioned_run_is_refused_with_a_reason() {
         .expect("runs");
     assert!(!o.status.success());
     assert!(stderr(&o).contains("--balance dynamic"), "{}", stderr(&o));
+    // Shards write no tests of their own for --max-tests to count.
+    let o = mnemo()
+        .args(["partition", "-q", "--no-runtime", "--max-tests", "3"])
+        .args(["--shards", "2", "--memo"])
+        .arg(dir.path().join("memo"))
+        .arg("-o")
+        .arg(dir.path().join("shards"))
+        .arg(&bc)
+        .output()
+        .expect("runs");
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("--max-tests"), "{}", stderr(&o));
 }
 
 #[test]
@@ -230,4 +237,56 @@ fn deepening_stopped_at_an_error_leaves_that_bound_s_tests_as_the_output() {
         .filter(|e| e.file_name().to_string_lossy().ends_with(".err"))
         .count();
     assert_eq!(err, 1);
+}
+
+/// The paths `stats.json` counts as run to their end: completed or errors.
+fn ended(stats: &serde_json::Value) -> u64 {
+    stats["paths"]["completed"].as_u64().unwrap_or(0) + errors(stats)
+}
+
+#[test]
+fn max_tests_stops_the_run_once_it_has_written_n_and_resume_finishes_it() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let Some(bc) = compile(dir.path(), "two", TWO_ERRORS) else {
+        return;
+    };
+    let d = dir.path();
+    let whole_memo = d.join("memo-whole");
+    let (_, whole, _) = run_ended(&bc, &d.join("whole"), &["--memo", path(&whole_memo)]);
+    assert_eq!(ended(&whole), 64, "{whole}");
+
+    // One worker: the tenth test stops the run, and every path pending
+    // then ends early with a test of its own.
+    let (memo, out) = (d.join("memo"), d.join("out"));
+    let args = ["--jobs", "1", "--memo", path(&memo), "--max-tests", "10"];
+    let (code, stopped, _) = run_ended(&bc, &out, &args);
+    assert_eq!(code, Some(3), "{stopped}");
+    assert_eq!(stopped["stopped_by"], "max-tests", "{stopped}");
+    assert_eq!(ended(&stopped), 10, "{stopped}");
+    let early = path_count(&stopped, "early", "max-tests");
+    assert!(early >= 1, "{stopped}");
+    assert_eq!(stopped["tests"].as_u64(), Some(10 + early), "{stopped}");
+    tests_listed(&out, &stopped);
+    replays_natively(&d.join("two.c"), &out);
+    resume_ends_as_whole(&bc, &out, &memo, (&whole, &whole_memo));
+}
+
+#[test]
+fn workers_count_their_tests_together_and_zero_is_no_limit() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let Some(bc) = compile(dir.path(), "two", TWO_ERRORS) else {
+        return;
+    };
+    let d = dir.path();
+    let three = ["--jobs", "3", "--max-tests", "10"];
+    let (code, stopped, _) = run_ended(&bc, &d.join("three"), &three);
+    assert_eq!(code, Some(3), "{stopped}");
+    assert_eq!(stopped["stopped_by"], "max-tests", "{stopped}");
+    // Other workers may end a path or two before they see the stop.
+    assert!((10..64).contains(&ended(&stopped)), "{stopped}");
+
+    let (code, all, _) = run_ended(&bc, &d.join("zero"), &["--max-tests", "0"]);
+    assert_eq!(code, Some(0), "{all}");
+    assert!(all["stopped_by"].is_null(), "{all}");
+    assert_eq!(ended(&all), 64, "{all}");
 }

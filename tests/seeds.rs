@@ -8,7 +8,10 @@ use mnemo::testgen::{KTest, KTestObject};
 
 #[path = "support/cli.rs"]
 mod support;
-use support::{compile, json, mnemo, path, path_count, run_ended, stderr, trie_text};
+use support::{
+    compile, json, mnemo, path, path_count, replays_natively, resume_ends_as_whole, run_ended,
+    stderr, trie_text,
+};
 
 /// Eight input bytes; an assertion fails on the four-byte magic word
 /// followed by 'O': a needle the searcher meets after hundreds of paths,
@@ -114,19 +117,10 @@ fn only_seed_explores_the_seeds_paths_and_resume_the_rest() {
     let error = tests_with(&out, "error");
     assert_eq!(error.len(), 1);
     assert_eq!(error[0].objects[0].bytes, b"MNEMOxyz");
-    let o = mnemo()
-        .arg("replay")
-        .arg(d.join("magic.c"))
-        .arg(&out)
-        .output()
-        .expect("replay");
-    assert!(o.status.success(), "{}", stderr(&o));
+    replays_natively(&d.join("magic.c"), &out);
 
     // Resumed without seeds, the run ends as the whole run did.
-    let (code, rest, _) = run_ended(&bc, &out, &["--memo", path(&memo), "--resume"]);
-    assert_eq!(code, Some(0), "{rest}");
-    assert_eq!(rest["paths"], whole["paths"]);
-    assert_eq!(trie_text(&memo), trie_text(&whole_memo));
+    resume_ends_as_whole(&bc, &out, &memo, (&whole, &whole_memo));
 }
 
 #[test]
@@ -380,13 +374,7 @@ fn named_seed_matching_gives_each_input_the_object_of_its_name() {
         .map(|o| (o.name.as_str(), &o.bytes[..]))
         .collect();
     assert_eq!(objects, [("mode", &[3u8][..]), ("buf", b"MNEMOxyz")]);
-    let o = mnemo()
-        .arg("replay")
-        .arg(d.join("mode.c"))
-        .arg(&out)
-        .output()
-        .expect("replay");
-    assert!(o.status.success(), "{}", stderr(&o));
+    replays_natively(&d.join("mode.c"), &out);
 }
 
 #[test]

@@ -116,6 +116,7 @@ fn config(bc: &Path, dir: &Path, entry: &str) -> RunConfig {
         silent_assume: false,
         retry_undecided: false,
         exit_on_error: Vec::new(),
+        max_tests: None,
         seeds: Vec::new(),
         seed_fit: Default::default(),
         only_seed: false,

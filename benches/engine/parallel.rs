@@ -140,6 +140,7 @@ fn config(
         silent_assume: false,
         retry_undecided: false,
         exit_on_error: Vec::new(),
+        max_tests: None,
         seeds: Vec::new(),
         seed_fit: Default::default(),
         only_seed: false,

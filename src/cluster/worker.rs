@@ -216,6 +216,7 @@ fn base_config(program: &Path, scratch: &Path, stores: Vec<String>, c: &WorkerCo
         silent_assume: false,
         retry_undecided: false,
         exit_on_error: Vec::new(),
+        max_tests: None,
         seeds: Vec::new(),
         seed_fit: Default::default(),
         only_seed: false,

@@ -142,6 +142,9 @@ pub enum EarlyReason {
     /// Under `--only-seed`, the path took an alternative none of the
     /// run's seeds takes: it ends there.
     OnlySeed,
+    /// The run had written the tests `--max-tests` asks for: it stops, as
+    /// at a limit.
+    MaxTests,
 }
 
 impl EarlyReason {
@@ -161,6 +164,7 @@ impl EarlyReason {
             EarlyReason::WriteFailed => "write-failed",
             EarlyReason::ExitOnError => "exit-on-error",
             EarlyReason::OnlySeed => "only-seed",
+            EarlyReason::MaxTests => "max-tests",
         }
     }
 }

@@ -185,6 +185,11 @@ impl PathObserver for Outputs<'_> {
             return Ok(());
         }
         let test = self.writer.commit(staged)?;
+        if let Some(most) = self.report.config.max_tests {
+            if self.writer.tests() >= most {
+                self.failure.stop.enough_tests();
+            }
+        }
         let leaf = self.recorder.record(executor, &path, Some(test));
         self.places
             .push(TestPlace::leaf(leaf.unwrap_or(NodeId::ROOT)));

@@ -147,3 +147,33 @@ pub fn trie_text(memo: &Path) -> String {
     assert!(o.status.success(), "{}", stderr(&o));
     String::from_utf8_lossy(&o.stdout).into_owned()
 }
+
+/// Replays every test of `out` natively, the program built from `source`;
+/// fails with replay's report unless each does what the engine said.
+#[allow(dead_code)] // Not every test file replays.
+pub fn replays_natively(source: &Path, out: &Path) {
+    let o = mnemo()
+        .arg("replay")
+        .arg(source)
+        .arg(out)
+        .output()
+        .expect("replay");
+    assert!(o.status.success(), "{}", stderr(&o));
+}
+
+/// Resumes the run of `bc` in `out` from `memo` with no more options: it
+/// must end as `whole`, the run that explored everything at once (its
+/// stats and its memo), did: nothing left, the same paths, the same trie.
+#[allow(dead_code)] // Not every test file resumes.
+pub fn resume_ends_as_whole(
+    bc: &Path,
+    out: &Path,
+    memo: &Path,
+    (whole, whole_memo): (&serde_json::Value, &Path),
+) {
+    let (code, rest, _) = run_ended(bc, out, &["--memo", path(memo), "--resume"]);
+    assert_eq!(code, Some(0), "{rest}");
+    assert!(rest["stopped_by"].is_null(), "{rest}");
+    assert_eq!(rest["paths"], whole["paths"]);
+    assert_eq!(trie_text(memo), trie_text(whole_memo));
+}

@@ -436,6 +436,11 @@ pub(crate) struct RunArgs {
     #[arg(long, value_name = "KIND", value_delimiter = ',', value_parser = error_kind,
           conflicts_with_all = ["shard", "cluster"])]
     pub(crate) exit_on_error_type: Vec<mnemo::exec::ErrorKind>,
+    /// Stop the run once it has written N tests (counted over every
+    /// worker), as a limit stops it (KLEE's option): the paths pending then
+    /// get their tests too, and `--resume` goes on from there. 0: no limit.
+    #[arg(long, value_name = "N", conflicts_with_all = ["shard", "cluster"])]
+    pub(crate) max_tests: Option<u64>,
     /// A test (a `.ktest`, from mnemo, KLEE or a fuzzer's inputs put in
     /// one) whose path the run explores before any other, without asking
     /// the solver which way it goes: its objects, in order, are the bytes

@@ -136,13 +136,14 @@ fn real_main() -> anyhow::Result<u8> {
                 || run.shard.is_some()
                 || run.exit_on_error
                 || !run.exit_on_error_type.is_empty()
+                || run.max_tests.is_some()
                 || !run.seed_file.is_empty()
                 || !run.seed_dir.is_empty()
                 || run.max_forks.is_some()
                 || run.silent_klee_assume
             {
                 anyhow::bail!(
-                    "partition takes none of --deepen, --resume, --shard, --exit-on-error, seeds, --max-forks and --silent-klee-assume"
+                    "partition takes none of --deepen, --resume, --shard, --exit-on-error, --max-tests, seeds, --max-forks and --silent-klee-assume"
                 );
             }
             let config = run_config(run)?;
@@ -432,6 +433,7 @@ fn run_config(a: RunArgs) -> anyhow::Result<RunConfig> {
         silent_assume: a.silent_klee_assume,
         retry_undecided: a.retry_undecided,
         exit_on_error,
+        max_tests: a.max_tests.filter(|&n| n > 0),
         seeds,
         seed_fit: SeedFit {
             by_name: a.named_seed_matching,
