@@ -127,6 +127,10 @@ pub struct RunConfig {
     /// `--exit-on-error` and `--exit-on-error-type`: the error kinds a
     /// path may end in that stop the run, as a limit does (empty: none).
     pub exit_on_error: Vec<crate::exec::ErrorKind>,
+    /// Whether the paths pending when a limit or a signal stops the run get
+    /// tests (KLEE's `--dump-states-on-halt`); without, they are kept in
+    /// the trie untested (`paths.untested`).
+    pub pending_tests: bool,
     /// `--max-tests`: the run stops, as at a limit, once it has written
     /// this many tests (the paths pending then get theirs too).
     pub max_tests: Option<u64>,
@@ -493,6 +497,7 @@ pub fn execute(
         max_memory_mb: config.max_memory_mb,
         checkpoint: config.checkpoint,
         leave_memory: config.last_in_process,
+        skip_pending_tests: !config.pending_tests,
     };
     let progress = Progress::new(config.quiet);
     let report = Report {
@@ -694,7 +699,8 @@ pub fn execute(
     if let Some(reason) = outcome.stopped_by {
         let untested = match stats.paths.untested {
             0 => String::new(),
-            n => format!(" but {n}, kept in the trie for --resume"),
+            n if config.memo_dir.is_some() => format!(" but {n}, kept in the trie for --resume"),
+            n => format!(" but {n} (only counted: --memo keeps them for --resume)"),
         };
         let by = match reason {
             EarlyReason::Interrupted | EarlyReason::Terminated => "stopped",

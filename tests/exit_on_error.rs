@@ -63,16 +63,32 @@ fn tests_listed(out: &Path, stats: &serde_json::Value) {
     assert_eq!(Some(listed), stats["tests"].as_u64(), "{stats}");
 }
 
+/// TWO_ERRORS compiled in a fresh directory and run whole with a memo:
+/// the directory, the bitcode, and the run's stats and memo, which a run
+/// stopped and resumed must end as. `None` without clang.
+fn whole_run() -> Option<(
+    tempfile::TempDir,
+    std::path::PathBuf,
+    (serde_json::Value, std::path::PathBuf),
+)> {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let bc = compile(dir.path(), "two", TWO_ERRORS)?;
+    let whole_memo = dir.path().join("memo-whole");
+    let (code, whole, _) = run_ended(
+        &bc,
+        &dir.path().join("whole"),
+        &["--memo", path(&whole_memo)],
+    );
+    assert_eq!(code, Some(0), "{whole}");
+    Some((dir, bc, (whole, whole_memo)))
+}
+
 #[test]
 fn the_run_stops_at_the_first_error_and_resume_goes_on_to_the_next() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let Some(bc) = compile(dir.path(), "two", TWO_ERRORS) else {
+    let Some((dir, bc, (whole, whole_memo))) = whole_run() else {
         return;
     };
     let d = dir.path();
-    let whole_memo = d.join("memo-whole");
-    let (code, whole, _) = run_ended(&bc, &d.join("whole"), &["--memo", path(&whole_memo)]);
-    assert_eq!(code, Some(0));
     assert_eq!(errors(&whole), 26, "{whole}");
 
     // The first error ends the run: it is the only one, and the paths
@@ -246,13 +262,10 @@ fn ended(stats: &serde_json::Value) -> u64 {
 
 #[test]
 fn max_tests_stops_the_run_once_it_has_written_n_and_resume_finishes_it() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let Some(bc) = compile(dir.path(), "two", TWO_ERRORS) else {
+    let Some((dir, bc, (whole, whole_memo))) = whole_run() else {
         return;
     };
     let d = dir.path();
-    let whole_memo = d.join("memo-whole");
-    let (_, whole, _) = run_ended(&bc, &d.join("whole"), &["--memo", path(&whole_memo)]);
     assert_eq!(ended(&whole), 64, "{whole}");
 
     // One worker: the tenth test stops the run, and every path pending
@@ -289,4 +302,36 @@ fn workers_count_their_tests_together_and_zero_is_no_limit() {
     assert_eq!(code, Some(0), "{all}");
     assert!(all["stopped_by"].is_null(), "{all}");
     assert_eq!(ended(&all), 64, "{all}");
+}
+
+#[test]
+fn without_dump_states_on_halt_the_pending_paths_wait_untested_for_resume() {
+    let Some((dir, bc, (whole, whole_memo))) = whole_run() else {
+        return;
+    };
+    let d = dir.path();
+    let (memo, out) = (d.join("memo"), d.join("out"));
+    let args = [
+        "--jobs",
+        "1",
+        "--memo",
+        path(&memo),
+        "--max-tests",
+        "10",
+        "--dump-states-on-halt=false",
+    ];
+    let (code, stopped, said) = run_ended(&bc, &out, &args);
+    assert_eq!(code, Some(3), "{stopped}");
+    assert_eq!(stopped["tests"], 10, "{stopped}");
+    let early = path_count(&stopped, "early", "max-tests");
+    assert!(early >= 1, "{stopped}");
+    assert_eq!(
+        stopped["paths"]["untested"].as_u64(),
+        Some(early),
+        "{stopped}"
+    );
+    assert!(said.contains("kept in the trie for --resume"), "{said}");
+    tests_listed(&out, &stopped);
+    replays_natively(&d.join("two.c"), &out);
+    resume_ends_as_whole(&bc, &out, &memo, (&whole, &whole_memo));
 }

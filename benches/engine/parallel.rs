@@ -141,6 +141,7 @@ fn config(
         retry_undecided: false,
         exit_on_error: Vec::new(),
         max_tests: None,
+        pending_tests: true,
         seeds: Vec::new(),
         seed_fit: Default::default(),
         only_seed: false,

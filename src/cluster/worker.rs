@@ -217,6 +217,7 @@ fn base_config(program: &Path, scratch: &Path, stores: Vec<String>, c: &WorkerCo
         retry_undecided: false,
         exit_on_error: Vec::new(),
         max_tests: None,
+        pending_tests: true,
         seeds: Vec::new(),
         seed_fit: Default::default(),
         only_seed: false,

@@ -502,6 +502,7 @@ pub fn work(
             cost: &mut cost,
             recent: &mut recent,
             leave_memory: common.limits.leave_memory,
+            skip_tests: common.limits.skip_pending_tests,
             final_per_test: FINAL_COST_PER_TEST * common.slots.len() as u32,
         };
         end_pending(executor, states, &mut ending, &mut observer, common.stop)?;

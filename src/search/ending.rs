@@ -191,6 +191,9 @@ pub(crate) struct Ending<'a> {
     pub recent: &'a mut VecDeque<Assignment>,
     /// Leave the pending states to the OS ([`super::ExploreConfig::leave_memory`]).
     pub leave_memory: bool,
+    /// The paths get no test: kept in the trie untested
+    /// ([`super::ExploreConfig::skip_pending_tests`]).
+    pub skip_tests: bool,
     /// What each test written here adds to the run's end
     /// ([`FINAL_COST_PER_TEST`], for every worker writing tests beside
     /// this one at about the same pace): `finish_by` moves that much
@@ -214,6 +217,7 @@ impl<'a> Ending<'a> {
             cost,
             recent,
             leave_memory: false,
+            skip_tests: false,
             final_per_test: FINAL_COST_PER_TEST * workers,
         }
     }
@@ -272,7 +276,7 @@ pub(crate) fn end_pending(
             None => known_model(ending.recent, &state).map(Arc::new),
         };
         // A test written here makes the end of the run longer too.
-        let test_fits = fits(tested.of(weight) + ending.final_per_test);
+        let test_fits = !ending.skip_tests && fits(tested.of(weight) + ending.final_per_test);
         let with_test = match &known {
             Some(model) if test_fits => {
                 report(executor, Cow::Borrowed(&state), end, model, observer)?;
@@ -444,6 +448,7 @@ mod tests {
             cost: &mut cost,
             recent: &mut recent,
             leave_memory: false,
+            skip_tests: false,
             final_per_test: FINAL_COST_PER_TEST,
         };
         let mut calls = Calls::default();

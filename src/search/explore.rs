@@ -35,6 +35,10 @@ pub struct ExploreConfig {
     /// left to the OS rather than freed one by one (freeing their models
     /// took a fifth of the time left for their tests on deep loops).
     pub leave_memory: bool,
+    /// The paths pending at a limit get no test (KLEE's
+    /// `--dump-states-on-halt=false`): they are kept in the trie, untested,
+    /// for `--resume`, and the run ends without solving for their inputs.
+    pub skip_pending_tests: bool,
 }
 
 /// A path that ended, with the concrete inputs that drive a native run down it.
@@ -285,6 +289,7 @@ pub fn explore(
             cost: &mut cost,
             recent: &mut recent,
             leave_memory: limits.leave_memory,
+            skip_tests: limits.skip_pending_tests,
             final_per_test: FINAL_COST_PER_TEST,
         };
         end_pending(executor, pending, &mut ending, observer, stop)?;

@@ -441,6 +441,12 @@ pub(crate) struct RunArgs {
     /// get their tests too, and `--resume` goes on from there. 0: no limit.
     #[arg(long, value_name = "N", conflicts_with_all = ["shard", "cluster"])]
     pub(crate) max_tests: Option<u64>,
+    /// Whether the paths pending when a limit or a signal stops the run
+    /// get tests (KLEE's option; `--dump-states-on-halt=false`: they are
+    /// kept in the trie, untested, for `--resume`, and the run ends without
+    /// solving for their inputs).
+    #[arg(long, value_name = "BOOL", default_value_t = true, action = clap::ArgAction::Set)]
+    pub(crate) dump_states_on_halt: bool,
     /// A test (a `.ktest`, from mnemo, KLEE or a fuzzer's inputs put in
     /// one) whose path the run explores before any other, without asking
     /// the solver which way it goes: its objects, in order, are the bytes
