@@ -205,6 +205,14 @@ impl Executor {
             Intrinsic::Trap => {
                 return Err(self.error(state, ErrorKind::Abort, "llvm.trap reached"))
             }
+            Intrinsic::UbsanTrap => {
+                let (kind, check) = super::ubsan::trapped(self.concretize(state, &arg(0))?);
+                return Err(self.error(
+                    state,
+                    kind,
+                    format!("the {check} check failed (-fsanitize-trap)"),
+                ));
+            }
             Intrinsic::FAbs => {
                 // Fixed to one value, as every float operand is.
                 let bits = self.concretize(state, &arg(0))?;

@@ -91,6 +91,46 @@ impl UbsanCheck {
     }
 }
 
+/// The check a `-fsanitize-trap` trap stands for, by its number (the
+/// order of clang 14's handlers), with the error kind it ends its path
+/// with. A trap gets no operands, so the checks one handler serves cannot
+/// be told apart: a division's trap is an overflow, a pointer's `null`.
+pub(super) fn trapped(check: u128) -> (ErrorKind, &'static str) {
+    use ErrorKind::{Null, Overflow, Ptr, Undefined, Unreachable};
+    const CHECKS: [(ErrorKind, &str); 25] = [
+        (Overflow, "add-overflow"),
+        (Unreachable, "builtin-unreachable"),
+        (Undefined, "cfi"),
+        (Overflow, "divrem-overflow"),
+        (Undefined, "dynamic-type"),
+        (Overflow, "float-cast-overflow"),
+        (Undefined, "function-type"),
+        (Overflow, "implicit-conversion"),
+        (Undefined, "invalid-builtin"),
+        (Undefined, "objc-cast"),
+        (Undefined, "load-invalid-value"),
+        (Unreachable, "missing-return"),
+        (Overflow, "mul-overflow"),
+        (Overflow, "negate-overflow"),
+        (Null, "nullability-arg"),
+        (Null, "nullability-return"),
+        (Null, "nonnull-arg"),
+        (Null, "nonnull-return"),
+        (Ptr, "out-of-bounds"),
+        (Ptr, "pointer-overflow"),
+        (Overflow, "shift-out-of-bounds"),
+        (Overflow, "sub-overflow"),
+        (Null, "type-mismatch"),
+        (Undefined, "alignment-assumption"),
+        (Undefined, "vla-bound-not-positive"),
+    ];
+    usize::try_from(check)
+        .ok()
+        .and_then(|i| CHECKS.get(i))
+        .copied()
+        .unwrap_or((Undefined, "unknown sanitizer"))
+}
+
 /// A type as clang describes it to the sanitizer runtime.
 struct CheckedType {
     name: String,
@@ -381,5 +421,17 @@ mod tests {
             None
         );
         assert_eq!(UbsanCheck::by_name("malloc"), None);
+    }
+
+    #[test]
+    fn a_trap_is_known_by_clangs_number_for_its_check() {
+        use crate::exec::ErrorKind;
+        // The numbers clang 14 gives `llvm.ubsantrap` for these checks.
+        assert_eq!(super::trapped(0), (ErrorKind::Overflow, "add-overflow"));
+        assert_eq!(super::trapped(3).0, ErrorKind::Overflow);
+        assert_eq!(super::trapped(18), (ErrorKind::Ptr, "out-of-bounds"));
+        assert_eq!(super::trapped(20).1, "shift-out-of-bounds");
+        assert_eq!(super::trapped(22), (ErrorKind::Null, "type-mismatch"));
+        assert_eq!(super::trapped(255).0, ErrorKind::Undefined);
     }
 }

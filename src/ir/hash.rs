@@ -717,6 +717,7 @@ fn intrinsic_code(k: Intrinsic) -> &'static str {
         I::VaEnd => "va_end",
         I::VaCopy => "va_copy",
         I::Trap => "trap",
+        I::UbsanTrap => "ubsantrap",
         I::StackSave => "stacksave",
         I::StackRestore => "stackrestore",
         I::FAbs => "fabs",

@@ -340,6 +340,9 @@ pub enum Intrinsic {
     VaCopy,
     /// `llvm.trap` and `llvm.debugtrap`
     Trap,
+    /// `llvm.ubsantrap`: a `-fsanitize=` check failed, compiled with
+    /// `-fsanitize-trap`. args: the check's number (clang's handler order)
+    UbsanTrap,
     /// `llvm.stacksave`: returns an opaque token (mnemo returns 0).
     StackSave,
     /// `llvm.stackrestore`: a no-op for mnemo.

@@ -40,6 +40,10 @@ pub enum NativeOutcome {
     /// The processor's divide error (SIGFPE): a division by zero, or the
     /// least signed value divided by -1 (`div-by-zero` or `overflow`).
     DivideTrap,
+    /// An illegal instruction (SIGILL): the `ud2` clang emits for
+    /// `__builtin_trap()` (`abort`) and for a `-fsanitize-trap` check (the
+    /// check's kind, which the trap does not tell).
+    Trap,
     /// Killed by a signal the contract does not map to a kind.
     Signal(i32),
     /// A sanitizer report of a kind mnemo never predicts (its headline).
@@ -58,6 +62,7 @@ impl fmt::Display for NativeOutcome {
             NativeOutcome::Error(kind) => write!(f, "{kind}"),
             NativeOutcome::WildAccess => write!(f, "ptr or readonly (SEGV)"),
             NativeOutcome::DivideTrap => write!(f, "div-by-zero or overflow (SIGFPE)"),
+            NativeOutcome::Trap => write!(f, "abort or a sanitizer check's kind (SIGILL)"),
             NativeOutcome::Signal(sig) => write!(f, "signal {sig}"),
             NativeOutcome::UnknownReport(line) => write!(f, "unclassified report: {line}"),
             NativeOutcome::ReplayFailed(msg) => write!(f, "replay failed: {msg}"),
@@ -70,6 +75,7 @@ impl fmt::Display for NativeOutcome {
 pub(crate) const MARKER: &str = "MNEMO-REPLAY: ";
 /// The replay library's exit status when the test could not be replayed.
 const REPLAY_FAILED_STATUS: i32 = 77;
+const SIGILL: i32 = 4;
 const SIGABRT: i32 = 6;
 const SIGFPE: i32 = 8;
 const SIGSEGV: i32 = 11;
@@ -81,6 +87,9 @@ const NULL_PAGE: u64 = 4096;
 fn classify_asan(headline: &str) -> NativeOutcome {
     if headline.starts_with("FPE on unknown address") {
         return NativeOutcome::DivideTrap;
+    }
+    if headline.starts_with("ILL on unknown address") {
+        return NativeOutcome::Trap;
     }
     if let Some(rest) = headline.strip_prefix("SEGV on unknown address") {
         // "SEGV on unknown address 0x00000000000c (pc ...)"; a fault on a
@@ -205,6 +214,7 @@ pub fn classify_native(termination: Termination, stderr: &str) -> NativeOutcome 
             NativeOutcome::Error(if asserted { "assert" } else { "abort" })
         }
         Termination::Signaled(SIGFPE) => NativeOutcome::DivideTrap,
+        Termination::Signaled(SIGILL) => NativeOutcome::Trap,
         Termination::Signaled(SIGSEGV) => NativeOutcome::WildAccess,
         Termination::Signaled(sig) => NativeOutcome::Signal(sig),
         // Only the low 8 bits of a status reach the parent.
@@ -234,6 +244,18 @@ const PREDICTED_KINDS: &[&str] = &[
     "user",
     "reach",
     "unreachable",
+];
+
+/// The kinds a native trap (SIGILL) may stand for: `abort` for
+/// `__builtin_trap()`, the others for `-fsanitize-trap` checks
+/// (`exec::ubsan::trapped`).
+const TRAP_KINDS: &[&str] = &[
+    "abort",
+    "overflow",
+    "unreachable",
+    "undefined",
+    "null",
+    "ptr",
 ];
 
 /// How a test's native run compares with the engine's prediction.
@@ -271,6 +293,7 @@ pub fn verdict(predicted: &Outcome, native: &NativeOutcome) -> Verdict {
         (_, Some(k), NativeOutcome::Error(n)) => k == *n,
         (_, Some(k), NativeOutcome::WildAccess) => k == "ptr" || k == "readonly",
         (_, Some(k), NativeOutcome::DivideTrap) => k == "div-by-zero" || k == "overflow",
+        (_, Some(k), NativeOutcome::Trap) => TRAP_KINDS.contains(&k),
         _ => false,
     };
     if matched {
@@ -430,6 +453,10 @@ SUMMARY: UndefinedBehaviorSanitizer: undefined-behavior nat.c:10:19 in \n"
             NativeOutcome::DivideTrap
         );
         assert_eq!(
+            classify_native(Termination::Signaled(SIGILL), ""),
+            NativeOutcome::Trap
+        );
+        assert_eq!(
             classify_native(Termination::Signaled(SIGSEGV), ""),
             NativeOutcome::WildAccess
         );
@@ -526,6 +553,13 @@ SUMMARY: UndefinedBehaviorSanitizer: undefined-behavior nat.c:10:19 in \n"
                 Verdict::Match
             );
         }
+        for kind in ["abort", "overflow", "null"] {
+            assert_eq!(verdict(&err(kind), &NativeOutcome::Trap), Verdict::Match);
+        }
+        assert_eq!(
+            verdict(&err("assert"), &NativeOutcome::Trap),
+            Verdict::Mismatch
+        );
         assert_eq!(
             verdict(&err("overshift"), &NativeOutcome::DivideTrap),
             Verdict::Mismatch

@@ -95,6 +95,7 @@ pub(super) fn classify_intrinsic(name: &str) -> IntrinsicUse {
         ("llvm.va_copy", I::VaCopy, 2),
         ("llvm.trap", I::Trap, 0),
         ("llvm.debugtrap", I::Trap, 0),
+        ("llvm.ubsantrap", I::UbsanTrap, 1),
         ("llvm.stacksave", I::StackSave, 0),
         ("llvm.stackrestore", I::StackRestore, 1),
     ];
@@ -225,6 +226,10 @@ mod tests {
         assert_eq!(
             classify_intrinsic("llvm.debugtrap"),
             IntrinsicUse::Exec(Intrinsic::Trap, 0)
+        );
+        assert_eq!(
+            classify_intrinsic("llvm.ubsantrap"),
+            IntrinsicUse::Exec(Intrinsic::UbsanTrap, 1)
         );
         assert_eq!(
             classify_intrinsic("llvm.fmuladd.f64"),
