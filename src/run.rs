@@ -47,9 +47,9 @@ pub enum TestFiles {
     /// `--only-new-coverage`: errors' and those of paths that executed an
     /// instruction no path had before them.
     NewCoverage,
-    /// No path's: a run of which only the trie is kept (a cluster
-    /// worker's, whose tests get their files where the run is joined; the
-    /// shallow runs a partition is cut from).
+    /// No path's: `--write-no-tests`, and a run of which only the trie is
+    /// kept (a cluster worker's, whose tests get their files where the run
+    /// is joined; the shallow runs a partition is cut from).
     None,
 }
 

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 #[path = "support/cli.rs"]
 mod support;
-use support::{compile, json, mnemo, run, stderr};
+use support::{compile, json, mnemo, replays_natively, run, stderr};
 #[path = "support/programs.rs"]
 mod programs;
 use programs::{FRESH_INPUT_LOOP, SPIN};
@@ -543,7 +543,7 @@ int main(void) {
 "#;
 
 #[test]
-fn only_new_coverage_writes_fewer_tests_with_the_same_paths_errors_and_coverage() {
+fn only_new_coverage_and_write_no_tests_write_fewer_tests_with_the_same_paths() {
     let dir = tempfile::tempdir().expect("tempdir");
     let Some(bc) = compile(dir.path(), "classes", CLASSES) else {
         return;
@@ -582,14 +582,34 @@ fn only_new_coverage_writes_fewer_tests_with_the_same_paths_errors_and_coverage(
     assert!(!errs.is_empty(), "the assertion is reached");
     assert_eq!(errs, errors(&outcome_multiset(&all)));
     // The tests written replay natively as predicted.
-    let src = dir.path().join("classes.c");
-    let o = mnemo()
-        .arg("replay")
-        .arg(&src)
-        .arg(&few)
-        .output()
-        .expect("mnemo replay");
+    replays_natively(&dir.path().join("classes.c"), &few);
+
+    // --write-no-tests: the same run, no files; its memo's trie keeps
+    // every test, and a run from it writes them all.
+    let (none, back, memo) = (
+        dir.path().join("none"),
+        dir.path().join("back"),
+        dir.path().join("memo"),
+    );
+    let o = run(
+        &bc,
+        &none,
+        &["--write-no-tests", "--memo", support::path(&memo)],
+    );
     assert!(o.status.success(), "{}", stderr(&o));
+    let n = json(&none.join("stats.json"));
+    assert_eq!(ktest_files(&none), 0);
+    assert_eq!(n["tests"], 0);
+    assert_eq!(
+        n["paths"]["unwritten"].as_u64(),
+        Some(tests_all as u64),
+        "{n}"
+    );
+    assert_eq!(n["paths"]["completed"], a["paths"]["completed"]);
+    let o = run(&bc, &back, &["--memo", support::path(&memo)]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(ktest_files(&back), tests_all);
+    assert_eq!(outcome_multiset(&back), outcome_multiset(&all));
 }
 
 const OVERRUN: &str = r#"

@@ -368,6 +368,12 @@ pub(crate) struct RunArgs {
     /// others as `paths.unwritten`.
     #[arg(long, alias = "only-output-states-covering-new")]
     pub(crate) only_new_coverage: bool,
+    /// Write no test files at all (KLEE's option): `stats.json` and
+    /// `tests.json` (empty) still are, and with `--memo` the trie keeps
+    /// every path's test for a later run; `stats.json` counts the paths
+    /// as `paths.unwritten`.
+    #[arg(long, conflicts_with_all = ["only_new_coverage", "max_tests"])]
+    pub(crate) write_no_tests: bool,
     /// Write each test's path condition in SMT-LIB 2 beside it
     /// (`testNNNNNN.smt2`, KLEE's option of the same name): the inputs as
     /// byte arrays, one assertion per constraint, `(check-sat)`. Only the

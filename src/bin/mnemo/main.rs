@@ -424,9 +424,10 @@ fn run_config(a: RunArgs) -> anyhow::Result<RunConfig> {
         jobs,
         balance: a.balance,
         compose: a.compose.then_some(a.summary_depth),
-        test_files: match a.only_new_coverage {
-            true => mnemo::run::TestFiles::NewCoverage,
-            false => mnemo::run::TestFiles::All,
+        test_files: match (a.write_no_tests, a.only_new_coverage) {
+            (true, _) => mnemo::run::TestFiles::None,
+            (false, true) => mnemo::run::TestFiles::NewCoverage,
+            (false, false) => mnemo::run::TestFiles::All,
         },
         max_site_fork_share: a.max_site_fork_share,
         max_forks: a.max_forks,
