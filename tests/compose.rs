@@ -17,7 +17,9 @@ mod found;
 #[path = "support/trial.rs"]
 mod trial;
 
-use found::{cc_args, differ, found, header_args, mnemo, program_args, programs, unnumbered_tests};
+use found::{
+    cc_args, differ, found, header_args, mnemo, program_args, programs, replay, unnumbered_tests,
+};
 use trial::{keep_on_failure, scratch};
 
 /// `mnemo run -q --output-dir DIR/OUT --memo DIR/MEMO ARGS BC PROGRAM_ARGS`.
@@ -130,7 +132,7 @@ fn check_program(prog: &Path) -> Result<(), Failed> {
         }
         if !args.iter().any(|a| a == "--file") {
             let out = dir.join("composed");
-            mnemo(&["replay".as_ref(), prog.as_os_str(), out.as_os_str()])?;
+            replay(prog, &out, &cc_flags)?;
         }
         Ok(())
     })();

@@ -21,7 +21,7 @@ mod found;
 #[path = "support/trial.rs"]
 mod trial;
 
-use found::{cc_args, differ, found, header_args, mnemo, program_args, programs};
+use found::{cc_args, differ, found, header_args, mnemo, program_args, programs, replay};
 use trial::{keep_on_failure, scratch};
 
 /// The worker counts every program is run with.
@@ -132,7 +132,7 @@ fn check(prog: &Path) -> Result<(), Failed> {
         // semantics.
         if !args.iter().any(|a| a == "--file") {
             let last = dir.join(format!("out-{}", JOBS[JOBS.len() - 1]));
-            mnemo(&["replay".as_ref(), prog.as_os_str(), last.as_os_str()])?;
+            replay(prog, &last, &cc_flags)?;
         }
         Ok(())
     })();

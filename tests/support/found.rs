@@ -35,6 +35,21 @@ pub fn mnemo(args: &[&std::ffi::OsStr]) -> Result<String, String> {
     }
 }
 
+/// `mnemo replay PROG OUT -- FLAGS`: every test of `out` replayed natively,
+/// the program built with the header's `cc-args`, as its bitcode was (a
+/// sanitizer's checks among them).
+#[allow(dead_code)] // Not every suite replays.
+pub fn replay(prog: &Path, out: &Path, cc_flags: &[String]) -> Result<String, String> {
+    let mut args = vec![
+        "replay".as_ref(),
+        prog.as_os_str(),
+        out.as_os_str(),
+        "--".as_ref(),
+    ];
+    args.extend(cc_flags.iter().map(std::ffi::OsStr::new));
+    mnemo(&args)
+}
+
 /// The run's tests, one line each by number.
 pub fn tests_of(mnemo_out: &Path) -> Result<Vec<String>, String> {
     let json = cli::json(&mnemo_out.join("tests.json"));
