@@ -131,6 +131,11 @@ pub struct RunConfig {
     /// tests (KLEE's `--dump-states-on-halt`); without, they are kept in
     /// the trie untested (`paths.untested`).
     pub pending_tests: bool,
+    /// Whether every error path gets its test's files (KLEE's
+    /// `--emit-all-errors`); without, only the first at each error's kind
+    /// and source line does, the others counted in `paths.unwritten` and
+    /// kept in the trie.
+    pub emit_all_errors: bool,
     /// `--max-tests`: the run stops, as at a limit, once it has written
     /// this many tests (the paths pending then get theirs too).
     pub max_tests: Option<u64>,

@@ -612,6 +612,54 @@ fn only_new_coverage_and_write_no_tests_write_fewer_tests_with_the_same_paths() 
     assert_eq!(outcome_multiset(&back), outcome_multiset(&all));
 }
 
+/// Four bytes above 100 or not: an assertion fails on the 6 paths where
+/// two are, an abort on the 4 where three are.
+const REPEATED_ERRORS: &str = r#"
+#include <assert.h>
+#include <stdlib.h>
+#include <klee/klee.h>
+int main(void) {
+  unsigned char a[4];
+  klee_make_symbolic(a, sizeof a, "a");
+  int n = 0;
+  for (int i = 0; i < 4; i++)
+    if (a[i] > 100)
+      n++;
+  assert(n != 2);
+  if (n == 3)
+    abort();
+  return n;
+}
+"#;
+
+#[test]
+fn emit_all_errors_false_writes_one_test_for_each_errors_place() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let Some(bc) = compile(dir.path(), "repeated", REPEATED_ERRORS) else {
+        return;
+    };
+    let (all, one) = (dir.path().join("all"), dir.path().join("one"));
+    for (out, extra) in [(&all, &[][..]), (&one, &["--emit-all-errors=false"][..])] {
+        let o = run(&bc, out, extra);
+        assert!(o.status.success(), "{}", stderr(&o));
+    }
+    let (every, once) = (outcome_multiset(&all), outcome_multiset(&one));
+    assert_eq!(every.len(), 5, "{every:?}");
+    // One test for each error's kind and line, as KLEE writes by default;
+    // every other path's as before.
+    for (key, n) in &every {
+        let expected = if key.starts_with("error") { 1 } else { *n };
+        assert_eq!(once.get(key), Some(&expected), "{key}: {once:?}");
+    }
+    let stats = json(&one.join("stats.json"));
+    assert_eq!(stats["paths"]["unwritten"], 8, "{stats}");
+    assert_eq!(
+        stats["paths"]["errors"],
+        json(&all.join("stats.json"))["paths"]["errors"]
+    );
+    replays_natively(&dir.path().join("repeated.c"), &one);
+}
+
 const OVERRUN: &str = r#"
 #include <stdlib.h>
 int main(void) {

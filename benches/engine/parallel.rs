@@ -142,6 +142,7 @@ fn config(
         exit_on_error: Vec::new(),
         max_tests: None,
         pending_tests: true,
+        emit_all_errors: true,
         seeds: Vec::new(),
         seed_fit: Default::default(),
         only_seed: false,

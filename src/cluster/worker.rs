@@ -218,6 +218,7 @@ fn base_config(program: &Path, scratch: &Path, stores: Vec<String>, c: &WorkerCo
         exit_on_error: Vec::new(),
         max_tests: None,
         pending_tests: true,
+        emit_all_errors: true,
         seeds: Vec::new(),
         seed_fit: Default::default(),
         only_seed: false,

@@ -225,7 +225,9 @@ pub(super) fn stage(
     let Some(test) = StoredTest::of_path(executor, path) else {
         return Staged::None;
     };
-    if !config.writes_test(path) {
+    if !config.writes_test(path)
+        || (!config.emit_all_errors && !stager.first_error_at(&test.outcome))
+    {
         return Staged::Test(StagedTest::unwritten(test));
     }
     if failure.failed() {

@@ -4,10 +4,11 @@
 //! writes the files under their names on its own (each atomically). The
 //! writer, held, only lists the test and counts it.
 
+use std::collections::HashSet;
 use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 
 use anyhow::Context;
 
@@ -23,6 +24,9 @@ pub struct Stager {
     pub(super) dir: PathBuf,
     pub(super) args: Vec<String>,
     pub(super) numbered: Arc<AtomicUsize>,
+    /// The errors (kind, file, line) a test was written for so far, for
+    /// `--emit-all-errors=false`.
+    pub(super) error_sites: Arc<Mutex<HashSet<(String, String, u32)>>>,
 }
 
 /// Which of a test's files a staged file becomes.
@@ -91,6 +95,23 @@ impl StagedTest {
 }
 
 impl Stager {
+    /// Whether `outcome` is an error no test written so far had at its
+    /// place (its kind, file and line), as KLEE writes one test for each
+    /// error and instruction unless asked for all; true for the outcomes
+    /// of paths that did not fail. Noted, so that the next such is not.
+    pub fn first_error_at(&self, outcome: &StoredOutcome) -> bool {
+        let StoredOutcome::Error {
+            kind, file, line, ..
+        } = outcome
+        else {
+            return true;
+        };
+        self.error_sites
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert((kind.clone(), file.clone(), *line))
+    }
+
     /// Gives `test` the next number and writes its files (its ktest, and
     /// its `.err` report or its `.stdout`, and what `path` adds) under it.
     pub fn stage(&self, test: StoredTest, path: PathFiles) -> anyhow::Result<StagedTest> {

@@ -72,6 +72,7 @@ impl TestWriter {
                 dir: dir.to_path_buf(),
                 args,
                 numbered: Default::default(),
+                error_sites: Default::default(),
             },
             program: program.to_string(),
             records: Vec::new(),

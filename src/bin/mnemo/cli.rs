@@ -453,6 +453,14 @@ pub(crate) struct RunArgs {
     /// solving for their inputs).
     #[arg(long, value_name = "BOOL", default_value_t = true, action = clap::ArgAction::Set)]
     pub(crate) dump_states_on_halt: bool,
+    /// Whether every path that ends in an error gets test files (KLEE's
+    /// option, whose default is `false`; mnemo's is `true`). With
+    /// `--emit-all-errors=false`, only the first error at each kind and
+    /// source line does, as KLEE writes one for each error and
+    /// instruction: the others are counted as `paths.unwritten`, and the
+    /// trie keeps their tests.
+    #[arg(long, value_name = "BOOL", default_value_t = true, action = clap::ArgAction::Set)]
+    pub(crate) emit_all_errors: bool,
     /// A test (a `.ktest`, from mnemo, KLEE or a fuzzer's inputs put in
     /// one) whose path the run explores before any other, without asking
     /// the solver which way it goes: its objects, in order, are the bytes

@@ -436,6 +436,7 @@ fn run_config(a: RunArgs) -> anyhow::Result<RunConfig> {
         exit_on_error,
         max_tests: a.max_tests.filter(|&n| n > 0),
         pending_tests: a.dump_states_on_halt,
+        emit_all_errors: a.emit_all_errors,
         seeds,
         seed_fit: SeedFit {
             by_name: a.named_seed_matching,
