@@ -127,10 +127,11 @@ pub struct RunConfig {
     /// `--exit-on-error` and `--exit-on-error-type`: the error kinds a
     /// path may end in that stop the run, as a limit does (empty: none).
     pub exit_on_error: Vec<crate::exec::ErrorKind>,
-    /// Whether the paths pending when a limit or a signal stops the run get
-    /// tests (KLEE's `--dump-states-on-halt`); without, they are kept in
-    /// the trie untested (`paths.untested`).
-    pub pending_tests: bool,
+    /// The paths pending when a limit or a signal stops the run get no
+    /// test (KLEE's `--dump-states-on-halt=false`): they are kept in the
+    /// trie untested (`paths.untested`); see
+    /// [`ExploreConfig::skip_pending_tests`].
+    pub skip_pending_tests: bool,
     /// Whether every error path gets its test's files (KLEE's
     /// `--emit-all-errors`); without, only the first at each error's kind
     /// and source line does, the others counted in `paths.unwritten` and
@@ -502,7 +503,7 @@ pub fn execute(
         max_memory_mb: config.max_memory_mb,
         checkpoint: config.checkpoint,
         leave_memory: config.last_in_process,
-        skip_pending_tests: !config.pending_tests,
+        skip_pending_tests: config.skip_pending_tests,
     };
     let progress = Progress::new(config.quiet);
     let report = Report {

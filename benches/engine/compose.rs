@@ -117,7 +117,7 @@ fn config(bc: &Path, dir: &Path, entry: &str) -> RunConfig {
         retry_undecided: false,
         exit_on_error: Vec::new(),
         max_tests: None,
-        pending_tests: true,
+        skip_pending_tests: false,
         emit_all_errors: true,
         seeds: Vec::new(),
         seed_fit: Default::default(),

@@ -141,7 +141,7 @@ fn config(
         retry_undecided: false,
         exit_on_error: Vec::new(),
         max_tests: None,
-        pending_tests: true,
+        skip_pending_tests: false,
         emit_all_errors: true,
         seeds: Vec::new(),
         seed_fit: Default::default(),

@@ -217,7 +217,7 @@ fn base_config(program: &Path, scratch: &Path, stores: Vec<String>, c: &WorkerCo
         retry_undecided: false,
         exit_on_error: Vec::new(),
         max_tests: None,
-        pending_tests: true,
+        skip_pending_tests: false,
         emit_all_errors: true,
         seeds: Vec::new(),
         seed_fit: Default::default(),

@@ -83,16 +83,15 @@ impl Executor {
             && conds.iter().filter(|c| c.as_const() != Some(0)).count() > 1
             && (state.forking_off || self.fork_share.forks_spent())
         {
-            if !state.forking_off {
+            let taken = if state.forking_off {
+                self.first_feasible(state, conds)?
+            } else {
                 let message =
                     "the run has made the forks --max-forks allows: paths go on without forking";
                 if self.config.shared.first_saying(message) {
                     eprintln!("mnemo: warning: {message}");
                 }
-            }
-            let taken = match state.forking_off {
-                true => self.first_feasible(state, conds)?,
-                false => self.model_way(state, conds)?,
+                self.model_way(state, conds)?
             };
             return self.follow_model(state, site, conds, payloads, taken, false);
         }

@@ -603,11 +603,18 @@ impl Executor {
                 _ => expr::bool_const(false),
             };
             if !bad.is_false() || !overflow.is_false() {
+                // Two alternatives where the quotient cannot overflow, as
+                // every division had before that was checked.
+                let alternatives = if overflow.is_false() { 2 } else { 3 };
                 let fine = expr::and(&expr::not(&bad), &expr::not(&overflow));
-                let (alt, _) = match overflow.is_false() {
-                    true => self.fork(state, site, &[fine, bad], &[0, 0], &[])?,
-                    false => self.fork(state, site, &[fine, bad, overflow], &[0, 0, 0], &[])?,
-                };
+                let conds = [fine, bad, overflow];
+                let (alt, _) = self.fork(
+                    state,
+                    site,
+                    &conds[..alternatives],
+                    &[0; 3][..alternatives],
+                    &[],
+                )?;
                 match alt {
                     0 => {}
                     1 => return Err(self.error(state, kind, msg)),

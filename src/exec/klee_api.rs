@@ -55,8 +55,8 @@ pub enum KleeCall {
     /// and clear of the functions and every object.
     DefineFixedObject,
     /// `klee_set_forking(enable)`: with 0, the path forks no more (until
-    /// asked again): at a branch it goes the way its model goes, as KLEE's
-    /// goes one way.
+    /// asked again): at a branch it takes the first way its condition
+    /// allows, as KLEE's takes one way.
     SetForking,
 }
 

@@ -340,52 +340,49 @@ impl Executor {
 
     /// The type a check's description points to at `offset`; unnamed and
     /// of no known width where the description cannot be read.
-    fn checked_type(&self, state: &State, data: u64, offset: u64) -> CheckedType {
-        let read = |at: u64, bytes: u32| described(state, at, bytes);
-        let at = read(data.wrapping_add(offset), 8).unwrap_or(0) as u64;
-        let (kind, info) = (read(at, 2), read(at.wrapping_add(2), 2).unwrap_or(0));
-        let name: Vec<u8> = (4..4 + MAX_TYPE_NAME)
-            .map_while(|i| read(at.wrapping_add(i), 1).filter(|&b| b != 0))
-            .map(|b| b as u8)
-            .collect();
+    fn checked_type(&mut self, state: &mut State, data: u64, offset: u64) -> CheckedType {
+        let at = described(state, data.wrapping_add(offset), 8).unwrap_or(0) as u64;
+        let kind = described(state, at, 2);
+        let info = described(state, at.wrapping_add(2), 2).unwrap_or(0);
+        // The name is a C string; `read_c_string` reads past the memory
+        // checks too, and a description that cannot be read names nothing.
+        let name = self
+            .read_c_string(state, &Value::concrete(u128::from(at) + 4, 64))
+            .unwrap_or_default();
         // Kind 0 is an integer type: its width's logarithm and its sign.
         CheckedType {
-            name: String::from_utf8_lossy(&name).into_owned(),
+            name,
             int_width: (kind == Some(0)).then(|| 1u32 << (info >> 1).min(7)),
             signed: info & 1 == 1,
         }
     }
 }
 
-/// The longest type name read from a description.
-const MAX_TYPE_NAME: u64 = 256;
-
-/// `bytes` concrete bytes of a check's description (constant globals clang
-/// emits) at `at`, read past the memory checks: a description is the
-/// compiler's, not the program's, and reading it must not fork.
-fn described(state: &State, at: u64, bytes: u32) -> Option<u128> {
+/// `bytes` bytes at `at` as a `bytes * 8`-bit value, read past the memory
+/// checks (a description is the compiler's, not the program's, and
+/// reading it must not fork); `None` where no object holds them all.
+fn read_unchecked(state: &State, at: u64, bytes: u32) -> Option<Value> {
     let entry = state.memory.find(at)?;
     let offset = at - entry.object.address;
-    if offset + u64::from(bytes) > entry.object.size {
-        return None;
-    }
-    entry.state.read(offset, bytes, bytes * 8).as_concrete()
+    (offset + u64::from(bytes) <= entry.object.size)
+        .then(|| entry.state.read(offset, bytes, bytes * 8))
+}
+
+/// Concrete bytes of a check's description (constant globals clang emits).
+fn described(state: &State, at: u64, bytes: u32) -> Option<u128> {
+    read_unchecked(state, at, bytes)?.as_concrete()
 }
 
 /// A checked value as the handler got it: in the argument itself when it
 /// fits in a pointer, else behind a pointer to it (a temporary clang
-/// made), read past the memory checks, as a description is. `None` where
-/// that temporary cannot be found.
+/// made), read as a description is. `None` where that temporary cannot be
+/// found.
 fn handled_value(state: &State, handle: &Value, width: u32) -> Option<ExprRef> {
     if width <= 64 {
         return Some(cast_value(CastOp::Trunc, width, handle).to_expr());
     }
     let at = handle.as_concrete()? as u64;
-    let entry = state.memory.find(at)?;
-    let offset = at - entry.object.address;
-    let bytes = width / 8;
-    (offset + u64::from(bytes) <= entry.object.size)
-        .then(|| entry.state.read(offset, bytes, width).to_expr())
+    Some(read_unchecked(state, at, width / 8)?.to_expr())
 }
 
 #[cfg(test)]

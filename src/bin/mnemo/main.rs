@@ -435,7 +435,7 @@ fn run_config(a: RunArgs) -> anyhow::Result<RunConfig> {
         retry_undecided: a.retry_undecided,
         exit_on_error,
         max_tests: a.max_tests.filter(|&n| n > 0),
-        pending_tests: a.dump_states_on_halt,
+        skip_pending_tests: !a.dump_states_on_halt,
         emit_all_errors: a.emit_all_errors,
         seeds,
         seed_fit: SeedFit {
