@@ -97,16 +97,18 @@ coreutils-old: build runtime
 # line coverage and crashes (benches/coreutils.rs). MODES adds the same
 # runs with --jobs, --deepen and regress from 8.32: MODES="plain jobs".
 # Runs write tests only for paths covering new code (as KLEE's did);
-# ALL_TESTS=1 writes one for every path.
+# ALL_TESTS=1 writes one for every path. MAX_FAIL=N lets up to N system
+# calls of a path fail (KLEE's --max-fail).
 TOOLS ?=
 MINUTES ?= 5
 JOBS ?= 1
 MODES ?= plain
 ASAN ?= 1
 ALL_TESTS ?= 0
+MAX_FAIL ?= 0
 bench-coreutils: coreutils $(if $(findstring regress,$(MODES)),coreutils-old)
 	@command -v gcovr >/dev/null 2>&1 || python3 -m pip install --quiet gcovr
-	TOOLS="$(TOOLS)" MINUTES=$(MINUTES) JOBS=$(JOBS) MODES="$(MODES)" ASAN=$(ASAN) ALL_TESTS=$(ALL_TESTS) $(CARGO) bench --bench coreutils
+	TOOLS="$(TOOLS)" MINUTES=$(MINUTES) JOBS=$(JOBS) MODES="$(MODES)" ASAN=$(ASAN) ALL_TESTS=$(ALL_TESTS) MAX_FAIL=$(MAX_FAIL) $(CARGO) bench --bench coreutils
 
 # The recorded queries tests/solver_chains.rs runs through every solver chain:
 # those of a few testsuite programs (small enough to keep in the repository).

@@ -36,7 +36,8 @@
 //! every path; by default, as in KLEE's runs, only paths that covered new
 //! code and errors get one, which reaches the same coverage), `ENVIRON`
 //! (0: the tools run with an empty environment rather than a terminal's,
-//! see [`environment`]).
+//! see [`environment`]), `MAX_FAIL` (N: up to N failed system calls a
+//! path, KLEE's `--max-fail`; default 0, none).
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::ffi::OsString;
@@ -85,6 +86,8 @@ struct Setup {
     deepen: Bounds,
     /// A test for every path, not only for those covering new code.
     all_tests: bool,
+    /// KLEE's `--max-fail`: 0, no failed system calls.
+    max_fail: u32,
     results: PathBuf,
     seconds: u64,
     toolchain: Toolchain,
@@ -643,6 +646,7 @@ fn main() -> anyhow::Result<()> {
             .then_some(asan_tree),
         run_jobs: setting("RUN_JOBS", 2)?,
         all_tests: setting("ALL_TESTS", 0)? != 0,
+        max_fail: setting("MAX_FAIL", 0)?,
         deepen: Bounds::parse(&std::env::var("DEEPEN").unwrap_or_else(|_| "25:25:100".into()))?,
         results: root.join("bench-results/coreutils"),
         seconds: (minutes * 60.0).round().max(1.0) as u64,
@@ -655,7 +659,7 @@ fn main() -> anyhow::Result<()> {
         .filter_map(|v| v.split_once('=').map(|(name, _)| name))
         .collect();
     println!(
-        "coreutils: {} tool(s), {} s each, {} at a time; modes: {}; ASan replays: {}; environment: {}\n{HEADER}",
+        "coreutils: {} tool(s), {} s each, {} at a time; modes: {}; ASan replays: {}; environment: {}; failures a path: {}\n{HEADER}",
         tools.len(),
         setup.seconds,
         jobs.max(1),
@@ -670,6 +674,7 @@ fn main() -> anyhow::Result<()> {
         } else {
             names.join(" ")
         },
+        setup.max_fail,
     );
     let queue = Mutex::new(
         tools

@@ -225,7 +225,11 @@ pub fn explore(setup: &Setup, tool: &str, mode: Mode, dir: &Path) -> anyhow::Res
     let out = dir.join("out");
     let log = dir.join("run.log");
     let program: OsString = setup.bitcode.join(format!("{tool}.bc")).into();
-    let klee_args = KLEE_ARGS.iter().map(OsString::from).chain(
+    let failures: Vec<OsString> = match setup.max_fail {
+        0 => Vec::new(),
+        n => vec!["--max-fail".into(), n.to_string().into()],
+    };
+    let klee_args = KLEE_ARGS.iter().map(OsString::from).chain(failures).chain(
         setup
             .environ
             .iter()

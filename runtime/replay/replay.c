@@ -45,6 +45,8 @@ static uint32_t next_object;
  * environment). ASan has read its options by now. */
 static const char *ktest_file, *posix_objects;
 
+static void load_test(void);
+
 static const char *take_variable(const char *name) {
   const char *value = getenv(name);
   char *copy = value ? strdup(value) : NULL;
@@ -96,6 +98,12 @@ __attribute__((constructor(101))) static void take_own_variables(void) {
     struct rlimit one = {1, 2};
     setrlimit(RLIMIT_NPROC, &one);
   }
+  /* A test of a POSIX environment is read now, before main: from main on
+   * a replay that fails system calls (`--max-fail`) counts the program's
+   * reads and closes, as the engine's model does, and the model reads no
+   * test. */
+  if (posix_objects != NULL && *posix_objects != '\0')
+    load_test();
 }
 
 static void fail(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));

@@ -70,6 +70,9 @@ pub struct PosixArgs {
     /// 0: stdin is empty.
     pub stdin_len: u32,
     pub sym_stdout: bool,
+    /// How many system calls may fail (`--max-fail N`, `--fd-fail` for 1):
+    /// 0, none.
+    pub max_fail: u32,
 }
 
 /// The option a program argument is, without its one or two dashes.
@@ -220,6 +223,24 @@ impl PosixArgs {
                     env.sym_stdout = true;
                     0
                 }
+                "max-fail" | "fd-fail" => {
+                    let n = numbers("one number <max-failures>");
+                    if env.max_fail != 0 {
+                        return Err(n.out_of_range("failures are given twice".to_string()));
+                    }
+                    if option == "fd-fail" {
+                        env.max_fail = 1;
+                        0
+                    } else {
+                        env.max_fail = n.get(1)?;
+                        if env.max_fail == 0 {
+                            return Err(
+                                n.out_of_range("0 failures: leave the option out".to_string())
+                            );
+                        }
+                        1
+                    }
+                }
                 "env" => {
                     let var = args.get(k + 1).ok_or_else(|| PosixArgsError::Missing {
                         option: name.to_string(),
@@ -352,9 +373,11 @@ mod tests {
 
     #[test]
     fn options_are_read_with_one_or_two_dashes() {
-        let env = parse("x --sym-args 0 2 3 -sym-arg 4 --sym-files 2 8 -sym-stdin 5 --sym-stdout")
-            .expect("valid")
-            .expect("posix");
+        let env = parse(
+            "x --sym-args 0 2 3 -sym-arg 4 --sym-files 2 8 -sym-stdin 5 --max-fail 2 --sym-stdout",
+        )
+        .expect("valid")
+        .expect("posix");
         assert_eq!(
             env,
             PosixArgs {
@@ -363,8 +386,21 @@ mod tests {
                 files: 2,
                 file_len: 8,
                 stdin_len: 5,
-                sym_stdout: true
+                sym_stdout: true,
+                max_fail: 2,
             }
+        );
+    }
+
+    #[test]
+    fn fd_fail_is_one_failure() {
+        let env = parse("-fd-fail").expect("valid");
+        assert_eq!(
+            env,
+            Some(PosixArgs {
+                max_fail: 1,
+                ..PosixArgs::default()
+            })
         );
     }
 
@@ -434,8 +470,14 @@ mod tests {
         assert!(e.to_string().contains("more than 100"), "{e}");
         let e = parse("--sym-files 1 2 --sym-files 1 2").unwrap_err();
         assert!(e.to_string().contains("given twice"), "{e}");
-        let e = parse("--max-fail 1").unwrap_err();
+        let e = parse("--save-all-writes").unwrap_err();
         assert!(e.to_string().contains("does not support"), "{e}");
+        let e = parse("--fd-fail --max-fail 2").unwrap_err();
+        assert!(e.to_string().contains("given twice"), "{e}");
+        let e = parse("--max-fail 0").unwrap_err();
+        assert!(e.to_string().contains("0 failures"), "{e}");
+        let e = parse("--max-fail").unwrap_err();
+        assert!(e.to_string().contains("expects one number"), "{e}");
     }
 
     #[test]

@@ -160,6 +160,14 @@ pub fn script(
         prediction(&record.outcome)
     );
     line(&[header.as_bytes()]);
+    if let Some(failures) = env.failures.as_ref().filter(|f| f.any()) {
+        line(&[format!(
+            "# The path failed system calls (--max-fail), counted from main on: {failures}.\n\
+             # A shell cannot fail them: `mnemo replay` does, and this script runs the\n\
+             # program without them."
+        )
+        .as_bytes()]);
+    }
     if let Some(f) = stdout_file {
         line(&[format!("# It recorded the path's stdout in {}.", comment(f)).as_bytes()]);
     }

@@ -3,11 +3,13 @@
 //! llvm-link-14, the runtime), the POSIX environment a test describes, and
 //! native replay, which checks each prediction by running the natively
 //! compiled program on the test's inputs under AddressSanitizer and UBSan,
-//! or writes each test as a shell script a person can run.
+//! failing the system calls the engine's model failed (`--max-fail`), or
+//! writes each test as a shell script a person can run.
 
 pub mod classify;
 pub mod commands;
 pub mod index;
+pub mod inject;
 pub mod ktest;
 pub mod model_root;
 mod native;

@@ -17,6 +17,7 @@ use std::thread;
 use std::time::Duration;
 
 use super::classify::Termination;
+use super::inject::{self, Failures};
 use super::replay::{NO_SLEEP_ENV, ONE_PROCESS_ENV, POSIX_OBJECTS_ENV};
 use crate::exec::{MAX_OBJECT, STDOUT_LIMIT};
 
@@ -64,6 +65,8 @@ pub(crate) struct NativeRun<'a> {
     /// fork and exec, which costs the replay a copy of its own address
     /// space for each test.
     pub(crate) links_replay_library: bool,
+    /// The system calls the run fails, where the test fails any.
+    pub(crate) failures: Option<Failures>,
 }
 
 /// Where a native run's stdin comes from.
@@ -205,6 +208,13 @@ pub(crate) fn run_one(run: NativeRun<'_>, timeout: Duration) -> std::io::Result<
             command.pre_exec(sleeps_take_no_time);
         }
     }
+    if run.failures.is_some() {
+        // Last, so that the program is followed from its exec on.
+        // SAFETY: the hook only makes a system call.
+        unsafe {
+            command.pre_exec(inject::be_traced);
+        }
+    }
     let mut child = command
         .arg0(&run.arg0)
         .args(&run.args)
@@ -221,7 +231,16 @@ pub(crate) fn run_one(run: NativeRun<'_>, timeout: Duration) -> std::io::Result<
         .stdin(stdin)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
-        .spawn()?;
+        .spawn()
+        .map_err(|e| match &run.failures {
+            // The hook's error is the likelier one: the machine may forbid
+            // ptrace (a container's seccomp profile).
+            Some(_) => std::io::Error::new(
+                e.kind(),
+                format!("{e} (a replay that fails system calls traces the program with ptrace)"),
+            ),
+            None => e,
+        })?;
     let exited = Arc::new(AtomicBool::new(false));
     // A program that stops reading early closes the pipe: the write error
     // that follows is expected, not a failure of the replay.
@@ -249,7 +268,10 @@ pub(crate) fn run_one(run: NativeRun<'_>, timeout: Duration) -> std::io::Result<
         shrink_pipe(&p);
         drain(p, STDOUT_LIMIT, Vec::extend_from_slice)
     });
-    let termination = wait_for(&mut child, timeout)?;
+    let termination = match &run.failures {
+        Some(failures) => inject::wait_traced(&mut child, timeout, failures)?,
+        None => wait_for(&mut child, timeout)?,
+    };
     exited.store(true, Ordering::Relaxed);
     if let Some(h) = feeder {
         let _ = h.join();

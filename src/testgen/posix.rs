@@ -9,7 +9,9 @@
 //! `n_args` object (a 4-byte int, absent when MIN = MAX) and then that many
 //! `argNN` objects; after the arguments, for `--sym-files NUM N` the pairs
 //! `A-data` (N bytes) and `A-data-stat` (a `struct stat`), `B-data`, ...;
-//! for `--sym-stdin N` the pair `stdin`, `stdin-stat`; for `--sym-stdout`
+//! for `--sym-stdin N` the pair `stdin`, `stdin-stat`; for `--max-fail N`
+//! or `--fd-fail` the failures' indices (`read_fail`, `write_fail`,
+//! `close_fail`, `ftruncate_fail`, `getcwd_fail`, 4 bytes each); for `--sym-stdout`
 //! the pair `stdout` (1024 bytes), `stdout-stat`; last an optional
 //! `model_version`. Every other argument reaches the program unchanged.
 //!
@@ -31,6 +33,7 @@ use std::path::Path;
 
 use thiserror::Error;
 
+use super::inject::{Failures, FAMILIES};
 use super::ktest::{KTest, KTestObject};
 
 /// The time of every file in the model's file system, and its clock
@@ -131,6 +134,8 @@ pub struct PosixEnv {
     pub stdin_type: StdinType,
     /// Whether `--sym-stdout` was given.
     pub sym_stdout: bool,
+    /// The system calls the run fails (`--max-fail N`, `--fd-fail`).
+    pub failures: Option<Failures>,
     /// The program's environment, from `--env NAME=VALUE`, sorted by name
     /// as the engine's runtime sorts it (empty, as in the engine, without
     /// it).
@@ -281,6 +286,7 @@ impl PosixEnv {
         let mut sym_args = 0u32;
         let mut files: Option<(u32, u32)> = None;
         let mut stdin_len = 0u32;
+        let mut max_fail = 0u32;
         let mut k = 1;
         while k < args.len() {
             let option = args[k].as_str();
@@ -350,6 +356,14 @@ impl PosixEnv {
                     stdin_len = number(args, k, 1, "a length")?;
                     k += 2;
                 }
+                "-max-fail" | "max-fail" => {
+                    max_fail = number(args, k, 1, "a number of failures")?;
+                    k += 2;
+                }
+                "-fd-fail" | "fd-fail" => {
+                    max_fail = 1;
+                    k += 1;
+                }
                 "-sym-stdout" | "sym-stdout" => {
                     env.sym_stdout = true;
                     k += 1;
@@ -391,6 +405,17 @@ impl PosixEnv {
                 S_IFREG => StdinType::File,
                 _ => StdinType::Pipe,
             };
+        }
+        if max_fail > 0 {
+            let mut index = [0; FAMILIES.len()];
+            for (at, name) in index.iter_mut().zip(FAMILIES) {
+                let (_, bytes) = objs.take_sized(name, 4)?;
+                *at = i32::from_le_bytes(le_field(bytes, 0));
+            }
+            env.failures = Some(Failures {
+                max: max_fail,
+                index,
+            });
         }
         if env.sym_stdout {
             objs.take_file("stdout", SYM_STDOUT_SIZE)?;
@@ -556,6 +581,40 @@ pub(crate) mod tests {
         let closed = posix_test(&["p", "x y"], vec![obj("x", &[1; 4])]);
         let env = PosixEnv::from_ktest(&closed).unwrap();
         assert_eq!((env.args, env.objects), (vec![b"x y".to_vec()], 0));
+    }
+
+    #[test]
+    fn failures_sit_between_stdin_and_stdout_in_klees_order() {
+        let index = |name, k: i32| obj(name, &k.to_le_bytes());
+        let test = posix_test(
+            &["p", "--sym-stdin", "1", "--max-fail", "2", "--sym-stdout"],
+            vec![
+                obj("stdin", b"x"),
+                stat("stdin", 0o010644),
+                index("read_fail", 0),
+                index("write_fail", 3),
+                index("close_fail", 0),
+                index("ftruncate_fail", 0),
+                index("getcwd_fail", 1),
+                obj("stdout", &[0; 1024]),
+                stat("stdout", 0o100644),
+            ],
+        );
+        let env = PosixEnv::from_ktest(&test).unwrap();
+        assert!(env.args.is_empty(), "the options are not the program's");
+        assert_eq!(
+            env.failures,
+            Some(Failures {
+                max: 2,
+                index: [0, 3, 0, 0, 1],
+            })
+        );
+        assert_eq!(env.objects, 9);
+        let e = error_of(&["p", "-fd-fail"], vec![index("read_fail", 0)]);
+        assert_eq!(
+            e,
+            "object 1 should be 'write_fail' but the test has only 1 object(s)"
+        );
     }
 
     fn error_of(args: &[&str], objects: Vec<KTestObject>) -> String {

@@ -346,6 +346,7 @@ fn replay_one(
         run_as: options.run_as,
         root: root.map(|r| r.dir.as_path()),
         links_replay_library,
+        failures: env.failures.filter(|f| f.any()),
     };
     let result = run_one(run, options.timeout).map_err(io_err(&binary))?;
     let native = classify_native(result.termination, &result.stderr);

@@ -120,6 +120,28 @@ struct mnemo_fs {
 };
 
 extern struct mnemo_fs __mnemo_fs;
+
+/* Failure injection (mnemo_fail.c): the families of calls that may fail,
+ * in the order of KLEE's objects. */
+enum {
+  MNEMO_FAIL_READ,
+  MNEMO_FAIL_WRITE,
+  MNEMO_FAIL_CLOSE,
+  MNEMO_FAIL_FTRUNCATE,
+  MNEMO_FAIL_GETCWD,
+  MNEMO_FAIL_FAMILIES
+};
+struct mnemo_failures {
+  /* How many calls may still fail: 0 without `--max-fail`. */
+  unsigned left;
+  unsigned calls[MNEMO_FAIL_FAMILIES];
+  int index[MNEMO_FAIL_FAMILIES];
+};
+extern struct mnemo_failures __mnemo_failures;
+/* Makes the symbolic indices, and lets `max` calls fail. */
+void __mnemo_failures_start(unsigned max);
+/* Counts system call `n`; the negated errno it fails with, or 0. */
+long __mnemo_injected(long n);
 extern struct mnemo_desc __mnemo_std[3];
 
 /* Symbolic files: made by the environment's set-up. */
@@ -247,6 +269,7 @@ long __mnemo_host_file(long index, char **path, char **contents,
                        struct stat *st);
 
 void klee_make_symbolic(void *addr, size_t nbytes, const char *name);
+void klee_prefer_cex(void *object, uintptr_t condition);
 void klee_assume(uintptr_t condition);
 unsigned klee_is_symbolic(uintptr_t n);
 /* A value `x` may have on the path, without constraining it. */

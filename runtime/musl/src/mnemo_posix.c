@@ -39,9 +39,10 @@ static char *sym_arg(unsigned len, unsigned index) {
   return s;
 }
 
-/* Makes the symbolic files, stdin and stdout, and the model's version. */
+/* Makes the symbolic files, stdin, the failures' indices, stdout and the
+ * model's version. */
 static void make_files(unsigned files, unsigned file_len, unsigned stdin_len,
-                       int sym_stdout) {
+                       unsigned max_fail, int sym_stdout) {
   for (unsigned k = 0; k < files; k++) {
     char *path = malloc(2);
     char data[7] = {'A' + k, '-', 'd', 'a', 't', 'a', 0};
@@ -60,6 +61,8 @@ static void make_files(unsigned files, unsigned file_len, unsigned stdin_len,
     unsigned mode = in->file->st->st_mode;
     klee_assume(S_ISREG(mode) | S_ISFIFO(mode) | S_ISCHR(mode));
   }
+  if (max_fail)
+    __mnemo_failures_start(max_fail);
   if (sym_stdout)
     __mnemo_std[1].file = __mnemo_new_file(0, 1024, "stdout", "stdout-stat");
   unsigned version;
@@ -79,7 +82,7 @@ int __mnemo_posix_start(int argc, char **argv, int main_params) {
   char **out = malloc((argc + 100 + 1) * sizeof *out);
   /* `--env NAME=VALUE` options make the environment. */
   char **env = malloc((argc + 1) * sizeof *env);
-  unsigned files = 0, file_len = 0, stdin_len = 0, sym_args = 0;
+  unsigned files = 0, file_len = 0, stdin_len = 0, sym_args = 0, max_fail = 0;
   int sym_stdout = 0, n = 0, vars = 0;
   /* argv[0] is the program's name, never an option. */
   for (int k = 0; k < argc;) {
@@ -101,6 +104,12 @@ int __mnemo_posix_start(int argc, char **argv, int main_params) {
     } else if (k > 0 && is_option(a, "sym-stdin")) {
       stdin_len = number(argv[k + 1]);
       k += 2;
+    } else if (k > 0 && is_option(a, "max-fail")) {
+      max_fail = number(argv[k + 1]);
+      k += 2;
+    } else if (k > 0 && is_option(a, "fd-fail")) {
+      max_fail = 1;
+      k += 1;
     } else if (k > 0 && is_option(a, "sym-stdout")) {
       sym_stdout = 1;
       k += 1;
@@ -118,7 +127,7 @@ int __mnemo_posix_start(int argc, char **argv, int main_params) {
   }
   out[n] = 0;
   env[vars] = 0;
-  make_files(files, file_len, stdin_len, sym_stdout);
+  make_files(files, file_len, stdin_len, max_fail, sym_stdout);
   /* The environment holds what `--env` gave, often nothing, but there is
    * one: C programs walk `environ` without checking it for null, as the
    * kernel never leaves it so (musl's startup sets it from the stack,

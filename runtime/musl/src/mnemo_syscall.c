@@ -561,6 +561,11 @@ static long sys_kill(long pid, long sig) {
 }
 
 long __mnemo_syscall(long n, long a, long b, long c, long d, long e, long f) {
+  if (__mnemo_failures.left) {
+    long failed = __mnemo_injected(n);
+    if (failed)
+      return failed;
+  }
   switch (n) {
   case SYS_read: return sys_read(a, (char *)b, c);
   case SYS_write: return sys_write(a, (const char *)b, c);
