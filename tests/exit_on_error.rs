@@ -211,18 +211,23 @@ fn an_unknown_kind_or_a_partitioned_run_is_refused_with_a_reason() {
         .expect("runs");
     assert!(!o.status.success());
     assert!(stderr(&o).contains("--balance dynamic"), "{}", stderr(&o));
-    // Shards write no tests of their own for --max-tests to count.
-    let o = mnemo()
-        .args(["partition", "-q", "--no-runtime", "--max-tests", "3"])
-        .args(["--shards", "2", "--memo"])
-        .arg(dir.path().join("memo"))
-        .arg("-o")
-        .arg(dir.path().join("shards"))
-        .arg(&bc)
-        .output()
-        .expect("runs");
-    assert!(!o.status.success());
-    assert!(stderr(&o).contains("--max-tests"), "{}", stderr(&o));
+    // Shards write no tests of their own for --max-tests to count; 0 is
+    // no limit, which a partition keeps.
+    for (max_tests, refused) in [("3", true), ("0", false)] {
+        let o = mnemo()
+            .args(["partition", "-q", "--no-runtime", "--max-tests", max_tests])
+            .args(["--shards", "2", "--memo"])
+            .arg(dir.path().join("memo"))
+            .arg("-o")
+            .arg(dir.path().join("shards"))
+            .arg(&bc)
+            .output()
+            .expect("runs");
+        assert_eq!(o.status.success(), !refused, "{}", stderr(&o));
+        if refused {
+            assert!(stderr(&o).contains("--max-tests"), "{}", stderr(&o));
+        }
+    }
 }
 
 #[test]

@@ -79,6 +79,7 @@ static void sleeps_take_no_time(void) {
 __attribute__((constructor(101))) static void take_own_variables(void) {
   const char *no_sleep = take_variable("MNEMO_REPLAY_NO_SLEEP");
   const char *one_process = take_variable("MNEMO_REPLAY_ONE_PROCESS");
+  const char *early_test = take_variable("MNEMO_REPLAY_EARLY_TEST");
   ktest_file = take_variable("KTEST_FILE");
   posix_objects = take_variable("MNEMO_POSIX_OBJECTS");
   unsetenv("ASAN_OPTIONS");
@@ -98,11 +99,10 @@ __attribute__((constructor(101))) static void take_own_variables(void) {
     struct rlimit one = {1, 2};
     setrlimit(RLIMIT_NPROC, &one);
   }
-  /* A test of a POSIX environment is read now, before main: from main on
-   * a replay that fails system calls (`--max-fail`) counts the program's
-   * reads and closes, as the engine's model does, and the model reads no
-   * test. */
-  if (posix_objects != NULL && *posix_objects != '\0')
+  /* A replay that fails system calls (`--max-fail`) counts the program's
+   * reads and closes from main on, as the engine's model does, and the
+   * model reads no test: it is read now. */
+  if (early_test != NULL)
     load_test();
 }
 

@@ -7,7 +7,8 @@
 //! way, and makes the named call return the model's error without letting
 //! it reach the kernel. What the program does before `main` (the dynamic
 //! loader reading its libraries, a sanitizer reading its maps, the replay
-//! library reading the test) is not counted, as the model has none of it.
+//! library reading the test) is not counted, as the model has none of it;
+//! a program without the symbol (stripped) cannot be replayed so.
 
 use std::io;
 use std::process::Child;
@@ -49,12 +50,12 @@ impl Failures {
 }
 
 impl std::fmt::Display for Failures {
-    /// The calls that fail, as "read 2 (EIO), getcwd 1 (ERANGE)".
+    /// The calls that fail, as "read 2 (EIO), getcwd 1 (ENOENT)".
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let mut first = true;
         for (k, &index) in self.index.iter().enumerate().filter(|(_, &i)| i > 0) {
             let family = FAMILIES[k].trim_end_matches("_fail");
-            let error = if k == GETCWD { "ERANGE" } else { "EIO" };
+            let error = if k == GETCWD { "ENOENT" } else { "EIO" };
             let sep = if first { "" } else { ", " };
             write!(f, "{sep}{family} {index} ({error})")?;
             first = false;
@@ -111,7 +112,7 @@ impl Counter {
         }
         self.left -= 1;
         Some(if family == GETCWD {
-            libc::ERANGE
+            libc::ENOENT
         } else {
             libc::EIO
         })
@@ -292,10 +293,8 @@ fn follow(pid: libc::pid_t, failures: &Failures) -> io::Result<()> {
     }
     let options = libc::PTRACE_O_TRACESYSGOOD | libc::PTRACE_O_EXITKILL;
     request(libc::PTRACE_SETOPTIONS, pid, 0, options as u64)?;
-    if let Some(main) = main_address(pid) {
-        if !run_to(pid, main)? {
-            return Ok(());
-        }
+    if !run_to(pid, main_address(pid)?)? {
+        return Ok(());
     }
     let mut counter = Counter::new(failures);
     let mut entering = true;
@@ -357,24 +356,35 @@ fn run_to(pid: libc::pid_t, main: u64) -> io::Result<bool> {
     }
 }
 
-/// Where the child's `main` is loaded: its image's symbol moved by as much
-/// as the kernel moved the entry point (`AT_ENTRY`), which places a
-/// position-independent program. `None` for an image without the symbol
-/// (stripped), whose calls are then counted from its exec.
-fn main_address(pid: libc::pid_t) -> Option<u64> {
-    let image = std::fs::read(format!("/proc/{pid}/exe")).ok()?;
-    let file = object::File::parse(&*image).ok()?;
+/// The address of `main` in a program image, and its entry point, as the
+/// image places them: `None` for an image without the symbol (stripped),
+/// whose calls cannot be counted as the model counts them.
+pub(crate) fn main_symbol(image: &[u8]) -> Option<(u64, u64)> {
+    let file = object::File::parse(image).ok()?;
     let main = file
         .symbols()
         .chain(file.dynamic_symbols())
         .find(|s| s.name() == Ok("main") && s.is_definition())?
         .address();
-    let auxv = std::fs::read(format!("/proc/{pid}/auxv")).ok()?;
-    let entry = auxv.chunks_exact(16).find_map(|pair| {
-        let word = |k: usize| u64::from_ne_bytes(pair[k..k + 8].try_into().unwrap_or([0; 8]));
-        (word(0) == libc::AT_ENTRY).then(|| word(8))
-    })?;
-    Some(main.wrapping_add(entry.wrapping_sub(file.entry())))
+    Some((main, file.entry()))
+}
+
+/// Where the child's `main` is loaded: its image's symbol moved by as much
+/// as the kernel moved the entry point (`AT_ENTRY`), which places a
+/// position-independent program.
+fn main_address(pid: libc::pid_t) -> io::Result<u64> {
+    let image = std::fs::read(format!("/proc/{pid}/exe"))?;
+    let (main, entry) =
+        main_symbol(&image).ok_or_else(|| io::Error::other("the program has no symbol `main`"))?;
+    let auxv = std::fs::read(format!("/proc/{pid}/auxv"))?;
+    let loaded = auxv
+        .chunks_exact(16)
+        .find_map(|pair| {
+            let word = |k: usize| u64::from_ne_bytes(pair[k..k + 8].try_into().unwrap_or([0; 8]));
+            (word(0) == libc::AT_ENTRY).then(|| word(8))
+        })
+        .ok_or_else(|| io::Error::other("the program's auxiliary vector has no AT_ENTRY"))?;
+    Ok(main.wrapping_add(loaded.wrapping_sub(entry)))
 }
 
 #[cfg(test)]
@@ -409,7 +419,7 @@ mod tests {
             max: 1,
             index: [0, 1, 0, 0, 1],
         });
-        assert_eq!(c.call(libc::SYS_getcwd), Some(libc::ERANGE));
+        assert_eq!(c.call(libc::SYS_getcwd), Some(libc::ENOENT));
         assert_eq!(c.call(libc::SYS_write), None, "the one failure is spent");
         assert!(!c.pending());
         let none = Failures {
@@ -421,6 +431,6 @@ mod tests {
             max: 2,
             index: [2, 0, 0, 0, 1],
         };
-        assert_eq!(two.to_string(), "read 2 (EIO), getcwd 1 (ERANGE)");
+        assert_eq!(two.to_string(), "read 2 (EIO), getcwd 1 (ENOENT)");
     }
 }

@@ -18,7 +18,7 @@ use std::time::Duration;
 
 use super::classify::Termination;
 use super::inject::{self, Failures};
-use super::replay::{NO_SLEEP_ENV, ONE_PROCESS_ENV, POSIX_OBJECTS_ENV};
+use super::replay::{EARLY_TEST_ENV, NO_SLEEP_ENV, ONE_PROCESS_ENV, POSIX_OBJECTS_ENV};
 use crate::exec::{MAX_OBJECT, STDOUT_LIMIT};
 
 /// Room for a program's own mappings beside one object as large as the
@@ -192,6 +192,9 @@ pub(crate) fn run_one(run: NativeRun<'_>, timeout: Duration) -> std::io::Result<
         held.push(NO_SLEEP_ENV);
         if !as_root {
             held.push(ONE_PROCESS_ENV);
+        }
+        if run.failures.is_some() {
+            held.push(EARLY_TEST_ENV);
         }
     } else {
         if !as_root {

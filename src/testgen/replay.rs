@@ -20,6 +20,7 @@ use thiserror::Error;
 
 use super::classify::{classify_native, verdict, NativeOutcome, Termination, Verdict};
 use super::index::{Outcome, TestRecord, TestsJson, TESTS_JSON};
+use super::inject;
 use super::ktest::KTest;
 use super::model_root::{LaidOut, ModelRoot};
 use super::native::{give_contents_to, run_one, NativeResult, NativeRun, Stdin};
@@ -40,6 +41,11 @@ pub const NO_SLEEP_ENV: &str = "MNEMO_REPLAY_NO_SLEEP";
 /// root: it holds itself to one process before main, so that a fork
 /// fails with EAGAIN as in the engine.
 pub const ONE_PROCESS_ENV: &str = "MNEMO_REPLAY_ONE_PROCESS";
+
+/// Set for a program that links the replay library when the replay fails
+/// its system calls (`--max-fail`): it reads the test before main, where
+/// the calls are not yet counted, rather than at the first input.
+pub const EARLY_TEST_ENV: &str = "MNEMO_REPLAY_EARLY_TEST";
 
 /// Why replay could not run at all (a single bad test is a result instead).
 #[derive(Debug, Error)]
@@ -284,6 +290,15 @@ fn replay_one(
         Ok(env) => env,
         Err(e) => return failed(format!("POSIX environment: {e}")),
     };
+    if env.failures.as_ref().is_some_and(|f| f.any()) {
+        let image = fs::read(binary).map_err(io_err(binary))?;
+        if inject::main_symbol(&image).is_none() {
+            return failed(format!(
+                "the test fails system calls, counted from main on, and {} has no symbol `main` (stripped?)",
+                binary.display()
+            ));
+        }
+    }
     // The scratch directory has a parent of its own: in the model the
     // working directory's parent holds nothing the program may change, and
     // so is it natively when the test runs as another user.

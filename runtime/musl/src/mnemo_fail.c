@@ -4,10 +4,13 @@
  * index holds, so that every path through the program forks at each such
  * call into the one where it succeeds and the one where it fails. The
  * families and their objects are KLEE's (read_fail, write_fail,
- * close_fail, ftruncate_fail, getcwd_fail), as are the errors (EIO;
- * ERANGE for getcwd). They are counted as system calls, what musl makes
- * of the program's calls (stdio reads with readv), so that mnemo's replay,
- * which counts the native program's system calls, fails the same one. */
+ * close_fail, ftruncate_fail, getcwd_fail). They are counted as system
+ * calls, what musl makes of the program's calls (stdio reads with readv),
+ * so that mnemo's replay, which counts the native program's system calls,
+ * fails the same one; and they fail as the kernel's do: EIO, and ENOENT
+ * for getcwd (the working directory was removed). KLEE's getcwd fails
+ * with ERANGE, which the kernel gives only for a buffer too small: glibc's
+ * getcwd(NULL, 0), whose buffer is large enough, asserts on it. */
 #include "mnemo_fs.h"
 
 #include <errno.h>
@@ -57,5 +60,5 @@ long __mnemo_injected(long n) {
   if (__mnemo_failures.index[family] != (int)call)
     return 0;
   __mnemo_failures.left--;
-  return family == MNEMO_FAIL_GETCWD ? -ERANGE : -EIO;
+  return family == MNEMO_FAIL_GETCWD ? -ENOENT : -EIO;
 }

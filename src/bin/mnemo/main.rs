@@ -136,7 +136,7 @@ fn real_main() -> anyhow::Result<u8> {
                 || run.shard.is_some()
                 || run.exit_on_error
                 || !run.exit_on_error_type.is_empty()
-                || run.max_tests.is_some()
+                || run.max_tests.is_some_and(|n| n > 0)
                 || !run.seed_file.is_empty()
                 || !run.seed_dir.is_empty()
                 || run.max_forks.is_some()
