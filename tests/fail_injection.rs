@@ -1,0 +1,138 @@
+//! KLEE's failure injection (`--fd-fail`) end to end: each read, close,
+//! getcwd and write of a program fails on a path of its own, and `mnemo
+//! replay` fails the same call natively, in a program placed at a fixed
+//! address or anywhere (position independent), counting from `main` on;
+//! a stripped program, which has no `main` to count from, is a named
+//! replay failure rather than a wrong outcome.
+
+#[path = "support/cli.rs"]
+mod support;
+
+use std::collections::BTreeSet;
+use std::path::Path;
+use std::process::Command;
+
+use mnemo::testgen::{Outcome, TestsJson, Toolchain, TESTS_JSON};
+use support::{compile, mnemo, stderr};
+
+/// Each call it makes fails with its own exit status; 8 is a read of `A`
+/// as a directory, which the model lets its status say.
+const CALLS: &str = r#"
+#include <errno.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+int main(void) {
+  char buf[2], cwd[256];
+  int fd = open("A", O_RDONLY);
+  if (fd < 0)
+    return 9;
+  if (read(fd, buf, 2) != 2)
+    return errno == EIO ? 1 : 8;
+  if (close(fd) != 0)
+    return 2;
+  if (!getcwd(cwd, sizeof cwd))
+    return errno == ENOENT ? 3 : 7;
+  if (write(1, "done\n", 5) != 5)
+    return 4;
+  return 0;
+}
+"#;
+
+/// `mnemo replay [extra...] PROGRAM OUT`: its exit status and what it printed.
+fn replay(program: &Path, out: &Path, extra: &[&str]) -> (Option<i32>, String) {
+    let o = mnemo()
+        .arg("replay")
+        .args(extra)
+        .arg(program)
+        .arg(out)
+        .output()
+        .expect("runs");
+    let text = format!("{}{}", String::from_utf8_lossy(&o.stdout), stderr(&o));
+    (o.status.code(), text)
+}
+
+#[test]
+fn every_call_fails_on_a_path_and_natively_on_its_replay() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let Some(bc) = compile(dir.path(), "calls", CALLS) else {
+        return;
+    };
+    let out = dir.path().join("out");
+    // The program's arguments follow it, so `support::run_linked`, which
+    // puts its extra ones before, does not fit.
+    let o = mnemo()
+        .args(["run", "--store", "none", "--output-dir"])
+        .arg(&out)
+        .arg(&bc)
+        .args(["--sym-files", "1", "2", "--fd-fail"])
+        .output()
+        .expect("runs");
+    assert!(o.status.success(), "{}", stderr(&o));
+    let index = TestsJson::read(&out.join(TESTS_JSON)).expect("tests.json");
+    let codes: BTreeSet<u8> = index
+        .tests
+        .iter()
+        .map(|t| match t.outcome {
+            Outcome::Exit { exit_code } => exit_code,
+            ref other => panic!("{}: {other:?}", t.ktest),
+        })
+        .collect();
+    // No failure, then each call's, then A as a directory.
+    assert_eq!(codes, BTreeSet::from([0, 1, 2, 3, 4, 8]));
+    let n = index.tests.len();
+    assert_eq!(n, 7, "a path per failed call, two where A is a directory");
+
+    let src = dir.path().join("calls.c");
+    let (status, text) = replay(&src, &out, &[]);
+    assert_eq!(status, Some(0), "{text}");
+    assert!(text.contains(&format!("{n} tests: {n} match,")), "{text}");
+
+    // The same program, position independent: main is where the kernel
+    // placed the program.
+    let tc = Toolchain::find().expect("toolchain");
+    let pie = dir.path().join("calls.pie");
+    tc.compile_native_with(&src, &pie, &["-fPIE", "-pie"])
+        .expect("native build");
+    let image = std::fs::read(&pie).expect("read");
+    assert_eq!(image[16], 3, "ET_DYN: a position-independent program");
+    let (status, text) = replay(&pie, &out, &[]);
+    assert_eq!(status, Some(0), "{text}");
+    assert!(text.contains(&format!("{n} tests: {n} match,")), "{text}");
+
+    // Stripped, it cannot be counted from main: the tests that fail a
+    // call are replay failures that say why, the others replay.
+    let stripped = dir.path().join("calls.stripped");
+    let s = Command::new("llvm-strip-14")
+        .arg(&pie)
+        .arg("-o")
+        .arg(&stripped)
+        .status()
+        .expect("llvm-strip-14");
+    assert!(s.success());
+    let (_, text) = replay(&stripped, &out, &[]);
+    assert!(
+        text.contains(&format!(
+            "{n} tests: 2 match, 0 mismatch, 0 not predicted, 5 replay failed"
+        )),
+        "{text}"
+    );
+    assert!(text.contains("no symbol `main`"), "{text}");
+
+    // A script names the calls its path failed.
+    let (status, text) = replay(&src, &out, &["--as-commands"]);
+    assert_eq!(status, Some(0), "{text}");
+    let scripts: String = index
+        .tests
+        .iter()
+        .map(|t| std::fs::read_to_string(out.join(&t.ktest).with_extension("sh")).expect("script"))
+        .collect();
+    for call in [
+        "read 1 (EIO)",
+        "close 1 (EIO)",
+        "getcwd 1 (ENOENT)",
+        "write 1 (EIO)",
+    ] {
+        assert!(scripts.contains(call), "{call} in no script");
+    }
+}
