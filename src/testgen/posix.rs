@@ -360,6 +360,7 @@ impl PosixEnv {
                     max_fail = number(args, k, 1, "a number of failures")?;
                     k += 2;
                 }
+                "-save-all-writes" | "save-all-writes" => k += 1,
                 "-fd-fail" | "fd-fail" => {
                     max_fail = 1;
                     k += 1;
@@ -587,7 +588,15 @@ pub(crate) mod tests {
     fn failures_sit_between_stdin_and_stdout_in_klees_order() {
         let index = |name, k: i32| obj(name, &k.to_le_bytes());
         let test = posix_test(
-            &["p", "--sym-stdin", "1", "--max-fail", "2", "--sym-stdout"],
+            &[
+                "p",
+                "--sym-stdin",
+                "1",
+                "--max-fail",
+                "2",
+                "-save-all-writes",
+                "--sym-stdout",
+            ],
             vec![
                 obj("stdin", b"x"),
                 stat("stdin", 0o010644),

@@ -107,6 +107,9 @@ int __mnemo_posix_start(int argc, char **argv, int main_params) {
     } else if (k > 0 && is_option(a, "max-fail")) {
       max_fail = number(argv[k + 1]);
       k += 2;
+    } else if (k > 0 && is_option(a, "save-all-writes")) {
+      /* Every write to a symbolic file is kept, past its end too. */
+      k += 1;
     } else if (k > 0 && is_option(a, "fd-fail")) {
       max_fail = 1;
       k += 1;
