@@ -3,7 +3,8 @@
 //! replay` fails the same call natively, in a program placed at a fixed
 //! address or anywhere (position independent), counting from `main` on;
 //! a stripped program, which has no `main` to count from, is a named
-//! replay failure rather than a wrong outcome.
+//! replay failure rather than a wrong outcome. A test KLEE 3 wrote, with
+//! its own names and no `model_version`, seeds the run.
 
 #[path = "support/cli.rs"]
 mod support;
@@ -12,7 +13,7 @@ use std::collections::BTreeSet;
 use std::path::Path;
 use std::process::Command;
 
-use mnemo::testgen::{Outcome, TestsJson, Toolchain, TESTS_JSON};
+use mnemo::testgen::{KTest, KTestObject, Outcome, TestsJson, Toolchain, TESTS_JSON};
 use support::{compile, mnemo, stderr};
 
 /// Each call it makes fails with its own exit status; 8 is a read of `A`
@@ -135,4 +136,64 @@ fn every_call_fails_on_a_path_and_natively_on_its_replay() {
     ] {
         assert!(scripts.contains(call), "{call} in no script");
     }
+}
+
+#[test]
+fn a_klee3_test_seeds_the_path_that_fails_its_call() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let Some(bc) = compile(dir.path(), "calls", CALLS) else {
+        return;
+    };
+    // As KLEE 3.2 writes it: `A_data`, `A_data_stat`, no model_version;
+    // the path that fails the first close.
+    let args = ["--sym-files", "1", "2", "--fd-fail"];
+    let obj = |name: &str, bytes: Vec<u8>| KTestObject {
+        name: name.into(),
+        bytes,
+    };
+    let mut stat = vec![0u8; 144];
+    stat[24..28].copy_from_slice(&0o100644u32.to_le_bytes());
+    let mut objects = vec![obj("A_data", b"ab".to_vec()), obj("A_data_stat", stat)];
+    for (name, index) in [
+        ("read_fail", 0),
+        ("write_fail", 0),
+        ("close_fail", 1),
+        ("ftruncate_fail", 0),
+        ("getcwd_fail", 0),
+    ] {
+        objects.push(obj(name, i32::to_le_bytes(index).to_vec()));
+    }
+    let seed = dir.path().join("klee3.ktest");
+    KTest {
+        args: std::iter::once("calls.bc")
+            .chain(args)
+            .map(String::from)
+            .collect(),
+        objects,
+        ..KTest::default()
+    }
+    .write_atomic(&seed)
+    .expect("write seed");
+    let out = dir.path().join("out");
+    let o = mnemo()
+        .args(["run", "--store", "none", "--only-seed", "--seed-file"])
+        .arg(&seed)
+        .arg("--output-dir")
+        .arg(&out)
+        .arg(&bc)
+        .args(args)
+        .output()
+        .expect("runs");
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(!stderr(&o).contains("is left"), "{}", stderr(&o));
+    let index = TestsJson::read(&out.join(TESTS_JSON)).expect("tests.json");
+    let exits: Vec<u8> = index
+        .tests
+        .iter()
+        .filter_map(|t| match t.outcome {
+            Outcome::Exit { exit_code } => Some(exit_code),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(exits, [2], "the seed's path, and only it, ran to its end");
 }
