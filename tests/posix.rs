@@ -459,7 +459,8 @@ fn bad_sym_options_are_errors_before_the_run() {
         ),
         (&["--sym-files", "1", "x"][..], "`x` is not a number"),
         (&["--sym-stdin", "4000000000"][..], "out of range"),
-        (&["--fd-fail"][..], "does not support"),
+        (&["--bout-file", "x"][..], "does not support"),
+        (&["--max-fail", "0"][..], "0 failures"),
     ] {
         let o = run(&bc, &out, &[], args);
         assert_eq!(o.status.code(), Some(1), "{args:?}");
