@@ -231,18 +231,15 @@ impl PosixArgs {
                     if env.max_fail != 0 {
                         return Err(n.out_of_range("failures are given twice".to_string()));
                     }
-                    if option == "fd-fail" {
-                        env.max_fail = 1;
-                        0
-                    } else {
-                        env.max_fail = n.get(1)?;
-                        if env.max_fail == 0 {
-                            return Err(
-                                n.out_of_range("0 failures: leave the option out".to_string())
-                            );
-                        }
-                        1
+                    let (max, taken) = match option {
+                        "fd-fail" => (1, 0),
+                        _ => (n.get(1)?, 1),
+                    };
+                    if max == 0 {
+                        return Err(n.out_of_range("0 failures: leave the option out".to_string()));
                     }
+                    env.max_fail = max;
+                    taken
                 }
                 "env" => {
                     let var = args.get(k + 1).ok_or_else(|| PosixArgsError::Missing {

@@ -49,13 +49,22 @@ impl Failures {
     }
 }
 
+/// The error a failed call of `family` returns, and its name: the
+/// runtime's (EIO; ENOENT for getcwd, whose directory was removed).
+fn error_of(family: usize) -> (i32, &'static str) {
+    match family {
+        GETCWD => (libc::ENOENT, "ENOENT"),
+        _ => (libc::EIO, "EIO"),
+    }
+}
+
 impl std::fmt::Display for Failures {
     /// The calls that fail, as "read 2 (EIO), getcwd 1 (ENOENT)".
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let mut first = true;
         for (k, &index) in self.index.iter().enumerate().filter(|(_, &i)| i > 0) {
             let family = FAMILIES[k].trim_end_matches("_fail");
-            let error = if k == GETCWD { "ENOENT" } else { "EIO" };
+            let error = error_of(k).1;
             let sep = if first { "" } else { ", " };
             write!(f, "{sep}{family} {index} ({error})")?;
             first = false;
@@ -111,11 +120,7 @@ impl Counter {
             return None;
         }
         self.left -= 1;
-        Some(if family == GETCWD {
-            libc::ENOENT
-        } else {
-            libc::EIO
-        })
+        Some(error_of(family).0)
     }
 
     /// Whether a call of the test is still to fail.
@@ -146,7 +151,7 @@ pub(crate) fn be_traced() -> io::Result<()> {
 pub(crate) fn wait_traced(
     child: &mut Child,
     timeout: Duration,
-    failures: &Failures,
+    traced: &Traced,
 ) -> io::Result<Termination> {
     let pid = child.id() as libc::pid_t;
     let (finished, ended) = mpsc::channel::<()>();
@@ -158,7 +163,7 @@ pub(crate) fn wait_traced(
         }
         late
     });
-    let followed = follow(pid, failures);
+    let followed = follow(pid, traced);
     if followed.is_err() {
         // Left in a stop of ptrace's, it would only wait for its deadline.
         // SAFETY: the child is not reaped yet.
@@ -279,24 +284,23 @@ fn signal_to_pass(status: i32) -> u64 {
     let sig = libc::WSTOPSIG(status);
     match sig {
         libc::SIGTRAP | libc::SIGSTOP | libc::SIGTSTP | libc::SIGTTIN | libc::SIGTTOU => 0,
-        s if s == libc::SIGTRAP | 0x80 => 0,
         s => s as u64,
     }
 }
 
 /// Follows the child from its exec to its end, or until no call of the
 /// test is left to fail (it is then detached and runs on untraced).
-fn follow(pid: libc::pid_t, failures: &Failures) -> io::Result<()> {
+fn follow(pid: libc::pid_t, traced: &Traced) -> io::Result<()> {
     // The stop at the exec.
     if next_stop(pid)?.is_none() {
         return Ok(());
     }
     let options = libc::PTRACE_O_TRACESYSGOOD | libc::PTRACE_O_EXITKILL;
     request(libc::PTRACE_SETOPTIONS, pid, 0, options as u64)?;
-    if !run_to(pid, main_address(pid)?)? {
+    if !run_to(pid, main_address(pid, traced.main)?)? {
         return Ok(());
     }
-    let mut counter = Counter::new(failures);
+    let mut counter = Counter::new(&traced.failures);
     let mut entering = true;
     let mut failing: Option<i32> = None;
     let mut pass = 0;
@@ -356,26 +360,41 @@ fn run_to(pid: libc::pid_t, main: u64) -> io::Result<bool> {
     }
 }
 
+/// A replay that fails calls: which, and where its program's `main` is.
+pub(crate) struct Traced {
+    pub(crate) failures: Failures,
+    pub(crate) main: MainSymbol,
+}
+
 /// The address of `main` in a program image, and its entry point, as the
-/// image places them: `None` for an image without the symbol (stripped),
-/// whose calls cannot be counted as the model counts them.
-pub(crate) fn main_symbol(image: &[u8]) -> Option<(u64, u64)> {
-    let file = object::File::parse(image).ok()?;
-    let main = file
-        .symbols()
-        .chain(file.dynamic_symbols())
-        .find(|s| s.name() == Ok("main") && s.is_definition())?
-        .address();
-    Some((main, file.entry()))
+/// image places them.
+#[derive(Clone, Copy)]
+pub(crate) struct MainSymbol {
+    main: u64,
+    entry: u64,
+}
+
+impl MainSymbol {
+    /// `None` for an image without the symbol (stripped), whose calls
+    /// cannot be counted as the model counts them.
+    pub(crate) fn of(image: &[u8]) -> Option<MainSymbol> {
+        let file = object::File::parse(image).ok()?;
+        let main = file
+            .symbols()
+            .chain(file.dynamic_symbols())
+            .find(|s| s.name() == Ok("main") && s.is_definition())?
+            .address();
+        Some(MainSymbol {
+            main,
+            entry: file.entry(),
+        })
+    }
 }
 
 /// Where the child's `main` is loaded: its image's symbol moved by as much
 /// as the kernel moved the entry point (`AT_ENTRY`), which places a
 /// position-independent program.
-fn main_address(pid: libc::pid_t) -> io::Result<u64> {
-    let image = std::fs::read(format!("/proc/{pid}/exe"))?;
-    let (main, entry) =
-        main_symbol(&image).ok_or_else(|| io::Error::other("the program has no symbol `main`"))?;
+fn main_address(pid: libc::pid_t, symbol: MainSymbol) -> io::Result<u64> {
     let auxv = std::fs::read(format!("/proc/{pid}/auxv"))?;
     let loaded = auxv
         .chunks_exact(16)
@@ -384,7 +403,7 @@ fn main_address(pid: libc::pid_t) -> io::Result<u64> {
             (word(0) == libc::AT_ENTRY).then(|| word(8))
         })
         .ok_or_else(|| io::Error::other("the program's auxiliary vector has no AT_ENTRY"))?;
-    Ok(main.wrapping_add(loaded.wrapping_sub(entry)))
+    Ok(symbol.main.wrapping_add(loaded.wrapping_sub(symbol.entry)))
 }
 
 #[cfg(test)]

@@ -17,7 +17,7 @@ use std::thread;
 use std::time::Duration;
 
 use super::classify::Termination;
-use super::inject::{self, Failures};
+use super::inject::{self, Traced};
 use super::replay::{EARLY_TEST_ENV, NO_SLEEP_ENV, ONE_PROCESS_ENV, POSIX_OBJECTS_ENV};
 use crate::exec::{MAX_OBJECT, STDOUT_LIMIT};
 
@@ -66,7 +66,7 @@ pub(crate) struct NativeRun<'a> {
     /// space for each test.
     pub(crate) links_replay_library: bool,
     /// The system calls the run fails, where the test fails any.
-    pub(crate) failures: Option<Failures>,
+    pub(crate) traced: Option<Traced>,
 }
 
 /// Where a native run's stdin comes from.
@@ -193,7 +193,7 @@ pub(crate) fn run_one(run: NativeRun<'_>, timeout: Duration) -> std::io::Result<
         if !as_root {
             held.push(ONE_PROCESS_ENV);
         }
-        if run.failures.is_some() {
+        if run.traced.is_some() {
             held.push(EARLY_TEST_ENV);
         }
     } else {
@@ -211,7 +211,7 @@ pub(crate) fn run_one(run: NativeRun<'_>, timeout: Duration) -> std::io::Result<
             command.pre_exec(sleeps_take_no_time);
         }
     }
-    if run.failures.is_some() {
+    if run.traced.is_some() {
         // Last, so that the program is followed from its exec on.
         // SAFETY: the hook only makes a system call.
         unsafe {
@@ -235,7 +235,7 @@ pub(crate) fn run_one(run: NativeRun<'_>, timeout: Duration) -> std::io::Result<
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
-        .map_err(|e| match &run.failures {
+        .map_err(|e| match &run.traced {
             // The hook's error is the likelier one: the machine may forbid
             // ptrace (a container's seccomp profile).
             Some(_) => std::io::Error::new(
@@ -271,8 +271,8 @@ pub(crate) fn run_one(run: NativeRun<'_>, timeout: Duration) -> std::io::Result<
         shrink_pipe(&p);
         drain(p, STDOUT_LIMIT, Vec::extend_from_slice)
     });
-    let termination = match &run.failures {
-        Some(failures) => inject::wait_traced(&mut child, timeout, failures)?,
+    let termination = match &run.traced {
+        Some(traced) => inject::wait_traced(&mut child, timeout, traced)?,
         None => wait_for(&mut child, timeout)?,
     };
     exited.store(true, Ordering::Relaxed);

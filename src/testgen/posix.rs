@@ -35,6 +35,7 @@ use thiserror::Error;
 
 use super::inject::{Failures, FAMILIES};
 use super::ktest::{KTest, KTestObject};
+use crate::exec::posix::PosixArgs;
 
 /// The time of every file in the model's file system, and its clock
 /// (`MNEMO_TIME` in `runtime/musl/src/mnemo_fs.h`): 2024-01-01 00:00 UTC.
@@ -176,25 +177,6 @@ pub enum PosixError {
     },
 }
 
-/// Whether `name` is an object of the environment a test's POSIX options
-/// make, as mnemo's runtime names it.
-fn is_environment_object(name: &str) -> bool {
-    let file = |rest: &str| rest == "-data" || rest == "-data-stat";
-    let mut chars = name.chars();
-    match chars.next() {
-        Some(c) if c.is_ascii_uppercase() && file(chars.as_str()) => true,
-        _ => {
-            matches!(
-                name,
-                "n_args" | "stdin" | "stdin-stat" | "stdout" | "stdout-stat" | MODEL_VERSION
-            ) || FAMILIES.contains(&name)
-                || name
-                    .strip_prefix("arg")
-                    .is_some_and(|n| n.len() == 2 && n.bytes().all(|b| b.is_ascii_digit()))
-        }
-    }
-}
-
 /// A test in the layout mnemo's runtime makes (KLEE 2's), which KLEE 3
 /// changed: its file objects renamed (`A_data` and `A_data_stat` become
 /// `A-data` and `A-data-stat`, `stdin_stat` `stdin-stat`, `stdout_stat`
@@ -222,27 +204,23 @@ pub fn in_mnemo_layout(mut test: KTest) -> KTest {
             o.name = name;
         }
     }
-    let posix = test.args.iter().skip(1).any(|a| {
-        let bare = a.strip_prefix("--").or_else(|| a.strip_prefix('-'));
-        matches!(
-            bare,
-            Some("sym-arg" | "sym-args" | "sym-files" | "sym-stdin" | "sym-stdout")
-                | Some("max-fail" | "fd-fail")
-        )
-    });
+    // The runtime's start, which makes `model_version`, runs where the
+    // command line has POSIX options; it comes after the environment's
+    // objects, which reading the environment counts.
+    let posix = matches!(
+        PosixArgs::parse(test.args.get(1..).unwrap_or_default()),
+        Ok(Some(_))
+    );
     if posix && !test.objects.iter().any(|o| o.name == MODEL_VERSION) {
-        let at = test
-            .objects
-            .iter()
-            .take_while(|o| is_environment_object(&o.name))
-            .count();
-        test.objects.insert(
-            at,
-            KTestObject {
-                name: MODEL_VERSION.to_string(),
-                bytes: 1u32.to_le_bytes().to_vec(),
-            },
-        );
+        if let Ok(env) = PosixEnv::from_ktest(&test) {
+            test.objects.insert(
+                env.objects,
+                KTestObject {
+                    name: MODEL_VERSION.to_string(),
+                    bytes: 1u32.to_le_bytes().to_vec(),
+                },
+            );
+        }
     }
     test
 }

@@ -20,7 +20,7 @@ use thiserror::Error;
 
 use super::classify::{classify_native, verdict, NativeOutcome, Termination, Verdict};
 use super::index::{Outcome, TestRecord, TestsJson, TESTS_JSON};
-use super::inject;
+use super::inject::{Failures, MainSymbol, Traced};
 use super::ktest::KTest;
 use super::model_root::{LaidOut, ModelRoot};
 use super::native::{give_contents_to, run_one, NativeResult, NativeRun, Stdin};
@@ -286,19 +286,23 @@ fn replay_one(
         Ok(t) => t,
         Err(e) => return failed(e.to_string()),
     };
-    let env = match PosixEnv::from_ktest(&test) {
+    let mut env = match PosixEnv::from_ktest(&test) {
         Ok(env) => env,
         Err(e) => return failed(format!("POSIX environment: {e}")),
     };
-    if env.failures.as_ref().is_some_and(|f| f.any()) {
-        let image = fs::read(binary).map_err(io_err(binary))?;
-        if inject::main_symbol(&image).is_none() {
-            return failed(format!(
-                "the test fails system calls, counted from main on, and {} has no symbol `main` (stripped?)",
-                binary.display()
-            ));
+    let traced = match env.failures.take().filter(Failures::any) {
+        None => None,
+        Some(failures) => {
+            let image = fs::read(binary).map_err(io_err(binary))?;
+            let Some(main) = MainSymbol::of(&image) else {
+                return failed(format!(
+                    "the test fails system calls, counted from main on, and {} has no symbol `main` (stripped?)",
+                    binary.display()
+                ));
+            };
+            Some(Traced { failures, main })
         }
-    }
+    };
     // The scratch directory has a parent of its own: in the model the
     // working directory's parent holds nothing the program may change, and
     // so is it natively when the test runs as another user.
@@ -361,7 +365,7 @@ fn replay_one(
         run_as: options.run_as,
         root: root.map(|r| r.dir.as_path()),
         links_replay_library,
-        failures: env.failures.filter(|f| f.any()),
+        traced,
     };
     let result = run_one(run, options.timeout).map_err(io_err(&binary))?;
     let native = classify_native(result.termination, &result.stderr);
