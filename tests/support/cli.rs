@@ -158,7 +158,12 @@ pub fn replays_natively(source: &Path, out: &Path) {
         .arg(out)
         .output()
         .expect("replay");
-    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        o.status.success(),
+        "{}{}",
+        stderr(&o),
+        String::from_utf8_lossy(&o.stdout)
+    );
 }
 
 /// Resumes the run of `bc` in `out` from `memo` with no more options: it

@@ -50,6 +50,16 @@ pub(crate) enum Command {
     },
     /// Explore a program's paths and write a test for each.
     Run(RunArgs),
+    /// Run KLEE's command line (`mnemo klee --max-time=10min prog.bc
+    /// --sym-args 0 2 4`): KLEE's options become `mnemo run`'s, tests go to
+    /// klee-out-N; `mnemo klee --help` lists what each option becomes.
+    #[command(disable_help_flag = true)]
+    Klee {
+        /// `--print-command` to print the `mnemo run` command instead, then
+        /// KLEE's options, the bitcode and the program's arguments.
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<String>,
+    },
     /// Share a run out into shard files, one per machine of a batch job:
     /// the trie in `--memo` (recorded now by a shallow run when there is
     /// none) gives the prefixes, packed into balanced shards.

@@ -14,6 +14,7 @@ use mnemo::testgen::{replay_dir_with, write_commands, KTest, ReplayOptions, Tool
 
 mod check;
 mod cli;
+mod klee;
 use check::check_loadable;
 use cli::{Cli, Command, Deepen, PackingArg, RunArgs, SummaryCommand, TrieCommand};
 
@@ -47,6 +48,55 @@ fn main() {
     unsafe { libc::_exit(i32::from(status)) }
 }
 
+/// `mnemo klee`: KLEE's command line translated, then run as `mnemo run`
+/// (or printed). The output directory, KLEE's `klee-out-N` where none is
+/// given, is made only once the translated command has parsed.
+fn klee_command(args: &[String]) -> anyhow::Result<u8> {
+    use mnemo::testgen::commands::shell_word;
+    let (t, print) = match klee::request(args).map_err(|e| anyhow::anyhow!("klee: {e}"))? {
+        klee::Request::Help => {
+            print!("{}", klee::help());
+            return Ok(EXIT_OK);
+        }
+        klee::Request::Print(t) => (t, true),
+        klee::Request::Run(t) => (t, false),
+    };
+    let argv = |out: Option<&std::path::Path>| {
+        let mut v = vec!["mnemo".to_string(), "run".to_string()];
+        if let Some(out) = out {
+            v.extend(["--output-dir".to_string(), out.display().to_string()]);
+        }
+        v.extend(t.run_args.iter().cloned());
+        v
+    };
+    let default_out = (!t.output_dir_given)
+        .then(|| klee::make_output_dir(&t.program, false))
+        .transpose()?;
+    let planned = argv(default_out.as_deref());
+    let quoted: Vec<String> = planned
+        .iter()
+        .map(|w| String::from_utf8_lossy(&shell_word(w.as_bytes())).into_owned())
+        .collect();
+    if let Err(e) = Cli::try_parse_from(&planned) {
+        eprintln!(
+            "mnemo: klee: the command translates to `{}`, which is not valid:",
+            quoted.join(" ")
+        );
+        e.exit();
+    }
+    if print {
+        println!("{}", quoted.join(" "));
+        return Ok(EXIT_OK);
+    }
+    for note in &t.notes {
+        eprintln!("mnemo: klee: {note}");
+    }
+    let out = (!t.output_dir_given)
+        .then(|| klee::make_output_dir(&t.program, true))
+        .transpose()?;
+    dispatch(Cli::try_parse_from(argv(out.as_deref()))?)
+}
+
 /// The exit status of a run: 128 + the signal's number when a signal
 /// stopped it (as a shell reports a process the signal killed), 3 when a
 /// limit or `--exit-on-error` did, else 0 (errors found in the program are
@@ -62,8 +112,13 @@ fn run_status(stats: &RunStats, stop: &StopRequest) -> u8 {
 }
 
 fn real_main() -> anyhow::Result<u8> {
-    let cli = Cli::parse();
+    dispatch(Cli::parse())
+}
+
+/// Runs one command of the grammar.
+fn dispatch(cli: Cli) -> anyhow::Result<u8> {
     match cli.command {
+        Command::Klee { args } => klee_command(&args),
         Command::Cc {
             source,
             output,
