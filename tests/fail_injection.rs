@@ -4,7 +4,9 @@
 //! address or anywhere (position independent), counting from `main` on;
 //! a stripped program, which has no `main` to count from, is a named
 //! replay failure rather than a wrong outcome. A test KLEE 3 wrote, with
-//! its own names and no `model_version`, seeds the run.
+//! its own names and no `model_version`, seeds the run. The same stop at
+//! `main` gives a program an argument with bytes after its NUL, which no
+//! exec can.
 
 #[path = "support/cli.rs"]
 mod support;
@@ -53,6 +55,38 @@ fn replay(program: &Path, out: &Path, extra: &[&str]) -> (Option<i32>, String) {
     (o.status.code(), text)
 }
 
+/// `mnemo run` of `bc` into `out` with the program's arguments after it
+/// (`support::run_linked` puts its extra ones before), which must succeed:
+/// the tests it lists.
+fn run_with_args(bc: &Path, out: &Path, program_args: &[&str]) -> TestsJson {
+    let o = mnemo()
+        .args(["run", "--store", "none", "--output-dir"])
+        .arg(out)
+        .arg(bc)
+        .args(program_args)
+        .output()
+        .expect("runs");
+    assert!(o.status.success(), "{}", stderr(&o));
+    TestsJson::read(&out.join(TESTS_JSON)).expect("tests.json")
+}
+
+/// `source` built natively position independent, and that build stripped.
+fn pie_and_stripped(source: &Path) -> (std::path::PathBuf, std::path::PathBuf) {
+    let tc = Toolchain::find().expect("toolchain");
+    let pie = source.with_extension("pie");
+    tc.compile_native_with(source, &pie, &["-fPIE", "-pie"])
+        .expect("native build");
+    let stripped = source.with_extension("stripped");
+    let s = Command::new("llvm-strip-14")
+        .arg(&pie)
+        .arg("-o")
+        .arg(&stripped)
+        .status()
+        .expect("llvm-strip-14");
+    assert!(s.success());
+    (pie, stripped)
+}
+
 #[test]
 fn every_call_fails_on_a_path_and_natively_on_its_replay() {
     let dir = tempfile::tempdir().expect("tempdir");
@@ -60,17 +94,7 @@ fn every_call_fails_on_a_path_and_natively_on_its_replay() {
         return;
     };
     let out = dir.path().join("out");
-    // The program's arguments follow it, so `support::run_linked`, which
-    // puts its extra ones before, does not fit.
-    let o = mnemo()
-        .args(["run", "--store", "none", "--output-dir"])
-        .arg(&out)
-        .arg(&bc)
-        .args(["--sym-files", "1", "2", "--fd-fail"])
-        .output()
-        .expect("runs");
-    assert!(o.status.success(), "{}", stderr(&o));
-    let index = TestsJson::read(&out.join(TESTS_JSON)).expect("tests.json");
+    let index = run_with_args(&bc, &out, &["--sym-files", "1", "2", "--fd-fail"]);
     let codes: BTreeSet<u8> = index
         .tests
         .iter()
@@ -91,10 +115,7 @@ fn every_call_fails_on_a_path_and_natively_on_its_replay() {
 
     // The same program, position independent: main is where the kernel
     // placed the program.
-    let tc = Toolchain::find().expect("toolchain");
-    let pie = dir.path().join("calls.pie");
-    tc.compile_native_with(&src, &pie, &["-fPIE", "-pie"])
-        .expect("native build");
+    let (pie, stripped) = pie_and_stripped(&src);
     let image = std::fs::read(&pie).expect("read");
     assert_eq!(image[16], 3, "ET_DYN: a position-independent program");
     let (status, text) = replay(&pie, &out, &[]);
@@ -103,14 +124,6 @@ fn every_call_fails_on_a_path_and_natively_on_its_replay() {
 
     // Stripped, it cannot be counted from main: the tests that fail a
     // call are replay failures that say why, the others replay.
-    let stripped = dir.path().join("calls.stripped");
-    let s = Command::new("llvm-strip-14")
-        .arg(&pie)
-        .arg("-o")
-        .arg(&stripped)
-        .status()
-        .expect("llvm-strip-14");
-    assert!(s.success());
     let (_, text) = replay(&stripped, &out, &[]);
     assert!(
         text.contains(&format!(
@@ -196,4 +209,65 @@ fn a_klee3_test_seeds_the_path_that_fails_its_call() {
         })
         .collect();
     assert_eq!(exits, [2], "the seed's path, and only it, ran to its end");
+}
+
+/// Reads its argument's second byte whatever the first: where that is NUL
+/// and the second 'b', the path is one an exec cannot give.
+const PAST_NUL: &str = r#"
+int main(int argc, char **argv) {
+  if (argv[1][0] == 'a')
+    return 1;
+  if (argv[1][1] == 'b')
+    return 2;
+  return 0;
+}
+"#;
+
+#[test]
+fn an_argument_with_bytes_after_its_nul_is_laid_out_at_main() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let Some(bc) = compile(dir.path(), "past", PAST_NUL) else {
+        return;
+    };
+    let out = dir.path().join("out");
+    let index = run_with_args(&bc, &out, &["--sym-arg", "2"]);
+    assert_eq!(index.tests.len(), 3);
+    let laid_out: Vec<_> = index
+        .tests
+        .iter()
+        .filter(|t| {
+            let test = KTest::read(&out.join(&t.ktest)).expect("ktest");
+            test.objects[0].bytes[0] == 0 && test.objects[0].bytes[1] == b'b'
+        })
+        .collect();
+    assert_eq!(laid_out.len(), 1, "one path needs a byte after the NUL");
+
+    let src = dir.path().join("past.c");
+    let (status, text) = replay(&src, &out, &[]);
+    assert_eq!(status, Some(0), "{text}");
+    assert!(text.contains("3 tests: 3 match,"), "{text}");
+
+    // Built apart (no replay library), position independent, and stripped.
+    let (pie, stripped) = pie_and_stripped(&src);
+    let (status, text) = replay(&pie, &out, &[]);
+    assert_eq!(status, Some(0), "{text}");
+    assert!(text.contains("3 tests: 3 match,"), "{text}");
+    let (_, text) = replay(&stripped, &out, &[]);
+    assert!(
+        text.contains("3 tests: 2 match, 0 mismatch, 0 not predicted, 1 replay failed"),
+        "{text}"
+    );
+    assert!(
+        text.contains("bytes after its NUL") && text.contains("no symbol `main`"),
+        "{text}"
+    );
+
+    let (status, text) = replay(&src, &out, &["--as-commands"]);
+    assert_eq!(status, Some(0), "{text}");
+    let script =
+        std::fs::read_to_string(out.join(&laid_out[0].ktest).with_extension("sh")).expect("script");
+    assert!(
+        script.contains("# Argument 1 has bytes after its NUL"),
+        "{script}"
+    );
 }

@@ -168,6 +168,15 @@ pub fn script(
         )
         .as_bytes()]);
     }
+    for (place, _) in &env.arg_buffers {
+        line(&[format!(
+            "# Argument {} has bytes after its NUL, which the path read: a shell cannot\n\
+             # give them (`mnemo replay` lays them out at main), and this script gives\n\
+             # the bytes before the NUL.",
+            place + 1
+        )
+        .as_bytes()]);
+    }
     if let Some(f) = stdout_file {
         line(&[format!("# It recorded the path's stdout in {}.", comment(f)).as_bytes()]);
     }

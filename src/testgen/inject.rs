@@ -9,6 +9,13 @@
 //! loader reading its libraries, a sanitizer reading its maps, the replay
 //! library reading the test) is not counted, as the model has none of it;
 //! a program without the symbol (stripped) cannot be replayed so.
+//!
+//! The same stop at `main` gives the program the arguments an exec cannot:
+//! a symbolic argument whose bytes after its first NUL are not all NUL,
+//! which the path read (`argv[1][1]` where `argv[1][0]` is NUL). The
+//! program is started with a placeholder as long as the model's buffer,
+//! and the buffer's bytes are written over it at `main`, so that the
+//! native program reads what the engine's did.
 
 use std::io;
 use std::process::Child;
@@ -42,6 +49,12 @@ pub struct Failures {
 }
 
 impl Failures {
+    /// A test that fails no call.
+    pub const NONE: Failures = Failures {
+        max: 0,
+        index: [0; 5],
+    };
+
     /// Whether the test fails a call at all: most tests of a run with
     /// failures fail none, and replay without being traced.
     pub fn any(&self) -> bool {
@@ -300,6 +313,7 @@ fn follow(pid: libc::pid_t, traced: &Traced) -> io::Result<()> {
     if !run_to(pid, main_address(pid, traced.main)?)? {
         return Ok(());
     }
+    lay_out_arguments(pid, &traced.arg_buffers)?;
     let mut counter = Counter::new(&traced.failures);
     let mut entering = true;
     let mut failing: Option<i32> = None;
@@ -360,9 +374,33 @@ fn run_to(pid: libc::pid_t, main: u64) -> io::Result<bool> {
     }
 }
 
-/// A replay that fails calls: which, and where its program's `main` is.
+/// Writes each argument's buffer over its placeholder, the child stopped
+/// at the start of `main`: `argv` is its second parameter (`rsi`), and
+/// `arg_buffers` number the arguments after `argv[0]`.
+fn lay_out_arguments(pid: libc::pid_t, arg_buffers: &[(usize, Vec<u8>)]) -> io::Result<()> {
+    if arg_buffers.is_empty() {
+        return Ok(());
+    }
+    let argv = registers(pid)?.rsi;
+    for (place, buffer) in arg_buffers {
+        let slot = argv.wrapping_add(8 * (*place as u64 + 1));
+        let at = request(libc::PTRACE_PEEKDATA, pid, slot, 0)? as u64;
+        // Word by word, the bytes past the buffer's end kept as they are.
+        for (k, chunk) in buffer.chunks(8).enumerate() {
+            let addr = at.wrapping_add(8 * k as u64);
+            let mut word = (request(libc::PTRACE_PEEKDATA, pid, addr, 0)? as u64).to_ne_bytes();
+            word[..chunk.len()].copy_from_slice(chunk);
+            request(libc::PTRACE_POKEDATA, pid, addr, u64::from_ne_bytes(word))?;
+        }
+    }
+    Ok(())
+}
+
+/// A traced replay: the calls it fails (none, where it only lays out
+/// arguments), the arguments it lays out at `main`, and where `main` is.
 pub(crate) struct Traced {
     pub(crate) failures: Failures,
+    pub(crate) arg_buffers: Vec<(usize, Vec<u8>)>,
     pub(crate) main: MainSymbol,
 }
 

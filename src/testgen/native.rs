@@ -240,7 +240,7 @@ pub(crate) fn run_one(run: NativeRun<'_>, timeout: Duration) -> std::io::Result<
             // ptrace (a container's seccomp profile).
             Some(_) => std::io::Error::new(
                 e.kind(),
-                format!("{e} (a replay that fails system calls traces the program with ptrace)"),
+                format!("{e} (a replay that fails system calls, or gives an argument bytes after its NUL, traces the program with ptrace)"),
             ),
             None => e,
         })?;

@@ -126,6 +126,11 @@ pub enum StdinType {
 pub struct PosixEnv {
     /// The program's arguments after `argv[0]`; each ends at its first NUL.
     pub args: Vec<Vec<u8>>,
+    /// The symbolic arguments with bytes other than NUL after their first
+    /// NUL, which a path read (an exec would give the next string there):
+    /// their place in `args`, and every byte of the model's buffer, the
+    /// last NUL included, for a replay to lay out at `main`.
+    pub arg_buffers: Vec<(usize, Vec<u8>)>,
     /// The symbolic files, in the order `A`, `B`, ...
     pub files: Vec<SymFile>,
     /// The bytes on standard input; `None` when stdin was not symbolic
@@ -265,11 +270,24 @@ impl<'a> Objects<'a> {
         Ok((index, &o.bytes))
     }
 
-    /// A `--sym-arg` value: at most `max_len` bytes, up to the first NUL
-    /// (the runtime makes the last of the N+1 bytes a NUL).
-    fn take_arg(&mut self, number: u32, max_len: u32) -> Result<Vec<u8>, PosixError> {
+    /// A `--sym-arg` value into `env`: at most `max_len` bytes, up to the
+    /// first NUL (the runtime makes the last of the N+1 bytes a NUL), and
+    /// the whole buffer where bytes other than NUL follow that.
+    fn take_arg(
+        &mut self,
+        env: &mut PosixEnv,
+        number: u32,
+        max_len: u32,
+    ) -> Result<(), PosixError> {
         let (_, bytes) = self.take_sized(&format!("arg{number:02}"), max_len as usize + 1)?;
-        Ok(c_string(&bytes[..max_len as usize]))
+        let mut buffer = bytes.to_vec();
+        buffer[max_len as usize] = 0;
+        let string = c_string(&buffer);
+        if buffer[string.len()..].iter().any(|&b| b != 0) {
+            env.arg_buffers.push((env.args.len(), buffer));
+        }
+        env.args.push(string);
+        Ok(())
     }
 
     /// A `-data` object and its `-stat` object: (contents, st_mode with
@@ -350,7 +368,7 @@ impl PosixEnv {
                     if sym_args >= MAX_SYM_ARGS {
                         return Err(bad("more than 100 symbolic arguments"));
                     }
-                    env.args.push(objs.take_arg(sym_args, len)?);
+                    objs.take_arg(&mut env, sym_args, len)?;
                     sym_args += 1;
                     k += 2;
                 }
@@ -383,7 +401,7 @@ impl PosixEnv {
                         return Err(bad("more than 100 symbolic arguments"));
                     }
                     for _ in 0..count {
-                        env.args.push(objs.take_arg(sym_args, len)?);
+                        objs.take_arg(&mut env, sym_args, len)?;
                         sym_args += 1;
                     }
                     k += 4;
@@ -598,6 +616,21 @@ pub(crate) mod tests {
     }
 
     #[test]
+    fn arguments_with_bytes_past_their_end_keep_their_buffers() {
+        let test = posix_test(
+            &["p", "-sym-args", "3", "3", "2"],
+            vec![
+                obj("arg00", b"\0b\0"),
+                obj("arg01", b"a\0\0"),
+                obj("arg02", b"\0\0c"),
+            ],
+        );
+        let env = PosixEnv::from_ktest(&test).unwrap();
+        assert_eq!(env.args, vec![Vec::new(), b"a".to_vec(), Vec::new()]);
+        assert_eq!(env.arg_buffers, vec![(0, b"\0b\0".to_vec())]);
+    }
+
+    #[test]
     fn bytes_the_runtime_overwrites_are_ignored() {
         // The last byte of an argument becomes NUL, whatever the test says;
         // a stat's st_size does not change the file (its type makes it a
@@ -612,6 +645,7 @@ pub(crate) mod tests {
         );
         let env = PosixEnv::from_ktest(&test).unwrap();
         assert_eq!(env.args, vec![b"ab".to_vec()]);
+        assert!(env.arg_buffers.is_empty());
         assert_eq!(env.files[0].contents, b"xyz");
         assert_eq!(env.files[0].mode, DEFAULT_DIR_MODE);
         assert!(env.files[0].directory);

@@ -290,18 +290,30 @@ fn replay_one(
         Ok(env) => env,
         Err(e) => return failed(format!("POSIX environment: {e}")),
     };
-    let traced = match env.failures.take().filter(Failures::any) {
-        None => None,
-        Some(failures) => {
-            let image = fs::read(binary).map_err(io_err(binary))?;
-            let Some(main) = MainSymbol::of(&image) else {
-                return failed(format!(
-                    "the test fails system calls, counted from main on, and {} has no symbol `main` (stripped?)",
-                    binary.display()
-                ));
+    let failures = env.failures.take().filter(Failures::any);
+    let traced = if failures.is_none() && env.arg_buffers.is_empty() {
+        None
+    } else {
+        let image = fs::read(binary).map_err(io_err(binary))?;
+        let Some(main) = MainSymbol::of(&image) else {
+            let why = match failures {
+                Some(_) => "fails system calls, counted from main on,",
+                None => "has an argument with bytes after its NUL, laid out at main,",
             };
-            Some(Traced { failures, main })
+            return failed(format!(
+                "the test {why} and {} has no symbol `main` (stripped?)",
+                binary.display()
+            ));
+        };
+        // A placeholder as long as the buffer, written over at `main`.
+        for (place, buffer) in &env.arg_buffers {
+            env.args[*place] = vec![b'x'; buffer.len() - 1];
         }
+        Some(Traced {
+            failures: failures.unwrap_or(Failures::NONE),
+            arg_buffers: std::mem::take(&mut env.arg_buffers),
+            main,
+        })
     };
     // The scratch directory has a parent of its own: in the model the
     // working directory's parent holds nothing the program may change, and
