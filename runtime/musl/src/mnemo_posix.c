@@ -63,8 +63,18 @@ static void make_files(unsigned files, unsigned file_len, unsigned stdin_len,
   }
   if (max_fail)
     __mnemo_failures_start(max_fail);
-  if (sym_stdout)
-    __mnemo_std[1].file = __mnemo_new_file(0, 1024, "stdout", "stdout-stat");
+  if (sym_stdout) {
+    struct mnemo_file *out = __mnemo_new_file(0, 1024, "stdout", "stdout-stat");
+    __mnemo_std[1].file = out;
+    /* A replay gives stdout a file of its own, never stdin's: two
+     * statuses with one device and inode would make stdout stdin's file
+     * ("cat: -: input file is output file"), which no replay can give.
+     * (An empty stdin is a pipe on device 0, which stdout's is not.) */
+    if (stdin_len) {
+      struct stat *in = __mnemo_std[0].file->st;
+      klee_assume((in->st_dev != out->st->st_dev) | (in->st_ino != out->st->st_ino));
+    }
+  }
   unsigned version;
   klee_make_symbolic(&version, sizeof version, "model_version");
   klee_assume(version == 1);
