@@ -15,7 +15,7 @@ use std::sync::OnceLock;
 
 use mnemo::testgen::{
     replay_dir_with, KTest, KTestObject, NativeOutcome, Outcome, PosixEnv, ReplayOptions,
-    StdinType, TestRecord, TestsJson, Toolchain, Verdict, TESTS_JSON, TESTS_JSON_VERSION,
+    StreamType, TestRecord, TestsJson, Toolchain, Verdict, TESTS_JSON, TESTS_JSON_VERSION,
 };
 use support::{mnemo, stderr};
 
@@ -414,7 +414,7 @@ fn as_reader_prints(env: &PosixEnv) -> serde_json::Value {
             "name": f.name, "mode": f.mode, "data": hex(&f.contents), "directory": f.directory,
         })).collect::<Vec<_>>(),
         "stdin": env.stdin.as_deref().map(hex),
-        "stdin_terminal": env.stdin_type == StdinType::Terminal,
+        "stdin_terminal": env.stdin_type == StreamType::Terminal,
         "objects": env.objects,
     })
 }

@@ -23,7 +23,7 @@ use std::path::{Path, PathBuf};
 
 use super::index::{Outcome, TestRecord, TestsJson, TESTS_JSON};
 use super::ktest::KTest;
-use super::posix::{PosixEnv, StdinType};
+use super::posix::{PosixEnv, StreamType};
 use super::replay::{io_err, ReplayError, NO_SLEEP_ENV, POSIX_OBJECTS_ENV};
 use super::toolchain::{is_native_program, Toolchain};
 use crate::exec::STDOUT_LIMIT;
@@ -211,7 +211,7 @@ pub fn script(
     line(&[format!("export KTEST_FILE {POSIX_OBJECTS_ENV} ASAN_OPTIONS").as_bytes()]);
     line(&[b"# A scratch working directory, holding the symbolic files."]);
     line(&[b"scratch=$(mktemp -d) || exit 1"]);
-    let stdin_file = env.stdin_type == StdinType::File;
+    let stdin_file = env.stdin_type == StreamType::File;
     match (&env.stdin, stdin_file) {
         (Some(stdin), true) => {
             line(&[b"# The test's stdin was a regular file: its bytes, in a file outside it."]);
@@ -231,10 +231,16 @@ pub fn script(
         }
         line(&[format!("chmod {:o} ", f.mode).as_bytes(), &file]);
     }
-    if env.stdin_type == StdinType::Terminal {
+    if env.stdin_type == StreamType::Terminal {
         line(&[
             b"# The test's stdin was a terminal; replay types these bytes into one,
                  # but the pipe below is not one.",
+        ]);
+    }
+    if env.stdout_type == StreamType::Terminal {
+        line(&[
+            b"# The test's stdout was a terminal; replay writes it to one, but the pipe
+                 # into head below is not one.",
         ]);
     }
     let mut command: Vec<u8> = Vec::new();

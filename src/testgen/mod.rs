@@ -26,7 +26,7 @@ pub use commands::{write_commands, CommandsReport};
 pub use index::{Outcome, TestRecord, TestsJson, TESTS_JSON, TESTS_JSON_VERSION};
 pub use ktest::{KTest, KTestError, KTestObject, TruncatedAt, KTEST_VERSION};
 pub use model_root::ModelRoot;
-pub use posix::{PosixEnv, PosixError, StdinType, SymFile};
+pub use posix::{PosixEnv, PosixError, StreamType, SymFile};
 pub use replay::{
     replay_dir, replay_dir_with, ReplayError, ReplayOptions, ReplayReport, ReplayResult,
     POSIX_OBJECTS_ENV,

@@ -18,6 +18,7 @@ use std::time::Duration;
 
 use super::classify::Termination;
 use super::inject::{self, Traced};
+use super::posix::StreamType;
 use super::replay::{EARLY_TEST_ENV, NO_SLEEP_ENV, ONE_PROCESS_ENV, POSIX_OBJECTS_ENV};
 use crate::exec::{MAX_OBJECT, STDOUT_LIMIT};
 
@@ -67,6 +68,9 @@ pub(crate) struct NativeRun<'a> {
     pub(crate) links_replay_library: bool,
     /// The system calls the run fails, where the test fails any.
     pub(crate) traced: Option<Traced>,
+    /// What stdout is: a pipe, or a terminal where `--sym-stdout`'s status
+    /// says character device (the model makes it no regular file).
+    pub(crate) stdout: StreamType,
 }
 
 /// Where a native run's stdin comes from.
@@ -150,6 +154,15 @@ pub(crate) fn run_one(run: NativeRun<'_>, timeout: Duration) -> std::io::Result<
             (Stdio::from(file), None, None)
         }
     };
+    // Stdout as its status says: a terminal where the model answered
+    // `isatty(1)` with yes, else a pipe read as the engine's reader reads it.
+    let (stdout_to, terminal_out) = match run.stdout {
+        StreamType::Terminal => {
+            let pty = super::pty::open_raw()?;
+            (Stdio::from(pty.slave), Some(pty.master))
+        }
+        StreamType::Pipe | StreamType::File => (Stdio::piped(), None),
+    };
     let mut command = Command::new(run.binary);
     if run.run_as.is_some() {
         // A group of its own keeps `kill 0` to the program.
@@ -232,7 +245,7 @@ pub(crate) fn run_one(run: NativeRun<'_>, timeout: Duration) -> std::io::Result<
         .envs(held.iter().map(|name| (name, "1")))
         .envs(run.env.iter().map(|(k, v)| (k, v)))
         .stdin(stdin)
-        .stdout(Stdio::piped())
+        .stdout(stdout_to)
         .stderr(Stdio::piped())
         .spawn()
         .map_err(|e| match &run.traced {
@@ -267,10 +280,16 @@ pub(crate) fn run_one(run: NativeRun<'_>, timeout: Duration) -> std::io::Result<
         })
     });
     let stderr = child.stderr.take().map(|p| drain(p, usize::MAX, keep_end));
-    let stdout = child.stdout.take().map(|p| {
-        shrink_pipe(&p);
-        drain(p, STDOUT_LIMIT, Vec::extend_from_slice)
-    });
+    // The command holds the terminal's other end: the program's alone now,
+    // so that reading it ends when the program closes it.
+    drop(command);
+    let stdout = match terminal_out {
+        Some(master) => Some(drain(master, STDOUT_LIMIT, Vec::extend_from_slice)),
+        None => child.stdout.take().map(|p| {
+            shrink_pipe(&p);
+            drain(p, STDOUT_LIMIT, Vec::extend_from_slice)
+        }),
+    };
     let termination = match &run.traced {
         Some(traced) => inject::wait_traced(&mut child, timeout, traced)?,
         None => wait_for(&mut child, timeout)?,

@@ -109,9 +109,10 @@ pub struct SymFile {
     pub directory: bool,
 }
 
-/// What a test's stdin is natively, by the type its symbolic status says.
+/// What a test's stdin or stdout is natively, by the type its symbolic
+/// status says.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum StdinType {
+pub enum StreamType {
     /// A pipe: any type but these two.
     #[default]
     Pipe,
@@ -119,6 +120,18 @@ pub enum StdinType {
     Terminal,
     /// A file of the bytes, which the program can seek in: a regular file.
     File,
+}
+
+impl StreamType {
+    /// The stream a status's `st_mode` makes: a terminal for a character
+    /// device, a file for a regular file, else a pipe.
+    fn of_mode(mode: u32) -> StreamType {
+        match mode & S_IFMT {
+            S_IFCHR => StreamType::Terminal,
+            S_IFREG => StreamType::File,
+            _ => StreamType::Pipe,
+        }
+    }
 }
 
 /// The environment of one test, ready to be recreated natively.
@@ -137,9 +150,12 @@ pub struct PosixEnv {
     /// (the program then reads end of file at once).
     pub stdin: Option<Vec<u8>>,
     /// What the program's stdin is, by the type its status says.
-    pub stdin_type: StdinType,
+    pub stdin_type: StreamType,
     /// Whether `--sym-stdout` was given.
     pub sym_stdout: bool,
+    /// What stdout is, by the type `stdout-stat` says (a pipe without
+    /// `--sym-stdout`).
+    pub stdout_type: StreamType,
     /// The system calls the run fails (`--max-fail N`, `--fd-fail`).
     pub failures: Option<Failures>,
     /// The program's environment, from `--env NAME=VALUE`, sorted by name
@@ -468,11 +484,7 @@ impl PosixEnv {
         if stdin_len > 0 {
             let (contents, mode) = objs.take_file("stdin", stdin_len as usize)?;
             env.stdin = Some(contents);
-            env.stdin_type = match mode & S_IFMT {
-                S_IFCHR => StdinType::Terminal,
-                S_IFREG => StdinType::File,
-                _ => StdinType::Pipe,
-            };
+            env.stdin_type = StreamType::of_mode(mode);
         }
         if max_fail > 0 {
             let mut index = [0; FAMILIES.len()];
@@ -486,7 +498,8 @@ impl PosixEnv {
             });
         }
         if env.sym_stdout {
-            objs.take_file("stdout", SYM_STDOUT_SIZE)?;
+            let (_, mode) = objs.take_file("stdout", SYM_STDOUT_SIZE)?;
+            env.stdout_type = StreamType::of_mode(mode);
         }
         if objs
             .objects

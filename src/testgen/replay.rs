@@ -24,7 +24,7 @@ use super::inject::{Failures, MainSymbol, Traced};
 use super::ktest::KTest;
 use super::model_root::{LaidOut, ModelRoot};
 use super::native::{give_contents_to, run_one, NativeResult, NativeRun, Stdin};
-use super::posix::{PosixEnv, StdinType};
+use super::posix::{PosixEnv, StreamType};
 use super::toolchain::{is_native_program, Toolchain, ToolchainError};
 
 /// The environment variable telling the replay library how many leading
@@ -363,9 +363,9 @@ fn replay_one(
         stdin: match env.stdin {
             None => Stdin::Empty,
             Some(bytes) => match env.stdin_type {
-                StdinType::Terminal => Stdin::Terminal(bytes),
-                StdinType::File => Stdin::File(bytes),
-                StdinType::Pipe => Stdin::Pipe(bytes),
+                StreamType::Terminal => Stdin::Terminal(bytes),
+                StreamType::File => Stdin::File(bytes),
+                StreamType::Pipe => Stdin::Pipe(bytes),
             },
         },
         vars: env
@@ -378,6 +378,7 @@ fn replay_one(
         root: root.map(|r| r.dir.as_path()),
         links_replay_library,
         traced,
+        stdout: env.stdout_type,
     };
     let result = run_one(run, options.timeout).map_err(io_err(&binary))?;
     let native = classify_native(result.termination, &result.stderr);

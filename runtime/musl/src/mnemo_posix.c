@@ -66,6 +66,11 @@ static void make_files(unsigned files, unsigned file_len, unsigned stdin_len,
   if (sym_stdout) {
     struct mnemo_file *out = __mnemo_new_file(0, 1024, "stdout", "stdout-stat");
     __mnemo_std[1].file = out;
+    /* A replay gives stdout as a terminal or a pipe. Not a regular file:
+     * the model's stdout is a stream, which a file's offset (lseek, pwrite)
+     * would contradict. */
+    unsigned mode = out->st->st_mode;
+    klee_assume(S_ISFIFO(mode) | S_ISCHR(mode));
     /* A replay gives stdout a file of its own, never stdin's: two
      * statuses with one device and inode would make stdout stdin's file
      * ("cat: -: input file is output file"), which no replay can give.
