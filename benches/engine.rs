@@ -99,7 +99,11 @@ fn load(toolchain: &Toolchain, source: &Path) -> anyhow::Result<Arc<Module>> {
     let bc = dir.path().join("prog.bc");
     toolchain.compile_bitcode(source, &bc, &cc_args(source))?;
     let runtime = toolchain.runtime_bitcode()?;
-    Ok(Arc::new(mnemo::ir::load_module(&bc, &[runtime.as_path()])?))
+    Ok(Arc::new(mnemo::ir::load_module(
+        &bc,
+        &[runtime.as_path()],
+        false,
+    )?))
 }
 
 /// How one measured run is set up.

@@ -218,7 +218,7 @@ pub fn run(config: &RunConfig, stop: &StopRequest) -> anyhow::Result<RunStats> {
     // The shallow phase is part of the run: its time counts against
     // `--max-time`.
     let started = Instant::now();
-    let program = load_program(&config.program, config.link_runtime)?;
+    let program = load_program(&config.program, config.link_runtime, config.optimize)?;
     let want = Want::exactly(config.jobs * PIECES_PER_LIST);
     shallow_trie(&config, &program, want, stop)?;
     config.max_time = config.max_time.map(|t| t.saturating_sub(started.elapsed()));
@@ -385,7 +385,7 @@ pub fn write_shards(
             );
         }
     }
-    let program = load_program(&config.program, config.link_runtime)?;
+    let program = load_program(&config.program, config.link_runtime, config.optimize)?;
     let cut = cut(config, &program, shards, PIECES_PER_LIST, packing, stop)?;
     std::fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
     let mut report = PartitionReport {
@@ -495,7 +495,7 @@ pub(crate) fn explore_shard(
     let (toolchain, module) = match loaded {
         Some((toolchain, module)) => (toolchain.clone(), module.clone()),
         None => {
-            let (toolchain, module) = load_program(program, config.link_runtime)?;
+            let (toolchain, module) = load_program(program, config.link_runtime, config.optimize)?;
             shard.check_module(origin, program, &module)?;
             (toolchain, module)
         }

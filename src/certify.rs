@@ -166,7 +166,7 @@ fn satisfies(state: &crate::exec::State, test: &memo::StoredTest) -> bool {
 
 /// Certifies the program's trie in the memo directory.
 pub fn certify(config: &CertifyConfig) -> anyhow::Result<CertifyReport> {
-    let (toolchain, module) = load_program(&config.program, config.link_runtime)?;
+    let (toolchain, module) = load_program(&config.program, config.link_runtime, false)?;
     let trie_file = memo::trie_path(&config.memo_dir, &program_key(&config.program));
     let trie = memo::file::load(&trie_file)
         .with_context(|| format!("cannot certify {}", config.program.display()))?;

@@ -69,8 +69,9 @@ pub fn regress(
     let start = Instant::now();
     let memo_dir = config.memo_dir();
     check_memo_dir(&memo_dir)?;
-    let (_, old_module) = load_program(old_program, config.link_runtime)?;
-    let (toolchain, new_module) = load_program(&config.program, config.link_runtime)?;
+    let (_, old_module) = load_program(old_program, config.link_runtime, config.optimize)?;
+    let (toolchain, new_module) =
+        load_program(&config.program, config.link_runtime, config.optimize)?;
     let old_file = memo::trie_path(&memo_dir, &program_key(old_program));
     let mut trie = memo::file::load(&old_file).with_context(|| {
         format!(

@@ -79,6 +79,8 @@ pub struct RunConfig {
     pub entry: String,
     /// Link the runtime's C library into the program.
     pub link_runtime: bool,
+    /// `--optimize`: the program is optimized as at -O2 before the run.
+    pub optimize: bool,
     pub quiet: bool,
     /// `--memo DIR`: follow the trie an earlier run left there. Without it
     /// the trie is still written, to [`default_memo_dir`], but not read.
@@ -212,9 +214,9 @@ fn open_stores(config: &RunConfig) -> Option<SharedStore> {
 /// (none where it is run without).
 pub type Loaded = (Option<Toolchain>, Arc<Module>);
 
-/// Loads a program, linked with the runtime's C library when asked; the
-/// toolchain found for the runtime comes along.
-pub fn load_program(program: &Path, link_runtime: bool) -> anyhow::Result<Loaded> {
+/// Loads a program, optimized and linked with the runtime's C library when
+/// asked; the toolchain found for the runtime comes along.
+pub fn load_program(program: &Path, link_runtime: bool, optimize: bool) -> anyhow::Result<Loaded> {
     let toolchain = if link_runtime {
         Some(Toolchain::find()?)
     } else {
@@ -225,7 +227,7 @@ pub fn load_program(program: &Path, link_runtime: bool) -> anyhow::Result<Loaded
         None => Vec::new(),
     };
     let runtime_refs: Vec<&Path> = runtime.iter().map(|p| p.as_path()).collect();
-    let module = ir::load_module(program, &runtime_refs)
+    let module = ir::load_module(program, &runtime_refs, optimize)
         .with_context(|| format!("cannot load {}", program.display()))?;
     Ok((toolchain, Arc::new(module)))
 }
@@ -259,7 +261,7 @@ pub fn environment_of(
 pub fn run(config: &RunConfig, stop: &StopRequest) -> anyhow::Result<RunStats> {
     let started = Instant::now();
     check_memo_dir(&config.memo_dir())?;
-    let program = load_program(&config.program, config.link_runtime)?;
+    let program = load_program(&config.program, config.link_runtime, config.optimize)?;
     run_loaded(config, program, started, stop)
 }
 
@@ -294,6 +296,10 @@ pub fn run_loaded(
     }
     if config.max_forks.is_some() {
         key.push_str(".max-forks");
+    }
+    // Another module, whose choices are not the bitcode's.
+    if config.optimize {
+        key.push_str(".optimized");
     }
     if config.silent_assume {
         // Its trie has no leaf where the default's has a user error.

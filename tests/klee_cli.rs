@@ -27,7 +27,6 @@ int main(int argc, char **argv) {
 /// values inline and apart, a time with units, and options mnemo has no
 /// use for.
 const KLEE_OPTIONS: &[&str] = &[
-    "--optimize",
     "-libc=uclibc",
     "--posix-runtime",
     "--max-time=1min",
@@ -91,7 +90,6 @@ fn a_klee_command_runs_into_klee_out_n_and_its_tests_replay() {
     assert!(o.status.success(), "{}", stderr(&o));
     let err = stderr(&o);
     for noted in [
-        "--optimize: ignored",
         "--use-batching-search: ignored",
         "--batch-instructions: ignored",
     ] {
@@ -130,10 +128,11 @@ fn a_klee_command_runs_into_klee_out_n_and_its_tests_replay() {
             "-q",
             "--store",
             "none",
+            "--optimize",
             "--max-time",
             "60",
-            "--emit-all-errors=false",
         ])
+        .arg("--emit-all-errors=false")
         .args(["--output-dir", path(&plain)])
         .arg(&bc)
         .args(["--sym-arg", "2"])

@@ -127,7 +127,7 @@ fn a_run_links_only_the_library_objects_its_program_uses() {
         return;
     };
     let runtime = Path::new(env!("CARGO_MANIFEST_DIR")).join("runtime/build/musl");
-    let module = mnemo::ir::load_module(&bc, &[runtime.as_path()]).expect("loads");
+    let module = mnemo::ir::load_module(&bc, &[runtime.as_path()], false).expect("loads");
     let defined = |name: &str| {
         module
             .functions

@@ -83,9 +83,15 @@ fn outcomes(out: &Path) -> BTreeSet<String> {
 
 /// Runs the bitcode and replays its tests natively; the outcomes and the
 /// number of paths.
-fn explore(dir: &Path, src: &Path, bc: &Path, label: &str) -> (BTreeSet<String>, u64) {
+fn explore(
+    dir: &Path,
+    src: &Path,
+    bc: &Path,
+    label: &str,
+    extra: &[&str],
+) -> (BTreeSet<String>, u64) {
     let out = dir.join(label);
-    let o = run(bc, &out, &[]);
+    let o = run(bc, &out, extra);
     assert!(o.status.success(), "{}", stderr(&o));
     let stats = json(&out.join("stats.json"));
     assert!(
@@ -130,8 +136,8 @@ fn vectorized_loops_end_as_their_unoptimized_build_does() {
         );
     }
     let src = dir.path().join("loops.c");
-    let (unoptimized, paths0) = explore(dir.path(), &src, &o0, "o0");
-    let (optimized, paths2) = explore(dir.path(), &src, &o2, "o2");
+    let (unoptimized, paths0) = explore(dir.path(), &src, &o0, "o0", &[]);
+    let (optimized, paths2) = explore(dir.path(), &src, &o2, "o2", &[]);
     assert_eq!(optimized, unoptimized);
     let want: BTreeSet<String> = ["error \"assert\"", "exit 0", "exit 1", "exit 2", "exit 3"]
         .map(String::from)
@@ -139,6 +145,15 @@ fn vectorized_loops_end_as_their_unoptimized_build_does() {
     assert_eq!(optimized, want);
     // The maximum branches at -O0 and is a select at -O2.
     assert!(paths2 < paths0, "-O2: {paths2} paths, -O0: {paths0}");
+
+    // `--optimize` on the -O0 build: LLVM's -O2 pipeline at load, the
+    // same ends in as few paths, and a trie of its own beside the -O0
+    // run's (the choices are another module's).
+    let (at_load, paths) = explore(dir.path(), &src, &o0, "o0-optimized", &["--optimize"]);
+    assert_eq!(at_load, want);
+    assert!(paths < paths0, "--optimize: {paths} paths, -O0: {paths0}");
+    let memo = dir.path().join("mnemo-memo");
+    assert!(memo.join("loops.trie").exists() && memo.join("loops.optimized.trie").exists());
 }
 
 /// A program that knows whether it was optimized: the exit status says.

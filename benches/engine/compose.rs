@@ -99,6 +99,7 @@ fn config(bc: &Path, dir: &Path, entry: &str) -> RunConfig {
         show_output: false,
         entry: entry.to_string(),
         link_runtime: false,
+        optimize: false,
         quiet: true,
         memo_dir: Some(dir.join("memo")),
         resume: false,

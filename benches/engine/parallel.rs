@@ -121,6 +121,7 @@ fn config(
         show_output: false,
         entry: "main".to_string(),
         link_runtime: true,
+        optimize: false,
         quiet: true,
         memo_dir: Some(memo),
         resume: false,
@@ -313,7 +314,7 @@ fn simulate(
     let memo = dir.join("memo");
     let c = config(bc, dir.join("out"), memo.clone(), s.depth, 1, Balance::Trie);
     let want = SIMULATED[SIMULATED.len() - 1] * mnemo::parallel::partition::PIECES_PER_LIST;
-    let program = mnemo::run::load_program(bc, c.link_runtime)?;
+    let program = mnemo::run::load_program(bc, c.link_runtime, c.optimize)?;
     let want = mnemo::batch::Want::exactly(want);
     mnemo::batch::shallow_trie(&c, &program, want, &StopRequest::default())?;
     let key = mnemo::run::program_key(bc);

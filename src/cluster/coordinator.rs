@@ -37,7 +37,7 @@ pub fn coordinate(config: &RunConfig, url: &str, stop: &StopRequest) -> anyhow::
     let start = Instant::now();
     let url = RunUrl::parse(url)?;
     let mut queue = Queue::connect(&url)?;
-    let program = load_program(&config.program, config.link_runtime)?;
+    let program = load_program(&config.program, config.link_runtime, config.optimize)?;
     let module = &program.1;
     let (plan, config) = match queue.plan()? {
         Some(plan) => {

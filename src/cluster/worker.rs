@@ -198,6 +198,7 @@ fn base_config(program: &Path, scratch: &Path, stores: Vec<String>, c: &WorkerCo
         show_output: false,
         entry: "main".to_string(),
         link_runtime: true,
+        optimize: false,
         quiet: true,
         memo_dir: None,
         resume: false,
@@ -248,10 +249,11 @@ fn explore(
             origin.display()
         );
     }
+    // Shards are never of an optimized run (`--optimize` makes none).
     let link = shard.options.link_runtime;
     let loaded = match local.loaded.take() {
         Some((linked, l)) if linked == link => l,
-        _ => load_program(&local.base.program, link)?,
+        _ => load_program(&local.base.program, link, false)?,
     };
     shard.check_module(&origin, &local.base.program, &loaded.1)?;
     let loaded = &local.loaded.insert((link, loaded)).1;

@@ -19,6 +19,9 @@ pub enum LoadError {
     BadBitcode { path: PathBuf, what: String },
     #[error("cannot link {path} into the program: {message}")]
     Link { path: PathBuf, message: String },
+    /// `--optimize`: LLVM's pipeline could not be set up or run.
+    #[error("cannot optimize {path}: {message}")]
+    Optimize { path: PathBuf, message: String },
     #[error("in function {function}, {location}: {message}")]
     Function {
         function: String,

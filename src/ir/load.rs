@@ -37,8 +37,9 @@ enum Lib {
 /// Loads a `.bc` or `.ll` file and links the given runtime libraries into
 /// it, in order: bitcode files whole (the program's own definitions win over
 /// their weak ones), archive directories ([`super::archive`]) for the
-/// symbols still undefined.
-pub fn load_module(path: &Path, runtime: &[&Path]) -> Result<Module, LoadError> {
+/// symbols still undefined. With `optimize`, the program is optimized as
+/// at -O2 first (see the `optimize` module).
+pub fn load_module(path: &Path, runtime: &[&Path], optimize: bool) -> Result<Module, LoadError> {
     let main = read(path)?;
     let libs = runtime
         .iter()
@@ -50,12 +51,12 @@ pub fn load_module(path: &Path, runtime: &[&Path]) -> Result<Module, LoadError> 
             })
         })
         .collect::<Result<Vec<_>, LoadError>>()?;
-    load(path, &main, &libs)
+    load(path, &main, &libs, optimize)
 }
 
 /// Loads a module from bytes (bitcode or textual IR); `name` is used in messages.
 pub fn load_module_from_memory(name: &str, bytes: &[u8]) -> Result<Module, LoadError> {
-    load(Path::new(name), bytes, &[])
+    load(Path::new(name), bytes, &[], false)
 }
 
 fn read(path: &Path) -> Result<Vec<u8>, LoadError> {
@@ -115,13 +116,19 @@ fn parse<'ctx>(
     Ok(module)
 }
 
-fn load(path: &Path, main: &[u8], runtime: &[Lib]) -> Result<Module, LoadError> {
+fn load(path: &Path, main: &[u8], runtime: &[Lib], optimize: bool) -> Result<Module, LoadError> {
     install_fatal_error_handler();
     // Declared before the context so it outlives it (drop order is reversed).
     let diags = DiagnosticSink::new();
     let ctx = Context::create();
     diags.attach(&ctx);
     let module = parse(&ctx, path, main)?;
+    if optimize {
+        super::optimize::optimize(&module).map_err(|message| LoadError::Optimize {
+            path: path.to_path_buf(),
+            message,
+        })?;
+    }
     let link = |lib_path: &Path, bytes: &[u8]| -> Result<(), LoadError> {
         let lib = parse(&ctx, lib_path, bytes)?;
         diags.take_errors();
@@ -392,7 +399,7 @@ mod tests {
     #[test]
     fn missing_file_is_a_read_error() {
         let dir = tempfile::tempdir().expect("tempdir");
-        let err = load_module(&dir.path().join("nope.bc"), &[]).expect_err("missing file");
+        let err = load_module(&dir.path().join("nope.bc"), &[], false).expect_err("missing file");
         assert!(matches!(err, LoadError::Read { .. }), "{err}");
     }
 
@@ -404,10 +411,10 @@ mod tests {
         std::fs::write(&prog, "declare i32 @lib(i32)\ndefine i32 @main() {\n  %r = call i32 @lib(i32 2)\n  ret i32 %r\n}\n")
             .expect("write");
         std::fs::write(&lib, "define weak i32 @lib(i32 %x) {\n  ret i32 %x\n}\n").expect("write");
-        let m = load_module(&prog, &[lib.as_path()]).expect("load .ll");
+        let m = load_module(&prog, &[lib.as_path()], false).expect("load .ll");
         assert!(func(&m, "lib").body.is_some());
         assert_eq!(m.source, prog.to_string_lossy());
-        let m = load_module(&prog, &[]).expect("load .ll alone");
+        let m = load_module(&prog, &[], false).expect("load .ll alone");
         assert!(func(&m, "lib").body.is_none());
     }
 
@@ -480,7 +487,7 @@ mod tests {
             "__attribute__((weak)) int helper(int x) { return x - 1; }\n__attribute__((weak)) int rt_only(int x) { return x * 5; }",
         )
         .expect("clang is present");
-        let m = load_module(&prog.bc, &[rt.bc.as_path()]).expect("link");
+        let m = load_module(&prog.bc, &[rt.bc.as_path()], false).expect("link");
         assert!(
             func(&m, "rt_only").body.is_some(),
             "runtime definition linked in"
@@ -510,12 +517,12 @@ mod tests {
         assert_eq!(calls, vec!["helper", "rt_only"]);
 
         let missing = prog.bc.with_file_name("missing-runtime.bc");
-        let err = load_module(&prog.bc, &[missing.as_path()]).expect_err("missing runtime");
+        let err = load_module(&prog.bc, &[missing.as_path()], false).expect_err("missing runtime");
         assert!(matches!(err, LoadError::Read { .. }), "{err}");
 
         let clash = compile("clash", "int helper(int x) { return x; }").expect("clang is present");
-        let err =
-            load_module(&prog.bc, &[clash.bc.as_path()]).expect_err("duplicate strong symbol");
+        let err = load_module(&prog.bc, &[clash.bc.as_path()], false)
+            .expect_err("duplicate strong symbol");
         let LoadError::Link { message, .. } = &err else {
             panic!("{err}")
         };
@@ -655,7 +662,7 @@ define i32 @caller() {
     #[test]
     fn corrupt_bitcode_child() {
         if let Ok(p) = std::env::var("MNEMO_LOADER_CHILD") {
-            let _ = load_module(std::path::Path::new(&p), &[]);
+            let _ = load_module(std::path::Path::new(&p), &[], false);
         }
     }
 

@@ -22,6 +22,7 @@ mod hash;
 mod layout;
 mod load;
 mod lower;
+mod optimize;
 pub mod semantics;
 mod sniff;
 #[cfg(test)]

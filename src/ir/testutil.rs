@@ -53,7 +53,7 @@ pub fn compile(name: &str, src: &str) -> Option<Compiled> {
 /// Compiles and loads a C snippet without runtime libraries.
 pub fn load_c(src: &str) -> Option<Module> {
     let c = compile("t", src)?;
-    Some(load_module(&c.bc, &[]).expect("load compiled C"))
+    Some(load_module(&c.bc, &[], false).expect("load compiled C"))
 }
 
 /// The x86_64 Linux data layout clang-14 puts in every module.

@@ -36,7 +36,7 @@ pub fn check_loadable(program: &Path, stop: &StopRequest) -> anyhow::Result<()> 
             for signal in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
                 libc::signal(signal, libc::SIG_DFL);
             }
-            let _ = mnemo::ir::load_module(program, &[]);
+            let _ = mnemo::ir::load_module(program, &[], false);
             libc::_exit(0);
         }
     }

@@ -311,6 +311,11 @@ pub(crate) struct RunArgs {
     /// Do not link the runtime's C library.
     #[arg(long)]
     pub(crate) no_runtime: bool,
+    /// Optimize the program as at -O2 before the run (KLEE's option): the
+    /// bitcode `mnemo cc` makes, or any without `optnone`'s hold; the
+    /// runtime's C library stays as built. Its trie is kept apart.
+    #[arg(long, conflicts_with_all = ["shard", "cluster"])]
+    pub(crate) optimize: bool,
     /// No progress display.
     #[arg(long, short)]
     pub(crate) quiet: bool,

@@ -196,9 +196,10 @@ fn dispatch(cli: Cli) -> anyhow::Result<u8> {
                 || !run.seed_dir.is_empty()
                 || run.max_forks.is_some()
                 || run.silent_klee_assume
+                || run.optimize
             {
                 anyhow::bail!(
-                    "partition takes none of --deepen, --resume, --shard, --exit-on-error, --max-tests, seeds, --max-forks and --silent-klee-assume"
+                    "partition takes none of --deepen, --resume, --shard, --exit-on-error, --max-tests, seeds, --max-forks, --silent-klee-assume and --optimize"
                 );
             }
             let config = run_config(run)?;
@@ -423,10 +424,12 @@ fn run_config(a: RunArgs) -> anyhow::Result<RunConfig> {
     }
     // The shallow run a partition is cut from records its paths without
     // reporting them, so an error it met would stop nothing, and it
-    // explores without the seeds.
+    // explores without the seeds; an optimized run's trie is kept apart,
+    // where partitions do not look.
     let unpartitioned = [
         (!exit_on_error.is_empty(), "--exit-on-error"),
         (!seeds.is_empty(), "--seed-file and --seed-dir"),
+        (a.optimize, "--optimize"),
     ];
     if let Some((_, what)) = unpartitioned.iter().find(|(given, _)| *given) {
         if jobs > 1 && a.balance.partitions().is_some() {
@@ -461,6 +464,7 @@ fn run_config(a: RunArgs) -> anyhow::Result<RunConfig> {
         show_output: a.show_output,
         entry: a.entry,
         link_runtime: !a.no_runtime,
+        optimize: a.optimize,
         quiet: a.quiet,
         memo_dir: a.memo,
         resume: a.resume,

@@ -449,7 +449,7 @@ mod tests {
         let t = t.unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(
             t.run_args.join(" "),
-            "--write-cov --max-memory 1000 --only-new-coverage --solver-timeout 30000 \
+            "--write-cov --max-memory 1000 --optimize --only-new-coverage --solver-timeout 30000 \
              --max-time 3600 --search interleaved --emit-all-errors=false ./cat.bc \
              --sym-args 0 1 10 --sym-args 0 2 2 --sym-files 1 8 --sym-stdin 8 --sym-stdout"
         );
@@ -466,7 +466,6 @@ mod tests {
                 "--simplify-sym-indices",
                 "--output-module",
                 "--disable-inlining",
-                "--optimize",
                 "--external-calls",
                 "--max-sym-array-size",
                 "--max-static-solve-pct",

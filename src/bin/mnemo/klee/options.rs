@@ -47,8 +47,7 @@ const FILES: &str =
     "mnemo does not write that file (it writes stats.json, tests.json and the trie)";
 const BATCHING: &str = "mnemo's searchers pick a state at every choice, and batch nothing";
 const EXTERNAL: &str = "mnemo runs no function outside the program natively: a call to one ends its path as an `external` error";
-const OPTIMIZE: &str =
-    "mnemo runs the bitcode as given: compile it with -O2 (`mnemo cc prog.c -o prog.bc -- -O2`) for an optimized run";
+const OPTIMIZE: &str = "mnemo's --optimize runs LLVM's -O2 pipeline as it is, on the program alone";
 const STATIC_PCT: &str = "mnemo shares out forks only (--max-static-fork-pct)";
 const REPLAY: &str = "to run a test's inputs, use `mnemo replay PROGRAM.c OUTPUT_DIR` (natively) or `mnemo run --seed-file TEST --only-seed`";
 const PATHS: &str =
@@ -173,7 +172,7 @@ pub(super) const OPTIONS: &[(&str, Rule)] = &[
     ),
     ("only-replay-seeds", Rule::Flag("--only-seed")),
     ("only-seed", Rule::Flag("--only-seed")),
-    ("optimize", Rule::Ignored(OPTIMIZE)),
+    ("optimize", Rule::Flag("--optimize")),
     ("optimize-array", Rule::Ignored(TUNING)),
     ("output-dir", Rule::Value("--output-dir", Conv::Text)),
     ("output-istats", Rule::Ignored(FILES)),
