@@ -57,6 +57,11 @@ impl Executor {
                     }
                 })
             }
+            Intrinsic::AddSat { signed } | Intrinsic::SubSat { signed } => {
+                let (x, y) = (arg(0).to_expr(), arg(1).to_expr());
+                let add = matches!(kind, Intrinsic::AddSat { .. });
+                Some(Value::from_expr(saturated(add, signed, &x, &y)))
+            }
             Intrinsic::SMin | Intrinsic::SMax | Intrinsic::UMin | Intrinsic::UMax => {
                 let (a, b) = (arg(0), arg(1));
                 let pred = match kind {
@@ -363,6 +368,42 @@ fn mul_overflows_by_constant(x: &ExprRef, y: &ExprRef, signed: bool) -> Option<E
     })
 }
 
+/// `x + y` or `x - y`, held at the bounds of the type where it would
+/// overflow: LLVM's saturating arithmetic (`llvm.uadd.sat` and the rest).
+fn saturated(add: bool, signed: bool, x: &ExprRef, y: &ExprRef) -> ExprRef {
+    let w = x.width();
+    let r = if add {
+        expr::add(x, y)
+    } else {
+        expr::sub(x, y)
+    };
+    if !signed {
+        return if add {
+            // The sum wrapped exactly when it is below an operand.
+            expr::select(&expr::ult(&r, x), &expr::constant(mask(w), w), &r)
+        } else {
+            expr::select(&expr::ult(x, y), &expr::constant(0, w), &r)
+        };
+    }
+    let zero = expr::constant(0, w);
+    let (xn, yn, rn) = (
+        expr::slt(x, &zero),
+        expr::slt(y, &zero),
+        expr::slt(&r, &zero),
+    );
+    // Overflow: the operands' signs agree (add) or differ (sub), and the
+    // result's sign is not the first operand's.
+    let operands = if add {
+        expr::eq(&xn, &yn)
+    } else {
+        expr::ne(&xn, &yn)
+    };
+    let over = expr::and(&operands, &expr::ne(&xn, &rn));
+    let min = expr::constant(1 << (w - 1), w);
+    let max = expr::constant(mask(w - 1), w);
+    expr::select(&over, &expr::select(&xn, &min, &max), &r)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -390,6 +431,26 @@ mod tests {
                         "{v} * {c}, signed {signed}"
                     );
                 }
+            }
+        }
+    }
+
+    /// Every pair of 8-bit operands, against the arithmetic done wide and
+    /// clamped.
+    #[test]
+    fn saturating_arithmetic_holds_at_the_bounds() {
+        for x in 0..=255u8 {
+            for y in 0..=255u8 {
+                let (ex, ey) = (expr::constant(x.into(), 8), expr::constant(y.into(), 8));
+                let got = |add, signed| saturated(add, signed, &ex, &ey).as_const();
+                let (sx, sy) = (i16::from(x as i8), i16::from(y as i8));
+                let signed = |v: i16| Some(u128::from(v.clamp(-128, 127) as i8 as u8));
+                let unsigned = |v: i16| Some(v.clamp(0, 255) as u128);
+                let (ux, uy) = (i16::from(x), i16::from(y));
+                assert_eq!(got(true, false), unsigned(ux + uy), "uadd {x} {y}");
+                assert_eq!(got(false, false), unsigned(ux - uy), "usub {x} {y}");
+                assert_eq!(got(true, true), signed(sx + sy), "sadd {x} {y}");
+                assert_eq!(got(false, true), signed(sx - sy), "ssub {x} {y}");
             }
         }
     }

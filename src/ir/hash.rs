@@ -722,6 +722,10 @@ fn intrinsic_code(k: Intrinsic) -> &'static str {
         I::StackRestore => "stackrestore",
         I::FAbs => "fabs",
         I::ObjectSize => "objectsize",
+        I::AddSat { signed: true } => "sadd.sat",
+        I::AddSat { signed: false } => "uadd.sat",
+        I::SubSat { signed: true } => "ssub.sat",
+        I::SubSat { signed: false } => "usub.sat",
     }
 }
 

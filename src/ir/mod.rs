@@ -352,6 +352,15 @@ pub enum Intrinsic {
     FAbs,
     /// `llvm.objectsize.*`: mnemo answers "unknown" (-1 or 0 by the `min` flag).
     ObjectSize,
+    /// `llvm.{s,u}add.sat.iN`: args a, b; the sum, held at the type's
+    /// bounds where it would overflow (what -O2 makes of a checked add).
+    AddSat {
+        signed: bool,
+    },
+    /// `llvm.{s,u}sub.sat.iN`: the difference, held at the bounds.
+    SubSat {
+        signed: bool,
+    },
 }
 
 /// Bit offset of the overflow flag in the flattened result `{ iN, i1 }` of an

@@ -364,5 +364,7 @@ fn lanewise(kind: Intrinsic) -> bool {
             | Intrinsic::Fshl
             | Intrinsic::Fshr
             | Intrinsic::FAbs
+            | Intrinsic::AddSat { .. }
+            | Intrinsic::SubSat { .. }
     )
 }
