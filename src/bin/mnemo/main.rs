@@ -61,29 +61,25 @@ fn klee_command(args: &[String]) -> anyhow::Result<u8> {
         klee::Request::Print(t) => (t, true),
         klee::Request::Run(t) => (t, false),
     };
-    let argv = |out: Option<&std::path::Path>| {
-        let mut v = vec!["mnemo".to_string(), "run".to_string()];
-        if let Some(out) = out {
-            v.extend(["--output-dir".to_string(), out.display().to_string()]);
-        }
-        v.extend(t.run_args.iter().cloned());
-        v
-    };
     let default_out = (!t.output_dir_given)
-        .then(|| klee::make_output_dir(&t.program, false))
+        .then(|| klee::free_output_dir(&t.program))
         .transpose()?;
-    let planned = argv(default_out.as_deref());
-    let quoted: Vec<String> = planned
+    let mut argv = vec!["mnemo".to_string(), "run".to_string()];
+    if let Some(out) = &default_out {
+        argv.extend(["--output-dir".to_string(), out.display().to_string()]);
+    }
+    argv.extend(t.run_args);
+    let quoted: Vec<String> = argv
         .iter()
         .map(|w| String::from_utf8_lossy(&shell_word(w.as_bytes())).into_owned())
         .collect();
-    if let Err(e) = Cli::try_parse_from(&planned) {
+    let cli = Cli::try_parse_from(&argv).unwrap_or_else(|e| {
         eprintln!(
             "mnemo: klee: the command translates to `{}`, which is not valid:",
             quoted.join(" ")
         );
-        e.exit();
-    }
+        e.exit()
+    });
     if print {
         println!("{}", quoted.join(" "));
         return Ok(EXIT_OK);
@@ -91,10 +87,10 @@ fn klee_command(args: &[String]) -> anyhow::Result<u8> {
     for note in &t.notes {
         eprintln!("mnemo: klee: {note}");
     }
-    let out = (!t.output_dir_given)
-        .then(|| klee::make_output_dir(&t.program, true))
-        .transpose()?;
-    dispatch(Cli::try_parse_from(argv(out.as_deref()))?)
+    if let Some(out) = &default_out {
+        klee::claim_output_dir(out)?;
+    }
+    dispatch(cli)
 }
 
 /// The exit status of a run: 128 + the signal's number when a signal

@@ -13,7 +13,7 @@ use clap::CommandFactory;
 use crate::cli::{Cli, MAX_SECONDS};
 
 mod options;
-use options::{takes_value_apart, Conv, Rule, OPTIONS};
+use options::{Arity, Conv, Rule, OPTIONS};
 
 /// KLEE's command translated: the arguments of `mnemo run`, and a note for
 /// each option that does something else in mnemo, or nothing.
@@ -132,21 +132,19 @@ pub(crate) fn translate(args: &[String]) -> Result<Translation, String> {
                     notes.push(format!("--{name}=false: ignored, mnemo always does this"));
                 }
             }
-            Rule::Ignored(why) => {
-                if takes_value_apart(name) {
+            Rule::Ignored(arity, why) | Rule::Refused(arity, why) => {
+                // Turned off, a boolean option asks for nothing.
+                if arity == Arity::Flag && !boolean(name, inline.as_deref())? {
+                    continue;
+                }
+                if let Rule::Refused(..) = rule {
+                    return Err(format!("--{name} is not supported: {why}"));
+                }
+                if arity == Arity::Value {
                     // A value given apart is the option's, not the bitcode.
                     value(&mut i)?;
-                } else if !boolean(name, inline.as_deref())? {
-                    // Turned off, the option asks for nothing.
-                    continue;
                 }
                 notes.push(format!("--{name}: ignored: {why}"));
-            }
-            Rule::Refused(why) => {
-                if !takes_value_apart(name) && !boolean(name, inline.as_deref())? {
-                    continue;
-                }
-                return Err(format!("--{name} is not supported: {why}"));
             }
         }
     }
@@ -347,37 +345,33 @@ fn searcher(searches: &[String]) -> Result<Option<&'static str>, String> {
 }
 
 /// KLEE's output directory when none is given: `klee-out-N` beside the
-/// bitcode, N the first number free, made now, with `klee-last` linked to
-/// it (a warning where the link cannot be made).
-pub(crate) fn make_output_dir(program: &Path, create: bool) -> anyhow::Result<PathBuf> {
+/// bitcode, N the first number free.
+pub(crate) fn free_output_dir(program: &Path) -> anyhow::Result<PathBuf> {
     // A bare file name's directory is the working one, left unnamed.
-    let parent = program.parent().unwrap_or(Path::new("")).to_path_buf();
-    for n in 0..u32::MAX {
-        let name = format!("klee-out-{n}");
-        let dir = parent.join(&name);
-        if !create {
-            if !dir.exists() {
-                return Ok(dir);
-            }
-            continue;
-        }
-        match std::fs::create_dir(&dir) {
-            Ok(()) => {
-                let last = parent.join("klee-last");
-                let linked = match std::fs::remove_file(&last) {
-                    Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e),
-                    _ => std::os::unix::fs::symlink(&name, &last),
-                };
-                if let Err(e) = linked {
-                    eprintln!("mnemo: warning: cannot link {}: {e}", last.display());
-                }
-                return Ok(dir);
-            }
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
-            Err(e) => return Err(anyhow::anyhow!("cannot create {}: {e}", dir.display())),
-        }
+    let parent = program.parent().unwrap_or(Path::new(""));
+    (0..u32::MAX)
+        .map(|n| parent.join(format!("klee-out-{n}")))
+        .find(|dir| !dir.exists())
+        .ok_or_else(|| anyhow::anyhow!("no free klee-out-N beside {}", program.display()))
+}
+
+/// Makes the output directory [`free_output_dir`] named, and links
+/// `klee-last` beside it to it (a warning where the link cannot be made).
+pub(crate) fn claim_output_dir(dir: &Path) -> anyhow::Result<()> {
+    std::fs::create_dir(dir)
+        .map_err(|e| anyhow::anyhow!("cannot create {}: {e}", dir.display()))?;
+    let (Some(parent), Some(name)) = (dir.parent(), dir.file_name()) else {
+        return Ok(());
+    };
+    let last = parent.join("klee-last");
+    let linked = match std::fs::remove_file(&last) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e),
+        _ => std::os::unix::fs::symlink(name, &last),
+    };
+    if let Err(e) = linked {
+        eprintln!("mnemo: warning: cannot link {}: {e}", last.display());
     }
-    anyhow::bail!("no free klee-out-N beside {}", program.display())
+    Ok(())
 }
 
 /// `mnemo klee --help`: how the command works and what each option of
@@ -413,11 +407,11 @@ pub(crate) fn help() -> String {
         matches!(r, Rule::Always | Rule::Libc).then(String::new)
     });
     section("Ignored, with a note:", &|r| match r {
-        Rule::Ignored(why) => Some(why.to_string()),
+        Rule::Ignored(_, why) => Some(why.to_string()),
         _ => None,
     });
     section("Refused:", &|r| match r {
-        Rule::Refused(why) => Some(why.to_string()),
+        Rule::Refused(_, why) => Some(why.to_string()),
         _ => None,
     });
     out

@@ -19,9 +19,17 @@ pub(super) enum Rule {
     /// mnemo always does what the option asks (`=false` is noted).
     Always,
     /// No counterpart: the run goes on without it, and a note says why.
-    Ignored(&'static str),
+    Ignored(Arity, &'static str),
     /// No counterpart, and the run would not give what was asked.
-    Refused(&'static str),
+    Refused(Arity, &'static str),
+}
+
+/// Whether an option mnemo does not take has a value, which may follow as
+/// the next argument, or is a boolean (`-opt`, `-opt=false`).
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Arity {
+    Flag,
+    Value,
 }
 
 /// How an option's value becomes `mnemo run`'s.
@@ -61,20 +69,23 @@ pub(super) const OPTIONS: &[(&str, Rule)] = &[
         Rule::Flag("--allow-seed-truncation"),
     ),
     ("always-output-seeds", Rule::Always),
-    ("array-value-ratio", Rule::Ignored(TUNING)),
-    ("array-value-symb-ratio", Rule::Ignored(TUNING)),
-    ("batch-instructions", Rule::Ignored(BATCHING)),
-    ("batch-time", Rule::Ignored(BATCHING)),
-    ("cex-cache-superset", Rule::Ignored(TUNING)),
-    ("cex-cache-try-all", Rule::Ignored(TUNING)),
+    ("array-value-ratio", Rule::Ignored(Arity::Value, TUNING)),
+    (
+        "array-value-symb-ratio",
+        Rule::Ignored(Arity::Value, TUNING),
+    ),
+    ("batch-instructions", Rule::Ignored(Arity::Value, BATCHING)),
+    ("batch-time", Rule::Ignored(Arity::Value, BATCHING)),
+    ("cex-cache-superset", Rule::Ignored(Arity::Value, TUNING)),
+    ("cex-cache-try-all", Rule::Ignored(Arity::Value, TUNING)),
     ("check-div-zero", Rule::Always),
     ("check-overshift", Rule::Always),
-    ("compress-exec-tree", Rule::Ignored(FILES)),
-    ("compress-query-log", Rule::Ignored(FILES)),
-    ("const-array-opt", Rule::Ignored(TUNING)),
-    ("disable-inlining", Rule::Ignored(OPTIMIZE)),
-    ("disable-internalize", Rule::Ignored(OPTIMIZE)),
-    ("disable-verify", Rule::Ignored(TUNING)),
+    ("compress-exec-tree", Rule::Ignored(Arity::Flag, FILES)),
+    ("compress-query-log", Rule::Ignored(Arity::Flag, FILES)),
+    ("const-array-opt", Rule::Ignored(Arity::Flag, TUNING)),
+    ("disable-inlining", Rule::Ignored(Arity::Flag, OPTIMIZE)),
+    ("disable-internalize", Rule::Ignored(Arity::Flag, OPTIMIZE)),
+    ("disable-verify", Rule::Ignored(Arity::Flag, TUNING)),
     (
         "dump-states-on-halt",
         Rule::BoolValue("--dump-states-on-halt"),
@@ -82,51 +93,85 @@ pub(super) const OPTIONS: &[(&str, Rule)] = &[
     ("emit-all-errors", Rule::BoolValue("--emit-all-errors")),
     ("entry-point", Rule::Value("--entry", Conv::Text)),
     ("env-file", Rule::EnvFile),
-    ("equality-substitution", Rule::Ignored(TUNING)),
-    ("exec-tree-batch-size", Rule::Ignored(FILES)),
+    ("equality-substitution", Rule::Ignored(Arity::Flag, TUNING)),
+    ("exec-tree-batch-size", Rule::Ignored(Arity::Value, FILES)),
     ("exit-on-error", Rule::Flag("--exit-on-error")),
     (
         "exit-on-error-type",
         Rule::Value("--exit-on-error-type", Conv::Text),
     ),
-    ("external-call-warnings", Rule::Ignored(EXTERNAL)),
-    ("external-calls", Rule::Ignored(EXTERNAL)),
+    (
+        "external-call-warnings",
+        Rule::Ignored(Arity::Value, EXTERNAL),
+    ),
+    ("external-calls", Rule::Ignored(Arity::Value, EXTERNAL)),
     (
         "function-alias",
-        Rule::Refused("mnemo does not rename functions; define the alias in the program"),
+        Rule::Refused(
+            Arity::Value,
+            "mnemo does not rename functions; define the alias in the program",
+        ),
     ),
-    ("ignore-stp-failures", Rule::Ignored(TUNING)),
-    ("istats-write-after-instructions", Rule::Ignored(FILES)),
-    ("istats-write-interval", Rule::Ignored(FILES)),
-    ("kdalloc", Rule::Ignored(TUNING)),
-    ("kdalloc-constants-size", Rule::Ignored(TUNING)),
-    ("kdalloc-constants-start-address", Rule::Ignored(TUNING)),
-    ("kdalloc-external-page-threshold", Rule::Ignored(TUNING)),
-    ("kdalloc-globals-size", Rule::Ignored(TUNING)),
-    ("kdalloc-globals-start-address", Rule::Ignored(TUNING)),
-    ("kdalloc-heap-size", Rule::Ignored(TUNING)),
-    ("kdalloc-heap-start-address", Rule::Ignored(TUNING)),
-    ("kdalloc-mark-as-unneeded", Rule::Ignored(TUNING)),
-    ("kdalloc-quarantine", Rule::Ignored(TUNING)),
-    ("kdalloc-stack-size", Rule::Ignored(TUNING)),
-    ("kdalloc-stack-start-address", Rule::Ignored(TUNING)),
-    ("klee-call-optimisation", Rule::Ignored(TUNING)),
+    ("ignore-stp-failures", Rule::Ignored(Arity::Flag, TUNING)),
+    (
+        "istats-write-after-instructions",
+        Rule::Ignored(Arity::Value, FILES),
+    ),
+    ("istats-write-interval", Rule::Ignored(Arity::Value, FILES)),
+    ("kdalloc", Rule::Ignored(Arity::Flag, TUNING)),
+    (
+        "kdalloc-constants-size",
+        Rule::Ignored(Arity::Value, TUNING),
+    ),
+    (
+        "kdalloc-constants-start-address",
+        Rule::Ignored(Arity::Value, TUNING),
+    ),
+    (
+        "kdalloc-external-page-threshold",
+        Rule::Ignored(Arity::Value, TUNING),
+    ),
+    ("kdalloc-globals-size", Rule::Ignored(Arity::Value, TUNING)),
+    (
+        "kdalloc-globals-start-address",
+        Rule::Ignored(Arity::Value, TUNING),
+    ),
+    ("kdalloc-heap-size", Rule::Ignored(Arity::Value, TUNING)),
+    (
+        "kdalloc-heap-start-address",
+        Rule::Ignored(Arity::Value, TUNING),
+    ),
+    (
+        "kdalloc-mark-as-unneeded",
+        Rule::Ignored(Arity::Flag, TUNING),
+    ),
+    ("kdalloc-quarantine", Rule::Ignored(Arity::Value, TUNING)),
+    ("kdalloc-stack-size", Rule::Ignored(Arity::Value, TUNING)),
+    (
+        "kdalloc-stack-start-address",
+        Rule::Ignored(Arity::Value, TUNING),
+    ),
+    ("klee-call-optimisation", Rule::Ignored(Arity::Flag, TUNING)),
     ("libc", Rule::Libc),
     (
         "libcxx",
-        Rule::Refused("mnemo's runtime has no C++ library"),
+        Rule::Refused(Arity::Value, "mnemo's runtime has no C++ library"),
     ),
     (
         "link-llvm-lib",
         Rule::Refused(
+            Arity::Value,
             "link the library into the program first (`llvm-link-14 prog.bc lib.bc -o all.bc`)",
         ),
     ),
-    ("log-partial-queries-early", Rule::Ignored(FILES)),
-    ("log-timed-out-queries", Rule::Ignored(FILES)),
+    (
+        "log-partial-queries-early",
+        Rule::Ignored(Arity::Flag, FILES),
+    ),
+    ("log-timed-out-queries", Rule::Ignored(Arity::Flag, FILES)),
     (
         "make-concrete-symbolic",
-        Rule::Refused("mnemo does not make concrete data symbolic"),
+        Rule::Refused(Arity::Value, "mnemo does not make concrete data symbolic"),
     ),
     ("max-depth", Rule::Value("--max-depth", Conv::Count)),
     ("max-forks", Rule::Value("--max-forks", Conv::Text)),
@@ -138,6 +183,7 @@ pub(super) const OPTIONS: &[(&str, Rule)] = &[
     (
         "max-memory-inhibit",
         Rule::Ignored(
+            Arity::Flag,
             "at --max-memory mnemo ends pending paths, with tests, until it is under 80% of it",
         ),
     ),
@@ -149,22 +195,34 @@ pub(super) const OPTIONS: &[(&str, Rule)] = &[
         "max-stack-frames",
         Rule::Value("--max-stack-frames", Conv::CountZeroIs("4294967295")),
     ),
-    ("max-static-cpfork-pct", Rule::Ignored(STATIC_PCT)),
-    ("max-static-cpsolve-pct", Rule::Ignored(STATIC_PCT)),
+    (
+        "max-static-cpfork-pct",
+        Rule::Ignored(Arity::Value, STATIC_PCT),
+    ),
+    (
+        "max-static-cpsolve-pct",
+        Rule::Ignored(Arity::Value, STATIC_PCT),
+    ),
     (
         "max-static-fork-pct",
         Rule::Value("--max-site-fork-share", Conv::Share),
     ),
-    ("max-static-pct-check-delay", Rule::Ignored(STATIC_PCT)),
-    ("max-static-solve-pct", Rule::Ignored(STATIC_PCT)),
+    (
+        "max-static-pct-check-delay",
+        Rule::Ignored(Arity::Value, STATIC_PCT),
+    ),
+    (
+        "max-static-solve-pct",
+        Rule::Ignored(Arity::Value, STATIC_PCT),
+    ),
     (
         "max-sym-array-size",
-        Rule::Ignored("mnemo keeps every symbolic array whole"),
+        Rule::Ignored(Arity::Value, "mnemo keeps every symbolic array whole"),
     ),
     ("max-tests", Rule::Value("--max-tests", Conv::Text)),
     ("max-time", Rule::Value("--max-time", Conv::Seconds)),
-    ("metasmt-backend", Rule::Ignored(TUNING)),
-    ("min-query-time-to-log", Rule::Ignored(FILES)),
+    ("metasmt-backend", Rule::Ignored(Arity::Value, TUNING)),
+    ("min-query-time-to-log", Rule::Ignored(Arity::Value, FILES)),
     ("named-seed-matching", Rule::Flag("--named-seed-matching")),
     (
         "only-output-states-covering-new",
@@ -173,181 +231,171 @@ pub(super) const OPTIONS: &[(&str, Rule)] = &[
     ("only-replay-seeds", Rule::Flag("--only-seed")),
     ("only-seed", Rule::Flag("--only-seed")),
     ("optimize", Rule::Flag("--optimize")),
-    ("optimize-array", Rule::Ignored(TUNING)),
+    ("optimize-array", Rule::Ignored(Arity::Flag, TUNING)),
     ("output-dir", Rule::Value("--output-dir", Conv::Text)),
-    ("output-istats", Rule::Ignored(FILES)),
-    ("output-module", Rule::Ignored(FILES)),
-    ("output-source", Rule::Ignored(FILES)),
+    ("output-istats", Rule::Ignored(Arity::Flag, FILES)),
+    ("output-module", Rule::Ignored(Arity::Flag, FILES)),
+    ("output-source", Rule::Ignored(Arity::Flag, FILES)),
     ("output-stats", Rule::Always),
-    ("pc-all-const-widths", Rule::Ignored(FILES)),
-    ("pc-all-widths", Rule::Ignored(FILES)),
-    ("pc-multibyte-reads", Rule::Ignored(FILES)),
-    ("pc-prefix-width", Rule::Ignored(FILES)),
-    ("pc-width-as-arg", Rule::Ignored(FILES)),
+    ("pc-all-const-widths", Rule::Ignored(Arity::Flag, FILES)),
+    ("pc-all-widths", Rule::Ignored(Arity::Flag, FILES)),
+    ("pc-multibyte-reads", Rule::Ignored(Arity::Flag, FILES)),
+    ("pc-prefix-width", Rule::Ignored(Arity::Flag, FILES)),
+    ("pc-width-as-arg", Rule::Ignored(Arity::Flag, FILES)),
     ("posix-runtime", Rule::Always),
-    ("readable-posix-inputs", Rule::Ignored(FILES)),
-    ("replay-ktest-dir", Rule::Refused(REPLAY)),
-    ("replay-ktest-file", Rule::Refused(REPLAY)),
-    ("replay-path", Rule::Refused(PATHS)),
+    ("readable-posix-inputs", Rule::Ignored(Arity::Flag, FILES)),
+    ("replay-ktest-dir", Rule::Refused(Arity::Value, REPLAY)),
+    ("replay-ktest-file", Rule::Refused(Arity::Value, REPLAY)),
+    ("replay-path", Rule::Refused(Arity::Value, PATHS)),
     (
         "return-null-on-zero-malloc",
-        Rule::Ignored("mnemo's malloc(0) gives what musl's gives"),
+        Rule::Ignored(Arity::Flag, "mnemo's malloc(0) gives what musl's gives"),
     ),
-    ("rewrite-equalities", Rule::Ignored(TUNING)),
+    ("rewrite-equalities", Rule::Ignored(Arity::Flag, TUNING)),
     ("rng-initial-seed", Rule::Value("--seed", Conv::Text)),
-    ("run-in-dir", Rule::Ignored(EXTERNAL)),
-    ("runtime-build", Rule::Ignored(TUNING)),
+    ("run-in-dir", Rule::Ignored(Arity::Value, EXTERNAL)),
+    ("runtime-build", Rule::Ignored(Arity::Value, TUNING)),
     ("search", Rule::Search),
     ("seed-dir", Rule::Value("--seed-dir", Conv::Text)),
     ("seed-file", Rule::Value("--seed-file", Conv::Text)),
     ("seed-time", Rule::Value("--seed-time", Conv::Seconds)),
     ("silent-klee-assume", Rule::Flag("--silent-klee-assume")),
-    ("simplify-sym-indices", Rule::Ignored(TUNING)),
-    ("single-object-resolution", Rule::Ignored(TUNING)),
-    ("smtlib-abbreviation-mode", Rule::Ignored(FILES)),
-    ("smtlib-display-constants", Rule::Ignored(FILES)),
-    ("smtlib-human-readable", Rule::Ignored(FILES)),
+    ("simplify-sym-indices", Rule::Ignored(Arity::Flag, TUNING)),
+    (
+        "single-object-resolution",
+        Rule::Ignored(Arity::Flag, TUNING),
+    ),
+    (
+        "smtlib-abbreviation-mode",
+        Rule::Ignored(Arity::Value, FILES),
+    ),
+    (
+        "smtlib-display-constants",
+        Rule::Ignored(Arity::Flag, FILES),
+    ),
+    ("smtlib-human-readable", Rule::Ignored(Arity::Flag, FILES)),
     (
         "solver-backend",
-        Rule::Ignored("mnemo's solver is Z3, behind its solver chain (--solver-chain)"),
+        Rule::Ignored(
+            Arity::Value,
+            "mnemo's solver is Z3, behind its solver chain (--solver-chain)",
+        ),
     ),
-    ("solver-optimize-divides", Rule::Ignored(TUNING)),
-    ("stats-commit-after", Rule::Ignored(FILES)),
-    ("stats-write-after-instructions", Rule::Ignored(FILES)),
+    (
+        "solver-optimize-divides",
+        Rule::Ignored(Arity::Flag, TUNING),
+    ),
+    ("stats-commit-after", Rule::Ignored(Arity::Value, FILES)),
+    (
+        "stats-write-after-instructions",
+        Rule::Ignored(Arity::Value, FILES),
+    ),
     (
         "stats-write-interval",
-        Rule::Ignored("mnemo saves stats.json with each checkpoint (--checkpoint S)"),
+        Rule::Ignored(
+            Arity::Value,
+            "mnemo saves stats.json with each checkpoint (--checkpoint S)",
+        ),
     ),
-    ("stp-sat-solver", Rule::Ignored(TUNING)),
-    ("strip-all", Rule::Ignored(OPTIMIZE)),
-    ("strip-debug", Rule::Ignored(OPTIMIZE)),
+    ("stp-sat-solver", Rule::Ignored(Arity::Value, TUNING)),
+    ("strip-all", Rule::Ignored(Arity::Flag, OPTIMIZE)),
+    ("strip-debug", Rule::Ignored(Arity::Flag, OPTIMIZE)),
     (
         "switch-type",
-        Rule::Ignored("mnemo forks a switch on its distinct targets"),
+        Rule::Ignored(Arity::Value, "mnemo forks a switch on its distinct targets"),
     ),
-    ("timer-interval", Rule::Ignored(TUNING)),
-    ("track-instruction-time", Rule::Ignored(FILES)),
+    ("timer-interval", Rule::Ignored(Arity::Value, TUNING)),
+    ("track-instruction-time", Rule::Ignored(Arity::Flag, FILES)),
     ("ubsan-runtime", Rule::Always),
-    ("uncovered-update-interval", Rule::Ignored(TUNING)),
-    ("use-batching-search", Rule::Ignored(BATCHING)),
+    (
+        "uncovered-update-interval",
+        Rule::Ignored(Arity::Value, TUNING),
+    ),
+    ("use-batching-search", Rule::Ignored(Arity::Flag, BATCHING)),
     ("use-branch-cache", Rule::Always),
-    ("use-call-paths", Rule::Ignored(TUNING)),
+    ("use-call-paths", Rule::Ignored(Arity::Flag, TUNING)),
     ("use-cex-cache", Rule::Always),
-    ("use-constant-arrays", Rule::Ignored(TUNING)),
-    ("use-construct-hash-metasmt", Rule::Ignored(TUNING)),
-    ("use-construct-hash-stp", Rule::Ignored(TUNING)),
-    ("use-construct-hash-z3", Rule::Ignored(TUNING)),
-    ("use-fast-cex-solver", Rule::Ignored(TUNING)),
+    ("use-constant-arrays", Rule::Ignored(Arity::Flag, TUNING)),
+    (
+        "use-construct-hash-metasmt",
+        Rule::Ignored(Arity::Flag, TUNING),
+    ),
+    ("use-construct-hash-stp", Rule::Ignored(Arity::Flag, TUNING)),
+    ("use-construct-hash-z3", Rule::Ignored(Arity::Flag, TUNING)),
+    ("use-fast-cex-solver", Rule::Ignored(Arity::Flag, TUNING)),
     ("use-forked-solver", Rule::Always),
     (
         "use-incomplete-merge",
-        Rule::Refused("mnemo does not merge states: each path keeps its own test"),
+        Rule::Refused(
+            Arity::Flag,
+            "mnemo does not merge states: each path keeps its own test",
+        ),
     ),
     ("use-independent-solver", Rule::Always),
     (
         "use-iterative-deepening-time-search",
-        Rule::Refused("mnemo's iterative deepening is by depth: --deepen A:STEP:B"),
+        Rule::Refused(
+            Arity::Flag,
+            "mnemo's iterative deepening is by depth: --deepen A:STEP:B",
+        ),
     ),
     (
         "use-merge",
-        Rule::Refused("mnemo does not merge states: each path keeps its own test"),
+        Rule::Refused(
+            Arity::Flag,
+            "mnemo does not merge states: each path keeps its own test",
+        ),
     ),
-    ("use-query-log", Rule::Ignored(FILES)),
-    ("use-visitor-hash", Rule::Ignored(TUNING)),
-    ("verify-each", Rule::Ignored(TUNING)),
-    ("warn-all-external-symbols", Rule::Ignored(EXTERNAL)),
-    ("warnings-only-to-file", Rule::Ignored(FILES)),
+    ("use-query-log", Rule::Ignored(Arity::Value, FILES)),
+    ("use-visitor-hash", Rule::Ignored(Arity::Flag, TUNING)),
+    ("verify-each", Rule::Ignored(Arity::Flag, TUNING)),
+    (
+        "warn-all-external-symbols",
+        Rule::Ignored(Arity::Flag, EXTERNAL),
+    ),
+    ("warnings-only-to-file", Rule::Ignored(Arity::Flag, FILES)),
     ("watchdog", Rule::Always),
     ("write-cov", Rule::Flag("--write-cov")),
     (
         "write-cvcs",
-        Rule::Refused("mnemo writes path conditions in SMT-LIB 2 only: --write-smt2s"),
+        Rule::Refused(
+            Arity::Flag,
+            "mnemo writes path conditions in SMT-LIB 2 only: --write-smt2s",
+        ),
     ),
-    ("write-exec-tree", Rule::Refused(PATHS)),
+    ("write-exec-tree", Rule::Refused(Arity::Flag, PATHS)),
     (
         "write-kqueries",
-        Rule::Refused("mnemo writes path conditions in SMT-LIB 2 only: --write-smt2s"),
+        Rule::Refused(
+            Arity::Flag,
+            "mnemo writes path conditions in SMT-LIB 2 only: --write-smt2s",
+        ),
     ),
     ("write-ktests", Rule::Always),
     ("write-no-tests", Rule::Flag("--write-no-tests")),
-    ("write-paths", Rule::Refused(PATHS)),
+    ("write-paths", Rule::Refused(Arity::Flag, PATHS)),
     ("write-smt2s", Rule::Flag("--write-smt2s")),
-    ("write-sym-paths", Rule::Refused(PATHS)),
-    ("write-test-info", Rule::Ignored(FILES)),
+    ("write-sym-paths", Rule::Refused(Arity::Flag, PATHS)),
+    ("write-test-info", Rule::Ignored(Arity::Flag, FILES)),
     (
         "write-xml-tests",
-        Rule::Refused("mnemo writes no Test-Comp XML; `mnemo ktest` prints a test"),
+        Rule::Refused(
+            Arity::Flag,
+            "mnemo writes no Test-Comp XML; `mnemo ktest` prints a test",
+        ),
     ),
     (
         "xml-metadata-programfile",
-        Rule::Refused("mnemo writes no Test-Comp XML; `mnemo ktest` prints a test"),
+        Rule::Refused(
+            Arity::Value,
+            "mnemo writes no Test-Comp XML; `mnemo ktest` prints a test",
+        ),
     ),
     (
         "xml-metadata-programhash",
-        Rule::Refused("mnemo writes no Test-Comp XML; `mnemo ktest` prints a test"),
+        Rule::Refused(
+            Arity::Value,
+            "mnemo writes no Test-Comp XML; `mnemo ktest` prints a test",
+        ),
     ),
 ];
-
-/// Whether one of KLEE's ignored or refused options takes a value, which
-/// may follow as the next argument (the others are booleans).
-pub(super) fn takes_value_apart(name: &str) -> bool {
-    !matches!(
-        name,
-        "compress-exec-tree"
-            | "compress-query-log"
-            | "const-array-opt"
-            | "disable-inlining"
-            | "disable-internalize"
-            | "disable-verify"
-            | "equality-substitution"
-            | "ignore-stp-failures"
-            | "kdalloc"
-            | "kdalloc-mark-as-unneeded"
-            | "klee-call-optimisation"
-            | "log-partial-queries-early"
-            | "log-timed-out-queries"
-            | "max-memory-inhibit"
-            | "optimize"
-            | "optimize-array"
-            | "output-istats"
-            | "output-module"
-            | "output-source"
-            | "pc-all-const-widths"
-            | "pc-all-widths"
-            | "pc-multibyte-reads"
-            | "pc-prefix-width"
-            | "pc-width-as-arg"
-            | "readable-posix-inputs"
-            | "return-null-on-zero-malloc"
-            | "rewrite-equalities"
-            | "simplify-sym-indices"
-            | "single-object-resolution"
-            | "smtlib-display-constants"
-            | "smtlib-human-readable"
-            | "solver-optimize-divides"
-            | "strip-all"
-            | "strip-debug"
-            | "track-instruction-time"
-            | "use-batching-search"
-            | "use-call-paths"
-            | "use-constant-arrays"
-            | "use-construct-hash-metasmt"
-            | "use-construct-hash-stp"
-            | "use-construct-hash-z3"
-            | "use-fast-cex-solver"
-            | "use-visitor-hash"
-            | "verify-each"
-            | "warn-all-external-symbols"
-            | "warnings-only-to-file"
-            | "write-test-info"
-            | "use-incomplete-merge"
-            | "use-iterative-deepening-time-search"
-            | "use-merge"
-            | "write-cvcs"
-            | "write-exec-tree"
-            | "write-kqueries"
-            | "write-paths"
-            | "write-sym-paths"
-            | "write-xml-tests"
-    )
-}
