@@ -42,9 +42,10 @@ pub const NO_SLEEP_ENV: &str = "MNEMO_REPLAY_NO_SLEEP";
 /// fails with EAGAIN as in the engine.
 pub const ONE_PROCESS_ENV: &str = "MNEMO_REPLAY_ONE_PROCESS";
 
-/// Set for a program that links the replay library when the replay fails
-/// its system calls (`--max-fail`): it reads the test before main, where
-/// the calls are not yet counted, rather than at the first input.
+/// Set for a program that links the replay library when the replay traces
+/// it (failing its system calls, `--max-fail`, or laying out arguments at
+/// `main`): it reads the test before main, where the calls are not yet
+/// counted, rather than at the first input.
 pub const EARLY_TEST_ENV: &str = "MNEMO_REPLAY_EARLY_TEST";
 
 /// Why replay could not run at all (a single bad test is a result instead).
@@ -263,17 +264,44 @@ pub fn replay_dir(
     replay_dir_with(toolchain, src, out_dir, &ReplayOptions::default())
 }
 
+/// The program a directory's tests replay on, and its `main` (for a traced
+/// replay), found at the first test that needs it: an image is megabytes,
+/// and a run with failures traces most of its tests.
+struct Program {
+    binary: PathBuf,
+    main: std::sync::OnceLock<Option<MainSymbol>>,
+}
+
+impl Program {
+    fn new(binary: PathBuf) -> Program {
+        Program {
+            binary,
+            main: std::sync::OnceLock::new(),
+        }
+    }
+
+    /// `None` for a program without the symbol (stripped).
+    fn main(&self) -> Result<Option<MainSymbol>, ReplayError> {
+        if let Some(main) = self.main.get() {
+            return Ok(*main);
+        }
+        let image = fs::read(&self.binary).map_err(io_err(&self.binary))?;
+        Ok(*self.main.get_or_init(|| MainSymbol::of(&image)))
+    }
+}
+
 /// Recreates one test's environment in a fresh scratch directory, runs the
 /// program there and classifies the result. A test that cannot be fed to
 /// the program is a `ReplayFailed` outcome; only a failure of this machine
 /// (spawning, a temporary directory) is an error.
 fn replay_one(
-    binary: &Path,
+    program: &Program,
     links_replay_library: bool,
     ktest_path: &Path,
     options: &ReplayOptions,
     root: Option<&LaidOut>,
 ) -> Result<(NativeOutcome, NativeResult), ReplayError> {
+    let binary = program.binary.as_path();
     let failed = |msg: String| {
         let result = NativeResult {
             termination: Termination::Exited(0),
@@ -294,8 +322,7 @@ fn replay_one(
     let traced = if failures.is_none() && env.arg_buffers.is_empty() {
         None
     } else {
-        let image = fs::read(binary).map_err(io_err(binary))?;
-        let Some(main) = MainSymbol::of(&image) else {
+        let Some(main) = program.main()? else {
             let why = match failures {
                 Some(_) => "fails system calls, counted from main on,",
                 None => "has an argument with bytes after its NUL, laid out at main,",
@@ -415,10 +442,11 @@ pub fn replay_dir_with(
         None => None,
     };
 
+    let program = Program::new(binary);
     let check = |record: &TestRecord| -> Result<ReplayResult, ReplayError> {
         let ktest_path = out_abs.join(&record.ktest);
         let (native, result) = replay_one(
-            &binary,
+            &program,
             links_replay_library,
             &ktest_path,
             options,
