@@ -31,7 +31,9 @@
 # build under test, so the builds compare on the same machine. A label
 # named in OTHERS_ONE="LABEL ..." is also run with one worker, and its
 # speedups are over that. TOP_RUNS=K repeats every run at the largest
-# count K times.
+# count K times. PROCESS_CEILING=1 also runs, for each subject, as many
+# separate `--jobs 1` processes at once as the largest count: the
+# subject's own ceiling on that machine.
 set -u
 set -o pipefail
 
@@ -122,6 +124,23 @@ workload_ceiling() {
     python3 -c "print(f'{$n * ($t1 - $t0) / ($t2 - $t1):.2f}')"
 }
 
+# The same ceiling at a subject's own depth, reusing its `--jobs 1` run as
+# the one alone: N processes of `--jobs 1` at once (PROCESS_CEILING=1).
+# Appends the time they took, for `table` to set against that one.
+processes_at_once() {
+    local name=$1 depth=$2 n=$3 start end i
+    start=$(date +%s.%N)
+    for i in $(seq "$n"); do
+        "$B/mnemo" run -q "$B/$name.bc" --max-depth "$depth" --jobs 1 --store none \
+            --output-dir "$WORK/w$i/o" --memo "$WORK/w$i/m" --only-new-coverage > /dev/null 2>&1 &
+    done
+    wait
+    end=$(date +%s.%N)
+    rm -rf "$WORK"/w*
+    python3 -c "import json; print(json.dumps({'program': '$name', 'depth': $depth, \
+'processes': $n, 'call_s': $end - $start}))" >> "$PROCESSES"
+}
+
 # One run: program depth jobs label [options...]; appends a JSON line. A
 # label that names another build (mnemo-LABEL) runs that build.
 measure() {
@@ -159,10 +178,11 @@ PY
 }
 
 table() {
-    python3 - "$RESULTS" "$CEILINGS" <<'PY'
+    python3 - "$RESULTS" "$CEILINGS" "$PROCESSES" <<'PY'
 import json, sys
 rows = [json.loads(l) for l in open(sys.argv[1])]
 ceil = dict(json.loads(l).popitem() for l in open(sys.argv[2]))
+procs = [json.loads(l) for l in open(sys.argv[3])]
 print(f"{'subject':<22} {'label':<7} {'jobs':>4} {'paths':>7} {'call s':>7} {'x call':>7} "
       f"{'expl s':>7} {'x expl':>7} {'imbal':>6} {'report':>7} {'wait':>6} {'ceiling':>15}")
 for r in rows:
@@ -180,13 +200,25 @@ for r in rows:
           f"{x('call_s'):>7} {r['explore_s']:>7.2f} {x('explore_s'):>7} {r['imbalance']:>6.2f} "
           f"{r.get('report_s') or 0:>7.2f} {r.get('report_wait_s') or 0:>6.2f} "
           f"{ceil.get(str(r['jobs']), '-'):>15}")
+# N processes of one worker each against one alone: what N threads would
+# reach on this subject if they shared nothing but the machine.
+for p in procs:
+    one = next((b for b in rows if b["program"] == p["program"] and b["depth"] == p["depth"]
+                and b["label"] == "new" and b["jobs"] == 1 and "error" not in b), None)
+    if one:
+        print(f"{p['program']} depth {p['depth']}: {p['processes']} processes at once "
+              f"{p['call_s']:.2f} s against one alone {one['call_s']:.2f} s: "
+              f"ceiling {p['processes'] * one['call_s'] / p['call_s']:.2f}x")
 PY
 }
 
 run() {
     local dir=$1 out=$2
     mkdir -p "$out"
-    tar -C "$dir" -xJf "$dir/bundle.tar.xz" || return 1
+    # Python's tarfile where the machine has no xz.
+    tar -C "$dir" -xJf "$dir/bundle.tar.xz" 2>/dev/null ||
+        python3 -c "import sys, tarfile; tarfile.open(sys.argv[1]).extractall(sys.argv[2])" \
+            "$dir/bundle.tar.xz" "$dir" || return 1
     B=$(cd "$dir/bundle" && pwd)
     # clang and llvm-link are not needed to run bitcode that is compiled.
     export LD_LIBRARY_PATH=$B/lib MNEMO_RUNTIME=$B/runtime MNEMO_CLANG=/bin/true MNEMO_LLVM_LINK=/bin/true
@@ -198,8 +230,10 @@ run() {
     mkdir -p "$WORK"
     RESULTS=$out/results.jsonl
     CEILINGS=$out/ceilings.jsonl
+    PROCESSES=$out/processes.jsonl
     : > "$RESULTS"
     : > "$CEILINGS"
+    : > "$PROCESSES"
     local jobs_list=${JOBS_LIST:-1 2 4 8 16}
     for j in $jobs_list; do
         [ "$j" = 1 ] && continue
@@ -228,6 +262,7 @@ run() {
         for j in $jobs_list; do
             measure "$name" "$depth" "$j" new --only-new-coverage
         done
+        [ "${PROCESS_CEILING:-0}" = 1 ] && [ "$top" != 1 ] && processes_at_once "$name" "$depth" "$top"
         for label in "${others[@]}"; do
             case " ${OTHERS_ONE:-} " in
                 *" $label "*) measure "$name" "$depth" 1 "$label" --only-new-coverage ;;
