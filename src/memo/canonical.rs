@@ -299,7 +299,7 @@ mod tests {
                 alts: vec![Alt::decided(0, true)],
             });
             at = t.add_child(at, 0);
-            t.nodes[at.index()].stretch = vec![(f, level)];
+            t.nodes[at.index()].stretch = vec![(f, level)].into();
         }
         t.nodes[at.index()].end = Some(End::Completed);
         let view = CanonicalView::new(&t);
@@ -349,7 +349,7 @@ mod tests {
                 line: 0,
                 alts: vec![Alt::decided(0, true); alts],
             });
-            t.nodes[at.index()].stretch = vec![(funcs[next(5)], 1), (funcs[next(5)], 2)];
+            t.nodes[at.index()].stretch = vec![(funcs[next(5)], 1), (funcs[next(5)], 2)].into();
             for via in (0..alts as u32).filter(|_| next(4) > 0) {
                 open.push(t.add_child(at, via));
             }

@@ -225,13 +225,12 @@ impl Diff {
                 })
                 .collect();
         }
-        if !self.renamed.is_empty() {
-            for name in &mut trie.funcs {
-                if let Some(now) = self.renamed.get(name) {
-                    name.clone_from(now);
-                }
+        for name in &mut trie.funcs {
+            if let Some(now) = self.renamed.get(name) {
+                name.clone_from(now);
             }
-            trie.reindex();
         }
+        // Names and stretches both changed.
+        trie.reindex();
     }
 }

@@ -256,7 +256,8 @@ pub(crate) fn graft(src: &Trie, from: NodeId, dst: &mut Trie, to: NodeId) {
             func: func(p.func),
             ..p.clone()
         });
-        let stretch = sn.stretch.iter().map(|&(f, b)| (func(f), b)).collect();
+        let stretch: Vec<_> = sn.stretch.iter().map(|&(f, b)| (func(f), b)).collect();
+        let stretch = dst.share_stretch(&stretch);
         let dn = &mut dst.nodes[d.index()];
         dn.point = point;
         dn.stretch = stretch;

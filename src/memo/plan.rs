@@ -132,7 +132,7 @@ impl Plan {
                 n.end = Some(End::pending());
                 n.test = None;
                 n.kept.clear();
-                n.stretch.clear();
+                n.stretch = Default::default();
             }
         }
         Plan::marked(old, now, marks, compress_trie)

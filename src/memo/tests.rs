@@ -112,6 +112,26 @@ fn a_trie_file_round_trips_and_is_canonical() {
     assert_eq!(encode(&u), bytes);
 }
 
+/// Equal stretches are one copy in a trie read back, as in the trie that
+/// recorded them.
+#[test]
+fn a_trie_read_back_holds_each_stretch_once() {
+    let mut t = figure3();
+    let f = t.intern_func("f");
+    for (i, n) in t.nodes.iter_mut().enumerate() {
+        n.stretch = vec![(f, 1), (f, 2 + (i % 2) as u32)].into();
+    }
+    let back = decode(&encode(&t), Path::new("t.trie")).expect("decodes");
+    let mut copies: Vec<&std::sync::Arc<[(u32, u32)]>> = Vec::new();
+    for n in &back.nodes {
+        assert_eq!(n.stretch.len(), 2);
+        if !copies.iter().any(|c| std::sync::Arc::ptr_eq(c, &n.stretch)) {
+            copies.push(&n.stretch);
+        }
+    }
+    assert_eq!(copies.len(), 2, "{} nodes", back.nodes.len());
+}
+
 /// The file is written from the trie in its canonical numbering without a
 /// copy of it: its bytes must be those of the copy, framed, also where the
 /// arena's order and the function table's differ from the canonical ones.
@@ -128,10 +148,10 @@ fn a_trie_file_holds_the_canonical_copy_byte_for_byte() {
     let f = t.intern_func("f");
     t.touch(leaf);
     let n = &mut t.nodes[leaf.index()];
-    n.stretch = vec![(late, 3), (f, 1), (unused + 100, 7)];
+    n.stretch = vec![(late, 3), (f, 1), (unused + 100, 7)].into();
     n.kept = vec![test_of(9, StoredOutcome::Exit { code: 2 })];
     let root = &mut t.nodes[NodeId::ROOT.index()];
-    root.stretch = vec![(late, 0)];
+    root.stretch = vec![(late, 0)].into();
     let copy = t.canonical();
     let body = bincode::Options::serialize(super::file::codec(), &copy).expect("serializes");
     assert_eq!(encode(&t), super::file::frame(&body));

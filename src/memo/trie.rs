@@ -10,8 +10,9 @@
 //! but whose alternatives were not taken.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 use serde::{Deserialize, Serialize};
 
 use super::stored::StoredTest;
@@ -132,8 +133,9 @@ pub struct Node {
     pub kept: Vec<StoredTest>,
     /// The blocks executed between the parent's decision and this node's
     /// point or end, as `(function, block)` (function indices of the
-    /// trie's table): what a change must touch to impact the node.
-    pub stretch: Vec<(u32, u32)>,
+    /// trie's table): what a change must touch to impact the node. The
+    /// trie keeps one copy of each.
+    pub stretch: Arc<[(u32, u32)]>,
 }
 
 /// What a trie was recorded for: a trie is only followed by a run of the
@@ -217,12 +219,25 @@ pub struct Trie {
     pub nodes: Vec<Node>,
     #[serde(skip)]
     func_index: FxHashMap<String, u32>,
+    /// Every stretch the nodes hold, once.
+    #[serde(skip)]
+    stretches: FxHashSet<Arc<[(u32, u32)]>>,
     /// What changed since the trie was last written whole, while a run
     /// keeps a journal of it (see [`super::journal`]).
     #[serde(skip)]
     changes: Option<Changes>,
     #[serde(skip)]
     epoch: Epoch,
+}
+
+/// The copy in `set` of `blocks`, added if there is none.
+fn shared(set: &mut FxHashSet<Arc<[(u32, u32)]>>, blocks: &[(u32, u32)]) -> Arc<[(u32, u32)]> {
+    if let Some(s) = set.get(blocks) {
+        return s.clone();
+    }
+    let s: Arc<[(u32, u32)]> = blocks.into();
+    set.insert(s.clone());
+    s
 }
 
 /// What a trie notes in the decisions it records (see
@@ -300,6 +315,7 @@ impl Trie {
             funcs: Vec::new(),
             nodes: vec![Node::default()],
             func_index: FxHashMap::default(),
+            stretches: FxHashSet::default(),
             changes: None,
             epoch: Epoch::default(),
         }
@@ -343,6 +359,18 @@ impl Trie {
             .enumerate()
             .map(|(i, n)| (n.clone(), i as u32))
             .collect();
+        self.stretches.clear();
+        for n in &mut self.nodes {
+            n.stretch = shared(&mut self.stretches, &n.stretch);
+        }
+    }
+
+    /// The trie's copy of a stretch. Paths through one place of the
+    /// program run the same blocks between its decisions: echo's 789,130
+    /// nodes held 329 different stretches, which a copy each made 138 MiB,
+    /// the largest part of its trie.
+    pub(crate) fn share_stretch(&mut self, blocks: &[(u32, u32)]) -> Arc<[(u32, u32)]> {
+        shared(&mut self.stretches, blocks)
     }
 
     pub fn node(&self, id: NodeId) -> &Node {
@@ -414,14 +442,15 @@ impl Trie {
         blocks: &[u32],
         module: &Module,
         block_at: &dyn Fn(u32) -> (FuncId, BlockId),
-    ) -> Vec<(u32, u32)> {
-        blocks
+    ) -> Arc<[(u32, u32)]> {
+        let blocks: Vec<(u32, u32)> = blocks
             .iter()
             .map(|g| {
                 let (f, b) = block_at(*g);
                 (self.intern_func(&module.func(f).name), b.0)
             })
-            .collect()
+            .collect();
+        self.share_stretch(&blocks)
     }
 
     /// Records an ended path: its decisions from the root, the point it
@@ -679,6 +708,7 @@ impl Trie {
             funcs,
             nodes,
             func_index: FxHashMap::default(),
+            stretches: FxHashSet::default(),
             changes: None,
             epoch: Epoch::default(),
         };
