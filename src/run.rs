@@ -510,6 +510,7 @@ pub fn execute(
         checkpoint: config.checkpoint,
         leave_memory: config.last_in_process,
         skip_pending_tests: config.skip_pending_tests,
+        tests_for_new_coverage: config.test_files == TestFiles::NewCoverage,
     };
     let progress = Progress::new(config.quiet);
     let report = Report {

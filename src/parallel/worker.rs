@@ -446,7 +446,8 @@ pub fn work(
             }
             if reason == Some(EarlyReason::MaxMemory) {
                 let workers = common.slots.len() as u32;
-                let mut ending = Ending::for_memory(time_limit, &mut cost, &mut recent, workers);
+                let mut ending = Ending::for_memory(time_limit, &mut cost, &mut recent, workers)
+                    .untested_unless_new(common.limits.tests_for_new_coverage);
                 let stop_run = memory::at_limit(w, common.slots, || {
                     let before = states.len();
                     let shed = shed_for_memory(
@@ -503,6 +504,7 @@ pub fn work(
             recent: &mut recent,
             leave_memory: common.limits.leave_memory,
             skip_tests: common.limits.skip_pending_tests,
+            untested_unless_new: false,
             final_per_test: FINAL_COST_PER_TEST * common.slots.len() as u32,
         };
         end_pending(executor, states, &mut ending, &mut observer, common.stop)?;

@@ -194,6 +194,9 @@ pub(crate) struct Ending<'a> {
     /// The paths get no test: kept in the trie untested
     /// ([`super::ExploreConfig::skip_pending_tests`]).
     pub skip_tests: bool,
+    /// The paths that covered no new code get no test: kept in the trie
+    /// untested ([`super::ExploreConfig::tests_for_new_coverage`]).
+    pub untested_unless_new: bool,
     /// What each test written here adds to the run's end
     /// ([`FINAL_COST_PER_TEST`], for every worker writing tests beside
     /// this one at about the same pace): `finish_by` moves that much
@@ -218,7 +221,17 @@ impl<'a> Ending<'a> {
             recent,
             leave_memory: false,
             skip_tests: false,
+            untested_unless_new: false,
             final_per_test: FINAL_COST_PER_TEST * workers,
+        }
+    }
+
+    /// The same ending, with the paths that covered no new code kept
+    /// untested where `yes`.
+    pub(crate) fn untested_unless_new(self, yes: bool) -> Self {
+        Ending {
+            untested_unless_new: yes,
+            ..self
         }
     }
 }
@@ -258,6 +271,12 @@ pub(crate) fn end_pending(
             sampling = sampling.saturating_sub(weight);
             // The sample is reported as soon as it is whole.
             if untested.push(state, weight) || sampling == 0 {
+                untested.report(executor, ending, observer)?;
+            }
+            continue;
+        }
+        if ending.untested_unless_new && !state.covered_new {
+            if untested.push(state, weight) {
                 untested.report(executor, ending, observer)?;
             }
             continue;
@@ -421,6 +440,24 @@ mod tests {
         }
     }
 
+    /// An executor of a one-instruction program and `n` paths pending in
+    /// it, numbered from 0, those `covered_new` says having covered new
+    /// code.
+    fn pending(n: u64, covered_new: impl Fn(u64) -> bool) -> (Executor, States) {
+        let module = load_ll("define i32 @main() {\n  ret i32 0\n}\n");
+        let mut executor = Executor::new(Arc::new(module), ExecConfig::default());
+        let state = executor.initial_state().expect("initial state");
+        let states: States = (0..n)
+            .map(|id| {
+                let mut s = state.clone();
+                s.id = id;
+                s.covered_new = covered_new(id);
+                (id, s)
+            })
+            .collect();
+        (executor, states)
+    }
+
     /// Ends `n` paths pending at a time limit whose pending paths have
     /// until `finish_by`; the calls the observer got, and the decisions
     /// charged to ending a path without a test.
@@ -431,16 +468,7 @@ mod tests {
     /// [`end`], where keeping a path untested is assumed to cost as `cost`
     /// says.
     fn end_costing(n: u64, finish_by: Option<Instant>, mut cost: ReportCost) -> (Calls, u64) {
-        let module = load_ll("define i32 @main() {\n  ret i32 0\n}\n");
-        let mut executor = Executor::new(Arc::new(module), ExecConfig::default());
-        let state = executor.initial_state().expect("initial state");
-        let states: States = (0..n)
-            .map(|id| {
-                let mut s = state.clone();
-                s.id = id;
-                (id, s)
-            })
-            .collect();
+        let (mut executor, states) = pending(n, |_| false);
         let mut recent = VecDeque::new();
         let mut ending = Ending {
             reason: EarlyReason::MaxTime,
@@ -449,6 +477,7 @@ mod tests {
             recent: &mut recent,
             leave_memory: false,
             skip_tests: false,
+            untested_unless_new: false,
             final_per_test: FINAL_COST_PER_TEST,
         };
         let mut calls = Calls::default();
@@ -496,6 +525,30 @@ mod tests {
         let (calls, charged) = end_costing(20, Some(later), slow);
         assert!(calls.0.iter().flatten().all(|&(_, tested)| tested));
         assert_eq!(charged, 0);
+    }
+
+    /// Ends `n` paths to make room under `--max-memory`, the even ones
+    /// having covered new code; which got tests.
+    fn end_for_memory(n: u64, untested_unless_new: bool) -> Vec<(u64, bool)> {
+        let (mut executor, states) = pending(n, |id| id % 2 == 0);
+        let (mut cost, mut recent, mut calls) = Default::default();
+        let mut ending = Ending::for_memory(None, &mut cost, &mut recent, 1)
+            .untested_unless_new(untested_unless_new);
+        let stop = StopRequest::default();
+        end_pending(&mut executor, states, &mut ending, &mut calls, &stop).expect("ended");
+        let Calls(calls) = calls;
+        let mut ended = calls.concat();
+        ended.sort();
+        ended
+    }
+
+    #[test]
+    fn paths_ended_for_memory_without_new_coverage_get_no_test_where_only_new_coverage_is_written()
+    {
+        let all: Vec<(u64, bool)> = (0..6).map(|id| (id, true)).collect();
+        assert_eq!(end_for_memory(6, false), all);
+        let new_only: Vec<(u64, bool)> = (0..6).map(|id| (id, id % 2 == 0)).collect();
+        assert_eq!(end_for_memory(6, true), new_only);
     }
 
     #[test]

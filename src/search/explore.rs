@@ -39,6 +39,14 @@ pub struct ExploreConfig {
     /// `--dump-states-on-halt=false`): they are kept in the trie, untested,
     /// for `--resume`, and the run ends without solving for their inputs.
     pub skip_pending_tests: bool,
+    /// Only paths that covered new code get test files
+    /// (`--only-new-coverage`): the paths ended to bring the run under
+    /// `--max-memory` that covered nothing new are kept in the trie
+    /// untested, for `--resume`, as KLEE gives a state it kills at its
+    /// memory cap no test under that option. Each would otherwise get a
+    /// test no file holds, solved for and kept in the trie, in the memory
+    /// the run is short of.
+    pub tests_for_new_coverage: bool,
 }
 
 /// A path that ended, with the concrete inputs that drive a native run down it.
@@ -230,7 +238,8 @@ pub fn explore(
         stopped_by = check_limits(limits, executor, time_limit, stop);
         if stopped_by == Some(EarlyReason::MaxMemory) {
             let before = states.len();
-            let mut ending = Ending::for_memory(time_limit, &mut cost, &mut recent, 1);
+            let mut ending = Ending::for_memory(time_limit, &mut cost, &mut recent, 1)
+                .untested_unless_new(limits.tests_for_new_coverage);
             let shed =
                 shed_for_memory(executor, searcher, &mut states, &mut ending, observer, stop)?;
             if shed != Shed::Exhausted {
@@ -290,6 +299,7 @@ pub fn explore(
             recent: &mut recent,
             leave_memory: limits.leave_memory,
             skip_tests: limits.skip_pending_tests,
+            untested_unless_new: false,
             final_per_test: FINAL_COST_PER_TEST,
         };
         end_pending(executor, pending, &mut ending, observer, stop)?;
