@@ -2,7 +2,7 @@
 //! old contents or the new ones, never a mix.
 
 use std::fs;
-use std::io::Write;
+use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -83,13 +83,13 @@ pub fn write_framed_atomic(
     })
 }
 
-/// A file being written, and the length and checksum of what was written
-/// to it through this writer: a large body is hashed as it is written
-/// rather than held whole to be hashed first.
+/// A file being written or read, and the length and checksum of what went
+/// through this writer or reader: a large body is hashed as it is written
+/// or read rather than held whole to be hashed.
 pub(crate) struct Hashing<'f> {
     file: &'f fs::File,
     hasher: blake3::Hasher,
-    written: u64,
+    bytes: u64,
 }
 
 impl<'f> Hashing<'f> {
@@ -98,7 +98,7 @@ impl<'f> Hashing<'f> {
         Hashing {
             file,
             hasher: blake3::Hasher::new(),
-            written: 0,
+            bytes: 0,
         }
     }
 
@@ -108,9 +108,9 @@ impl<'f> Hashing<'f> {
         std::io::BufWriter::with_capacity(1 << 20, self)
     }
 
-    /// The length and checksum of what was written.
+    /// The length and checksum of what was written or read.
     pub(crate) fn finish(self) -> (u64, [u8; 32]) {
-        (self.written, *self.hasher.finalize().as_bytes())
+        (self.bytes, *self.hasher.finalize().as_bytes())
     }
 }
 
@@ -118,13 +118,76 @@ impl Write for Hashing<'_> {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
         let n = self.file.write(buf)?;
         hash_part(&mut self.hasher, &buf[..n]);
-        self.written += n as u64;
+        self.bytes += n as u64;
         Ok(n)
     }
 
     fn flush(&mut self) -> std::io::Result<()> {
         self.file.flush()
     }
+}
+
+/// Reads the hashed bytes from the file, for [`read_framed`].
+impl Read for Hashing<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.file.read(buf)?;
+        hash_part(&mut self.hasher, &buf[..n]);
+        self.bytes += n as u64;
+        Ok(n)
+    }
+}
+
+/// What [`read_framed`] could not read.
+#[derive(Debug)]
+pub enum ReadFramedError<E> {
+    Io(std::io::Error),
+    Frame(FrameError),
+    /// `decode` failed on a body that matches its checksum.
+    Body(E),
+}
+
+/// Reads a framed file (see [`frame`]) as `decode` takes its body from the
+/// file, rather than reading it whole first: a deep run's trie file is
+/// hundreds of megabytes, which were held beside the trie made of them
+/// (loading echo's 477 MB trie file took 1.5 GB). `decode` is given the
+/// body's length, which it must not read past; the checksum is checked
+/// over the whole body once `decode` is done, and a body that fails it is
+/// [`FrameError::Checksum`] whatever `decode` made of it. Returns what
+/// `decode` made, the header's checksum, and how many bytes of the body
+/// `decode` left unread.
+pub fn read_framed<T, E>(
+    path: &Path,
+    magic: &[u8],
+    versions: std::ops::RangeInclusive<u32>,
+    decode: impl FnOnce(&mut dyn Read, u64) -> Result<T, E>,
+) -> Result<(T, [u8; 32], u64), ReadFramedError<E>> {
+    let f = fs::File::open(path).map_err(ReadFramedError::Io)?;
+    let len = f.metadata().map_err(ReadFramedError::Io)?.len();
+    let header = header_len(magic);
+    let mut head = vec![0; header];
+    if len < header as u64 || (&f).read_exact(&mut head).is_err() || &head[..magic.len()] != magic {
+        return Err(ReadFramedError::Frame(FrameError::Foreign));
+    }
+    let mut v = [0u8; 4];
+    v.copy_from_slice(&head[magic.len()..magic.len() + 4]);
+    let found = u32::from_le_bytes(v);
+    if !versions.contains(&found) {
+        return Err(ReadFramedError::Frame(FrameError::Version(found)));
+    }
+    let mut sum = [0u8; 32];
+    sum.copy_from_slice(&head[magic.len() + 4..]);
+    let mut r = std::io::BufReader::with_capacity(1 << 20, Hashing::new(&f));
+    let body = len - header as u64;
+    let decoded = decode(&mut r, body);
+    let consumed = r.get_ref().bytes - r.buffer().len() as u64;
+    // What `decode` left is hashed too: the checksum is of the whole body.
+    let mut rest = r.into_inner();
+    std::io::copy(&mut rest, &mut std::io::sink()).map_err(ReadFramedError::Io)?;
+    if rest.finish().1 != sum {
+        return Err(ReadFramedError::Frame(FrameError::Checksum));
+    }
+    let decoded = decoded.map_err(ReadFramedError::Body)?;
+    Ok((decoded, sum, body.saturating_sub(consumed)))
 }
 
 /// Gives the file `from` a second name, a new temporary of `path` (named

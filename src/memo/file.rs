@@ -18,7 +18,6 @@ pub const FORMAT_VERSION: u32 = 4;
 /// The oldest format read: version 3's alternatives (feasible or not) read
 /// as they are, and older ones are refused.
 pub const OLDEST_FORMAT_VERSION: u32 = 3;
-const HEADER: usize = crate::files::header_len(MAGIC);
 
 /// Why a trie file could not be used.
 #[derive(Debug, Error)]
@@ -118,20 +117,49 @@ pub fn checked(mut trie: Trie, path: &Path) -> Result<Trie, TrieFileError> {
 
 /// The trie of a trie file's bytes, its shape not yet checked.
 fn decode_body(bytes: &[u8], path: &Path) -> Result<Trie, TrieFileError> {
-    let path = path.to_path_buf();
     let body = crate::files::unframe(bytes, MAGIC, OLDEST_FORMAT_VERSION..=FORMAT_VERSION)
-        .map_err(|e| match e {
-            FrameError::Foreign => TrieFileError::NotATrie { path: path.clone() },
-            FrameError::Version(found) => TrieFileError::Version {
-                path: path.clone(),
-                found,
-            },
-            FrameError::Checksum => TrieFileError::Checksum { path: path.clone() },
-        })?;
+        .map_err(|e| frame_error(e, path))?;
     codec().deserialize(body).map_err(|e| TrieFileError::Body {
-        path,
+        path: path.to_path_buf(),
         detail: e.to_string(),
     })
+}
+
+/// The error of a trie file whose frame is not a trie's of these formats.
+fn frame_error(e: FrameError, path: &Path) -> TrieFileError {
+    let path = path.to_path_buf();
+    match e {
+        FrameError::Foreign => TrieFileError::NotATrie { path },
+        FrameError::Version(found) => TrieFileError::Version { path, found },
+        FrameError::Checksum => TrieFileError::Checksum { path },
+    }
+}
+
+/// The trie of a trie file, its shape not yet checked, and its body's
+/// checksum, read from the file as it is decoded.
+fn read_body(path: &Path) -> Result<(Trie, [u8; 32]), TrieFileError> {
+    use crate::files::ReadFramedError;
+    let versions = OLDEST_FORMAT_VERSION..=FORMAT_VERSION;
+    // The body's length bounds what a damaged length field can make the
+    // decoder allocate: the checksum is only checked after it.
+    let read = crate::files::read_framed(path, MAGIC, versions, |r, body| {
+        codec().with_limit(body).deserialize_from::<_, Trie>(r)
+    });
+    let detail = |detail: String| TrieFileError::Body {
+        path: path.to_path_buf(),
+        detail,
+    };
+    match read {
+        Ok((trie, sum, 0)) => Ok((trie, sum)),
+        Ok((_, _, left)) => Err(detail(format!("{left} bytes after the trie"))),
+        Err(ReadFramedError::Io(error)) => Err(TrieFileError::Io {
+            doing: "read",
+            path: path.to_path_buf(),
+            error,
+        }),
+        Err(ReadFramedError::Frame(e)) => Err(frame_error(e, path)),
+        Err(ReadFramedError::Body(e)) => Err(detail(e.to_string())),
+    }
 }
 
 /// Indices in range and parents consistent: a file that passed the
@@ -189,14 +217,9 @@ fn check_shape(trie: &Trie) -> Result<(), String> {
 /// Reads a trie file, with what its journal adds (the checkpoints of a
 /// run since the file was written whole).
 pub fn load(path: &Path) -> Result<Trie, TrieFileError> {
-    let bytes = std::fs::read(path).map_err(|error| TrieFileError::Io {
-        doing: "read",
-        path: path.to_path_buf(),
-        error,
-    })?;
-    let mut trie = decode_body(&bytes, path)?;
+    let (mut trie, base) = read_body(path)?;
+    let base = &base[..];
     let journal = journal_path(path);
-    let base = &bytes[MAGIC.len() + 4..HEADER];
     let damaged = |path: &Path, detail| TrieFileError::Body {
         path: path.to_path_buf(),
         detail,

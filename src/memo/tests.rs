@@ -329,6 +329,60 @@ fn checkpoint_whole(t: &mut Trie, path: &Path) -> Journal {
     Journal::start(path, &sum).expect("journal")
 }
 
+/// A trie file is read as it is decoded, and checked after: damage is the
+/// same named error as from its bytes in memory, also where it makes a
+/// length claim more than the file holds.
+#[test]
+fn a_damaged_trie_file_is_a_named_error_when_loaded_too() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("d.trie");
+    let bytes = encode(&figure3());
+    // The magic, the version and the checksum.
+    let header = 16 + 4 + 32;
+    let load_of = |b: &[u8]| {
+        std::fs::write(&path, b).expect("written");
+        load(&path)
+    };
+    assert_eq!(load_of(&bytes).expect("loads"), figure3().canonical());
+    let mut flipped = bytes.clone();
+    let last = flipped.len() - 1;
+    flipped[last] ^= 0x40;
+    assert!(matches!(
+        load_of(&flipped),
+        Err(TrieFileError::Checksum { .. })
+    ));
+    // The program's name now claims a length of about 2^62 bytes.
+    let mut huge = bytes.clone();
+    huge[header] = 253;
+    assert!(matches!(
+        load_of(&huge),
+        Err(TrieFileError::Checksum { .. })
+    ));
+    assert!(matches!(
+        load_of(&bytes[..bytes.len() / 2]),
+        Err(TrieFileError::Checksum { .. })
+    ));
+    assert!(matches!(
+        load_of(b"hello"),
+        Err(TrieFileError::NotATrie { .. })
+    ));
+    let mut version = bytes.clone();
+    version[16..20].copy_from_slice(&(FORMAT_VERSION + 1).to_le_bytes());
+    assert!(matches!(
+        load_of(&version),
+        Err(TrieFileError::Version { .. })
+    ));
+    // Bytes after the trie, under a checksum that holds: written wrongly.
+    let mut longer = bytes[header..].to_vec();
+    longer.push(0);
+    match load_of(&super::file::frame(&longer)) {
+        Err(e @ TrieFileError::Body { .. }) => {
+            assert!(e.to_string().contains("1 bytes after the trie"), "{e}")
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
 #[test]
 fn a_trie_file_and_its_journal_give_the_trie_of_the_last_checkpoint() {
     let dir = tempfile::tempdir().expect("tempdir");
