@@ -351,7 +351,7 @@ fn a_damaged_trie_file_is_a_named_error_when_loaded_too() {
         load_of(&flipped),
         Err(TrieFileError::Checksum { .. })
     ));
-    // The program's name now claims a length of about 2^62 bytes.
+    // The program's name now claims a length of about 2^58 bytes.
     let mut huge = bytes.clone();
     huge[header] = 253;
     assert!(matches!(
