@@ -255,20 +255,9 @@ impl Executor {
         }
         let (x, y) = (a.to_expr(), b.to_expr());
         let r = expr::binary(op, &x, &y);
-        let over: ExprRef = match (op, signed) {
-            (BinOp::Add, false) => expr::ult(&r, &x),
-            (BinOp::Sub, false) => expr::ult(&x, &y),
-            (BinOp::Add, true) | (BinOp::Sub, true) => {
-                // Overflow iff the operands' signs make it possible and the result's sign differs.
-                let sign = |e: &ExprRef| expr::extract(e, w - 1, 1);
-                let same = if op == BinOp::Add {
-                    expr::eq(&sign(&x), &sign(&y))
-                } else {
-                    expr::ne(&sign(&x), &sign(&y))
-                };
-                expr::and(&same, &expr::ne(&sign(&r), &sign(&x)))
-            }
-            (_, signed) => match mul_overflows_by_constant(&x, &y, signed) {
+        let over: ExprRef = match op {
+            BinOp::Add | BinOp::Sub => add_sub_overflows(op == BinOp::Add, signed, &x, &y, &r),
+            _ => match mul_overflows_by_constant(&x, &y, signed) {
                 Some(over) => over,
                 None if signed => {
                     let wide = expr::mul(&expr::sext(&x, 2 * w), &expr::sext(&y, 2 * w));
@@ -368,6 +357,26 @@ fn mul_overflows_by_constant(x: &ExprRef, y: &ExprRef, signed: bool) -> Option<E
     })
 }
 
+/// Whether `r`, the wrapped `x + y` (`add`) or `x - y`, overflowed.
+fn add_sub_overflows(add: bool, signed: bool, x: &ExprRef, y: &ExprRef, r: &ExprRef) -> ExprRef {
+    match (add, signed) {
+        // The sum wrapped exactly when it is below an operand.
+        (true, false) => expr::ult(r, x),
+        (false, false) => expr::ult(x, y),
+        _ => {
+            // Overflow iff the operands' signs make it possible and the
+            // result's sign differs.
+            let sign = |e: &ExprRef| expr::extract(e, e.width() - 1, 1);
+            let same = if add {
+                expr::eq(&sign(x), &sign(y))
+            } else {
+                expr::ne(&sign(x), &sign(y))
+            };
+            expr::and(&same, &expr::ne(&sign(r), &sign(x)))
+        }
+    }
+}
+
 /// `x + y` or `x - y`, held at the bounds of the type where it would
 /// overflow: LLVM's saturating arithmetic (`llvm.uadd.sat` and the rest).
 fn saturated(add: bool, signed: bool, x: &ExprRef, y: &ExprRef) -> ExprRef {
@@ -377,31 +386,17 @@ fn saturated(add: bool, signed: bool, x: &ExprRef, y: &ExprRef) -> ExprRef {
     } else {
         expr::sub(x, y)
     };
-    if !signed {
-        return if add {
-            // The sum wrapped exactly when it is below an operand.
-            expr::select(&expr::ult(&r, x), &expr::constant(mask(w), w), &r)
-        } else {
-            expr::select(&expr::ult(x, y), &expr::constant(0, w), &r)
-        };
-    }
-    let zero = expr::constant(0, w);
-    let (xn, yn, rn) = (
-        expr::slt(x, &zero),
-        expr::slt(y, &zero),
-        expr::slt(&r, &zero),
-    );
-    // Overflow: the operands' signs agree (add) or differ (sub), and the
-    // result's sign is not the first operand's.
-    let operands = if add {
-        expr::eq(&xn, &yn)
-    } else {
-        expr::ne(&xn, &yn)
+    let bound = match (add, signed) {
+        (true, false) => expr::constant(mask(w), w),
+        (false, false) => expr::constant(0, w),
+        // The bound on the side of the first operand's sign.
+        _ => expr::select(
+            &expr::extract(x, w - 1, 1),
+            &expr::constant(1 << (w - 1), w),
+            &expr::constant(mask(w - 1), w),
+        ),
     };
-    let over = expr::and(&operands, &expr::ne(&xn, &rn));
-    let min = expr::constant(1 << (w - 1), w);
-    let max = expr::constant(mask(w - 1), w);
-    expr::select(&over, &expr::select(&xn, &min, &max), &r)
+    expr::select(&add_sub_overflows(add, signed, x, y, &r), &bound, &r)
 }
 
 #[cfg(test)]
