@@ -165,17 +165,9 @@ pub fn read_framed<T, E>(
     let len = f.metadata().map_err(ReadFramedError::Io)?.len();
     let header = header_len(magic);
     let mut head = vec![0; header];
-    if len < header as u64 || (&f).read_exact(&mut head).is_err() || &head[..magic.len()] != magic {
-        return Err(ReadFramedError::Frame(FrameError::Foreign));
-    }
-    let mut v = [0u8; 4];
-    v.copy_from_slice(&head[magic.len()..magic.len() + 4]);
-    let found = u32::from_le_bytes(v);
-    if !versions.contains(&found) {
-        return Err(ReadFramedError::Frame(FrameError::Version(found)));
-    }
-    let mut sum = [0u8; 32];
-    sum.copy_from_slice(&head[magic.len() + 4..]);
+    let read = len >= header as u64 && (&f).read_exact(&mut head).is_ok();
+    let sum = checked_header(read.then_some(&head[..]), magic, versions)
+        .map_err(ReadFramedError::Frame)?;
     let mut r = std::io::BufReader::with_capacity(1 << 20, Hashing::new(&f));
     let body = len - header as u64;
     let decoded = decode(&mut r, body);
@@ -318,20 +310,33 @@ pub fn unframe<'a>(
     versions: std::ops::RangeInclusive<u32>,
 ) -> Result<&'a [u8], FrameError> {
     let header = header_len(magic);
-    if bytes.len() < header || &bytes[..magic.len()] != magic {
-        return Err(FrameError::Foreign);
+    let sum = checked_header(bytes.get(..header), magic, versions)?;
+    let body = &bytes[header..];
+    if checksum(body) != sum {
+        return Err(FrameError::Checksum);
     }
+    Ok(body)
+}
+
+/// The checksum a framed file's header holds, once its magic and version
+/// are checked (`None`: the file is shorter than a header).
+fn checked_header(
+    head: Option<&[u8]>,
+    magic: &[u8],
+    versions: std::ops::RangeInclusive<u32>,
+) -> Result<[u8; 32], FrameError> {
+    let Some(head) = head.filter(|h| h.starts_with(magic)) else {
+        return Err(FrameError::Foreign);
+    };
     let mut v = [0u8; 4];
-    v.copy_from_slice(&bytes[magic.len()..magic.len() + 4]);
+    v.copy_from_slice(&head[magic.len()..magic.len() + 4]);
     let found = u32::from_le_bytes(v);
     if !versions.contains(&found) {
         return Err(FrameError::Version(found));
     }
-    let body = &bytes[header..];
-    if checksum(body) != bytes[magic.len() + 4..header] {
-        return Err(FrameError::Checksum);
-    }
-    Ok(body)
+    let mut sum = [0u8; 32];
+    sum.copy_from_slice(&head[magic.len() + 4..]);
+    Ok(sum)
 }
 
 /// A framed body made of `head` and, after it, `tail`: a field added to a
