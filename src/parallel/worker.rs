@@ -446,8 +446,9 @@ pub fn work(
             }
             if reason == Some(EarlyReason::MaxMemory) {
                 let workers = common.slots.len() as u32;
-                let mut ending = Ending::for_memory(time_limit, &mut cost, &mut recent, workers)
-                    .untested_unless_new(common.limits.tests_for_new_coverage);
+                let new_only = common.limits.tests_for_new_coverage;
+                let mut ending =
+                    Ending::for_memory(time_limit, &mut cost, &mut recent, workers, new_only);
                 let stop_run = memory::at_limit(w, common.slots, || {
                     let before = states.len();
                     let shed = shed_for_memory(

@@ -207,12 +207,14 @@ pub(crate) struct Ending<'a> {
 impl<'a> Ending<'a> {
     /// How pending paths end to bring the run under `--max-memory`: each
     /// with its test while the time limit (if any) allows, beside
-    /// `workers` workers writing theirs.
+    /// `workers` workers writing theirs; only those that covered new code
+    /// where `untested_unless_new`.
     pub(crate) fn for_memory(
         time_limit: Option<Instant>,
         cost: &'a mut ReportCost,
         recent: &'a mut VecDeque<Assignment>,
         workers: u32,
+        untested_unless_new: bool,
     ) -> Self {
         Ending {
             reason: EarlyReason::MaxMemory,
@@ -221,17 +223,8 @@ impl<'a> Ending<'a> {
             recent,
             leave_memory: false,
             skip_tests: false,
-            untested_unless_new: false,
+            untested_unless_new,
             final_per_test: FINAL_COST_PER_TEST * workers,
-        }
-    }
-
-    /// The same ending, with the paths that covered no new code kept
-    /// untested where `yes`.
-    pub(crate) fn untested_unless_new(self, yes: bool) -> Self {
-        Ending {
-            untested_unless_new: yes,
-            ..self
         }
     }
 }
@@ -532,8 +525,7 @@ mod tests {
     fn end_for_memory(n: u64, untested_unless_new: bool) -> Vec<(u64, bool)> {
         let (mut executor, states) = pending(n, |id| id % 2 == 0);
         let (mut cost, mut recent, mut calls) = Default::default();
-        let mut ending = Ending::for_memory(None, &mut cost, &mut recent, 1)
-            .untested_unless_new(untested_unless_new);
+        let mut ending = Ending::for_memory(None, &mut cost, &mut recent, 1, untested_unless_new);
         let stop = StopRequest::default();
         end_pending(&mut executor, states, &mut ending, &mut calls, &stop).expect("ended");
         let Calls(calls) = calls;

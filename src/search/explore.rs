@@ -238,8 +238,8 @@ pub fn explore(
         stopped_by = check_limits(limits, executor, time_limit, stop);
         if stopped_by == Some(EarlyReason::MaxMemory) {
             let before = states.len();
-            let mut ending = Ending::for_memory(time_limit, &mut cost, &mut recent, 1)
-                .untested_unless_new(limits.tests_for_new_coverage);
+            let new_only = limits.tests_for_new_coverage;
+            let mut ending = Ending::for_memory(time_limit, &mut cost, &mut recent, 1, new_only);
             let shed =
                 shed_for_memory(executor, searcher, &mut states, &mut ending, observer, stop)?;
             if shed != Shed::Exhausted {
