@@ -35,7 +35,7 @@ pub use mark::{compress, merge, Marks};
 pub use order::{trie_order, TestPlace};
 pub use plan::{Plan, PlanError};
 pub use record::Recorder;
-pub use stored::{Inputs, StoredOutcome, StoredTest};
+pub use stored::{Inputs, StoredError, StoredOutcome, StoredTest};
 pub use trie::{End, NodeId, Recorded, Trie};
 
 #[cfg(test)]

@@ -221,18 +221,25 @@ pub enum StoredOutcome {
     Exit {
         code: u8,
     },
-    Error {
-        kind: String,
-        message: String,
-        /// Source file and line of the faulting instruction (empty, 0 when unknown).
-        file: String,
-        line: u32,
-        /// `(function, location)` of each frame, innermost first.
-        stack: Vec<(String, String)>,
-    },
+    /// Boxed: most stored tests are of paths that exited or stopped
+    /// early, and each would otherwise be as large as an error's.
+    Error(Box<StoredError>),
     Early {
         reason: String,
     },
+}
+
+/// What a stored test of a failed path reports. Written as the fields of
+/// the variant it once was, so trie files and JSON read as before.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StoredError {
+    pub kind: String,
+    pub message: String,
+    /// Source file and line of the faulting instruction (empty, 0 when unknown).
+    pub file: String,
+    pub line: u32,
+    /// `(function, location)` of each frame, innermost first.
+    pub stack: Vec<(String, String)>,
 }
 
 impl StoredTest {
@@ -249,7 +256,7 @@ impl StoredTest {
                     Some(l) => (module.files[l.file.index()].clone(), l.line),
                     None => (String::new(), 0),
                 };
-                StoredOutcome::Error {
+                StoredOutcome::Error(Box::new(StoredError {
                     kind: e.kind.to_string(),
                     message: e.message.clone(),
                     file,
@@ -259,7 +266,7 @@ impl StoredTest {
                         .iter()
                         .map(|f| (f.function.clone(), module.describe_loc(f.loc)))
                         .collect(),
-                }
+                }))
             }
             PathEnd::Early(reason) => StoredOutcome::Early {
                 reason: reason.as_str().to_string(),
@@ -278,15 +285,49 @@ mod tests {
     use bincode::Options;
     use serde::{Deserialize, Serialize};
 
-    use super::{Inputs, StoredOutcome, StoredTest};
+    use super::{Inputs, StoredError, StoredOutcome, StoredTest};
     use crate::memo::file::codec;
 
     /// What `StoredTest` derived before its bytes were written at once.
     #[derive(Serialize, Deserialize)]
     struct Plain {
         inputs: Vec<(String, Vec<u8>)>,
-        outcome: StoredOutcome,
+        outcome: PlainOutcome,
         stdout: Option<Vec<u8>>,
+    }
+
+    /// `StoredOutcome` before its error was boxed.
+    #[derive(Serialize, Deserialize)]
+    enum PlainOutcome {
+        Exit {
+            code: u8,
+        },
+        Error {
+            kind: String,
+            message: String,
+            file: String,
+            line: u32,
+            stack: Vec<(String, String)>,
+        },
+        Early {
+            reason: String,
+        },
+    }
+
+    impl From<&StoredOutcome> for PlainOutcome {
+        fn from(o: &StoredOutcome) -> Self {
+            match o.clone() {
+                StoredOutcome::Exit { code } => PlainOutcome::Exit { code },
+                StoredOutcome::Error(e) => PlainOutcome::Error {
+                    kind: e.kind,
+                    message: e.message,
+                    file: e.file,
+                    line: e.line,
+                    stack: e.stack,
+                },
+                StoredOutcome::Early { reason } => PlainOutcome::Early { reason },
+            }
+        }
     }
 
     /// Inputs of every length read back as they were given, and tests
@@ -346,6 +387,17 @@ mod tests {
                 },
                 stdout: None,
             },
+            StoredTest {
+                inputs: [("x".into(), vec![0])].into_iter().collect(),
+                outcome: StoredOutcome::Error(Box::new(StoredError {
+                    kind: "assert".into(),
+                    message: "x != 0".into(),
+                    file: "f.c".into(),
+                    line: 9,
+                    stack: vec![("main".into(), "f.c:9".into())],
+                })),
+                stdout: None,
+            },
         ];
         let listed: Vec<(&str, &[u8])> = tests[0].inputs.iter().map(|(n, b)| (&**n, b)).collect();
         let expected: [(&str, &[u8]); 3] = [("n", &[1, 0, 0, 200]), ("empty", &[]), ("last", &[7])];
@@ -357,7 +409,7 @@ mod tests {
                     .iter()
                     .map(|(n, b)| (n.to_string(), b.to_vec()))
                     .collect(),
-                outcome: t.outcome.clone(),
+                outcome: PlainOutcome::from(&t.outcome),
                 stdout: t.stdout.clone(),
             };
             let bytes = codec().serialize(&t).expect("serializes");

@@ -14,7 +14,7 @@ use anyhow::Context;
 
 use super::ktest::{KTest, KTestObject};
 use super::writer::{condition_name, coverage_name, err_name, stdout_name, test_name};
-use crate::memo::{StoredOutcome, StoredTest};
+use crate::memo::{StoredError, StoredOutcome, StoredTest};
 
 /// What writing any test's files needs: the output directory, the
 /// program's arguments and the last test number given out. Cloned into
@@ -100,16 +100,13 @@ impl Stager {
     /// error and instruction unless asked for all; true for the outcomes
     /// of paths that did not fail. Noted, so that the next such is not.
     pub fn first_error_at(&self, outcome: &StoredOutcome) -> bool {
-        let StoredOutcome::Error {
-            kind, file, line, ..
-        } = outcome
-        else {
+        let StoredOutcome::Error(e) = outcome else {
             return true;
         };
         self.error_sites
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
-            .insert((kind.clone(), file.clone(), *line))
+            .insert((e.kind.clone(), e.file.clone(), e.line))
     }
 
     /// Gives `test` the next number and writes its files (its ktest, and
@@ -167,16 +164,16 @@ impl Drop for StagedTest {
 
 /// The error kind and the `.err` report of an error's test.
 fn err_report(test: &StoredTest) -> Option<(&str, Vec<u8>)> {
-    let StoredOutcome::Error {
+    let StoredOutcome::Error(e) = &test.outcome else {
+        return None;
+    };
+    let StoredError {
         kind,
         message,
         file,
         line,
         stack,
-    } = &test.outcome
-    else {
-        return None;
-    };
+    } = &**e;
     let mut text = String::new();
     let _ = writeln!(text, "Error: {message}");
     let _ = writeln!(text, "Kind: {kind}");

@@ -137,19 +137,13 @@ impl TestWriter {
                 self.paths.completed += 1;
                 Outcome::Exit { exit_code: *code }
             }
-            StoredOutcome::Error {
-                kind,
-                message,
-                file,
-                line,
-                ..
-            } => {
-                *self.paths.errors.entry(kind.clone()).or_default() += 1;
+            StoredOutcome::Error(e) => {
+                *self.paths.errors.entry(e.kind.clone()).or_default() += 1;
                 Outcome::Error {
-                    kind: kind.clone(),
-                    file: file.clone(),
-                    line: *line,
-                    message: message.clone(),
+                    kind: e.kind.clone(),
+                    file: e.file.clone(),
+                    line: e.line,
+                    message: e.message.clone(),
                 }
             }
             StoredOutcome::Early { reason } => {
@@ -319,6 +313,7 @@ pub fn stdout_name(id: usize) -> String {
 #[cfg(test)]
 pub(super) mod tests {
     use super::*;
+    use crate::memo::StoredError;
     use crate::testgen::{KTest, TestsJson};
 
     /// The bytes of `t`'s first input.
@@ -362,13 +357,13 @@ pub(super) mod tests {
     fn error() -> StoredTest {
         StoredTest {
             inputs: [("x".into(), vec![9])].into_iter().collect(),
-            outcome: StoredOutcome::Error {
+            outcome: StoredOutcome::Error(Box::new(StoredError {
                 kind: "assert".into(),
                 message: "m".into(),
                 file: "f.c".into(),
                 line: 3,
                 stack: Vec::new(),
-            },
+            })),
             stdout: None,
         }
     }
@@ -377,13 +372,13 @@ pub(super) mod tests {
         StoredTest {
             inputs: [("x".into(), vec![tag])].into_iter().collect(),
             outcome: if error {
-                StoredOutcome::Error {
+                StoredOutcome::Error(Box::new(StoredError {
                     kind: "assert".into(),
                     message: format!("failed {tag}"),
                     file: String::new(),
                     line: 0,
                     stack: Vec::new(),
-                }
+                }))
             } else {
                 StoredOutcome::Exit { code: tag }
             },
