@@ -296,7 +296,7 @@ mod tests {
                 func: f,
                 site: level,
                 line: level,
-                alts: vec![Alt::decided(0, true)],
+                alts: vec![Alt::decided(0, true)].into(),
             });
             at = t.add_child(at, 0);
             t.nodes[at.index()].stretch = vec![(f, level)].into();
@@ -347,7 +347,7 @@ mod tests {
                 func: funcs[next(5)],
                 site: next(100) as u32,
                 line: 0,
-                alts: vec![Alt::decided(0, true); alts],
+                alts: vec![Alt::decided(0, true); alts].into(),
             });
             t.nodes[at.index()].stretch = vec![(funcs[next(5)], 1), (funcs[next(5)], 2)].into();
             for via in (0..alts as u32).filter(|_| next(4) > 0) {

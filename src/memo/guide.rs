@@ -117,7 +117,7 @@ impl Guide for TrieGuide {
             })
             .collect();
         Guidance::Follow {
-            alts: p.alts.clone().into(),
+            alts: p.alts.clone(),
             next,
         }
     }

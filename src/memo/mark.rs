@@ -12,6 +12,7 @@
 //!   is complete again.
 
 use super::trie::{Node, NodeId, Trie, TriePoint};
+use thin_vec::ThinVec;
 
 /// The marks of one memoized run over one trie (never saved: marking is
 /// redone at the start of every run).
@@ -175,7 +176,7 @@ pub fn compress(trie: &Trie, marks: &Marks) -> (Trie, Marks) {
         let marked = marks.is_marked(old);
         let mut node = Node {
             parent,
-            children: Vec::new(),
+            children: ThinVec::new(),
             ..n.clone()
         };
         if !marked && !n.children.is_empty() {

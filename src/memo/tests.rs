@@ -46,7 +46,7 @@ fn add(t: &mut Trie, alts: &[u32], end: End, tag: u8) -> NodeId {
                 func: f,
                 site: level as u32,
                 line: 10 + level as u32,
-                alts: two_way(),
+                alts: two_way().into(),
             });
         }
         at = match t.child(at, a) {
@@ -67,7 +67,7 @@ fn add(t: &mut Trie, alts: &[u32], end: End, tag: u8) -> NodeId {
             func: f,
             site: alts.len() as u32,
             line: 10 + alts.len() as u32,
-            alts: two_way(),
+            alts: two_way().into(),
         });
     }
     n.end = Some(end);
@@ -115,7 +115,7 @@ fn a_trie_file_round_trips_and_is_canonical() {
 /// Equal stretches are one copy in a trie read back, as in the trie that
 /// recorded them.
 #[test]
-fn a_trie_read_back_holds_each_stretch_once() {
+fn a_trie_read_back_holds_each_stretch_and_list_of_alternatives_once() {
     let mut t = figure3();
     let f = t.intern_func("f");
     for (i, n) in t.nodes.iter_mut().enumerate() {
@@ -130,6 +130,15 @@ fn a_trie_read_back_holds_each_stretch_once() {
         }
     }
     assert_eq!(copies.len(), 2, "{} nodes", back.nodes.len());
+    // Every point of figure 3 has two feasible alternatives, each made
+    // apart by `add`.
+    let lists: Vec<&std::sync::Arc<[Alt]>> = back
+        .nodes
+        .iter()
+        .filter_map(|n| Some(&n.point.as_ref()?.alts))
+        .collect();
+    assert!(lists.len() > 2);
+    assert!(lists.iter().all(|l| std::sync::Arc::ptr_eq(l, lists[0])));
 }
 
 /// The file is written from the trie in its canonical numbering without a
@@ -149,7 +158,7 @@ fn a_trie_file_holds_the_canonical_copy_byte_for_byte() {
     t.touch(leaf);
     let n = &mut t.nodes[leaf.index()];
     n.stretch = vec![(late, 3), (f, 1), (unused + 100, 7)].into();
-    n.kept = vec![test_of(9, StoredOutcome::Exit { code: 2 })];
+    n.kept = thin_vec::thin_vec![test_of(9, StoredOutcome::Exit { code: 2 })];
     let root = &mut t.nodes[NodeId::ROOT.index()];
     root.stretch = vec![(late, 0)].into();
     let copy = t.canonical();
@@ -570,7 +579,8 @@ fn recording_from_noted_decisions_gives_the_trie_recorded_from_the_root() {
 
 /// Sets what is known of alternative `alt` of node `id`'s point.
 fn set_answer(t: &mut Trie, id: NodeId, alt: usize, answer: Answer) {
-    t.nodes[id.index()].point.as_mut().expect("point").alts[alt].answer = answer;
+    let p = t.nodes[id.index()].point.as_mut().expect("point");
+    std::sync::Arc::make_mut(&mut p.alts)[alt].answer = answer;
 }
 
 /// Figure 3's trie run to its end (no boundary), where the first choice

@@ -14,6 +14,7 @@ use std::sync::Arc;
 
 use rustc_hash::{FxHashMap, FxHashSet};
 use serde::{Deserialize, Serialize};
+use thin_vec::ThinVec;
 
 use super::stored::StoredTest;
 use crate::exec::{Alt, Decision, Point, Trail};
@@ -39,7 +40,9 @@ pub struct TriePoint {
     pub func: u32,
     pub site: u32,
     pub line: u32,
-    pub alts: Vec<Alt>,
+    /// The trie keeps one copy of each list (most are two feasible
+    /// alternatives of a branch; echo's trie holds a dozen different ones).
+    pub alts: Arc<[Alt]>,
 }
 
 impl TriePoint {
@@ -55,14 +58,18 @@ impl TriePoint {
     /// Takes what a later path at this point learned of the alternatives
     /// this one left undecided; whether anything changed.
     pub(crate) fn settle(&mut self, alts: &[Alt]) -> bool {
-        let mut changed = false;
-        for (mine, now) in self.alts.iter_mut().zip(alts) {
-            if mine.undecided() && !now.undecided() && mine.payload == now.payload {
+        let settles = |mine: &Alt, now: &Alt| {
+            mine.undecided() && !now.undecided() && mine.payload == now.payload
+        };
+        if !self.alts.iter().zip(alts).any(|(m, n)| settles(m, n)) {
+            return false;
+        }
+        for (mine, now) in Arc::make_mut(&mut self.alts).iter_mut().zip(alts) {
+            if settles(mine, now) {
                 mine.answer = now.answer;
-                changed = true;
             }
         }
-        changed
+        true
     }
 }
 
@@ -123,14 +130,17 @@ pub struct Node {
     pub via: u32,
     /// The choice point reached next, once a path has reached one.
     pub point: Option<TriePoint>,
-    /// Children by increasing `via`.
-    pub children: Vec<NodeId>,
+    /// Children by increasing `via`. Thin vectors (a pointer, with the
+    /// length and capacity kept beside the elements) for these and `kept`,
+    /// as a deep run's trie has hundreds of thousands of nodes and most
+    /// keep no test and have no child.
+    pub children: ThinVec<NodeId>,
     /// Set on a leaf: how its path ended.
     pub end: Option<End>,
     /// The leaf's test.
     pub test: Option<Box<StoredTest>>,
     /// Tests of the subtree compression cut off below this node.
-    pub kept: Vec<StoredTest>,
+    pub kept: ThinVec<StoredTest>,
     /// The blocks executed between the parent's decision and this node's
     /// point or end, as `(function, block)` (function indices of the
     /// trie's table): what a change must touch to impact the node. The
@@ -222,6 +232,9 @@ pub struct Trie {
     /// Every stretch the nodes hold, once.
     #[serde(skip)]
     stretches: FxHashSet<Arc<[(u32, u32)]>>,
+    /// Every list of alternatives the nodes' points hold, once.
+    #[serde(skip)]
+    alt_lists: FxHashSet<Arc<[Alt]>>,
     /// What changed since the trie was last written whole, while a run
     /// keeps a journal of it (see [`super::journal`]).
     #[serde(skip)]
@@ -230,12 +243,12 @@ pub struct Trie {
     epoch: Epoch,
 }
 
-/// The copy in `set` of `blocks`, added if there is none.
-fn shared(set: &mut FxHashSet<Arc<[(u32, u32)]>>, blocks: &[(u32, u32)]) -> Arc<[(u32, u32)]> {
-    if let Some(s) = set.get(blocks) {
+/// The copy in `set` of `items`, added if there is none.
+fn shared<T: Clone + Eq + std::hash::Hash>(set: &mut FxHashSet<Arc<[T]>>, items: &[T]) -> Arc<[T]> {
+    if let Some(s) = set.get(items) {
         return s.clone();
     }
-    let s: Arc<[(u32, u32)]> = blocks.into();
+    let s: Arc<[T]> = items.into();
     set.insert(s.clone());
     s
 }
@@ -316,6 +329,7 @@ impl Trie {
             nodes: vec![Node::default()],
             func_index: FxHashMap::default(),
             stretches: FxHashSet::default(),
+            alt_lists: FxHashSet::default(),
             changes: None,
             epoch: Epoch::default(),
         }
@@ -360,8 +374,12 @@ impl Trie {
             .map(|(i, n)| (n.clone(), i as u32))
             .collect();
         self.stretches.clear();
+        self.alt_lists.clear();
         for n in &mut self.nodes {
             n.stretch = shared(&mut self.stretches, &n.stretch);
+            if let Some(p) = &mut n.point {
+                p.alts = shared(&mut self.alt_lists, &p.alts);
+            }
         }
     }
 
@@ -413,7 +431,7 @@ impl Trie {
             func: self.intern_func(&module.func(p.func).name),
             site: p.site.0,
             line: p.line,
-            alts: p.alts.to_vec(),
+            alts: shared(&mut self.alt_lists, &p.alts),
         }
     }
 
@@ -497,7 +515,12 @@ impl Trie {
                     changed = true;
                 }
                 // A run that asked again about an alternative left undecided.
-                Some(p) => changed |= p.settle(&d.point.alts),
+                Some(p) => {
+                    if p.settle(&d.point.alts) {
+                        p.alts = shared(&mut self.alt_lists, &p.alts);
+                        changed = true;
+                    }
+                }
             }
             // A leaf passed through (a path stopped or pending before it got
             // this far) holds the blocks its path ran until it stopped: only
@@ -550,7 +573,11 @@ impl Trie {
             };
             let settled = match &mut self.nodes[id.index()].point {
                 Some(p) if p.site == point.site.0 && p.alts.len() == point.alts.len() => {
-                    p.settle(&point.alts)
+                    let settled = p.settle(&point.alts);
+                    if settled {
+                        p.alts = shared(&mut self.alt_lists, &p.alts);
+                    }
+                    settled
                 }
                 _ => false,
             };
@@ -709,6 +736,7 @@ impl Trie {
             nodes,
             func_index: FxHashMap::default(),
             stretches: FxHashSet::default(),
+            alt_lists: FxHashSet::default(),
             changes: None,
             epoch: Epoch::default(),
         };
