@@ -511,6 +511,7 @@ pub fn execute(
         leave_memory: config.last_in_process,
         skip_pending_tests: config.skip_pending_tests,
         tests_for_new_coverage: config.test_files == TestFiles::NewCoverage,
+        test_files: Some(writer.stager().numbered()),
     };
     let progress = Progress::new(config.quiet);
     let report = Report {

@@ -438,7 +438,7 @@ pub fn work(
                     },
                     &one_at_a_time,
                     time_limit,
-                    made(common.slots),
+                    made(common.limits, common.slots),
                     common.rounds.is_some(),
                 )
             {
@@ -486,7 +486,7 @@ pub fn work(
         let ending_states = states.len() as u64;
         // The run's trie is saved after every worker's pending paths.
         slot.decisions.store(executor.decisions, Ordering::Relaxed);
-        let made = made(common.slots);
+        let made = made(common.limits, common.slots);
         let mut finish_by = finish_by.map(|t| t - final_cost(made));
         if let Some(rounds) = common.rounds {
             let at = Instant::now();
@@ -528,14 +528,11 @@ pub fn work(
 
 /// What the run has made, as the workers last counted: the nodes of its
 /// trie (their decisions), and its tests (at most their ended paths).
-fn made(slots: &[WorkerSlot]) -> Made {
+fn made(limits: &ExploreConfig, slots: &[WorkerSlot]) -> Made {
     let sum = |count: fn(&WorkerSlot) -> &AtomicU64| -> u64 {
         slots.iter().map(|s| count(s).load(Ordering::Relaxed)).sum()
     };
-    Made {
-        nodes: sum(|s| &s.decisions),
-        tests: sum(|s| &s.ended),
-    }
+    limits.made(sum(|s| &s.decisions), sum(|s| &s.ended))
 }
 
 /// Gives the waiting workers states of this one: each as many as this one

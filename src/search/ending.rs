@@ -433,6 +433,28 @@ mod tests {
         }
     }
 
+    /// The end of a run is reckoned on the tests given files, which it
+    /// renumbers and syncs, where the writer counts them: under
+    /// `--only-new-coverage` a few among many ended paths.
+    #[test]
+    fn the_end_of_a_run_is_reckoned_on_its_test_files() {
+        use crate::search::ExploreConfig;
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        let files = Arc::new(AtomicUsize::new(56));
+        let counted = ExploreConfig {
+            test_files: Some(files.clone()),
+            ..ExploreConfig::default()
+        };
+        let (nodes, ended) = (1_200_000, 577_000);
+        assert_eq!(counted.made(nodes, ended).tests, 56);
+        let few = final_cost(counted.made(nodes, ended));
+        let every = final_cost(ExploreConfig::default().made(nodes, ended));
+        assert!(few < Duration::from_secs(2), "{few:?}");
+        assert!(every > Duration::from_secs(10), "{every:?}");
+        files.store(ended as usize, Ordering::Relaxed);
+        assert_eq!(final_cost(counted.made(nodes, ended)), every);
+    }
+
     /// An executor of a one-instruction program and `n` paths pending in
     /// it, numbered from 0, those `covered_new` says having covered new
     /// code.

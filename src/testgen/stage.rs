@@ -95,6 +95,12 @@ impl StagedTest {
 }
 
 impl Stager {
+    /// The count of test numbers given out so far, as every copy of the
+    /// stager adds to it.
+    pub fn numbered(&self) -> Arc<AtomicUsize> {
+        self.numbered.clone()
+    }
+
     /// Whether `outcome` is an error no test written so far had at its
     /// place (its kind, file and line), as KLEE writes one test for each
     /// error and instruction unless asked for all; true for the outcomes
