@@ -106,6 +106,9 @@ pub struct Executor {
     pub guided: GuideCounters,
     /// The module-wide number of each function's first block.
     block_base: Vec<u32>,
+    /// Whether each source file of the module is the runtime's own C code
+    /// (under `ExecConfig::runtime_dir`), by file index.
+    pub(super) runtime_files: Vec<bool>,
     /// Instructions the user asked to reach (`--target`).
     pub(super) targets: FxHashSet<(FuncId, InstId)>,
     /// Solver queries made when a target was first executed.
@@ -172,6 +175,16 @@ impl Executor {
             config.max_forks,
             config.shared.clone(),
         );
+        let runtime_files = module
+            .files
+            .iter()
+            .map(|f| {
+                config
+                    .runtime_dir
+                    .as_ref()
+                    .is_some_and(|dir| f.starts_with(dir.as_str()))
+            })
+            .collect();
         let alloca_names = module
             .functions
             .iter()
@@ -197,6 +210,7 @@ impl Executor {
             guide: None,
             guided: GuideCounters::default(),
             block_base,
+            runtime_files,
             targets: FxHashSet::default(),
             target_hit_queries: None,
             budget: Budget::default(),
@@ -424,15 +438,7 @@ impl Executor {
     }
 
     fn is_runtime(&self, loc: Option<SourceLoc>) -> bool {
-        loc.is_some_and(|l| self.in_runtime(&self.module.files[l.file.index()]))
-    }
-
-    /// Whether the source file `file` is the runtime's own C code.
-    pub(super) fn in_runtime(&self, file: &str) -> bool {
-        self.config
-            .runtime_dir
-            .as_ref()
-            .is_some_and(|dir| file.starts_with(dir.as_str()))
+        loc.is_some_and(|l| self.runtime_files[l.file.index()])
     }
 
     /// Alternatives left unasked at sites past their share of the forks

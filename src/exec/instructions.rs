@@ -57,8 +57,12 @@ impl Executor {
             // A call runs its function's opening line too, as gcov counts
             // it, though no instruction of the body is placed there.
             let opening = (pc.index() == 0).then(|| module.func(func).loc).flatten();
+            // The runtime's lines are in no test's `.cov`: noting them
+            // would only grow every pending path's set.
             for loc in opening.into_iter().chain(body.locs[pc.index()]) {
-                lines.note(loc);
+                if !self.runtime_files[loc.file.index()] {
+                    lines.note(loc);
+                }
             }
         }
         let cov = &mut self.covered[func.index()][pc.index()];

@@ -28,9 +28,9 @@ impl PathLines {
 }
 
 impl Executor {
-    /// The program's lines `state` executed (the runtime's left out), one
-    /// `FILE:LINE` a line, in file and line order: `None` where the run
-    /// does not track them.
+    /// The program's lines `state` executed (the runtime's are not
+    /// noted), one `FILE:LINE` a line, in file and line order: `None`
+    /// where the run does not track them.
     pub fn covered_lines(&self, state: &State) -> Option<String> {
         let lines = state.lines.as_ref()?;
         let module = self.module();
@@ -38,7 +38,7 @@ impl Executor {
             .seen
             .iter()
             .map(|&key| (module.files[(key >> 32) as usize].as_str(), key as u32))
-            .filter(|(file, line)| *line != 0 && !self.in_runtime(file))
+            .filter(|(_, line)| *line != 0)
             .collect();
         named.sort_unstable();
         Some(
