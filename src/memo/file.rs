@@ -8,6 +8,7 @@ use thiserror::Error;
 
 use super::canonical::CanonicalView;
 use super::journal::{journal_path, replay};
+use super::share::Decoding;
 use super::trie::Trie;
 use crate::files::FrameError;
 
@@ -101,6 +102,7 @@ pub fn frame(body: &[u8]) -> Vec<u8> {
 
 /// A trie from the bytes of a trie file (`path` names it in errors).
 pub fn decode(bytes: &[u8], path: &Path) -> Result<Trie, TrieFileError> {
+    let _sharing = Decoding::start();
     checked(decode_body(bytes, path)?, path)
 }
 
@@ -217,6 +219,7 @@ fn check_shape(trie: &Trie) -> Result<(), String> {
 /// Reads a trie file, with what its journal adds (the checkpoints of a
 /// run since the file was written whole).
 pub fn load(path: &Path) -> Result<Trie, TrieFileError> {
+    let _sharing = Decoding::start();
     let (mut trie, base) = read_body(path)?;
     let base = &base[..];
     let journal = journal_path(path);

@@ -25,6 +25,7 @@ pub mod mark;
 pub mod order;
 pub mod plan;
 pub mod record;
+mod share;
 pub mod show;
 pub mod stored;
 pub mod trie;

@@ -16,6 +16,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use serde::{Deserialize, Serialize};
 use thin_vec::ThinVec;
 
+use super::share::{self, adopted, shared};
 use super::stored::StoredTest;
 use crate::exec::{Alt, Decision, Point, Trail};
 use crate::ir::{BlockId, FuncId, Module};
@@ -42,6 +43,7 @@ pub struct TriePoint {
     pub line: u32,
     /// The trie keeps one copy of each list (most are two feasible
     /// alternatives of a branch; echo's trie holds a dozen different ones).
+    #[serde(deserialize_with = "share::alts")]
     pub alts: Arc<[Alt]>,
 }
 
@@ -145,6 +147,7 @@ pub struct Node {
     /// point or end, as `(function, block)` (function indices of the
     /// trie's table): what a change must touch to impact the node. The
     /// trie keeps one copy of each.
+    #[serde(deserialize_with = "share::stretch")]
     pub stretch: Arc<[(u32, u32)]>,
 }
 
@@ -241,16 +244,6 @@ pub struct Trie {
     changes: Option<Changes>,
     #[serde(skip)]
     epoch: Epoch,
-}
-
-/// The copy in `set` of `items`, added if there is none.
-fn shared<T: Clone + Eq + std::hash::Hash>(set: &mut FxHashSet<Arc<[T]>>, items: &[T]) -> Arc<[T]> {
-    if let Some(s) = set.get(items) {
-        return s.clone();
-    }
-    let s: Arc<[T]> = items.into();
-    set.insert(s.clone());
-    s
 }
 
 /// What a trie notes in the decisions it records (see
@@ -376,9 +369,9 @@ impl Trie {
         self.stretches.clear();
         self.alt_lists.clear();
         for n in &mut self.nodes {
-            n.stretch = shared(&mut self.stretches, &n.stretch);
+            n.stretch = adopted(&mut self.stretches, &n.stretch);
             if let Some(p) = &mut n.point {
-                p.alts = shared(&mut self.alt_lists, &p.alts);
+                p.alts = adopted(&mut self.alt_lists, &p.alts);
             }
         }
     }
