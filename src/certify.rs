@@ -12,7 +12,7 @@ use anyhow::Context;
 use crate::exec::{ExecConfig, Executor, PathEnd};
 use crate::memo::record::end_of;
 use crate::memo::{self, Marks, NodeId, Trie, TrieGuide};
-use crate::run::{load_program, program_key, runtime_sources};
+use crate::run::{load_program, program_key, runtime_sources, OPTIMIZED_KEY};
 use crate::search::{explore, Dfs, ExploreConfig, FinishedPath, PathObserver};
 use crate::solver::SolverConfig;
 use crate::stop::StopRequest;
@@ -27,6 +27,9 @@ pub struct CertifyConfig {
     /// `--file`: the host files the recorded run could read.
     pub host_files: Vec<PathBuf>,
     pub link_runtime: bool,
+    /// `--optimize`: the trie is an optimized run's, of the program
+    /// optimized as it was.
+    pub optimize: bool,
 }
 
 /// The verdict on one recorded path.
@@ -166,8 +169,12 @@ fn satisfies(state: &crate::exec::State, test: &memo::StoredTest) -> bool {
 
 /// Certifies the program's trie in the memo directory.
 pub fn certify(config: &CertifyConfig) -> anyhow::Result<CertifyReport> {
-    let (toolchain, module) = load_program(&config.program, config.link_runtime, false)?;
-    let trie_file = memo::trie_path(&config.memo_dir, &program_key(&config.program));
+    let (toolchain, module) = load_program(&config.program, config.link_runtime, config.optimize)?;
+    let mut key = program_key(&config.program);
+    if config.optimize {
+        key.push_str(OPTIMIZED_KEY);
+    }
+    let trie_file = memo::trie_path(&config.memo_dir, &key);
     let trie = memo::file::load(&trie_file)
         .with_context(|| format!("cannot certify {}", config.program.display()))?;
     let changed = trie.recorded.changed_functions(&module);

@@ -178,6 +178,10 @@ impl RunConfig {
     }
 }
 
+/// What the key of a trie recorded with `--optimize` adds to the
+/// program's: another module, whose choices are not the bitcode's.
+pub const OPTIMIZED_KEY: &str = ".optimized";
+
 /// The name a program's trie is kept under: its file's stem.
 pub fn program_key(program: &Path) -> String {
     program
@@ -299,7 +303,7 @@ pub fn run_loaded(
     }
     // Another module, whose choices are not the bitcode's.
     if config.optimize {
-        key.push_str(".optimized");
+        key.push_str(OPTIMIZED_KEY);
     }
     if config.silent_assume {
         // Its trie has no leaf where the default's has a user error.

@@ -154,6 +154,21 @@ fn vectorized_loops_end_as_their_unoptimized_build_does() {
     assert!(paths < paths0, "--optimize: {paths} paths, -O0: {paths0}");
     let memo = dir.path().join("mnemo-memo");
     assert!(memo.join("loops.trie").exists() && memo.join("loops.optimized.trie").exists());
+    // Each trie is certified against the module it was recorded on.
+    for (flags, paths) in [(&[][..], paths0), (&["--optimize"][..], paths)] {
+        let o = mnemo()
+            .arg("certify")
+            .args(flags)
+            .arg(&o0)
+            .arg("--memo")
+            .arg(&memo)
+            .output()
+            .expect("runs");
+        let text = String::from_utf8_lossy(&o.stdout);
+        assert!(o.status.success(), "{flags:?}: {text}");
+        let holds = format!("{paths} of {paths} recorded paths hold; 0 solver queries");
+        assert!(text.contains(&holds), "{flags:?}: {text}");
+    }
 }
 
 /// A program that knows whether it was optimized: the exit status says.

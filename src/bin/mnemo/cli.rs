@@ -182,6 +182,10 @@ pub(crate) enum Command {
         /// Do not link the runtime's C library.
         #[arg(long)]
         no_runtime: bool,
+        /// Certify the trie of a run with `--optimize`: the program is
+        /// optimized as that run's was.
+        #[arg(long)]
+        optimize: bool,
         /// A host file the program may read, as for `run`.
         #[arg(long = "file", value_name = "PATH")]
         files: Vec<PathBuf>,

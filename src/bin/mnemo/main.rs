@@ -268,6 +268,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<u8> {
             memo,
             entry,
             no_runtime,
+            optimize,
             files,
             args,
         } => {
@@ -279,6 +280,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<u8> {
                 program_args: args,
                 host_files: files,
                 link_runtime: !no_runtime,
+                optimize,
             })?;
             print!("{report}");
             Ok(if report.holds() {
