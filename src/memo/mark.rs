@@ -232,8 +232,8 @@ pub fn merge(old: &Trie, new: &Trie, marks: &Marks) -> Trie {
 /// answers, and the subtrees of the alternatives found feasible. The
 /// alternatives `to` already has children for keep them.
 pub(crate) fn take_answers(src: &Trie, from: NodeId, dst: &mut Trie, to: NodeId) {
-    if let (Some(mine), Some(now)) = (&mut dst.nodes[to.index()].point, &src.node(from).point) {
-        mine.settle(&now.alts);
+    if let Some(now) = &src.node(from).point {
+        dst.settle_point(to, &now.alts);
     }
     for &c in &src.node(from).children {
         let via = src.node(c).via;

@@ -59,7 +59,7 @@ impl TriePoint {
 
     /// Takes what a later path at this point learned of the alternatives
     /// this one left undecided; whether anything changed.
-    pub(crate) fn settle(&mut self, alts: &[Alt]) -> bool {
+    fn settle(&mut self, alts: &[Alt]) -> bool {
         let settles = |mine: &Alt, now: &Alt| {
             mine.undecided() && !now.undecided() && mine.payload == now.payload
         };
@@ -501,19 +501,13 @@ impl Trie {
             let n = &self.nodes[at.index()];
             let was_leaf = n.end.is_some() || n.test.is_some();
             let mut changed = was_leaf;
-            match &mut self.nodes[at.index()].point {
-                None => {
-                    let p = self.trie_point(&d.point, module);
-                    self.nodes[at.index()].point = Some(p);
-                    changed = true;
-                }
+            if self.nodes[at.index()].point.is_none() {
+                let p = self.trie_point(&d.point, module);
+                self.nodes[at.index()].point = Some(p);
+                changed = true;
+            } else {
                 // A run that asked again about an alternative left undecided.
-                Some(p) => {
-                    if p.settle(&d.point.alts) {
-                        p.alts = shared(&mut self.alt_lists, &p.alts);
-                        changed = true;
-                    }
-                }
+                changed |= self.settle_point(at, &d.point.alts);
             }
             // A leaf passed through (a path stopped or pending before it got
             // this far) holds the blocks its path ran until it stopped: only
@@ -554,6 +548,21 @@ impl Trie {
         at
     }
 
+    /// Settles node `id`'s point with what `alts` knows of the
+    /// alternatives it left undecided (see [`TriePoint::settle`]), keeping
+    /// the trie's one copy of the list it comes to; whether anything
+    /// changed.
+    pub(crate) fn settle_point(&mut self, id: NodeId, alts: &[Alt]) -> bool {
+        let Some(p) = &mut self.nodes[id.index()].point else {
+            return false;
+        };
+        if !p.settle(alts) {
+            return false;
+        }
+        p.alts = shared(&mut self.alt_lists, &p.alts);
+        true
+    }
+
     /// Settles the points of the recorded nodes a path not recorded itself
     /// (a pruned replay) went through, and the one it stopped at, with what
     /// its points know of the alternatives the trie held undecided.
@@ -564,17 +573,9 @@ impl Trie {
             let Some(id) = at else {
                 return;
             };
-            let settled = match &mut self.nodes[id.index()].point {
-                Some(p) if p.site == point.site.0 && p.alts.len() == point.alts.len() => {
-                    let settled = p.settle(&point.alts);
-                    if settled {
-                        p.alts = shared(&mut self.alt_lists, &p.alts);
-                    }
-                    settled
-                }
-                _ => false,
-            };
-            if settled {
+            let same_point = matches!(&self.nodes[id.index()].point,
+                Some(p) if p.site == point.site.0 && p.alts.len() == point.alts.len());
+            if same_point && self.settle_point(id, &point.alts) {
                 self.touch(id);
             }
             at = taken.and_then(|t| self.child(id, t));
