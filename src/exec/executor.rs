@@ -108,7 +108,7 @@ pub struct Executor {
     block_base: Vec<u32>,
     /// Whether each source file of the module is the runtime's own C code
     /// (under `ExecConfig::runtime_dir`), by file index.
-    pub(super) runtime_files: Vec<bool>,
+    runtime_files: Vec<bool>,
     /// Instructions the user asked to reach (`--target`).
     pub(super) targets: FxHashSet<(FuncId, InstId)>,
     /// Solver queries made when a target was first executed.
@@ -437,7 +437,9 @@ impl Executor {
         (hit, total, covered_lines.len() as u64, lines.len() as u64)
     }
 
-    fn is_runtime(&self, loc: Option<SourceLoc>) -> bool {
+    /// Whether `loc` is in the runtime's own C code.
+    #[inline]
+    pub(super) fn is_runtime(&self, loc: Option<SourceLoc>) -> bool {
         loc.is_some_and(|l| self.runtime_files[l.file.index()])
     }
 

@@ -60,7 +60,7 @@ impl Executor {
             // The runtime's lines are in no test's `.cov`: noting them
             // would only grow every pending path's set.
             for loc in opening.into_iter().chain(body.locs[pc.index()]) {
-                if !self.runtime_files[loc.file.index()] {
+                if !self.is_runtime(Some(loc)) {
                     lines.note(loc);
                 }
             }
