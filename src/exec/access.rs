@@ -125,7 +125,7 @@ impl Executor {
         }
         match addr {
             Value::Concrete { bits, .. } => {
-                let a = *bits as u64;
+                let a = bits.get() as u64;
                 // A global a summarised function reaches becomes an input.
                 if self.summarising && self.input_global(state, a) {
                     return self.resolve_past(state, addr, bytes, site, searched);
@@ -467,7 +467,7 @@ impl Executor {
         let (base, offset) = self.resolve(state, addr, bytes as u64, site)?;
         let entry = state.memory.get(base).expect("resolved objects are live");
         Ok(match offset {
-            Value::Concrete { bits, .. } => entry.state.read(bits as u64, bytes, width),
+            Value::Concrete { bits, .. } => entry.state.read(bits.get() as u64, bytes, width),
             Value::Symbolic(off) => entry.state.read_symbolic(&off, bytes, width),
         })
     }
@@ -503,7 +503,7 @@ impl Executor {
             .state_mut(base)
             .expect("resolved objects are live");
         match offset {
-            Value::Concrete { bits, .. } => obj.write(bits as u64, bytes, &value),
+            Value::Concrete { bits, .. } => obj.write(bits.get() as u64, bytes, &value),
             Value::Symbolic(off) => obj.write_symbolic(&off, bytes, &value),
         }
         Ok(())

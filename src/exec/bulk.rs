@@ -93,7 +93,7 @@ impl Executor {
             match off {
                 Value::Concrete { bits, .. } => {
                     for i in 0..n {
-                        obj.set_byte(*bits as u64 + i, byte.clone());
+                        obj.set_byte(bits.get() as u64 + i, byte.clone());
                     }
                 }
                 Value::Symbolic(_) => obj.set_bytes_at(off, &vec![byte; n as usize]),
@@ -115,7 +115,7 @@ impl Executor {
         len: &Value,
     ) -> Exec<(u64, Vec<Place>)> {
         let n = match len {
-            Value::Concrete { bits, .. } => *bits as u64,
+            Value::Concrete { bits, .. } => bits.get() as u64,
             Value::Symbolic(e) => return self.bulk_places_symbolic(state, site, ptrs, e),
         };
         if n == 0 {
@@ -150,8 +150,8 @@ impl Executor {
         let mut range = expr::bool_const(true);
         for p in ptrs {
             let place = match p {
-                Value::Concrete { bits, .. } => state.memory.find(*bits as u64).map(|e| {
-                    let off = *bits as u64 - e.object.address;
+                Value::Concrete { bits, .. } => state.memory.find(bits.get() as u64).map(|e| {
+                    let off = bits.get() as u64 - e.object.address;
                     (e.object.address, Value::concrete(u128::from(off), 64))
                 }),
                 Value::Symbolic(_) => {

@@ -232,7 +232,7 @@ impl Executor {
     ) -> Exec<FuncId> {
         let nfuncs = self.module.functions.len();
         let addr = match p {
-            Value::Concrete { bits, .. } => *bits as u64,
+            Value::Concrete { bits, .. } => bits.get() as u64,
             Value::Symbolic(e) => {
                 let e = e.clone();
                 let payload = self.choose_target(

@@ -635,7 +635,7 @@ impl Executor {
     /// Fixes a symbolic value to one feasible concrete value (no fork).
     pub(crate) fn concretize(&mut self, state: &mut State, v: &Value) -> Exec<u128> {
         match v {
-            Value::Concrete { bits, .. } => Ok(*bits),
+            Value::Concrete { bits, .. } => Ok(bits.get()),
             Value::Symbolic(e) => {
                 self.replay.fixed += 1;
                 let c = self.example(state, v)?;
@@ -649,7 +649,7 @@ impl Executor {
     /// guided prefix it is the value the recorded run chose.
     pub(crate) fn example(&mut self, state: &State, v: &Value) -> Exec<u128> {
         match v {
-            Value::Concrete { bits, .. } => Ok(*bits),
+            Value::Concrete { bits, .. } => Ok(bits.get()),
             Value::Symbolic(e) => {
                 self.replay.fixed += 1;
                 if let Some(w) = self.witness(state) {

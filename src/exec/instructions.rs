@@ -100,7 +100,7 @@ impl Executor {
                 let b = self.operand(state.frame(), *rhs);
                 let v = match (&a, &b) {
                     (Value::Concrete { bits: x, .. }, Value::Concrete { bits: y, .. }) => {
-                        Value::bool(semantics::icmp(*pred, *width, *x, *y))
+                        Value::bool(semantics::icmp(*pred, *width, x.get(), y.get()))
                     }
                     _ => Value::from_expr(expr::icmp(*pred, &a.to_expr(), &b.to_expr())),
                 };
@@ -186,7 +186,7 @@ impl Executor {
             } => {
                 let n = self.operand(state.frame(), *count);
                 let size = match n {
-                    Value::Concrete { bits, .. } => elem_size.saturating_mul(bits as u64),
+                    Value::Concrete { bits, .. } => elem_size.saturating_mul(bits.get() as u64),
                     // A VLA's length: one path per size (`value_fork`).
                     Value::Symbolic(n) => {
                         let total = expr::mul(
@@ -233,9 +233,10 @@ impl Executor {
             } => {
                 let b = self.operand(state.frame(), *base);
                 let mut acc = match b {
-                    Value::Concrete { bits, .. } => {
-                        Value::concrete((bits as u64).wrapping_add(*offset as u64) as u128, 64)
-                    }
+                    Value::Concrete { bits, .. } => Value::concrete(
+                        (bits.get() as u64).wrapping_add(*offset as u64) as u128,
+                        64,
+                    ),
                     v => add_values(&v, &Value::concrete(*offset as u64 as u128, 64)),
                 };
                 for ix in indices {
@@ -254,7 +255,7 @@ impl Executor {
             } => {
                 let a = self.operand(state.frame(), *agg);
                 let v = match a {
-                    Value::Concrete { bits, .. } => Value::concrete(bits >> offset, *width),
+                    Value::Concrete { bits, .. } => Value::concrete(bits.get() >> offset, *width),
                     Value::Symbolic(e) => Value::from_expr(expr::extract(&e, *offset, *width)),
                 };
                 self.set_and_advance(state, *dst, v);
@@ -284,7 +285,7 @@ impl Executor {
                 let c = self.operand(state.frame(), *cond);
                 let target = match c {
                     Value::Concrete { bits, .. } => {
-                        if bits != 0 {
+                        if bits.get() != 0 {
                             *then_bb
                         } else {
                             *else_bb
@@ -318,7 +319,7 @@ impl Executor {
                 let target = match c {
                     Value::Concrete { bits, .. } => cases
                         .iter()
-                        .find(|(v, _)| *v == bits)
+                        .find(|(v, _)| *v == bits.get())
                         .map(|(_, b)| *b)
                         .unwrap_or(*default),
                     Value::Symbolic(e) => {
@@ -471,7 +472,7 @@ impl Executor {
         let at = |b: BlockId| block_address(func, b);
         let e = match addr {
             Value::Concrete { bits, .. } => {
-                let a = bits as u64;
+                let a = bits.get() as u64;
                 return match targets.iter().find(|&&b| at(b) == a) {
                     Some(&b) => Ok(b),
                     None => Err(self.bad_jump(state, a)),
@@ -562,6 +563,7 @@ impl Executor {
     ) -> Exec<Value> {
         let checked = site.is_some() && semantics::is_checked(op);
         if let (Value::Concrete { bits: x, .. }, Value::Concrete { bits: y, .. }) = (&a, &b) {
+            let (x, y) = (&x.get(), &y.get());
             if checked {
                 if matches!(op, BinOp::UDiv | BinOp::SDiv | BinOp::URem | BinOp::SRem) && *y == 0 {
                     return Err(self.error(state, ErrorKind::DivByZero, "division by zero"));
@@ -649,7 +651,7 @@ fn quotient_overflow(width: u32) -> String {
 pub(crate) fn cast_value(op: CastOp, to: u32, v: &Value) -> Value {
     match v {
         Value::Concrete { bits, width } => {
-            Value::concrete(semantics::cast(op, *width, to, *bits), to)
+            Value::concrete(semantics::cast(op, *width, to, bits.get()), to)
         }
         Value::Symbolic(e) => {
             let from = e.width();
@@ -665,18 +667,20 @@ pub(crate) fn cast_value(op: CastOp, to: u32, v: &Value) -> Value {
 
 pub(crate) fn add_values(a: &Value, b: &Value) -> Value {
     match (a, b) {
-        (Value::Concrete { bits: x, width }, Value::Concrete { bits: y, .. }) => {
-            Value::concrete(semantics::binary(BinOp::Add, *width, *x, *y), *width)
-        }
+        (Value::Concrete { bits: x, width }, Value::Concrete { bits: y, .. }) => Value::concrete(
+            semantics::binary(BinOp::Add, *width, x.get(), y.get()),
+            *width,
+        ),
         _ => Value::from_expr(expr::add(&a.to_expr(), &b.to_expr())),
     }
 }
 
 pub(crate) fn mul_values(a: &Value, b: &Value) -> Value {
     match (a, b) {
-        (Value::Concrete { bits: x, width }, Value::Concrete { bits: y, .. }) => {
-            Value::concrete(semantics::binary(BinOp::Mul, *width, *x, *y), *width)
-        }
+        (Value::Concrete { bits: x, width }, Value::Concrete { bits: y, .. }) => Value::concrete(
+            semantics::binary(BinOp::Mul, *width, x.get(), y.get()),
+            *width,
+        ),
         _ => Value::from_expr(expr::mul(&a.to_expr(), &b.to_expr())),
     }
 }
@@ -684,6 +688,7 @@ pub(crate) fn mul_values(a: &Value, b: &Value) -> Value {
 /// Writes `elem` at bit `offset` of an aggregate of `agg_width` bits.
 fn insert_bits(agg: &Value, agg_width: u32, elem: &Value, offset: u32, width: u32) -> Value {
     if let (Value::Concrete { bits: a, .. }, Value::Concrete { bits: e, .. }) = (agg, elem) {
+        let (a, e) = (a.get(), e.get());
         let m = mask(width) << offset;
         return Value::concrete((a & !m) | ((e << offset) & m), agg_width);
     }

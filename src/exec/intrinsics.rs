@@ -49,7 +49,7 @@ impl Executor {
                 let x = arg(0);
                 Some(match x {
                     Value::Concrete { bits, width: w } => {
-                        Value::concrete(to_signed(bits, w).unsigned_abs() & mask(w), w)
+                        Value::concrete(to_signed(bits.get(), w).unsigned_abs() & mask(w), w)
                     }
                     Value::Symbolic(e) => {
                         let zero = expr::constant(0, e.width());
@@ -72,7 +72,7 @@ impl Executor {
                 };
                 Some(match (&a, &b) {
                     (Value::Concrete { bits: x, width: w }, Value::Concrete { bits: y, .. }) => {
-                        if semantics::icmp(pred, *w, *x, *y) {
+                        if semantics::icmp(pred, *w, x.get(), y.get()) {
                             a.clone()
                         } else {
                             b.clone()
@@ -86,6 +86,7 @@ impl Executor {
             }
             Intrinsic::Bswap => Some(match arg(0) {
                 Value::Concrete { bits, width: w } => {
+                    let bits = bits.get();
                     let mut out = 0u128;
                     for i in 0..w / 8 {
                         out |= ((bits >> (8 * i)) & 0xff) << (w - 8 - 8 * i);
@@ -102,7 +103,9 @@ impl Executor {
                 }
             }),
             Intrinsic::Ctpop => Some(match arg(0) {
-                Value::Concrete { bits, width: w } => Value::concrete(bits.count_ones() as u128, w),
+                Value::Concrete { bits, width: w } => {
+                    Value::concrete(bits.get().count_ones() as u128, w)
+                }
                 Value::Symbolic(e) => {
                     let w = e.width();
                     let mut acc = expr::constant(0, w);
@@ -116,6 +119,7 @@ impl Executor {
                 let leading = kind == Intrinsic::Ctlz;
                 Some(match arg(0) {
                     Value::Concrete { bits, width: w } => {
+                        let bits = bits.get();
                         let n = if bits == 0 {
                             w
                         } else if leading {
@@ -151,13 +155,13 @@ impl Executor {
                         Value::Concrete { bits: y, .. },
                         Value::Concrete { bits: z, .. },
                     ) => {
-                        let w = *w;
-                        let s = (*z % w as u128) as u32;
+                        let (w, x, y) = (*w, x.get(), y.get());
+                        let s = (z.get() % w as u128) as u32;
                         let r = if s == 0 {
                             if left {
-                                *x
+                                x
                             } else {
-                                *y
+                                y
                             }
                         } else if left {
                             (x << s) | (y >> (w - s))
@@ -234,9 +238,10 @@ impl Executor {
     fn overflow(&self, op: BinOp, signed: bool, agg_width: u32, a: &Value, b: &Value) -> Value {
         let w = a.width();
         if let (Value::Concrete { bits: x, .. }, Value::Concrete { bits: y, .. }) = (a, b) {
-            let r = semantics::binary(op, w, *x, *y);
+            let (x, y) = (x.get(), y.get());
+            let r = semantics::binary(op, w, x, y);
             let over = if signed {
-                let (sx, sy) = (to_signed(*x, w), to_signed(*y, w));
+                let (sx, sy) = (to_signed(x, w), to_signed(y, w));
                 let exact = match op {
                     BinOp::Add => sx.checked_add(sy),
                     BinOp::Sub => sx.checked_sub(sy),
@@ -245,9 +250,9 @@ impl Executor {
                 exact != Some(to_signed(r, w))
             } else {
                 let exact = match op {
-                    BinOp::Add => x.checked_add(*y),
-                    BinOp::Sub => x.checked_sub(*y),
-                    _ => x.checked_mul(*y),
+                    BinOp::Add => x.checked_add(y),
+                    BinOp::Sub => x.checked_sub(y),
+                    _ => x.checked_mul(y),
                 };
                 exact != Some(r)
             };

@@ -91,7 +91,7 @@ impl Executor {
         let value = args.get(1).cloned().unwrap_or(Value::concrete(1, 32));
         // longjmp(env, 0) makes setjmp return 1.
         let value = match &value {
-            Value::Concrete { bits: 0, width } => Value::concrete(1, *width),
+            Value::Concrete { bits, width } if bits.get() == 0 => Value::concrete(1, *width),
             Value::Concrete { .. } => value,
             Value::Symbolic(e) => {
                 let w = e.width();

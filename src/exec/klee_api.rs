@@ -253,7 +253,7 @@ impl Executor {
     fn range_text(&mut self, state: &State, v: &Value) -> String {
         let w = v.width();
         let e = match v {
-            Value::Concrete { bits, .. } => return to_signed(*bits, w).to_string(),
+            Value::Concrete { bits, .. } => return to_signed(bits.get(), w).to_string(),
             Value::Symbolic(e) => e.clone(),
         };
         if state.guide.is_some() || w > MAX_RANGE_WIDTH {

@@ -203,7 +203,7 @@ impl ObjectState {
         if let (Value::Concrete { bits, .. }, None, true) =
             (value, &self.updates, self.bytes.all_concrete())
         {
-            self.bytes.write_concrete(offset, bytes, *bits);
+            self.bytes.write_concrete(offset, bytes, bits.get());
             return;
         }
         for i in 0..bytes {
@@ -264,7 +264,9 @@ impl ObjectState {
     /// the path): what a memcpy reads.
     pub fn bytes_at(&self, offset: &Value, n: u64) -> Vec<Byte> {
         match offset {
-            Value::Concrete { bits, .. } => (0..n).map(|i| self.byte(*bits as u64 + i)).collect(),
+            Value::Concrete { bits, .. } => {
+                (0..n).map(|i| self.byte(bits.get() as u64 + i)).collect()
+            }
             Value::Symbolic(off) => {
                 // One list for all the bytes: building it copies the object.
                 let list = self.update_list();
@@ -285,7 +287,7 @@ impl ObjectState {
         match offset {
             Value::Concrete { bits, .. } => {
                 for (i, b) in bytes.iter().enumerate() {
-                    self.set_byte(*bits as u64 + i as u64, b.clone());
+                    self.set_byte(bits.get() as u64 + i as u64, b.clone());
                 }
             }
             Value::Symbolic(off) => {

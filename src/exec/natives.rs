@@ -214,7 +214,7 @@ impl Executor {
                 // `__VERIFIER_assume` to end such a path silently.
                 let silent = self.config.silent_assume || name == "__VERIFIER_assume";
                 let cond = match &arg(0) {
-                    Value::Concrete { bits, .. } if *bits != 0 => return Ok(None),
+                    Value::Concrete { bits, .. } if bits.get() != 0 => return Ok(None),
                     Value::Concrete { .. } if silent => return Err(Flow::End(PathEnd::Silent)),
                     Value::Concrete { .. } => return Err(self.invalid_assume(state)),
                     Value::Symbolic(e) => expr::ne(e, &expr::constant(0, e.width())),
@@ -286,7 +286,7 @@ impl Executor {
             Native::BytesLeft => {
                 let left = match arg(0) {
                     Value::Concrete { bits, .. } => {
-                        let addr = bits as u64;
+                        let addr = bits.get() as u64;
                         state
                             .memory
                             .find(addr)
@@ -340,7 +340,7 @@ impl Executor {
         let wide = |v: &Value| expr::zext(&v.to_expr(), 128);
         let total = match m {
             None => match n {
-                Value::Concrete { bits, .. } => return Ok(*bits as u64),
+                Value::Concrete { bits, .. } => return Ok(bits.get() as u64),
                 Value::Symbolic(_) => wide(n),
             },
             // Exact in 128 bits: a product that overflows a size_t is too

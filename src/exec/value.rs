@@ -8,15 +8,39 @@ use crate::ir::semantics::mask;
 /// carry an expression.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Value {
-    Concrete { bits: u128, width: u32 },
+    Concrete { bits: Bits, width: u32 },
     Symbolic(ExprRef),
+}
+
+// Registers hold most of a pending path's memory; a bare `u128` would make
+// this 32 bytes.
+const _: () = assert!(std::mem::size_of::<Value>() == 24);
+
+/// A concrete value's bit pattern, kept 8-aligned rather than as a bare
+/// `u128` (16-aligned) so that a [`Value`] is 24 bytes, not 32.
+#[repr(C, packed(8))]
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Bits(u128);
+
+impl Bits {
+    #[inline]
+    pub fn get(self) -> u128 {
+        self.0
+    }
+}
+
+impl std::fmt::Debug for Bits {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let bits = self.0;
+        write!(f, "{bits:#x}")
+    }
 }
 
 impl Value {
     #[inline]
     pub fn concrete(bits: u128, width: u32) -> Value {
         Value::Concrete {
-            bits: bits & mask(width),
+            bits: Bits(bits & mask(width)),
             width,
         }
     }
@@ -24,7 +48,7 @@ impl Value {
     #[inline]
     pub fn bool(b: bool) -> Value {
         Value::Concrete {
-            bits: b as u128,
+            bits: Bits(b as u128),
             width: 1,
         }
     }
@@ -34,7 +58,7 @@ impl Value {
     pub fn from_expr(e: ExprRef) -> Value {
         match e.as_const() {
             Some(bits) => Value::Concrete {
-                bits,
+                bits: Bits(bits),
                 width: e.width(),
             },
             None => Value::Symbolic(e),
@@ -52,7 +76,7 @@ impl Value {
     #[inline]
     pub fn as_concrete(&self) -> Option<u128> {
         match self {
-            Value::Concrete { bits, .. } => Some(*bits),
+            Value::Concrete { bits, .. } => Some(bits.get()),
             Value::Symbolic(_) => None,
         }
     }
@@ -60,7 +84,7 @@ impl Value {
     /// The value as an expression (interning a constant if needed).
     pub fn to_expr(&self) -> ExprRef {
         match self {
-            Value::Concrete { bits, width } => expr::constant(*bits, *width),
+            Value::Concrete { bits, width } => expr::constant(bits.get(), *width),
             Value::Symbolic(e) => e.clone(),
         }
     }
@@ -68,7 +92,7 @@ impl Value {
     /// Byte `i` (little-endian) of the value, for storing into memory.
     pub fn byte(&self, i: u32) -> Byte {
         match self {
-            Value::Concrete { bits, .. } => Byte::Concrete((bits >> (8 * i)) as u8),
+            Value::Concrete { bits, .. } => Byte::Concrete((bits.get() >> (8 * i)) as u8),
             Value::Symbolic(e) => {
                 let w = e.width();
                 if w < 8 * (i + 1) {
