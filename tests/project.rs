@@ -289,6 +289,24 @@ fn replayed(
     (report, natives)
 }
 
+/// `src` compiled by clang with `flags` and without the replay library, as
+/// a project's own build is: the program's path, beside the source.
+fn built_elsewhere(src: &Path, flags: &[&str]) -> PathBuf {
+    let program = src.with_extension("plain");
+    let toolchain = mnemo::testgen::Toolchain::find().unwrap();
+    ok(
+        Command::new(&toolchain.clang)
+            .args(flags)
+            .arg(src)
+            .arg("-o")
+            .arg(&program)
+            .output()
+            .unwrap(),
+        &format!("clang {flags:?}"),
+    );
+    program
+}
+
 /// The user and group the replays that need another user run as.
 const NOBODY: Option<(u32, u32)> = Some((65534, 65534));
 
@@ -583,17 +601,7 @@ int main(void) {
     // Natively, a statically linked build: nothing in the model's file
     // system would load a dynamic one.
     let toolchain = mnemo::testgen::Toolchain::find().unwrap();
-    let native = dir.path().join("walk");
-    ok(
-        Command::new(&toolchain.clang)
-            .arg("-static")
-            .arg(&src)
-            .arg("-o")
-            .arg(&native)
-            .output()
-            .unwrap(),
-        "clang -static",
-    );
+    let native = built_elsewhere(&src, &["-static"]);
     let predicted = std::fs::read_to_string(out.join("test000001.stdout")).unwrap();
     assert_eq!(
         predicted,
@@ -675,17 +683,8 @@ fn an_endless_writer_ends_alike_in_the_engine_the_replays_and_the_scripts() {
     let (report, natives) = replayed(&src, &out, None);
     assert!(report.all_match(), "{report}");
     assert!(natives.iter().any(|n| n == "exit 3"), "{natives:?}");
-    let plain = dir.path().join("endless.plain");
+    let plain = built_elsewhere(&src, &[]);
     let toolchain = mnemo::testgen::Toolchain::find().unwrap();
-    ok(
-        Command::new(&toolchain.clang)
-            .arg(&src)
-            .arg("-o")
-            .arg(&plain)
-            .output()
-            .unwrap(),
-        "clang",
-    );
     let (report, _) = replayed(&plain, &out, None);
     assert!(report.all_match(), "{report}");
     // The scripts read the same MiB and exit as the program does.
@@ -697,4 +696,61 @@ fn an_endless_writer_ends_alike_in_the_engine_the_replays_and_the_scripts() {
         .unwrap();
     assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
     assert!(o.stdout == predicted, "{} bytes", o.stdout.len());
+}
+
+#[test]
+fn a_program_built_elsewhere_sees_the_environment_the_engine_gave() {
+    let dir = tempfile::tempdir().unwrap();
+    // `printenv`'s loop: the whole environment goes to stdout, which the
+    // replay compares with the engine's byte for byte.
+    let (src, out) = explored(
+        dir.path(),
+        "printenv",
+        "#include <stdio.h>\nextern char **environ;\n\
+         int main(int argc, char **argv) {\n\
+           if (argc > 1 && argv[1][0] == 'q') return 2;\n\
+           for (char **e = environ; *e; e++) puts(*e);\n\
+           return 0; }\n",
+        &[],
+        &["--env", "GREETING=hello", "--sym-args", "0", "1", "1"],
+    );
+    let printed = out.join(
+        json(&out.join("tests.json"))["tests"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|t| t["exit_code"] == 0)
+            .expect("a path prints the environment")["ktest"]
+            .as_str()
+            .unwrap(),
+    );
+    let predicted = std::fs::read(printed.with_extension("stdout")).unwrap();
+    assert_eq!(predicted, b"GREETING=hello\n");
+    // Neither the replay's test file nor ASan's options are among what a
+    // program without the replay library prints.
+    let plain = built_elsewhere(&src, &[]);
+    let (report, natives) = replayed(&plain, &out, None);
+    assert!(report.all_match(), "{report}");
+    assert!(natives.iter().any(|n| n == "exit 0"), "{natives:?}");
+    let (report, _) = replayed(&src, &out, None);
+    assert!(report.all_match(), "{report}");
+
+    // A program built elsewhere with AddressSanitizer is still given ASan's
+    // options: a request past the largest object gets null, as in the
+    // engine, rather than a report.
+    let dir = tempfile::tempdir().unwrap();
+    let (src, out) = explored(
+        dir.path(),
+        "huge",
+        "#include <stdlib.h>\n\
+         int main(int argc, char **argv) {\n\
+           if (argc > 1 && argv[1][0] == 'q') return 2;\n\
+           return malloc((size_t)1 << 40) ? 1 : 3; }\n",
+        &[],
+        &["--sym-args", "0", "1", "1"],
+    );
+    let sanitized = built_elsewhere(&src, &["-fsanitize=address"]);
+    let (report, natives) = replayed(&sanitized, &out, None);
+    assert!(report.all_match(), "{report}");
+    assert!(natives.iter().any(|n| n == "exit 3"), "{natives:?}");
 }

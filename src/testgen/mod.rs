@@ -14,6 +14,7 @@ pub mod ktest;
 pub mod model_root;
 mod native;
 pub mod posix;
+mod program;
 mod pty;
 mod renumber;
 pub mod replay;

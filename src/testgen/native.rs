@@ -47,8 +47,11 @@ pub(crate) struct NativeRun<'a> {
     pub(crate) arg0: OsString,
     pub(crate) args: Vec<OsString>,
     pub(crate) cwd: &'a Path,
-    pub(crate) ktest: &'a Path,
+    /// The test, where the program reads it (`KTEST_FILE`).
+    pub(crate) ktest: Option<&'a Path>,
     pub(crate) posix_objects: usize,
+    /// Whether the program is given `ASAN_OPTIONS`.
+    pub(crate) asan_options: bool,
     pub(crate) stdin: Stdin,
     /// The program's environment, as the test's `--env` options gave it.
     pub(crate) vars: Vec<(OsString, OsString)>,
@@ -199,6 +202,16 @@ pub(crate) fn run_one(run: NativeRun<'_>, timeout: Duration) -> std::io::Result<
     let as_root = run
         .run_as
         .map_or_else(|| unsafe { libc::getuid() } == 0, |(uid, _)| uid == 0);
+    // The replay's variables for the program, given only where it reads
+    // them: the engine's program sees none of them.
+    let mut test_vars: Vec<(&str, OsString)> = Vec::new();
+    if let Some(ktest) = run.ktest {
+        test_vars.push(("KTEST_FILE", ktest.into()));
+        test_vars.push((POSIX_OBJECTS_ENV, run.posix_objects.to_string().into()));
+    }
+    if run.asan_options {
+        test_vars.push(("ASAN_OPTIONS", asan_options().into()));
+    }
     // What the replay library is asked to do before main.
     let mut held = Vec::new();
     if run.links_replay_library {
@@ -239,9 +252,7 @@ pub(crate) fn run_one(run: NativeRun<'_>, timeout: Duration) -> std::io::Result<
         // answer otherwise.
         .env_clear()
         .envs(run.vars.iter().map(|(k, v)| (k, v)))
-        .env("KTEST_FILE", run.ktest)
-        .env(POSIX_OBJECTS_ENV, run.posix_objects.to_string())
-        .env("ASAN_OPTIONS", asan_options())
+        .envs(test_vars)
         .envs(held.iter().map(|name| (name, "1")))
         .envs(run.env.iter().map(|(k, v)| (k, v)))
         .stdin(stdin)

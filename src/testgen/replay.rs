@@ -20,11 +20,12 @@ use thiserror::Error;
 
 use super::classify::{classify_native, verdict, NativeOutcome, Termination, Verdict};
 use super::index::{Outcome, TestRecord, TestsJson, TESTS_JSON};
-use super::inject::{Failures, MainSymbol, Traced};
+use super::inject::{Failures, Traced};
 use super::ktest::KTest;
 use super::model_root::{LaidOut, ModelRoot};
 use super::native::{give_contents_to, run_one, NativeResult, NativeRun, Stdin};
 use super::posix::{PosixEnv, StreamType};
+use super::program::Program;
 use super::toolchain::{is_native_program, Toolchain, ToolchainError};
 
 /// The environment variable telling the replay library how many leading
@@ -264,39 +265,12 @@ pub fn replay_dir(
     replay_dir_with(toolchain, src, out_dir, &ReplayOptions::default())
 }
 
-/// The program a directory's tests replay on, and its `main` (for a traced
-/// replay), found at the first test that needs it: an image is megabytes,
-/// and a run with failures traces most of its tests.
-struct Program {
-    binary: PathBuf,
-    main: std::sync::OnceLock<Option<MainSymbol>>,
-}
-
-impl Program {
-    fn new(binary: PathBuf) -> Program {
-        Program {
-            binary,
-            main: std::sync::OnceLock::new(),
-        }
-    }
-
-    /// `None` for a program without the symbol (stripped).
-    fn main(&self) -> Result<Option<MainSymbol>, ReplayError> {
-        if let Some(main) = self.main.get() {
-            return Ok(*main);
-        }
-        let image = fs::read(&self.binary).map_err(io_err(&self.binary))?;
-        Ok(*self.main.get_or_init(|| MainSymbol::of(&image)))
-    }
-}
-
 /// Recreates one test's environment in a fresh scratch directory, runs the
 /// program there and classifies the result. A test that cannot be fed to
 /// the program is a `ReplayFailed` outcome; only a failure of this machine
 /// (spawning, a temporary directory) is an error.
 fn replay_one(
     program: &Program,
-    links_replay_library: bool,
     ktest_path: &Path,
     options: &ReplayOptions,
     root: Option<&LaidOut>,
@@ -385,8 +359,14 @@ fn replay_one(
         arg0: OsString::from(test.args.first().map_or("", String::as_str)),
         args: env.args.into_iter().map(OsString::from_vec).collect(),
         cwd: &cwd,
-        ktest: &ktest,
+        // The program's own inputs, beyond the environment's, are read
+        // from the test; otherwise a program without the replay library
+        // has nothing to read there, and its environment stays the
+        // engine's.
+        ktest: (program.links_replay_library || test.objects.len() > env.objects)
+            .then_some(ktest.as_path()),
         posix_objects: env.objects,
+        asan_options: program.takes_asan_options()?,
         stdin: match env.stdin {
             None => Stdin::Empty,
             Some(bytes) => match env.stdin_type {
@@ -403,7 +383,7 @@ fn replay_one(
         env: &options.env,
         run_as: options.run_as,
         root: root.map(|r| r.dir.as_path()),
-        links_replay_library,
+        links_replay_library: program.links_replay_library,
         traced,
         stdout: env.stdout_type,
     };
@@ -442,16 +422,10 @@ pub fn replay_dir_with(
         None => None,
     };
 
-    let program = Program::new(binary);
+    let program = Program::new(binary, links_replay_library);
     let check = |record: &TestRecord| -> Result<ReplayResult, ReplayError> {
         let ktest_path = out_abs.join(&record.ktest);
-        let (native, result) = replay_one(
-            &program,
-            links_replay_library,
-            &ktest_path,
-            options,
-            root.as_ref(),
-        )?;
+        let (native, result) = replay_one(&program, &ktest_path, options, root.as_ref())?;
         let mut verdict = verdict(&record.outcome, &native);
         let expected_path = ktest_path.with_extension("stdout");
         let stdout_diff = match (&verdict, fs::read(&expected_path)) {
