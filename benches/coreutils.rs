@@ -13,8 +13,9 @@
 //! coverage of its own source (`src/TOOL.c`) and of the `src/` and `lib/`
 //! files linked into it, tests whose outcome differs from the engine's
 //! prediction, and crashes (a native replay killed by a signal) with their
-//! command lines. A table, `bench-results/coreutils.json` and gcovr's HTML
-//! (`bench-results/coreutils/TOOL/html/`).
+//! command lines. A table, `bench-results/coreutils.json`, gcovr's HTML
+//! (`bench-results/coreutils/TOOL/MODE/html/`) and each replay's report,
+//! a line per test (`bench-results/coreutils/TOOL/MODE/replay.txt`).
 //!
 //! Each test is replayed on the AddressSanitizer build too (`build/asan`,
 //! glibc); every report there is listed with the test's command line, and
@@ -403,6 +404,12 @@ fn bench_tool(setup: &Setup, tool: &str, mode: Mode) -> anyhow::Result<Value> {
         }
         _ => None,
     };
+    // Each test's line (predicted and native outcome, the first line of
+    // stdout that differs), to see why a test mismatched.
+    std::fs::write(dir.join("replay.txt"), report.to_string())?;
+    if let Some(r) = &asan_report {
+        std::fs::write(dir.join("replay-asan.txt"), r.to_string())?;
+    }
     let asan = asan_report.as_ref().map_or(
         Value::Null,
         |r| json!({"replayed": r.results.len(), "crashes": crashes_of(r, &out)}),

@@ -8,7 +8,9 @@
  * writes the data again at exit.
  *
  * The variable is removed from the environment at start, so `env` and
- * `printenv` print what they would without it.
+ * `printenv` print what they would without it, and so is $GCOV_PREFIX,
+ * which the bench sets for each tool: libgcov reads it when it writes the
+ * data, so it is put back just before each write.
  *
  * libgcov writes the data again at exit, from a destructor; two writes at
  * once corrupt the process (one that exits just as the thread writes).
@@ -19,6 +21,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/resource.h>
 #include <time.h>
 
@@ -28,6 +31,13 @@ void __gcov_reset(void);
 
 static long flush_ms;
 static pthread_mutex_t writing = PTHREAD_MUTEX_INITIALIZER;
+/* $GCOV_PREFIX as the program was started with it (NULL: not set). */
+static char *prefix;
+
+static void restore_prefix(void) {
+  if (prefix != NULL)
+    setenv("GCOV_PREFIX", prefix, 1);
+}
 
 /* The wait is poll's: the replay answers nanosleep and clock_nanosleep at
  * once, as the engine's model does, and a sleep would flush at the start. */
@@ -45,13 +55,21 @@ static void *flush_later(void *unused) {
     poll(NULL, 0, left_ms);
   }
   pthread_mutex_lock(&writing);
+  /* A second before the replay's kill: the program is past what it
+   * prints, or will not get to it. */
+  restore_prefix();
   __gcov_dump();
   __gcov_reset();
   pthread_mutex_unlock(&writing);
   return NULL;
 }
 
-static void stop_flushing(void) { pthread_mutex_lock(&writing); }
+/* At exit, before libgcov's destructor writes the data, and after the
+ * program's own exit handlers (registered later, run earlier). */
+static void stop_flushing(void) {
+  pthread_mutex_lock(&writing);
+  restore_prefix();
+}
 
 /* A child of fork has no flush thread, and a lock its parent's thread
  * held would stop its exit. */
@@ -80,12 +98,19 @@ static void start_thread(void) {
 
 __attribute__((constructor)) static void start_flush_timer(void) {
   const char *text = getenv("MNEMO_GCOV_FLUSH_MS");
-  if (text == NULL)
+  const char *given = getenv("GCOV_PREFIX");
+  if (given != NULL && (prefix = strdup(given)) != NULL)
+    unsetenv("GCOV_PREFIX");
+  if (text != NULL) {
+    flush_ms = strtol(text, NULL, 10);
+    unsetenv("MNEMO_GCOV_FLUSH_MS");
+  }
+  if ((prefix != NULL || flush_ms > 0) && atexit(stop_flushing) != 0) {
+    /* No handler to put it back: the data goes where it would have. */
+    restore_prefix();
     return;
-  flush_ms = strtol(text, NULL, 10);
-  unsetenv("MNEMO_GCOV_FLUSH_MS");
-  if (flush_ms <= 0 || atexit(stop_flushing) != 0 ||
-      pthread_atfork(NULL, NULL, forked) != 0)
+  }
+  if (flush_ms <= 0 || pthread_atfork(NULL, NULL, forked) != 0)
     return;
   start_thread();
 }
