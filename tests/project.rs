@@ -646,9 +646,32 @@ int main(void) {
         None => {}
         Some(diff) if !names_of_its_own && diff.contains("host ") => {
             eprintln!("this machine allows no UTS namespace: {diff}");
+            return;
         }
         Some(diff) => panic!("{diff}\n{chrooted}"),
     }
+    // The same from the command line, which lays the root out in a
+    // directory of its own; without `--model-root`, / is the machine's.
+    let cli = |model_root: &[&str]| {
+        mnemo()
+            .arg("replay")
+            .args(model_root)
+            .arg(&native)
+            .arg(&out)
+            .output()
+            .unwrap()
+    };
+    let o = cli(&["--model-root", "--file", "/etc/passwd"]);
+    let report = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{report}{}", stderr(&o));
+    assert!(report.contains("1 tests: 1 match"), "{report}");
+    let o = cli(&[]);
+    assert_eq!(
+        o.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&o.stdout)
+    );
 }
 
 #[test]

@@ -148,6 +148,19 @@ pub(crate) enum Command {
         /// (default: the number of cores).
         #[arg(long, short = 'j', value_name = "N", value_parser = whole(1, MAX_JOBS))]
         jobs: Option<usize>,
+        /// Run as root: each test as the model's user (nobody), chrooted
+        /// into a directory laid out as the engine's model of the file
+        /// system (`/dev/null`, `/proc/uptime`, `/tmp` and the working
+        /// directory, and the host files given with `--file`), one test at
+        /// a time, so that `du /` or `chmod -R 0 /` see what the engine's
+        /// program saw and cannot touch the machine. SOURCE must be a
+        /// statically linked program.
+        #[arg(long, conflicts_with = "as_commands")]
+        model_root: bool,
+        /// A host file the run was given with `--file` (an absolute path),
+        /// copied to its path in the model's root.
+        #[arg(long = "file", value_name = "PATH", requires = "model_root")]
+        host_files: Vec<PathBuf>,
         /// Flags for clang's native build of SOURCE, after replay's own:
         /// those the bitcode was compiled with (`-O2`), so that the native
         /// program is the one mnemo ran.

@@ -10,7 +10,7 @@ use mnemo::exec::ErrorKind;
 use mnemo::run::RunConfig;
 use mnemo::stats::RunStats;
 use mnemo::stop::StopRequest;
-use mnemo::testgen::{replay_dir_with, write_commands, KTest, ReplayOptions, Toolchain};
+use mnemo::testgen::{replay_dir_with, write_commands, KTest, ModelRoot, ReplayOptions, Toolchain};
 
 mod check;
 mod cli;
@@ -352,12 +352,29 @@ fn dispatch(cli: Cli) -> anyhow::Result<u8> {
             output_dir,
             as_commands: false,
             jobs,
+            model_root,
+            host_files,
             clang_args,
         } => {
             let toolchain = Toolchain::find()?;
             let defaults = ReplayOptions::default();
+            // Laid out afresh for each test, and removed with the command.
+            let root_dir = match model_root {
+                true => Some(
+                    tempfile::Builder::new()
+                        .prefix("mnemo-model-root-")
+                        .tempdir()
+                        .context("a directory for the model's root")?,
+                ),
+                false => None,
+            };
             let options = ReplayOptions {
                 jobs: jobs.unwrap_or(defaults.jobs),
+                run_as: model_root.then_some((mnemo::exec::NOBODY, mnemo::exec::NOBODY)),
+                model_root: root_dir.as_ref().map(|d| ModelRoot {
+                    dir: d.path().join("root"),
+                    host_files,
+                }),
                 clang_args,
                 ..defaults
             };
