@@ -38,7 +38,7 @@ use super::ktest::{KTest, KTestObject};
 use crate::exec::posix::PosixArgs;
 
 /// The time of every file in the model's file system, and its clock
-/// (`MNEMO_TIME` in `runtime/musl/src/mnemo_fs.h`): 2024-01-01 00:00 UTC.
+/// (`MNEMO_TIME` in `runtime/include/mnemo/model.h`): 2024-01-01 00:00 UTC.
 pub const MODEL_TIME: i64 = 1_704_067_200;
 
 /// Gives `path` the access and modification time `secs` (whole seconds),
@@ -836,12 +836,12 @@ pub(crate) mod tests {
 
     #[test]
     fn the_model_time_is_the_runtimes() {
-        let header = concat!(env!("CARGO_MANIFEST_DIR"), "/runtime/musl/src/mnemo_fs.h");
+        let header = concat!(env!("CARGO_MANIFEST_DIR"), "/runtime/include/mnemo/model.h");
         let text = fs::read_to_string(header).unwrap();
         let defined = text
             .lines()
             .find_map(|l| l.strip_prefix("#define MNEMO_TIME "))
-            .expect("mnemo_fs.h defines MNEMO_TIME");
+            .expect("model.h defines MNEMO_TIME");
         assert_eq!(
             defined.trim().trim_end_matches('L').parse::<i64>().unwrap(),
             MODEL_TIME

@@ -11,8 +11,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* The time every clock reads: runs are deterministic (2024-01-01 UTC). */
-#define MNEMO_TIME 1704067200L
+/* MNEMO_TIME, which the replay library's clock reads too. */
+#include "../../include/mnemo/model.h"
 
 /* The seconds since boot every run has had: sysinfo's uptime, and
  * /proc/uptime's text (the replay's root has the same). */
