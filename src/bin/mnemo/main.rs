@@ -359,15 +359,14 @@ fn dispatch(cli: Cli) -> anyhow::Result<u8> {
             let toolchain = Toolchain::find()?;
             let defaults = ReplayOptions::default();
             // Laid out afresh for each test, and removed with the command.
-            let root_dir = match model_root {
-                true => Some(
+            let root_dir = model_root
+                .then(|| {
                     tempfile::Builder::new()
                         .prefix("mnemo-model-root-")
                         .tempdir()
-                        .context("a directory for the model's root")?,
-                ),
-                false => None,
-            };
+                })
+                .transpose()
+                .context("a directory for the model's root")?;
             let options = ReplayOptions {
                 jobs: jobs.unwrap_or(defaults.jobs),
                 run_as: model_root.then_some((mnemo::exec::NOBODY, mnemo::exec::NOBODY)),
