@@ -83,7 +83,7 @@ impl Seed {
             name,
             // KLEE 3's tests of a POSIX environment name and lay out its
             // objects otherwise than the runtime makes them.
-            objects: crate::testgen::posix::in_mnemo_layout(ktest).objects,
+            objects: crate::testgen::klee_layout::in_mnemo_layout(ktest).objects,
         }
     }
 
