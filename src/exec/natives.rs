@@ -66,11 +66,12 @@ pub enum Native {
 impl Native {
     pub fn by_name(name: &str) -> Option<Native> {
         Some(match name {
-            "malloc" => Native::Malloc,
-            "calloc" => Native::Calloc,
+            // musl's own code allocates through its internal names.
+            "malloc" | "__libc_malloc" => Native::Malloc,
+            "calloc" | "__libc_calloc" => Native::Calloc,
             "realloc" => Native::Realloc,
             "aligned_alloc" | "memalign" => Native::AlignedAlloc,
-            "free" => Native::Free,
+            "free" | "__libc_free" => Native::Free,
             "exit" | "_exit" | "_Exit" => Native::Exit,
             "abort" | "klee_abort" => Native::Abort,
             "__assert_fail" => Native::AssertFail,
@@ -445,5 +446,31 @@ impl Executor {
             ErrorKind::User,
             "invalid klee_assume call (provably false)",
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Native;
+    use crate::ir::archive::Archive;
+    use crate::testgen::Toolchain;
+
+    /// Every symbol the runtime's C library needs and does not define is
+    /// the engine's (or `main`, the program's): a musl function calling
+    /// one that is neither would end its paths as an unsupported external
+    /// call, as popen's `__libc_malloc` once did. Threads are the one
+    /// exception, a run having one thread: their calls end a path so.
+    #[test]
+    fn every_symbol_the_runtime_leaves_undefined_is_the_engine_s() {
+        let tc = Toolchain::find().expect("the runtime is built before the tests");
+        let dir = tc.runtime_bitcode().expect("the runtime's C library");
+        let archive = Archive::open(&dir).expect("its index");
+        let threads = |s: &str| s.contains("pthread_") || s == "__private_cond_signal";
+        let missing: Vec<&str> = archive
+            .unresolved()
+            .into_iter()
+            .filter(|s| *s != "main" && !threads(s) && Native::by_name(s).is_none())
+            .collect();
+        assert!(missing.is_empty(), "needed and nowhere: {missing:?}");
     }
 }

@@ -104,6 +104,16 @@ impl Archive {
         Ok(archive)
     }
 
+    /// The symbols some object needs and none defines: what a program
+    /// linked with the archive must define itself, or the engine provide.
+    pub fn unresolved(&self) -> BTreeSet<&str> {
+        self.objects
+            .iter()
+            .flat_map(|o| o.needs.iter().map(String::as_str))
+            .filter(|name| !self.defined.contains_key(*name))
+            .collect()
+    }
+
     /// The objects to link for a program whose undefined symbols are
     /// `undefined` and whose defined ones are `defined`: those defining a
     /// needed symbol, transitively, in the order they were first needed.
@@ -175,6 +185,13 @@ g.bc: ---------------- T strlen
             names(a.resolve(&["strlen".into()], &BTreeSet::new())),
             ["g.bc"]
         );
+    }
+
+    #[test]
+    fn unresolved_symbols_are_those_no_object_defines() {
+        assert!(archive(INDEX_TEXT).unresolved().is_empty());
+        let more = format!("{INDEX_TEXT}h.bc:                  U nowhere\n");
+        assert_eq!(archive(&more).unresolved(), ["nowhere"].into());
     }
 
     #[test]
