@@ -9,6 +9,7 @@
 #include <limits.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/inotify.h>
@@ -296,6 +297,7 @@ static long sys_ioctl(long fd, long request, long arg) {
 /* Mappings: anonymous memory, or a private copy of a file's bytes. */
 struct mapping {
   char *addr;
+  unsigned long len;
   struct mapping *next;
 };
 static struct mapping *mappings;
@@ -320,6 +322,7 @@ static long sys_mmap(long addr, unsigned long len, long prot, long flags,
   if (d)
     do_read(d, p, len, off);
   m->addr = p;
+  m->len = len;
   m->next = mappings;
   mappings = m;
   return (long)p;
@@ -337,6 +340,44 @@ static long sys_munmap(long addr) {
     }
   }
   return -EINVAL;
+}
+
+/* The model keeps no page tables: the bytes of its own mappings are
+ * resident, as their pages would be once touched, and every other address
+ * is unmapped (ENOMEM). gnulib's stack-overflow handler, which probes the
+ * stack this way where /proc/self/maps cannot be read, finds no stack and
+ * is not installed. */
+static long sys_mincore(long addr, unsigned long len, unsigned char *vec) {
+  for (struct mapping *m = mappings; m; m = m->next) {
+    unsigned long start = (unsigned long)m->addr;
+    if ((unsigned long)addr >= start && len <= m->len &&
+        (unsigned long)addr - start <= m->len - len) {
+      memset(vec, 1, (len + 4095) / 4096);
+      return 0;
+    }
+  }
+  return -ENOMEM;
+}
+
+/* Signals are not delivered, so no handler ever runs on the alternate
+ * stack; the one set is kept and given back, as the kernel does. */
+static stack_t alt_stack = {.ss_flags = SS_DISABLE};
+
+static long sys_sigaltstack(const stack_t *ss, stack_t *old) {
+  stack_t was = alt_stack;
+  if (ss) {
+    if (ss->ss_flags & ~(SS_DISABLE | SS_FLAG_BITS))
+      return -EINVAL;
+    if (ss->ss_flags & SS_DISABLE)
+      alt_stack = (stack_t){.ss_flags = SS_DISABLE};
+    else if (ss->ss_size < MINSIGSTKSZ)
+      return -ENOMEM;
+    else
+      alt_stack = *ss;
+  }
+  if (old)
+    *old = was;
+  return 0;
 }
 
 /* The machine a run sees: fixed, so runs are deterministic. */
@@ -626,6 +667,8 @@ long __mnemo_syscall(long n, long a, long b, long c, long d, long e, long f) {
     return MNEMO_TIME;
   case SYS_mmap: return sys_mmap(a, b, c, d, e, f);
   case SYS_munmap: return sys_munmap(a);
+  case SYS_mincore: return sys_mincore(a, b, (unsigned char *)c);
+  case SYS_sigaltstack: return sys_sigaltstack((const stack_t *)a, (stack_t *)b);
   case SYS_faccessat2: return __mnemo_access(a, (const char *)b, c);
   case SYS_fadvise64: return on_open(a);
   case SYS_fsync:
