@@ -115,6 +115,30 @@ impl Executor {
         (addr - self.global_addrs[i] < size).then_some(i)
     }
 
+    /// Sets what musl's startup, which a run does not execute, sets from
+    /// `argv[0]` (at `name`): `__progname_full` to it and `__progname` to
+    /// its last component, which `err`, `warn` and gnulib's `getprogname`
+    /// print (`(null)` before, where a native run prints the name).
+    fn name_the_program(&self, state: &mut State, argv: &[String], ptrs: &[u64]) {
+        let (Some(arg0), Some(&name)) = (argv.first(), ptrs.first()) else {
+            return;
+        };
+        let base = arg0.rfind('/').map_or(0, |i| i + 1) as u64;
+        for (global, addr) in [("__progname_full", name), ("__progname", name + base)] {
+            let Some(i) = self
+                .module
+                .globals
+                .iter()
+                .position(|g| g.name == global && g.size == 8 && !g.is_constant)
+            else {
+                continue;
+            };
+            if let Some(object) = state.memory.state_mut(self.global_addrs[i]) {
+                object.write(0, 8, &Value::concrete(u128::from(addr), 64));
+            }
+        }
+    }
+
     /// The state at the entry function with globals and argv in memory.
     pub fn initial_state(&mut self) -> anyhow::Result<State> {
         let module = self.module.clone();
@@ -181,6 +205,7 @@ impl Executor {
             );
             ptrs.push(addr);
         }
+        self.name_the_program(&mut state, &argv, &ptrs);
         ptrs.push(0);
         let argv_addr = state.reserve(8 * ptrs.len() as u64, false);
         let mut table = ObjectState::zeroed(8 * ptrs.len() as u64);
