@@ -267,3 +267,80 @@ fn a_program_built_elsewhere_sees_the_environment_the_engine_gave() {
     assert!(report.all_match(), "{report}");
     assert!(natives.iter().any(|n| n == "exit 3"), "{natives:?}");
 }
+
+/// A gnulib-style caller of rawmemchr, which musl lacks: built with the
+/// runtime's byte-wise one, as README's recipe for gnulib projects has it,
+/// the engine reads no byte past the buffer, where gnulib's word-wise one
+/// has every path end in a `ptr` error.
+const RAWMEMCHR_USER: &str = r#"
+#define _GNU_SOURCE
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+int main(void) {
+  char *s = malloc(13);
+  if (read(0, s, 12) < 0) return 2;
+  s[12] = '\n';
+  return (int)((char *)rawmemchr(s, '\n') - s) < 12;
+}
+"#;
+
+#[test]
+fn the_runtime_s_rawmemchr_header_serves_a_project_build() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("find.c");
+    std::fs::write(&src, RAWMEMCHR_USER).unwrap();
+    let program = dir.path().join("find");
+    ok(
+        mnemo()
+            .args(["cc-project", "-g", "-O0", "-include", "mnemo/rawmemchr.h"])
+            .arg(&src)
+            .arg("-o")
+            .arg(&program)
+            .output()
+            .unwrap(),
+        "mnemo cc-project",
+    );
+    let bc = dir.path().join("find.bc");
+    ok(
+        mnemo()
+            .arg("extract")
+            .arg(&program)
+            .arg("-o")
+            .arg(&bc)
+            .output()
+            .unwrap(),
+        "mnemo extract",
+    );
+    let out = dir.path().join("out");
+    ok(
+        mnemo()
+            .args(["run", "-q", "--output-dir"])
+            .arg(&out)
+            .arg(&bc)
+            .args(["--sym-stdin", "12"])
+            .output()
+            .unwrap(),
+        "mnemo run",
+    );
+    let stats = json(&out.join("stats.json"));
+    assert!(
+        stats["paths"]["errors"].as_object().unwrap().is_empty(),
+        "{stats}"
+    );
+    assert_eq!(stats["paths"]["completed"], 13, "{stats}");
+    let report = ok(
+        mnemo()
+            .arg("replay")
+            .arg(&program)
+            .arg(&out)
+            .output()
+            .unwrap(),
+        "mnemo replay",
+    );
+    assert!(
+        String::from_utf8_lossy(&report.stdout).contains("13 tests: 13 match"),
+        "{}",
+        String::from_utf8_lossy(&report.stdout)
+    );
+}
