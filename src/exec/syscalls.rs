@@ -114,8 +114,6 @@ pub const STDOUT_LIMIT: usize = 1 << 20;
 mod nr {
     pub const WRITE: i64 = 1;
     pub const BRK: i64 = 12;
-    pub const RT_SIGACTION: i64 = 13;
-    pub const RT_SIGPROCMASK: i64 = 14;
     pub const PAUSE: i64 = 34;
     pub const GETPID: i64 = 39;
     pub const EXIT: i64 = 60;
@@ -151,9 +149,9 @@ impl Executor {
             // The engine allocates (malloc is native); musl's own heap is
             // not linked.
             nr::BRK => -ENOMEM,
-            // Signals are not delivered: masks and handlers are accepted.
-            nr::RT_SIGACTION | nr::RT_SIGPROCMASK => 0,
-            // So a path waiting for one waits for ever (`sleep inf`).
+            // Signals are not delivered (the runtime keeps the handlers
+            // and the mask), so a path waiting for one waits for ever
+            // (`sleep inf`).
             nr::PAUSE | nr::RT_SIGSUSPEND => {
                 return Err(Flow::End(PathEnd::Early(EarlyReason::Blocked)));
             }

@@ -24,6 +24,23 @@ int __pthread_setcancelstate(int new, int *old) {
 }
 weak_alias(__pthread_setcancelstate, pthread_setcancelstate);
 
+/* No thread can cancel this one (pthread_cancel is not linked), so a
+ * cancellation point does nothing: system() begins with one. */
+void pthread_testcancel(void) {}
+
+/* pthread_cleanup_push and _pop (macros of musl's pthread.h, which
+ * getspnam_r and the resolver use too): with no cancellation, a handler
+ * runs only when its pop asks for it. */
+void _pthread_cleanup_push(struct __ptcb *cb, void (*f)(void *), void *x) {
+  cb->__f = f;
+  cb->__x = x;
+}
+
+void _pthread_cleanup_pop(struct __ptcb *cb, int run) {
+  if (run)
+    cb->__f(cb->__x);
+}
+
 int pthread_mutex_init(pthread_mutex_t *m, const pthread_mutexattr_t *a) {
   (void)a;
   *m = (pthread_mutex_t){0};

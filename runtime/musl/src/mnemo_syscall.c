@@ -4,6 +4,7 @@
  * the engine, which writes the path's output, ends it at exit, and ends it
  * with "unsupported system call N (name)" for a call nobody models. */
 #include "mnemo_fs.h"
+#include "ksigaction.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -359,6 +360,47 @@ static long sys_mincore(long addr, unsigned long len, unsigned char *vec) {
   return -ENOMEM;
 }
 
+/* Signals are not delivered, but what a program sets is kept and given
+ * back: each signal's action and the mask of blocked signals, as the
+ * kernel keeps them (a program asks for the handler it inherited, or
+ * saves the mask to restore it). The kernel's sigset is 8 bytes. */
+static struct k_sigaction actions[_NSIG];
+static unsigned long blocked;
+#define UNBLOCKABLE (1UL << (SIGKILL - 1) | 1UL << (SIGSTOP - 1))
+
+static long sys_sigaction(long sig, const struct k_sigaction *act,
+                          struct k_sigaction *old, unsigned long size) {
+  if (size != sizeof blocked || sig < 1 || sig >= _NSIG)
+    return -EINVAL;
+  if (act && (sig == SIGKILL || sig == SIGSTOP))
+    return -EINVAL;
+  struct k_sigaction was = actions[sig];
+  if (act)
+    actions[sig] = *act;
+  if (old)
+    *old = was;
+  return 0;
+}
+
+static long sys_sigprocmask(long how, const unsigned long *set, unsigned long *old,
+                            unsigned long size) {
+  if (size != sizeof blocked)
+    return -EINVAL;
+  unsigned long was = blocked;
+  if (set) {
+    switch (how) {
+    case SIG_BLOCK: blocked |= *set; break;
+    case SIG_UNBLOCK: blocked &= ~*set; break;
+    case SIG_SETMASK: blocked = *set; break;
+    default: return -EINVAL;
+    }
+    blocked &= ~UNBLOCKABLE;
+  }
+  if (old)
+    *old = was;
+  return 0;
+}
+
 /* Signals are not delivered, so no handler ever runs on the alternate
  * stack; the one set is kept and given back, as the kernel does. */
 static stack_t alt_stack = {.ss_flags = SS_DISABLE};
@@ -669,6 +711,10 @@ long __mnemo_syscall(long n, long a, long b, long c, long d, long e, long f) {
   case SYS_munmap: return sys_munmap(a);
   case SYS_mincore: return sys_mincore(a, b, (unsigned char *)c);
   case SYS_sigaltstack: return sys_sigaltstack((const stack_t *)a, (stack_t *)b);
+  case SYS_rt_sigaction:
+    return sys_sigaction(a, (const struct k_sigaction *)b, (struct k_sigaction *)c, d);
+  case SYS_rt_sigprocmask:
+    return sys_sigprocmask(a, (const unsigned long *)b, (unsigned long *)c, d);
   case SYS_faccessat2: return __mnemo_access(a, (const char *)b, c);
   case SYS_fadvise64: return on_open(a);
   case SYS_fsync:
