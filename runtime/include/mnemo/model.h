@@ -4,8 +4,28 @@
 #ifndef MNEMO_MODEL_H
 #define MNEMO_MODEL_H
 
+#include <string.h>
+#include <sys/utsname.h>
+
 /* The time every clock reads, and none moves: runs are deterministic
  * (2024-01-01 UTC; testgen::posix::MODEL_TIME on the Rust side). */
 #define MNEMO_TIME 1704067200L
+
+/* The machine uname names (`domainname` needs _GNU_SOURCE). */
+static inline void mnemo_uname(struct utsname *u) {
+  memset(u, 0, sizeof *u);
+  strcpy(u->sysname, "Linux");
+  strcpy(u->nodename, "mnemo");
+  strcpy(u->release, "6.1.0");
+  strcpy(u->version, "#1 SMP");
+  strcpy(u->machine, "x86_64");
+  strcpy(u->domainname, "(none)");
+}
+
+/* The i-th byte getrandom gives in one call: fixed, so runs are
+ * deterministic. */
+static inline unsigned char mnemo_random_byte(unsigned long i) {
+  return (unsigned char)(i * 131 + 7);
+}
 
 #endif

@@ -424,13 +424,7 @@ static long sys_sigaltstack(const stack_t *ss, stack_t *old) {
 
 /* The machine a run sees: fixed, so runs are deterministic. */
 static long sys_uname(struct utsname *u) {
-  *u = (struct utsname){0};
-  strcpy(u->sysname, "Linux");
-  strcpy(u->nodename, "mnemo");
-  strcpy(u->release, "6.1.0");
-  strcpy(u->version, "#1 SMP");
-  strcpy(u->machine, "x86_64");
-  strcpy(u->domainname, "(none)");
+  mnemo_uname(u);
   return 0;
 }
 
@@ -861,10 +855,9 @@ long __mnemo_syscall(long n, long a, long b, long c, long d, long e, long f) {
   case SYS_nanosleep:
   case SYS_clock_nanosleep: return 0;
   case SYS_getrandom: {
-    /* Fixed bytes: runs are deterministic. */
     unsigned char *buf = (unsigned char *)a;
     for (unsigned long i = 0; i < (unsigned long)b; i++)
-      buf[i] = (unsigned char)(i * 131 + 7);
+      buf[i] = mnemo_random_byte(i);
     return b;
   }
   default: return __mnemo_kernel(n, a, b, c, d, e, f);
