@@ -625,6 +625,16 @@ static long sys_inotify_rm_watch(long fd, long wd) {
  * one always does. A signal the process sends itself is not delivered: the
  * engine ends the path early ("signalled") rather than go on as if it had
  * been ignored. */
+/* Whether the kernel would discard `sig` sent to the process: its action
+ * is SIG_IGN, or the default one and that ignores it. */
+static int discarded(long sig) {
+  void (*handler)(int) = actions[sig].handler;
+  if (handler == SIG_IGN)
+    return 1;
+  return handler == SIG_DFL &&
+         (sig == SIGCHLD || sig == SIGURG || sig == SIGWINCH || sig == SIGCONT);
+}
+
 static long sys_kill(long pid, long sig) {
   if (sig < 0 || sig > 64)
     return -EINVAL;
@@ -632,7 +642,7 @@ static long sys_kill(long pid, long sig) {
     return 0;
   if (pid != 1 && pid != 0)
     return -ESRCH;
-  if (sig == 0)
+  if (sig == 0 || discarded(sig))
     return 0;
   return __mnemo_kernel(SYS_kill, pid, sig, 0, 0, 0, 0);
 }
@@ -786,6 +796,9 @@ long __mnemo_syscall(long n, long a, long b, long c, long d, long e, long f) {
   case SYS_clone: return -EAGAIN;
   case SYS_wait4: return -ECHILD;
   case SYS_kill: return sys_kill(a, b);
+  /* raise() and pthread_kill: the one thread's id is 1 (getpid's too). */
+  case SYS_tkill: return a == 1 ? sys_kill(1, b) : -ESRCH;
+  case SYS_tgkill: return a == 1 && b == 1 ? sys_kill(1, c) : -ESRCH;
   case SYS_poll:
   case SYS_ppoll: return sys_poll((struct pollfd *)a, b);
   case SYS_copy_file_range: return sys_copy_range(a, (long *)b, c, (long *)d, e, f);
