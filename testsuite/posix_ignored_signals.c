@@ -1,11 +1,13 @@
 /* A signal the process sends itself is discarded where the kernel would
  * discard it: its action is SIG_IGN, or the default one and that ignores
- * it (SIGCHLD, SIGWINCH). raise() goes through tkill to the one thread.
+ * it (SIGCHLD, SIGWINCH). raise() and pthread_kill() go through tkill
+ * to the one thread.
  * The path goes on past each, and exits 0, as the native run does; a
  * signal it does not ignore would end the path as `signalled`.
  * expect-completed: 1
  * expect-tests: 1
  */
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <unistd.h>
@@ -17,6 +19,8 @@ int main(void) {
     return 2;
   if (raise(SIGCHLD) != 0 || raise(SIGWINCH) != 0)
     return 3;
+  if (pthread_kill(pthread_self(), SIGUSR1) != 0)
+    return 5;
   if (kill(getpid(), 0) != 0)
     return 4;
   printf("still here\n");
