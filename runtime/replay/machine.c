@@ -18,8 +18,6 @@ int uname(struct utsname *u) {
 
 ssize_t getrandom(void *buf, size_t len, unsigned flags) {
   (void)flags;
-  unsigned char *bytes = buf;
-  for (size_t i = 0; i < len; i++)
-    bytes[i] = mnemo_random_byte(i);
+  mnemo_random(buf, len);
   return (ssize_t)len;
 }

@@ -125,15 +125,14 @@ impl Executor {
         };
         let base = arg0.rfind('/').map_or(0, |i| i + 1) as u64;
         for (global, addr) in [("__progname_full", name), ("__progname", name + base)] {
-            let Some(i) = self
-                .module
-                .globals
-                .iter()
-                .position(|g| g.name == global && g.size == 8 && !g.is_constant)
-            else {
+            let Some(&id) = self.module.global_index.get(global) else {
                 continue;
             };
-            if let Some(object) = state.memory.state_mut(self.global_addrs[i]) {
+            let g = self.module.global(id);
+            if g.size != 8 || g.is_constant {
+                continue;
+            }
+            if let Some(object) = state.memory.state_mut(self.global_addrs[id.index()]) {
                 object.write(0, 8, &Value::concrete(u128::from(addr), 64));
             }
         }

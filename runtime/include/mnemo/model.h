@@ -22,10 +22,11 @@ static inline void mnemo_uname(struct utsname *u) {
   strcpy(u->domainname, "(none)");
 }
 
-/* The i-th byte getrandom gives in one call: fixed, so runs are
+/* The bytes getrandom gives: fixed, the same for every call, so runs are
  * deterministic. */
-static inline unsigned char mnemo_random_byte(unsigned long i) {
-  return (unsigned char)(i * 131 + 7);
+static inline void mnemo_random(unsigned char *buf, unsigned long len) {
+  for (unsigned long i = 0; i < len; i++)
+    buf[i] = (unsigned char)(i * 131 + 7);
 }
 
 #endif

@@ -867,12 +867,9 @@ long __mnemo_syscall(long n, long a, long b, long c, long d, long e, long f) {
   /* Time does not pass: a sleep ends at once. */
   case SYS_nanosleep:
   case SYS_clock_nanosleep: return 0;
-  case SYS_getrandom: {
-    unsigned char *buf = (unsigned char *)a;
-    for (unsigned long i = 0; i < (unsigned long)b; i++)
-      buf[i] = mnemo_random_byte(i);
+  case SYS_getrandom:
+    mnemo_random((unsigned char *)a, b);
     return b;
-  }
   default: return __mnemo_kernel(n, a, b, c, d, e, f);
   }
 }
