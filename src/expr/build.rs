@@ -139,6 +139,23 @@ fn narrow_division(op: BinOp, a: &ExprRef, b: &ExprRef) -> Option<ExprRef> {
     Some(zext(&binary(unsigned, &zext(&x, k), &zext(&y, k)), w))
 }
 
+/// The product of two zero-extended values whose widths add up to less
+/// than the product's, done at their sum and extended after: it cannot
+/// wrap, so the narrow product is the wide one, and a division of it (an
+/// LCM as `a * b / gcd(a, b)`, gnulib's buffer sizes from two
+/// `st_blksize`) then narrows as well. Products with a constant stay as
+/// they are: they scale indices, and the address arithmetic built on them
+/// folds constants that an extension would hide.
+fn narrow_product(op: BinOp, a: &ExprRef, b: &ExprRef) -> Option<ExprRef> {
+    if op != BinOp::Mul || a.is_const() || b.is_const() {
+        return None;
+    }
+    let w = a.width();
+    let ((x, xw), (y, yw)) = (zero_extended(a)?, zero_extended(b)?);
+    let k = xw + yw;
+    (k < w).then(|| zext(&binary(op, &zext(&x, k), &zext(&y, k)), w))
+}
+
 /// Unsigned division and remainder of a narrow dividend by a wide divisor
 /// (`1 % x`, `100 / n`), done at the dividend's width `k`: a divisor of
 /// `2^k` or more exceeds the dividend, which leaves a quotient of 0 and
@@ -249,6 +266,7 @@ pub fn binary(op: BinOp, a: &ExprRef, b: &ExprRef) -> ExprRef {
         }
     }
     if let Some(narrow) = narrow_division(op, a, b)
+        .or_else(|| narrow_product(op, a, b))
         .or_else(|| narrow_dividend(op, a, b))
         .or_else(|| narrow_signed_division(op, a, b))
     {

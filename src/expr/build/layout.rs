@@ -4,8 +4,8 @@
 //! it takes, since memory built a byte at a time is read back in words.
 
 use super::{
-    and, binary, check_width, constant, intern, not, or, same_width, to_signed, BinOp, ExprRef,
-    UpdateList, K,
+    and, binary, check_width, constant, intern, not, or, same_width, to_signed, zero_extended,
+    BinOp, ExprRef, UpdateList, K,
 };
 
 /// `c ? t : e`; `c` has width 1, `t` and `e` the same width.
@@ -20,6 +20,9 @@ pub fn select(c: &ExprRef, t: &ExprRef, e: &ExprRef) -> ExprRef {
     }
     if let K::Not(x) = c.kind() {
         return select(x, e, t);
+    }
+    if let Some(narrow) = narrow_select(c, t, e) {
+        return narrow;
     }
     if t.width() == 1 {
         match (t.as_const(), e.as_const()) {
@@ -40,6 +43,21 @@ pub fn select(c: &ExprRef, t: &ExprRef, e: &ExprRef) -> ExprRef {
         },
         t.width(),
     )
+}
+
+/// A choice between zero-extended values, made at the width of the wider
+/// one and extended after: `n < 8192 ? n % 4096 : 4096`, on a 64-bit `n`
+/// known below 2^16, is then a 13-bit value that division and remainder
+/// see as narrow (`narrow_division`), where a 64-bit select hides it and
+/// leaves Z3 a 64-bit divider to bit-blast.
+fn narrow_select(c: &ExprRef, t: &ExprRef, e: &ExprRef) -> Option<ExprRef> {
+    if t.is_const() && e.is_const() {
+        return None;
+    }
+    let w = t.width();
+    let ((x, xw), (y, yw)) = (zero_extended(t)?, zero_extended(e)?);
+    let k = xw.max(yw);
+    (k < w).then(|| zext(&select(c, &zext(&x, k), &zext(&y, k)), w))
 }
 
 /// If `hi` and `lo` are adjacent extracts of one expression, the single

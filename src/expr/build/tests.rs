@@ -43,6 +43,54 @@ fn division_of_zero_extended_operands_is_done_narrow() {
     }
 }
 
+/// A choice between narrow values, and a product of two that cannot wrap,
+/// are narrow values themselves, so that a division of them is done narrow
+/// (gnulib's LCM of two block sizes: `a * b / gcd`).
+#[test]
+fn choices_and_products_of_zero_extended_values_are_done_narrow() {
+    let (x, y) = (byte("narrow_choice_x"), byte("narrow_choice_y"));
+    let (x64, y64) = (zext(&x, 64), zext(&y, 64));
+    let c = ult(&x, &y);
+    // A choice of a byte or a 12-bit constant: a 12-bit choice.
+    let chosen = select(&c, &x64, &constant(4000, 64));
+    assert_eq!(
+        chosen,
+        zext(&select(&c, &zext(&x, 12), &constant(4000, 12)), 64)
+    );
+    // Two constants stay a choice of constants.
+    let constants = select(&c, &constant(1, 64), &constant(2, 64));
+    assert!(matches!(constants.kind(), ExprKind::Select { .. }));
+    // A product of two bytes: 16 bits.
+    let product = mul(&x64, &y64);
+    assert_eq!(product, zext(&mul(&zext(&x, 16), &zext(&y, 16)), 64));
+    // By a constant it stays wide (indices are scaled so).
+    assert!(matches!(
+        mul(&constant(4, 64), &x64).kind(),
+        ExprKind::Binary { .. }
+    ));
+    // A product that could wrap stays as it is.
+    let wide = zext(&concat(&x, &concat(&x, &x)), 32);
+    let wraps = mul(&wide, &zext(&y, 32));
+    assert_eq!(wraps.width(), 32);
+    assert!(matches!(
+        wraps.kind(),
+        ExprKind::Binary { op: BinOp::Mul, .. }
+    ));
+    // The quotient of the product by the choice is a 16-bit division.
+    assert!(divides_at(&binary(BinOp::UDiv, &product, &chosen), 16));
+    for (a, b) in [(255u8, 255u8), (3, 200), (0, 7), (200, 3)] {
+        let mut m = crate::expr::Assignment::new();
+        m.set(&array_of(&x), vec![a, 0, 0, 0]);
+        m.set(&array_of(&y), vec![b, 0, 0, 0]);
+        let want = if a < b { u128::from(a) } else { 4000 };
+        assert_eq!(crate::expr::eval(&chosen, &m), want);
+        assert_eq!(
+            crate::expr::eval(&product, &m),
+            u128::from(a) * u128::from(b)
+        );
+    }
+}
+
 #[test]
 fn division_of_a_narrow_dividend_by_a_wide_divisor_is_done_narrow() {
     // A 16-bit divisor, sign-extended: not zero-extended, so the dividend
