@@ -54,6 +54,13 @@ const MAX_COMBINATIONS: u64 = 1024;
 /// The most combinations searched at all: those of two bytes.
 const MAX_SEARCHED: u64 = 1 << 16;
 
+/// The most combinations searched where the conjuncts chain divisions or
+/// lookups (see [`chains_divisions`]): those of three bytes. Such chains
+/// mostly relate each byte to the ones before it (a scanner's state after
+/// each byte), so that a conjunct checked as soon as its bytes have values
+/// prunes the search early, and the budget bounds what it does not prune.
+const MAX_SEARCHED_CHAINED: u64 = 1 << 24;
+
 /// The node evaluations a search over more than [`MAX_COMBINATIONS`] may
 /// make before the query goes on to Z3.
 const BUDGET_BEFORE_Z3: u64 = 1 << 22;
@@ -254,20 +261,27 @@ fn classify(c: &ExprRef) -> Conjunct {
 }
 
 /// Whether `e` divides by the input a value that is itself a quotient or
-/// remainder by the input (or divides by one): a chain of divisions, as
-/// Euclid's algorithm makes. Z3 bit-blasts each division whole, and on a
+/// remainder by the input (or divides by one), or looks up a table at an
+/// index that is itself a lookup at an index that depends on the input:
+/// a chain of divisions, as Euclid's algorithm makes, or of lookups, as a
+/// scanner's DFA tables make. Z3 bit-blasts each division whole, and on a
 /// recursive Euclid's remainder chain on two bytes took 0.1 to 0.3 s a
 /// query, and gave up on some after a second and more, where trying every
 /// pair of values took 60 ms at most. On a division or two side by side it
-/// takes a few milliseconds, less than trying the pairs.
+/// takes a few milliseconds, less than trying the pairs. bc's scanner
+/// (flex) indexes one table by another's entry for the input byte, four
+/// deep: Z3 ran out of its 10 s on a quarter of those queries.
 fn chains_divisions(e: &ExprRef) -> bool {
     let divides = |e: &ExprRef| {
         matches!(e.kind(), ExprKind::Binary { op, rhs, .. }
             if matches!(op, BinOp::UDiv | BinOp::SDiv | BinOp::URem | BinOp::SRem)
                 && !rhs.is_const())
     };
-    // Divisions by the input nested in each node, children first.
-    let mut depth: FxHashMap<*const ExprNode, u8> = FxHashMap::default();
+    let looks_up =
+        |e: &ExprRef| matches!(e.kind(), ExprKind::Read { index, .. } if !index.is_const());
+    // Divisions by the input and lookups at indices that depend on it,
+    // nested in each node, children first.
+    let mut depth: FxHashMap<*const ExprNode, (u8, u8)> = FxHashMap::default();
     let mut stack: Vec<(&ExprRef, bool)> = vec![(e, false)];
     while let Some((node, expanded)) = stack.pop() {
         if node.is_const() || depth.contains_key(&node.as_ptr()) {
@@ -278,15 +292,25 @@ fn chains_divisions(e: &ExprRef) -> bool {
             node.for_each_child(|c| stack.push((c, false)));
             continue;
         }
-        let mut d = 0;
-        node.for_each_child(|c| d = d.max(depth.get(&c.as_ptr()).copied().unwrap_or(0)));
+        let (mut divisions, mut lookups) = (0, 0);
+        node.for_each_child(|c| {
+            let (d, l) = depth.get(&c.as_ptr()).copied().unwrap_or((0, 0));
+            divisions = divisions.max(d);
+            lookups = lookups.max(l);
+        });
         if divides(node) {
-            if d > 0 {
+            if divisions > 0 {
                 return true;
             }
-            d = 1;
+            divisions = 1;
         }
-        depth.insert(node.as_ptr(), d);
+        if looks_up(node) {
+            if lookups > 0 {
+                return true;
+            }
+            lookups = 1;
+        }
+        depth.insert(node.as_ptr(), (divisions, lookups));
     }
     false
 }
@@ -570,10 +594,16 @@ impl Layer for EnumerateLayer {
                 });
                 last = last.max(at);
             }
-            if combinations > MAX_SEARCHED {
-                return next.check(q);
-            }
             checks[last].push(r.expr.clone());
+        }
+        if combinations
+            > if chains {
+                MAX_SEARCHED_CHAINED
+            } else {
+                MAX_SEARCHED
+            }
+        {
+            return next.check(q);
         }
         let mut found = Vec::with_capacity(bytes.len());
         let mut domains = Vec::with_capacity(bytes.len());

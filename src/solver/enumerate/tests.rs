@@ -396,30 +396,32 @@ fn random_expressions_over_bounded_bytes_are_answered_as_z3_answers_them() {
     );
 }
 
+/// The layer before a Z3 that times out on every query, and the count of
+/// the queries that reached it.
+fn enumerate_before_stuck_z3() -> (Solver, std::rc::Rc<std::cell::Cell<u32>>) {
+    let asked = std::rc::Rc::new(std::cell::Cell::new(0));
+    let layers: Vec<Box<dyn crate::solver::Layer>> = vec![
+        Box::new(super::EnumerateLayer::default()),
+        Box::new(crate::solver::tests::Stuck(asked.clone())),
+    ];
+    (Solver::with_layers(SolverConfig::default(), layers), asked)
+}
+
 /// Two bytes' worth of combinations are too many to try before Z3 but for
-/// a chain of divisions, which Z3 is slow on, and few enough to try all of
+/// a chain of divisions, which Z3 is slow on (three bytes' worth then),
+/// and few enough to try all of
 /// once Z3 runs out of time: each query is decided, sat or unsat, with a
-/// model that satisfies it. Three bytes' worth stay undecided.
+/// model that satisfies it. Four bytes' worth stay undecided.
 #[test]
 fn queries_over_two_bytes_are_searched_whole_before_or_after_z3() {
     use crate::expr::{binary, ne, ugt, zext};
     use crate::ir::BinOp;
-    use crate::solver::tests::Stuck;
     use crate::solver::SolverError;
-    use std::cell::Cell;
-    use std::rc::Rc;
-    let x = Array::symbolic("two_bytes", 3);
-    let [a, b, c] = [0, 1, 2].map(|i| zext(&byte(&x, i), 32));
+    let x = Array::symbolic("two_bytes", 4);
+    let [a, b, c, d] = [0, 1, 2, 3].map(|i| zext(&byte(&x, i), 32));
     let k = |v| constant(v, 32);
     let urem = |p: &expr::ExprRef, q: &expr::ExprRef| binary(BinOp::URem, p, q);
-    let asked = Rc::new(Cell::new(0));
-    let mut s = Solver::with_layers(
-        SolverConfig::default(),
-        vec![
-            Box::new(super::EnumerateLayer::default()),
-            Box::new(Stuck(asked.clone())),
-        ],
-    );
+    let (mut s, asked) = enumerate_before_stuck_z3();
     let r = urem(&a, &b);
     let path = vec![ne(&b, &k(0)), ne(&r, &k(0))];
     // One remainder: Z3 is asked first, and runs out of time.
@@ -437,8 +439,45 @@ fn queries_over_two_bytes_are_searched_whole_before_or_after_z3() {
     let mut e = Evaluator::new(&model);
     assert!(path.iter().chain([&chained]).all(|c| e.eval(c) == 1));
     assert_eq!(asked.get(), 1);
-    // A third byte in the chain: too many combinations to search.
+    // A third byte in the chain: searched too.
     let wide = expr::eq(&urem(&urem(&b, &r), &c), &k(5));
-    assert_eq!(s.may_be_true(&path, &wide), Err(SolverError::Timeout));
+    assert_eq!(s.may_be_true(&path, &wide), Ok(true));
+    assert_eq!(asked.get(), 1);
+    // A fourth: too many combinations to search.
+    let wider = expr::eq(&urem(&urem(&urem(&b, &r), &c), &d), &k(5));
+    assert_eq!(s.may_be_true(&path, &wider), Err(SolverError::Timeout));
     assert_eq!(asked.get(), 2);
+}
+
+/// A table looked up at an entry of another table for an input byte, as a
+/// scanner's DFA tables are, over three bytes: searched before Z3, which
+/// is never asked, with a model that satisfies the query; one lookup alone
+/// is Z3's.
+#[test]
+fn chained_table_lookups_are_searched_before_z3() {
+    use crate::expr::{add, ult, zext};
+    let x = Array::symbolic("scanned", 3);
+    let next = Array::constant(
+        "next_state",
+        (0..=255u8)
+            .map(|b| b.wrapping_mul(73) ^ 0x5a)
+            .collect::<Vec<u8>>(),
+    );
+    let lookup = |i: &expr::ExprRef| read(&UpdateList::new(next.clone()), &zext(i, 64));
+    // The state after each byte: the table at the state before plus the byte.
+    let s1 = lookup(&byte(&x, 0));
+    let s2 = lookup(&add(&s1, &byte(&x, 1)));
+    let s3 = lookup(&add(&s2, &byte(&x, 2)));
+    assert!(!super::chains_divisions(&ult(&s1, &constant(9, 8))));
+    assert!(super::chains_divisions(&expr::eq(&s3, &constant(200, 8))));
+    let (mut s, asked) = enumerate_before_stuck_z3();
+    let path = vec![ult(&s1, &constant(100, 8)), ult(&s2, &constant(50, 8))];
+    let goal = expr::eq(&s3, &constant(200, 8));
+    let model = s
+        .model_where(&path, &goal, std::slice::from_ref(&x), None)
+        .unwrap()
+        .expect("a model");
+    let mut e = Evaluator::new(&model);
+    assert!(path.iter().chain([&goal]).all(|c| e.eval(c) == 1));
+    assert_eq!(asked.get(), 0);
 }
