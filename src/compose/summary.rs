@@ -161,56 +161,27 @@ impl ParamMap {
 
     /// `e` with every parameter byte replaced by the argument's.
     pub fn map(&mut self, root: &ExprRef) -> Result<ExprRef, Unmappable> {
-        let mut stack = vec![(root.clone(), false)];
-        while let Some((e, expanded)) = stack.pop() {
-            if self.done.contains_key(&e) {
-                continue;
-            }
-            if let ExprKind::Read { updates, index } = e.kind() {
-                let name = &updates.root.name;
-                let k = index.as_const().filter(|_| updates.head.is_none());
-                let byte = match (self.args.get(name), self.objects.get(name), k) {
-                    (Some(arg), _, Some(k)) if (k as u32 + 1) * 8 <= arg.width() => {
-                        expr::extract(arg, k as u32 * 8, 8)
-                    }
-                    (None, Some((object, start)), Some(k))
-                        if start + (k as u64) < object.size() =>
-                    {
-                        object.byte(start + k as u64).to_expr()
-                    }
-                    _ => return Err(Unmappable(name.clone())),
-                };
-                self.done.insert(e, byte);
-                continue;
-            }
-            if !expanded {
-                stack.push((e.clone(), true));
-                e.for_each_child(|c| {
-                    if !self.done.contains_key(c) {
-                        stack.push((c.clone(), false));
-                    }
-                });
-                continue;
-            }
-            let r = |c: &ExprRef| self.done[c].clone();
-            let new = match e.kind() {
-                ExprKind::Const(_) | ExprKind::Read { .. } => e.clone(),
-                ExprKind::Select {
-                    cond,
-                    then_e,
-                    else_e,
-                } => expr::select(&r(cond), &r(then_e), &r(else_e)),
-                ExprKind::Concat { hi, lo } => expr::concat(&r(hi), &r(lo)),
-                ExprKind::Extract { expr: x, offset } => expr::extract(&r(x), *offset, e.width()),
-                ExprKind::ZExt(x) => expr::zext(&r(x), e.width()),
-                ExprKind::SExt(x) => expr::sext(&r(x), e.width()),
-                ExprKind::Not(x) => expr::not(&r(x)),
-                ExprKind::Binary { op, lhs, rhs } => expr::binary(*op, &r(lhs), &r(rhs)),
-                ExprKind::Cmp { op, lhs, rhs } => expr::cmp(*op, &r(lhs), &r(rhs)),
+        let (args, objects) = (&self.args, &self.objects);
+        let replace = |e: &ExprRef| {
+            let ExprKind::Read { updates, index } = e.kind() else {
+                return Ok(None);
             };
-            self.done.insert(e, new);
-        }
-        Ok(self.done[root].clone())
+            let name = &updates.root.name;
+            let k = index.as_const().filter(|_| updates.head.is_none());
+            match (args.get(name), objects.get(name), k) {
+                (Some(arg), _, Some(k)) if (k as u32 + 1) * 8 <= arg.width() => {
+                    Ok(Some(expr::extract(arg, k as u32 * 8, 8)))
+                }
+                (None, Some((object, start)), Some(k)) if start + (k as u64) < object.size() => {
+                    Ok(Some(object.byte(start + k as u64).to_expr()))
+                }
+                _ => Err(Unmappable(name.clone())),
+            }
+        };
+        // Every read is replaced: the rest is rebuilt over the bytes.
+        expr::rewrite_in(root, &mut self.done, replace, |e, done| {
+            expr::rebuilt(e, |c| done[c].clone())
+        })
     }
 
     /// The conjunction of a leaf's condition, mapped.

@@ -386,6 +386,64 @@ pub fn conjuncts(exprs: &[ExprRef], out: &mut Vec<ExprRef>) {
     }
 }
 
+/// `root` rewritten children first, without recursion (path conditions
+/// can be deeper than the stack), each node once: `done` holds what each
+/// node became, across calls. `replace` gives a node's replacement
+/// outright, its operands unvisited, or `None` to have `build` make it
+/// once its operands are in `done`; its error stops the walk.
+pub fn rewrite_in<E>(
+    root: &ExprRef,
+    done: &mut rustc_hash::FxHashMap<ExprRef, ExprRef>,
+    mut replace: impl FnMut(&ExprRef) -> Result<Option<ExprRef>, E>,
+    mut build: impl FnMut(&ExprRef, &rustc_hash::FxHashMap<ExprRef, ExprRef>) -> ExprRef,
+) -> Result<ExprRef, E> {
+    let mut stack = vec![(root.clone(), false)];
+    while let Some((e, expanded)) = stack.pop() {
+        if done.contains_key(&e) {
+            continue;
+        }
+        if !expanded {
+            if let Some(r) = replace(&e)? {
+                done.insert(e, r);
+                continue;
+            }
+            stack.push((e.clone(), true));
+            e.for_each_child(|c| {
+                if !done.contains_key(c) {
+                    stack.push((c.clone(), false));
+                }
+            });
+            continue;
+        }
+        let new = build(&e, done);
+        done.insert(e, new);
+    }
+    Ok(done[root].clone())
+}
+
+/// `e` built again through the builders, over the operands `r` gives for
+/// its own (a read keeps its writes and takes the index `r` gives): the
+/// step of a rewriting pass once a node's operands are rewritten, so that
+/// the builders fold what the new operands make foldable.
+pub fn rebuilt(e: &ExprRef, r: impl Fn(&ExprRef) -> ExprRef) -> ExprRef {
+    match e.kind() {
+        ExprKind::Const(_) => e.clone(),
+        ExprKind::Read { updates, index } => read(updates, &r(index)),
+        ExprKind::Select {
+            cond,
+            then_e,
+            else_e,
+        } => select(&r(cond), &r(then_e), &r(else_e)),
+        ExprKind::Concat { hi, lo } => concat(&r(hi), &r(lo)),
+        ExprKind::Extract { expr, offset } => extract(&r(expr), *offset, e.width()),
+        ExprKind::ZExt(x) => zext(&r(x), e.width()),
+        ExprKind::SExt(x) => sext(&r(x), e.width()),
+        ExprKind::Not(x) => not(&r(x)),
+        ExprKind::Binary { op, lhs, rhs } => binary(*op, &r(lhs), &r(rhs)),
+        ExprKind::Cmp { op, lhs, rhs } => cmp(*op, &r(lhs), &r(rhs)),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

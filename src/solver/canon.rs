@@ -18,10 +18,10 @@ use rustc_hash::{FxHashMap, FxHashSet, FxHasher};
 use std::hash::Hasher;
 
 use super::query::{Answer, Chain, Layer, Query};
+use super::rewrite::Rewriter;
 use super::SolverError;
 use crate::expr::{
-    binary, cmp, concat, conjuncts as conjuncts_of, extract, not, read, select, serial, sext, zext,
-    Array, ArrayRef, Assignment, ExprKind, ExprRef, UpdateList, UpdateNode,
+    conjuncts as conjuncts_of, serial, Array, ArrayRef, Assignment, ExprKind, ExprRef,
 };
 use crate::ir::BinOp;
 
@@ -86,15 +86,15 @@ pub fn canonical_form(
         .enumerate()
         .map(|(i, a)| (a.clone(), arrays.get(i, a)))
         .collect();
-    let mut renamer = Renamer::new(&renaming);
+    let mut renamer = Rewriter::renaming(&renaming);
     let mut out: Vec<ExprRef> = Vec::with_capacity(keyed.len());
     for (_, c) in &keyed {
-        conjuncts_of(std::slice::from_ref(&renamer.rename(c)), &mut out);
+        conjuncts_of(std::slice::from_ref(&renamer.rewrite(c)), &mut out);
     }
     out.retain(|c| !c.is_true());
     out.sort();
     out.dedup();
-    let expr = renamer.rename(expr);
+    let expr = renamer.rewrite(expr);
     Canonical {
         constraints: out,
         expr,
@@ -269,94 +269,6 @@ pub(super) fn post_order<T: Copy>(
     memo[root]
 }
 
-/// Rebuilds expressions over renamed arrays, through the builders.
-struct Renamer<'a> {
-    renaming: &'a [(ArrayRef, ArrayRef)],
-    done: FxHashMap<ExprRef, ExprRef>,
-    lists: FxHashMap<*const UpdateNode, UpdateList>,
-}
-
-impl<'a> Renamer<'a> {
-    fn new(renaming: &'a [(ArrayRef, ArrayRef)]) -> Self {
-        Renamer {
-            renaming,
-            done: FxHashMap::default(),
-            lists: FxHashMap::default(),
-        }
-    }
-
-    fn array(&self, a: &ArrayRef) -> ArrayRef {
-        self.renaming
-            .iter()
-            .find(|(from, _)| Arc::ptr_eq(from, a))
-            .map_or_else(|| a.clone(), |(_, to)| to.clone())
-    }
-
-    fn rename(&mut self, root: &ExprRef) -> ExprRef {
-        let mut stack = vec![(root.clone(), false)];
-        while let Some((e, expanded)) = stack.pop() {
-            if self.done.contains_key(&e) {
-                continue;
-            }
-            if !expanded {
-                stack.push((e.clone(), true));
-                e.for_each_child(|c| {
-                    if !self.done.contains_key(c) {
-                        stack.push((c.clone(), false));
-                    }
-                });
-                continue;
-            }
-            let r = |c: &ExprRef| self.done[c].clone();
-            let new = match e.kind() {
-                ExprKind::Const(_) => e.clone(),
-                ExprKind::Read { updates, index } => {
-                    let list = self.list(updates);
-                    read(&list, &self.done[index].clone())
-                }
-                ExprKind::Select {
-                    cond,
-                    then_e,
-                    else_e,
-                } => select(&r(cond), &r(then_e), &r(else_e)),
-                ExprKind::Concat { hi, lo } => concat(&r(hi), &r(lo)),
-                ExprKind::Extract { expr, offset } => extract(&r(expr), *offset, e.width()),
-                ExprKind::ZExt(x) => zext(&r(x), e.width()),
-                ExprKind::SExt(x) => sext(&r(x), e.width()),
-                ExprKind::Not(x) => not(&r(x)),
-                ExprKind::Binary { op, lhs, rhs } => binary(*op, &r(lhs), &r(rhs)),
-                ExprKind::Cmp { op, lhs, rhs } => cmp(*op, &r(lhs), &r(rhs)),
-            };
-            self.done.insert(e, new);
-        }
-        self.done[root].clone()
-    }
-
-    /// The renamed write list; its indices and values are already renamed
-    /// (they are children of the read).
-    fn list(&mut self, updates: &UpdateList) -> UpdateList {
-        let mut writes: Vec<&Arc<UpdateNode>> = Vec::new();
-        let mut cur = updates.head.as_ref();
-        let mut base = UpdateList::new(self.array(&updates.root));
-        while let Some(node) = cur {
-            if let Some(l) = self.lists.get(&Arc::as_ptr(node)) {
-                base = l.clone();
-                break;
-            }
-            writes.push(node);
-            cur = node.next.as_ref();
-        }
-        for node in writes.into_iter().rev() {
-            base = base.write(
-                self.done[&node.index].clone(),
-                self.done[&node.value].clone(),
-            );
-            self.lists.insert(Arc::as_ptr(node), base.clone());
-        }
-        base
-    }
-}
-
 /// The canonical-form layer: passes each query on in canonical form and
 /// maps the model back to the query's own arrays.
 #[derive(Default)]
@@ -413,7 +325,7 @@ impl Layer for CanonLayer {
 mod tests {
     use super::*;
     use crate::expr::proptests::{build, Env, Gen};
-    use crate::expr::{self, constant, Evaluator};
+    use crate::expr::{self, constant, read, Evaluator, UpdateList};
     use crate::solver::{Solver, SolverConfig};
 
     fn byte(a: &ArrayRef, i: u128) -> ExprRef {

@@ -26,9 +26,11 @@ mod implication;
 pub mod interval;
 mod limit;
 mod model_values;
+mod narrow;
 mod nearby;
 mod query;
 mod reduce;
+mod rewrite;
 mod slice;
 pub mod store;
 mod verified;
@@ -46,6 +48,7 @@ pub use self::enumerate::EnumerateLayer;
 pub use self::equiv::EquivalenceStore;
 pub use self::implication::{ImplicationEntry, ImplicationLayer};
 pub use self::limit::Limit;
+pub use self::narrow::NarrowLayer;
 pub use self::query::{Answer, Chain, Layer, Query};
 pub use self::reduce::ReductionLayer;
 pub use self::slice::SliceLayer;
@@ -212,6 +215,7 @@ pub fn build_layers(config: &SolverConfig) -> Vec<Box<dyn Layer>> {
                 None => Box::new(CanonCacheLayer::default()),
             },
             LayerKind::Enumerate => Box::new(EnumerateLayer::default()),
+            LayerKind::Narrow => Box::new(NarrowLayer::new()),
             LayerKind::Cache => Box::new(CacheLayer::default()),
             LayerKind::Cex => Box::new(CexCache::default()),
             LayerKind::Z3 => Box::new(Z3Layer::new(config.timeout_ms)),

@@ -1,0 +1,105 @@
+//! Rebuilding a query's expressions through the builders, with arrays
+//! renamed (the canonical form) or terms replaced by equal ones
+//! (narrowing): the builders simplify each rebuilt node, so what a
+//! replacement makes foldable is folded.
+
+use std::sync::Arc;
+
+use rustc_hash::FxHashMap;
+
+use crate::expr::{read, rebuilt, rewrite_in, ArrayRef, ExprKind, ExprRef, UpdateList, UpdateNode};
+
+/// Rebuilds expressions with some arrays renamed and some terms replaced,
+/// remembering what it rebuilt across calls.
+pub(super) struct Rewriter<'a> {
+    renaming: &'a [(ArrayRef, ArrayRef)],
+    replacing: &'a FxHashMap<ExprRef, ExprRef>,
+    done: FxHashMap<ExprRef, ExprRef>,
+    lists: FxHashMap<*const UpdateNode, UpdateList>,
+}
+
+/// The empty replacement map, for a rewriter that only renames.
+fn no_replacements() -> &'static FxHashMap<ExprRef, ExprRef> {
+    static NONE: std::sync::OnceLock<FxHashMap<ExprRef, ExprRef>> = std::sync::OnceLock::new();
+    NONE.get_or_init(FxHashMap::default)
+}
+
+impl<'a> Rewriter<'a> {
+    /// A rewriter giving each array of `renaming`'s pairs the second name.
+    pub(super) fn renaming(renaming: &'a [(ArrayRef, ArrayRef)]) -> Self {
+        Rewriter {
+            renaming,
+            replacing: no_replacements(),
+            done: FxHashMap::default(),
+            lists: FxHashMap::default(),
+        }
+    }
+
+    /// A rewriter putting each value of `replacing` where its key occurs.
+    /// A replacement is taken as it is, not rewritten itself.
+    pub(super) fn replacing(replacing: &'a FxHashMap<ExprRef, ExprRef>) -> Self {
+        Rewriter {
+            renaming: &[],
+            replacing,
+            done: FxHashMap::default(),
+            lists: FxHashMap::default(),
+        }
+    }
+
+    /// `root` rebuilt.
+    pub(super) fn rewrite(&mut self, root: &ExprRef) -> ExprRef {
+        let Rewriter {
+            renaming,
+            replacing,
+            done,
+            lists,
+        } = self;
+        let built = rewrite_in(
+            root,
+            done,
+            |e| Ok::<_, std::convert::Infallible>(replacing.get(e).cloned()),
+            |e, done| match e.kind() {
+                ExprKind::Read { updates, index } => {
+                    read(&list(renaming, lists, done, updates), &done[index])
+                }
+                _ => rebuilt(e, |c| done[c].clone()),
+            },
+        );
+        match built {
+            Ok(e) => e,
+            Err(never) => match never {},
+        }
+    }
+}
+
+/// The write list `updates` rebuilt over the renamed array, from the
+/// rebuilt indices and values in `done` (they are children of the read);
+/// `lists` remembers each list rebuilt.
+fn list(
+    renaming: &[(ArrayRef, ArrayRef)],
+    lists: &mut FxHashMap<*const UpdateNode, UpdateList>,
+    done: &FxHashMap<ExprRef, ExprRef>,
+    updates: &UpdateList,
+) -> UpdateList {
+    let mut writes: Vec<&Arc<UpdateNode>> = Vec::new();
+    let mut cur = updates.head.as_ref();
+    let root = &updates.root;
+    let renamed = renaming
+        .iter()
+        .find(|(from, _)| Arc::ptr_eq(from, root))
+        .map_or_else(|| root.clone(), |(_, to)| to.clone());
+    let mut base = UpdateList::new(renamed);
+    while let Some(node) = cur {
+        if let Some(l) = lists.get(&Arc::as_ptr(node)) {
+            base = l.clone();
+            break;
+        }
+        writes.push(node);
+        cur = node.next.as_ref();
+    }
+    for node in writes.into_iter().rev() {
+        base = base.write(done[&node.index].clone(), done[&node.value].clone());
+        lists.insert(Arc::as_ptr(node), base.clone());
+    }
+    base
+}
