@@ -22,7 +22,7 @@
 //! value they allow, however many it has. Any other query goes on to the
 //! next layer. Up to two bytes' worth of combinations are searched too:
 //! before Z3 where the conjuncts chain divisions by the input, which Z3
-//! bit-blasts slowly (see [`chains_divisions`]), and after it for any
+//! bit-blasts slowly (see [`chain_in`]), and after it for any
 //! query it ran out of time on, rather than leave the query undecided.
 
 use std::sync::Arc;
@@ -55,7 +55,7 @@ const MAX_COMBINATIONS: u64 = 1024;
 const MAX_SEARCHED: u64 = 1 << 16;
 
 /// The most combinations searched where the conjuncts chain divisions or
-/// lookups (see [`chains_divisions`]): those of three bytes. Such chains
+/// lookups (see [`chain_in`]): those of three bytes. Such chains
 /// mostly relate each byte to the ones before it (a scanner's state after
 /// each byte), so that a conjunct checked as soon as its bytes have values
 /// prunes the search early, and the budget bounds what it does not prune.
@@ -64,6 +64,13 @@ const MAX_SEARCHED_CHAINED: u64 = 1 << 24;
 /// The node evaluations a search over more than [`MAX_COMBINATIONS`] may
 /// make before the query goes on to Z3.
 const BUDGET_BEFORE_Z3: u64 = 1 << 22;
+
+/// The node evaluations a search over more than [`MAX_COMBINATIONS`] may
+/// make before the query goes on to Z3 where its conjuncts chain lookups:
+/// a second or so. On the three-byte queries of bc's scanner that the
+/// search did not finish in [`BUDGET_BEFORE_Z3`], Z3 took 5 to 8 s, and
+/// the search 0.7 s (30 s of bc's queries: 26 s -> 11 s).
+const BUDGET_BEFORE_Z3_LOOKUPS: u64 = 1 << 25;
 
 /// The node evaluations a search may make once Z3 has run out of time on
 /// its query: a second or so.
@@ -113,9 +120,9 @@ struct Related {
     expr: ExprRef,
     /// The bytes it reads, in the order it reads them.
     bytes: Vec<Byte>,
-    /// Whether it chains divisions by the input (see
-    /// [`chains_divisions`]).
-    chains: bool,
+    /// The chain of divisions or lookups by the input it makes, if any
+    /// (see [`chain_in`]).
+    chain: Option<Chained>,
     /// Where it compares a word of input bytes with a constant: the word,
     /// the values it allows the word, and the word's bytes, least
     /// significant first.
@@ -253,25 +260,35 @@ fn classify(c: &ExprRef) -> Conjunct {
             Conjunct::Bytes(Arc::new(Related {
                 expr: c.clone(),
                 bytes,
-                chains: chains_divisions(c),
+                chain: chain_in(c),
                 bound,
             }))
         }
     }
 }
 
-/// Whether `e` divides by the input a value that is itself a quotient or
-/// remainder by the input (or divides by one), or looks up a table at an
-/// index that is itself a lookup at an index that depends on the input:
-/// a chain of divisions, as Euclid's algorithm makes, or of lookups, as a
-/// scanner's DFA tables make. Z3 bit-blasts each division whole, and on a
-/// recursive Euclid's remainder chain on two bytes took 0.1 to 0.3 s a
-/// query, and gave up on some after a second and more, where trying every
-/// pair of values took 60 ms at most. On a division or two side by side it
-/// takes a few milliseconds, less than trying the pairs. bc's scanner
-/// (flex) indexes one table by another's entry for the input byte, four
-/// deep: Z3 ran out of its 10 s on a quarter of those queries.
-fn chains_divisions(e: &ExprRef) -> bool {
+/// What makes a conjunct's query slow for Z3 and worth searching first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Chained {
+    /// A division by the input of a quotient or remainder by it.
+    Divisions,
+    /// A lookup at an index that a lookup at the input gives.
+    Lookups,
+}
+
+/// How `e` chains operations on the input, if it does: whether it
+/// divides by the input a value that is itself a quotient or remainder by
+/// the input (or divides by one), as Euclid's algorithm does, or looks up
+/// a table at an index that is itself a lookup at an index that depends
+/// on the input, as a scanner's DFA tables do. Z3 bit-blasts each
+/// division whole, and on a recursive Euclid's remainder chain on two
+/// bytes took 0.1 to 0.3 s a query, and gave up on some after a second
+/// and more, where trying every pair of values took 60 ms at most. On a
+/// division or two side by side it takes a few milliseconds, less than
+/// trying the pairs. bc's scanner (flex) indexes one table by another's
+/// entry for the input byte, several deep: Z3 ran out of its 10 s on 9 of
+/// 456 such queries and took 280 s over all of them.
+fn chain_in(e: &ExprRef) -> Option<Chained> {
     let divides = |e: &ExprRef| {
         matches!(e.kind(), ExprKind::Binary { op, rhs, .. }
             if matches!(op, BinOp::UDiv | BinOp::SDiv | BinOp::URem | BinOp::SRem)
@@ -300,19 +317,19 @@ fn chains_divisions(e: &ExprRef) -> bool {
         });
         if divides(node) {
             if divisions > 0 {
-                return true;
+                return Some(Chained::Divisions);
             }
             divisions = 1;
         }
         if looks_up(node) {
             if lookups > 0 {
-                return true;
+                return Some(Chained::Lookups);
             }
             lookups = 1;
         }
         depth.insert(node.as_ptr(), (divisions, lookups));
     }
-    false
+    None
 }
 
 /// Which of `words` are free: their bytes are distinct and read by no
@@ -567,8 +584,9 @@ impl Layer for EnumerateLayer {
         let mut order: Vec<usize> = Vec::new();
         let mut checks: Vec<Vec<ExprRef>> = Vec::new();
         let mut combinations: u64 = 1;
-        // Whether a conjunct searched chains divisions by the input.
-        let mut chains = false;
+        // The chains of the conjuncts searched: lookups, when any has
+        // them, before divisions.
+        let mut chain: Option<Chained> = None;
         let free_terms: FxHashSet<*const ExprNode> = words
             .iter()
             .zip(&free)
@@ -582,7 +600,7 @@ impl Layer for EnumerateLayer {
             {
                 continue;
             }
-            chains |= r.chains;
+            chain = chain.max(r.chain);
             let mut last = 0;
             for b in &r.bytes {
                 let i = slots.of(b, &mut bytes);
@@ -597,7 +615,7 @@ impl Layer for EnumerateLayer {
             checks[last].push(r.expr.clone());
         }
         if combinations
-            > if chains {
+            > if chain.is_some() {
                 MAX_SEARCHED_CHAINED
             } else {
                 MAX_SEARCHED
@@ -628,7 +646,9 @@ impl Layer for EnumerateLayer {
             assignment,
             budget: if combinations <= MAX_COMBINATIONS {
                 u64::MAX
-            } else if chains {
+            } else if chain == Some(Chained::Lookups) {
+                BUDGET_BEFORE_Z3_LOOKUPS
+            } else if chain.is_some() {
                 BUDGET_BEFORE_Z3
             } else {
                 0
