@@ -614,13 +614,11 @@ impl Layer for EnumerateLayer {
             }
             checks[last].push(r.expr.clone());
         }
-        if combinations
-            > if chain.is_some() {
-                MAX_SEARCHED_CHAINED
-            } else {
-                MAX_SEARCHED
-            }
-        {
+        let searchable = match chain {
+            Some(_) => MAX_SEARCHED_CHAINED,
+            None => MAX_SEARCHED,
+        };
+        if combinations > searchable {
             return next.check(q);
         }
         let mut found = Vec::with_capacity(bytes.len());

@@ -70,6 +70,14 @@ impl Layer for NarrowLayer {
     }
 
     fn check(&mut self, q: &Query<'_>, next: &mut Chain<'_>) -> Result<Answer, SolverError> {
+        if !q
+            .constraints
+            .iter()
+            .chain(std::iter::once(&q.expr))
+            .any(|e| self.is_nonlinear(e))
+        {
+            return next.check(q);
+        }
         let mut bits: FxHashMap<ExprRef, u32> = FxHashMap::default();
         let mut bounds = vec![false; q.constraints.len()];
         for (i, c) in q.constraints.iter().enumerate() {
@@ -79,20 +87,14 @@ impl Layer for NarrowLayer {
                 *least = (*least).min(k);
             }
         }
-        if bits.is_empty()
-            || !q
-                .constraints
-                .iter()
-                .chain(std::iter::once(&q.expr))
-                .any(|e| self.is_nonlinear(e))
-        {
+        if bits.is_empty() {
             return next.check(q);
         }
         let replacing: FxHashMap<ExprRef, ExprRef> = bits
             .into_iter()
             .map(|(term, k)| {
-                let w = term.width();
-                (term.clone(), zext(&extract(&term, 0, k), w))
+                let narrow = zext(&extract(&term, 0, k), term.width());
+                (term, narrow)
             })
             .collect();
         let mut rewriter = Rewriter::replacing(&replacing);
@@ -118,10 +120,11 @@ impl Layer for NarrowLayer {
 }
 
 /// The term `c` keeps below `2^k`, and `k`, where `k` is less than the
-/// term's width and more than 0 (a term equal to 0 is left to Z3: put in
-/// for a remainder in cmp's queries, the constant doubled their time): a comparison with a constant (`x <u 4096`), a mask of
-/// the high bits that must be zero (`x & ~0xFFFF == 0`), or high bits
-/// that must be zero (`x >> 16 == 0`).
+/// term's width and more than 0: a comparison with a constant (`x <u
+/// 4096`), a mask of the high bits that must be zero (`x & ~0xFFFF ==
+/// 0`), or high bits that must be zero (`x >> 16 == 0`). A term equal to 0
+/// is left to Z3: put in for a remainder in cmp's queries, the constant
+/// doubled their time.
 fn bound(c: &ExprRef) -> Option<(ExprRef, u32)> {
     let atom = atom_of(c)?;
     let w = atom.term.width();

@@ -13,15 +13,9 @@ use crate::expr::{read, rebuilt, rewrite_in, ArrayRef, ExprKind, ExprRef, Update
 /// remembering what it rebuilt across calls.
 pub(super) struct Rewriter<'a> {
     renaming: &'a [(ArrayRef, ArrayRef)],
-    replacing: &'a FxHashMap<ExprRef, ExprRef>,
+    replacing: Option<&'a FxHashMap<ExprRef, ExprRef>>,
     done: FxHashMap<ExprRef, ExprRef>,
     lists: FxHashMap<*const UpdateNode, UpdateList>,
-}
-
-/// The empty replacement map, for a rewriter that only renames.
-fn no_replacements() -> &'static FxHashMap<ExprRef, ExprRef> {
-    static NONE: std::sync::OnceLock<FxHashMap<ExprRef, ExprRef>> = std::sync::OnceLock::new();
-    NONE.get_or_init(FxHashMap::default)
 }
 
 impl<'a> Rewriter<'a> {
@@ -29,7 +23,7 @@ impl<'a> Rewriter<'a> {
     pub(super) fn renaming(renaming: &'a [(ArrayRef, ArrayRef)]) -> Self {
         Rewriter {
             renaming,
-            replacing: no_replacements(),
+            replacing: None,
             done: FxHashMap::default(),
             lists: FxHashMap::default(),
         }
@@ -40,7 +34,7 @@ impl<'a> Rewriter<'a> {
     pub(super) fn replacing(replacing: &'a FxHashMap<ExprRef, ExprRef>) -> Self {
         Rewriter {
             renaming: &[],
-            replacing,
+            replacing: Some(replacing),
             done: FxHashMap::default(),
             lists: FxHashMap::default(),
         }
@@ -54,10 +48,10 @@ impl<'a> Rewriter<'a> {
             done,
             lists,
         } = self;
-        let built = rewrite_in(
+        let Ok(built) = rewrite_in(
             root,
             done,
-            |e| Ok::<_, std::convert::Infallible>(replacing.get(e).cloned()),
+            |e| Ok::<_, std::convert::Infallible>(replacing.and_then(|r| r.get(e)).cloned()),
             |e, done| match e.kind() {
                 ExprKind::Read { updates, index } => {
                     read(&list(renaming, lists, done, updates), &done[index])
@@ -65,10 +59,7 @@ impl<'a> Rewriter<'a> {
                 _ => rebuilt(e, |c| done[c].clone()),
             },
         );
-        match built {
-            Ok(e) => e,
-            Err(never) => match never {},
-        }
+        built
     }
 }
 

@@ -267,22 +267,11 @@ mod tests {
     use super::*;
     use crate::expr::proptests::{build, Env, Gen};
     use crate::expr::{self, Evaluator, UpdateList};
+    use crate::solver::tests::Spy;
     use crate::solver::{Solver, SolverConfig};
 
     fn byte(a: &ArrayRef, i: u128) -> ExprRef {
         expr::read(&UpdateList::new(a.clone()), &expr::constant(i, 64))
-    }
-
-    /// Records the queries that reach it.
-    struct Spy(std::rc::Rc<std::cell::RefCell<Vec<usize>>>);
-    impl Layer for Spy {
-        fn name(&self) -> &'static str {
-            "spy"
-        }
-        fn check(&mut self, q: &Query<'_>, next: &mut Chain<'_>) -> Result<Answer, SolverError> {
-            self.0.borrow_mut().push(q.constraints.len());
-            next.check(q)
-        }
     }
 
     #[test]
@@ -296,16 +285,20 @@ mod tests {
             expr::eq(&byte(&z, 0), &byte(&z, 1)),
             expr::ult(&byte(&z, 1), &byte(&x, 0)),
         ];
-        let seen = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
+        let spy = Spy::default();
         let mut s = Solver::with_layers(
             SolverConfig::default(),
-            vec![Box::new(SliceLayer::new()), Box::new(Spy(seen.clone()))],
+            vec![Box::new(SliceLayer::new()), Box::new(spy.clone())],
         );
         assert!(s
             .may_be_true(&cs, &expr::eq(&byte(&y, 0), &expr::constant(201, 8)))
             .unwrap());
-        assert_eq!(*seen.borrow(), vec![1], "only y's constraint goes on");
-        seen.borrow_mut().clear();
+        assert_eq!(
+            spy.constraint_counts(),
+            vec![1],
+            "only y's constraint goes on"
+        );
+        spy.clear();
         let m = s
             .get_model(&cs, &[x.clone(), y.clone(), z.clone()])
             .unwrap()
@@ -313,7 +306,7 @@ mod tests {
         let mut ev = Evaluator::new(&m);
         assert!(cs.iter().all(|c| ev.eval(c) == 1));
         // Two factors: {x, z} and {y}.
-        let mut sizes = seen.borrow().clone();
+        let mut sizes = spy.constraint_counts();
         sizes.sort();
         assert_eq!(sizes, vec![1, 3]);
         assert_eq!(s.stats().bad_models, 0);
@@ -330,26 +323,26 @@ mod tests {
             expr::ult(&byte(&x, 0), &expr::constant(10, 8)),
             expr::ugt(&byte(&y, 0), &expr::constant(200, 8)),
         ];
-        let seen = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
+        let spy = Spy::default();
         let mut s = Solver::with_layers(
             SolverConfig::default(),
-            vec![Box::new(SliceLayer::new()), Box::new(Spy(seen.clone()))],
+            vec![Box::new(SliceLayer::new()), Box::new(spy.clone())],
         );
         let arrays = [x.clone(), y.clone(), z.clone()];
         assert!(s.get_model(&cs, &arrays).unwrap().is_some());
-        assert_eq!(seen.borrow().len(), 2, "one query per factor");
+        assert_eq!(spy.constraint_counts().len(), 2, "one query per factor");
         // The next state on the path adds a factor: only it is asked.
-        seen.borrow_mut().clear();
+        spy.clear();
         cs.push(expr::eq(&byte(&z, 0), &expr::constant(7, 8)));
         let m = s.get_model(&cs, &arrays).unwrap().unwrap();
-        assert_eq!(*seen.borrow(), vec![1]);
+        assert_eq!(spy.constraint_counts(), vec![1]);
         let mut ev = Evaluator::new(&m);
         assert!(cs.iter().all(|c| ev.eval(c) == 1));
         // A factor the last model does not satisfy is asked again.
-        seen.borrow_mut().clear();
+        spy.clear();
         cs[1] = expr::ult(&byte(&y, 0), &expr::constant(3, 8));
         let m = s.get_model(&cs, &arrays).unwrap().unwrap();
-        assert_eq!(*seen.borrow(), vec![1]);
+        assert_eq!(spy.constraint_counts(), vec![1]);
         let mut ev = Evaluator::new(&m);
         assert!(cs.iter().all(|c| ev.eval(c) == 1));
         assert_eq!(s.stats().bad_models, 0);

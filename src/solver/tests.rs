@@ -156,6 +156,44 @@ fn division_by_zero_agrees_with_eval() {
     }
 }
 
+/// Passes queries on unchanged, keeping each as it came: what the layers
+/// above it made of the queries.
+#[derive(Clone, Default)]
+pub(super) struct Spy(std::rc::Rc<std::cell::RefCell<Vec<Seen>>>);
+
+/// A query as a [`Spy`] saw it: its constraints and its condition.
+type Seen = (Vec<ExprRef>, ExprRef);
+
+impl Spy {
+    /// The number of constraints of each query seen, in order.
+    pub(super) fn constraint_counts(&self) -> Vec<usize> {
+        self.0.borrow().iter().map(|(c, _)| c.len()).collect()
+    }
+
+    /// The condition of each query seen, in order.
+    pub(super) fn conditions(&self) -> Vec<ExprRef> {
+        self.0.borrow().iter().map(|(_, e)| e.clone()).collect()
+    }
+
+    /// Forgets the queries seen.
+    pub(super) fn clear(&self) {
+        self.0.borrow_mut().clear();
+    }
+}
+
+impl Layer for Spy {
+    fn name(&self) -> &'static str {
+        "spy"
+    }
+
+    fn check(&mut self, q: &Query<'_>, next: &mut Chain<'_>) -> Result<Answer, SolverError> {
+        self.0
+            .borrow_mut()
+            .push((q.constraints.to_vec(), q.expr.clone()));
+        next.check(q)
+    }
+}
+
 /// Times out on every query, counting them: the layers above it see what
 /// they do when Z3 runs out of time.
 pub(super) struct Stuck(pub(super) std::rc::Rc<std::cell::Cell<u32>>);

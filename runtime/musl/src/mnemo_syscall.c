@@ -619,12 +619,6 @@ static long sys_inotify_rm_watch(long fd, long wd) {
   return d->kind == MNEMO_INOTIFY && wd > 0 && (unsigned long)wd <= d->off ? 0 : -EINVAL;
 }
 
-/* No process but this one (pid 1, alone in its group and session) exists.
- * kill(-1) reaches every process but the caller and, as Linux's does,
- * succeeds where any exists, whether or not it may be signalled: natively
- * one always does. A signal the process sends itself is not delivered: the
- * engine ends the path early ("signalled") rather than go on as if it had
- * been ignored. */
 /* Whether the kernel would discard `sig` sent to the process: its action
  * is SIG_IGN, or the default one and that ignores it. */
 static int discarded(long sig) {
@@ -635,6 +629,12 @@ static int discarded(long sig) {
          (sig == SIGCHLD || sig == SIGURG || sig == SIGWINCH || sig == SIGCONT);
 }
 
+/* No process but this one (pid 1, alone in its group and session) exists.
+ * kill(-1) reaches every process but the caller and, as Linux's does,
+ * succeeds where any exists, whether or not it may be signalled: natively
+ * one always does. A signal the process sends itself is not delivered: unless
+ * the kernel would discard it, the engine ends the path early ("signalled")
+ * rather than go on as if it had been ignored. */
 static long sys_kill(long pid, long sig) {
   if (sig < 0 || sig > 64)
     return -EINVAL;

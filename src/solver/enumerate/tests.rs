@@ -396,6 +396,22 @@ fn random_expressions_over_bounded_bytes_are_answered_as_z3_answers_them() {
     );
 }
 
+/// Asks `s` for a model of `x` under `path` and `goal`, and checks that it
+/// satisfies them.
+fn assert_model_satisfies(
+    s: &mut Solver,
+    path: &[expr::ExprRef],
+    goal: &expr::ExprRef,
+    x: &ArrayRef,
+) {
+    let model = s
+        .model_where(path, goal, std::slice::from_ref(x), None)
+        .unwrap()
+        .expect("a model");
+    let mut e = Evaluator::new(&model);
+    assert!(path.iter().chain([goal]).all(|c| e.eval(c) == 1));
+}
+
 /// The layer before a Z3 that times out on every query, and the count of
 /// the queries that reached it.
 fn enumerate_before_stuck_z3() -> (Solver, std::rc::Rc<std::cell::Cell<u32>>) {
@@ -432,12 +448,7 @@ fn queries_over_two_bytes_are_searched_whole_before_or_after_z3() {
     let chained = expr::eq(&urem(&b, &r), &k(3));
     assert_eq!(super::chain_in(&chained), Some(super::Chained::Divisions));
     assert_eq!(s.may_be_true(&path, &chained), Ok(true));
-    let model = s
-        .model_where(&path, &chained, std::slice::from_ref(&x), None)
-        .unwrap()
-        .expect("a model");
-    let mut e = Evaluator::new(&model);
-    assert!(path.iter().chain([&chained]).all(|c| e.eval(c) == 1));
+    assert_model_satisfies(&mut s, &path, &chained, &x);
     assert_eq!(asked.get(), 1);
     // A third byte in the chain: searched too.
     let wide = expr::eq(&urem(&urem(&b, &r), &c), &k(5));
@@ -473,11 +484,6 @@ fn chained_table_lookups_are_searched_before_z3() {
     assert_eq!(super::chain_in(&goal), Some(super::Chained::Lookups));
     let (mut s, asked) = enumerate_before_stuck_z3();
     let path = vec![ult(&s1, &constant(100, 8)), ult(&s2, &constant(50, 8))];
-    let model = s
-        .model_where(&path, &goal, std::slice::from_ref(&x), None)
-        .unwrap()
-        .expect("a model");
-    let mut e = Evaluator::new(&model);
-    assert!(path.iter().chain([&goal]).all(|c| e.eval(c) == 1));
+    assert_model_satisfies(&mut s, &path, &goal, &x);
     assert_eq!(asked.get(), 0);
 }

@@ -1,8 +1,6 @@
-use std::cell::RefCell;
-use std::rc::Rc;
-
 use super::*;
 use crate::expr::{self, concat, constant, read, Array, ArrayRef, Evaluator, UpdateList};
+use crate::solver::tests::Spy;
 use crate::solver::{Solver, SolverConfig};
 
 /// The little-endian value of `n` bytes of `a` from byte 0.
@@ -17,20 +15,6 @@ fn udiv(a: &ExprRef, b: &ExprRef) -> ExprRef {
 
 fn urem(a: &ExprRef, b: &ExprRef) -> ExprRef {
     expr::binary(BinOp::URem, a, b)
-}
-
-/// Passes queries on unchanged, keeping each one's condition.
-struct Seen(Rc<RefCell<Vec<ExprRef>>>);
-
-impl Layer for Seen {
-    fn name(&self) -> &'static str {
-        "seen"
-    }
-
-    fn check(&mut self, q: &Query<'_>, next: &mut Chain<'_>) -> Result<Answer, SolverError> {
-        self.0.borrow_mut().push(q.expr.clone());
-        next.check(q)
-    }
 }
 
 /// The widths of the divisions and multiplications under `e`.
@@ -88,10 +72,10 @@ fn bounded_terms_do_their_arithmetic_narrow() {
     ];
     let lcm = udiv(&expr::mul(&a, &b), &urem(&a, &b));
     let cond = expr::eq(&lcm, &k(3 * 4096));
-    let seen = Rc::new(RefCell::new(Vec::new()));
+    let spy = Spy::default();
     let mut narrow = Solver::with_layers(
         SolverConfig::default(),
-        vec![Box::new(NarrowLayer::new()), Box::new(Seen(seen.clone()))],
+        vec![Box::new(NarrowLayer::new()), Box::new(spy.clone())],
     );
     let mut plain = Solver::with_layers(SolverConfig::default(), vec![]);
     assert_eq!(
@@ -99,7 +83,7 @@ fn bounded_terms_do_their_arithmetic_narrow() {
         plain.may_be_true(&cs, &cond).unwrap()
     );
     let mut widths = Vec::new();
-    arithmetic_widths(&seen.borrow()[0], &mut widths);
+    arithmetic_widths(&spy.conditions()[0], &mut widths);
     assert!(
         !widths.is_empty() && widths.iter().all(|&w| w <= 29),
         "{widths:?}"
