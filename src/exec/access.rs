@@ -4,10 +4,11 @@
 //! natives' go through `resolve`, so an access is checked (bounds, null,
 //! use after free) the same way wherever it comes from.
 
-use super::choices::{by_target, pinned_value, recorded_conditions, MAX_POINTER_TARGETS};
+use super::choices::{by_target, recorded_conditions, MAX_POINTER_TARGETS};
 use super::end::{EarlyReason, ErrorKind, PathEnd};
 use super::executor::{Exec, Executor, Flow, FIXED_ADDRESS, NO_TARGET, UNLISTED};
 use super::memory::{AllocKind, MemoryObject, ObjectState};
+use super::questions::pinned_value;
 use super::state::{State, NULL_PAGE};
 use super::value::Value;
 use crate::expr::{self, Assignment, ExprRef};

@@ -1,8 +1,7 @@
 //! Choice points: forking a state over the ways an instruction can go, and
-//! following a recorded run's alternatives instead of asking the solver;
-//! with them the other questions an instruction asks of its path (may a
-//! condition hold, a value of an expression), which a guided state also
-//! answers from the recorded run.
+//! following a recorded run's alternatives instead of asking the solver.
+//! The other questions an instruction asks of its path are in
+//! `questions.rs`.
 //!
 //! Forking follows one rule that later features rely on: every fork happens
 //! before an instruction has any effect, and each child is cloned at that
@@ -20,8 +19,8 @@ use super::end::{EarlyReason, ErrorKind, PathEnd};
 use super::executor::{Exec, Executor, Flow, NO_TARGET, UNLISTED};
 use super::fork_share::SiteKey;
 use super::guide::{Guidance, Next};
+use super::questions::{among, inputs_of, reads_only, reads_only_pinned};
 use super::state::{Alt, Answer, Decision, Forced, Point, State};
-use super::value::Value;
 use crate::expr::{self, Assignment, ExprRef};
 use crate::ir::{BlockId, Inst, SiteId};
 use crate::solver::SolverError;
@@ -596,79 +595,6 @@ impl Executor {
         }
     }
 
-    /// The recorded inputs that satisfy a guided state's path condition, as
-    /// an assignment of its symbolic arrays. (A state replaying a callee
-    /// has its recorded path's model as its own, `state.hint`.)
-    pub(super) fn witness(&self, state: &State) -> Option<Assignment> {
-        let inputs = self.guide.as_ref()?.witness(state.guide?)?;
-        Some(state.assignment(inputs.iter().map(Vec::as_slice)))
-    }
-
-    /// Whether `cond` may hold on the path: answered by the recorded inputs
-    /// on a guided prefix, by the path's model or by one of its seeds when
-    /// they satisfy it, else by the solver.
-    pub(crate) fn may_be_true(&mut self, state: &State, cond: &ExprRef) -> Exec<bool> {
-        if let Some(w) = self.witness(state) {
-            if expr::eval(cond, &w) != 0 {
-                self.guided.solver_calls_avoided += 1;
-                return Ok(true);
-            }
-        }
-        if state
-            .hint
-            .as_ref()
-            .is_some_and(|h| expr::eval(cond, h) != 0)
-            || state.seed_meeting(cond).is_some()
-        {
-            self.solver.answered_by_path_model();
-            return Ok(true);
-        }
-        if state.hint.is_some() && reads_only_pinned(state, cond) {
-            self.solver.answered_by_path_model();
-            return Ok(false);
-        }
-        self.solver
-            .may_be_true(state.constraints_for(cond), cond)
-            .map_err(|e| self.solver_error(state, e))
-    }
-
-    /// Fixes a symbolic value to one feasible concrete value (no fork).
-    pub(crate) fn concretize(&mut self, state: &mut State, v: &Value) -> Exec<u128> {
-        match v {
-            Value::Concrete { bits, .. } => Ok(bits.get()),
-            Value::Symbolic(e) => {
-                self.replay.fixed += 1;
-                let c = self.example(state, v)?;
-                state.add_constraint(expr::eq(e, &expr::constant(c, e.width())));
-                Ok(c)
-            }
-        }
-    }
-
-    /// A value of `v` under the path, without constraining the path. On a
-    /// guided prefix it is the value the recorded run chose.
-    pub(crate) fn example(&mut self, state: &State, v: &Value) -> Exec<u128> {
-        match v {
-            Value::Concrete { bits, .. } => Ok(bits.get()),
-            Value::Symbolic(e) => {
-                self.replay.fixed += 1;
-                if let Some(w) = self.witness(state) {
-                    self.guided.solver_calls_avoided += 1;
-                    return Ok(expr::eval(e, &w));
-                }
-                // The path's model gives a value it can take, and one that
-                // keeps the model when the value joins the path.
-                if let Some(h) = &state.hint {
-                    self.solver.answered_by_path_model();
-                    return Ok(expr::eval(e, h));
-                }
-                self.solver
-                    .get_value(&state.constraints, e)
-                    .map_err(|err| self.solver_error(state, err))
-            }
-        }
-    }
-
     /// Picks the target of a symbolic pointer: the forced one when the state
     /// replays a fork; on a guided prefix, one of the recorded targets
     /// (`rebuild` gives their conditions); else one of the alternatives
@@ -753,13 +679,6 @@ pub(super) fn recorded_conditions(
     Ok(conds)
 }
 
-/// The value of `e` when every input it reads is pinned on the state's
-/// path: the same under every model, so the path's own gives it.
-pub(super) fn pinned_value(state: &State, e: &ExprRef) -> Option<u128> {
-    let hint = state.hint.as_ref()?;
-    reads_only_pinned(state, e).then(|| expr::eval(e, hint))
-}
-
 /// Whether a condition is feasible, as the trie is to keep the answer: a
 /// path that pinned inputs (`give_up_hard`) finds a condition reading them
 /// false only for the values pinned, which says nothing of other inputs.
@@ -773,32 +692,4 @@ fn answer_on(state: &State, cond: &ExprRef, feasible: bool) -> Answer {
     } else {
         Answer::Infeasible
     }
-}
-
-/// Whether every input `cond` reads is pinned on the state's path (all of
-/// its bytes fixed), so that its value is the same under every model.
-fn reads_only_pinned(state: &State, cond: &ExprRef) -> bool {
-    reads_only(cond, &state.pinned)
-}
-
-/// Whether every input `cond` reads (constant arrays aside) is one of
-/// `inputs`; false when `inputs` is empty.
-fn reads_only(cond: &ExprRef, inputs: &[expr::ArrayRef]) -> bool {
-    !inputs.is_empty()
-        && inputs_of(std::slice::from_ref(cond))
-            .iter()
-            .all(|a| among(inputs, a))
-}
-
-/// The inputs (arrays without constant contents) `exprs` read.
-fn inputs_of(exprs: &[ExprRef]) -> Vec<expr::ArrayRef> {
-    let mut arrays = Vec::new();
-    expr::arrays_in_all(exprs, &mut arrays);
-    arrays.retain(|a| a.init.is_none());
-    arrays
-}
-
-/// Whether `array` is one of `inputs` (arrays are told apart by identity).
-fn among(inputs: &[expr::ArrayRef], array: &expr::ArrayRef) -> bool {
-    inputs.iter().any(|p| Arc::ptr_eq(p, array))
 }

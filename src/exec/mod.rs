@@ -24,6 +24,7 @@ mod memory;
 mod natives;
 pub mod posix;
 mod preferences;
+mod questions;
 pub mod seeds;
 mod start;
 mod state;
