@@ -20,10 +20,11 @@
 //! as its bytes have values. A word that only comparisons of it with
 //! constants read (a loop reading a fresh word each round) takes the least
 //! value they allow, however many it has. Any other query goes on to the
-//! next layer. Up to two bytes' worth of combinations are searched too:
-//! before Z3 where the conjuncts chain divisions by the input, which Z3
-//! bit-blasts slowly (see [`chain_in`]), and after it for any
-//! query it ran out of time on, rather than leave the query undecided.
+//! next layer. Up to two bytes' worth of combinations are searched too,
+//! and three where the conjuncts chain divisions or table lookups on the
+//! input (see [`chain_in`]): chained ones for a while before Z3, which
+//! bit-blasts them slowly, and any of them once Z3 has run out of time on
+//! the query, rather than leave it undecided.
 
 use std::sync::Arc;
 
