@@ -177,9 +177,27 @@ impl Evaluated {
         self.memo.is_empty()
     }
 
-    /// The value of `e` (masked to its width) under `assignment`, the one
-    /// every earlier value was found under. Unassigned symbolic bytes and
-    /// bytes past the end of an array read as 0.
+    /// Forgets every value, keeping the room they took: for evaluations
+    /// under another assignment.
+    pub fn clear(&mut self) {
+        self.memo.clear();
+        self.roots.clear();
+    }
+
+    /// Forgets the values of `nodes`, keeping the others': the nodes that
+    /// read a byte about to change, in a search that changes it over and
+    /// over and evaluates again only what reads it.
+    pub fn forget(&mut self, nodes: &[*const ExprNode]) {
+        for n in nodes {
+            self.memo.remove(n);
+        }
+    }
+
+    /// The value of `e` (masked to its width) under `assignment`, under
+    /// which every value kept must still hold (the assignment they were
+    /// found under, or one that differs only in bytes whose readers were
+    /// forgotten). Unassigned symbolic bytes and bytes past the end of an
+    /// array read as 0.
     pub fn eval(&mut self, assignment: &Assignment, e: &ExprRef) -> u128 {
         if let Some(c) = e.as_const() {
             return c;
@@ -374,6 +392,34 @@ mod tests {
         m.set_byte(&a, 3, 5);
         assert_eq!(m.get(&a), Some(&[1, 2, 9][..]));
         assert_eq!(m.len(), 1);
+    }
+
+    #[test]
+    fn forgotten_values_are_found_again_and_the_others_kept() {
+        let a = Array::symbolic("fg_a", 2);
+        let x = read(&UpdateList::new(a.clone()), &constant(0, 64));
+        let y = read(&UpdateList::new(a.clone()), &constant(1, 64));
+        let wide_y = zext(&y, 16);
+        let sum = add(&zext(&x, 16), &wide_y);
+        let mut asg = Assignment::new();
+        asg.set(&a, vec![3, 4]);
+        let mut values = Evaluated::default();
+        assert_eq!(values.eval(&asg, &sum), 7);
+        let all = values.len();
+        // Byte 1 changes: its readers are found again, x's value is kept.
+        asg.set_byte(&a, 1, 10);
+        let readers = [y.as_ptr(), wide_y.as_ptr(), sum.as_ptr()];
+        values.forget(&readers);
+        assert_eq!(values.len(), all - 3);
+        assert_eq!(values.eval(&asg, &sum), 13);
+        // A kept value is used as it is, even where the assignment says
+        // otherwise: forgetting is the caller's to get right.
+        asg.set_byte(&a, 0, 100);
+        values.forget(&readers);
+        assert_eq!(values.eval(&asg, &sum), 13);
+        values.clear();
+        assert!(values.is_empty());
+        assert_eq!(values.eval(&asg, &sum), 110);
     }
 
     #[test]

@@ -30,11 +30,13 @@ use std::sync::Arc;
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
+use self::search::{search_order, OverBudget, Search};
 use super::interval::{atom_of, ValueSet};
 use super::query::{Answer, Chain, Layer, Query};
 use super::SolverError;
 use crate::expr::{
-    conjuncts, ArrayRef, Assignment, Evaluated, Evaluator, ExprKind, ExprNode, ExprRef,
+    conjuncts, unsigned_range, ArrayRef, Assignment, Evaluator, ExprKind, ExprNode, ExprRef,
+    UpdateList, UpdateNode,
 };
 use crate::ir::BinOp;
 
@@ -159,29 +161,57 @@ pub(super) fn input_bytes(
         if nodes > max_nodes {
             return Err(());
         }
-        if let ExprKind::Read { updates, index } = e.kind() {
-            let root = &updates.root;
-            if !root.is_constant() {
-                let at = index.as_const().ok_or(())?;
-                if at >= u128::from(root.size) {
+        let ExprKind::Read { updates, index } = e.kind() else {
+            e.for_each_child(|c| {
+                if !c.is_const() {
+                    stack.push(c)
+                }
+            });
+            continue;
+        };
+        let root = &updates.root;
+        if !root.is_constant() {
+            let at = index.as_const().ok_or(())?;
+            if at >= u128::from(root.size) {
+                return Err(());
+            }
+            let byte = (root.clone(), at as u64);
+            if !bytes.iter().any(|b| same(b, &byte)) {
+                if bytes.len() == max_bytes {
                     return Err(());
                 }
-                let byte = (root.clone(), at as u64);
-                if !bytes.iter().any(|b| same(b, &byte)) {
-                    if bytes.len() == max_bytes {
-                        return Err(());
-                    }
-                    bytes.push(byte);
+                bytes.push(byte);
+            }
+        }
+        stack.push(index);
+        for node in reachable_writes(updates, index) {
+            for c in [&node.index, &node.value] {
+                if !c.is_const() {
+                    stack.push(c);
                 }
             }
         }
-        e.for_each_child(|c| {
-            if !c.is_const() {
-                stack.push(c)
-            }
-        });
     }
     Ok((bytes, nodes))
+}
+
+/// The writes of `updates` that a read at `index` may see. A write at a
+/// fixed offset that the index cannot reach gives the read nothing: grep
+/// copies a pattern's first bytes to a buffer and reads it at `1 + (byte 1
+/// == '-')`, which cannot reach the writes of bytes 0 and 3, and counting
+/// them made 2^24 combinations of an unsatisfiable query to exhaust where
+/// 2^8 suffice.
+fn reachable_writes<'a>(
+    updates: &'a UpdateList,
+    index: &ExprRef,
+) -> impl Iterator<Item = &'a UpdateNode> {
+    let (lo, hi) = match index.as_const() {
+        Some(at) => (at, at),
+        None => unsigned_range(index),
+    };
+    updates
+        .iter()
+        .filter(move |node| !node.index.as_const().is_some_and(|at| at < lo || at > hi))
 }
 
 pub(super) fn same(a: &Byte, b: &Byte) -> bool {
@@ -451,55 +481,6 @@ fn model(wanted: &[ArrayRef], found: &[(Byte, u8)]) -> Assignment {
     m
 }
 
-/// A search for values of the bytes that conjuncts relate, under which
-/// each of those conjuncts holds.
-struct Search<'a> {
-    /// The bytes searched, as indices into `found`, in the order tried.
-    order: &'a [usize],
-    /// The values each byte of `found` may take.
-    domains: &'a [Values],
-    /// For each byte of `order`, the conjuncts whose last byte it is.
-    checks: &'a [Vec<ExprRef>],
-    /// Every byte of the query with a value: the searched ones' are
-    /// replaced as the search goes.
-    found: &'a mut [(Byte, u8)],
-    /// `found` as an assignment, kept up to date byte by byte.
-    assignment: Assignment,
-    /// The node evaluations the search may still make.
-    budget: u64,
-}
-
-/// A search ran past its budget of node evaluations.
-struct OverBudget;
-
-impl Search<'_> {
-    /// Whether the bytes of `order` from the `i`th on have values under
-    /// which every check holds. Tries the least values first, so the first
-    /// combination found is the same on every run.
-    fn from(&mut self, i: usize) -> Result<bool, OverBudget> {
-        let Some(&slot) = self.order.get(i) else {
-            return Ok(true);
-        };
-        for v in each(&self.domains[slot]) {
-            let ((array, at), value) = &mut self.found[slot];
-            *value = v;
-            self.assignment.set_byte(array, *at as usize, v);
-            let mut values = Evaluated::default();
-            let holds = self.checks[i]
-                .iter()
-                .all(|c| values.eval(&self.assignment, c) == 1);
-            self.budget = self
-                .budget
-                .checked_sub(values.len() as u64)
-                .ok_or(OverBudget)?;
-            if holds && self.from(i + 1)? {
-                return Ok(true);
-            }
-        }
-        Ok(false)
-    }
-}
-
 impl EnumerateLayer {
     /// What `c` is to the layer, worked out on its first query.
     fn conjunct(&mut self, c: &ExprRef) -> Conjunct {
@@ -578,12 +559,10 @@ impl Layer for EnumerateLayer {
                 }
             }
         }
-        // The bytes the related conjuncts read, in the order they come
-        // (`place` gives each its place in `order`), and each conjunct
-        // checked once its last byte has a value.
-        let mut place: Vec<Option<usize>> = vec![None; bytes.len()];
-        let mut order: Vec<usize> = Vec::new();
-        let mut checks: Vec<Vec<ExprRef>> = Vec::new();
+        // The conjuncts searched, each with the places in `bytes` of the
+        // bytes it reads, and the combinations of those bytes' values.
+        let mut searched: Vec<(&ExprRef, Vec<usize>)> = Vec::new();
+        let mut counted = vec![false; bytes.len()];
         let mut combinations: u64 = 1;
         // The chains of the conjuncts searched: lookups, when any has
         // them, before divisions.
@@ -602,18 +581,13 @@ impl Layer for EnumerateLayer {
                 continue;
             }
             chain = chain.max(r.chain);
-            let mut last = 0;
-            for b in &r.bytes {
-                let i = slots.of(b, &mut bytes);
-                let at = *place[i].get_or_insert_with(|| {
-                    order.push(i);
-                    checks.push(Vec::new());
+            let read: Vec<usize> = r.bytes.iter().map(|b| slots.of(b, &mut bytes)).collect();
+            for &i in &read {
+                if !std::mem::replace(&mut counted[i], true) {
                     combinations = combinations.saturating_mul(count(&bytes[i].1));
-                    order.len() - 1
-                });
-                last = last.max(at);
+                }
             }
-            checks[last].push(r.expr.clone());
+            searched.push((&r.expr, read));
         }
         let searchable = match chain {
             Some(_) => MAX_SEARCHED_CHAINED,
@@ -621,6 +595,19 @@ impl Layer for EnumerateLayer {
         };
         if combinations > searchable {
             return next.check(q);
+        }
+        // Each conjunct is checked once its last byte in `order` has a
+        // value.
+        let order = search_order(&searched, |i| count(&bytes[i].1));
+        let mut place: Vec<usize> = vec![0; bytes.len()];
+        for (at, &i) in order.iter().enumerate() {
+            place[i] = at;
+        }
+        let mut checks: Vec<Vec<ExprRef>> = vec![Vec::new(); order.len()];
+        for (expr, read) in &searched {
+            if let Some(last) = read.iter().map(|&i| place[i]).max() {
+                checks[last].push((*expr).clone());
+            }
         }
         let mut found = Vec::with_capacity(bytes.len());
         let mut domains = Vec::with_capacity(bytes.len());
@@ -636,26 +623,19 @@ impl Layer for EnumerateLayer {
             next.stats().hit(self.name());
             return Ok(Answer::Unsat);
         }
-        let assignment = model(&[], &found);
-        let mut search = Search {
-            order: &order,
-            domains: &domains,
-            checks: &checks,
-            found: &mut found,
-            assignment,
-            budget: if combinations <= MAX_COMBINATIONS {
-                u64::MAX
-            } else if chain == Some(Chained::Lookups) {
-                BUDGET_BEFORE_Z3_LOOKUPS
-            } else if chain.is_some() {
-                BUDGET_BEFORE_Z3
-            } else {
-                0
-            },
+        let budget = if combinations <= MAX_COMBINATIONS {
+            u64::MAX
+        } else if chain == Some(Chained::Lookups) {
+            BUDGET_BEFORE_Z3_LOOKUPS
+        } else if chain.is_some() {
+            BUDGET_BEFORE_Z3
+        } else {
+            0
         };
-        let first = match search.budget {
+        let mut search = Search::new(&order, &domains, &checks, &mut found);
+        let first = match budget {
             0 => Err(OverBudget),
-            _ => search.from(0),
+            _ => search.run(budget),
         };
         let holds = match first {
             Ok(holds) => holds,
@@ -664,8 +644,7 @@ impl Layer for EnumerateLayer {
                 if !matches!(answer, Err(SolverError::Timeout)) || next.timeout_stands() {
                     return answer;
                 }
-                search.budget = BUDGET_AFTER_TIMEOUT;
-                match search.from(0) {
+                match search.run(BUDGET_AFTER_TIMEOUT) {
                     Ok(holds) => holds,
                     Err(OverBudget) => return answer,
                 }
@@ -679,5 +658,6 @@ impl Layer for EnumerateLayer {
     }
 }
 
+mod search;
 #[cfg(test)]
 mod tests;

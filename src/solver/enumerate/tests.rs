@@ -487,3 +487,115 @@ fn chained_table_lookups_are_searched_before_z3() {
     assert_model_satisfies(&mut s, &path, &goal, &x);
     assert_eq!(asked.get(), 0);
 }
+
+/// grep copies a pattern's first bytes to a buffer and reads it at
+/// `1 + (byte 1 == '-')`: the read gives one of bytes 1 and 2, never the
+/// writes of bytes 0 and 3 (or the buffer's own bytes at those offsets).
+/// A hash of the byte read that no value makes zero is then decided over
+/// those two bytes, without Z3; reading all four, the search had 2^24
+/// combinations to exhaust and gave up.
+#[test]
+fn writes_the_index_cannot_reach_are_not_searched() {
+    use crate::expr::{add, eq, ne, zext};
+    let x = Array::symbolic("pattern", 4);
+    let mut buf = UpdateList::new(Array::constant("buf", vec![0u8; 8]));
+    for i in 0..4 {
+        buf = buf.write(constant(i, 64), byte(&x, i));
+    }
+    let dash = zext(&eq(&byte(&x, 1), &constant(45, 8)), 64);
+    let at = |k: u128| read(&buf, &add(&constant(k, 64), &dash));
+    let (read_bytes, _) = super::input_bytes(&at(1), 16, 4096).unwrap();
+    let offsets: Vec<u64> = read_bytes.iter().map(|(_, i)| *i).collect();
+    assert_eq!(offsets.len(), 2, "{offsets:?}");
+    assert!(offsets.contains(&1) && offsets.contains(&2), "{offsets:?}");
+    // A table that has no zero but at 200, looked up at the byte read.
+    let table = |zero_at: Option<u8>| {
+        Array::constant(
+            "hash",
+            (0..=255u8)
+                .map(|b| if Some(b) == zero_at { 0 } else { b | 1 })
+                .collect::<Vec<u8>>(),
+        )
+    };
+    let path = vec![
+        eq(&byte(&x, 0), &constant(92, 8)),
+        ne(&at(3), &constant(7, 8)),
+    ];
+    for (zero_at, sat) in [(None, false), (Some(200), true)] {
+        let hashed = read(&UpdateList::new(table(zero_at)), &zext(&at(1), 64));
+        let goal = eq(&hashed, &constant(0, 8));
+        assert_eq!(super::chain_in(&goal), Some(super::Chained::Lookups));
+        let (mut s, asked) = enumerate_before_stuck_z3();
+        assert_eq!(s.may_be_true(&path, &goal), Ok(sat));
+        if sat {
+            assert_model_satisfies(&mut s, &path, &goal, &x);
+        }
+        assert_eq!(asked.get(), 0);
+    }
+}
+
+/// Bytes with one value come first, then those that complete the
+/// conjunct with the fewest combinations left, so that it is checked
+/// near the search's root.
+#[test]
+fn the_search_completes_the_cheapest_conjunct_first() {
+    let e = constant(1, 1);
+    let values = [256, 256, 256, 1];
+    let conjuncts = vec![(&e, vec![0, 1, 2, 3]), (&e, vec![3, 1])];
+    assert_eq!(
+        super::search_order(&conjuncts, |i| values[i]),
+        vec![3, 1, 0, 2]
+    );
+    // Ties go to the last conjunct (the query's own condition), and each
+    // keeps its bytes' order.
+    let conjuncts = vec![(&e, vec![2, 0]), (&e, vec![1, 0])];
+    assert_eq!(
+        super::search_order(&conjuncts, |i| values[i]),
+        vec![1, 0, 2]
+    );
+}
+
+/// Random buffers of input bytes written at fixed offsets over constant
+/// contents, read at indices of narrow ranges, as copies of a pattern's
+/// first bytes are: enumeration answers as Z3 does, and its models hold.
+#[test]
+fn reads_of_written_buffers_at_narrow_indices_are_answered_as_z3_answers_them() {
+    use crate::expr::{add, and, eq, ule, zext};
+    use rand::{Rng, SeedableRng};
+    let x = Array::symbolic("copied", 6);
+    let mut en = solver("enumerate,z3");
+    let mut z3 = solver("z3");
+    let mut rng = rand::rngs::SmallRng::seed_from_u64(7);
+    for seed in 0..60 {
+        let contents: Vec<u8> = (0..10).map(|_| rng.gen_range(0..4)).collect();
+        let mut buf = UpdateList::new(Array::constant(&format!("buf{seed}"), contents));
+        for _ in 0..rng.gen_range(2..8) {
+            let (at, from) = (rng.gen_range(0..8u128), rng.gen_range(0..6u128));
+            buf = buf.write(constant(at, 64), byte(&x, from));
+        }
+        // An index of two or four values, chosen by an input byte.
+        let index = |rng: &mut rand::rngs::SmallRng| {
+            let chooser = byte(&x, rng.gen_range(0..6));
+            let offset = constant(rng.gen_range(0..7), 64);
+            if rng.gen() {
+                add(&offset, &zext(&eq(&chooser, &constant(45, 8)), 64))
+            } else {
+                add(&offset, &zext(&and(&chooser, &constant(3, 8)), 64))
+            }
+        };
+        let mut path: Vec<_> = (0..6)
+            .map(|i| ule(&byte(&x, i), &constant(rng.gen_range(1..64), 8)))
+            .collect();
+        path.push(expr::ne(&read(&buf, &index(&mut rng)), &constant(1, 8)));
+        let goal = eq(
+            &read(&buf, &index(&mut rng)),
+            &constant(rng.gen_range(0..6), 8),
+        );
+        let want = z3.may_be_true(&path, &goal).unwrap();
+        assert_eq!(en.may_be_true(&path, &goal).unwrap(), want, "seed {seed}");
+        if want {
+            assert_model_satisfies(&mut en, &path, &goal, &x);
+        }
+    }
+    assert!(en.stats().hits.get("enumerate").copied().unwrap_or(0) > 30);
+}

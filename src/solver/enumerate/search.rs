@@ -1,0 +1,210 @@
+//! The search over combinations of byte values that decides a query
+//! whose conjuncts relate several bytes.
+//!
+//! The bytes are given values one at a time, and each conjunct is checked
+//! as soon as all of its bytes have one. What a check evaluates is kept
+//! from one value of the byte to the next, but for the nodes that read
+//! that byte: on grep's and bc's scanner queries most of a conjunct's
+//! nodes read the bytes before it (the scanner's state so far), and
+//! evaluating them again for each of a byte's 256 values, with a fresh
+//! table of values each time, took most of the search's time.
+
+use rustc_hash::FxHashMap;
+use rustc_hash::FxHashSet;
+
+use super::{each, model, reachable_writes, Byte, Values};
+use crate::expr::{Assignment, Evaluated, ExprKind, ExprNode, ExprRef};
+
+/// A search for values of the bytes that conjuncts relate, under which
+/// each of those conjuncts holds.
+pub(super) struct Search<'a> {
+    /// The bytes searched, as indices into `found`, in the order tried.
+    order: &'a [usize],
+    /// The values each byte of `found` may take.
+    domains: &'a [Values],
+    /// For each byte of `order`, the conjuncts whose last byte it is.
+    checks: &'a [Vec<ExprRef>],
+    /// Every byte of the query with a value: the searched ones' are
+    /// replaced as the search goes.
+    found: &'a mut [(Byte, u8)],
+    /// `found` as an assignment, kept up to date byte by byte.
+    assignment: Assignment,
+    /// For each byte of `order`, the nodes of its checks that read it
+    /// (worked out on the first run): their values are forgotten each
+    /// time it changes.
+    readers: Vec<Vec<*const ExprNode>>,
+    /// For each byte of `order`, the values of its checks' nodes under the
+    /// values the bytes before it have now.
+    values: Vec<Evaluated>,
+    /// The node evaluations the search may still make.
+    budget: u64,
+}
+
+/// A search ran past its budget of node evaluations.
+pub(super) struct OverBudget;
+
+impl<'a> Search<'a> {
+    /// A search over the bytes `order` of `found`, each taking the values
+    /// `domains` allow it, for values under which `checks` hold.
+    pub(super) fn new(
+        order: &'a [usize],
+        domains: &'a [Values],
+        checks: &'a [Vec<ExprRef>],
+        found: &'a mut [(Byte, u8)],
+    ) -> Self {
+        let assignment = model(&[], found);
+        Search {
+            order,
+            domains,
+            checks,
+            found,
+            assignment,
+            readers: Vec::new(),
+            values: order.iter().map(|_| Evaluated::default()).collect(),
+            budget: 0,
+        }
+    }
+
+    /// Whether the bytes have values under which every check holds,
+    /// found in at most `budget` node evaluations. Tries the least values
+    /// first, so the first combination found is the same on every run;
+    /// `found` then holds it.
+    pub(super) fn run(&mut self, budget: u64) -> Result<bool, OverBudget> {
+        if self.readers.is_empty() {
+            self.readers = self
+                .order
+                .iter()
+                .zip(self.checks)
+                .map(|(&slot, checks)| readers(&self.found[slot].0, checks))
+                .collect();
+        }
+        self.budget = budget;
+        self.from(0)
+    }
+
+    /// Whether the bytes of `order` from the `i`th on have values under
+    /// which every check holds.
+    fn from(&mut self, i: usize) -> Result<bool, OverBudget> {
+        let Some(&slot) = self.order.get(i) else {
+            return Ok(true);
+        };
+        // The bytes before the `i`th have new values.
+        self.values[i].clear();
+        for v in each(&self.domains[slot]) {
+            let ((array, at), value) = &mut self.found[slot];
+            *value = v;
+            self.assignment.set_byte(array, *at as usize, v);
+            let values = &mut self.values[i];
+            let before = values.len();
+            let holds = self.checks[i]
+                .iter()
+                .all(|c| values.eval(&self.assignment, c) == 1);
+            self.budget = self
+                .budget
+                .checked_sub(values.len().saturating_sub(before) as u64)
+                .ok_or(OverBudget)?;
+            values.forget(&self.readers[i]);
+            if holds && self.from(i + 1)? {
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+}
+
+/// The nodes of `exprs` whose values may depend on `byte`. A read's
+/// writes that its index cannot reach are not followed: the read's value
+/// does not depend on them.
+fn readers(byte: &Byte, exprs: &[ExprRef]) -> Vec<*const ExprNode> {
+    let reads_byte = |e: &ExprRef| match e.kind() {
+        ExprKind::Read { updates, index } => {
+            std::sync::Arc::ptr_eq(&updates.root, &byte.0)
+                && index.as_const().is_none_or(|at| at == u128::from(byte.1))
+        }
+        _ => false,
+    };
+    let mut depends: FxHashMap<*const ExprNode, bool> = FxHashMap::default();
+    let mut stack: Vec<(&ExprRef, bool)> = exprs.iter().map(|e| (e, false)).collect();
+    while let Some((node, expanded)) = stack.pop() {
+        if node.is_const() || depends.contains_key(&node.as_ptr()) {
+            continue;
+        }
+        if !expanded {
+            stack.push((node, true));
+            inputs(node, |c| stack.push((c, false)));
+            continue;
+        }
+        let mut reads = reads_byte(node);
+        inputs(node, |c| {
+            reads |= depends.get(&c.as_ptr()).copied().unwrap_or(false)
+        });
+        depends.insert(node.as_ptr(), reads);
+    }
+    depends
+        .into_iter()
+        .filter_map(|(node, reads)| reads.then_some(node))
+        .collect()
+}
+
+/// The children of `e` its value may depend on: a read's index and the
+/// writes it may see, any other node's children.
+fn inputs<'a>(e: &'a ExprRef, mut f: impl FnMut(&'a ExprRef)) {
+    match e.kind() {
+        ExprKind::Read { updates, index } => {
+            f(index);
+            for node in reachable_writes(updates, index) {
+                f(&node.index);
+                f(&node.value);
+            }
+        }
+        _ => e.for_each_child(f),
+    }
+}
+
+/// The order in which a search tries the values of the bytes that
+/// `conjuncts` read (each conjunct with its bytes' places), given how many
+/// values each byte may take: bytes with one value first, then, over and
+/// over, the missing bytes of the conjunct they leave the fewest
+/// combinations to complete. On a tie the last such conjunct goes first:
+/// the query's own condition comes last, and the path's conditions before
+/// it hold together, so it is the one that can fail. A conjunct is
+/// checked as soon as its bytes have values, so one that few bytes decide
+/// prunes the search near its root: grep's query on a pattern's bytes 1
+/// to 3 checks a hash of bytes 0 to 2 that no value satisfies, and with
+/// byte 0 (which had one value) tried last, the search exhausted 2^24
+/// combinations where 2^16 decide it.
+pub(super) fn search_order(
+    conjuncts: &[(&ExprRef, Vec<usize>)],
+    values: impl Fn(usize) -> u64,
+) -> Vec<usize> {
+    let mut order: Vec<usize> = Vec::new();
+    let mut placed: FxHashSet<usize> = FxHashSet::default();
+    for (_, read) in conjuncts {
+        for &i in read {
+            if values(i) <= 1 && placed.insert(i) {
+                order.push(i);
+            }
+        }
+    }
+    loop {
+        let mut best: Option<(u64, &[usize])> = None;
+        for (_, read) in conjuncts {
+            let mut missing = read.iter().filter(|i| !placed.contains(i)).peekable();
+            if missing.peek().is_none() {
+                continue;
+            }
+            let cost = missing.fold(1u64, |c, &i| c.saturating_mul(values(i)));
+            if best.is_none_or(|(least, _)| cost <= least) {
+                best = Some((cost, read));
+            }
+        }
+        let Some((_, read)) = best else {
+            return order;
+        };
+        for &i in read {
+            if placed.insert(i) {
+                order.push(i);
+            }
+        }
+    }
+}
