@@ -36,9 +36,33 @@ pub(super) struct Search<'a> {
     /// For each byte of `order`, the values of its checks' nodes under the
     /// values the bytes before it have now.
     values: Vec<Evaluated>,
+    /// For each byte of `order`, the conjuncts whose last byte it is that
+    /// skip a byte before it.
+    filters: &'a [Vec<Filter>],
+    /// For each filter of each byte, the values under which its checks
+    /// hold, by the values of the bytes of its key.
+    allowed: Vec<Vec<FxHashMap<Vec<u8>, Values>>>,
     /// The node evaluations the search may still make.
     budget: u64,
 }
+
+/// Conjuncts whose last byte in a search's order is the same, that read
+/// the same bytes before it, and not all of them. The values of the last
+/// byte under which they hold are the same whatever the bytes they skip
+/// are: found once for each value of the bytes they read, and kept. grep's
+/// query where `buf[3 + (byte 1 == '-')] == 0` fixes byte 3 by byte 1
+/// checked it for each of byte 2's values in between, 2^24 times, and ran
+/// out of its budget.
+#[derive(Clone)]
+pub(super) struct Filter {
+    /// The bytes before the last that the conjuncts read, as indices into
+    /// the search's `found`, in the search's order.
+    pub(super) key: Vec<usize>,
+    pub(super) checks: Vec<ExprRef>,
+}
+
+/// Values kept for each filter before they are forgotten (memory bound).
+const ALLOWED_LIMIT: usize = 1 << 16;
 
 /// A search ran past its budget of node evaluations.
 pub(super) struct OverBudget;
@@ -50,6 +74,7 @@ impl<'a> Search<'a> {
         order: &'a [usize],
         domains: &'a [Values],
         checks: &'a [Vec<ExprRef>],
+        filters: &'a [Vec<Filter>],
         found: &'a mut [(Byte, u8)],
     ) -> Self {
         let assignment = model(&[], found);
@@ -61,6 +86,11 @@ impl<'a> Search<'a> {
             assignment,
             readers: Vec::new(),
             values: order.iter().map(|_| Evaluated::default()).collect(),
+            filters,
+            allowed: filters
+                .iter()
+                .map(|f| vec![FxHashMap::default(); f.len()])
+                .collect(),
             budget: 0,
         }
     }
@@ -74,8 +104,15 @@ impl<'a> Search<'a> {
             self.readers = self
                 .order
                 .iter()
-                .zip(self.checks)
-                .map(|(&slot, checks)| readers(&self.found[slot].0, checks))
+                .zip(self.checks.iter().zip(self.filters))
+                .map(|(&slot, (checks, filters))| {
+                    let all: Vec<ExprRef> = filters
+                        .iter()
+                        .flat_map(|f| f.checks.iter().cloned())
+                        .chain(checks.iter().cloned())
+                        .collect();
+                    readers(&self.found[slot].0, &all)
+                })
                 .collect();
         }
         self.budget = budget;
@@ -88,27 +125,75 @@ impl<'a> Search<'a> {
         let Some(&slot) = self.order.get(i) else {
             return Ok(true);
         };
+        let mut domain = self.domains[slot];
+        for f in 0..self.filters[i].len() {
+            let allowed = self.allowed(i, slot, f)?;
+            for (d, a) in domain.iter_mut().zip(allowed) {
+                *d &= a;
+            }
+        }
         // The bytes before the `i`th have new values.
         self.values[i].clear();
-        for v in each(&self.domains[slot]) {
-            let ((array, at), value) = &mut self.found[slot];
-            *value = v;
-            self.assignment.set_byte(array, *at as usize, v);
-            let values = &mut self.values[i];
-            let before = values.len();
-            let holds = self.checks[i]
-                .iter()
-                .all(|c| values.eval(&self.assignment, c) == 1);
-            self.budget = self
-                .budget
-                .checked_sub(values.len().saturating_sub(before) as u64)
-                .ok_or(OverBudget)?;
-            values.forget(&self.readers[i]);
-            if holds && self.from(i + 1)? {
+        for v in each(&domain) {
+            self.set(slot, v);
+            if self.holds(i, None)? && self.from(i + 1)? {
                 return Ok(true);
             }
         }
         Ok(false)
+    }
+
+    /// The values of the `i`th byte of `order` under which the checks of
+    /// its filter `f` hold, with the values the bytes of its key have now.
+    fn allowed(&mut self, i: usize, slot: usize, f: usize) -> Result<Values, OverBudget> {
+        let key: Vec<u8> = self.filters[i][f]
+            .key
+            .iter()
+            .map(|&s| self.found[s].1)
+            .collect();
+        if let Some(allowed) = self.allowed[i][f].get(&key) {
+            return Ok(*allowed);
+        }
+        self.values[i].clear();
+        let mut allowed = [0u64; 4];
+        for v in each(&self.domains[slot]) {
+            self.set(slot, v);
+            if self.holds(i, Some(f))? {
+                allowed[usize::from(v / 64)] |= 1 << (v % 64);
+            }
+        }
+        let kept = &mut self.allowed[i][f];
+        if kept.len() >= ALLOWED_LIMIT {
+            kept.clear();
+        }
+        kept.insert(key, allowed);
+        Ok(allowed)
+    }
+
+    /// Gives byte `slot` of `found` the value `v`.
+    fn set(&mut self, slot: usize, v: u8) {
+        let ((array, at), value) = &mut self.found[slot];
+        *value = v;
+        self.assignment.set_byte(array, *at as usize, v);
+    }
+
+    /// Whether the checks of the `i`th byte of `order` (those of its
+    /// filter `f`, if given) hold under the values the bytes have now, the
+    /// bytes before it unchanged since its values were last cleared.
+    fn holds(&mut self, i: usize, f: Option<usize>) -> Result<bool, OverBudget> {
+        let checks = match f {
+            Some(f) => &self.filters[i][f].checks,
+            None => &self.checks[i],
+        };
+        let values = &mut self.values[i];
+        let before = values.len();
+        let holds = checks.iter().all(|c| values.eval(&self.assignment, c) == 1);
+        self.budget = self
+            .budget
+            .checked_sub(values.len().saturating_sub(before) as u64)
+            .ok_or(OverBudget)?;
+        values.forget(&self.readers[i]);
+        Ok(holds)
     }
 }
 

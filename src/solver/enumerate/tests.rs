@@ -488,6 +488,18 @@ fn chained_table_lookups_are_searched_before_z3() {
     assert_eq!(asked.get(), 0);
 }
 
+/// A copy of `x`'s first four bytes in an 8-byte buffer named `name`, as
+/// grep makes of a pattern, and its read at `k + (byte 1 == '-')`.
+fn pattern_copy(x: &ArrayRef, name: &str) -> impl Fn(u128) -> expr::ExprRef {
+    use crate::expr::{add, eq, zext};
+    let mut buf = UpdateList::new(Array::constant(name, vec![0u8; 8]));
+    for i in 0..4 {
+        buf = buf.write(constant(i, 64), byte(x, i));
+    }
+    let dash = zext(&eq(&byte(x, 1), &constant(45, 8)), 64);
+    move |k| read(&buf, &add(&constant(k, 64), &dash))
+}
+
 /// grep copies a pattern's first bytes to a buffer and reads it at
 /// `1 + (byte 1 == '-')`: the read gives one of bytes 1 and 2, never the
 /// writes of bytes 0 and 3 (or the buffer's own bytes at those offsets).
@@ -496,14 +508,9 @@ fn chained_table_lookups_are_searched_before_z3() {
 /// combinations to exhaust and gave up.
 #[test]
 fn writes_the_index_cannot_reach_are_not_searched() {
-    use crate::expr::{add, eq, ne, zext};
+    use crate::expr::{eq, ne, zext};
     let x = Array::symbolic("pattern", 4);
-    let mut buf = UpdateList::new(Array::constant("buf", vec![0u8; 8]));
-    for i in 0..4 {
-        buf = buf.write(constant(i, 64), byte(&x, i));
-    }
-    let dash = zext(&eq(&byte(&x, 1), &constant(45, 8)), 64);
-    let at = |k: u128| read(&buf, &add(&constant(k, 64), &dash));
+    let at = pattern_copy(&x, "buf");
     let (read_bytes, _) = super::input_bytes(&at(1), 16, 4096).unwrap();
     let offsets: Vec<u64> = read_bytes.iter().map(|(_, i)| *i).collect();
     assert_eq!(offsets.len(), 2, "{offsets:?}");
@@ -598,4 +605,30 @@ fn reads_of_written_buffers_at_narrow_indices_are_answered_as_z3_answers_them() 
         }
     }
     assert!(en.stats().hits.get("enumerate").copied().unwrap_or(0) > 30);
+}
+
+/// A conjunct that skips a byte before its last is checked once for each
+/// value of the bytes it reads, not for each value of the skipped one:
+/// grep's `buf[3 + (byte 1 == '-')] == 0` fixes byte 3 by byte 1 whatever
+/// byte 2 is, and checked for each of byte 2's values it made the search
+/// run out of its budget on a query no value satisfies.
+#[test]
+fn conjuncts_that_skip_a_byte_are_checked_once_for_its_values() {
+    use crate::expr::{add, eq, ne, zext};
+    let x = Array::symbolic("pattern3", 4);
+    let at = pattern_copy(&x, "buf3");
+    let no_zero = Array::constant("no_zero", (0..=255u8).map(|b| b | 1).collect::<Vec<u8>>());
+    let path = vec![
+        eq(&byte(&x, 0), &constant(92, 8)),
+        eq(&at(3), &constant(0, 8)),
+        ne(&at(1), &constant(0, 8)),
+    ];
+    let sum = add(&at(1), &at(2));
+    let goal = eq(
+        &read(&UpdateList::new(no_zero), &zext(&sum, 64)),
+        &constant(0, 8),
+    );
+    let (mut s, asked) = enumerate_before_stuck_z3();
+    assert_eq!(s.may_be_true(&path, &goal), Ok(false));
+    assert_eq!(asked.get(), 0);
 }
