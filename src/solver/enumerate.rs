@@ -613,7 +613,6 @@ impl Layer for EnumerateLayer {
             };
             let mut key: Vec<usize> = read.iter().copied().filter(|&i| place[i] != last).collect();
             key.sort_by_key(|&i| place[i]);
-            key.dedup();
             // A byte with one value skipped changes nothing.
             let skips = order[..last]
                 .iter()
