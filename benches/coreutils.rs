@@ -42,7 +42,6 @@
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::ffi::OsString;
-use std::os::unix::fs::PermissionsExt;
 
 use std::path::{Path, PathBuf};
 
@@ -229,6 +228,46 @@ fn command_line(ktest: &Path) -> String {
     line
 }
 
+/// Merges the coverage data of each test's directory in `per_test` (each
+/// mirroring the gcov tree's absolute path) into `gcda`, with gcc's
+/// `gcov-tool`, and removes them.
+fn merge_coverage(per_test: &Path, gcda: &Path) -> anyhow::Result<()> {
+    if gcda.exists() {
+        std::fs::remove_dir_all(gcda)?;
+    }
+    if !per_test.exists() {
+        return Ok(());
+    }
+    let mut tests: Vec<PathBuf> = std::fs::read_dir(per_test)?
+        .map(|e| e.map(|e| e.path()))
+        .collect::<Result<_, _>>()?;
+    tests.sort();
+    let merged = per_test.with_extension("merged");
+    for test in tests {
+        if !gcda.exists() {
+            std::fs::rename(&test, gcda)?;
+            continue;
+        }
+        let status = std::process::Command::new("gcov-tool")
+            .arg("merge")
+            .arg(gcda)
+            .arg(&test)
+            .arg("-o")
+            .arg(&merged)
+            .status()
+            .context("gcov-tool (gcc's), to merge the tests' coverage data")?;
+        anyhow::ensure!(
+            status.success(),
+            "gcov-tool merge {}: {status}",
+            test.display()
+        );
+        std::fs::remove_dir_all(gcda)?;
+        std::fs::rename(&merged, gcda)?;
+    }
+    std::fs::remove_dir_all(per_test)?;
+    Ok(())
+}
+
 /// Copies gcov's notes beside every data file replays wrote under
 /// `gcda` (which mirrors the gcov tree's absolute path), so gcovr reads
 /// them as a build directory.
@@ -325,22 +364,23 @@ fn bench_tool(setup: &Setup, tool: &str, mode: Mode) -> anyhow::Result<Value> {
     let run_as = (unsafe { libc::getuid() } == 0).then_some(NOBODY);
     // Run as root, the replays are chrooted into the model's file system
     // (a test of `du /` then walks what the engine's `/` holds), and write
-    // their coverage data into it, as nobody.
+    // their coverage data as they exit, as nobody, where the replay takes
+    // it out of the root after each test; the tests' data are merged here.
     let root = dir.join("root");
-    if root.exists() {
-        std::fs::remove_dir_all(&root)?;
+    let per_test = dir.join("gcda-tests");
+    for old in [&root, &per_test] {
+        if old.exists() {
+            std::fs::remove_dir_all(old)?;
+        }
     }
     let (model_root, gcov_prefix) = match run_as {
         Some(_) => {
             let model_root = ModelRoot {
                 dir: root.clone(),
                 host_files: explore::host_files(),
+                kept: Some(per_test.clone()),
             };
-            let kept = model_root.private().join("gcda");
-            std::fs::create_dir_all(&kept)?;
-            std::fs::set_permissions(&kept, std::fs::Permissions::from_mode(0o777))?;
-            let inside = ModelRoot::private_inside().join("gcda");
-            (Some(model_root), inside.into_os_string())
+            (Some(model_root), OsString::from(ModelRoot::EXIT_DIR))
         }
         None => {
             std::fs::create_dir_all(&gcda)?;
@@ -372,11 +412,8 @@ fn bench_tool(setup: &Setup, tool: &str, mode: Mode) -> anyhow::Result<Value> {
     } else {
         Default::default()
     };
-    if let Some(model_root) = &options.model_root {
-        if gcda.exists() {
-            std::fs::remove_dir_all(&gcda)?;
-        }
-        std::fs::rename(model_root.private().join("gcda"), &gcda)?;
+    if options.model_root.is_some() {
+        merge_coverage(&per_test, &gcda)?;
         std::fs::remove_dir_all(&root)?;
     }
     // The same tests on the ASan build: a memory error the plain build

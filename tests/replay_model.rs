@@ -240,9 +240,13 @@ fn a_replay_in_the_model_root_finds_the_file_system_the_engine_modelled() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    // What / and /etc hold (their visible names, sorted), where the
-    // program is, what it may change there, and the machine's names and
-    // processors.
+    // What / and /etc hold (every name, hidden ones too, sorted), where
+    // the program is, what it may change there, and the machine's names
+    // and processors; an input read from the test, and a directory made
+    // at exit in the model's EXIT_DIR, as a gcov build writes its
+    // coverage there. The replay's own files are not in the root: the
+    // program is executed from outside and reads its test from a
+    // descriptor.
     let (src, out) = explored(
         dir.path(),
         "walk",
@@ -255,6 +259,7 @@ fn a_replay_in_the_model_root_finds_the_file_system_the_engine_modelled() {
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <unistd.h>
+#include "klee/klee.h"
 static int by_name(const void *a, const void *b) {
   return strcmp(*(char *const *)a, *(char *const *)b);
 }
@@ -264,14 +269,23 @@ static void list(const char *path) {
   DIR *d = opendir(path);
   if (!d) { printf("%s: none\n", path); return; }
   for (struct dirent *e; (e = readdir(d)) && n < 64;)
-    if (e->d_name[0] != '.') names[n++] = strdup(e->d_name);
+    if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+      names[n++] = strdup(e->d_name);
   qsort(names, n, sizeof *names, by_name);
   printf("%s:", path);
   for (int i = 0; i < n; i++) printf(" %s", names[i]);
   printf("\n");
 }
+static int input;
+static void leave(void) {
+  mkdir("/tmp/.mnemo-replay", 0755);
+  FILE *f = fopen("/tmp/.mnemo-replay/left", "w");
+  if (f) { fprintf(f, "%s\n", input > 100 ? "large" : "small"); fclose(f); }
+}
 int main(void) {
   char cwd[256];
+  klee_make_symbolic(&input, sizeof input, "input");
+  atexit(leave);
   list("/");
   list("/etc");
   list("/proc");
@@ -294,7 +308,7 @@ int main(void) {
   /* Past the largest object the engine models: refused there, and so in
      the model's root, whatever this machine would give. */
   printf("8 GiB %s\n", malloc((size_t)8 << 30) ? "given" : "refused");
-  return 3;
+  return input > 100 ? 2 : 3;
 }
 "#,
         &["--file", "/etc/passwd"],
@@ -303,14 +317,30 @@ int main(void) {
     // Natively, a statically linked build: nothing in the model's file
     // system would load a dynamic one.
     let toolchain = mnemo::testgen::Toolchain::find().unwrap();
-    let native = built_elsewhere(&src, &["-static"]);
-    let predicted = std::fs::read_to_string(out.join("test000001.stdout")).unwrap();
-    assert_eq!(
-        predicted,
-        "/: dev etc proc tmp\n/etc: passwd\n/proc: uptime\n/tmp: mnemo-replay\n\
-         uptime 3600.00 3600.00\ncwd /tmp/mnemo-replay/cwd\n\
-         / -1 /tmp 0 /etc -1\n/etc/passwd 444\nhost mnemo (none)\nprocessors 1\n8 GiB refused\n"
+    // It links the replay library, which reads the input from the
+    // descriptor the replay gives it.
+    let include = toolchain.include_dir();
+    let library = toolchain.replay_library().unwrap();
+    let native = built_elsewhere(
+        &src,
+        &[
+            "-static",
+            "-I",
+            include.to_str().unwrap(),
+            "-Wl,--whole-archive",
+            library.to_str().unwrap(),
+            "-Wl,--no-whole-archive",
+        ],
     );
+    for id in 1..=2 {
+        let predicted = std::fs::read_to_string(out.join(format!("test{id:06}.stdout"))).unwrap();
+        assert_eq!(
+            predicted,
+            "/: dev etc proc tmp\n/etc: passwd\n/proc: uptime\n/tmp: mnemo-replay\n\
+             uptime 3600.00 3600.00\ncwd /tmp/mnemo-replay/cwd\n\
+             / -1 /tmp 0 /etc -1\n/etc/passwd 444\nhost mnemo (none)\nprocessors 1\n8 GiB refused\n"
+        );
+    }
     let replay = |model_root| {
         let options = mnemo::testgen::ReplayOptions {
             run_as: NOBODY,
@@ -322,9 +352,11 @@ int main(void) {
     // In a scratch directory of the machine, / is the machine's.
     let plain = replay(None).unwrap();
     assert!(plain.results[0].stdout_diff.is_some(), "{plain}");
+    let kept = dir.path().join("kept");
     let model_root = mnemo::testgen::ModelRoot {
         dir: dir.path().join("root"),
         host_files: vec!["/etc/passwd".into()],
+        kept: Some(kept.clone()),
     };
     let chrooted = match replay(Some(model_root)) {
         // A container may deny even root making devices or chrooting.
@@ -336,22 +368,31 @@ int main(void) {
         }
         result => result.unwrap(),
     };
-    assert_eq!(chrooted.results.len(), 1);
-    assert!(chrooted.all_match(), "{chrooted}");
+    assert_eq!(chrooted.results.len(), 2);
+    // What each test left at exit, taken out of the root before the next.
+    let mut left: Vec<String> = (1..=2)
+        .map(|id| std::fs::read_to_string(kept.join(format!("{id:06}/left"))).unwrap())
+        .collect();
+    left.sort();
+    assert_eq!(left, ["large\n", "small\n"]);
+    assert!(!dir.path().join("root/tmp/.mnemo-replay").exists());
     // The replay has the model's host names where the machine allows a
     // namespace of them; elsewhere only that line differs.
     let names_of_its_own = Command::new("unshare")
         .args(["--uts", "true"])
         .status()
         .is_ok_and(|s| s.success());
-    match &chrooted.results[0].stdout_diff {
-        None => {}
-        Some(diff) if !names_of_its_own && diff.contains("host ") => {
-            eprintln!("this machine allows no UTS namespace: {diff}");
-            return;
+    for result in &chrooted.results {
+        match &result.stdout_diff {
+            None => {}
+            Some(diff) if !names_of_its_own && diff.contains("host ") => {
+                eprintln!("this machine allows no UTS namespace: {diff}");
+                return;
+            }
+            Some(diff) => panic!("{diff}\n{chrooted}"),
         }
-        Some(diff) => panic!("{diff}\n{chrooted}"),
     }
+    assert!(chrooted.all_match(), "{chrooted}");
     // The same from the command line, which lays the root out in a
     // directory of its own; without `--model-root`, / is the machine's.
     let cli = |model_root: &[&str]| {
@@ -366,7 +407,7 @@ int main(void) {
     let o = cli(&["--model-root", "--file", "/etc/passwd"]);
     let report = String::from_utf8_lossy(&o.stdout);
     assert!(o.status.success(), "{report}{}", stderr(&o));
-    assert!(report.contains("1 tests: 1 match"), "{report}");
+    assert!(report.contains("2 tests: 2 match"), "{report}");
     let o = cli(&[]);
     assert_eq!(
         o.status.code(),

@@ -1,7 +1,9 @@
 /*
  * libmnemo-replay: klee.h's functions and SV-COMP's input functions for a
  * natively compiled program, taking each input from the next object of the
- * .ktest file named by $KTEST_FILE. A problem with the test itself
+ * .ktest file named by $KTEST_FILE (or open on descriptor $MNEMO_KTEST_FD:
+ * a replay chrooted into the model's file system keeps the test outside
+ * it, where a listing of / cannot see it). A problem with the test itself
  * (missing file, wrong object size, failed assumption) exits with status 77
  * after a "MNEMO-REPLAY:" line on stderr, so it cannot be mistaken for a
  * behaviour of the program; errors the program reports through klee.h print
@@ -43,7 +45,7 @@ static uint32_t next_object;
  * before main: the engine's program sees only what the test's `--env`
  * options give, and so must the native one (`env` prints its whole
  * environment). ASan has read its options by now. */
-static const char *ktest_file, *posix_objects;
+static const char *ktest_file, *ktest_fd, *posix_objects;
 
 static void load_test(void);
 
@@ -81,6 +83,7 @@ __attribute__((constructor(101))) static void take_own_variables(void) {
   const char *one_process = take_variable("MNEMO_REPLAY_ONE_PROCESS");
   const char *early_test = take_variable("MNEMO_REPLAY_EARLY_TEST");
   ktest_file = take_variable("KTEST_FILE");
+  ktest_fd = take_variable("MNEMO_KTEST_FD");
   posix_objects = take_variable("MNEMO_POSIX_OBJECTS");
   unsetenv("ASAN_OPTIONS");
   /* The engine delivers no signals: a write to a pipe with no reader
@@ -101,8 +104,10 @@ __attribute__((constructor(101))) static void take_own_variables(void) {
   }
   /* A replay that fails system calls (`--max-fail`) counts the program's
    * reads and closes from main on, as the engine's model does, and the
-   * model reads no test: it is read now. */
-  if (early_test != NULL)
+   * model reads no test: it is read now. So is a test given as a
+   * descriptor, which is closed before main, as the engine's program has
+   * no such descriptor open. */
+  if (early_test != NULL || ktest_fd != NULL)
     load_test();
 }
 
@@ -132,18 +137,37 @@ static void skip_environment_objects(const char *path) {
   next_object = (uint32_t)n;
 }
 
-static void load_test(void) {
-  const char *path = ktest_file;
+/* The test's file, from the descriptor mnemo's replay gave or by name;
+ * `path` is what messages call it. */
+static FILE *open_test(const char **path) {
+  static char fd_name[48];
   FILE *f;
+  if (ktest_fd != NULL) {
+    char *end;
+    long fd = strtol(ktest_fd, &end, 10);
+    snprintf(fd_name, sizeof fd_name, "the test on descriptor %s", ktest_fd);
+    *path = fd_name;
+    if (*ktest_fd == '\0' || *end != '\0' || fd < 3 || fd > 65535)
+      fail("MNEMO_KTEST_FD=%s is not a descriptor past stderr", ktest_fd);
+    f = fdopen((int)fd, "rb");
+  } else {
+    *path = ktest_file;
+    if (ktest_file == NULL || *ktest_file == '\0')
+      fail("KTEST_FILE is not set; it must name the .ktest file to replay");
+    f = fopen(ktest_file, "rb");
+  }
+  if (f == NULL)
+    fail("cannot open %s", *path);
+  return f;
+}
+
+static void load_test(void) {
+  const char *path;
+  FILE *f = open_test(&path);
   unsigned char *data = NULL;
   size_t size = 0, cap = 0;
   char err[160];
 
-  if (path == NULL || *path == '\0')
-    fail("KTEST_FILE is not set; it must name the .ktest file to replay");
-  f = fopen(path, "rb");
-  if (f == NULL)
-    fail("cannot open %s", path);
   for (;;) {
     size_t n;
     if (size == cap) {

@@ -2,7 +2,9 @@
 //! directory laid out as the model's `/` (`/dev/null`, `/proc/uptime`, a
 //! world-writable `/tmp` holding `/tmp/mnemo-replay/cwd`, the working
 //! directory, and the host files the run read with `--file`), each test
-//! chrooted into it.
+//! chrooted into it. Nothing else is there: the program and its test stay
+//! outside, open on descriptors, so that a listing of `/` finds what the
+//! model has.
 //!
 //! Without it a test that walks `/` (`du /`, `chown -R '' /`, `cp -a /`)
 //! walks the whole machine natively, where the model knows six
@@ -27,16 +29,10 @@ const PARENT: &str = "tmp/mnemo-replay";
 /// `runtime/musl/src/mnemo_fs.h`).
 const PROC_UPTIME: &str = "3600.00 3600.00\n";
 const CWD: &str = ModelRoot::WORKING_DIR.split_at(1).1;
-/// The replay's own files inside the root: the program and the test it
-/// reads its inputs from.
-const OWN: &str = ".mnemo-replay";
-const PROGRAM: &str = "prog";
-const KTEST: &str = "test.ktest";
+const EXIT_DIR: &str = ModelRoot::EXIT_DIR.split_at(1).1;
 
 /// A directory to lay out as the model's file system and chroot each test
-/// into. The caller may keep files of its own in [`ModelRoot::private`]
-/// (coverage data, with `GCOV_PREFIX` naming them as seen from inside),
-/// where a listing of `/` shows one hidden name for them.
+/// into.
 #[derive(Clone, Debug)]
 pub struct ModelRoot {
     /// The directory; made if missing.
@@ -44,33 +40,28 @@ pub struct ModelRoot {
     /// The host files the run was given with `--file`, copied to the same
     /// paths inside.
     pub host_files: Vec<PathBuf>,
+    /// Where what each test leaves in [`ModelRoot::EXIT_DIR`] goes once
+    /// it has ended, as `kept/<test id>` (on the file system of `dir`);
+    /// without one, it goes with the rest of `/tmp`.
+    pub kept: Option<PathBuf>,
 }
 
-/// A root laid out, with the program in it.
+/// A root laid out.
 pub(crate) struct LaidOut {
     pub(crate) dir: PathBuf,
+    kept: Option<PathBuf>,
 }
 
 impl LaidOut {
-    /// The program, as seen from inside.
-    pub(crate) fn program(&self) -> PathBuf {
-        ModelRoot::private_inside().join(PROGRAM)
-    }
-
-    /// The test's file, as seen from inside.
-    pub(crate) fn ktest(&self) -> PathBuf {
-        ModelRoot::private_inside().join(KTEST)
-    }
-
     /// The working directory, as seen from inside.
     pub(crate) fn cwd(&self) -> PathBuf {
         Path::new("/").join(CWD)
     }
 
     /// Readies the root for one test: `/tmp` as the model starts it (only
-    /// the empty working directory's parent), the test's file in place.
-    /// Returns the working directory, as seen from outside.
-    pub(crate) fn ready(&self, ktest: &Path) -> Result<PathBuf, ReplayError> {
+    /// the empty working directory's parent). Returns the working
+    /// directory, as seen from outside.
+    pub(crate) fn ready(&self) -> Result<PathBuf, ReplayError> {
         let tmp = self.dir.join("tmp");
         // What an earlier test left in /tmp (its working directory, names
         // made in /tmp itself) goes; nothing there is followed out of the
@@ -82,13 +73,31 @@ impl LaidOut {
         make_dir(&self.dir.join(PARENT), 0o755)?;
         let cwd = self.dir.join(CWD);
         make_dir(&cwd, 0o755)?;
-        let inside = self.dir.join(OWN).join(KTEST);
-        fs::copy(ktest, &inside).map_err(io_err(&inside))?;
         // The working directory's times are set as its files are made.
         for path in [&self.dir, &tmp, &self.dir.join(PARENT)] {
             set_file_times(path, MODEL_TIME).map_err(io_err(path))?;
         }
         Ok(cwd)
+    }
+
+    /// After test `id` has ended: what it left in [`ModelRoot::EXIT_DIR`]
+    /// goes to [`ModelRoot::kept`], before the next test empties `/tmp`.
+    pub(crate) fn keep(&self, id: u32) -> Result<(), ReplayError> {
+        let (Some(kept), left) = (&self.kept, self.dir.join(EXIT_DIR)) else {
+            return Ok(());
+        };
+        // A directory, not a link the program made to lead the move out of
+        // the root.
+        if !fs::symlink_metadata(&left).is_ok_and(|m| m.is_dir()) {
+            return Ok(());
+        }
+        make_dir(kept, 0o755)?;
+        let to = kept.join(format!("{id:06}"));
+        // An earlier replay's, of a test with the same number.
+        if to.exists() {
+            fs::remove_dir_all(&to).map_err(io_err(&to))?;
+        }
+        fs::rename(&left, &to).map_err(io_err(&to))
     }
 }
 
@@ -107,18 +116,14 @@ impl ModelRoot {
     /// and in a chrooted replay alike (`PWD` for a run that sets one).
     pub const WORKING_DIR: &'static str = "/tmp/mnemo-replay/cwd";
 
-    /// The replay's own directory inside the root, as seen from outside:
-    /// the program, the test and what the caller keeps there.
-    pub fn private(&self) -> PathBuf {
-        self.dir.join(OWN)
-    }
+    /// A directory a program may make in the model's world-writable `/tmp`
+    /// as it ends, for the replay's own data: a gcov build writes its
+    /// coverage there at exit with `GCOV_PREFIX` naming it. It is not
+    /// there while the program runs, so no listing sees it; after each
+    /// test it goes to [`ModelRoot::kept`].
+    pub const EXIT_DIR: &'static str = "/tmp/.mnemo-replay";
 
-    /// [`ModelRoot::private`] as seen from inside.
-    pub fn private_inside() -> PathBuf {
-        Path::new("/").join(OWN)
-    }
-
-    /// Lays the root out and copies `binary` into it.
+    /// Lays the root out for `binary`, which runs from outside it.
     pub(crate) fn lay_out(&self, binary: &Path) -> Result<LaidOut, ReplayError> {
         // SAFETY: geteuid has no preconditions.
         if unsafe { libc::geteuid() } != 0 {
@@ -184,11 +189,9 @@ impl ModelRoot {
         for path in &model_made {
             set_file_times(path, MODEL_TIME).map_err(io_err(path))?;
         }
-        make_dir(&self.private(), 0o755)?;
-        let program = self.private().join(PROGRAM);
-        fs::copy(binary, &program).map_err(io_err(&program))?;
         Ok(LaidOut {
             dir: self.dir.clone(),
+            kept: self.kept.clone(),
         })
     }
 }

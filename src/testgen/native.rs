@@ -4,6 +4,7 @@
 //! up to a limit, its output kept.
 
 use std::ffi::{CString, OsString};
+use std::fs::File;
 use std::io::{ErrorKind, Read, Seek, SeekFrom, Write};
 use std::os::fd::AsRawFd;
 use std::os::unix::ffi::OsStrExt;
@@ -19,7 +20,9 @@ use std::time::Duration;
 use super::classify::Termination;
 use super::inject::{self, Traced};
 use super::posix::StreamType;
-use super::replay::{EARLY_TEST_ENV, NO_SLEEP_ENV, ONE_PROCESS_ENV, POSIX_OBJECTS_ENV};
+use super::replay::{
+    EARLY_TEST_ENV, KTEST_FD_ENV, NO_SLEEP_ENV, ONE_PROCESS_ENV, POSIX_OBJECTS_ENV,
+};
 use crate::exec::{MAX_OBJECT, STDOUT_LIMIT};
 
 /// Room for a program's own mappings beside one object as large as the
@@ -47,7 +50,8 @@ pub(crate) struct NativeRun<'a> {
     pub(crate) arg0: OsString,
     pub(crate) args: Vec<OsString>,
     pub(crate) cwd: &'a Path,
-    /// The test, where the program reads it (`KTEST_FILE`).
+    /// The test, where the program reads it (`KTEST_FILE`, or a descriptor
+    /// in the model's root).
     pub(crate) ktest: Option<&'a Path>,
     pub(crate) posix_objects: usize,
     /// Whether the program is given `ASAN_OPTIONS`.
@@ -58,8 +62,10 @@ pub(crate) struct NativeRun<'a> {
     /// The replay's own variables, after the program's.
     pub(crate) env: &'a [(OsString, OsString)],
     pub(crate) run_as: Option<(u32, u32)>,
-    /// A directory to chroot into first; `binary`, `cwd` and `ktest` are
-    /// then paths inside it.
+    /// A directory to chroot into first; `cwd` is then a path inside it.
+    /// `binary` and `ktest` stay outside: the program is executed from a
+    /// descriptor and reads the test from one, so that a listing of `/`
+    /// finds only what the engine's model has there.
     pub(crate) root: Option<&'a Path>,
     /// Whether the program links the replay library, which holds it to the
     /// engine's model before main when asked: SIGPIPE ignored (the engine
@@ -205,8 +211,16 @@ pub(crate) fn run_one(run: NativeRun<'_>, timeout: Duration) -> std::io::Result<
     // The replay's variables for the program, given only where it reads
     // them: the engine's program sees none of them.
     let mut test_vars: Vec<(&str, OsString)> = Vec::new();
+    let mut ktest_file = None;
     if let Some(ktest) = run.ktest {
-        test_vars.push(("KTEST_FILE", ktest.into()));
+        match run.root {
+            Some(_) => {
+                let file = File::open(ktest)?;
+                test_vars.push((KTEST_FD_ENV, file.as_raw_fd().to_string().into()));
+                ktest_file = Some(file);
+            }
+            None => test_vars.push(("KTEST_FILE", ktest.into())),
+        }
         test_vars.push((POSIX_OBJECTS_ENV, run.posix_objects.to_string().into()));
     }
     if run.asan_options {
@@ -244,7 +258,7 @@ pub(crate) fn run_one(run: NativeRun<'_>, timeout: Duration) -> std::io::Result<
             command.pre_exec(inject::be_traced);
         }
     }
-    let mut child = command
+    command
         .arg0(&run.arg0)
         .args(&run.args)
         // The engine's programs run with no environment but what `--env`
@@ -257,7 +271,17 @@ pub(crate) fn run_one(run: NativeRun<'_>, timeout: Duration) -> std::io::Result<
         .envs(run.env.iter().map(|(k, v)| (k, v)))
         .stdin(stdin)
         .stdout(stdout_to)
-        .stderr(Stdio::piped())
+        .stderr(Stdio::piped());
+    if run.root.is_some() {
+        let exec = ExecOutside::new(run.binary, &run.arg0, &command, ktest_file)?;
+        // Last, after the chroot and every other hook.
+        // SAFETY: the hook only makes system calls, on data made before
+        // the fork.
+        unsafe {
+            command.pre_exec(move || exec.exec());
+        }
+    }
+    let mut child = command
         .spawn()
         .map_err(|e| match &run.traced {
             // The hook's error is the likelier one: the machine may forbid
@@ -372,6 +396,92 @@ fn wait_for(child: &mut Child, timeout: Duration) -> std::io::Result<Termination
     } else {
         Termination::from_status(status)
     })
+}
+
+/// A program and its test, open outside the model's root, with the
+/// arguments and environment its command gives: the last hook before exec
+/// executes the program from its descriptor, once the child is chrooted,
+/// and leaves the test's descriptor open across the exec.
+struct ExecOutside {
+    program: File,
+    test: Option<File>,
+    /// What `argv` and `envp` point into.
+    _strings: Vec<CString>,
+    argv: Vec<*const libc::c_char>,
+    envp: Vec<*const libc::c_char>,
+}
+
+// SAFETY: the pointers point into `_strings`, which is owned alongside them
+// and never changed: the buffers do not move when the structure does.
+unsafe impl Send for ExecOutside {}
+// SAFETY: as above; the hook only reads them.
+unsafe impl Sync for ExecOutside {}
+
+impl ExecOutside {
+    /// `binary` with `arg0` and `command`'s arguments and environment (it
+    /// clears the machine's).
+    fn new(
+        binary: &Path,
+        arg0: &OsString,
+        command: &Command,
+        test: Option<File>,
+    ) -> std::io::Result<Self> {
+        let c = |bytes: &[u8]| {
+            CString::new(bytes).map_err(|_| {
+                std::io::Error::new(
+                    ErrorKind::InvalidInput,
+                    "a NUL byte in an argument or variable",
+                )
+            })
+        };
+        let program = File::open(binary)?;
+        let mut args = vec![c(arg0.as_bytes())?];
+        for arg in command.get_args() {
+            args.push(c(arg.as_bytes())?);
+        }
+        let mut vars = Vec::new();
+        for (name, value) in command.get_envs() {
+            if let Some(value) = value {
+                vars.push(c(&[name.as_bytes(), b"=", value.as_bytes()].concat())?);
+            }
+        }
+        let pointers = |strings: &[CString]| {
+            let mut p: Vec<_> = strings.iter().map(|s| s.as_ptr()).collect();
+            p.push(std::ptr::null());
+            p
+        };
+        let (argv, envp) = (pointers(&args), pointers(&vars));
+        args.extend(vars);
+        Ok(ExecOutside {
+            program,
+            test,
+            _strings: args,
+            argv,
+            envp,
+        })
+    }
+
+    /// In the child: executes the program; returns only on failure.
+    fn exec(&self) -> std::io::Result<()> {
+        // SAFETY: fcntl and execveat on descriptors we own, with
+        // NUL-terminated arrays of NUL-terminated strings.
+        unsafe {
+            if let Some(test) = &self.test {
+                if libc::fcntl(test.as_raw_fd(), libc::F_SETFD, 0) != 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+            }
+            libc::syscall(
+                libc::SYS_execveat,
+                self.program.as_raw_fd(),
+                c"".as_ptr(),
+                self.argv.as_ptr(),
+                self.envp.as_ptr(),
+                libc::AT_EMPTY_PATH,
+            );
+        }
+        Err(std::io::Error::last_os_error())
+    }
 }
 
 /// `path` for a system call.

@@ -50,6 +50,12 @@ pub const ONE_PROCESS_ENV: &str = "MNEMO_REPLAY_ONE_PROCESS";
 /// counted, rather than at the first input.
 pub const EARLY_TEST_ENV: &str = "MNEMO_REPLAY_EARLY_TEST";
 
+/// In place of `KTEST_FILE` for a program chrooted into the model's file
+/// system: the descriptor the test is open on, which the replay library
+/// reads and closes before main. The test stays outside the root, where no
+/// listing of `/` sees it.
+pub const KTEST_FD_ENV: &str = "MNEMO_KTEST_FD";
+
 /// Why replay could not run at all (a single bad test is a result instead).
 #[derive(Debug, Error)]
 pub enum ReplayError {
@@ -188,7 +194,7 @@ fn replay_one(
     // working directory's parent holds nothing the program may change, and
     // so is it natively when the test runs as another user.
     let (outer, scratch) = match root {
-        Some(root) => (None, root.ready(ktest_path)?),
+        Some(root) => (None, root.ready()?),
         None => {
             let outer = tempfile::Builder::new()
                 .prefix("mnemo-replay-")
@@ -214,16 +220,12 @@ fn replay_one(
             })
             .map_err(io_err(&scratch))?;
     }
-    let (binary, cwd, ktest) = match root {
-        Some(root) => (root.program(), root.cwd(), root.ktest()),
-        None => (
-            binary.to_path_buf(),
-            scratch.clone(),
-            ktest_path.to_path_buf(),
-        ),
+    let cwd = match root {
+        Some(root) => root.cwd(),
+        None => scratch.clone(),
     };
     let run = NativeRun {
-        binary: &binary,
+        binary,
         arg0: OsString::from(test.args.first().map_or("", String::as_str)),
         args: env.args.into_iter().map(OsString::from_vec).collect(),
         cwd: &cwd,
@@ -232,7 +234,7 @@ fn replay_one(
         // has nothing to read there, and its environment stays the
         // engine's.
         ktest: (program.links_replay_library || test.objects.len() > env.objects)
-            .then_some(ktest.as_path()),
+            .then_some(ktest_path),
         posix_objects: env.objects,
         asan_options: program.takes_asan_options()?,
         stdin: match env.stdin {
@@ -255,7 +257,7 @@ fn replay_one(
         traced,
         stdout: env.stdout_type,
     };
-    let result = run_one(run, options.timeout).map_err(io_err(&binary))?;
+    let result = run_one(run, options.timeout).map_err(io_err(binary))?;
     let native = classify_native(result.termination, &result.stderr);
     Ok((native, result))
 }
@@ -294,6 +296,9 @@ pub fn replay_dir_with(
     let check = |record: &TestRecord| -> Result<ReplayResult, ReplayError> {
         let ktest_path = out_abs.join(&record.ktest);
         let (native, result) = replay_one(&program, &ktest_path, options, root.as_ref())?;
+        if let Some(root) = &root {
+            root.keep(record.id)?;
+        }
         let mut verdict = verdict(&record.outcome, &native);
         let expected_path = ktest_path.with_extension("stdout");
         let stdout_diff = match (&verdict, fs::read(&expected_path)) {

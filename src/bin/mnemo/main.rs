@@ -373,6 +373,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<u8> {
                 model_root: root_dir.as_ref().map(|d| ModelRoot {
                     dir: d.path().join("root"),
                     host_files,
+                    kept: None,
                 }),
                 clang_args,
                 ..defaults
