@@ -30,7 +30,7 @@ use std::sync::Arc;
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use self::search::{search_order, Filter, OverBudget, Search};
+use self::search::{OverBudget, Plan, Search};
 use super::interval::{atom_of, ValueSet};
 use super::query::{Answer, Chain, Layer, Query};
 use super::SolverError;
@@ -596,39 +596,7 @@ impl Layer for EnumerateLayer {
         if combinations > searchable {
             return next.check(q);
         }
-        // Each conjunct is checked once its last byte in `order` has a
-        // value.
-        let order = search_order(&searched, |i| count(&bytes[i].1));
-        let mut place: Vec<usize> = vec![0; bytes.len()];
-        for (at, &i) in order.iter().enumerate() {
-            place[i] = at;
-        }
-        let mut checks: Vec<Vec<ExprRef>> = vec![Vec::new(); order.len()];
-        // Conjuncts that skip a byte before their last, grouped by the
-        // bytes before it they read.
-        let mut filters: Vec<Vec<Filter>> = vec![Vec::new(); order.len()];
-        for (expr, read) in &searched {
-            let Some(last) = read.iter().map(|&i| place[i]).max() else {
-                continue;
-            };
-            let mut key: Vec<usize> = read.iter().copied().filter(|&i| place[i] != last).collect();
-            key.sort_by_key(|&i| place[i]);
-            // A byte with one value skipped changes nothing.
-            let skips = order[..last]
-                .iter()
-                .any(|&i| !key.contains(&i) && count(&bytes[i].1) > 1);
-            if !skips {
-                checks[last].push((*expr).clone());
-                continue;
-            }
-            match filters[last].iter_mut().find(|f| f.key == key) {
-                Some(f) => f.checks.push((*expr).clone()),
-                None => filters[last].push(Filter {
-                    key,
-                    checks: vec![(*expr).clone()],
-                }),
-            }
-        }
+        let plan = Plan::new(&searched, |i| count(&bytes[i].1));
         let mut found = Vec::with_capacity(bytes.len());
         let mut domains = Vec::with_capacity(bytes.len());
         for (byte, values) in bytes {
@@ -652,7 +620,7 @@ impl Layer for EnumerateLayer {
         } else {
             0
         };
-        let mut search = Search::new(&order, &domains, &checks, &filters, &mut found);
+        let mut search = Search::new(&plan, &domains, &mut found);
         let first = match budget {
             0 => Err(OverBudget),
             _ => search.run(budget),

@@ -46,6 +46,61 @@ pub(super) struct Search<'a> {
     budget: u64,
 }
 
+/// What a search checks, and where: the order it gives the bytes values
+/// in, and for each byte of it the conjuncts whose last byte it is, each
+/// checked as soon as that byte has a value.
+pub(super) struct Plan {
+    /// The bytes searched, as indices into the search's `found`.
+    order: Vec<usize>,
+    /// For each byte of `order`, the conjuncts whose last byte it is that
+    /// skip none before it.
+    checks: Vec<Vec<ExprRef>>,
+    /// For each byte of `order`, the conjuncts whose last byte it is that
+    /// skip a byte before it, grouped by the bytes before it they read.
+    filters: Vec<Vec<Filter>>,
+}
+
+impl Plan {
+    /// The plan for `conjuncts`, each with the places of the bytes it
+    /// reads, given how many values each byte may take.
+    pub(super) fn new(conjuncts: &[(&ExprRef, Vec<usize>)], values: impl Fn(usize) -> u64) -> Plan {
+        let order = search_order(conjuncts, &values);
+        let mut place: Vec<usize> = vec![0; order.iter().max().map_or(0, |&i| i + 1)];
+        for (at, &i) in order.iter().enumerate() {
+            place[i] = at;
+        }
+        let mut checks: Vec<Vec<ExprRef>> = vec![Vec::new(); order.len()];
+        let mut filters: Vec<Vec<Filter>> = vec![Vec::new(); order.len()];
+        for (expr, read) in conjuncts {
+            let Some(last) = read.iter().map(|&i| place[i]).max() else {
+                continue;
+            };
+            let mut key: Vec<usize> = read.iter().copied().filter(|&i| place[i] != last).collect();
+            key.sort_by_key(|&i| place[i]);
+            // A byte with one value skipped changes nothing.
+            let skips = order[..last]
+                .iter()
+                .any(|&i| !key.contains(&i) && values(i) > 1);
+            if !skips {
+                checks[last].push((*expr).clone());
+                continue;
+            }
+            match filters[last].iter_mut().find(|f| f.key == key) {
+                Some(f) => f.checks.push((*expr).clone()),
+                None => filters[last].push(Filter {
+                    key,
+                    checks: vec![(*expr).clone()],
+                }),
+            }
+        }
+        Plan {
+            order,
+            checks,
+            filters,
+        }
+    }
+}
+
 /// Conjuncts whose last byte in a search's order is the same, that read
 /// the same bytes before it, and not all of them. The values of the last
 /// byte under which they hold are the same whatever the bytes they skip
@@ -54,11 +109,11 @@ pub(super) struct Search<'a> {
 /// checked it for each of byte 2's values in between, 2^24 times, and ran
 /// out of its budget.
 #[derive(Clone)]
-pub(super) struct Filter {
+struct Filter {
     /// The bytes before the last that the conjuncts read, as indices into
     /// the search's `found`, in the search's order.
-    pub(super) key: Vec<usize>,
-    pub(super) checks: Vec<ExprRef>,
+    key: Vec<usize>,
+    checks: Vec<ExprRef>,
 }
 
 /// Values kept for each filter before they are forgotten (memory bound).
@@ -68,15 +123,15 @@ const ALLOWED_LIMIT: usize = 1 << 16;
 pub(super) struct OverBudget;
 
 impl<'a> Search<'a> {
-    /// A search over the bytes `order` of `found`, each taking the values
-    /// `domains` allow it, for values under which `checks` hold.
-    pub(super) fn new(
-        order: &'a [usize],
-        domains: &'a [Values],
-        checks: &'a [Vec<ExprRef>],
-        filters: &'a [Vec<Filter>],
-        found: &'a mut [(Byte, u8)],
-    ) -> Self {
+    /// A search over the bytes of `found` that `plan` orders, each taking
+    /// the values `domains` allow it, for values under which the plan's
+    /// checks hold.
+    pub(super) fn new(plan: &'a Plan, domains: &'a [Values], found: &'a mut [(Byte, u8)]) -> Self {
+        let Plan {
+            order,
+            checks,
+            filters,
+        } = plan;
         let assignment = model(&[], found);
         Search {
             order,

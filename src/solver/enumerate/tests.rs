@@ -550,14 +550,14 @@ fn the_search_completes_the_cheapest_conjunct_first() {
     let values = [256, 256, 256, 1];
     let conjuncts = vec![(&e, vec![0, 1, 2, 3]), (&e, vec![3, 1])];
     assert_eq!(
-        super::search_order(&conjuncts, |i| values[i]),
+        super::search::search_order(&conjuncts, |i| values[i]),
         vec![3, 1, 0, 2]
     );
     // Ties go to the last conjunct (the query's own condition), and each
     // keeps its bytes' order.
     let conjuncts = vec![(&e, vec![2, 0]), (&e, vec![1, 0])];
     assert_eq!(
-        super::search_order(&conjuncts, |i| values[i]),
+        super::search::search_order(&conjuncts, |i| values[i]),
         vec![1, 0, 2]
     );
 }
