@@ -12,6 +12,7 @@
 use rustc_hash::FxHashMap;
 use rustc_hash::FxHashSet;
 
+use super::interface::interfaces;
 use super::{each, model, reachable_writes, Byte, Values};
 use crate::expr::{Assignment, Evaluated, ExprKind, ExprNode, ExprRef};
 
@@ -42,6 +43,14 @@ pub(super) struct Search<'a> {
     /// For each filter of each byte, the values under which its checks
     /// hold, by the values of the bytes of its key.
     allowed: Vec<Vec<FxHashMap<Vec<u8>, Values>>>,
+    /// For each byte of `order`, the nodes through which the checks from
+    /// it on read the bytes before it, where a key of their values can
+    /// tell fewer combinations apart than the bytes (worked out on the
+    /// first run).
+    interfaces: Vec<Option<Vec<ExprRef>>>,
+    /// For each byte of `order`, the keys of the combinations of the
+    /// bytes before it that the search could not complete.
+    failed: Vec<FxHashSet<Vec<u128>>>,
     /// The node evaluations the search may still make.
     budget: u64,
 }
@@ -119,6 +128,10 @@ struct Filter {
 /// Values kept for each filter before they are forgotten (memory bound).
 const ALLOWED_LIMIT: usize = 1 << 16;
 
+/// Keys of failed combinations kept for each byte before they are
+/// forgotten (memory bound).
+const FAILED_LIMIT: usize = 1 << 16;
+
 /// A search ran past its budget of node evaluations.
 pub(super) struct OverBudget;
 
@@ -146,6 +159,8 @@ impl<'a> Search<'a> {
                 .iter()
                 .map(|f| vec![FxHashMap::default(); f.len()])
                 .collect(),
+            interfaces: Vec::new(),
+            failed: order.iter().map(|_| FxHashSet::default()).collect(),
             budget: 0,
         }
     }
@@ -169,6 +184,19 @@ impl<'a> Search<'a> {
                     readers(&self.found[slot].0, &all)
                 })
                 .collect();
+            let checks: Vec<Vec<&ExprRef>> = self
+                .checks
+                .iter()
+                .zip(self.filters)
+                .map(|(checks, filters)| {
+                    filters
+                        .iter()
+                        .flat_map(|f| &f.checks)
+                        .chain(checks)
+                        .collect()
+                })
+                .collect();
+            self.interfaces = interfaces(self.order, self.found, self.domains, &checks);
         }
         self.budget = budget;
         self.from(0)
@@ -180,6 +208,26 @@ impl<'a> Search<'a> {
         let Some(&slot) = self.order.get(i) else {
             return Ok(true);
         };
+        // The bytes before the `i`th have new values.
+        self.values[i].clear();
+        let key = match &self.interfaces[i] {
+            Some(nodes) => {
+                let values = &mut self.values[i];
+                let key: Vec<u128> = nodes
+                    .iter()
+                    .map(|n| values.eval(&self.assignment, n))
+                    .collect();
+                self.budget = self
+                    .budget
+                    .checked_sub(values.len() as u64)
+                    .ok_or(OverBudget)?;
+                if self.failed[i].contains(&key) {
+                    return Ok(false);
+                }
+                Some(key)
+            }
+            None => None,
+        };
         let mut domain = self.domains[slot];
         for f in 0..self.filters[i].len() {
             let allowed = self.allowed(i, slot, f)?;
@@ -187,13 +235,18 @@ impl<'a> Search<'a> {
                 *d &= a;
             }
         }
-        // The bytes before the `i`th have new values.
-        self.values[i].clear();
         for v in each(&domain) {
             self.set(slot, v);
             if self.holds(i, None)? && self.from(i + 1)? {
                 return Ok(true);
             }
+        }
+        if let Some(key) = key {
+            let failed = &mut self.failed[i];
+            if failed.len() >= FAILED_LIMIT {
+                failed.clear();
+            }
+            failed.insert(key);
         }
         Ok(false)
     }
@@ -209,7 +262,8 @@ impl<'a> Search<'a> {
         if let Some(allowed) = self.allowed[i][f].get(&key) {
             return Ok(*allowed);
         }
-        self.values[i].clear();
+        // The values kept at the `i`th byte read none of its own: they
+        // hold for each of its values.
         let mut allowed = [0u64; 4];
         for v in each(&self.domains[slot]) {
             self.set(slot, v);
@@ -264,16 +318,7 @@ fn readers(byte: &Byte, exprs: &[ExprRef]) -> Vec<*const ExprNode> {
         _ => false,
     };
     let mut depends: FxHashMap<*const ExprNode, bool> = FxHashMap::default();
-    let mut stack: Vec<(&ExprRef, bool)> = exprs.iter().map(|e| (e, false)).collect();
-    while let Some((node, expanded)) = stack.pop() {
-        if node.is_const() || depends.contains_key(&node.as_ptr()) {
-            continue;
-        }
-        if !expanded {
-            stack.push((node, true));
-            inputs(node, |c| stack.push((c, false)));
-            continue;
-        }
+    for node in post_order(exprs) {
         let mut reads = reads_byte(node);
         inputs(node, |c| {
             reads |= depends.get(&c.as_ptr()).copied().unwrap_or(false)
@@ -286,9 +331,26 @@ fn readers(byte: &Byte, exprs: &[ExprRef]) -> Vec<*const ExprNode> {
         .collect()
 }
 
+/// The nodes of `roots` that are not constants, each after every node it
+/// reads ([`inputs`]).
+pub(super) fn post_order<'a>(roots: impl IntoIterator<Item = &'a ExprRef>) -> Vec<&'a ExprRef> {
+    let mut post = Vec::new();
+    let mut seen: FxHashSet<*const ExprNode> = FxHashSet::default();
+    let mut stack: Vec<(&ExprRef, bool)> = roots.into_iter().map(|e| (e, false)).collect();
+    while let Some((node, expanded)) = stack.pop() {
+        if expanded {
+            post.push(node);
+        } else if !node.is_const() && seen.insert(node.as_ptr()) {
+            stack.push((node, true));
+            inputs(node, |c| stack.push((c, false)));
+        }
+    }
+    post
+}
+
 /// The children of `e` its value may depend on: a read's index and the
 /// writes it may see, any other node's children.
-fn inputs<'a>(e: &'a ExprRef, mut f: impl FnMut(&'a ExprRef)) {
+pub(super) fn inputs<'a>(e: &'a ExprRef, mut f: impl FnMut(&'a ExprRef)) {
     match e.kind() {
         ExprKind::Read { updates, index } => {
             f(index);
@@ -298,6 +360,44 @@ fn inputs<'a>(e: &'a ExprRef, mut f: impl FnMut(&'a ExprRef)) {
             }
         }
         _ => e.for_each_child(f),
+    }
+}
+
+/// Puts the bytes that `e` reads (`read`, places in `bytes`) the most
+/// deeply read first (by the longest path from `e` down to a read of the
+/// byte), ties in the order given. A chain reads its first byte deepest:
+/// Euclid's remainders, a scanner's state after each byte, which reads the
+/// bytes before it only through the state before. Given values in that
+/// order, the bytes before each are read by the rest of the chain only
+/// through its value there, the key the search remembers failures by (see
+/// `interface`). With the outermost byte first, as a walk from the top
+/// meets them, the key held every byte, and a remainder chain over five
+/// bytes ran out of its budget.
+pub(super) fn deepest_first(e: &ExprRef, read: &mut [usize], bytes: &[(Byte, Values)]) {
+    let mut depth: FxHashMap<*const ExprNode, usize> = FxHashMap::default();
+    let mut deepest = vec![0usize; read.len()];
+    // Reversed, each node comes before what it reads.
+    for node in post_order([e]).into_iter().rev() {
+        let d = depth.get(&node.as_ptr()).copied().unwrap_or(0);
+        if let ExprKind::Read { updates, index } = node.kind() {
+            let at = index.as_const();
+            let byte = read.iter().position(|&i| {
+                let (array, offset) = &bytes[i].0;
+                std::sync::Arc::ptr_eq(array, &updates.root) && at == Some(u128::from(*offset))
+            });
+            if let Some(k) = byte {
+                deepest[k] = deepest[k].max(d);
+            }
+        }
+        inputs(node, |c| {
+            let below = depth.entry(c.as_ptr()).or_insert(0);
+            *below = (*below).max(d + 1);
+        });
+    }
+    let mut by_depth: Vec<(usize, usize)> = deepest.into_iter().zip(read.iter().copied()).collect();
+    by_depth.sort_by_key(|&(d, _)| std::cmp::Reverse(d));
+    for (slot, (_, i)) in read.iter_mut().zip(by_depth) {
+        *slot = i;
     }
 }
 

@@ -424,17 +424,17 @@ fn enumerate_before_stuck_z3() -> (Solver, std::rc::Rc<std::cell::Cell<u32>>) {
 }
 
 /// Two bytes' worth of combinations are too many to try before Z3 but for
-/// a chain of divisions, which Z3 is slow on (three bytes' worth then),
+/// a chain of divisions, which Z3 is slow on (five bytes' worth then),
 /// and few enough to try all of
 /// once Z3 runs out of time: each query is decided, sat or unsat, with a
-/// model that satisfies it. Four bytes' worth stay undecided.
+/// model that satisfies it. Six bytes' worth stay undecided.
 #[test]
 fn queries_over_two_bytes_are_searched_whole_before_or_after_z3() {
     use crate::expr::{binary, ne, ugt, zext};
     use crate::ir::BinOp;
     use crate::solver::SolverError;
-    let x = Array::symbolic("two_bytes", 4);
-    let [a, b, c, d] = [0, 1, 2, 3].map(|i| zext(&byte(&x, i), 32));
+    let x = Array::symbolic("two_bytes", 6);
+    let [a, b, c, d, e, f] = [0, 1, 2, 3, 4, 5].map(|i| zext(&byte(&x, i), 32));
     let k = |v| constant(v, 32);
     let urem = |p: &expr::ExprRef, q: &expr::ExprRef| binary(BinOp::URem, p, q);
     let (mut s, asked) = enumerate_before_stuck_z3();
@@ -454,9 +454,18 @@ fn queries_over_two_bytes_are_searched_whole_before_or_after_z3() {
     let wide = expr::eq(&urem(&urem(&b, &r), &c), &k(5));
     assert_eq!(s.may_be_true(&path, &wide), Ok(true));
     assert_eq!(asked.get(), 1);
-    // A fourth: too many combinations to search.
-    let wider = expr::eq(&urem(&urem(&urem(&b, &r), &c), &d), &k(5));
-    assert_eq!(s.may_be_true(&path, &wider), Err(SolverError::Timeout));
+    // A fourth and a fifth: searched too, the bytes before each read only
+    // through the remainder they leave.
+    let wider = expr::eq(&urem(&urem(&urem(&urem(&b, &r), &c), &d), &e), &k(5));
+    assert_eq!(s.may_be_true(&path, &wider), Ok(true));
+    assert_model_satisfies(&mut s, &path, &wider, &x);
+    assert_eq!(asked.get(), 1);
+    // A sixth: too many combinations to search.
+    let widest = expr::eq(
+        &urem(&urem(&urem(&urem(&urem(&b, &r), &c), &d), &e), &f),
+        &k(5),
+    );
+    assert_eq!(s.may_be_true(&path, &widest), Err(SolverError::Timeout));
     assert_eq!(asked.get(), 2);
 }
 
@@ -630,5 +639,36 @@ fn conjuncts_that_skip_a_byte_are_checked_once_for_its_values() {
     );
     let (mut s, asked) = enumerate_before_stuck_z3();
     assert_eq!(s.may_be_true(&path, &goal), Ok(false));
+    assert_eq!(asked.get(), 0);
+}
+
+/// A scanner over five bytes with sixteen states: 2^40 combinations, far
+/// too many to try, but the checks from each byte on read the bytes
+/// before it only through the state they lead to, so the search goes on
+/// from each state once at each byte. Decided without Z3, unsat and sat,
+/// with a model that satisfies the query.
+#[test]
+fn combinations_that_lead_to_a_state_already_tried_are_not_searched_again() {
+    use crate::expr::{add, ne, zext};
+    let x = Array::symbolic("scanned5", 5);
+    let next = Array::constant(
+        "next16",
+        (0..=255u8)
+            .map(|b| (b.wrapping_mul(73) ^ 0x5a) & 15)
+            .collect::<Vec<u8>>(),
+    );
+    let lookup = |i: &expr::ExprRef| read(&UpdateList::new(next.clone()), &zext(i, 64));
+    let mut states = vec![lookup(&byte(&x, 0))];
+    for k in 1..5 {
+        let state = lookup(&add(&states[states.len() - 1], &byte(&x, k)));
+        states.push(state);
+    }
+    // No state on the way is 0.
+    let path: Vec<_> = states[..4].iter().map(|s| ne(s, &constant(0, 8))).collect();
+    let (mut s, asked) = enumerate_before_stuck_z3();
+    let unreachable = expr::eq(&states[4], &constant(16, 8));
+    assert_eq!(s.may_be_true(&path, &unreachable), Ok(false));
+    let goal = expr::eq(&states[4], &constant(9, 8));
+    assert_model_satisfies(&mut s, &path, &goal, &x);
     assert_eq!(asked.get(), 0);
 }
