@@ -171,19 +171,7 @@ impl<'a> Search<'a> {
     /// `found` then holds it.
     pub(super) fn run(&mut self, budget: u64) -> Result<bool, OverBudget> {
         if self.readers.is_empty() {
-            self.readers = self
-                .order
-                .iter()
-                .zip(self.checks.iter().zip(self.filters))
-                .map(|(&slot, (checks, filters))| {
-                    let all: Vec<ExprRef> = filters
-                        .iter()
-                        .flat_map(|f| f.checks.iter().cloned())
-                        .chain(checks.iter().cloned())
-                        .collect();
-                    readers(&self.found[slot].0, &all)
-                })
-                .collect();
+            // Every conjunct checked at each byte, filtered or not.
             let checks: Vec<Vec<&ExprRef>> = self
                 .checks
                 .iter()
@@ -195,6 +183,12 @@ impl<'a> Search<'a> {
                         .chain(checks)
                         .collect()
                 })
+                .collect();
+            self.readers = self
+                .order
+                .iter()
+                .zip(&checks)
+                .map(|(&slot, checks)| readers(&self.found[slot].0, checks))
                 .collect();
             self.interfaces = interfaces(self.order, self.found, self.domains, &checks);
         }
@@ -217,10 +211,7 @@ impl<'a> Search<'a> {
                     .iter()
                     .map(|n| values.eval(&self.assignment, n))
                     .collect();
-                self.budget = self
-                    .budget
-                    .checked_sub(values.len() as u64)
-                    .ok_or(OverBudget)?;
+                self.spend(self.values[i].len())?;
                 if self.failed[i].contains(&key) {
                     return Ok(false);
                 }
@@ -297,19 +288,26 @@ impl<'a> Search<'a> {
         let values = &mut self.values[i];
         let before = values.len();
         let holds = checks.iter().all(|c| values.eval(&self.assignment, c) == 1);
+        let evaluated = values.len().saturating_sub(before);
+        self.spend(evaluated)?;
+        self.values[i].forget(&self.readers[i]);
+        Ok(holds)
+    }
+
+    /// Takes `evaluated` node evaluations from the budget.
+    fn spend(&mut self, evaluated: usize) -> Result<(), OverBudget> {
         self.budget = self
             .budget
-            .checked_sub(values.len().saturating_sub(before) as u64)
+            .checked_sub(evaluated as u64)
             .ok_or(OverBudget)?;
-        values.forget(&self.readers[i]);
-        Ok(holds)
+        Ok(())
     }
 }
 
 /// The nodes of `exprs` whose values may depend on `byte`. A read's
 /// writes that its index cannot reach are not followed: the read's value
 /// does not depend on them.
-fn readers(byte: &Byte, exprs: &[ExprRef]) -> Vec<*const ExprNode> {
+fn readers(byte: &Byte, exprs: &[&ExprRef]) -> Vec<*const ExprNode> {
     let reads_byte = |e: &ExprRef| match e.kind() {
         ExprKind::Read { updates, index } => {
             std::sync::Arc::ptr_eq(&updates.root, &byte.0)
@@ -318,7 +316,7 @@ fn readers(byte: &Byte, exprs: &[ExprRef]) -> Vec<*const ExprNode> {
         _ => false,
     };
     let mut depends: FxHashMap<*const ExprNode, bool> = FxHashMap::default();
-    for node in post_order(exprs) {
+    for node in post_order(exprs.iter().copied()) {
         let mut reads = reads_byte(node);
         inputs(node, |c| {
             reads |= depends.get(&c.as_ptr()).copied().unwrap_or(false)

@@ -469,21 +469,22 @@ fn queries_over_two_bytes_are_searched_whole_before_or_after_z3() {
     assert_eq!(asked.get(), 2);
 }
 
+/// A lookup in a constant table of 256 entries named `name`, entry `b`
+/// being `entry(b)`, as a scanner's DFA tables are.
+fn table(name: &str, entry: fn(u8) -> u8) -> impl Fn(&expr::ExprRef) -> expr::ExprRef {
+    let contents = Array::constant(name, (0..=255u8).map(entry).collect::<Vec<u8>>());
+    move |i| read(&UpdateList::new(contents.clone()), &expr::zext(i, 64))
+}
+
 /// A table looked up at an entry of another table for an input byte, as a
 /// scanner's DFA tables are, over three bytes: searched before Z3, which
 /// is never asked, with a model that satisfies the query; one lookup alone
 /// is Z3's.
 #[test]
 fn chained_table_lookups_are_searched_before_z3() {
-    use crate::expr::{add, ult, zext};
+    use crate::expr::{add, ult};
     let x = Array::symbolic("scanned", 3);
-    let next = Array::constant(
-        "next_state",
-        (0..=255u8)
-            .map(|b| b.wrapping_mul(73) ^ 0x5a)
-            .collect::<Vec<u8>>(),
-    );
-    let lookup = |i: &expr::ExprRef| read(&UpdateList::new(next.clone()), &zext(i, 64));
+    let lookup = table("next_state", |b| b.wrapping_mul(73) ^ 0x5a);
     // The state after each byte: the table at the state before plus the byte.
     let s1 = lookup(&byte(&x, 0));
     let s2 = lookup(&add(&s1, &byte(&x, 1)));
@@ -649,15 +650,9 @@ fn conjuncts_that_skip_a_byte_are_checked_once_for_its_values() {
 /// with a model that satisfies the query.
 #[test]
 fn combinations_that_lead_to_a_state_already_tried_are_not_searched_again() {
-    use crate::expr::{add, ne, zext};
+    use crate::expr::{add, ne};
     let x = Array::symbolic("scanned5", 5);
-    let next = Array::constant(
-        "next16",
-        (0..=255u8)
-            .map(|b| (b.wrapping_mul(73) ^ 0x5a) & 15)
-            .collect::<Vec<u8>>(),
-    );
-    let lookup = |i: &expr::ExprRef| read(&UpdateList::new(next.clone()), &zext(i, 64));
+    let lookup = table("next16", |b| (b.wrapping_mul(73) ^ 0x5a) & 15);
     let mut states = vec![lookup(&byte(&x, 0))];
     for k in 1..5 {
         let state = lookup(&add(&states[states.len() - 1], &byte(&x, k)));
