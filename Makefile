@@ -72,7 +72,7 @@ bench: build runtime
 	$(CARGO) bench --bench memo
 
 # mnemo beside KLEE on the same bitcode (benches/klee.rs): KLEE=path to a
-# klee binary built against LLVM 14 and Z3 (README, "Beside KLEE");
+# klee binary built against LLVM 14 and Z3 (docs/benchmarks.md, "Beside KLEE");
 # KLEE_TIME seconds per run (default 60).
 KLEE ?=
 KLEE_TIME ?= 60

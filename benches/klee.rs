@@ -258,7 +258,7 @@ fn main() -> anyhow::Result<()> {
         .map(PathBuf::from)
     else {
         println!(
-            "KLEE is not set: build KLEE 3.2 against LLVM 14 and Z3 (README, \
+            "KLEE is not set: build KLEE 3.2 against LLVM 14 and Z3 (docs/benchmarks.md, \
              \"Beside KLEE\") and run `make bench-klee KLEE=path/to/bin/klee`"
         );
         return Ok(());

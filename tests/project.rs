@@ -269,7 +269,7 @@ fn a_program_built_elsewhere_sees_the_environment_the_engine_gave() {
 }
 
 /// A gnulib-style caller of rawmemchr, which musl lacks: built with the
-/// runtime's byte-wise one, as README's recipe for gnulib projects has it,
+/// runtime's byte-wise one, as the recipe for gnulib projects (docs/coreutils.md) has it,
 /// the engine reads no byte past the buffer, where gnulib's word-wise one
 /// has every path end in a `ptr` error.
 const RAWMEMCHR_USER: &str = r#"

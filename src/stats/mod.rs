@@ -1,5 +1,5 @@
 //! Run statistics: the counters of `stats.json` (a stable interface scripts
-//! rely on; README documents it), and the progress display.
+//! rely on; `docs/output.md` documents it), and the progress display.
 
 mod progress;
 mod table;

@@ -307,7 +307,7 @@ pub(crate) struct RunArgs {
           value_parser = whole(0, u32::MAX))]
     pub(crate) z3_seed: u32,
     /// The solver layers queries pass through, in order, ending with a Z3
-    /// layer (see README).
+    /// layer (see `docs/solver.md`).
     #[arg(long, default_value = mnemo::solver::DEFAULT_CHAIN)]
     pub(crate) solver_chain: mnemo::solver::ChainSpec,
     /// Where the store layers keep solver answers across runs: a file (the
