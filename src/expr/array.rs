@@ -4,7 +4,8 @@ use super::ExprRef;
 use rustc_hash::{FxHashMap, FxHasher};
 use std::cmp::Ordering;
 use std::hash::{Hash, Hasher};
-use std::sync::{Arc, Weak};
+use std::sync::atomic::{AtomicUsize, Ordering as AtomicOrdering};
+use std::sync::{Arc, OnceLock, Weak};
 
 /// A byte array the solver reasons about: a symbolic input (`init: None`)
 /// or an object whose bytes are known (`init: Some`), used when such an
@@ -108,6 +109,9 @@ pub struct UpdateNode {
     pub next: Option<Arc<UpdateNode>>,
     hash: u64,
     len: usize,
+    /// This write and the older ones indexed for reads, once a list this
+    /// long has been read through more than once (see [`WriteIndex`]).
+    lookup: OnceLock<WriteIndex>,
 }
 
 impl UpdateNode {
@@ -115,10 +119,125 @@ impl UpdateNode {
     pub fn structural_hash(&self) -> u64 {
         self.hash
     }
+
+    /// This write and the older ones as a [`WriteIndex`], if one has been
+    /// built.
+    pub fn write_index(&self) -> Option<&WriteIndex> {
+        self.lookup.get()
+    }
+
+    /// This write and the older ones as a [`WriteIndex`], built if there is
+    /// none and the list is long enough to gain by it; `None` where the
+    /// indexes alive hold as many writes as they may.
+    pub fn indexed(&self) -> Option<&WriteIndex> {
+        if let Some(ix) = self.lookup.get() {
+            return Some(ix);
+        }
+        if self.len < MIN_INDEXED_LEN
+            || INDEXED.load(AtomicOrdering::Relaxed) + self.len > MAX_INDEXED
+        {
+            return None;
+        }
+        Some(self.lookup.get_or_init(|| {
+            INDEXED.fetch_add(self.len, AtomicOrdering::Relaxed);
+            WriteIndex::new(self)
+        }))
+    }
+}
+
+/// Lists shorter than this are walked: an index costs more than it saves.
+pub const MIN_INDEXED_LEN: usize = 32;
+
+/// The writes the indexes alive may hold together (about 30 bytes each): a
+/// loop that writes and reads in turn makes a list per write, each a write
+/// longer than the one before.
+const MAX_INDEXED: usize = 1 << 20;
+
+/// The writes held by the indexes alive.
+static INDEXED: AtomicUsize = AtomicUsize::new(0);
+
+/// A list of writes as a read at a known position sees it, where walking it
+/// write by write would cost its length each time. A read at a symbolic
+/// index into a large object that the program has written many bytes of
+/// (grep's scanner tables) sees a list of thousands of writes at fixed
+/// positions with a few symbolic ones on top; the solver's search for a
+/// byte's values evaluates such a read 256 times and more.
+pub struct WriteIndex {
+    /// For each fixed position written, the place (0: the newest write)
+    /// and value of the newest write there.
+    fixed: FxHashMap<u64, (u32, ExprRef)>,
+    /// The writes at symbolic positions, newest first: place, position,
+    /// value.
+    symbolic: Vec<(u32, ExprRef, ExprRef)>,
+    /// What a read may need the value of: the symbolic positions, and the
+    /// values that are not constants of the writes a read can see.
+    operands: Vec<ExprRef>,
+    /// The writes indexed (the list's length).
+    len: usize,
+}
+
+impl WriteIndex {
+    fn new(head: &UpdateNode) -> Self {
+        let mut fixed: FxHashMap<u64, (u32, ExprRef)> = FxHashMap::default();
+        let mut symbolic = Vec::new();
+        let mut operands = Vec::new();
+        let writes = UpdateIter { next: Some(head) };
+        for (place, write) in writes.enumerate() {
+            let place = place as u32;
+            match write.index.as_const() {
+                Some(at) => {
+                    // Positions are 64-bit: the value fits.
+                    if let std::collections::hash_map::Entry::Vacant(e) = fixed.entry(at as u64) {
+                        if !write.value.is_const() {
+                            operands.push(write.value.clone());
+                        }
+                        e.insert((place, write.value.clone()));
+                    }
+                }
+                None => {
+                    operands.push(write.index.clone());
+                    if !write.value.is_const() {
+                        operands.push(write.value.clone());
+                    }
+                    symbolic.push((place, write.index.clone(), write.value.clone()));
+                }
+            }
+        }
+        WriteIndex {
+            fixed,
+            symbolic,
+            operands,
+            len: head.len,
+        }
+    }
+
+    /// The value written last at position `at`, given the value of each
+    /// symbolic position (`value`); `None` where no write reaches `at`.
+    pub fn find(&self, at: u128, mut value: impl FnMut(&ExprRef) -> u128) -> Option<&ExprRef> {
+        let fixed = u64::try_from(at).ok().and_then(|at| self.fixed.get(&at));
+        let newest_fixed = fixed.map_or(u32::MAX, |(place, _)| *place);
+        for (place, index, written) in &self.symbolic {
+            if *place > newest_fixed {
+                break;
+            }
+            if value(index) == at {
+                return Some(written);
+            }
+        }
+        fixed.map(|(_, written)| written)
+    }
+
+    /// The expressions a read through the list may need the value of.
+    pub fn operands(&self) -> &[ExprRef] {
+        &self.operands
+    }
 }
 
 impl Drop for UpdateNode {
     fn drop(&mut self) {
+        if let Some(ix) = self.lookup.get() {
+            INDEXED.fetch_sub(ix.len, AtomicOrdering::Relaxed);
+        }
         // Unlink the tail iteratively: a list of a hundred thousand writes
         // must not recurse a hundred thousand times when it dies.
         let mut next = self.next.take();
@@ -163,6 +282,7 @@ impl UpdateList {
                 next: self.head.clone(),
                 hash: h.finish(),
                 len,
+                lookup: OnceLock::new(),
             })),
         }
     }

@@ -1,8 +1,9 @@
 //! Concrete evaluation of expressions under an assignment of the symbolic
 //! arrays, and the arrays an expression depends on.
 
+use super::array::{WriteIndex, MIN_INDEXED_LEN};
 use super::build::{fold_binary, fold_cmp};
-use super::{mask, to_signed, ArrayRef, ExprKind, ExprNode, ExprRef};
+use super::{mask, to_signed, ArrayRef, ExprKind, ExprNode, ExprRef, UpdateNode};
 use rustc_hash::{FxHashMap, FxHashSet};
 use smallvec::SmallVec;
 use std::sync::Arc;
@@ -131,6 +132,10 @@ pub struct Evaluated {
     memo: FxHashMap<*const ExprNode, u128>,
     /// The expressions evaluated, held for `memo`'s addresses.
     roots: Vec<ExprRef>,
+    /// The lists of writes read through once, by their newest write: read
+    /// through again, a long one is indexed (see [`WriteIndex`]). An
+    /// address freed and used again only indexes a list early.
+    read_once: FxHashSet<*const UpdateNode>,
 }
 
 /// Evaluates expressions under one assignment, remembering the value of
@@ -155,7 +160,7 @@ impl<'a> Evaluator<'a> {
             assignment,
             values: Evaluated {
                 memo: FxHashMap::with_capacity_and_hasher(nodes, Default::default()),
-                roots: Vec::new(),
+                ..Evaluated::default()
             },
         }
     }
@@ -198,7 +203,7 @@ impl Evaluated {
     /// found under, or one that differs only in bytes whose readers were
     /// forgotten). Unassigned symbolic bytes and bytes past the end of an
     /// array read as 0.
-    pub fn eval(&mut self, assignment: &Assignment, e: &ExprRef) -> u128 {
+    pub fn eval<'e>(&mut self, assignment: &Assignment, e: &'e ExprRef) -> u128 {
         if let Some(c) = e.as_const() {
             return c;
         }
@@ -221,11 +226,18 @@ impl Evaluated {
                 self.memo.insert(node.as_ptr(), v);
             } else {
                 stack.push((node, true));
-                node.for_each_child(|c| {
+                let mut push = |c: &'e ExprRef| {
                     if !c.is_const() && !self.memo.contains_key(&c.as_ptr()) {
                         stack.push((c, false));
                     }
-                });
+                };
+                match read_index(&mut self.read_once, node) {
+                    Some((index, writes)) => {
+                        push(index);
+                        writes.operands().iter().for_each(push);
+                    }
+                    None => node.for_each_child(push),
+                }
             }
         }
         self.value(e)
@@ -245,6 +257,12 @@ impl Evaluated {
             ExprKind::Const(c) => *c,
             ExprKind::Read { updates, index } => {
                 let i = self.value(index);
+                if let Some(writes) = updates.head.as_deref().and_then(UpdateNode::write_index) {
+                    return match writes.find(i, |e| self.value(e)) {
+                        Some(written) => self.value(written),
+                        None => assignment.byte(&updates.root, i) as u128,
+                    };
+                }
                 for node in updates.iter() {
                     if self.value(&node.index) == i {
                         return self.value(&node.value);
@@ -276,6 +294,37 @@ impl Evaluated {
             }
         }
     }
+}
+
+/// Lists read through once that [`Evaluated`] remembers before it forgets
+/// them all (memory bound).
+const READ_ONCE_LIMIT: usize = 4096;
+
+/// The index and indexed writes of `node` where it is a read through a list
+/// of writes that has an index, or that is long and has been read through
+/// before (`read_once`): the walk then visits only what the index says a
+/// read may need, and the read finds its write through it.
+fn read_index<'e>(
+    read_once: &mut FxHashSet<*const UpdateNode>,
+    node: &'e ExprRef,
+) -> Option<(&'e ExprRef, &'e WriteIndex)> {
+    let ExprKind::Read { updates, index } = node.kind() else {
+        return None;
+    };
+    let head = updates.head.as_deref()?;
+    if let Some(writes) = head.write_index() {
+        return Some((index, writes));
+    }
+    if updates.len() < MIN_INDEXED_LEN {
+        return None;
+    }
+    if read_once.len() >= READ_ONCE_LIMIT {
+        read_once.clear();
+    }
+    if read_once.insert(head as *const UpdateNode) {
+        return None;
+    }
+    head.indexed().map(|writes| (index, writes))
 }
 
 /// The value of `e` under `a` (see [`Evaluator::eval`]).
@@ -488,5 +537,106 @@ mod tests {
         }
         let expected = (0..100_000u128).fold(1u128, |acc, i| acc ^ i);
         assert_eq!(eval(&deep, &asg), expected & u64::MAX as u128);
+    }
+
+    /// The byte array `mem` after `writes` (oldest first), each index and
+    /// value evaluated under `asg`: what a read through them must give.
+    fn applied(mem: &[u8], writes: &[(ExprRef, ExprRef)], asg: &Assignment) -> Vec<u8> {
+        let mut bytes = mem.to_vec();
+        for (at, value) in writes {
+            bytes[eval(at, asg) as usize] = eval(value, asg) as u8;
+        }
+        bytes
+    }
+
+    /// Byte `k` of `input`, times 1, as a position in 64 bytes.
+    fn position(input: &ArrayRef, k: u8) -> ExprRef {
+        let byte = read(
+            &UpdateList::new(input.clone()),
+            &constant(u128::from(k), 64),
+        );
+        crate::expr::and(&zext(&byte, 64), &constant(63, 64))
+    }
+
+    #[test]
+    fn a_long_list_read_through_again_is_indexed_and_reads_the_same() {
+        let mem = Array::symbolic("ix_mem", 64);
+        let input = Array::symbolic("ix_in", 2);
+        let mut list = UpdateList::new(mem.clone());
+        let mut writes = Vec::new();
+        for i in 0..40u8 {
+            let at = if i == 30 {
+                position(&input, 0)
+            } else {
+                constant(u128::from(i % 64), 64)
+            };
+            let value = constant(u128::from(i) + 100, 8);
+            list = list.write(at.clone(), value.clone());
+            writes.push((at, value));
+        }
+        let r = read(&list, &position(&input, 1));
+        let head = list.head.clone().unwrap();
+        let pattern: Vec<u8> = (0..64).collect();
+        let mut values = Evaluated::default();
+        for (round, (a, b)) in [(5u8, 5u8), (5, 6), (70, 31), (1, 50)]
+            .into_iter()
+            .enumerate()
+        {
+            let mut asg = Assignment::new();
+            asg.set(&mem, pattern.clone());
+            asg.set(&input, vec![a, b]);
+            values.clear();
+            let expected = applied(&pattern, &writes, &asg)[(b & 63) as usize];
+            assert_eq!(values.eval(&asg, &r) as u8, expected, "round {round}");
+            // Read through once, the list is walked; again, indexed.
+            assert_eq!(head.write_index().is_some(), round > 0, "round {round}");
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(200))]
+
+        /// Reads through a long list of writes at fixed and symbolic
+        /// positions give, read after read, under one assignment after
+        /// another (the list indexed from the second on), what the writes
+        /// applied in order give.
+        #[test]
+        fn reads_through_many_writes_agree_with_the_writes_applied(
+            spec in proptest::collection::vec((proptest::option::of(0u8..4), 0u8..64, proptest::option::of(0u8..4), proptest::prelude::any::<u8>()), 32..80),
+            reads in proptest::collection::vec((proptest::option::of(0u8..4), 0u8..64), 1..6),
+            inputs in proptest::collection::vec(proptest::collection::vec(proptest::prelude::any::<u8>(), 4), 1..5),
+        ) {
+            let mem = Array::symbolic("ixp_mem", 64);
+            let input = Array::symbolic("ixp_in", 4);
+            let byte = |k: u8| read(&UpdateList::new(input.clone()), &constant(u128::from(k), 64));
+            let mut list = UpdateList::new(mem.clone());
+            let mut writes = Vec::new();
+            for (sym_at, at, sym_value, value) in spec {
+                let at = sym_at.map_or_else(|| constant(u128::from(at), 64), |k| position(&input, k));
+                let value = sym_value.map_or_else(|| constant(u128::from(value), 8), byte);
+                list = list.write(at.clone(), value.clone());
+                writes.push((at, value));
+            }
+            let reads: Vec<(ExprRef, ExprRef)> = reads
+                .into_iter()
+                .map(|(sym, at)| {
+                    let at = sym.map_or_else(|| constant(u128::from(at), 64), |k| position(&input, k));
+                    (read(&list, &at), at)
+                })
+                .collect();
+            let pattern: Vec<u8> = (0..64u8).map(|i| i.wrapping_mul(7)).collect();
+            let mut values = Evaluated::default();
+            for bytes in inputs {
+                let mut asg = Assignment::new();
+                asg.set(&mem, pattern.clone());
+                asg.set(&input, bytes);
+                let expected = applied(&pattern, &writes, &asg);
+                values.clear();
+                for (r, at) in &reads {
+                    let at = eval(at, &asg) as usize;
+                    proptest::prop_assert_eq!(values.eval(&asg, r) as u8, expected[at]);
+                }
+            }
+        }
     }
 }

@@ -21,7 +21,7 @@ pub mod serial;
 #[cfg(test)]
 pub(crate) mod proptests;
 
-pub use array::{Array, ArrayRef, UpdateList, UpdateNode};
+pub use array::{Array, ArrayRef, UpdateList, UpdateNode, WriteIndex};
 pub use bounds::{unsigned_range, zero_low_bits};
 pub use build::*;
 pub use eval::{
