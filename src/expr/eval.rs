@@ -189,19 +189,10 @@ impl Evaluated {
         self.roots.clear();
     }
 
-    /// Forgets the values of `nodes`, keeping the others': the nodes that
-    /// read a byte about to change, in a search that changes it over and
-    /// over and evaluates again only what reads it.
-    pub fn forget(&mut self, nodes: &[*const ExprNode]) {
-        for n in nodes {
-            self.memo.remove(n);
-        }
-    }
-
     /// The value of `e` (masked to its width) under `assignment`, under
     /// which every value kept must still hold (the assignment they were
-    /// found under, or one that differs only in bytes whose readers were
-    /// forgotten). Unassigned symbolic bytes and bytes past the end of an
+    /// found under, or one that differs only in bytes no kept value
+    /// reads). Unassigned symbolic bytes and bytes past the end of an
     /// array read as 0.
     pub fn eval<'e>(&mut self, assignment: &Assignment, e: &'e ExprRef) -> u128 {
         if let Some(c) = e.as_const() {
@@ -252,46 +243,56 @@ impl Evaluated {
 
     /// The value of `e` once all its children have values.
     fn compute(&self, assignment: &Assignment, e: &ExprRef) -> u128 {
-        let w = e.width();
-        match e.kind() {
-            ExprKind::Const(c) => *c,
-            ExprKind::Read { updates, index } => {
-                let i = self.value(index);
-                if let Some(writes) = updates.head.as_deref().and_then(UpdateNode::write_index) {
-                    return match writes.find(i, |e| self.value(e)) {
-                        Some(written) => self.value(written),
-                        None => assignment.byte(&updates.root, i) as u128,
-                    };
+        compute_with(e, assignment, |c| self.value(c))
+    }
+}
+
+/// The value of `e` under `assignment`, given the value of each of its
+/// children (`value`, asked only of the children the value depends on: a
+/// read's index, then the writes it needs). For evaluators that keep
+/// values their own way.
+pub fn compute_with(
+    e: &ExprRef,
+    assignment: &Assignment,
+    mut value: impl FnMut(&ExprRef) -> u128,
+) -> u128 {
+    let w = e.width();
+    match e.kind() {
+        ExprKind::Const(c) => *c,
+        ExprKind::Read { updates, index } => {
+            let i = value(index);
+            if let Some(writes) = updates.head.as_deref().and_then(UpdateNode::write_index) {
+                return match writes.find(i, &mut value) {
+                    Some(written) => value(written),
+                    None => assignment.byte(&updates.root, i) as u128,
+                };
+            }
+            for node in updates.iter() {
+                if value(&node.index) == i {
+                    return value(&node.value);
                 }
-                for node in updates.iter() {
-                    if self.value(&node.index) == i {
-                        return self.value(&node.value);
-                    }
-                }
-                assignment.byte(&updates.root, i) as u128
             }
-            ExprKind::Select {
-                cond,
-                then_e,
-                else_e,
-            } => {
-                if self.value(cond) == 1 {
-                    self.value(then_e)
-                } else {
-                    self.value(else_e)
-                }
+            assignment.byte(&updates.root, i) as u128
+        }
+        ExprKind::Select {
+            cond,
+            then_e,
+            else_e,
+        } => {
+            if value(cond) == 1 {
+                value(then_e)
+            } else {
+                value(else_e)
             }
-            ExprKind::Concat { hi, lo } => (self.value(hi) << lo.width()) | self.value(lo),
-            ExprKind::Extract { expr, offset } => (self.value(expr) >> offset) & mask(w),
-            ExprKind::ZExt(x) => self.value(x),
-            ExprKind::SExt(x) => to_signed(self.value(x), x.width()) as u128 & mask(w),
-            ExprKind::Not(x) => !self.value(x) & mask(w),
-            ExprKind::Binary { op, lhs, rhs } => {
-                fold_binary(*op, self.value(lhs), self.value(rhs), w)
-            }
-            ExprKind::Cmp { op, lhs, rhs } => {
-                fold_cmp(*op, self.value(lhs), self.value(rhs), lhs.width()) as u128
-            }
+        }
+        ExprKind::Concat { hi, lo } => (value(hi) << lo.width()) | value(lo),
+        ExprKind::Extract { expr, offset } => (value(expr) >> offset) & mask(w),
+        ExprKind::ZExt(x) => value(x),
+        ExprKind::SExt(x) => to_signed(value(x), x.width()) as u128 & mask(w),
+        ExprKind::Not(x) => !value(x) & mask(w),
+        ExprKind::Binary { op, lhs, rhs } => fold_binary(*op, value(lhs), value(rhs), w),
+        ExprKind::Cmp { op, lhs, rhs } => {
+            fold_cmp(*op, value(lhs), value(rhs), lhs.width()) as u128
         }
     }
 }
@@ -441,34 +442,6 @@ mod tests {
         m.set_byte(&a, 3, 5);
         assert_eq!(m.get(&a), Some(&[1, 2, 9][..]));
         assert_eq!(m.len(), 1);
-    }
-
-    #[test]
-    fn forgotten_values_are_found_again_and_the_others_kept() {
-        let a = Array::symbolic("fg_a", 2);
-        let x = read(&UpdateList::new(a.clone()), &constant(0, 64));
-        let y = read(&UpdateList::new(a.clone()), &constant(1, 64));
-        let wide_y = zext(&y, 16);
-        let sum = add(&zext(&x, 16), &wide_y);
-        let mut asg = Assignment::new();
-        asg.set(&a, vec![3, 4]);
-        let mut values = Evaluated::default();
-        assert_eq!(values.eval(&asg, &sum), 7);
-        let all = values.len();
-        // Byte 1 changes: its readers are found again, x's value is kept.
-        asg.set_byte(&a, 1, 10);
-        let readers = [y.as_ptr(), wide_y.as_ptr(), sum.as_ptr()];
-        values.forget(&readers);
-        assert_eq!(values.len(), all - 3);
-        assert_eq!(values.eval(&asg, &sum), 13);
-        // A kept value is used as it is, even where the assignment says
-        // otherwise: forgetting is the caller's to get right.
-        asg.set_byte(&a, 0, 100);
-        values.forget(&readers);
-        assert_eq!(values.eval(&asg, &sum), 13);
-        values.clear();
-        assert!(values.is_empty());
-        assert_eq!(values.eval(&asg, &sum), 110);
     }
 
     #[test]

@@ -25,8 +25,8 @@ pub use array::{Array, ArrayRef, UpdateList, UpdateNode, WriteIndex};
 pub use bounds::{unsigned_range, zero_low_bits};
 pub use build::*;
 pub use eval::{
-    arrays_in, arrays_in_all, eval, reads_input, reads_input_where, Assignment, Evaluated,
-    Evaluator,
+    arrays_in, arrays_in_all, compute_with, eval, reads_input, reads_input_where, Assignment,
+    Evaluated, Evaluator,
 };
 pub use intern::live_expressions;
 

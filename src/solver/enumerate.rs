@@ -30,13 +30,14 @@ use std::sync::Arc;
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
+use self::compiled::Compiled;
 use self::search::{OverBudget, Plan, Search};
 use super::interval::{atom_of, ValueSet};
 use super::query::{Answer, Chain, Layer, Query};
 use super::SolverError;
 use crate::expr::{
-    conjuncts, unsigned_range, ArrayRef, Assignment, Evaluator, ExprKind, ExprNode, ExprRef,
-    UpdateList, UpdateNode,
+    conjuncts, unsigned_range, ArrayRef, Assignment, Evaluated, Evaluator, ExprKind, ExprNode,
+    ExprRef, UpdateList, UpdateNode,
 };
 use crate::ir::BinOp;
 
@@ -278,15 +279,21 @@ fn classify(c: &ExprRef) -> Conjunct {
     match bytes.as_slice() {
         [] => Conjunct::Fixed(Evaluator::new(&Assignment::new()).eval(c) == 1),
         [(array, at)] => {
+            let byte = (array.clone(), *at);
+            // Evaluated once: the nodes that do not read the byte.
+            let read: FxHashSet<*const ExprNode> =
+                search::readers(&byte, &[c]).into_iter().collect();
+            let compiled = Compiled::new(std::slice::from_ref(c), |e| read.contains(&e.as_ptr()));
+            let (mut kept, mut slots) = (Evaluated::default(), Vec::new());
             let mut values = [0u64; 4];
             let mut a = Assignment::new();
             for v in 0..=u8::MAX {
                 a.set_byte(array, *at as usize, v);
-                if Evaluator::new(&a).eval(c) == 1 {
+                if compiled.holds(&a, &mut kept, &mut slots).0 {
                     values[usize::from(v / 64)] |= 1 << (v % 64);
                 }
             }
-            Conjunct::Byte((array.clone(), *at), values)
+            Conjunct::Byte(byte, values)
         }
         _ => {
             let bound = atom_of(c).and_then(|atom| {
@@ -656,6 +663,7 @@ impl Layer for EnumerateLayer {
     }
 }
 
+mod compiled;
 mod interface;
 mod search;
 #[cfg(test)]

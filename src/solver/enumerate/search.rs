@@ -12,6 +12,7 @@
 use rustc_hash::FxHashMap;
 use rustc_hash::FxHashSet;
 
+use super::compiled::Compiled;
 use super::interface::interfaces;
 use super::{each, model, reachable_writes, Byte, Values};
 use crate::expr::{Assignment, Evaluated, ExprKind, ExprNode, ExprRef};
@@ -30,13 +31,15 @@ pub(super) struct Search<'a> {
     found: &'a mut [(Byte, u8)],
     /// `found` as an assignment, kept up to date byte by byte.
     assignment: Assignment,
-    /// For each byte of `order`, the nodes of its checks that read it
-    /// (worked out on the first run): their values are forgotten each
-    /// time it changes.
-    readers: Vec<Vec<*const ExprNode>>,
-    /// For each byte of `order`, the values of its checks' nodes under the
-    /// values the bytes before it have now.
+    /// For each byte of `order`, its checks compiled for its values
+    /// (worked out on the first run): first those of no filter, then each
+    /// filter's.
+    compiled: Vec<Vec<Compiled>>,
+    /// For each byte of `order`, the values of its checks' nodes that do
+    /// not read it, under the values the bytes before it have now.
     values: Vec<Evaluated>,
+    /// Room for the values of a compiled level's steps.
+    slots: Vec<u128>,
     /// For each byte of `order`, the conjuncts whose last byte it is that
     /// skip a byte before it.
     filters: &'a [Vec<Filter>],
@@ -152,8 +155,9 @@ impl<'a> Search<'a> {
             checks,
             found,
             assignment,
-            readers: Vec::new(),
+            compiled: Vec::new(),
             values: order.iter().map(|_| Evaluated::default()).collect(),
+            slots: Vec::new(),
             filters,
             allowed: filters
                 .iter()
@@ -170,7 +174,7 @@ impl<'a> Search<'a> {
     /// first, so the first combination found is the same on every run;
     /// `found` then holds it.
     pub(super) fn run(&mut self, budget: u64) -> Result<bool, OverBudget> {
-        if self.readers.is_empty() {
+        if self.compiled.len() != self.order.len() {
             // Every conjunct checked at each byte, filtered or not.
             let checks: Vec<Vec<&ExprRef>> = self
                 .checks
@@ -184,11 +188,23 @@ impl<'a> Search<'a> {
                         .collect()
                 })
                 .collect();
-            self.readers = self
+            self.compiled = self
                 .order
                 .iter()
-                .zip(&checks)
-                .map(|(&slot, checks)| readers(&self.found[slot].0, checks))
+                .enumerate()
+                .map(|(i, &slot)| {
+                    let read: FxHashSet<*const ExprNode> = readers(&self.found[slot].0, &checks[i])
+                        .into_iter()
+                        .collect();
+                    let reads = |e: &ExprRef| read.contains(&e.as_ptr());
+                    std::iter::once(Compiled::new(&self.checks[i], reads))
+                        .chain(
+                            self.filters[i]
+                                .iter()
+                                .map(|f| Compiled::new(&f.checks, reads)),
+                        )
+                        .collect()
+                })
                 .collect();
             self.interfaces = interfaces(self.order, self.found, self.domains, &checks);
         }
@@ -281,16 +297,12 @@ impl<'a> Search<'a> {
     /// filter `f`, if given) hold under the values the bytes have now, the
     /// bytes before it unchanged since its values were last cleared.
     fn holds(&mut self, i: usize, f: Option<usize>) -> Result<bool, OverBudget> {
-        let checks = match f {
-            Some(f) => &self.filters[i][f].checks,
-            None => &self.checks[i],
-        };
+        let compiled = &self.compiled[i][f.map_or(0, |f| f + 1)];
         let values = &mut self.values[i];
         let before = values.len();
-        let holds = checks.iter().all(|c| values.eval(&self.assignment, c) == 1);
-        let evaluated = values.len().saturating_sub(before);
+        let (holds, steps) = compiled.holds(&self.assignment, values, &mut self.slots);
+        let evaluated = steps + values.len().saturating_sub(before);
         self.spend(evaluated)?;
-        self.values[i].forget(&self.readers[i]);
         Ok(holds)
     }
 
@@ -307,7 +319,7 @@ impl<'a> Search<'a> {
 /// The nodes of `exprs` whose values may depend on `byte`. A read's
 /// writes that its index cannot reach are not followed: the read's value
 /// does not depend on them.
-fn readers(byte: &Byte, exprs: &[&ExprRef]) -> Vec<*const ExprNode> {
+pub(super) fn readers(byte: &Byte, exprs: &[&ExprRef]) -> Vec<*const ExprNode> {
     let reads_byte = |e: &ExprRef| match e.kind() {
         ExprKind::Read { updates, index } => {
             std::sync::Arc::ptr_eq(&updates.root, &byte.0)
