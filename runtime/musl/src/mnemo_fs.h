@@ -6,6 +6,7 @@
 #define MNEMO_FS_H
 
 #define _GNU_SOURCE
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/stat.h>
@@ -171,6 +172,24 @@ long __mnemo_getdents(struct mnemo_desc *d, char *buf, unsigned long n);
 long __mnemo_find(int dirfd, const char *path, int nofollow, struct mnemo_file **f);
 int __mnemo_is_dev_null(const struct mnemo_file *f);
 int __mnemo_is_work_dir(const struct mnemo_file *f);
+
+/* The process's own state and its machine (mnemo_process.c); each call
+ * returns what the kernel would. */
+struct k_sigaction;
+struct statfs;
+struct sysinfo;
+struct utsname;
+long __mnemo_sigaction(long sig, const struct k_sigaction *act,
+                       struct k_sigaction *old, unsigned long size);
+long __mnemo_sigprocmask(long how, const unsigned long *set, unsigned long *old,
+                         unsigned long size);
+long __mnemo_sigaltstack(const stack_t *ss, stack_t *old);
+/* Whether the kernel would discard `sig` sent to the process. */
+int __mnemo_discarded(long sig);
+long __mnemo_sys_uname(struct utsname *u);
+long __mnemo_sysinfo(struct sysinfo *s);
+long __mnemo_getaffinity(unsigned long len, unsigned char *mask);
+long __mnemo_statfs(struct statfs *st);
 
 /* The lookup (mnemo_names.c) the calls by path (mnemo_paths.c) share. */
 

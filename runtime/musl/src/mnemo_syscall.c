@@ -4,7 +4,6 @@
  * the engine, which writes the path's output, ends it at exit, and ends it
  * with "unsupported system call N (name)" for a call nobody models. */
 #include "mnemo_fs.h"
-#include "ksigaction.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -360,100 +359,6 @@ static long sys_mincore(long addr, unsigned long len, unsigned char *vec) {
   return -ENOMEM;
 }
 
-/* Signals are not delivered, but what a program sets is kept and given
- * back: each signal's action and the mask of blocked signals, as the
- * kernel keeps them (a program asks for the handler it inherited, or
- * saves the mask to restore it). The kernel's sigset is 8 bytes. */
-static struct k_sigaction actions[_NSIG];
-static unsigned long blocked;
-#define UNBLOCKABLE (1UL << (SIGKILL - 1) | 1UL << (SIGSTOP - 1))
-
-static long sys_sigaction(long sig, const struct k_sigaction *act,
-                          struct k_sigaction *old, unsigned long size) {
-  if (size != sizeof blocked || sig < 1 || sig >= _NSIG)
-    return -EINVAL;
-  if (act && (sig == SIGKILL || sig == SIGSTOP))
-    return -EINVAL;
-  struct k_sigaction was = actions[sig];
-  if (act)
-    actions[sig] = *act;
-  if (old)
-    *old = was;
-  return 0;
-}
-
-static long sys_sigprocmask(long how, const unsigned long *set, unsigned long *old,
-                            unsigned long size) {
-  if (size != sizeof blocked)
-    return -EINVAL;
-  unsigned long was = blocked;
-  if (set) {
-    switch (how) {
-    case SIG_BLOCK: blocked |= *set; break;
-    case SIG_UNBLOCK: blocked &= ~*set; break;
-    case SIG_SETMASK: blocked = *set; break;
-    default: return -EINVAL;
-    }
-    blocked &= ~UNBLOCKABLE;
-  }
-  if (old)
-    *old = was;
-  return 0;
-}
-
-/* Signals are not delivered, so no handler ever runs on the alternate
- * stack; the one set is kept and given back, as the kernel does. */
-static stack_t alt_stack = {.ss_flags = SS_DISABLE};
-
-static long sys_sigaltstack(const stack_t *ss, stack_t *old) {
-  stack_t was = alt_stack;
-  if (ss) {
-    if (ss->ss_flags & ~(SS_DISABLE | SS_FLAG_BITS))
-      return -EINVAL;
-    if (ss->ss_flags & SS_DISABLE)
-      alt_stack = (stack_t){.ss_flags = SS_DISABLE};
-    else if (ss->ss_size < MINSIGSTKSZ)
-      return -ENOMEM;
-    else
-      alt_stack = *ss;
-  }
-  if (old)
-    *old = was;
-  return 0;
-}
-
-/* The machine a run sees: fixed, so runs are deterministic. */
-static long sys_uname(struct utsname *u) {
-  mnemo_uname(u);
-  return 0;
-}
-
-static long sys_sysinfo(struct sysinfo *s) {
-  *s = (struct sysinfo){0};
-  s->uptime = MNEMO_UPTIME;
-  s->totalram = s->freeram = 1L << 32;
-  s->procs = 1;
-  s->mem_unit = 1;
-  return 0;
-}
-
-/* One processor: the first bit of the mask. */
-static long sys_getaffinity(unsigned long len, unsigned char *mask) {
-  if (len < sizeof(long))
-    return -EINVAL;
-  memset(mask, 0, len);
-  mask[0] = 1;
-  return sizeof(long);
-}
-
-static long sys_statfs(struct statfs *st) {
-  *st = (struct statfs){0};
-  st->f_type = 0x01021994; /* tmpfs */
-  st->f_bsize = st->f_frsize = 4096;
-  st->f_namelen = 255;
-  return 0;
-}
-
 /* Operations on a descriptor that touch no data the model keeps
  * (advice, syncing) succeed on an open one. */
 static long on_open(long fd) { return desc_of(fd) ? 0 : -EBADF; }
@@ -619,16 +524,6 @@ static long sys_inotify_rm_watch(long fd, long wd) {
   return d->kind == MNEMO_INOTIFY && wd > 0 && (unsigned long)wd <= d->off ? 0 : -EINVAL;
 }
 
-/* Whether the kernel would discard `sig` sent to the process: its action
- * is SIG_IGN, or the default one and that ignores it. */
-static int discarded(long sig) {
-  void (*handler)(int) = actions[sig].handler;
-  if (handler == SIG_IGN)
-    return 1;
-  return handler == SIG_DFL &&
-         (sig == SIGCHLD || sig == SIGURG || sig == SIGWINCH || sig == SIGCONT);
-}
-
 /* No process but this one (pid 1, alone in its group and session) exists.
  * kill(-1) reaches every process but the caller and, as Linux's does,
  * succeeds where any exists, whether or not it may be signalled: natively
@@ -642,7 +537,7 @@ static long sys_kill(long pid, long sig) {
     return 0;
   if (pid != 1 && pid != 0)
     return -ESRCH;
-  if (sig == 0 || discarded(sig))
+  if (sig == 0 || __mnemo_discarded(sig))
     return 0;
   return __mnemo_kernel(SYS_kill, pid, sig, 0, 0, 0, 0);
 }
@@ -714,11 +609,11 @@ long __mnemo_syscall(long n, long a, long b, long c, long d, long e, long f) {
   case SYS_mmap: return sys_mmap(a, b, c, d, e, f);
   case SYS_munmap: return sys_munmap(a);
   case SYS_mincore: return sys_mincore(a, b, (unsigned char *)c);
-  case SYS_sigaltstack: return sys_sigaltstack((const stack_t *)a, (stack_t *)b);
+  case SYS_sigaltstack: return __mnemo_sigaltstack((const stack_t *)a, (stack_t *)b);
   case SYS_rt_sigaction:
-    return sys_sigaction(a, (const struct k_sigaction *)b, (struct k_sigaction *)c, d);
+    return __mnemo_sigaction(a, (const struct k_sigaction *)b, (struct k_sigaction *)c, d);
   case SYS_rt_sigprocmask:
-    return sys_sigprocmask(a, (const unsigned long *)b, (unsigned long *)c, d);
+    return __mnemo_sigprocmask(a, (const unsigned long *)b, (unsigned long *)c, d);
   case SYS_faccessat2: return __mnemo_access(a, (const char *)b, c);
   case SYS_fadvise64: return on_open(a);
   case SYS_fsync:
@@ -842,14 +737,14 @@ long __mnemo_syscall(long n, long a, long b, long c, long d, long e, long f) {
   case SYS_getpgid:
   case SYS_getpgrp:
   case SYS_getsid: return 1;
-  case SYS_uname: return sys_uname((struct utsname *)a);
-  case SYS_sysinfo: return sys_sysinfo((struct sysinfo *)a);
-  case SYS_sched_getaffinity: return sys_getaffinity(b, (unsigned char *)c);
+  case SYS_uname: return __mnemo_sys_uname((struct utsname *)a);
+  case SYS_sysinfo: return __mnemo_sysinfo((struct sysinfo *)a);
+  case SYS_sched_getaffinity: return __mnemo_getaffinity(b, (unsigned char *)c);
   case SYS_statfs: {
     long r = __mnemo_access(AT_FDCWD, (const char *)a, 0);
-    return r ? r : sys_statfs((struct statfs *)b);
+    return r ? r : __mnemo_statfs((struct statfs *)b);
   }
-  case SYS_fstatfs: return any_desc_of(a) ? sys_statfs((struct statfs *)b) : -EBADF;
+  case SYS_fstatfs: return any_desc_of(a) ? __mnemo_statfs((struct statfs *)b) : -EBADF;
   case SYS_getrlimit:
   case SYS_prlimit64: {
     struct rlimit *old = (struct rlimit *)(n == SYS_getrlimit ? b : d);
