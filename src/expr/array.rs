@@ -111,7 +111,8 @@ pub struct UpdateNode {
     len: usize,
     /// This write and the older ones indexed for reads, once a list this
     /// long has been read through more than once (see [`WriteIndex`]).
-    lookup: OnceLock<WriteIndex>,
+    /// Boxed: every write has the room, few lists an index.
+    lookup: OnceLock<Box<WriteIndex>>,
 }
 
 impl UpdateNode {
@@ -123,14 +124,14 @@ impl UpdateNode {
     /// This write and the older ones as a [`WriteIndex`], if one has been
     /// built.
     pub fn write_index(&self) -> Option<&WriteIndex> {
-        self.lookup.get()
+        self.lookup.get().map(|ix| &**ix)
     }
 
     /// This write and the older ones as a [`WriteIndex`], built if there is
     /// none and the list is long enough to gain by it; `None` where the
     /// indexes alive hold as many writes as they may.
     pub fn indexed(&self) -> Option<&WriteIndex> {
-        if let Some(ix) = self.lookup.get() {
+        if let Some(ix) = self.write_index() {
             return Some(ix);
         }
         if self.len < MIN_INDEXED_LEN
@@ -140,7 +141,7 @@ impl UpdateNode {
         }
         Some(self.lookup.get_or_init(|| {
             INDEXED.fetch_add(self.len, AtomicOrdering::Relaxed);
-            WriteIndex::new(self)
+            Box::new(WriteIndex::new(self))
         }))
     }
 }
@@ -235,7 +236,7 @@ impl WriteIndex {
 
 impl Drop for UpdateNode {
     fn drop(&mut self) {
-        if let Some(ix) = self.lookup.get() {
+        if let Some(ix) = self.write_index() {
             INDEXED.fetch_sub(ix.len, AtomicOrdering::Relaxed);
         }
         // Unlink the tail iteratively: a list of a hundred thousand writes
@@ -390,5 +391,21 @@ impl Hash for UpdateList {
 impl std::fmt::Debug for UpdateList {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         super::print::fmt_updates(self, f)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_write_without_an_index_costs_a_pointer_and_a_flag() {
+        // Every symbolic write of a run is one of these: the index's room
+        // must not grow them.
+        assert!(
+            std::mem::size_of::<UpdateNode>() <= 64,
+            "{}",
+            std::mem::size_of::<UpdateNode>()
+        );
     }
 }
