@@ -280,10 +280,8 @@ fn classify(c: &ExprRef) -> Conjunct {
         [] => Conjunct::Fixed(Evaluator::new(&Assignment::new()).eval(c) == 1),
         [(array, at)] => {
             let byte = (array.clone(), *at);
-            // Evaluated once: the nodes that do not read the byte.
-            let read: FxHashSet<*const ExprNode> =
-                search::readers(&byte, &[c]).into_iter().collect();
-            let compiled = Compiled::new(std::slice::from_ref(c), |e| read.contains(&e.as_ptr()));
+            let compiled = Compiled::new(&byte, std::slice::from_ref(c));
+            // The nodes that do not read the byte, evaluated once.
             let (mut kept, mut slots) = (Evaluated::default(), Vec::new());
             let mut values = [0u64; 4];
             let mut a = Assignment::new();

@@ -9,9 +9,10 @@
 //! slots; the nodes that do not read the byte are evaluated once through
 //! the level's table.
 
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 
-use super::search::post_order;
+use super::search::{inputs, post_order};
+use super::Byte;
 use crate::expr::{compute_with, Assignment, Evaluated, ExprKind, ExprNode, ExprRef};
 
 /// Checks compiled for the values of one byte: the nodes of theirs that
@@ -28,8 +29,10 @@ pub(super) struct Compiled {
 }
 
 impl Compiled {
-    /// `checks` compiled, where `reads` tells the nodes that read the byte.
-    pub(super) fn new(checks: &[ExprRef], reads: impl Fn(&ExprRef) -> bool) -> Self {
+    /// `checks` compiled for the values of `byte`.
+    pub(super) fn new(byte: &Byte, checks: &[ExprRef]) -> Self {
+        let read = readers(byte, checks);
+        let reads = |e: &ExprRef| read.contains(&e.as_ptr());
         let mut steps: Vec<ExprRef> = Vec::new();
         let mut slot: FxHashMap<*const ExprNode, u32> = FxHashMap::default();
         let mut compiled = Vec::with_capacity(checks.len());
@@ -81,6 +84,31 @@ impl Compiled {
         }
         (true, slots.len())
     }
+}
+
+/// The nodes of `exprs` whose values may depend on `byte`. A read's
+/// writes that its index cannot reach are not followed: the read's value
+/// does not depend on them.
+fn readers(byte: &Byte, exprs: &[ExprRef]) -> FxHashSet<*const ExprNode> {
+    let reads_byte = |e: &ExprRef| match e.kind() {
+        ExprKind::Read { updates, index } => {
+            std::sync::Arc::ptr_eq(&updates.root, &byte.0)
+                && index.as_const().is_none_or(|at| at == u128::from(byte.1))
+        }
+        _ => false,
+    };
+    let mut depends: FxHashMap<*const ExprNode, bool> = FxHashMap::default();
+    for node in post_order(exprs) {
+        let mut reads = reads_byte(node);
+        inputs(node, |c| {
+            reads |= depends.get(&c.as_ptr()).copied().unwrap_or(false)
+        });
+        depends.insert(node.as_ptr(), reads);
+    }
+    depends
+        .into_iter()
+        .filter_map(|(node, reads)| reads.then_some(node))
+        .collect()
 }
 
 /// The value of `e`: a constant's, a step's from its slot, or any other

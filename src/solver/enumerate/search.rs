@@ -193,15 +193,12 @@ impl<'a> Search<'a> {
                 .iter()
                 .enumerate()
                 .map(|(i, &slot)| {
-                    let read: FxHashSet<*const ExprNode> = readers(&self.found[slot].0, &checks[i])
-                        .into_iter()
-                        .collect();
-                    let reads = |e: &ExprRef| read.contains(&e.as_ptr());
-                    std::iter::once(Compiled::new(&self.checks[i], reads))
+                    let byte = &self.found[slot].0;
+                    std::iter::once(Compiled::new(byte, &self.checks[i]))
                         .chain(
                             self.filters[i]
                                 .iter()
-                                .map(|f| Compiled::new(&f.checks, reads)),
+                                .map(|f| Compiled::new(byte, &f.checks)),
                         )
                         .collect()
                 })
@@ -314,31 +311,6 @@ impl<'a> Search<'a> {
             .ok_or(OverBudget)?;
         Ok(())
     }
-}
-
-/// The nodes of `exprs` whose values may depend on `byte`. A read's
-/// writes that its index cannot reach are not followed: the read's value
-/// does not depend on them.
-pub(super) fn readers(byte: &Byte, exprs: &[&ExprRef]) -> Vec<*const ExprNode> {
-    let reads_byte = |e: &ExprRef| match e.kind() {
-        ExprKind::Read { updates, index } => {
-            std::sync::Arc::ptr_eq(&updates.root, &byte.0)
-                && index.as_const().is_none_or(|at| at == u128::from(byte.1))
-        }
-        _ => false,
-    };
-    let mut depends: FxHashMap<*const ExprNode, bool> = FxHashMap::default();
-    for node in post_order(exprs.iter().copied()) {
-        let mut reads = reads_byte(node);
-        inputs(node, |c| {
-            reads |= depends.get(&c.as_ptr()).copied().unwrap_or(false)
-        });
-        depends.insert(node.as_ptr(), reads);
-    }
-    depends
-        .into_iter()
-        .filter_map(|(node, reads)| reads.then_some(node))
-        .collect()
 }
 
 /// The nodes of `roots` that are not constants, each after every node it
