@@ -173,8 +173,6 @@ pub struct WriteIndex {
     /// What a read may need the value of: the symbolic positions, and the
     /// values that are not constants of the writes a read can see.
     operands: Vec<ExprRef>,
-    /// The writes indexed (the list's length).
-    len: usize,
 }
 
 impl WriteIndex {
@@ -208,7 +206,6 @@ impl WriteIndex {
             fixed,
             symbolic,
             operands,
-            len: head.len,
         }
     }
 
@@ -236,8 +233,8 @@ impl WriteIndex {
 
 impl Drop for UpdateNode {
     fn drop(&mut self) {
-        if let Some(ix) = self.write_index() {
-            INDEXED.fetch_sub(ix.len, AtomicOrdering::Relaxed);
+        if self.write_index().is_some() {
+            INDEXED.fetch_sub(self.len, AtomicOrdering::Relaxed);
         }
         // Unlink the tail iteratively: a list of a hundred thousand writes
         // must not recurse a hundred thousand times when it dies.

@@ -9,7 +9,7 @@
 //! slots; the nodes that do not read the byte are evaluated once through
 //! the level's table.
 
-use rustc_hash::{FxHashMap, FxHashSet};
+use rustc_hash::FxHashMap;
 
 use super::search::{inputs, post_order};
 use super::Byte;
@@ -29,26 +29,45 @@ pub(super) struct Compiled {
 }
 
 impl Compiled {
-    /// `checks` compiled for the values of `byte`.
+    /// `checks` compiled for the values of `byte`. A read's writes that
+    /// its index cannot reach are not followed ([`inputs`]): the read does
+    /// not depend on them.
     pub(super) fn new(byte: &Byte, checks: &[ExprRef]) -> Self {
-        let read = readers(byte, checks);
-        let reads = |e: &ExprRef| read.contains(&e.as_ptr());
+        let reads_byte = |e: &ExprRef| match e.kind() {
+            ExprKind::Read { updates, index } => {
+                std::sync::Arc::ptr_eq(&updates.root, &byte.0)
+                    && index.as_const().is_none_or(|at| at == u128::from(byte.1))
+            }
+            _ => false,
+        };
+        // Whether each node walked reads the byte: a check's walk meets a
+        // node's inputs before it, here or in an earlier check's walk.
+        let mut reads: FxHashMap<*const ExprNode, bool> = FxHashMap::default();
         let mut steps: Vec<ExprRef> = Vec::new();
         let mut slot: FxHashMap<*const ExprNode, u32> = FxHashMap::default();
         let mut compiled = Vec::with_capacity(checks.len());
         for check in checks {
             for node in post_order([check]) {
-                if reads(node) && !slot.contains_key(&node.as_ptr()) {
-                    slot.insert(node.as_ptr(), steps.len() as u32);
-                    if let ExprKind::Read { updates, .. } = node.kind() {
-                        // Read at each of the byte's values: index the
-                        // writes now rather than on the second read.
-                        if let Some(head) = &updates.head {
-                            head.indexed();
-                        }
-                    }
-                    steps.push(node.clone());
+                if reads.contains_key(&node.as_ptr()) {
+                    continue;
                 }
+                let mut read = reads_byte(node);
+                inputs(node, |c| {
+                    read |= reads.get(&c.as_ptr()).copied().unwrap_or(false)
+                });
+                reads.insert(node.as_ptr(), read);
+                if !read {
+                    continue;
+                }
+                slot.insert(node.as_ptr(), steps.len() as u32);
+                if let ExprKind::Read { updates, .. } = node.kind() {
+                    // Read at each of the byte's values: index the writes
+                    // now rather than on the second read.
+                    if let Some(head) = &updates.head {
+                        head.indexed();
+                    }
+                }
+                steps.push(node.clone());
             }
             compiled.push((check.clone(), steps.len()));
         }
@@ -84,31 +103,6 @@ impl Compiled {
         }
         (true, slots.len())
     }
-}
-
-/// The nodes of `exprs` whose values may depend on `byte`. A read's
-/// writes that its index cannot reach are not followed: the read's value
-/// does not depend on them.
-fn readers(byte: &Byte, exprs: &[ExprRef]) -> FxHashSet<*const ExprNode> {
-    let reads_byte = |e: &ExprRef| match e.kind() {
-        ExprKind::Read { updates, index } => {
-            std::sync::Arc::ptr_eq(&updates.root, &byte.0)
-                && index.as_const().is_none_or(|at| at == u128::from(byte.1))
-        }
-        _ => false,
-    };
-    let mut depends: FxHashMap<*const ExprNode, bool> = FxHashMap::default();
-    for node in post_order(exprs) {
-        let mut reads = reads_byte(node);
-        inputs(node, |c| {
-            reads |= depends.get(&c.as_ptr()).copied().unwrap_or(false)
-        });
-        depends.insert(node.as_ptr(), reads);
-    }
-    depends
-        .into_iter()
-        .filter_map(|(node, reads)| reads.then_some(node))
-        .collect()
 }
 
 /// The value of `e`: a constant's, a step's from its slot, or any other
