@@ -14,6 +14,14 @@
 //! may take that many more), which no load changes. Its wall-clock limit
 //! stays, several times the work's nominal time, for work Z3 does not
 //! count, such as internalizing a large circuit.
+//!
+//! A query's time is backed by work the other way round. Z3 learns that
+//! its time is up from a timer thread, which a loaded machine can wake
+//! long after the limit: beside eight busy loops on two cores, a query
+//! given 1 ms ran 279 ms and was answered. A query is therefore also given
+//! several times the work its time allows at the nominal rates, which an
+//! idle machine does not reach first (the rates measured stay under twice
+//! the nominal) and which stops Z3 however late the timer is.
 
 /// How many of Z3's resource units the incremental stack spends in a
 /// millisecond, nominally. Measured on queries of 20 ms and more: 3,500
@@ -35,6 +43,15 @@ pub const FRESH_UNITS_PER_MS: u64 = 3_000;
 /// room for the rates above being a few times off, and for a loaded
 /// machine.
 const BACKSTOP: u64 = 4;
+
+/// A query's work backstop, as a multiple of the work its time allows at
+/// the nominal rates.
+const WORK_BACKSTOP: u64 = 4;
+
+/// The longest time that still gets a work backstop: the most Z3's
+/// 32-bit `rlimit` holds at the larger nominal rate. A query given longer
+/// has none, rather than one shorter than its time.
+const MAX_BACKSTOPPED_MS: u64 = u32::MAX as u64 / (STACK_UNITS_PER_MS * WORK_BACKSTOP);
 
 /// The time, and for a probe the work, one Z3 call may spend.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -91,8 +108,8 @@ impl Limit {
         }
     }
 
-    /// The same with no work counted: a probe's nominal time becomes its
-    /// wall-clock time.
+    /// The same on the wall clock: a probe's nominal time becomes its
+    /// time, its work backed as a query's is.
     pub fn wall_clock(self) -> Self {
         Limit {
             ms: self.work_ms.map_or(self.ms, |w| w.min(self.ms)),
@@ -105,11 +122,24 @@ impl Limit {
         self.work_ms.is_some()
     }
 
-    /// Z3's `rlimit` for an engine spending `units_per_ms` (0: none).
+    /// Whether Z3 may stop this for running out of work: a probe's, or a
+    /// query's backstop.
+    pub fn counts_work(self) -> bool {
+        self.is_probe() || self.ms <= MAX_BACKSTOPPED_MS
+    }
+
+    /// Z3's `rlimit` for an engine spending `units_per_ms` (0: none): a
+    /// probe's work, or a query's backstop.
     pub fn units(self, units_per_ms: u64) -> u32 {
-        self.work_ms.map_or(0, |w| {
-            u32::try_from(w.saturating_mul(units_per_ms)).unwrap_or(u32::MAX)
-        })
+        let work = match self.work_ms {
+            Some(w) => w.saturating_mul(units_per_ms),
+            None if self.counts_work() => self
+                .ms
+                .saturating_mul(WORK_BACKSTOP)
+                .saturating_mul(units_per_ms),
+            None => return 0,
+        };
+        u32::try_from(work).unwrap_or(u32::MAX)
     }
 }
 
@@ -120,7 +150,16 @@ mod tests {
     #[test]
     fn a_query_gets_time_and_a_probe_gets_work_with_time_as_a_backstop() {
         let query = Limit::time(10_000);
-        assert_eq!(query.units(STACK_UNITS_PER_MS), 0);
+        assert_eq!(query.units(STACK_UNITS_PER_MS), 200_000_000);
+        assert_eq!(query.units(FRESH_UNITS_PER_MS), 120_000_000);
+        assert!(query.counts_work());
+        // A query too long for the backstop to fit has none.
+        let long = Limit::time(MAX_BACKSTOPPED_MS);
+        assert_eq!(long.units(STACK_UNITS_PER_MS), 4_294_960_000);
+        let longer = Limit::time(MAX_BACKSTOPPED_MS + 1);
+        assert!(!longer.counts_work());
+        assert_eq!(longer.units(STACK_UNITS_PER_MS), 0);
+        assert_eq!(longer.units(FRESH_UNITS_PER_MS), 0);
         let probe = Limit::probe(1_000, 10_000);
         assert_eq!(probe.ms, 4_000);
         assert_eq!(probe.units(STACK_UNITS_PER_MS), 5_000_000);

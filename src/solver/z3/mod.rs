@@ -603,13 +603,13 @@ impl Translator {
 
 /// The error for Z3's unknown answer with `reason` under `limit`: a
 /// timeout when the query ran out of its time or, when `limit` counts
-/// work, of its work (the incremental solver then gives no reason but
-/// "unknown", the general one "max. resource limit exceeded"; bit-vector
-/// queries are otherwise decided).
+/// work (a probe's, or a query's backstop), of its work (the incremental
+/// solver then gives no reason but "unknown", the general one "max.
+/// resource limit exceeded"; bit-vector queries are otherwise decided).
 fn unknown(reason: Option<String>, limit: Limit) -> SolverError {
     let reason = reason.unwrap_or_else(|| "no reason given".to_string());
     let r = reason.to_ascii_lowercase();
-    if limit.is_probe()
+    if limit.counts_work()
         || r.contains("timeout")
         || r.contains("canceled")
         || r.contains("cancelled")

@@ -219,3 +219,23 @@ fn a_probe_runs_out_of_work_whatever_its_time() {
     let r = solve(&q, Limit::time(600_000), false);
     assert!(matches!(r, Ok((Answer::Sat(_), _))), "{r:?}");
 }
+
+#[test]
+fn a_query_out_of_its_work_backstop_timed_out() {
+    let spent = || Some("max. resource limit exceeded".to_string());
+    assert!(matches!(
+        super::unknown(spent(), Limit::time(10)),
+        SolverError::Timeout
+    ));
+    // The stack gives no reason at all when its units run out.
+    assert!(matches!(
+        super::unknown(Some("unknown".to_string()), Limit::time(10)),
+        SolverError::Timeout
+    ));
+    // A query too long for a backstop has no units to run out of: Z3's
+    // unknown is then its own.
+    assert!(matches!(
+        super::unknown(spent(), Limit::time(u64::from(u32::MAX))),
+        SolverError::Unknown(_)
+    ));
+}
