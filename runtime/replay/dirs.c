@@ -60,11 +60,12 @@ static void drop(struct listing **at) {
 }
 
 /* Reads `dir` (on `fd`) whole, in place of what was kept of it and of
- * the listings of streams whose descriptors are closed. Null, errno set,
- * when the kernel refuses. */
+ * the listings of closed streams: those whose descriptors are closed, or
+ * are `fd`, which only one open stream holds. Null, errno set, when the
+ * kernel refuses. */
 static struct listing *load(DIR *dir, int fd) {
   for (struct listing **l = &listings; *l;) {
-    if ((*l)->dir == dir || fcntl((*l)->fd, F_GETFD) < 0)
+    if ((*l)->dir == dir || (*l)->fd == fd || fcntl((*l)->fd, F_GETFD) < 0)
       drop(l);
     else
       l = &(*l)->link;
