@@ -551,51 +551,47 @@ long __mnemo_getcwd(char *buf, unsigned long size) {
   return need;
 }
 
-/* Whether name `a` sorts before name `b`: byte by byte, as strcmp. */
-static int before(const char *a, const char *b) {
-  while (*a && *a == *b)
-    a++, b++;
-  return (unsigned char)*a < (unsigned char)*b;
-}
-
-/* The names `dir` holds, in the order it lists them: the order of their
- * bytes. A file system lists names in an order of its own (ext4 by a
- * hash, tmpfs newest first); the model's is one a native replay can give
- * too: the replay library lists each directory sorted the same way
+/* One entry of a directory: ".", "..", then its names in the order of
+ * their bytes. A file system lists names in an order of its own (ext4 by
+ * a hash, tmpfs newest first); the model's is one a native replay can
+ * give too: the replay library lists each directory sorted the same way
  * (runtime/replay/dirs.c), so that `find` or `du` print what the engine
- * predicted. Sets `*count`; the array is the caller's to free. */
-static struct mnemo_name **listing(struct mnemo_file *dir, unsigned long *count) {
-  unsigned long k = 0;
-  for (struct mnemo_name *n = *names(); n; n = n->next)
-    k += n->dir == dir;
-  struct mnemo_name **sorted = malloc((k ? k : 1) * sizeof *sorted);
-  k = 0;
+ * predicted. The i-th name is the one with i - 2 names before it: a walk
+ * of the names for each, rather than a sorted copy, which `--compose`
+ * tried to summarise over a symbolic list of names at every run's start
+ * until its clock's backstop (20 s of tr's run). */
+static int entry(struct mnemo_file *dir, unsigned long i, const char **name,
+                 struct mnemo_file **f) {
+  if (i < 2) {
+    *name = i ? ".." : ".";
+    *f = i ? __mnemo_parent_of(dir) : dir;
+    return 1;
+  }
   for (struct mnemo_name *n = *names(); n; n = n->next) {
     if (n->dir != dir)
       continue;
-    unsigned long at = k++;
-    for (; at && before(n->name, sorted[at - 1]->name); at--)
-      sorted[at] = sorted[at - 1];
-    sorted[at] = n;
+    unsigned long k = 2;
+    for (struct mnemo_name *m = *names(); m && k <= i; m = m->next)
+      k += m->dir == dir && strcmp(m->name, n->name) < 0;
+    if (k == i) {
+      *name = n->name;
+      *f = n->file;
+      return 1;
+    }
   }
-  *count = k;
-  return sorted;
+  return 0;
 }
 
-/* Entries from the `d->off`-th on: ".", "..", then the names. */
 long __mnemo_getdents(struct mnemo_desc *d, char *buf, unsigned long n) {
-  unsigned long used = 0, count;
-  struct mnemo_name **sorted = listing(d->file, &count);
-  for (; d->off < count + 2; d->off++) {
-    const char *name = d->off == 0 ? "." : d->off == 1 ? ".." : sorted[d->off - 2]->name;
-    struct mnemo_file *f = d->off == 0   ? d->file
-                           : d->off == 1 ? __mnemo_parent_of(d->file)
-                                         : sorted[d->off - 2]->file;
+  unsigned long used = 0;
+  const char *name;
+  struct mnemo_file *f;
+  while (entry(d->file, d->off, &name, &f)) {
     __mnemo_settle(f);
     unsigned long len = strlen(name);
     unsigned long reclen = (19 + len + 1 + 7) & ~7UL;
     if (used + reclen > n)
-      break;
+      return used ? (long)used : -EINVAL;
     char *p = buf + used;
     memset(p, 0, reclen);
     *(unsigned long *)p = f->st->st_ino & 0x7FFFFFFF;
@@ -605,7 +601,7 @@ long __mnemo_getdents(struct mnemo_desc *d, char *buf, unsigned long n) {
     p[18] = (f->st->st_mode & S_IFMT) >> 12;
     __builtin_memcpy(p + 19, name, len);
     used += reclen;
+    d->off++;
   }
-  free(sorted);
-  return d->off < count + 2 && !used ? -EINVAL : (long)used;
+  return used;
 }
