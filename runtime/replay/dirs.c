@@ -1,7 +1,7 @@
 /*
  * The model's order of a directory's entries in a native run: ".", "..",
  * then the names in the order of their bytes, as the engine lists them
- * (listing() in runtime/musl/src/mnemo_names.c), where the file system
+ * (entry() in runtime/musl/src/mnemo_names.c), where the file system
  * has an order of its own (ext4 a hash's, tmpfs newest first). A test of
  * `find` or `du -a` then prints its names in the order the engine
  * predicted.
