@@ -285,15 +285,23 @@ int main(void) {
 }
 "#;
 
-#[test]
-fn the_runtime_s_rawmemchr_header_serves_a_project_build() {
-    let dir = tempfile::tempdir().unwrap();
-    let src = dir.path().join("find.c");
-    std::fs::write(&src, RAWMEMCHR_USER).unwrap();
-    let program = dir.path().join("find");
+/// `source` built as the program `name` of a project (`mnemo cc-project`
+/// with `flags`), its bitcode extracted and explored with `run_args`: the
+/// native program and the run's output directory.
+fn project_program(
+    dir: &Path,
+    name: &str,
+    source: &str,
+    flags: &[&str],
+    run_args: &[&str],
+) -> (PathBuf, PathBuf) {
+    let src = dir.join(format!("{name}.c"));
+    std::fs::write(&src, source).unwrap();
+    let program = dir.join(name);
     ok(
         mnemo()
-            .args(["cc-project", "-g", "-O0", "-include", "mnemo/rawmemchr.h"])
+            .arg("cc-project")
+            .args(flags)
             .arg(&src)
             .arg("-o")
             .arg(&program)
@@ -301,7 +309,7 @@ fn the_runtime_s_rawmemchr_header_serves_a_project_build() {
             .unwrap(),
         "mnemo cc-project",
     );
-    let bc = dir.path().join("find.bc");
+    let bc = dir.join(format!("{name}.bc"));
     ok(
         mnemo()
             .arg("extract")
@@ -312,16 +320,29 @@ fn the_runtime_s_rawmemchr_header_serves_a_project_build() {
             .unwrap(),
         "mnemo extract",
     );
-    let out = dir.path().join("out");
+    let out = dir.join("out");
     ok(
         mnemo()
             .args(["run", "-q", "--output-dir"])
             .arg(&out)
             .arg(&bc)
-            .args(["--sym-stdin", "12"])
+            .args(run_args)
             .output()
             .unwrap(),
         "mnemo run",
+    );
+    (program, out)
+}
+
+#[test]
+fn the_runtime_s_rawmemchr_header_serves_a_project_build() {
+    let dir = tempfile::tempdir().unwrap();
+    let (program, out) = project_program(
+        dir.path(),
+        "find",
+        RAWMEMCHR_USER,
+        &["-g", "-O0", "-include", "mnemo/rawmemchr.h"],
+        &["--sym-stdin", "12"],
     );
     let stats = json(&out.join("stats.json"));
     assert!(
@@ -329,18 +350,82 @@ fn the_runtime_s_rawmemchr_header_serves_a_project_build() {
         "{stats}"
     );
     assert_eq!(stats["paths"]["completed"], 13, "{stats}");
+    let report = replay_report(&program, &out);
+    assert!(report.contains("13 tests: 13 match"), "{report}");
+}
+
+/// What `mnemo replay` prints of the tests in `out` replayed on `program`.
+fn replay_report(program: &Path, out: &Path) -> String {
     let report = ok(
         mnemo()
             .arg("replay")
-            .arg(&program)
-            .arg(&out)
+            .arg(program)
+            .arg(out)
             .output()
             .unwrap(),
         "mnemo replay",
     );
-    assert!(
-        String::from_utf8_lossy(&report.stdout).contains("13 tests: 13 match"),
-        "{}",
-        String::from_utf8_lossy(&report.stdout)
+    String::from_utf8_lossy(&report.stdout).into_owned()
+}
+
+/// A program that makes names in its directory out of their order, lists
+/// the directory, and prints the machine's name and the time.
+const LISTS_AND_DATES: &str = r#"
+#include <dirent.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+int main(int argc, char **argv) {
+  static const char *names[] = {"kiwi", "fig", "apple", "plum",
+                                "date", "lime", "pear", "cherry"};
+  for (unsigned i = 0; i < sizeof names / sizeof *names; i++)
+    close(open(names[i], O_CREAT | O_WRONLY, 0644));
+  if (argc > 1 && argv[1][0] == 'q')
+    return 2;
+  DIR *d = opendir(".");
+  struct dirent *e;
+  while ((e = readdir(d)))
+    puts(e->d_name);
+  closedir(d);
+  struct utsname u;
+  uname(&u);
+  printf("%s %lld\n", u.nodename, (long long)time(NULL));
+  return 0;
+}
+"#;
+
+#[test]
+fn a_project_s_program_lists_and_dates_as_the_engine_predicted() {
+    let dir = tempfile::tempdir().unwrap();
+    let (program, out) = project_program(
+        dir.path(),
+        "lister",
+        LISTS_AND_DATES,
+        &["-g", "-O0"],
+        &["--sym-args", "0", "1", "1"],
     );
+    let tests = json(&out.join("tests.json"));
+    let listed = tests["tests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["exit_code"] == 0)
+        .expect("a path lists the directory");
+    let predicted = std::fs::read(
+        out.join(listed["ktest"].as_str().unwrap())
+            .with_extension("stdout"),
+    )
+    .unwrap();
+    // The model lists names in the order of their bytes, and its clock
+    // reads 2024-01-01.
+    assert_eq!(
+        String::from_utf8_lossy(&predicted),
+        ".\n..\napple\ncherry\ndate\nfig\nkiwi\nlime\npear\nplum\nmnemo 1704067200\n"
+    );
+    // Natively the file system's order and the machine's clock and name
+    // would print otherwise.
+    let report = replay_report(&program, &out);
+    assert!(report.contains("3 tests: 3 match"), "{report}");
 }

@@ -146,6 +146,16 @@ impl Invocation {
         Ok(Invocation { args, output, mode })
     }
 
+    /// Whether a link makes a program, not a shared library (`-shared`) or
+    /// a relocatable object (`-r`), and with the C library (no
+    /// `-nostdlib`): what the model's library can be linked into.
+    pub fn links_a_program(&self) -> bool {
+        self.mode == Mode::Link
+            && !["-shared", "-r", "-nostdlib", "-nodefaultlibs"]
+                .iter()
+                .any(|f| self.has_flag(f))
+    }
+
     /// The C sources, in order.
     pub fn sources(&self) -> Vec<&OsString> {
         self.args
@@ -266,6 +276,10 @@ mod tests {
             .collect();
         assert_eq!(linked, ["-g", "t/0.o", "lib/libx.a", "-lm"]);
         assert_eq!(parse("-oprog a.o").output, Some("prog".into()));
+        assert!(l.links_a_program());
+        for not_a_program in ["-shared -o x.so a.o", "-r -o all.o a.o b.o", "-c a.c"] {
+            assert!(!parse(not_a_program).links_a_program(), "{not_a_program}");
+        }
 
         for other in [
             "-E conftest.c",

@@ -4,7 +4,11 @@
 //! native object is generated from that same bitcode, so the two views of
 //! the program cannot differ, and the bitcode is added to the object as a
 //! section. Programs are linked by Debian's musl toolchain (`musl-gcc`,
-//! static), with compiler-rt's builtins for what clang's code may call.
+//! static), with compiler-rt's builtins for what clang's code may call,
+//! and with the model's clock, machine and listing order (the runtime's
+//! `libmnemo-model.a`), so that a test replayed on the program prints the
+//! time, the machine's name and a directory's names as the engine
+//! predicted.
 
 use std::ffi::OsString;
 use std::fs;
@@ -72,6 +76,13 @@ impl ProjectCc {
                 }
                 let mut args: Vec<OsString> = vec!["-static".into()];
                 args.extend(inv.link_args(&objects));
+                if inv.links_a_program() {
+                    // Whole: the C library's own callers of readdir (scandir,
+                    // glob) list in the model's order too.
+                    args.push("-Wl,--whole-archive".into());
+                    args.push(self.toolchain.model_library()?.into());
+                    args.push("-Wl,--no-whole-archive".into());
+                }
                 if let Some(builtins) = self.builtins() {
                     args.push(builtins.into());
                 }

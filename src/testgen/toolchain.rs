@@ -185,6 +185,14 @@ impl Toolchain {
         self.built_file("build/libmnemo-replay.a")
     }
 
+    /// The replay library's model of the clock, the machine and the order
+    /// of a directory's names, alone: linked into the programs of a
+    /// project build, which take their input as the engine gave it (the
+    /// command line, files, stdin) and not from a `.ktest`.
+    pub fn model_library(&self) -> Result<PathBuf, ToolchainError> {
+        self.built_file("build/libmnemo-model.a")
+    }
+
     fn built_file(&self, rel: &str) -> Result<PathBuf, ToolchainError> {
         let p = self.runtime_dir.join(rel);
         if p.is_file() {
@@ -296,6 +304,8 @@ mod tests {
         );
         let err = tc.replay_library().unwrap_err().to_string();
         assert!(err.contains("libmnemo-replay.a"), "{err}");
+        let err = tc.model_library().unwrap_err().to_string();
+        assert!(err.contains("libmnemo-model.a"), "{err}");
         assert_eq!(tc.include_dir(), dir.path().join("include"));
     }
 
