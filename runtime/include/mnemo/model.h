@@ -5,11 +5,18 @@
 #define MNEMO_MODEL_H
 
 #include <string.h>
+#include <sys/statfs.h>
+#include <sys/sysinfo.h>
 #include <sys/utsname.h>
 
 /* The time every clock reads, and none moves: runs are deterministic
  * (2024-01-01 UTC; testgen::posix::MODEL_TIME on the Rust side). */
 #define MNEMO_TIME 1704067200L
+
+/* The seconds since boot every run has had: sysinfo's uptime, and
+ * /proc/uptime's text (the replay's root has the same). */
+#define MNEMO_UPTIME 3600
+#define MNEMO_PROC_UPTIME "3600.00 3600.00\n"
 
 /* The machine uname names (`domainname` needs _GNU_SOURCE). */
 static inline void mnemo_uname(struct utsname *u) {
@@ -20,6 +27,23 @@ static inline void mnemo_uname(struct utsname *u) {
   strcpy(u->version, "#1 SMP");
   strcpy(u->machine, "x86_64");
   strcpy(u->domainname, "(none)");
+}
+
+/* What sysinfo answers: no load, 4 GiB of memory all free, one process. */
+static inline void mnemo_sysinfo(struct sysinfo *s) {
+  memset(s, 0, sizeof *s);
+  s->uptime = MNEMO_UPTIME;
+  s->totalram = s->freeram = 1L << 32;
+  s->procs = 1;
+  s->mem_unit = 1;
+}
+
+/* What statfs answers of every file system: an empty tmpfs. */
+static inline void mnemo_statfs(struct statfs *st) {
+  memset(st, 0, sizeof *st);
+  st->f_type = 0x01021994; /* tmpfs */
+  st->f_bsize = st->f_frsize = 4096;
+  st->f_namelen = 255;
 }
 
 /* The bytes getrandom gives: fixed, the same for every call, so runs are

@@ -12,13 +12,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* MNEMO_TIME, which the replay library's clock reads too. */
+/* MNEMO_TIME, MNEMO_UPTIME and the machine's facts, which the replay
+ * library gives a native run too. */
 #include "../../include/mnemo/model.h"
-
-/* The seconds since boot every run has had: sysinfo's uptime, and
- * /proc/uptime's text (the replay's root has the same). */
-#define MNEMO_UPTIME 3600
-#define MNEMO_PROC_UPTIME "3600.00 3600.00\n"
 
 /* The user and group the program runs as, and owns its files as: what
  * the engine's getuid and getgid answer (nobody, nogroup), as a replay

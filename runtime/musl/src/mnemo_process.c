@@ -82,11 +82,7 @@ long __mnemo_sys_uname(struct utsname *u) {
 }
 
 long __mnemo_sysinfo(struct sysinfo *s) {
-  *s = (struct sysinfo){0};
-  s->uptime = MNEMO_UPTIME;
-  s->totalram = s->freeram = 1L << 32;
-  s->procs = 1;
-  s->mem_unit = 1;
+  mnemo_sysinfo(s);
   return 0;
 }
 
@@ -100,10 +96,7 @@ long __mnemo_getaffinity(unsigned long len, unsigned char *mask) {
 }
 
 long __mnemo_statfs(struct statfs *st) {
-  *st = (struct statfs){0};
-  st->f_type = 0x01021994; /* tmpfs */
-  st->f_bsize = st->f_frsize = 4096;
-  st->f_namelen = 255;
+  mnemo_statfs(st);
   return 0;
 }
 
