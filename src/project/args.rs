@@ -277,7 +277,12 @@ mod tests {
         assert_eq!(linked, ["-g", "t/0.o", "lib/libx.a", "-lm"]);
         assert_eq!(parse("-oprog a.o").output, Some("prog".into()));
         assert!(l.links_a_program());
-        for not_a_program in ["-shared -o x.so a.o", "-r -o all.o a.o b.o", "-c a.c"] {
+        for not_a_program in [
+            "-shared -o x.so a.o",
+            "-r -o all.o a.o b.o",
+            "-nostdlib -o start start.o",
+            "-c a.c",
+        ] {
             assert!(!parse(not_a_program).links_a_program(), "{not_a_program}");
         }
 
