@@ -87,15 +87,20 @@ pub(super) fn witness_nearby(
         .collect();
     let mut search = Search {
         model: known.clone(),
-        touched: &touched,
+        touched: touched.clone(),
         e,
         nodes,
         budget: BUDGET,
         values: Evaluated::default(),
     };
+    let pins = one_byte_conditions(&touched);
     for byte in &bytes {
         let was = byte_of(known, byte);
-        for value in (0..=u8::MAX).filter(|&v| v != was) {
+        // A value that a condition on the byte alone rules out would fail
+        // that condition: only the others are tried (a byte pinned by
+        // `c == '+'` is tried at none).
+        let allowed = allowed(byte, &pins);
+        for value in each(&allowed).filter(|&v| v != was) {
             search.model.set_byte(&byte.0, byte.1 as usize, value);
             match search.try_model() {
                 Some(true) => return Nearby::Witness(search.model, search.values),
@@ -107,7 +112,6 @@ pub(super) fn witness_nearby(
     }
     // Every byte fixed: the question is what it is under `known` (which
     // the tries above skipped; the caller mostly knows it false there).
-    let pins = one_byte_conditions(&touched);
     if bytes.iter().all(|b| {
         pins.iter()
             .any(|(p, values)| same(p, b) && *values == only(byte_of(known, b)))
@@ -188,13 +192,7 @@ fn combinations(
     let candidates: Vec<(Byte, Vec<u8>)> = all
         .into_iter()
         .map(|b| {
-            let mut allowed = ALL;
-            for (_, values) in pins.iter().filter(|(p, _)| same(p, &b)) {
-                for (a, v) in allowed.iter_mut().zip(values) {
-                    *a &= v;
-                }
-            }
-            let values: Vec<u8> = each(&allowed).collect();
+            let values: Vec<u8> = each(&allowed(&b, pins)).collect();
             count = count.saturating_mul(values.len());
             (b, values)
         })
@@ -206,10 +204,24 @@ fn combinations(
         .then_some(candidates)
 }
 
+/// The values of `b` that its one-byte conditions `pins` allow.
+fn allowed(b: &Byte, pins: &[(Byte, Values)]) -> Values {
+    let mut allowed = ALL;
+    for (_, values) in pins.iter().filter(|(p, _)| same(p, b)) {
+        for (a, v) in allowed.iter_mut().zip(values) {
+            *a &= v;
+        }
+    }
+    allowed
+}
+
 /// The state of a search for a witness.
 struct Search<'a> {
     model: Assignment,
-    touched: &'a [&'a ExprRef],
+    /// The touched constraints, the one that failed last first: the tries
+    /// of one byte's values mostly fail on the same constraint (`arg[0] ==
+    /// '-'`), which is then the only one evaluated.
+    touched: Vec<&'a ExprRef>,
     e: &'a ExprRef,
     /// The question's size, and what is left of the evaluation budget.
     nodes: usize,
@@ -222,12 +234,15 @@ impl Search<'_> {
     /// Whether the model now satisfies the touched constraints and the
     /// question; `None` once the budget is spent.
     fn try_model(&mut self) -> Option<bool> {
-        let mut values = Evaluated::default();
-        let holds = if !self
+        // The last try's room, without its values: the model is another.
+        let mut values = std::mem::take(&mut self.values);
+        values.clear();
+        let failed = self
             .touched
             .iter()
-            .all(|c| values.eval(&self.model, c) == 1)
-        {
+            .position(|c| values.eval(&self.model, c) != 1);
+        let holds = if let Some(i) = failed {
+            self.touched[..=i].rotate_right(1);
             Some(false)
         } else {
             self.budget = self.budget.checked_sub(self.nodes)?;
