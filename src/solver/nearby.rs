@@ -131,15 +131,26 @@ pub(super) fn witness_nearby(
     let Some(candidates) = combinations(&touched, &bytes, &pins) else {
         return Nearby::Unknown;
     };
+    // A combination that differs from `known` in one of the question's
+    // bytes alone was tried above, and is not tried again.
+    let was: Vec<u8> = candidates.iter().map(|(b, _)| byte_of(known, b)).collect();
+    let swept: Vec<bool> = candidates
+        .iter()
+        .map(|(b, _)| bytes.iter().any(|q| same(q, b)))
+        .collect();
     let mut at = vec![0usize; candidates.len()];
     loop {
-        for ((byte, values), &i) in candidates.iter().zip(&at) {
-            search.model.set_byte(&byte.0, byte.1 as usize, values[i]);
-        }
-        match search.try_model() {
-            Some(true) => return Nearby::Witness(search.model, search.values),
-            Some(false) => {}
-            None => return Nearby::Unknown,
+        let mut changed = (0..at.len()).filter(|&k| candidates[k].1[at[k]] != was[k]);
+        let tried = matches!(changed.next(), Some(k) if swept[k]) && changed.next().is_none();
+        if !tried {
+            for ((byte, values), &i) in candidates.iter().zip(&at) {
+                search.model.set_byte(&byte.0, byte.1 as usize, values[i]);
+            }
+            match search.try_model() {
+                Some(true) => return Nearby::Witness(search.model, search.values),
+                Some(false) => {}
+                None => return Nearby::Unknown,
+            }
         }
         // The next combination, the first byte turning fastest.
         let mut k = 0;
