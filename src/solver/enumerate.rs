@@ -288,7 +288,7 @@ fn classify(c: &ExprRef) -> Conjunct {
             for v in 0..=u8::MAX {
                 a.set_byte(array, *at as usize, v);
                 if compiled.holds(&a, &mut kept, &mut slots).0 {
-                    values[usize::from(v / 64)] |= 1 << (v % 64);
+                    put(&mut values, v);
                 }
             }
             Conjunct::Byte(byte, values)
@@ -449,8 +449,18 @@ impl Slots {
 /// The set holding `v` alone.
 pub(super) fn only(v: u8) -> Values {
     let mut values = [0u64; 4];
-    values[usize::from(v / 64)] |= 1 << (v % 64);
+    put(&mut values, v);
     values
+}
+
+/// Puts `v` in `values`.
+pub(super) fn put(values: &mut Values, v: u8) {
+    values[usize::from(v / 64)] |= 1 << (v % 64);
+}
+
+/// Whether `v` is in `values`.
+pub(super) fn has(values: &Values, v: u8) -> bool {
+    values[usize::from(v / 64)] & (1 << (v % 64)) != 0
 }
 
 /// The least value in `values`, if any.
@@ -464,7 +474,7 @@ fn least(values: &Values) -> Option<u8> {
 
 /// The values in `values`, least first.
 pub(super) fn each(values: &Values) -> impl Iterator<Item = u8> + '_ {
-    (0..=u8::MAX).filter(|v| values[usize::from(v / 64)] & (1 << (v % 64)) != 0)
+    (0..=u8::MAX).filter(|&v| has(values, v))
 }
 
 fn count(values: &Values) -> u64 {
@@ -661,7 +671,7 @@ impl Layer for EnumerateLayer {
     }
 }
 
-mod compiled;
+pub(super) mod compiled;
 mod interface;
 mod search;
 #[cfg(test)]

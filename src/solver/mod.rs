@@ -18,6 +18,7 @@ mod canon;
 mod canon_cache;
 mod cex;
 mod chain;
+mod classes;
 mod constant;
 pub mod corpus;
 mod enumerate;

@@ -15,18 +15,28 @@
 //! global): the question then has the value it has under the known model,
 //! where Z3, asked whether a CRC over those bytes can differ, timed out.
 //! Where the bytes the question and its constraints read have few values
-//! between them (two bytes' worth, after each byte's own conditions), every
-//! combination is tried, and the question is decided either way.
-//! Otherwise the question goes to the solver as before.
+//! between them (two bytes' worth, after each byte's own conditions, and
+//! counting one value of each set of values that they do not tell apart:
+//! a byte only compared with `'('` and `')'` has three), every combination
+//! is tried, and the question is decided either way. Otherwise the
+//! question goes to the solver as before.
 
 use super::arrays::{ArraysOf, Span};
-use super::enumerate::{each, input_bytes, one_byte_values, only, same, Byte, Values, ALL};
+use super::classes::ValueClasses;
+use super::enumerate::{
+    each, has, input_bytes, one_byte_values, only, put, same, Byte, Values, ALL,
+};
 use crate::expr::{conjuncts, Assignment, Evaluated, Evaluator, ExprRef};
 use std::sync::Arc;
 
 /// The most input bytes a question may read to be tried here: each of
 /// them is given each of its 256 values in turn.
 const MAX_BYTES: usize = 16;
+
+/// The values of a byte tried before the search works out which of them
+/// the byte's own conditions rule out (mostly one of the first finds a
+/// witness).
+const PLAIN_TRIES: usize = 8;
 
 /// The most nodes a question may have to be tried here.
 const MAX_NODES: usize = 1 << 18;
@@ -56,7 +66,8 @@ pub(super) enum Nearby {
 /// condition on it alone; and, where the bytes `e` and the constraints
 /// reading its arrays read are in those arrays and have at most two bytes'
 /// worth of values between them (each byte taking those its one-byte
-/// conditions allow), every combination of them.
+/// conditions allow, one of each class where they are many), every
+/// combination of them.
 /// Only the constraints reading a changed array are evaluated for each
 /// try: the others hold under a witness if `known` is their model.
 pub(super) fn witness_nearby(
@@ -93,23 +104,35 @@ pub(super) fn witness_nearby(
         budget: BUDGET,
         values: Evaluated::default(),
     };
-    let pins = one_byte_conditions(&touched);
+    // What each byte's conditions of its own allow is worked out where a
+    // byte's first tries find no witness (mostly one does).
+    let mut pins: Option<Vec<(Byte, Values)>> = None;
     for byte in &bytes {
         let was = byte_of(known, byte);
-        // A value that a condition on the byte alone rules out would fail
-        // that condition: only the others are tried (a byte pinned by
-        // `c == '+'` is tried at none).
-        let allowed = allowed(byte, &pins);
-        for value in each(&allowed).filter(|&v| v != was) {
+        let mut left = pins.as_ref().map_or(ALL, |pins| allowed(byte, pins));
+        for (tries, value) in (0..=u8::MAX).filter(|&v| v != was).enumerate() {
+            if !has(&left, value) {
+                continue;
+            }
             search.model.set_byte(&byte.0, byte.1 as usize, value);
             match search.try_model() {
                 Some(true) => return Nearby::Witness(search.model, search.values),
                 Some(false) => {}
                 None => return Nearby::Unknown,
             }
+            if tries + 1 == PLAIN_TRIES {
+                // A value that a condition on the byte alone rules out
+                // would fail that condition: only the others are tried (a
+                // byte pinned by `c == '+'` is tried no more).
+                left = allowed(
+                    byte,
+                    pins.get_or_insert_with(|| one_byte_conditions(&touched)),
+                );
+            }
         }
         search.model.set_byte(&byte.0, byte.1 as usize, was);
     }
+    let pins = pins.get_or_insert_with(|| one_byte_conditions(&touched));
     // Every byte fixed: the question is what it is under `known` (which
     // the tries above skipped; the caller mostly knows it false there).
     if bytes.iter().all(|b| {
@@ -128,7 +151,7 @@ pub(super) fn witness_nearby(
     // two bytes' worth. A path fixing a 2-byte global through its low byte
     // and a comparison of the whole word left one value to its high byte,
     // and Z3 was asked, slowly, whether a CRC over them could differ.
-    let Some(candidates) = combinations(&touched, &bytes, &pins) else {
+    let Some(candidates) = combinations(e, &touched, &bytes, pins, known) else {
         return Nearby::Unknown;
     };
     // A combination that differs from `known` in one of the question's
@@ -175,15 +198,24 @@ const MAX_COMBINATIONS: usize = 1 << 16;
 /// try evaluates the constraints before the question.
 const MAX_CONSTRAINT_WORK: usize = 1 << 24;
 
+/// The combinations are tried by class where they are more than
+/// this: each byte takes one value of each set of its values that the
+/// question and the constraints do not tell apart (see [`ValueClasses`]).
+/// Fewer, they cost less to try than to class.
+const CLASSED_ABOVE: usize = 256;
+
 /// Each byte that the question `e` reads (`bytes`) or that the constraints
-/// on it read, with the values its one-byte conditions `pins` allow;
-/// `None` where a constraint reads an array the question does not (its
-/// other constraints were not gathered), or where the combinations are
-/// none or too many to try.
+/// on it read, with the values to try it at: those its one-byte conditions
+/// `pins` allow or, where their combinations are many, one of each of
+/// their classes (the known value for its own). `None` where a constraint
+/// reads an array the question does not (its other constraints were not
+/// gathered), or where the combinations are none or too many to try.
 fn combinations(
+    e: &ExprRef,
     touched: &[&ExprRef],
     bytes: &[Byte],
     pins: &[(Byte, Values)],
+    known: &Assignment,
 ) -> Option<Vec<(Byte, Vec<u8>)>> {
     let mut all: Vec<Byte> = bytes.to_vec();
     let mut nodes = 0;
@@ -199,11 +231,31 @@ fn combinations(
             }
         }
     }
+    let allowed: Vec<Values> = all.iter().map(|b| allowed(b, pins)).collect();
+    let plain = allowed
+        .iter()
+        .fold(1usize, |n, a| n.saturating_mul(each(a).count()));
+    let classes = (plain > CLASSED_ABOVE).then(|| {
+        let read: Vec<&ExprRef> = std::iter::once(e).chain(touched.iter().copied()).collect();
+        ValueClasses::new(&read)
+    });
     let mut count = 1usize;
     let candidates: Vec<(Byte, Vec<u8>)> = all
         .into_iter()
-        .map(|b| {
-            let values: Vec<u8> = each(&allowed(&b, pins)).collect();
+        .zip(allowed)
+        .map(|(b, allowed)| {
+            let values = match &classes {
+                Some(classes) => {
+                    let was = byte_of(known, &b);
+                    let mut values = classes.representatives(&b, &allowed, &only(was));
+                    if has(&allowed, was) {
+                        put(&mut values, was);
+                    }
+                    values
+                }
+                None => allowed,
+            };
+            let values: Vec<u8> = each(&values).collect();
             count = count.saturating_mul(values.len());
             (b, values)
         })
@@ -469,5 +521,55 @@ mod tests {
             witness_nearby(&mut arrays, &constraints, &differ, &known),
             Nearby::Decided(false)
         ));
+    }
+
+    /// A pointer into a table of operators, offset by a slot for each
+    /// byte equal to an operator's character (GNU `expr`): four bytes
+    /// with 2^32 combinations between them, but each compared with
+    /// constants only, so a value of each class of each byte is tried.
+    #[test]
+    fn bytes_compared_with_constants_are_searched_by_class() {
+        let x = Array::symbolic("x", 4);
+        let b: Vec<ExprRef> = (0..4).map(|i| byte(&x, i)).collect();
+        let slot = |byte: &ExprRef, c: u8| {
+            expr::mul(
+                &constant(8, 64),
+                &expr::zext(&expr::eq(byte, &constant(c.into(), 8)), 64),
+            )
+        };
+        let p = [slot(&b[0], b'('), slot(&b[0], b')'), slot(&b[1], 0)]
+            .iter()
+            .chain(&[slot(&b[2], b'+'), slot(&b[3], b'-')])
+            .fold(constant(0x1000, 64), |sum, s| expr::add(&sum, s));
+        let known = model(&x, &[b'a', 1, b'b', b'c']);
+        let not_operator = |byte: &ExprRef, c: u8| expr::ne(byte, &constant(c.into(), 8));
+        let mut arrays = ArraysOf::default();
+        // The path ruled every operator out: the pointer is fixed.
+        let none = vec![
+            not_operator(&b[0], b'('),
+            not_operator(&b[0], b')'),
+            not_operator(&b[1], 0),
+            not_operator(&b[2], b'+'),
+            not_operator(&b[3], b'-'),
+        ];
+        let moved = expr::ne(&p, &constant(0x1000, 64));
+        assert!(matches!(
+            witness_nearby(&mut arrays, &none, &moved, &known),
+            Nearby::Decided(false)
+        ));
+        // Bytes 1 and 2 are an operator together or not at all: two slots
+        // further needs both changed, which no one byte's change gives.
+        let together = vec![expr::eq(
+            &expr::eq(&b[1], &constant(0, 8)),
+            &expr::eq(&b[2], &constant(b'+'.into(), 8)),
+        )];
+        let two_slots = expr::eq(&p, &constant(0x1010, 64));
+        let Nearby::Witness(found, _) = witness_nearby(&mut arrays, &together, &two_slots, &known)
+        else {
+            panic!("two bytes changed together move the pointer two slots");
+        };
+        for c in together.iter().chain([&two_slots]) {
+            assert_eq!(expr::eval(c, &found), 1);
+        }
     }
 }

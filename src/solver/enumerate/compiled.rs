@@ -17,7 +17,7 @@ use crate::expr::{compute_with, Assignment, Evaluated, ExprKind, ExprNode, ExprR
 
 /// Checks compiled for the values of one byte: the nodes of theirs that
 /// read it, each after the nodes it reads.
-pub(super) struct Compiled {
+pub(in crate::solver) struct Compiled {
     /// The nodes that read the byte, each after those of them it reads,
     /// and the first check's before the second's.
     steps: Vec<ExprRef>,
@@ -32,7 +32,7 @@ impl Compiled {
     /// `checks` compiled for the values of `byte`. A read's writes that
     /// its index cannot reach are not followed ([`inputs`]): the read does
     /// not depend on them.
-    pub(super) fn new(byte: &Byte, checks: &[ExprRef]) -> Self {
+    pub(in crate::solver) fn new(byte: &Byte, checks: &[ExprRef]) -> Self {
         let reads_byte = |e: &ExprRef| match e.kind() {
             ExprKind::Read { updates, index } => {
                 std::sync::Arc::ptr_eq(&updates.root, &byte.0)
@@ -88,6 +88,35 @@ impl Compiled {
         values: &mut Evaluated,
         slots: &mut Vec<u128>,
     ) -> (bool, usize) {
+        let all = self.each_check(assignment, values, slots, |v| v == 1);
+        (all, slots.len())
+    }
+
+    /// The value of each check under `assignment`, in `out`; `values` and
+    /// `slots` as for [`Compiled::holds`].
+    pub(in crate::solver) fn values(
+        &self,
+        assignment: &Assignment,
+        values: &mut Evaluated,
+        slots: &mut Vec<u128>,
+        out: &mut Vec<u128>,
+    ) {
+        out.clear();
+        self.each_check(assignment, values, slots, |v| {
+            out.push(v);
+            true
+        });
+    }
+
+    /// Gives `f` each check's value in turn until it says to stop; whether
+    /// it never did.
+    fn each_check(
+        &self,
+        assignment: &Assignment,
+        values: &mut Evaluated,
+        slots: &mut Vec<u128>,
+        mut f: impl FnMut(u128) -> bool,
+    ) -> bool {
         slots.clear();
         for (check, needs) in &self.checks {
             while slots.len() < *needs {
@@ -97,11 +126,11 @@ impl Compiled {
                 });
                 slots.push(v);
             }
-            if value(check, &self.slot, slots, values, assignment) != 1 {
-                return (false, slots.len());
+            if !f(value(check, &self.slot, slots, values, assignment)) {
+                return false;
             }
         }
-        (true, slots.len())
+        true
     }
 }
 
