@@ -97,7 +97,37 @@ const MEMO_LIMIT: usize = 1 << 18;
 /// the solver's time on cp, chmod and nohup.)
 #[derive(Default)]
 pub struct EnumerateLayer {
-    known: FxHashMap<ExprRef, Conjunct>,
+    known: Conjuncts,
+}
+
+/// What each conjunct met is to the enumeration, worked out on its first
+/// meeting: a path's constraints come back in every query and every
+/// question along it.
+#[derive(Default)]
+pub(super) struct Conjuncts(FxHashMap<ExprRef, Conjunct>);
+
+impl Conjuncts {
+    /// What `c` is.
+    fn get(&mut self, c: &ExprRef) -> Conjunct {
+        if let Some(k) = self.0.get(c) {
+            return k.clone();
+        }
+        if self.0.len() > MEMO_LIMIT {
+            self.0.clear();
+        }
+        let k = classify(c);
+        self.0.insert(c.clone(), k.clone());
+        k
+    }
+
+    /// The byte `c` reads, when it reads one, and the values of it under
+    /// which `c` holds.
+    pub(super) fn one_byte(&mut self, c: &ExprRef) -> Option<(Byte, Values)> {
+        match self.get(c) {
+            Conjunct::Byte(byte, values) => Some((byte, values)),
+            _ => None,
+        }
+    }
 }
 
 /// A symbolic byte: its array and offset.
@@ -259,15 +289,6 @@ fn byte_values(set: &ValueSet, k: usize) -> Values {
         }
     }
     values
-}
-
-/// The byte `c` reads, when it reads one, and the values of it under
-/// which `c` holds.
-pub(super) fn one_byte_values(c: &ExprRef) -> Option<(Byte, Values)> {
-    match classify(c) {
-        Conjunct::Byte(byte, values) => Some((byte, values)),
-        _ => None,
-    }
 }
 
 /// What `c` is to the layer: the bytes it reads and, for one byte, the
@@ -501,21 +522,6 @@ fn model(wanted: &[ArrayRef], found: &[(Byte, u8)]) -> Assignment {
     m
 }
 
-impl EnumerateLayer {
-    /// What `c` is to the layer, worked out on its first query.
-    fn conjunct(&mut self, c: &ExprRef) -> Conjunct {
-        if let Some(k) = self.known.get(c) {
-            return k.clone();
-        }
-        if self.known.len() > MEMO_LIMIT {
-            self.known.clear();
-        }
-        let k = classify(c);
-        self.known.insert(c.clone(), k.clone());
-        k
-    }
-}
-
 impl Layer for EnumerateLayer {
     fn name(&self) -> &'static str {
         "enumerate"
@@ -533,7 +539,7 @@ impl Layer for EnumerateLayer {
         let mut related: Vec<Arc<Related>> = Vec::new();
         let mut holds = true;
         for c in &all {
-            match self.conjunct(c) {
+            match self.known.get(c) {
                 Conjunct::Other => return next.check(q),
                 Conjunct::Fixed(b) => holds &= b,
                 Conjunct::Byte(byte, values) => {

@@ -255,6 +255,9 @@ pub struct Solver {
     /// Values under the path models and witnesses evaluated again and
     /// again ([`Self::value_under`], [`Self::nearby`]).
     model_values: model_values::ModelValues,
+    /// What the path conditions' conjuncts allow their bytes, for the
+    /// nearby search (each question along a path meets them again).
+    conjuncts: enumerate::Conjuncts,
 }
 
 /// A probe gets this share of the configured time limit of a query.
@@ -279,6 +282,7 @@ impl Solver {
             timeouts_stand: false,
             verified: verified::Verified::default(),
             model_values: model_values::ModelValues::default(),
+            conjuncts: enumerate::Conjuncts::default(),
         }
     }
 
@@ -488,7 +492,13 @@ impl Solver {
         let answer = if self.model_values.witness(constraints, e, known) {
             Some(true)
         } else {
-            match nearby::witness_nearby(&mut self.arrays, constraints, e, known) {
+            match nearby::witness_nearby(
+                &mut self.arrays,
+                &mut self.conjuncts,
+                constraints,
+                e,
+                known,
+            ) {
                 // Checked against every constraint, in case `known` is not
                 // their model after all.
                 nearby::Nearby::Witness(model, values) => self

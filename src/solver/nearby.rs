@@ -23,9 +23,7 @@
 
 use super::arrays::{ArraysOf, Span};
 use super::classes::ValueClasses;
-use super::enumerate::{
-    each, has, input_bytes, one_byte_values, only, put, same, Byte, Values, ALL,
-};
+use super::enumerate::{each, has, input_bytes, only, put, same, Byte, Conjuncts, Values, ALL};
 use crate::expr::{conjuncts, Assignment, Evaluated, Evaluator, ExprRef};
 use std::sync::Arc;
 
@@ -72,6 +70,7 @@ pub(super) enum Nearby {
 /// try: the others hold under a witness if `known` is their model.
 pub(super) fn witness_nearby(
     arrays_of: &mut ArraysOf,
+    classified: &mut Conjuncts,
     constraints: &[ExprRef],
     e: &ExprRef,
     known: &Assignment,
@@ -126,13 +125,13 @@ pub(super) fn witness_nearby(
                 // byte pinned by `c == '+'` is tried no more).
                 left = allowed(
                     byte,
-                    pins.get_or_insert_with(|| one_byte_conditions(&touched)),
+                    pins.get_or_insert_with(|| one_byte_conditions(&touched, classified)),
                 );
             }
         }
         search.model.set_byte(&byte.0, byte.1 as usize, was);
     }
-    let pins = pins.get_or_insert_with(|| one_byte_conditions(&touched));
+    let pins = pins.get_or_insert_with(|| one_byte_conditions(&touched, classified));
     // Every byte fixed: the question is what it is under `known` (which
     // the tries above skipped; the caller mostly knows it false there).
     if bytes.iter().all(|b| {
@@ -318,11 +317,17 @@ impl Search<'_> {
 
 /// The bytes that conjuncts of `constraints` read alone, each with the
 /// values its conjunct allows.
-fn one_byte_conditions(constraints: &[&ExprRef]) -> Vec<(Byte, Values)> {
+fn one_byte_conditions(
+    constraints: &[&ExprRef],
+    classified: &mut Conjuncts,
+) -> Vec<(Byte, Values)> {
     let mut parts = Vec::new();
     let owned: Vec<ExprRef> = constraints.iter().map(|&c| c.clone()).collect();
     conjuncts(&owned, &mut parts);
-    parts.iter().filter_map(one_byte_values).collect()
+    parts
+        .iter()
+        .filter_map(|c| classified.one_byte(c))
+        .collect()
 }
 
 /// The value `model` gives `byte` (0 where it gives its array none).
@@ -337,6 +342,12 @@ fn byte_of(model: &Assignment, (array, at): &Byte) -> u8 {
 mod tests {
     use super::*;
     use crate::expr::{self, constant, read, Array, ArrayRef, UpdateList};
+
+    /// The search on its own, with nothing learnt before.
+    fn nearby(constraints: &[ExprRef], e: &ExprRef, known: &Assignment) -> Nearby {
+        let (mut arrays, mut classified) = (ArraysOf::default(), Conjuncts::default());
+        witness_nearby(&mut arrays, &mut classified, constraints, e, known)
+    }
 
     fn byte(a: &ArrayRef, i: u128) -> ExprRef {
         read(&UpdateList::new(a.clone()), &constant(i, 64))
@@ -384,9 +395,7 @@ mod tests {
         let known = model(&x, &[3, 7, 200, 9]);
         let v = expr::eval(&h, &known);
         let other = expr::ne(&h, &constant(v, 8));
-        let mut arrays = ArraysOf::default();
-        let Nearby::Witness(found, _) = witness_nearby(&mut arrays, &constraints, &other, &known)
-        else {
+        let Nearby::Witness(found, _) = nearby(&constraints, &other, &known) else {
             panic!("a byte's change changes the hash");
         };
         assert_eq!(expr::eval(&other, &found), 1);
@@ -411,15 +420,14 @@ mod tests {
         let known = model(&x, &[3, 7]);
         let v = expr::eval(&h, &known);
         let other = expr::ne(&h, &constant(v, 8));
-        let mut arrays = ArraysOf::default();
         assert!(matches!(
-            witness_nearby(&mut arrays, &constraints, &other, &known),
+            nearby(&constraints, &other, &known),
             Nearby::Decided(false)
         ));
         // Whether it can equal its value there: the known model says so.
         let same = expr::eq(&h, &constant(v, 8));
         assert!(matches!(
-            witness_nearby(&mut arrays, &constraints, &same, &known),
+            nearby(&constraints, &same, &known),
             Nearby::Witness(..)
         ));
     }
@@ -435,9 +443,8 @@ mod tests {
         let constraints = vec![expr::eq(&b0, &b1), expr::eq(&b1, &b2)];
         let known = model(&x, &[5, 5, 5]);
         let other = expr::ne(&b0, &constant(5, 8));
-        let mut arrays = ArraysOf::default();
         assert!(matches!(
-            witness_nearby(&mut arrays, &constraints, &other, &known),
+            nearby(&constraints, &other, &known),
             Nearby::Unknown
         ));
     }
@@ -448,12 +455,9 @@ mod tests {
         let (b0, b1) = (byte(&x, 0), byte(&x, 1));
         let constraints = vec![expr::eq(&b0, &b1)];
         let known = model(&x, &[5, 5]);
-        let mut arrays = ArraysOf::default();
         // Another sum needs both bytes changed.
         let other_sum = expr::ne(&expr::add(&b0, &b1), &constant(10, 8));
-        let Nearby::Witness(found, _) =
-            witness_nearby(&mut arrays, &constraints, &other_sum, &known)
-        else {
+        let Nearby::Witness(found, _) = nearby(&constraints, &other_sum, &known) else {
             panic!("two bytes changed together keep the tie");
         };
         assert_eq!(expr::eval(&other_sum, &found), 1);
@@ -461,7 +465,7 @@ mod tests {
         // Tied bytes never differ: every pair of values says so.
         let differ = expr::ne(&expr::xor(&b0, &b1), &constant(0, 8));
         assert!(matches!(
-            witness_nearby(&mut arrays, &constraints, &differ, &known),
+            nearby(&constraints, &differ, &known),
             Nearby::Decided(false)
         ));
     }
@@ -478,18 +482,17 @@ mod tests {
         let known = model(&x, &[19, 0]);
         let h = hashed(&table, std::slice::from_ref(&b1));
         let other = expr::ne(&h, &constant(expr::eval(&h, &known), 8));
-        let mut arrays = ArraysOf::default();
         let fixed = vec![
             expr::eq(&b0, &constant(19, 8)),
             expr::ult(&word, &constant(20, 16)),
         ];
         assert!(matches!(
-            witness_nearby(&mut arrays, &fixed, &other, &known),
+            nearby(&fixed, &other, &known),
             Nearby::Decided(false)
         ));
         // Below 300, the high byte may be 1 as well.
         let loose = vec![fixed[0].clone(), expr::ult(&word, &constant(300, 16))];
-        let Nearby::Witness(found, _) = witness_nearby(&mut arrays, &loose, &other, &known) else {
+        let Nearby::Witness(found, _) = nearby(&loose, &other, &known) else {
             panic!("the high byte may change");
         };
         assert_eq!(found.get(&x).unwrap()[..], [19, 1]);
@@ -507,9 +510,7 @@ mod tests {
         ];
         let known = model(&x, &[12, 5, 7]);
         let other = expr::ne(&b1, &constant(5, 8));
-        let mut arrays = ArraysOf::default();
-        let Nearby::Witness(found, _) = witness_nearby(&mut arrays, &constraints, &other, &known)
-        else {
+        let Nearby::Witness(found, _) = nearby(&constraints, &other, &known) else {
             panic!("b0 and b1 changed together keep the sum");
         };
         for c in constraints.iter().chain([&other]) {
@@ -518,7 +519,7 @@ mod tests {
         // b0 - b1 is b2's value, whatever the pair.
         let differ = expr::ne(&expr::sub(&b0, &b1), &constant(7, 8));
         assert!(matches!(
-            witness_nearby(&mut arrays, &constraints, &differ, &known),
+            nearby(&constraints, &differ, &known),
             Nearby::Decided(false)
         ));
     }
@@ -543,7 +544,6 @@ mod tests {
             .fold(constant(0x1000, 64), |sum, s| expr::add(&sum, s));
         let known = model(&x, &[b'a', 1, b'b', b'c']);
         let not_operator = |byte: &ExprRef, c: u8| expr::ne(byte, &constant(c.into(), 8));
-        let mut arrays = ArraysOf::default();
         // The path ruled every operator out: the pointer is fixed.
         let none = vec![
             not_operator(&b[0], b'('),
@@ -554,7 +554,7 @@ mod tests {
         ];
         let moved = expr::ne(&p, &constant(0x1000, 64));
         assert!(matches!(
-            witness_nearby(&mut arrays, &none, &moved, &known),
+            nearby(&none, &moved, &known),
             Nearby::Decided(false)
         ));
         // Bytes 1 and 2 are an operator together or not at all: two slots
@@ -564,8 +564,7 @@ mod tests {
             &expr::eq(&b[2], &constant(b'+'.into(), 8)),
         )];
         let two_slots = expr::eq(&p, &constant(0x1010, 64));
-        let Nearby::Witness(found, _) = witness_nearby(&mut arrays, &together, &two_slots, &known)
-        else {
+        let Nearby::Witness(found, _) = nearby(&together, &two_slots, &known) else {
             panic!("two bytes changed together move the pointer two slots");
         };
         for c in together.iter().chain([&two_slots]) {
