@@ -56,8 +56,7 @@ impl Inputs {
 }
 
 /// For each byte that some expressions read, which of its values they
-/// tell apart. A byte's classes are worked out when first asked for: a
-/// search mostly finds its witness before it needs them.
+/// tell apart. A byte's classes are worked out when first asked for.
 pub(super) struct ValueClasses {
     bytes: Vec<ByteClasses>,
     /// The arrays read at an index that depends on the input: each of
@@ -208,7 +207,10 @@ fn inputs_of(inputs: &FxHashMap<*const ExprNode, Inputs>, e: &ExprRef) -> Inputs
 /// the byte itself.
 fn classes(b: &ByteClasses) -> Option<Box<[u8; 256]>> {
     let frontier = b.frontier.as_ref()?;
-    let reads_it_whole = |n: &ExprRef| matches!(n.kind(), ExprKind::Read { updates, .. } if !updates.root.is_constant());
+    let reads_it_whole = |n: &ExprRef| match n.kind() {
+        ExprKind::Read { updates, .. } => !updates.root.is_constant(),
+        _ => false,
+    };
     if frontier.len() > MAX_FRONTIER || frontier.iter().any(reads_it_whole) {
         return None;
     }
