@@ -498,7 +498,8 @@ pub(super) fn each(values: &Values) -> impl Iterator<Item = u8> + '_ {
     (0..=u8::MAX).filter(|&v| has(values, v))
 }
 
-fn count(values: &Values) -> u64 {
+/// The number of values in `values`.
+pub(super) fn count(values: &Values) -> u64 {
     values.iter().map(|w| u64::from(w.count_ones())).sum()
 }
 

@@ -23,7 +23,9 @@
 
 use super::arrays::{ArraysOf, Span};
 use super::classes::ValueClasses;
-use super::enumerate::{each, has, input_bytes, only, put, same, Byte, Conjuncts, Values, ALL};
+use super::enumerate::{
+    count, each, has, input_bytes, only, put, same, Byte, Conjuncts, Values, ALL,
+};
 use crate::expr::{conjuncts, Assignment, Evaluated, Evaluator, ExprRef};
 use std::sync::Arc;
 
@@ -119,14 +121,11 @@ pub(super) fn witness_nearby(
                 Some(false) => {}
                 None => return Nearby::Unknown,
             }
-            if tries + 1 == PLAIN_TRIES {
+            if tries + 1 == PLAIN_TRIES && pins.is_none() {
                 // A value that a condition on the byte alone rules out
                 // would fail that condition: only the others are tried (a
                 // byte pinned by `c == '+'` is tried no more).
-                left = allowed(
-                    byte,
-                    pins.get_or_insert_with(|| one_byte_conditions(&touched, classified)),
-                );
+                left = allowed(byte, pins.insert(one_byte_conditions(&touched, classified)));
             }
         }
         search.model.set_byte(&byte.0, byte.1 as usize, was);
@@ -201,7 +200,7 @@ const MAX_CONSTRAINT_WORK: usize = 1 << 24;
 /// this: each byte takes one value of each set of its values that the
 /// question and the constraints do not tell apart (see [`ValueClasses`]).
 /// Fewer, they cost less to try than to class.
-const CLASSED_ABOVE: usize = 256;
+const CLASSED_ABOVE: u64 = 256;
 
 /// Each byte that the question `e` reads (`bytes`) or that the constraints
 /// on it read, with the values to try it at: those its one-byte conditions
@@ -231,14 +230,12 @@ fn combinations(
         }
     }
     let allowed: Vec<Values> = all.iter().map(|b| allowed(b, pins)).collect();
-    let plain = allowed
-        .iter()
-        .fold(1usize, |n, a| n.saturating_mul(each(a).count()));
+    let plain = allowed.iter().fold(1u64, |n, a| n.saturating_mul(count(a)));
     let classes = (plain > CLASSED_ABOVE).then(|| {
         let read: Vec<&ExprRef> = std::iter::once(e).chain(touched.iter().copied()).collect();
         ValueClasses::new(&read)
     });
-    let mut count = 1usize;
+    let mut combined = 1usize;
     let candidates: Vec<(Byte, Vec<u8>)> = all
         .into_iter()
         .zip(allowed)
@@ -255,14 +252,14 @@ fn combinations(
                 None => allowed,
             };
             let values: Vec<u8> = each(&values).collect();
-            count = count.saturating_mul(values.len());
+            combined = combined.saturating_mul(values.len());
             (b, values)
         })
         .collect();
     // No value at all: `known` is no model after all, and the solver says.
-    (count > 0
-        && count <= MAX_COMBINATIONS
-        && count.saturating_mul(nodes.max(1)) <= MAX_CONSTRAINT_WORK)
+    (combined > 0
+        && combined <= MAX_COMBINATIONS
+        && combined.saturating_mul(nodes.max(1)) <= MAX_CONSTRAINT_WORK)
         .then_some(candidates)
 }
 
