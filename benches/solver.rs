@@ -558,6 +558,7 @@ fn chains(b: &mut Bench, results: &mut Vec<Value>) -> anyhow::Result<()> {
         "slice,store,cache,cex,reduce,canon-cache,z3-auto",
         "slice,store,cache,cex,reduce,canon-cache,enumerate,z3-auto",
         "slice,store,cache,cex,reduce,canon-cache,enumerate,narrow,z3-auto",
+        "slice,store,cache,cex,reduce,canon-cache,enumerate,facts,narrow,z3-auto",
         "slice,store,implication,cache,cex,z3-auto",
         "reduce,slice,store,implication,cache,cex,z3-auto",
     ];

@@ -30,6 +30,9 @@ pub enum LayerKind {
     /// Decides queries whose conjuncts each read one symbolic byte by
     /// trying each byte's 256 values.
     Enumerate,
+    /// Decides a query by the facts its constraints state outright (a
+    /// conjunct is true, a term it fixes has that value).
+    Facts,
     /// Writes a wide term the constraints bound as the extension of its
     /// low bits, so that its arithmetic is done narrow.
     Narrow,
@@ -59,6 +62,7 @@ impl LayerKind {
         LayerKind::Cex,
         LayerKind::CanonCache,
         LayerKind::Enumerate,
+        LayerKind::Facts,
         LayerKind::Narrow,
         LayerKind::Z3,
         LayerKind::Z3Stack,
@@ -78,6 +82,7 @@ impl LayerKind {
             LayerKind::Canon => "canon",
             LayerKind::CanonCache => "canon-cache",
             LayerKind::Enumerate => "enumerate",
+            LayerKind::Facts => "facts",
             LayerKind::Narrow => "narrow",
             LayerKind::Z3 => "z3",
             LayerKind::Z3Stack => "z3-stack",
@@ -113,7 +118,8 @@ pub struct ChainSpec {
 /// the bytes' values (a histogram's solver time 0.78 s -> 0.28 s, ptx 4.5
 /// times the paths in a minute). Nonlinear queries are narrowed to the
 /// widths their bounds leave (cmp's 6,364 queries: Z3 64 s -> 35 s).
-pub const DEFAULT_CHAIN: &str = "slice,store,cache,cex,reduce,canon-cache,enumerate,narrow,z3-auto";
+pub const DEFAULT_CHAIN: &str =
+    "slice,store,cache,cex,reduce,canon-cache,enumerate,facts,narrow,z3-auto";
 
 /// Why a `--solver-chain` value was refused.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]

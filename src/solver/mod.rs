@@ -23,6 +23,7 @@ mod constant;
 pub mod corpus;
 mod enumerate;
 pub(crate) mod equiv;
+mod facts;
 mod implication;
 pub mod interval;
 mod limit;
@@ -47,6 +48,7 @@ pub use self::chain::{ChainError, ChainSpec, LayerKind, DEFAULT_CHAIN};
 pub use self::constant::ConstantLayer;
 pub use self::enumerate::EnumerateLayer;
 pub use self::equiv::EquivalenceStore;
+pub use self::facts::FactsLayer;
 pub use self::implication::{ImplicationEntry, ImplicationLayer};
 pub use self::limit::Limit;
 pub use self::narrow::NarrowLayer;
@@ -216,6 +218,7 @@ pub fn build_layers(config: &SolverConfig) -> Vec<Box<dyn Layer>> {
                 None => Box::new(CanonCacheLayer::default()),
             },
             LayerKind::Enumerate => Box::new(EnumerateLayer::default()),
+            LayerKind::Facts => Box::new(FactsLayer),
             LayerKind::Narrow => Box::new(NarrowLayer::new()),
             LayerKind::Cache => Box::new(CacheLayer::default()),
             LayerKind::Cex => Box::new(CexCache::default()),
@@ -491,6 +494,10 @@ impl Solver {
         // against every constraint, it is a model.
         let answer = if self.model_values.witness(constraints, e, known) {
             Some(true)
+        } else if let Some(holds) = facts::Facts::of(constraints).decide(e) {
+            // A question reading its inputs only through terms the path
+            // has decided (see [`facts`]).
+            Some(holds)
         } else {
             match nearby::witness_nearby(
                 &mut self.arrays,
