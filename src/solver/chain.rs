@@ -116,8 +116,11 @@ pub struct ChainSpec {
 /// Rational's gcd 21.4 s -> 13.5 s), while Z3 gets the query as written.
 /// A query whose conjuncts each read one input byte is decided by trying
 /// the bytes' values (a histogram's solver time 0.78 s -> 0.28 s, ptx 4.5
-/// times the paths in a minute). Nonlinear queries are narrowed to the
-/// widths their bounds leave (cmp's 6,364 queries: Z3 64 s -> 35 s).
+/// times the paths in a minute). A query the facts of its path decide
+/// (a conjunct true, a term it fixes at its value) is answered before Z3
+/// (expr's Z3 calls in 10 M instructions 833 -> 39). Nonlinear queries are
+/// narrowed to the widths their bounds leave (cmp's 6,364 queries: Z3
+/// 64 s -> 35 s).
 pub const DEFAULT_CHAIN: &str =
     "slice,store,cache,cex,reduce,canon-cache,enumerate,facts,narrow,z3-auto";
 
