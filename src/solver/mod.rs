@@ -494,10 +494,6 @@ impl Solver {
         // against every constraint, it is a model.
         let answer = if self.model_values.witness(constraints, e, known) {
             Some(true)
-        } else if let Some(holds) = facts::Facts::of(constraints).decide(e) {
-            // A question reading its inputs only through terms the path
-            // has decided (see [`facts`]).
-            Some(holds)
         } else {
             match nearby::witness_nearby(
                 &mut self.arrays,

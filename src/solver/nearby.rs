@@ -26,6 +26,7 @@ use super::classes::ValueClasses;
 use super::enumerate::{
     count, each, has, input_bytes, only, put, same, Byte, Conjuncts, Values, ALL,
 };
+use super::facts::Facts;
 use crate::expr::{conjuncts, Assignment, Evaluated, Evaluator, ExprRef};
 use std::sync::Arc;
 
@@ -50,10 +51,10 @@ pub(super) enum Nearby {
     /// A model of the question and of the constraints that read the bytes
     /// changed, next to the known model, with the values found under it.
     Witness(Assignment, Evaluated),
-    /// The question is decided whatever the model: every byte it reads is
-    /// fixed by a condition on it alone, or every combination of the
-    /// values of the bytes that it and the constraints on them read was
-    /// tried.
+    /// The question is decided whatever the model: the facts the
+    /// constraints state outright decide it, every byte it reads is fixed
+    /// by a condition on it alone, or every combination of the values of
+    /// the bytes that it and the constraints on them read was tried.
     Decided(bool),
     /// Neither: ask the solver.
     Unknown,
@@ -61,7 +62,9 @@ pub(super) enum Nearby {
 
 /// Whether `constraints ∧ e` holds next to `known`, a model of
 /// `constraints`. In turn: a model that differs from `known` in one byte
-/// `e` reads, if trying each value of each such byte finds one; what `e`
+/// `e` reads, if trying each value of each such byte finds one (where the
+/// first tries find none, what the facts the constraints state outright
+/// make of `e`, if they decide it); what `e`
 /// is under `known` when the constraints fix each such byte by a
 /// condition on it alone; and, where the bytes `e` and the constraints
 /// reading its arrays read are in those arrays and have at most two bytes'
@@ -122,6 +125,14 @@ pub(super) fn witness_nearby(
                 None => return Nearby::Unknown,
             }
             if tries + 1 == PLAIN_TRIES && pins.is_none() {
+                // The question may read its bytes only through a term the
+                // path has decided (see [`Facts`]): then no byte's change
+                // would do, and the facts tell. Asked only here, as a
+                // question a try answers mostly takes one try, and working
+                // out the facts walks the whole question.
+                if let Some(holds) = Facts::of(constraints).decide(e) {
+                    return Nearby::Decided(holds);
+                }
                 // A value that a condition on the byte alone rules out
                 // would fail that condition: only the others are tried (a
                 // byte pinned by `c == '+'` is tried no more).

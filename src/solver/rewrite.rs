@@ -42,25 +42,58 @@ impl<'a> Rewriter<'a> {
 
     /// `root` rebuilt.
     pub(super) fn rewrite(&mut self, root: &ExprRef) -> ExprRef {
+        self.rewrite_within(root, usize::MAX)
+            .expect("an unbounded rewrite finishes")
+    }
+
+    /// `root` rebuilt, or `None` once more than `max_nodes` of its nodes
+    /// (not rebuilt before) have been met: for a rewrite that is only worth
+    /// its cost on small expressions.
+    pub(super) fn rewrite_within(&mut self, root: &ExprRef, max_nodes: usize) -> Option<ExprRef> {
         let Rewriter {
             renaming,
             replacing,
             done,
             lists,
         } = self;
-        let Ok(built) = rewrite_in(
+        let mut met = 0usize;
+        rewrite_in(
             root,
             done,
-            |e| Ok::<_, std::convert::Infallible>(replacing.and_then(|r| r.get(e)).cloned()),
-            |e, done| match e.kind() {
-                ExprKind::Read { updates, index } => {
-                    read(&list(renaming, lists, done, updates), &done[index])
+            |e| {
+                met += 1;
+                if met > max_nodes {
+                    return Err(());
                 }
-                _ => rebuilt(e, |c| done[c].clone()),
+                Ok(replacing.and_then(|r| r.get(e)).cloned())
             },
-        );
-        built
+            |e, done| {
+                // A node none of whose operands changed is itself, unless
+                // it reads an array being renamed: rebuilding it through
+                // the interner would only find it again, and a question
+                // of thousands of nodes (a CRC's chain) with a fact or two
+                // in one corner is mostly such nodes.
+                let renamed = !renaming.is_empty() && matches!(e.kind(), ExprKind::Read { .. });
+                if !renamed && unchanged(e, done) {
+                    return e.clone();
+                }
+                match e.kind() {
+                    ExprKind::Read { updates, index } => {
+                        read(&list(renaming, lists, done, updates), &done[index])
+                    }
+                    _ => rebuilt(e, |c| done[c].clone()),
+                }
+            },
+        )
+        .ok()
     }
+}
+
+/// Whether each operand of `e` is what it was.
+fn unchanged(e: &ExprRef, done: &FxHashMap<ExprRef, ExprRef>) -> bool {
+    let mut same = true;
+    e.for_each_child(|c| same &= done[c] == *c);
+    same
 }
 
 /// The write list `updates` rebuilt over the renamed array, from the
