@@ -288,6 +288,9 @@ pub struct HostFile {
     pub contents: Arc<[u8]>,
     /// Permission bits, write bits cleared: the program cannot write it.
     pub mode: u32,
+    /// The host's inode number, which tells the model which of its names
+    /// are one file; the model numbers the file as it numbers what it
+    /// makes (`__mnemo_load_hosts` in the runtime), as a replay can.
     pub inode: u64,
     pub mtime: i64,
 }

@@ -13,6 +13,24 @@
  * (2024-01-01 UTC; testgen::posix::MODEL_TIME on the Rust side). */
 #define MNEMO_TIME 1704067200L
 
+/* The inode numbers of the model's files, on device 0 but for /dev/null:
+ * its fixed tree (musl/src/mnemo_names.c), the symbolic files A, B, ...
+ * from MNEMO_INO_SYM_FILES on, and what the model makes (the directories
+ * of the host files first, then what the program makes) from
+ * MNEMO_INO_MADE on, in the order it makes them. The replay library gives
+ * a native run's files the same (replay/status.c). */
+#define MNEMO_INO_WORK 1   /* the working directory, /tmp/mnemo-replay/cwd */
+#define MNEMO_INO_ROOT 2   /* / */
+#define MNEMO_INO_PARENT 3 /* /tmp/mnemo-replay */
+#define MNEMO_INO_TMP 4    /* /tmp */
+#define MNEMO_INO_NULL 5   /* /dev/null, on device MNEMO_DEV_NULL */
+#define MNEMO_DEV_NULL 6
+#define MNEMO_INO_DEV 7    /* /dev */
+#define MNEMO_INO_PROC 8   /* /proc */
+#define MNEMO_INO_UPTIME 9 /* /proc/uptime */
+#define MNEMO_INO_SYM_FILES 100
+#define MNEMO_INO_MADE 200
+
 /* The seconds since boot every run has had: sysinfo's uptime, and
  * /proc/uptime's text (the replay's root has the same). */
 #define MNEMO_UPTIME 3600

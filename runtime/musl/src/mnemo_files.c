@@ -54,7 +54,7 @@ struct mnemo_file *__mnemo_new_file(const char *path, unsigned long size,
     f->unsettled = 1;
     f->own = 1;
     f->st->st_dev = 0;
-    f->st->st_ino = 100 + __mnemo_fs.sym_files;
+    f->st->st_ino = MNEMO_INO_SYM_FILES + __mnemo_fs.sym_files;
     f->st->st_nlink = 1;
     f->st->st_uid = f->st->st_gid = MNEMO_USER;
     f->st->st_rdev = 0;
@@ -92,7 +92,7 @@ struct mnemo_file *__mnemo_new_own(const char *path, unsigned mode) {
   f->st = st;
   st->st_mode = mode;
   st->st_uid = st->st_gid = MNEMO_USER;
-  st->st_ino = 200 + __mnemo_fs.next_ino++;
+  st->st_ino = MNEMO_INO_MADE + __mnemo_fs.next_ino++;
   st->st_nlink = 1;
   st->st_blksize = 4096;
   at_clock_time(st);
@@ -101,18 +101,41 @@ struct mnemo_file *__mnemo_new_own(const char *path, unsigned mode) {
   return f;
 }
 
-/* The host files, asked of the engine once per path that looks for one. */
+/* Orders paths as a walk of the tree by names meets them: name by name,
+ * a slash before any other byte. */
+static int walk_order(const char *a, const char *b) {
+  for (;; a++, b++) {
+    int x = *a == '/' ? 0 : *a ? (unsigned char)*a : -1;
+    int y = *b == '/' ? 0 : *b ? (unsigned char)*b : -1;
+    if (x != y || x < 0)
+      return x - y;
+  }
+}
+
+static int by_walk_order(const void *a, const void *b) {
+  return walk_order((*(struct mnemo_file *const *)a)->path,
+                    (*(struct mnemo_file *const *)b)->path);
+}
+
+/* The host files, asked of the engine once per path that looks for one.
+ * They are placed, and numbered as the model numbers what it makes (each
+ * after the directories made for it), in the order a walk of the tree by
+ * names meets them, as a replay numbers the copies it made of them
+ * (replay/status.c); the engine gives each the host's inode number, which
+ * says which names are one file (the path as given and as resolved). */
 void __mnemo_load_hosts(void) {
   if (__mnemo_fs.hosts_loaded)
     return;
   __mnemo_fs.hosts_loaded = 1;
-  for (long i = 0;; i++) {
+  struct mnemo_file **loaded = NULL;
+  long count = 0;
+  for (;; count++) {
     char *path, *contents;
     struct stat *st = malloc(sizeof *st);
-    long size = __mnemo_host_file(i, &path, &contents, st);
+    long size = __mnemo_host_file(count, &path, &contents, st);
     if (size < 0) {
       free(st);
-      return;
+      break;
     }
     struct mnemo_file *f = calloc(1, sizeof *f);
     f->path = path;
@@ -121,8 +144,22 @@ void __mnemo_load_hosts(void) {
     f->contents = contents;
     f->st = st;
     add_file(f);
-    __mnemo_place_host(f);
+    loaded = realloc(loaded, (count + 1) * sizeof *loaded);
+    loaded[count] = f;
   }
+  qsort(loaded, count, sizeof *loaded, by_walk_order);
+  ino_t *host_ino = malloc((count ? count : 1) * sizeof *host_ino);
+  for (long i = 0; i < count; i++) {
+    struct mnemo_file *f = loaded[i];
+    host_ino[i] = f->st->st_ino;
+    __mnemo_place_host(f);
+    long same = 0;
+    while (same < i && host_ino[same] != host_ino[i])
+      same++;
+    f->st->st_ino = same < i ? loaded[same]->st->st_ino : MNEMO_INO_MADE + __mnemo_fs.next_ino++;
+  }
+  free(host_ino);
+  free(loaded);
 }
 
 /* The status of what is not a file of the model: the standard

@@ -34,11 +34,11 @@
 /* The tree the model knows: "/" (root's) holds /dev/null, /proc/uptime
  * and /tmp (everyone's), where a directory of root's holds the working
  * directory, as a replay's scratch directory is laid out. */
-static struct stat root_st = DIR_STAT(0755, 2, 0);
-static struct stat dev_st = DIR_STAT(0755, 7, 0);
-static struct stat tmp_st = DIR_STAT(01777, 4, 0);
-static struct stat up_st = DIR_STAT(0755, 3, 0);
-static struct stat work_st = DIR_STAT(0755, 1, MNEMO_USER);
+static struct stat root_st = DIR_STAT(0755, MNEMO_INO_ROOT, 0);
+static struct stat dev_st = DIR_STAT(0755, MNEMO_INO_DEV, 0);
+static struct stat tmp_st = DIR_STAT(01777, MNEMO_INO_TMP, 0);
+static struct stat up_st = DIR_STAT(0755, MNEMO_INO_PARENT, 0);
+static struct stat work_st = DIR_STAT(0755, MNEMO_INO_WORK, MNEMO_USER);
 static struct mnemo_file root_dir = {.path = "/", .st = &root_st};
 static struct mnemo_file dev_dir = {.path = "/dev", .st = &dev_st};
 static struct mnemo_file tmp_dir = {.path = "/tmp", .st = &tmp_st};
@@ -51,8 +51,8 @@ static struct stat dev_null_st = {
     .st_mode = S_IFCHR | 0666,
     .st_nlink = 1,
     .st_rdev = (1 << 8) | 3,
-    .st_ino = 5,
-    .st_dev = 6,
+    .st_ino = MNEMO_INO_NULL,
+    .st_dev = MNEMO_DEV_NULL,
     .st_blksize = 4096,
     .st_atim = {MNEMO_TIME, 0},
     .st_mtim = {MNEMO_TIME, 0},
@@ -65,11 +65,11 @@ static struct mnemo_file dev_null = {.path = "/dev/null", .st = &dev_null_st};
  * reads it, and ends "cannot get system boot time" without it). */
 static char uptime_text[] = MNEMO_PROC_UPTIME;
 #define UPTIME_LEN (sizeof uptime_text - 1)
-static struct stat proc_st = DIR_STAT(0555, 8, 0);
+static struct stat proc_st = DIR_STAT(0555, MNEMO_INO_PROC, 0);
 static struct stat uptime_st = {
     .st_mode = S_IFREG | 0444,
     .st_nlink = 1,
-    .st_ino = 9,
+    .st_ino = MNEMO_INO_UPTIME,
     .st_size = UPTIME_LEN,
     .st_blocks = 8,
     .st_blksize = 4096,
