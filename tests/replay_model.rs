@@ -10,7 +10,7 @@ mod support;
 use support::{json, mnemo, stderr};
 #[path = "support/native.rs"]
 mod native;
-use native::{built_elsewhere, explored, replayed, root, NOBODY};
+use native::{built_elsewhere, built_static_with_replay_library, explored, replayed, root, NOBODY};
 
 #[test]
 fn replays_can_run_as_another_user() {
@@ -314,24 +314,8 @@ int main(void) {
         &["--file", "/etc/passwd"],
         &[],
     );
-    // Natively, a statically linked build: nothing in the model's file
-    // system would load a dynamic one.
     let toolchain = mnemo::testgen::Toolchain::find().unwrap();
-    // It links the replay library, which reads the input from the
-    // descriptor the replay gives it.
-    let include = toolchain.include_dir();
-    let library = toolchain.replay_library().unwrap();
-    let native = built_elsewhere(
-        &src,
-        &[
-            "-static",
-            "-I",
-            include.to_str().unwrap(),
-            "-Wl,--whole-archive",
-            library.to_str().unwrap(),
-            "-Wl,--no-whole-archive",
-        ],
-    );
+    let native = built_static_with_replay_library(&src);
     for id in 1..=2 {
         let predicted = std::fs::read_to_string(out.join(format!("test{id:06}.stdout"))).unwrap();
         assert_eq!(
@@ -462,4 +446,91 @@ fn an_endless_writer_ends_alike_in_the_engine_the_replays_and_the_scripts() {
         .unwrap();
     assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
     assert!(o.stdout == predicted, "{} bytes", o.stdout.len());
+}
+
+#[test]
+fn a_replay_in_the_model_root_gives_each_file_the_models_numbers_and_times() {
+    if !root("only root can chroot a replay") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    // Every file of the model's tree, the host files (one read, which
+    // stamps its access time natively), a file the program makes, and the
+    // listing of / with its inode numbers.
+    let (src, out) = explored(
+        dir.path(),
+        "numbers",
+        r#"#include <dirent.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "klee/klee.h"
+static void show(const char *path) {
+  struct stat st;
+  if (lstat(path, &st)) { printf("%s: none\n", path); return; }
+  printf("%s: %lu %lu %lld %lld %lld\n", path, (unsigned long)st.st_dev,
+         (unsigned long)st.st_ino, (long long)st.st_atime,
+         (long long)st.st_mtime, (long long)st.st_ctime);
+}
+int main(void) {
+  int input;
+  klee_make_symbolic(&input, sizeof input, "input");
+  char line[64];
+  FILE *f = fopen("/etc/passwd", "r");
+  if (f) { fgets(line, sizeof line, f); fclose(f); }
+  int fd = open("/tmp/made", O_WRONLY | O_CREAT, 0600);
+  if (fd >= 0) close(fd);
+  const char *paths[] = {"/", "/dev", "/dev/null", "/etc", "/etc/group",
+                         "/etc/passwd", "/proc", "/proc/uptime", "/tmp",
+                         "/tmp/mnemo-replay", ".", "/tmp/made"};
+  for (unsigned i = 0; i < sizeof paths / sizeof *paths; i++) show(paths[i]);
+  DIR *d = opendir("/");
+  for (struct dirent *e; d && (e = readdir(d));)
+    printf("%lu %s\n", (unsigned long)e->d_ino, e->d_name);
+  return 0;
+}
+"#,
+        &["--file", "/etc/passwd", "--file", "/etc/group"],
+        &[],
+    );
+    let predicted = std::fs::read_to_string(out.join("test000001.stdout")).unwrap();
+    let clock = "1704067200 1704067200 1704067200";
+    for line in [
+        format!("/: 0 2 {clock}\n"),
+        format!("/dev/null: 6 5 {clock}\n"),
+        format!("/tmp: 0 4 {clock}\n"),
+        format!(".: 0 1 {clock}\n"),
+        // The host files' directory, then the files in the order of their
+        // names, then what the program made.
+        format!("/etc: 0 200 {clock}\n"),
+        "/etc/group: 0 201 ".to_string(),
+        "/etc/passwd: 0 202 ".to_string(),
+        format!("/tmp/made: 0 203 {clock}\n"),
+        "2 .\n2 ..\n7 dev\n200 etc\n8 proc\n4 tmp\n".to_string(),
+    ] {
+        assert!(predicted.contains(&line), "{line:?} in\n{predicted}");
+    }
+    let toolchain = mnemo::testgen::Toolchain::find().unwrap();
+    let native = built_static_with_replay_library(&src);
+    let options = mnemo::testgen::ReplayOptions {
+        run_as: NOBODY,
+        model_root: Some(mnemo::testgen::ModelRoot {
+            dir: dir.path().join("root"),
+            host_files: vec!["/etc/passwd".into(), "/etc/group".into()],
+            kept: None,
+        }),
+        ..Default::default()
+    };
+    match mnemo::testgen::replay_dir_with(&toolchain, &native, &out, &options) {
+        Err(mnemo::testgen::ReplayError::Io { error, .. })
+            if error.kind() == std::io::ErrorKind::PermissionDenied =>
+        {
+            eprintln!("skipped: this machine's root may not chroot or make devices: {error}");
+        }
+        result => {
+            let report = result.unwrap();
+            assert!(report.all_match(), "{report}");
+        }
+    }
 }

@@ -4,7 +4,7 @@
  * (entry() in runtime/musl/src/mnemo_names.c), where the file system
  * has an order of its own (ext4 a hash's, tmpfs newest first). A test of
  * `find` or `du -a` then prints its names in the order the engine
- * predicted.
+ * predicted. Each entry's inode number is the model's (status.c).
  *
  * Defined in the program, these take the place of the C library's
  * readdir, telldir and seekdir for the program's own calls (and, linked
@@ -21,8 +21,11 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+
+#include "status.h"
 
 /* A directory stream's entries, read whole and sorted. */
 struct listing {
@@ -106,9 +109,21 @@ static struct listing *load(DIR *dir, int fd) {
     errno = ENOMEM;
     return NULL;
   }
+  /* The entries' inode numbers as the model's (status.c), on the
+   * directory's device; "..", which names the directory above the root
+   * of a chroot (or of a mount) on the disk, as a lookup resolves it. */
+  struct stat dir_st, up_st;
+  int numbered = syscall(SYS_fstat, fd, &dir_st) == 0;
+  int up_known = syscall(SYS_newfstatat, fd, "..", &up_st, 0) == 0;
   long k = 0;
-  for (size_t at = 0; at < len; at += ((struct dirent *)(buf + at))->d_reclen)
-    sorted[k++] = (struct dirent *)(buf + at);
+  for (size_t at = 0; at < len; at += ((struct dirent *)(buf + at))->d_reclen) {
+    struct dirent *e = (struct dirent *)(buf + at);
+    if (up_known && strcmp(e->d_name, "..") == 0)
+      e->d_ino = __mnemo_model_inode(up_st.st_dev, up_st.st_ino, DT_DIR);
+    else if (numbered)
+      e->d_ino = __mnemo_model_inode(dir_st.st_dev, e->d_ino, e->d_type);
+    sorted[k++] = e;
+  }
   qsort(sorted, (size_t)count, sizeof *sorted, in_order);
   /* Offsets as the model gives them: the position after the entry. */
   for (k = 0; k < count; k++)

@@ -109,6 +109,28 @@ pub fn built_elsewhere(src: &Path, flags: &[&str]) -> PathBuf {
     program
 }
 
+/// `src` built for a replay in the model's root: statically linked, as
+/// nothing in the model's file system would load a dynamic program, with
+/// the replay library, which reads the input from the descriptor the
+/// replay gives it. The program's path.
+#[allow(dead_code)] // Only the replays in the model's root need it.
+pub fn built_static_with_replay_library(src: &Path) -> PathBuf {
+    let toolchain = mnemo::testgen::Toolchain::find().unwrap();
+    let include = toolchain.include_dir();
+    let library = toolchain.replay_library().unwrap();
+    built_elsewhere(
+        src,
+        &[
+            "-static",
+            "-I",
+            include.to_str().unwrap(),
+            "-Wl,--whole-archive",
+            library.to_str().unwrap(),
+            "-Wl,--no-whole-archive",
+        ],
+    )
+}
+
 /// The user and group the replays that need another user run as.
 #[allow(dead_code)] // Only the replays as another user need it.
 pub const NOBODY: Option<(u32, u32)> = Some((65534, 65534));
