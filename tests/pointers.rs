@@ -16,25 +16,47 @@ int main(void) {
 }
 "#;
 
+/// Runs `bc` into `dir/out` and gives the first error report it wrote.
+fn first_error_report(bc: &std::path::Path, dir: &std::path::Path) -> String {
+    let out = dir.join("out");
+    let o = run(bc, &out, &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    std::fs::read_dir(&out)
+        .unwrap()
+        .flatten()
+        .find(|e| e.file_name().to_string_lossy().ends_with(".err"))
+        .map(|e| std::fs::read_to_string(e.path()).unwrap())
+        .expect("an .err file")
+}
+
 #[test]
 fn an_access_past_an_object_names_the_object_it_overran() {
     let dir = tempfile::tempdir().unwrap();
     let Some(bc) = compile(dir.path(), "overrun", OVERRUN) else {
         return;
     };
-    let out = dir.path().join("out");
-    let o = run(&bc, &out, &[]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    let report = std::fs::read_dir(&out)
-        .unwrap()
-        .flatten()
-        .find(|e| e.file_name().to_string_lossy().ends_with(".err"))
-        .map(|e| std::fs::read_to_string(e.path()).unwrap())
-        .expect("an .err file");
+    let report = first_error_report(&bc, dir.path());
     assert!(
         report.contains("which is in no object (2 bytes past the end of `malloc`, 20 bytes at 0x"),
         "{report}"
     );
+}
+
+/// A write of a buffer that runs past its object is a memory error where
+/// the bytes leave it, as a native run's (ASan's report of what `write`
+/// read).
+#[test]
+fn a_write_past_its_buffer_is_an_error_where_the_bytes_leave_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let source = "#include <stdlib.h>\n#include <string.h>\n#include <unistd.h>\n\
+                  int main(void) { char *p = malloc(4); if (!p) return 1;\n\
+                  memcpy(p, \"abc\", 4); return write(1, p, 16) == 16; }\n";
+    let Some(bc) = compile(dir.path(), "write_past", source) else {
+        return;
+    };
+    let report = first_error_report(&bc, dir.path());
+    assert!(report.contains("output read from 0x"), "{report}");
+    assert!(report.contains("which is in no object"), "{report}");
 }
 
 /// A pointer moved by a symbolic match without a branch forks once per

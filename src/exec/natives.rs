@@ -396,8 +396,10 @@ impl Executor {
     /// The bytes of memory at `addr`, symbolic ones as they are.
     pub(super) fn read_raw_bytes(&mut self, state: &State, addr: u64, n: u64) -> Exec<Vec<Byte>> {
         let mut out = Vec::with_capacity(n as usize);
-        for i in 0..n {
-            let a = addr + i;
+        let end = addr.saturating_add(n);
+        let mut a = addr;
+        // Object by object: a write of a MiB (`yes`) looks each up once.
+        while a < end {
             let Some(e) = state.memory.find(a) else {
                 return Err(self.error(
                     state,
@@ -405,7 +407,13 @@ impl Executor {
                     format!("output read from {a:#x}, which is in no object"),
                 ));
             };
-            out.push(e.state.byte(a - e.object.address));
+            let offset = a - e.object.address;
+            let span = (end - a).min(e.object.size.saturating_sub(offset)).max(1);
+            out.extend(
+                e.state
+                    .bytes_at(&Value::concrete(u128::from(offset), 64), span),
+            );
+            a += span;
         }
         Ok(out)
     }
