@@ -112,11 +112,6 @@ static int walk_order(const char *a, const char *b) {
   }
 }
 
-static int by_walk_order(const void *a, const void *b) {
-  return walk_order((*(struct mnemo_file *const *)a)->path,
-                    (*(struct mnemo_file *const *)b)->path);
-}
-
 /* The host files, asked of the engine once per path that looks for one.
  * They are placed, and numbered as the model numbers what it makes (each
  * after the directories made for it), in the order a walk of the tree by
@@ -147,7 +142,14 @@ void __mnemo_load_hosts(void) {
     loaded = realloc(loaded, (count + 1) * sizeof *loaded);
     loaded[count] = f;
   }
-  qsort(loaded, count, sizeof *loaded, by_walk_order);
+  /* By insertion, as there are few: qsort would be linked into every
+   * program. */
+  for (long i = 1; i < count; i++)
+    for (long j = i; j > 0 && walk_order(loaded[j - 1]->path, loaded[j]->path) > 0; j--) {
+      struct mnemo_file *t = loaded[j];
+      loaded[j] = loaded[j - 1];
+      loaded[j - 1] = t;
+    }
   ino_t *host_ino = malloc((count ? count : 1) * sizeof *host_ino);
   for (long i = 0; i < count; i++) {
     struct mnemo_file *f = loaded[i];
