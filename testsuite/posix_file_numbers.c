@@ -2,10 +2,10 @@
  * the engine and in the native replay alike (the replay compares what
  * the program prints): the working directory, its parent, /, /dev/null
  * and the symbolic file A have the model's fixed numbers; what the
- * program makes is numbered in the order it makes it, a hard link shares
- * its file's number, and readdir gives the numbers stat gives. Every time
- * is the model's clock's but one the program sets (of a file it made, or
- * of the working directory). A is a regular file or
+ * program makes is numbered in the order it makes it (a pipe apart), a
+ * hard link shares its file's number, and readdir gives the numbers stat
+ * gives. Every time is the model's clock's but one the program sets (of
+ * a file it made, or of the working directory). A is a regular file or
  * an empty directory, as its status says: two paths.
  * program-args: --sym-files 1 2
  * expect-completed: 2
@@ -39,6 +39,11 @@ int main(void) {
   show("/dev/null");
   struct stat a = show("A");
 
+  /* A pipe takes none of the numbers of what the program makes. */
+  int ends[2];
+  assert(pipe(ends) == 0);
+  close(ends[0]);
+  close(ends[1]);
   int fd = open("made", O_WRONLY | O_CREAT, 0644);
   assert(fd >= 0);
   assert(write(fd, "x", 1) == 1);

@@ -16,8 +16,8 @@
  * them. Any other file, directory or symbolic link takes the next of those
  * numbers the first time the program looks at it: the model numbers what
  * it makes in the order it makes it, so the two agree where the program
- * looks at what it made in that order (a pipe, which the model numbers
- * too, is left as it is).
+ * looks at what it made in that order (a pipe keeps the kernel's number:
+ * the model numbers pipes apart).
  *
  * A time the kernel stamped since the replay began (a new file, a read,
  * a change) is the model's clock's, which does not move; one the program

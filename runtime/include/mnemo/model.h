@@ -17,8 +17,8 @@
  * its fixed tree (musl/src/mnemo_names.c), the symbolic files A, B, ...
  * from MNEMO_INO_SYM_FILES on, and what the model makes (the directories
  * of the host files first, then what the program makes) from
- * MNEMO_INO_MADE on, in the order it makes them. The replay library gives
- * a native run's files the same (replay/status.c). */
+ * MNEMO_INO_MADE on, in the order it makes them, but pipes. The replay
+ * library gives a native run's files the same (replay/status.c). */
 #define MNEMO_INO_WORK 1   /* the working directory, /tmp/mnemo-replay/cwd */
 #define MNEMO_INO_ROOT 2   /* / */
 #define MNEMO_INO_PARENT 3 /* /tmp/mnemo-replay */
@@ -30,6 +30,8 @@
 #define MNEMO_INO_UPTIME 9 /* /proc/uptime */
 #define MNEMO_INO_SYM_FILES 100
 #define MNEMO_INO_MADE 200
+/* A pipe's, apart: a native run's pipe has the kernel's number. */
+#define MNEMO_INO_PIPES 100000
 
 /* The seconds since boot every run has had: sysinfo's uptime, and
  * /proc/uptime's text (the replay's root has the same). */

@@ -84,7 +84,7 @@ static void as_new_dir(struct stat *st) {
   st->st_blocks = 8;
 }
 
-struct mnemo_file *__mnemo_new_own(const char *path, unsigned mode) {
+static struct mnemo_file *new_own(const char *path, unsigned mode, ino_t ino) {
   struct mnemo_file *f = calloc(1, sizeof *f);
   struct stat *st = calloc(1, sizeof *st);
   f->path = path;
@@ -92,13 +92,21 @@ struct mnemo_file *__mnemo_new_own(const char *path, unsigned mode) {
   f->st = st;
   st->st_mode = mode;
   st->st_uid = st->st_gid = MNEMO_USER;
-  st->st_ino = MNEMO_INO_MADE + __mnemo_fs.next_ino++;
+  st->st_ino = ino;
   st->st_nlink = 1;
   st->st_blksize = 4096;
   at_clock_time(st);
   if (S_ISDIR(mode))
     as_new_dir(st);
   return f;
+}
+
+struct mnemo_file *__mnemo_new_own(const char *path, unsigned mode) {
+  return new_own(path, mode, MNEMO_INO_MADE + __mnemo_fs.next_ino++);
+}
+
+struct mnemo_file *__mnemo_new_pipe(void) {
+  return new_own("pipe", S_IFIFO | 0600, MNEMO_INO_PIPES + __mnemo_fs.pipes++);
 }
 
 /* Orders paths as a walk of the tree by names meets them: name by name,

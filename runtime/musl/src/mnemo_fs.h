@@ -111,6 +111,9 @@ struct mnemo_fs {
   /* The working directory (0: the one a run starts in). */
   struct mnemo_file *cwd;
   unsigned long next_ino;
+  /* Pipes are numbered apart: a native run's keep the kernel's, and so
+   * must not shift the numbers of what the program makes. */
+  unsigned long pipes;
   unsigned sym_files;
   int hosts_loaded;
   unsigned umask;
@@ -267,6 +270,8 @@ void __mnemo_stat_of(struct mnemo_desc *d, struct stat *st);
 long __mnemo_dup_from(struct mnemo_desc *d, long min, int cloexec);
 /* A new file of the program's own, of mode `mode` (type and bits). */
 struct mnemo_file *__mnemo_new_own(const char *path, unsigned mode);
+/* A new pipe's file, numbered apart from what the program makes. */
+struct mnemo_file *__mnemo_new_pipe(void);
 /* Gives `f` the name `name` in `dir` (0: the model's first working
  * directory). */
 void __mnemo_add_name(struct mnemo_file *dir, char *name, struct mnemo_file *f);

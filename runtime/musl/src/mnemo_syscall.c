@@ -471,7 +471,7 @@ static long sys_copy_range(long in, long *off_in, long out, long *off_out,
 static long sys_pipe(int *fds, long flags) {
   if (flags & ~(O_CLOEXEC | O_NONBLOCK | O_DIRECT))
     return -EINVAL;
-  struct mnemo_file *f = __mnemo_new_own("pipe", S_IFIFO | 0600);
+  struct mnemo_file *f = __mnemo_new_pipe();
   struct mnemo_desc *end[2];
   long fd[2];
   f->readers = f->writers = 1;
