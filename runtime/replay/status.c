@@ -104,12 +104,15 @@ static struct identity *add(dev_t dev, ino_t ino, dev_t model_dev, ino_t model_i
 }
 
 /* `path` (relative to `at`) as the model's file `ino` on device `dev`,
- * unless it is missing or already known (a scratch directory's parent
- * may be the machine's /tmp). */
-static void add_path(int at, const char *path, dev_t dev, ino_t ino, enum kind kind) {
+ * unless it is already known (a scratch directory's parent may be the
+ * machine's /tmp). Whether the path is there. */
+static int add_path(int at, const char *path, dev_t dev, ino_t ino, enum kind kind) {
   struct stat st;
-  if (raw_status(at, path, &st, AT_SYMLINK_NOFOLLOW) == 0 && !find(st.st_dev, st.st_ino))
+  if (raw_status(at, path, &st, AT_SYMLINK_NOFOLLOW) != 0)
+    return 0;
+  if (!find(st.st_dev, st.st_ino))
     add(st.st_dev, st.st_ino, dev, ino, kind);
+  return 1;
 }
 
 static int by_bytes(const void *a, const void *b) { return strcmp(a, b); }
@@ -173,11 +176,8 @@ static void get_ready(void) {
   char name[2] = "A";
   for (int i = 0; i < 26; i++) {
     name[0] = (char)('A' + i);
-    struct stat st;
-    if (raw_status(AT_FDCWD, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+    if (!add_path(AT_FDCWD, name, 0, MNEMO_INO_SYM_FILES + i, OWN))
       break;
-    if (!find(st.st_dev, st.st_ino))
-      add(st.st_dev, st.st_ino, 0, MNEMO_INO_SYM_FILES + i, OWN);
   }
   add_path(AT_FDCWD, "/", 0, MNEMO_INO_ROOT, FIXED);
   add_path(AT_FDCWD, "/dev", 0, MNEMO_INO_DEV, FIXED);

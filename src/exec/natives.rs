@@ -407,8 +407,9 @@ impl Executor {
                     format!("output read from {a:#x}, which is in no object"),
                 ));
             };
+            // `find` gave the object holding `a`: at least a byte of it.
             let offset = a - e.object.address;
-            let span = (end - a).min(e.object.size.saturating_sub(offset)).max(1);
+            let span = (end - a).min(e.object.size - offset);
             out.extend(
                 e.state
                     .bytes_at(&Value::concrete(u128::from(offset), 64), span),
