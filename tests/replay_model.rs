@@ -342,15 +342,8 @@ int main(void) {
         host_files: vec!["/etc/passwd".into()],
         kept: Some(kept.clone()),
     };
-    let chrooted = match replay(Some(model_root)) {
-        // A container may deny even root making devices or chrooting.
-        Err(mnemo::testgen::ReplayError::Io { error, .. })
-            if error.kind() == std::io::ErrorKind::PermissionDenied =>
-        {
-            eprintln!("skipped: this machine's root may not chroot or make devices: {error}");
-            return;
-        }
-        result => result.unwrap(),
+    let Some(chrooted) = unless_denied(replay(Some(model_root))) else {
+        return;
     };
     assert_eq!(chrooted.results.len(), 2);
     // What each test left at exit, taken out of the root before the next.
@@ -522,15 +515,25 @@ int main(void) {
         }),
         ..Default::default()
     };
-    match mnemo::testgen::replay_dir_with(&toolchain, &native, &out, &options) {
+    let replayed = mnemo::testgen::replay_dir_with(&toolchain, &native, &out, &options);
+    if let Some(report) = unless_denied(replayed) {
+        assert!(report.all_match(), "{report}");
+    }
+}
+
+/// The report of a replay in the model's root, or `None`, said, where the
+/// machine denies it: a container may deny even root making devices or
+/// chrooting.
+fn unless_denied(
+    result: Result<mnemo::testgen::ReplayReport, mnemo::testgen::ReplayError>,
+) -> Option<mnemo::testgen::ReplayReport> {
+    match result {
         Err(mnemo::testgen::ReplayError::Io { error, .. })
             if error.kind() == std::io::ErrorKind::PermissionDenied =>
         {
             eprintln!("skipped: this machine's root may not chroot or make devices: {error}");
+            None
         }
-        result => {
-            let report = result.unwrap();
-            assert!(report.all_match(), "{report}");
-        }
+        result => Some(result.unwrap()),
     }
 }
