@@ -52,9 +52,20 @@ impl Executor {
         let mut varargs = None;
         if f.is_vararg {
             let extra = &args[nparams.min(args.len())..];
+            // Each argument takes one 8-byte slot, or two that start at a
+            // multiple of 16 for one wider than 64 bits (`long double`,
+            // `__int128`), where the ABI's `va_arg` looks for it.
+            let slot = |off: u64, a: &Value| {
+                if a.width() > 64 {
+                    (off.next_multiple_of(16), 16)
+                } else {
+                    (off, 8)
+                }
+            };
             let mut size = 0u64;
             for a in extra {
-                size += if a.width() > 64 { 16 } else { 8 };
+                let (at, len) = slot(size, a);
+                size = at + len;
             }
             // On x86-64, reading more variadic arguments than were passed
             // reads registers or the caller's stack, never a fault, and C
@@ -66,9 +77,10 @@ impl Executor {
             self.check_allocation(state, size, "varargs")?;
             let addr = state.reserve(size, true);
             let mut obj = ObjectState::zeroed(size);
-            let mut off = 0u64;
+            let mut end = 0u64;
             for a in extra {
-                let slot = if a.width() > 64 { 16 } else { 8 };
+                let (off, len) = slot(end, a);
+                end = off + len;
                 let bytes = a.width().div_ceil(8);
                 let v = if a.width() % 8 != 0 {
                     self.resize(a, bytes * 8, false)
@@ -76,7 +88,6 @@ impl Executor {
                     a.clone()
                 };
                 obj.write(off, bytes, &v);
-                off += slot;
             }
             state.memory.insert(
                 MemoryObject {

@@ -1,14 +1,29 @@
 //! Concrete floating point: IEEE operations on the bit patterns registers hold.
 //! A symbolic value reaching a float operation ends its path before this.
+//!
+//! `float` and `double` are computed with Rust's own types, which round as
+//! the native program does; x87's 80-bit format (`long double`) with a
+//! software implementation of it, as no Rust type holds one.
+
+use std::cmp::Ordering;
+
+use rustc_apfloat::ieee::{Double, Single, X87DoubleExtended as Extended};
+use rustc_apfloat::{Float, FloatConvert};
 
 use super::value::Value;
 use crate::ir::semantics::{mask, to_signed};
 use crate::ir::{FBinOp, FCastOp, FloatPredicate, FloatTy};
 
+/// A value as a `double`: exactly for a `float` or a `double`, rounded for
+/// an 80-bit value (which the callers compute with in its own format).
 fn get(ty: FloatTy, bits: u128) -> f64 {
     match ty {
         FloatTy::F32 => f32::from_bits(bits as u32) as f64,
         FloatTy::F64 => f64::from_bits(bits as u64),
+        FloatTy::F80 => {
+            let d: Double = extended(ty, bits).convert(&mut false).value;
+            f64::from_bits(d.to_bits() as u64)
+        }
     }
 }
 
@@ -16,63 +31,142 @@ fn put(ty: FloatTy, v: f64) -> Value {
     match ty {
         FloatTy::F32 => Value::concrete((v as f32).to_bits() as u128, 32),
         FloatTy::F64 => Value::concrete(v.to_bits() as u128, 64),
+        FloatTy::F80 => from_extended(ty, extended(FloatTy::F64, v.to_bits() as u128)),
+    }
+}
+
+/// An integer of `width` bits as a value of format `ty`, rounded once, to
+/// nearest (going through `double` would round a 64-bit integer twice on
+/// its way to a `float`).
+fn from_int(ty: FloatTy, signed: bool, bits: u128, width: u32) -> Value {
+    let bits = bits & mask(width);
+    let signed = signed.then(|| to_signed(bits, width));
+    fn make<F: Float>(signed: Option<i128>, bits: u128) -> u128 {
+        match signed {
+            Some(i) => F::from_i128(i).value.to_bits(),
+            None => F::from_u128(bits).value.to_bits(),
+        }
+    }
+    let w = ty.width();
+    match ty {
+        FloatTy::F32 => Value::concrete(make::<Single>(signed, bits), w),
+        FloatTy::F64 => Value::concrete(make::<Double>(signed, bits), w),
+        FloatTy::F80 => Value::concrete(make::<Extended>(signed, bits), w),
+    }
+}
+
+/// Any format's value, exactly, in the 80-bit format (which holds them all).
+fn extended(ty: FloatTy, bits: u128) -> Extended {
+    let mut inexact = false;
+    match ty {
+        FloatTy::F32 => {
+            Single::from_bits(bits & mask(32))
+                .convert(&mut inexact)
+                .value
+        }
+        FloatTy::F64 => {
+            Double::from_bits(bits & mask(64))
+                .convert(&mut inexact)
+                .value
+        }
+        FloatTy::F80 => Extended::from_bits(bits & mask(80)),
+    }
+}
+
+/// An 80-bit value rounded to the format `ty`, to nearest as the x87 does
+/// by default.
+fn from_extended(ty: FloatTy, v: Extended) -> Value {
+    let mut inexact = false;
+    match ty {
+        FloatTy::F32 => {
+            let r: Single = v.convert(&mut inexact).value;
+            Value::concrete(r.to_bits(), 32)
+        }
+        FloatTy::F64 => {
+            let r: Double = v.convert(&mut inexact).value;
+            Value::concrete(r.to_bits(), 64)
+        }
+        FloatTy::F80 => Value::concrete(v.to_bits(), 80),
     }
 }
 
 pub fn binary(op: FBinOp, ty: FloatTy, a: u128, b: u128) -> Value {
-    // f32 arithmetic done in f32 so rounding matches the native program.
-    if ty == FloatTy::F32 {
-        let (x, y) = (f32::from_bits(a as u32), f32::from_bits(b as u32));
-        let r = match op {
-            FBinOp::Add => x + y,
-            FBinOp::Sub => x - y,
-            FBinOp::Mul => x * y,
-            FBinOp::Div => x / y,
-            FBinOp::Rem => x % y,
-        };
-        return Value::concrete(r.to_bits() as u128, 32);
+    match ty {
+        // f32 arithmetic done in f32 so rounding matches the native program.
+        FloatTy::F32 => {
+            let (x, y) = (f32::from_bits(a as u32), f32::from_bits(b as u32));
+            let r = match op {
+                FBinOp::Add => x + y,
+                FBinOp::Sub => x - y,
+                FBinOp::Mul => x * y,
+                FBinOp::Div => x / y,
+                FBinOp::Rem => x % y,
+            };
+            Value::concrete(r.to_bits() as u128, 32)
+        }
+        FloatTy::F64 => {
+            let (x, y) = (get(ty, a), get(ty, b));
+            put(
+                ty,
+                match op {
+                    FBinOp::Add => x + y,
+                    FBinOp::Sub => x - y,
+                    FBinOp::Mul => x * y,
+                    FBinOp::Div => x / y,
+                    FBinOp::Rem => x % y,
+                },
+            )
+        }
+        FloatTy::F80 => {
+            let (x, y) = (extended(ty, a), extended(ty, b));
+            let r = match op {
+                FBinOp::Add => x + y,
+                FBinOp::Sub => x - y,
+                FBinOp::Mul => x * y,
+                FBinOp::Div => x / y,
+                // LLVM's `frem` is C's `fmod`, not IEEE's remainder.
+                FBinOp::Rem => x.c_fmod(y),
+            };
+            from_extended(ty, r.value)
+        }
     }
-    let (x, y) = (get(ty, a), get(ty, b));
-    put(
-        ty,
-        match op {
-            FBinOp::Add => x + y,
-            FBinOp::Sub => x - y,
-            FBinOp::Mul => x * y,
-            FBinOp::Div => x / y,
-            FBinOp::Rem => x % y,
-        },
-    )
 }
 
 pub fn neg(ty: FloatTy, a: u128) -> Value {
+    let w = ty.width();
+    Value::concrete((a ^ (1 << (w - 1))) & mask(w), w)
+}
+
+/// How `a` compares with `b`; `None` when either is a NaN.
+fn order(ty: FloatTy, a: u128, b: u128) -> Option<Ordering> {
     match ty {
-        FloatTy::F32 => Value::concrete((a as u32 ^ 0x8000_0000) as u128, 32),
-        FloatTy::F64 => Value::concrete((a as u64 ^ (1 << 63)) as u128, 64),
+        FloatTy::F32 | FloatTy::F64 => get(ty, a).partial_cmp(&get(ty, b)),
+        FloatTy::F80 => extended(ty, a).partial_cmp(&extended(ty, b)),
     }
 }
 
 pub fn compare(pred: FloatPredicate, ty: FloatTy, a: u128, b: u128) -> bool {
-    let (x, y) = (get(ty, a), get(ty, b));
-    let uno = x.is_nan() || y.is_nan();
+    let ord = order(ty, a, b);
+    let uno = ord.is_none();
+    let is = |o: Ordering| ord == Some(o);
     use FloatPredicate::*;
     match pred {
         False => false,
         True => true,
         Ord => !uno,
         Uno => uno,
-        Oeq => !uno && x == y,
-        Ogt => !uno && x > y,
-        Oge => !uno && x >= y,
-        Olt => !uno && x < y,
-        Ole => !uno && x <= y,
-        One => !uno && x != y,
-        Ueq => uno || x == y,
-        Ugt => uno || x > y,
-        Uge => uno || x >= y,
-        Ult => uno || x < y,
-        Ule => uno || x <= y,
-        Une => uno || x != y,
+        Oeq => is(Ordering::Equal),
+        Ogt => is(Ordering::Greater),
+        Oge => !uno && !is(Ordering::Less),
+        Olt => is(Ordering::Less),
+        Ole => !uno && !is(Ordering::Greater),
+        One => !uno && !is(Ordering::Equal),
+        Ueq => uno || is(Ordering::Equal),
+        Ugt => uno || is(Ordering::Greater),
+        Uge => !is(Ordering::Less),
+        Ult => uno || is(Ordering::Less),
+        Ule => !is(Ordering::Greater),
+        Une => !is(Ordering::Equal),
     }
 }
 
@@ -83,21 +177,25 @@ pub fn convert(
     int_width: u32,
     bits: u128,
 ) -> Value {
+    let wide = float == FloatTy::F80 || to_float == FloatTy::F80;
+    let int = |v: u128| Value::concrete(v & mask(int_width), int_width);
     match op {
-        FCastOp::ToSigned => {
-            let v = get(float, bits);
-            Value::concrete((v as i128) as u128 & mask(int_width), int_width)
+        // Out of range, the result is poison in LLVM: saturating is as good
+        // as any and is what both conversions below do.
+        FCastOp::ToSigned if float == FloatTy::F80 => {
+            int(extended(float, bits).to_i128(int_width as usize).value as u128)
         }
-        FCastOp::ToUnsigned => {
-            let v = get(float, bits);
-            Value::concrete((v as u128) & mask(int_width), int_width)
+        FCastOp::ToUnsigned if float == FloatTy::F80 => {
+            int(extended(float, bits).to_u128(int_width as usize).value)
         }
-        FCastOp::FromSigned => put(to_float, to_signed(bits, int_width) as f64),
-        FCastOp::FromUnsigned => put(to_float, bits as f64),
+        FCastOp::ToSigned => int((get(float, bits) as i128) as u128),
+        FCastOp::ToUnsigned => int(get(float, bits) as u128),
+        FCastOp::FromSigned => from_int(to_float, true, bits, int_width),
+        FCastOp::FromUnsigned => from_int(to_float, false, bits, int_width),
+        FCastOp::Resize if wide => from_extended(to_float, extended(float, bits)),
         FCastOp::Resize => put(to_float, get(float, bits)),
     }
 }
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -124,5 +222,88 @@ mod tests {
         assert_eq!(m.as_concrete(), Some((-7i32) as u32 as u128));
         let f = convert(FCastOp::FromSigned, FloatTy::F64, FloatTy::F32, 8, 0xff);
         assert_eq!(f.as_concrete(), Some((-1.0f32).to_bits() as u128));
+    }
+
+    /// x87 bit patterns: sign, 15-bit exponent biased by 16383, then a
+    /// 64-bit mantissa whose top bit is the explicit integer bit.
+    const ONE: u128 = 0x3fff_8000_0000_0000_0000;
+    const THREE: u128 = 0x4000_c000_0000_0000_0000;
+    const THIRD: u128 = 0x3ffd_aaaa_aaaa_aaaa_aaab;
+
+    fn f80(v: Value) -> u128 {
+        assert_eq!(v.width(), 80);
+        v.as_concrete().unwrap()
+    }
+
+    #[test]
+    fn extended_arithmetic_rounds_to_64_bits_of_mantissa() {
+        let third = f80(binary(FBinOp::Div, FloatTy::F80, ONE, THREE));
+        assert_eq!(third, THIRD);
+        // Three thirds make one again in this format, not in a double.
+        assert_eq!(f80(binary(FBinOp::Mul, FloatTy::F80, third, THREE)), ONE);
+        let ten_and_a_half = 0x4002_a800_0000_0000_0000;
+        let one_and_a_half = 0x3fff_c000_0000_0000_0000;
+        assert_eq!(
+            f80(binary(FBinOp::Rem, FloatTy::F80, ten_and_a_half, THREE)),
+            one_and_a_half
+        );
+        assert_eq!(f80(neg(FloatTy::F80, ONE)), ONE | 1 << 79);
+        assert!(compare(FloatPredicate::Olt, FloatTy::F80, third, ONE));
+        let nan = 0x7fff_c000_0000_0000_0000;
+        assert!(!compare(FloatPredicate::Oeq, FloatTy::F80, nan, nan));
+        assert!(compare(FloatPredicate::Uge, FloatTy::F80, nan, ONE));
+        assert!(!compare(FloatPredicate::Oge, FloatTy::F80, nan, ONE));
+    }
+
+    #[test]
+    fn extended_conversions_keep_what_a_double_loses() {
+        // 2^64 - 1 converts exactly, and back.
+        let max = u64::MAX as u128;
+        let big = f80(convert(
+            FCastOp::FromUnsigned,
+            FloatTy::F64,
+            FloatTy::F80,
+            64,
+            max,
+        ));
+        assert_eq!(big, 0x403e_ffff_ffff_ffff_ffff);
+        let back = convert(FCastOp::ToUnsigned, FloatTy::F80, FloatTy::F80, 64, big);
+        assert_eq!(back.as_concrete(), Some(max));
+        let minus_three = convert(FCastOp::FromSigned, FloatTy::F64, FloatTy::F80, 8, 0xfd);
+        assert_eq!(f80(minus_three), THREE | 1 << 79);
+        let to_int = convert(
+            FCastOp::ToSigned,
+            FloatTy::F80,
+            FloatTy::F80,
+            32,
+            THIRD | 1 << 79,
+        );
+        assert_eq!(to_int.as_concrete(), Some(0));
+        // Widening is exact; narrowing rounds to nearest.
+        let half = 0.5f64.to_bits() as u128;
+        let wide = f80(convert(
+            FCastOp::Resize,
+            FloatTy::F64,
+            FloatTy::F80,
+            0,
+            half,
+        ));
+        assert_eq!(wide, 0x3ffe_8000_0000_0000_0000);
+        let d = convert(FCastOp::Resize, FloatTy::F80, FloatTy::F64, 0, THIRD);
+        assert_eq!(d.as_concrete(), Some((1.0f64 / 3.0).to_bits() as u128));
+        let f = convert(FCastOp::Resize, FloatTy::F80, FloatTy::F32, 0, THIRD);
+        assert_eq!(f.as_concrete(), Some((1.0f32 / 3.0).to_bits() as u128));
+    }
+
+    #[test]
+    fn an_integer_becomes_a_float_rounded_once() {
+        // 2^60 + 2^36 + 1 is just above halfway between two floats: rounded
+        // once it goes up; by way of a double, which drops the 1, it is a
+        // tie, which goes to the even float below.
+        let n = 0x1000_0010_0000_0001u128;
+        let f = convert(FCastOp::FromUnsigned, FloatTy::F64, FloatTy::F32, 64, n);
+        assert_eq!(f.as_concrete(), Some((n as u64 as f32).to_bits() as u128));
+        let twice = (n as u64 as f64) as f32;
+        assert_ne!(f.as_concrete(), Some(twice.to_bits() as u128));
     }
 }

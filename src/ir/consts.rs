@@ -179,8 +179,7 @@ impl Cx {
             }
             VK::LLVMConstantFPValueKind => {
                 let width = match self.layout.float_ty(ty) {
-                    Some(super::FloatTy::F32) => 32,
-                    Some(super::FloatTy::F64) => 64,
+                    Some(f) => f.width(),
                     None => {
                         return Err(format!("floating point constant of type `{}`", ty.print()))
                     }

@@ -645,6 +645,7 @@ fn float_code(t: FloatTy) -> u8 {
     match t {
         FloatTy::F32 => 0,
         FloatTy::F64 => 1,
+        FloatTy::F80 => 2,
     }
 }
 

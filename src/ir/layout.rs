@@ -58,6 +58,7 @@ impl Layout {
         match ty.kind() {
             K::LLVMFloatTypeKind => Some(FloatTy::F32),
             K::LLVMDoubleTypeKind => Some(FloatTy::F64),
+            K::LLVMX86_FP80TypeKind => Some(FloatTy::F80),
             _ => None,
         }
     }
@@ -80,6 +81,7 @@ impl Layout {
             K::LLVMPointerTypeKind => Ok(PTR_BITS),
             K::LLVMFloatTypeKind => Ok(32),
             K::LLVMDoubleTypeKind => Ok(64),
+            K::LLVMX86_FP80TypeKind => Ok(80),
             K::LLVMStructTypeKind | K::LLVMArrayTypeKind => match self.alloc_size(ty) {
                 Some(n) if n * 8 <= u64::from(MAX_WIDTH) => Ok((n * 8) as u32),
                 Some(n) => Err(format!(
@@ -94,7 +96,6 @@ impl Layout {
             }
             K::LLVMHalfTypeKind
             | K::LLVMBFloatTypeKind
-            | K::LLVMX86_FP80TypeKind
             | K::LLVMFP128TypeKind
             | K::LLVMPPC_FP128TypeKind => Err(format!("floating point type `{}`", ty.print())),
             _ => Err(format!("type `{}`", ty.print())),

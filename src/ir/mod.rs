@@ -40,9 +40,6 @@ pub const BITCODE_FLAGS: &[&str] = &[
     "-g",
     "-emit-llvm",
     "-c",
-    // The engine has no 80-bit floating point; the C library it links is
-    // built the same way.
-    "-mlong-double-64",
 ];
 pub use load::{load_module, load_module_from_memory};
 
@@ -248,6 +245,20 @@ pub enum CastOp {
 pub enum FloatTy {
     F32,
     F64,
+    /// x87's 80-bit extended format, C's `long double` on x86-64: 10 bytes
+    /// in a register and in memory, 16 with the padding a type's size has.
+    F80,
+}
+
+impl FloatTy {
+    /// The bits a value of this format holds.
+    pub fn width(self) -> u32 {
+        match self {
+            FloatTy::F32 => 32,
+            FloatTy::F64 => 64,
+            FloatTy::F80 => 80,
+        }
+    }
 }
 
 /// Floating point binary operations.

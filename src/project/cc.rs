@@ -51,7 +51,6 @@ impl ProjectCc {
         match inv.mode {
             Mode::Other => {
                 let mut args = self.toolchain.include_flags();
-                args.push("-mlong-double-64".into());
                 args.extend(inv.all_args());
                 self.tool(&self.toolchain.clang, &args, Path::new("(probe)"))
             }

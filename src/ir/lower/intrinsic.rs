@@ -3,7 +3,7 @@
 
 use super::FnLower;
 use crate::ir::ffi::Val;
-use crate::ir::{CastOp, FBinOp, FloatTy, Inst, Intrinsic, Operand};
+use crate::ir::{CastOp, FBinOp, Inst, Intrinsic, Operand};
 
 /// What a call to a function named `llvm.*` becomes.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -160,7 +160,7 @@ impl FnLower<'_> {
                 };
                 let (a, b, c) = (self.operand(*a)?, self.operand(*b)?, self.operand(*c)?);
                 let dst = dst.ok_or("intrinsic without result")?;
-                let tmp = self.new_reg(if ty == FloatTy::F32 { 32 } else { 64 });
+                let tmp = self.new_reg(ty.width());
                 self.out.push(Inst::FBinary {
                     op: FBinOp::Mul,
                     ty,

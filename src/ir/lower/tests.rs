@@ -512,9 +512,9 @@ fn floats_and_fmuladd() {
 fn unsupported_instructions_do_not_fail_loading() {
     let m = load_ll(
         r#"
-define i32 @f(i32* %p, float* %q, x86_fp80 %l, <8 x i32> %v) {
+define i32 @f(i32* %p, float* %q, half %l, <8 x i32> %v) {
   %a = atomicrmw fadd float* %q, float 1.0 seq_cst
-  %b = fadd x86_fp80 %l, %l
+  %b = fadd half %l, %l
   %c = add <8 x i32> %v, %v
   %d = load i32, i32* %p
   %e = call i32 @llvm.ctpop.i32(i32 %d)
@@ -542,7 +542,7 @@ declare double @llvm.sqrt.f64(double)
         what[0],
         "unsupported floating-point operation in `atomicrmw`"
     );
-    assert!(what[1].contains("x86_fp80"), "{}", what[1]);
+    assert!(what[1].contains("half"), "{}", what[1]);
     assert_eq!(
         what[2],
         "unsupported vector parameter of type `<8 x i32>` (more than 128 bits) in `add`"

@@ -75,11 +75,16 @@ impl FnLower<'_> {
         let width = layout
             .value_width(elem)
             .map_err(|e| format!("vector type `{}` of {e}", ty.print()))?;
+        let float = layout.float_ty(elem);
+        // Lanes of 80-bit floats are padded in memory as no other lane is.
+        if float == Some(FloatTy::F80) {
+            return Err(format!("vector type `{}`", ty.print()));
+        }
         Ok(Shape {
             lanes,
             elem,
             width,
-            float: layout.float_ty(elem),
+            float,
         })
     }
 
