@@ -20,6 +20,7 @@ use super::end::{EarlyReason, ErrorKind, PathEnd, PathError, StackEntry};
 use super::fork_share::ForkShare;
 use super::guide::{Guide, GuideCounters};
 use super::natives::Native;
+use super::output::Output;
 use super::state::{State, Stretch, GLOBAL_BASE, HEAP_BASE, RED_ZONE, STACK_BASE};
 use super::value::Value;
 use crate::expr::{self, Assignment};
@@ -494,8 +495,8 @@ impl Executor {
             instructions: 0,
             lines: self.config.write_lines.then(Default::default),
             nondet_count: 0,
-            stdout: imbl::Vector::new(),
-            stderr: imbl::Vector::new(),
+            stdout: Output::default(),
+            stderr: Output::default(),
             since_new_cover: 0,
             addresses: imbl::HashMap::new(),
             covered_new: false,

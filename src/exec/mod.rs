@@ -22,6 +22,7 @@ pub mod lazy;
 mod lines;
 mod memory;
 mod natives;
+mod output;
 pub mod posix;
 mod preferences;
 mod questions;

@@ -11,7 +11,8 @@ use std::sync::Arc;
 use super::end::PathEnd;
 use super::guide::GuideNode;
 use super::memory::AddressSpace;
-use super::value::{Byte, Value};
+use super::output::Output;
+use super::value::Value;
 use crate::expr::{ArrayRef, Assignment, ExprRef};
 use crate::ir::{BlockId, FuncId, InstId, Reg, SiteId};
 
@@ -343,9 +344,9 @@ pub struct State {
     pub nondet_count: u32,
     /// What the path wrote to stdout (fd 1 of the engine's output), symbolic
     /// bytes as they are: a test's `.stdout` is these under its inputs.
-    pub stdout: imbl::Vector<Byte>,
+    pub stdout: Output,
     /// What the path wrote to stderr.
-    pub stderr: imbl::Vector<Byte>,
+    pub stderr: Output,
     /// Instructions executed since the path last covered a new one (covnew).
     pub since_new_cover: u64,
     /// Whether the path executed an instruction no path of the run had

@@ -219,7 +219,7 @@ impl Executor {
         } else {
             &mut state.stderr
         };
-        kept.extend(bytes);
+        kept.push(bytes);
         Ok(len as i64)
     }
 

@@ -491,7 +491,7 @@ pub(super) fn report(
     let stdout = exit_code.map(|_| {
         state
             .stdout
-            .iter()
+            .bytes()
             .map(|b| match b {
                 Byte::Concrete(v) => *v,
                 Byte::Symbolic(e) => expr::eval(e, model) as u8,
