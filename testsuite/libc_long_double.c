@@ -1,11 +1,12 @@
 /* long double is x87's 80-bit format, as in a native build: its size,
- * precision and limits, arithmetic, fmodl, conversions to and
- * from integers, float and double, comparisons with NaN and infinity,
- * sqrtl, printf's %Lf, %Le and %Lg, strtold, a struct holding one, and long
- * doubles passed to a variadic function after an odd number of 8-byte
- * arguments (the ABI looks for each at a multiple of 16). The replay
- * compares every line natively. The input's first byte decides a branch,
- * then meets a float operation, which fixes it to one value: two paths.
+ * precision and limits, arithmetic, fmodl, conversions to and from
+ * integers, float and double, comparisons with NaN and infinity, the NaN
+ * that 0/0 makes, sqrtl, printf's %Lf, %Le and %Lg, strtold, a struct
+ * holding one, and long doubles passed to a variadic function after an
+ * odd number of 8-byte arguments (the ABI looks for each at a multiple of
+ * 16). The replay compares every line natively. The input's first byte
+ * decides a branch, then meets a float operation, which fixes it to one
+ * value: two paths.
  * program-args: --sym-arg 1
  * expect-completed: 2
  * expect-tests: 2
@@ -71,6 +72,12 @@ int main(int argc, char **argv) {
   printf("%d %d %d %d %Lf %Lf\n", nan == nan, nan != nan, inf > LDBL_MAX,
          isnan(nan), inf, -inf);
   printf("%d %d %Lg\n", signbit(-0.0L) != 0, isinf(inf * 2), sqrtl(2));
+  /* 0/0 is the x87's negative NaN, and stays so through arithmetic and
+   * conversion. */
+  volatile long double zero = 0;
+  long double none = zero / zero;
+  printf("%Lf %f %Lf %d\n", none, (double)none, none * -1 + 1,
+         signbit(none) != 0);
 
   unsigned char c = argv[1][0];
   if (c == 'q')

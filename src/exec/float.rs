@@ -55,7 +55,47 @@ fn from_int(ty: FloatTy, signed: bool, bits: u128, width: u32) -> Value {
     }
 }
 
-/// Any format's value, exactly, in the 80-bit format (which holds them all).
+/// The x87's "real indefinite", the NaN it gives for an invalid operation
+/// (`0/0`, `inf - inf`, an operand it does not accept): negative, where
+/// APFloat makes a positive one.
+const INDEFINITE: u128 = 0xffff_c000_0000_0000_0000;
+
+/// The 80-bit pattern's exponent and 64-bit mantissa (whose top bit is the
+/// explicit integer bit).
+fn parts(bits: u128) -> (u128, u64) {
+    ((bits >> 64) & 0x7fff, bits as u64)
+}
+
+/// A pattern the x87 refuses as an operand (an unnormal, a pseudo-NaN or
+/// pseudo-infinity: exponent non-zero, integer bit clear), which it reads
+/// as an invalid operation.
+fn refused(bits: u128) -> bool {
+    let (exp, mantissa) = parts(bits);
+    exp != 0 && mantissa >> 63 == 0
+}
+
+fn is_nan(bits: u128) -> bool {
+    let (exp, mantissa) = parts(bits);
+    exp == 0x7fff && mantissa << 1 != 0
+}
+
+/// The NaN the x87 gives for an arithmetic operation on `a` and `b` (valid
+/// patterns) whose APFloat result is `r`, or `r` itself: of two NaN
+/// operands the one with the larger mantissa, of one that one, quieted;
+/// a NaN made of numbers is the indefinite.
+fn x87_result(a: u128, b: u128, r: Extended) -> u128 {
+    const QUIET: u128 = 1 << 62;
+    match (is_nan(a), is_nan(b)) {
+        (true, true) => (if parts(b).1 > parts(a).1 { b } else { a }) | QUIET,
+        (true, false) => a | QUIET,
+        (false, true) => b | QUIET,
+        (false, false) if r.is_nan() => INDEFINITE,
+        (false, false) => r.to_bits(),
+    }
+}
+
+/// Any format's value, exactly, in the 80-bit format (which holds them all);
+/// an 80-bit pattern the x87 refuses reads as the indefinite, as it does.
 fn extended(ty: FloatTy, bits: u128) -> Extended {
     let mut inexact = false;
     match ty {
@@ -69,6 +109,7 @@ fn extended(ty: FloatTy, bits: u128) -> Extended {
                 .convert(&mut inexact)
                 .value
         }
+        FloatTy::F80 if refused(bits & mask(80)) => Extended::from_bits(INDEFINITE),
         FloatTy::F80 => Extended::from_bits(bits & mask(80)),
     }
 }
@@ -127,7 +168,7 @@ pub fn binary(op: FBinOp, ty: FloatTy, a: u128, b: u128) -> Value {
                 // LLVM's `frem` is C's `fmod`, not IEEE's remainder.
                 FBinOp::Rem => x.c_fmod(y),
             };
-            from_extended(ty, r.value)
+            Value::concrete(x87_result(x.to_bits(), y.to_bits(), r.value), 80)
         }
     }
 }
@@ -251,6 +292,28 @@ mod tests {
         assert!(compare(FloatPredicate::Olt, FloatTy::F80, third, ONE));
         let nan = 0x7fff_c000_0000_0000_0000;
         assert!(!compare(FloatPredicate::Oeq, FloatTy::F80, nan, nan));
+        // NaNs as the x87 makes and passes them on: 0/0 is the negative
+        // indefinite; of two NaNs the larger mantissa; an unnormal is refused.
+        assert_eq!(f80(binary(FBinOp::Div, FloatTy::F80, 0, 0)), INDEFINITE);
+        let payload = 0x7fff_c000_0000_0000_0005;
+        assert_eq!(
+            f80(binary(FBinOp::Add, FloatTy::F80, INDEFINITE, payload)),
+            payload
+        );
+        assert_eq!(
+            f80(binary(FBinOp::Mul, FloatTy::F80, INDEFINITE, ONE | 1 << 79)),
+            INDEFINITE
+        );
+        let signalling = 0x7fff_8000_0000_0000_0001;
+        assert_eq!(
+            f80(binary(FBinOp::Sub, FloatTy::F80, ONE, signalling)),
+            signalling | 1 << 62
+        );
+        let unnormal = 0x4000_4000_0000_0000_0000;
+        assert_eq!(
+            f80(binary(FBinOp::Add, FloatTy::F80, unnormal, ONE)),
+            INDEFINITE
+        );
         assert!(compare(FloatPredicate::Uge, FloatTy::F80, nan, ONE));
         assert!(!compare(FloatPredicate::Oge, FloatTy::F80, nan, ONE));
     }
