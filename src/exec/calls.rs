@@ -53,8 +53,11 @@ impl Executor {
         if f.is_vararg {
             let extra = &args[nparams.min(args.len())..];
             // Each argument takes one 8-byte slot, or two that start at a
-            // multiple of 16 for one wider than 64 bits (`long double`,
-            // `__int128`), where the ABI's `va_arg` looks for it.
+            // multiple of 16 for one wider than 64 bits (a `long double`),
+            // where the ABI's `va_arg` looks for it. All of them are in
+            // the overflow area, none in the registers' save area, so an
+            // `__int128`, which clang passes as two 64-bit halves, is found
+            // only where its first half falls at a multiple of 16.
             let slot = |off: u64, a: &Value| {
                 if a.width() > 64 {
                     (off.next_multiple_of(16), 16)
