@@ -12,12 +12,9 @@ use super::natives::Native;
 use super::state::{function_address, function_at, Frame, Registers, State, NULL_PAGE};
 use super::value::Value;
 use super::value_fork::is_value;
+use super::varargs::{self, Varargs};
 use crate::expr::{self, ExprRef};
 use crate::ir::{Arg, BinOp, BlockId, Callee, FuncId, InstId, Module, Reg, SiteId};
-
-/// Variadic slots a callee can read whatever the caller passed (see
-/// `push_frame`).
-const VARARG_SLOTS_READABLE: u64 = 6;
 
 impl Executor {
     pub(crate) fn push_frame(
@@ -25,6 +22,7 @@ impl Executor {
         state: &mut State,
         func: FuncId,
         args: Vec<Value>,
+        sse: &[bool],
         ret_dst: Option<Reg>,
         call_site: Option<InstId>,
     ) -> Exec<()> {
@@ -49,43 +47,17 @@ impl Executor {
         for (i, a) in args.iter().take(nparams).enumerate() {
             regs[i] = a.clone();
         }
-        let mut varargs = None;
+        let mut vararg_area = None;
         if f.is_vararg {
-            let extra = &args[nparams.min(args.len())..];
-            // Each argument takes one 8-byte slot, or two that start at a
-            // multiple of 16 for one wider than 64 bits (a `long double`),
-            // where the ABI's `va_arg` looks for it. All of them are in
-            // the overflow area, none in the registers' save area, so an
-            // `__int128`, which clang passes as two 64-bit halves, is found
-            // only where its first half falls at a multiple of 16.
-            let slot = |off: u64, a: &Value| {
-                if a.width() > 64 {
-                    (off.next_multiple_of(16), 16)
-                } else {
-                    (off, 8)
-                }
-            };
-            let mut size = 0u64;
-            for a in extra {
-                let (at, len) = slot(size, a);
-                size = at + len;
-            }
-            // On x86-64, reading more variadic arguments than were passed
-            // reads registers or the caller's stack, never a fault, and C
-            // libraries rely on it: musl's fcntl and ioctl read their third
-            // argument whether or not it was passed, and its syscall() reads
-            // six (gnulib's renameatu passes five). So va_arg finds zeros up
-            // to the sixth slot.
-            size = size.max(VARARG_SLOTS_READABLE * 8);
+            let layout = varargs::lay_out(&args, sse, nparams);
+            let size = layout.size;
             self.check_allocation(state, size, "varargs")?;
             let addr = state.reserve(size, true);
             let mut obj = ObjectState::zeroed(size);
-            let mut end = 0u64;
-            for a in extra {
-                let (off, len) = slot(end, a);
-                end = off + len;
+            for &(off, i) in &layout.places {
+                let a = &args[i];
                 let bytes = a.width().div_ceil(8);
-                let v = if a.width() % 8 != 0 {
+                let v = if !a.width().is_multiple_of(8) {
                     self.resize(a, bytes * 8, false)
                 } else {
                     a.clone()
@@ -103,7 +75,11 @@ impl Executor {
                 },
                 obj,
             );
-            varargs = Some(addr);
+            vararg_area = Some(Varargs {
+                area: addr,
+                gp_offset: layout.gp_offset,
+                fp_offset: layout.fp_offset,
+            });
         }
         let entry = body.block(BlockId(0)).body_start;
         self.enter_block(state, func, BlockId(0));
@@ -112,10 +88,10 @@ impl Executor {
             regs: Registers::new(regs),
             pc: entry,
             entered_by: None,
-            allocas: varargs.into_iter().collect(),
+            allocas: vararg_area.map(|v| v.area).into_iter().collect(),
             ret_dst,
             call_site,
-            varargs,
+            varargs: vararg_area,
         });
         Ok(())
     }
@@ -138,7 +114,7 @@ impl Executor {
                     .libc_exit
                     .filter(|e| *e != frame.func && !self.summarising);
                 match exit {
-                    Some(exit) => self.push_frame(state, exit, vec![status], None, None),
+                    Some(exit) => self.push_frame(state, exit, vec![status], &[], None, None),
                     None => Err(Flow::End(PathEnd::Completed { status })),
                 }
             }
@@ -210,7 +186,8 @@ impl Executor {
                 }
             }
             state.frame_mut().pc = InstId(pc.0 + 1);
-            return self.push_frame(state, target, values, dst, Some(pc));
+            let sse: Vec<bool> = args.iter().map(|a| a.sse).collect();
+            return self.push_frame(state, target, values, &sse, dst, Some(pc));
         }
         let Some(native) = self.natives[target.index()] else {
             self.unsupported_externals.insert(f.name.clone());

@@ -177,7 +177,8 @@ impl Executor {
         let call_at = state.path.len() - 1;
         let pc = state.frame().pc;
         state.frame_mut().pc = crate::ir::InstId(pc.0 + 1);
-        self.push_frame(state, callee, args, dst, Some(pc))?;
+        // Variadic functions are never composed: no argument's class matters.
+        self.push_frame(state, callee, args, &[], dst, Some(pc))?;
         // Each model satisfies the path so far and its recorded path, whose
         // choices the replay adds: it stays a model of the path after the
         // call, until a constraint it fails (then dropped), and is the
@@ -278,7 +279,7 @@ impl Executor {
     ) -> Exec<State> {
         let mut state = self.empty_state(symbolics);
         Self::track_inputs(&mut state);
-        self.push_frame(&mut state, func, args, None, None)?;
+        self.push_frame(&mut state, func, args, &[], None, None)?;
         Ok(state)
     }
 

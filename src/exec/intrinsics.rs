@@ -8,11 +8,6 @@ use crate::expr::{self, ExprRef};
 use crate::ir::semantics::{self, mask, mul_fits, to_signed};
 use crate::ir::{BinOp, IntPredicate, Intrinsic, SiteId};
 
-/// x86-64's `va_list`: gp_offset and fp_offset say every register slot is
-/// used, so clang's inline `va_arg` reads all arguments from the overflow area.
-const GP_OFFSET_EXHAUSTED: u128 = 48;
-const FP_OFFSET_EXHAUSTED: u128 = 304;
-
 impl Executor {
     pub(crate) fn intrinsic(
         &mut self,
@@ -199,10 +194,13 @@ impl Executor {
                     .memory
                     .state_mut(base)
                     .expect("resolved objects are live");
-                obj.write(off, 4, &Value::concrete(GP_OFFSET_EXHAUSTED, 32));
-                obj.write(off + 4, 4, &Value::concrete(FP_OFFSET_EXHAUSTED, 32));
-                obj.write(off + 8, 8, &Value::concrete(area as u128, 64));
-                obj.write(off + 16, 8, &Value::concrete(0, 64));
+                // x86-64's `va_list`: the next free register of each class
+                // in the save area, the overflow area after it, the area.
+                let overflow = area.area + super::varargs::SAVE_AREA;
+                obj.write(off, 4, &Value::concrete(area.gp_offset.into(), 32));
+                obj.write(off + 4, 4, &Value::concrete(area.fp_offset.into(), 32));
+                obj.write(off + 8, 8, &Value::concrete(overflow.into(), 64));
+                obj.write(off + 16, 8, &Value::concrete(area.area.into(), 64));
                 None
             }
             Intrinsic::VaCopy => {

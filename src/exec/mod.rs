@@ -35,6 +35,7 @@ mod trail;
 mod ubsan;
 mod value;
 mod value_fork;
+mod varargs;
 
 pub use access::MAX_OBJECT;
 pub use budget::{default_guard_mb, give_back_freed, object_bytes};

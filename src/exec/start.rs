@@ -258,7 +258,7 @@ impl Executor {
             entry
         };
         if self
-            .push_frame(&mut state, entry, args, None, None)
+            .push_frame(&mut state, entry, args, &[], None, None)
             .is_err()
         {
             anyhow::bail!("cannot start in `{}`", self.config.entry);

@@ -73,8 +73,8 @@ pub struct Frame {
     pub ret_dst: Option<Reg>,
     /// The caller's call instruction, for stack traces.
     pub call_site: Option<InstId>,
-    /// The object holding the variadic arguments, if any.
-    pub varargs: Option<u64>,
+    /// Where the variadic arguments are, if any.
+    pub varargs: Option<super::varargs::Varargs>,
 }
 
 /// A frame's registers. The innermost frame owns its registers and writes

@@ -565,6 +565,7 @@ impl<'a> Hashing<'a> {
                 for a in args {
                     self.operand(s, &a.value);
                     s.u32(a.width);
+                    s.u8(a.sse.into());
                 }
                 s.u32(site.0);
             }

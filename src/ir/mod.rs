@@ -574,6 +574,9 @@ pub struct GepIndex {
 pub struct Arg {
     pub value: Operand,
     pub width: u32,
+    /// Of x86-64's SSE class (a float, a double, a vector): passed in a
+    /// vector register, where a variadic callee's `va_arg` looks for it.
+    pub sse: bool,
 }
 
 /// The target of a call.

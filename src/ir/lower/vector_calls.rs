@@ -10,7 +10,7 @@ use super::vector::is_vector;
 use super::FnLower;
 use crate::ir::ffi::{Ty, Val};
 use crate::ir::layout::MAX_WIDTH;
-use crate::ir::{Arg, BinOp, CastOp, FBinOp, Inst, IntPredicate, Intrinsic, Operand, Reg};
+use crate::ir::{Arg, BinOp, CastOp, FBinOp, FloatTy, Inst, IntPredicate, Intrinsic, Operand, Reg};
 
 impl FnLower<'_> {
     /// The width of a vector of type `ty` packed into one register (a
@@ -73,12 +73,19 @@ impl FnLower<'_> {
         if is_vector(a.ty()) {
             let width = self.packed_width(a.ty(), "call argument")?;
             let value = self.pack(a, "call argument")?;
-            return Ok(Arg { value, width });
+            return Ok(Arg {
+                value,
+                width,
+                sse: width <= 128,
+            });
         }
         let width = self.width(a).map_err(|e| format!("{e} as call argument"))?;
+        let float = self.cx.layout.float_ty(a.ty());
         Ok(Arg {
             value: self.operand(a)?,
             width,
+            // A long double goes on the stack, of the x87 class.
+            sse: matches!(float, Some(FloatTy::F32 | FloatTy::F64)),
         })
     }
 
