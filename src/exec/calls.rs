@@ -186,7 +186,12 @@ impl Executor {
                 }
             }
             state.frame_mut().pc = InstId(pc.0 + 1);
-            let sse: Vec<bool> = args.iter().map(|a| a.sse).collect();
+            // Only a variadic callee asks where its arguments travel: no
+            // allocation on the far more common call.
+            let sse: Vec<bool> = match f.is_vararg {
+                true => args.iter().map(|a| a.sse).collect(),
+                false => Vec::new(),
+            };
             return self.push_frame(state, target, values, &sse, dst, Some(pc));
         }
         let Some(native) = self.natives[target.index()] else {

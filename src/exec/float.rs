@@ -36,23 +36,20 @@ fn put(ty: FloatTy, v: f64) -> Value {
 }
 
 /// An integer of `width` bits as a value of format `ty`, rounded once, to
-/// nearest (going through `double` would round a 64-bit integer twice on
-/// its way to a `float`).
+/// nearest, as Rust's casts do (going through `double` would round a
+/// 64-bit integer twice on its way to a `float`).
 fn from_int(ty: FloatTy, signed: bool, bits: u128, width: u32) -> Value {
     let bits = bits & mask(width);
-    let signed = signed.then(|| to_signed(bits, width));
-    fn make<F: Float>(signed: Option<i128>, bits: u128) -> u128 {
-        match signed {
-            Some(i) => F::from_i128(i).value.to_bits(),
-            None => F::from_u128(bits).value.to_bits(),
-        }
-    }
     let w = ty.width();
-    match ty {
-        FloatTy::F32 => Value::concrete(make::<Single>(signed, bits), w),
-        FloatTy::F64 => Value::concrete(make::<Double>(signed, bits), w),
-        FloatTy::F80 => Value::concrete(make::<Extended>(signed, bits), w),
-    }
+    let v = match (ty, signed) {
+        (FloatTy::F32, true) => (to_signed(bits, width) as f32).to_bits().into(),
+        (FloatTy::F32, false) => (bits as f32).to_bits().into(),
+        (FloatTy::F64, true) => (to_signed(bits, width) as f64).to_bits().into(),
+        (FloatTy::F64, false) => (bits as f64).to_bits().into(),
+        (FloatTy::F80, true) => Extended::from_i128(to_signed(bits, width)).value.to_bits(),
+        (FloatTy::F80, false) => Extended::from_u128(bits).value.to_bits(),
+    };
+    Value::concrete(v, w)
 }
 
 /// The x87's "real indefinite", the NaN it gives for an invalid operation
