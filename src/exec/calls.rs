@@ -22,7 +22,7 @@ impl Executor {
         state: &mut State,
         func: FuncId,
         args: Vec<Value>,
-        sse: &[bool],
+        abi: &[Arg],
         ret_dst: Option<Reg>,
         call_site: Option<InstId>,
     ) -> Exec<()> {
@@ -49,13 +49,29 @@ impl Executor {
         }
         let mut vararg_area = None;
         if f.is_vararg {
-            let layout = varargs::lay_out(&args, sse, nparams);
+            let classes: Vec<varargs::Class> = args
+                .iter()
+                .enumerate()
+                .map(|(i, v)| {
+                    let a = abi.get(i);
+                    let sse = a.is_some_and(|a| a.sse);
+                    varargs::Class::of(v.width(), sse, a.and_then(|a| a.byval))
+                })
+                .collect();
+            let layout = varargs::lay_out(&classes, nparams);
             let size = layout.size;
             self.check_allocation(state, size, "varargs")?;
             let addr = state.reserve(size, true);
             let mut obj = ObjectState::zeroed(size);
+            // A struct passed by value travels as its bytes, copied once
+            // the area is in memory.
+            let mut by_value = Vec::new();
             for &(off, i) in &layout.places {
                 let a = &args[i];
+                if let Some(b) = abi.get(i).and_then(|a| a.byval) {
+                    by_value.push((off, i, b.size));
+                    continue;
+                }
                 let bytes = a.width().div_ceil(8);
                 let v = if !a.width().is_multiple_of(8) {
                     self.resize(a, bytes * 8, false)
@@ -75,6 +91,13 @@ impl Executor {
                 },
                 obj,
             );
+            for (off, i, n) in by_value {
+                let to = Value::concrete(u128::from(addr + off), 64);
+                if let Err(e) = self.copy_memory(state, &to, &args[i], n) {
+                    state.memory.remove(addr);
+                    return Err(e);
+                }
+            }
             vararg_area = Some(Varargs {
                 area: addr,
                 gp_offset: layout.gp_offset,
@@ -156,7 +179,7 @@ impl Executor {
             }
         };
         let f = module.func(target);
-        let values: Vec<Value> = args
+        let mut values: Vec<Value> = args
             .iter()
             .map(|a| self.operand(state.frame(), a.value))
             .collect();
@@ -180,19 +203,28 @@ impl Executor {
                 Callee::Direct(_) => true,
                 Callee::Indirect(op) => self.operand(state.frame(), op).as_concrete().is_some(),
             };
+            // The parameters passed by value point at the callee's copies
+            // (a variadic callee's other arguments are copied into its
+            // area), before a summary is asked about them.
+            let named = if f.is_vararg {
+                f.params.len()
+            } else {
+                args.len()
+            };
+            let depth = state.stack.len();
+            let copies = self.copy_by_value(state, &f.name, &args[..named], &mut values)?;
             if let Some(c) = self.composer.clone().filter(|_| concrete_target) {
                 if c.at_call(self, state, target, &values, dst, site)? {
+                    Self::give_copies(state, depth, copies);
                     return Ok(());
                 }
             }
             state.frame_mut().pc = InstId(pc.0 + 1);
-            // Only a variadic callee asks where its arguments travel: no
-            // allocation on the far more common call.
-            let sse: Vec<bool> = match f.is_vararg {
-                true => args.iter().map(|a| a.sse).collect(),
-                false => Vec::new(),
-            };
-            return self.push_frame(state, target, values, &sse, dst, Some(pc));
+            // Only a variadic callee asks where its arguments travel.
+            let abi = if f.is_vararg { args } else { &[] };
+            self.push_frame(state, target, values, abi, dst, Some(pc))?;
+            Self::give_copies(state, depth, copies);
+            return Ok(());
         }
         let Some(native) = self.natives[target.index()] else {
             self.unsupported_externals.insert(f.name.clone());
@@ -214,6 +246,55 @@ impl Executor {
         }
         fr.pc = InstId(pc.0 + 1);
         Ok(())
+    }
+
+    /// Copies each argument of `args` passed by value (`byval`) into a
+    /// fresh stack object and points its value there: the callee's writes
+    /// to its parameter must not reach the caller's object. The copies'
+    /// addresses, for the callee's frame to free.
+    fn copy_by_value(
+        &mut self,
+        state: &mut State,
+        callee: &str,
+        args: &[Arg],
+        values: &mut [Value],
+    ) -> Exec<Vec<u64>> {
+        let mut copies = Vec::new();
+        for (i, a) in args.iter().enumerate() {
+            let Some(b) = a.byval else { continue };
+            let name: std::sync::Arc<str> = format!("argument {} of {callee}", i + 1).into();
+            let made = self.allocate(state, b.size, AllocKind::Stack, name);
+            let copied = made.and_then(|addr| {
+                copies.push(addr);
+                let to = Value::concrete(u128::from(addr), 64);
+                self.copy_memory(state, &to, &values[i], b.size)?;
+                values[i] = to;
+                Ok(())
+            });
+            if let Err(e) = copied {
+                for addr in copies {
+                    state.memory.remove(addr);
+                }
+                return Err(e);
+            }
+        }
+        Ok(copies)
+    }
+
+    /// Hands the copies of a call's by-value arguments to the callee's
+    /// frame, pushed above `depth`, which frees them when it returns; with
+    /// no frame (a summary answered for the call) they go now.
+    fn give_copies(state: &mut State, depth: usize, copies: Vec<u64>) {
+        if copies.is_empty() {
+            return;
+        }
+        if state.stack.len() > depth {
+            state.stack[depth].allocas.extend(copies);
+        } else {
+            for addr in copies {
+                state.memory.remove(addr);
+            }
+        }
     }
 
     /// The function a pointer calls, forking over the functions a symbolic

@@ -287,6 +287,23 @@ impl Val {
         unsafe { c::LLVMGetNumArgOperands(self.0) }
     }
 
+    /// The type a call passes its argument `i` by value as (`byval(T)`):
+    /// the callee gets a copy of the `T` the pointer points at.
+    pub fn byval_type(self, i: u32) -> Option<Ty> {
+        let name = "byval";
+        // SAFETY: `self` is a call instruction; attribute index 0 is the
+        // return value, so argument `i` is at `i + 1`.
+        unsafe {
+            let kind = c::LLVMGetEnumAttributeKindForName(name.as_ptr().cast(), name.len());
+            let attr = c::LLVMGetCallSiteEnumAttribute(self.0, i + 1, kind);
+            if attr.is_null() {
+                return None;
+            }
+            let ty = c::LLVMGetTypeAttributeValue(attr);
+            (!ty.is_null()).then_some(Ty(ty))
+        }
+    }
+
     pub fn count_incoming(self) -> u32 {
         unsafe { c::LLVMCountIncoming(self.0) }
     }
@@ -540,6 +557,10 @@ impl TargetData {
 
     pub fn global_align(&self, g: Val) -> u32 {
         unsafe { t::LLVMPreferredAlignmentOfGlobal(self.0, g.0) }
+    }
+
+    pub fn abi_align(&self, ty: Ty) -> u32 {
+        unsafe { t::LLVMABIAlignmentOfType(self.0, ty.0) }
     }
 }
 

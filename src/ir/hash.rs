@@ -565,7 +565,13 @@ impl<'a> Hashing<'a> {
                 for a in args {
                     self.operand(s, &a.value);
                     s.u32(a.width);
-                    s.u8(a.sse.into());
+                    // One byte for both, so that a call without a byval
+                    // argument hashes as before they were told apart.
+                    s.u8(u8::from(a.sse) | u8::from(a.byval.is_some()) << 1);
+                    if let Some(b) = a.byval {
+                        s.u64(b.size);
+                        s.u32(b.align);
+                    }
                 }
                 s.u32(site.0);
             }

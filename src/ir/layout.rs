@@ -53,6 +53,11 @@ impl Layout {
         self.td.global_align(g)
     }
 
+    /// The alignment the ABI gives a value of `ty` (callers check `is_sized`).
+    pub fn abi_align(&self, ty: Ty) -> u32 {
+        self.td.abi_align(ty)
+    }
+
     /// The float format of `ty`, if mnemo computes with it.
     pub fn float_ty(&self, ty: Ty) -> Option<FloatTy> {
         match ty.kind() {

@@ -577,6 +577,18 @@ pub struct Arg {
     /// Of x86-64's SSE class (a float, a double, a vector): passed in a
     /// vector register, where a variadic callee's `va_arg` looks for it.
     pub sse: bool,
+    /// Passed by value in memory: the operand points at what the callee
+    /// gets a copy of.
+    pub byval: Option<ByVal>,
+}
+
+/// The object a `byval` argument copies: the callee owns the copy, so its
+/// writes never reach the caller's, and a variadic callee finds the bytes
+/// themselves on the stack, where `va_arg` reads a large struct.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub struct ByVal {
+    pub size: u64,
+    pub align: u32,
 }
 
 /// The target of a call.

@@ -7,7 +7,7 @@ use inkwell::llvm_sys::{LLVMOpcode as O, LLVMTypeKind as K, LLVMValueKind as VK}
 use super::{vector, FnLower};
 use crate::ir::asm::{self, AsmArith, AsmOp};
 use crate::ir::ffi::Val;
-use crate::ir::{Callee, Const, Inst, Operand};
+use crate::ir::{ByVal, Callee, Const, Inst, Operand};
 
 /// The function a call targets, looking through pointer casts and aliases.
 pub(super) fn called_function(call: Val) -> Option<Val> {
@@ -82,8 +82,16 @@ impl FnLower<'_> {
             Some(self.width(inst)?)
         };
         let mut args = Vec::with_capacity(arg_vals.len());
-        for &a in &arg_vals {
-            args.push(self.call_arg(a)?);
+        for (i, &a) in arg_vals.iter().enumerate() {
+            let mut arg = self.call_arg(a)?;
+            if let Some(ty) = inst.byval_type(i as u32) {
+                let size = self.cx.layout.alloc_size(ty).ok_or_else(|| {
+                    format!("argument {} passed by value as an unsized type", i + 1)
+                })?;
+                let align = self.cx.layout.abi_align(ty);
+                arg.byval = Some(ByVal { size, align });
+            }
+            args.push(arg);
         }
         let callee = match self.operand(callee_v)? {
             Operand::Const(id) => match self.cx.consts[id.index()] {

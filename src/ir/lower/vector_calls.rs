@@ -77,6 +77,7 @@ impl FnLower<'_> {
                 value,
                 width,
                 sse: width <= 128,
+                byval: None,
             });
         }
         let width = self.width(a).map_err(|e| format!("{e} as call argument"))?;
@@ -86,6 +87,7 @@ impl FnLower<'_> {
             width,
             // A long double goes on the stack, of the x87 class.
             sse: matches!(float, Some(FloatTy::F32 | FloatTy::F64)),
+            byval: None,
         })
     }
 
