@@ -208,6 +208,70 @@ pub fn compare(pred: FloatPredicate, ty: FloatTy, a: u128, b: u128) -> bool {
     }
 }
 
+/// What x86-64 code gives converting a float to an integer of up to 64
+/// bits. Out of range LLVM's result is poison, but a program printing it
+/// prints what the instructions give, the same at -O0 and -O2: a signed
+/// conversion truncates at the smallest width the hardware converts to
+/// (32 or 64 bits for SSE's `cvttss2si`/`cvttsd2si`, also 16 for the
+/// x87's `fistp`) and keeps the low bits, NaN and anything out of that
+/// width's range giving its "integer indefinite" (the sign bit alone); an
+/// unsigned one converts signed at the next width up, and to 64 bits
+/// converts twice, the second time less 2^63, combining the results as
+/// LLVM's lowering does.
+fn to_int_as_x86(float: FloatTy, bits: u128, signed: bool, width: u32) -> u128 {
+    let x87 = float == FloatTy::F80;
+    let at = |w: u32| match x87 {
+        true => [16, 32, 64].into_iter().find(|&h| h >= w).unwrap_or(64),
+        false => {
+            if w <= 32 {
+                32
+            } else {
+                64
+            }
+        }
+    };
+    let convert = |bits: u128, w: u32| -> u128 {
+        let exact = if x87 {
+            let r = extended(float, bits).to_i128(w as usize);
+            (!r.status.contains(rustc_apfloat::Status::INVALID_OP)).then_some(r.value)
+        } else {
+            let t = get(float, bits).trunc();
+            let bound = 2f64.powi(w as i32 - 1);
+            (t >= -bound && t < bound).then_some(t as i128)
+        };
+        exact.map_or(1 << (w - 1), |v| v as u128 & mask(w))
+    };
+    if signed {
+        return convert(bits, at(width));
+    }
+    if width < 64 {
+        return convert(bits, at(width + 1));
+    }
+    // 2^63 in the float's own format: exact in each.
+    let two63 = match float {
+        FloatTy::F32 => u128::from(0x5f00_0000u32),
+        FloatTy::F64 => u128::from(0x43e0_0000_0000_0000u64),
+        FloatTy::F80 => 0x403e_8000_0000_0000_0000,
+    };
+    let less = binary(FBinOp::Sub, float, bits, two63)
+        .as_concrete()
+        .unwrap_or_default();
+    let (whole, rest) = (convert(bits, 64), convert(less, 64));
+    if x87 {
+        // Below 2^63 (NaN is not) one conversion, else the other's with
+        // the top bit flipped.
+        match compare(FloatPredicate::Olt, float, bits, two63) {
+            true => whole,
+            false => rest ^ 1 << 63,
+        }
+    } else {
+        // SSE's sequence: the second conversion counts where the first
+        // overflowed (its sign bit set).
+        let overflowed = if whole >> 63 == 1 { mask(64) } else { 0 };
+        whole | (rest & overflowed)
+    }
+}
+
 pub fn convert(
     op: FCastOp,
     float: FloatTy,
@@ -218,8 +282,13 @@ pub fn convert(
     let wide = float == FloatTy::F80 || to_float == FloatTy::F80;
     let int = |v: u128| Value::concrete(v & mask(int_width), int_width);
     match op {
-        // Out of range, the result is poison in LLVM: saturating is as good
-        // as any and is what both conversions below do.
+        FCastOp::ToSigned | FCastOp::ToUnsigned if int_width <= 64 => int(to_int_as_x86(
+            float,
+            bits,
+            op == FCastOp::ToSigned,
+            int_width,
+        )),
+        // Wider, compiler-rt's routine saturates; so do these.
         FCastOp::ToSigned if float == FloatTy::F80 => {
             int(extended(float, bits).to_i128(int_width as usize).value as u128)
         }
@@ -260,6 +329,77 @@ mod tests {
         assert_eq!(m.as_concrete(), Some((-7i32) as u32 as u128));
         let f = convert(FCastOp::FromSigned, FloatTy::F64, FloatTy::F32, 8, 0xff);
         assert_eq!(f.as_concrete(), Some((-1.0f32).to_bits() as u128));
+    }
+
+    /// Conversions out of range, as a native x86-64 program printed them
+    /// (the same built with clang -O0 and -O2).
+    #[test]
+    fn out_of_range_conversions_give_what_x86_gives() {
+        let d = |x: f64| x.to_bits() as u128;
+        let f = |x: f32| u128::from(x.to_bits());
+        let cv = |ty, bits, signed, w| {
+            let op = if signed {
+                FCastOp::ToSigned
+            } else {
+                FCastOp::ToUnsigned
+            };
+            convert(op, ty, FloatTy::F64, w, bits)
+                .as_concrete()
+                .unwrap()
+        };
+        let sd = |x, w| cv(FloatTy::F64, d(x), true, w);
+        let ud = |x, w| cv(FloatTy::F64, d(x), false, w);
+        let nan = f64::NAN;
+        assert_eq!(sd(nan, 32), 0x8000_0000);
+        assert_eq!(sd(-1e20, 64), 1 << 63);
+        assert_eq!((sd(300.0, 8), sd(-300.0, 8), sd(1e20, 8)), (44, 212, 0));
+        assert_eq!(
+            (sd(70000.0, 16), ud(-300.0, 8), ud(40000.0, 8)),
+            (4464, 212, 64)
+        );
+        assert_eq!(
+            (ud(5e9, 32), ud(-5e9, 32), ud(nan, 32)),
+            (705_032_704, 3_589_934_592, 0)
+        );
+        assert_eq!(ud(-1.0, 64), u128::from(u64::MAX));
+        assert_eq!(
+            (ud(nan, 64), ud(f64::INFINITY, 64), ud(2f64.powi(64), 64)),
+            (1 << 63, 1 << 63, 1 << 63)
+        );
+        assert_eq!(ud(9.3e18, 64), 9_300_000_000_000_000_000);
+        assert_eq!(
+            cv(FloatTy::F32, f(9.3e18), false, 64),
+            9_300_000_300_729_368_576
+        );
+        assert_eq!(cv(FloatTy::F32, f(f32::NAN), true, 16), 0);
+        // The x87 converts to 16 bits too, and its unsigned 64-bit
+        // conversion takes NaN and infinity the other way.
+        let l = |x: f64| {
+            let r = convert(FCastOp::Resize, FloatTy::F64, FloatTy::F80, 80, d(x));
+            r.as_concrete().unwrap()
+        };
+        let sl = |x, w| cv(FloatTy::F80, l(x), true, w);
+        let ul = |x, w| cv(FloatTy::F80, l(x), false, w);
+        assert_eq!((sl(nan, 16), sl(40000.0, 8), sl(300.0, 8)), (0x8000, 0, 44));
+        assert_eq!(
+            (ul(40000.0, 8), ul(40000.0, 16), ul(70000.0, 16)),
+            (0, 40000, 4464)
+        );
+        assert_eq!((ul(-3e9, 32), sl(3e9, 32)), (1_294_967_296, 0x8000_0000));
+        assert_eq!(
+            (
+                ul(nan, 64),
+                ul(f64::INFINITY, 64),
+                ul(f64::NEG_INFINITY, 64)
+            ),
+            (0, 0, 1 << 63)
+        );
+        assert_eq!(
+            (ul(1e20, 64), ul(-1e20, 64), ul(1.9e19, 64)),
+            (0, 1 << 63, 0)
+        );
+        assert_eq!(ul(9.3e18, 64), 9_300_000_000_000_000_000);
+        assert_eq!(ul(-1.0, 64), u128::from(u64::MAX));
     }
 
     /// x87 bit patterns: sign, 15-bit exponent biased by 16383, then a
