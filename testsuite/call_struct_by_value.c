@@ -5,7 +5,10 @@
  * bytes travel on the stack, where va_arg reads them: two of them (one
  * holding a long double, at a multiple of 16), a 16-byte struct in two
  * registers and an int after them. The callee's parameter, passed on by
- * value again, is copied again. A symbolic byte, copied in the structs,
+ * value again, is copied again. Structs of 16 bytes go in registers, a
+ * double and a long or two longs, until the registers run out: from
+ * there clang passes each by value too, and va_arg reads it from the
+ * stack. A symbolic byte, copied in the structs,
  * is 'k' or not: two paths, each printing what every callee saw.
  * expect-completed: 2
  * expect-tests: 2
@@ -53,6 +56,22 @@ __attribute__((noinline)) static void many(int n, ...) {
   printf("many: wide %.3Lf %d pair %ld %ld last %d\n", w.x, w.n, p.lo, p.hi, last);
 }
 
+struct mix {
+  double d;
+  long l;
+};
+
+__attribute__((noinline)) static void pairs(int n, ...) {
+  va_list ap;
+  va_start(ap, n);
+  for (int i = 0; i < n; i++) {
+    struct mix m = va_arg(ap, struct mix);
+    struct pair p = va_arg(ap, struct pair);
+    printf("pairs: %g %ld %ld %ld\n", m.d, m.l, p.lo, p.hi);
+  }
+  va_end(ap);
+}
+
 int main(void) {
   char c;
   klee_make_symbolic(&c, sizeof c, "c");
@@ -63,6 +82,13 @@ int main(void) {
   struct wide w = {2.5L, 9};
   struct pair p = {11, 12};
   many(2, b, d, w, p, 13);
+  struct mix m[5];
+  struct pair q[5];
+  for (int i = 0; i < 5; i++) {
+    m[i] = (struct mix){i + 0.5, 10 * i};
+    q[i] = (struct pair){100 + i, 200 + i};
+  }
+  pairs(5, m[0], q[0], m[1], q[1], m[2], q[2], m[3], q[3], m[4], q[4]);
   if (b.tag == 'k')
     puts("k");
   return 0;
