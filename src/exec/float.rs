@@ -8,11 +8,11 @@
 use std::cmp::Ordering;
 
 use rustc_apfloat::ieee::{Double, Single, X87DoubleExtended as Extended};
-use rustc_apfloat::{Float, FloatConvert};
+use rustc_apfloat::{Float, FloatConvert, Round};
 
 use super::value::Value;
 use crate::ir::semantics::{mask, to_signed};
-use crate::ir::{FBinOp, FCastOp, FloatPredicate, FloatTy};
+use crate::ir::{FBinOp, FCastOp, FloatPredicate, FloatTy, RoundTo};
 
 /// A value as a `double`: exactly for a `float` or a `double`, rounded for
 /// an 80-bit value (which the callers compute with in its own format).
@@ -173,6 +173,105 @@ pub fn binary(op: FBinOp, ty: FloatTy, a: u128, b: u128) -> Value {
 pub fn neg(ty: FloatTy, a: u128) -> Value {
     let w = ty.width();
     Value::concrete((a ^ (1 << (w - 1))) & mask(w), w)
+}
+
+/// `llvm.floor` and its kin: `bits` rounded to an integral value of its
+/// own format.
+pub fn round_to_integral(ty: FloatTy, to: RoundTo, bits: u128) -> Value {
+    match ty {
+        FloatTy::F32 => {
+            let x = f32::from_bits(bits as u32);
+            let r = match to {
+                RoundTo::Down => x.floor(),
+                RoundTo::Up => x.ceil(),
+                RoundTo::Zero => x.trunc(),
+                RoundTo::NearestTiesAway => x.round(),
+                RoundTo::NearestTiesEven => x.round_ties_even(),
+            };
+            Value::concrete(r.to_bits().into(), 32)
+        }
+        FloatTy::F64 => {
+            let x = f64::from_bits(bits as u64);
+            let r = match to {
+                RoundTo::Down => x.floor(),
+                RoundTo::Up => x.ceil(),
+                RoundTo::Zero => x.trunc(),
+                RoundTo::NearestTiesAway => x.round(),
+                RoundTo::NearestTiesEven => x.round_ties_even(),
+            };
+            Value::concrete(r.to_bits().into(), 64)
+        }
+        FloatTy::F80 => {
+            let mode = match to {
+                RoundTo::Down => Round::TowardNegative,
+                RoundTo::Up => Round::TowardPositive,
+                RoundTo::Zero => Round::TowardZero,
+                RoundTo::NearestTiesAway => Round::NearestTiesToAway,
+                RoundTo::NearestTiesEven => Round::NearestTiesToEven,
+            };
+            let x = extended(ty, bits);
+            let r = x.round_to_integral(mode).value;
+            Value::concrete(x87_result(x.to_bits(), 0, r), 80)
+        }
+    }
+}
+
+/// `llvm.sqrt`, correctly rounded; `None` for the x87's format, which the
+/// lowering refuses.
+pub fn sqrt(ty: FloatTy, bits: u128) -> Option<Value> {
+    match ty {
+        FloatTy::F32 => {
+            let r = f32::from_bits(bits as u32).sqrt();
+            Some(Value::concrete(r.to_bits().into(), 32))
+        }
+        FloatTy::F64 => Some(put(ty, get(ty, bits).sqrt())),
+        FloatTy::F80 => None,
+    }
+}
+
+/// `llvm.copysign`: the magnitude of `a` with the sign of `b`.
+pub fn copysign(ty: FloatTy, a: u128, b: u128) -> Value {
+    let w = ty.width();
+    let sign = 1 << (w - 1);
+    Value::concrete((a & !sign | b & sign) & mask(w), w)
+}
+
+/// `llvm.minnum` (`max`: `llvm.maxnum`): the smaller (larger) of `a` and
+/// `b`; a NaN gives way to the other operand, and of two equal ones
+/// (`+0` and `-0`) the first is kept, as the code LLVM makes for x86-64
+/// gives it.
+pub fn min_max(ty: FloatTy, max: bool, a: u128, b: u128) -> Value {
+    let w = ty.width();
+    let pick = |v: u128| Value::concrete(v & mask(w), w);
+    match order(ty, a, b) {
+        None if compare(FloatPredicate::Uno, ty, a, a) => pick(b),
+        None => pick(a),
+        Some(Ordering::Less) => pick(if max { b } else { a }),
+        Some(Ordering::Greater) => pick(if max { a } else { b }),
+        Some(Ordering::Equal) => pick(a),
+    }
+}
+
+/// `llvm.fma`: `a * b + c` with one rounding.
+pub fn fma(ty: FloatTy, a: u128, b: u128, c: u128) -> Value {
+    match ty {
+        FloatTy::F32 => {
+            let [x, y, z] = [a, b, c].map(|v| f32::from_bits(v as u32));
+            Value::concrete(x.mul_add(y, z).to_bits().into(), 32)
+        }
+        FloatTy::F64 => put(ty, get(ty, a).mul_add(get(ty, b), get(ty, c))),
+        FloatTy::F80 => {
+            let [x, y, z] = [a, b, c].map(|v| extended(ty, v));
+            let r = x.mul_add(y, z).value;
+            // Of NaN operands, the x87 keeps the product's first.
+            let nan_in = if is_nan(x.to_bits()) || is_nan(y.to_bits()) {
+                x87_result(x.to_bits(), y.to_bits(), r)
+            } else {
+                x87_result(z.to_bits(), 0, r)
+            };
+            Value::concrete(nan_in, 80)
+        }
+    }
 }
 
 /// How `a` compares with `b`; `None` when either is a NaN.
@@ -400,6 +499,103 @@ mod tests {
         );
         assert_eq!(ul(9.3e18, 64), 9_300_000_000_000_000_000);
         assert_eq!(ul(-1.0, 64), u128::from(u64::MAX));
+    }
+
+    #[test]
+    fn rounding_min_max_copysign_and_fused_multiply_add() {
+        let d = |x: f64| x.to_bits() as u128;
+        let back = |v: Value| f64::from_bits(v.as_concrete().unwrap() as u64);
+        let r = |to, x| back(round_to_integral(FloatTy::F64, to, d(x)));
+        assert_eq!(
+            [
+                r(RoundTo::Down, -2.5),
+                r(RoundTo::Up, -2.5),
+                r(RoundTo::Zero, -2.5)
+            ],
+            [-3.0, -2.0, -2.0]
+        );
+        assert_eq!(
+            [
+                r(RoundTo::NearestTiesAway, 2.5),
+                r(RoundTo::NearestTiesEven, 2.5)
+            ],
+            [3.0, 2.0]
+        );
+        assert_eq!(r(RoundTo::NearestTiesEven, -3.5), -4.0);
+        // 0.5 - 2^-54 is below a half: it rounds to 0 (adding 0.5 and
+        // truncating would give 1).
+        assert_eq!(r(RoundTo::NearestTiesAway, 0.49999999999999994), 0.0);
+        let x87 = |x: f64| {
+            convert(FCastOp::Resize, FloatTy::F64, FloatTy::F80, 80, d(x))
+                .as_concrete()
+                .unwrap()
+        };
+        let r80 = |to, x| {
+            let v = round_to_integral(FloatTy::F80, to, x87(x))
+                .as_concrete()
+                .unwrap();
+            back(convert(FCastOp::Resize, FloatTy::F80, FloatTy::F64, 64, v))
+        };
+        assert_eq!(
+            [
+                r80(RoundTo::NearestTiesAway, -2.5),
+                r80(RoundTo::NearestTiesEven, -2.5)
+            ],
+            [-3.0, -2.0]
+        );
+        assert_eq!(
+            round_to_integral(FloatTy::F80, RoundTo::Down, INDEFINITE).as_concrete(),
+            Some(INDEFINITE)
+        );
+        let m = |max, a, b| {
+            min_max(FloatTy::F64, max, d(a), d(b))
+                .as_concrete()
+                .unwrap()
+        };
+        assert_eq!(
+            [m(false, f64::NAN, 1.0), m(true, 1.0, f64::NAN)],
+            [d(1.0), d(1.0)]
+        );
+        assert_eq!(
+            [m(false, 0.0, -0.0), m(false, -0.0, 0.0), m(true, 0.0, -0.0)],
+            [d(0.0), d(-0.0), d(0.0)]
+        );
+        assert_eq!([m(false, 2.0, 3.0), m(true, 2.0, 3.0)], [d(2.0), d(3.0)]);
+        assert_eq!(back(copysign(FloatTy::F64, d(3.0), d(-0.0))), -3.0);
+        assert_eq!(
+            copysign(FloatTy::F80, ONE, 1 << 79).as_concrete(),
+            Some(ONE | 1 << 79)
+        );
+        // (1 + 2^-52)(1 - 2^-52) - 1 is -2^-104 exactly; rounding the
+        // product first leaves 0.
+        let (a, b) = (1.0 + f64::EPSILON, 1.0 - f64::EPSILON);
+        assert_eq!(
+            back(fma(FloatTy::F64, d(a), d(b), d(-1.0))),
+            -(2f64.powi(-104))
+        );
+        let f = |x: f32| u128::from(x.to_bits());
+        let got = fma(
+            FloatTy::F32,
+            f(1.0 + f32::EPSILON),
+            f(1.0 - f32::EPSILON),
+            f(-1.0),
+        );
+        assert_eq!(got.as_concrete(), Some(f(-(2f32.powi(-46)))));
+        let got = fma(FloatTy::F80, x87(a), x87(b), x87(-1.0))
+            .as_concrete()
+            .unwrap();
+        assert_eq!(
+            back(convert(
+                FCastOp::Resize,
+                FloatTy::F80,
+                FloatTy::F64,
+                64,
+                got
+            )),
+            -(2f64.powi(-104))
+        );
+        assert_eq!(back(sqrt(FloatTy::F64, d(2.0)).unwrap()), 2f64.sqrt());
+        assert!(sqrt(FloatTy::F80, ONE).is_none());
     }
 
     /// x87 bit patterns: sign, 15-bit exponent biased by 16383, then a

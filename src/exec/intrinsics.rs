@@ -2,11 +2,12 @@
 
 use super::end::ErrorKind;
 use super::executor::{Exec, Executor};
+use super::float;
 use super::state::State;
 use super::value::{Byte, Value};
 use crate::expr::{self, ExprRef};
 use crate::ir::semantics::{self, mask, mul_fits, to_signed};
-use crate::ir::{BinOp, IntPredicate, Intrinsic, SiteId};
+use crate::ir::{BinOp, FloatTy, IntPredicate, Intrinsic, SiteId};
 
 impl Executor {
     pub(crate) fn intrinsic(
@@ -224,6 +225,43 @@ impl Executor {
                 // Fixed to one value, as every float operand is.
                 let bits = self.concretize(state, &arg(0))?;
                 Some(Value::concrete(bits & (mask(width) >> 1), width))
+            }
+            Intrinsic::FRound(_)
+            | Intrinsic::FSqrt
+            | Intrinsic::CopySign
+            | Intrinsic::FMinNum
+            | Intrinsic::FMaxNum
+            | Intrinsic::Fma => {
+                let Some(ty) = FloatTy::of_width(width) else {
+                    return Err(self.error(
+                        state,
+                        ErrorKind::Unsupported,
+                        format!("float intrinsic of {width} bits"),
+                    ));
+                };
+                // Fixed to one value each, as every float operand is.
+                let mut v = [0u128; 3];
+                for (i, slot) in v.iter_mut().enumerate().take(args.len()) {
+                    *slot = self.concretize(state, &arg(i))?;
+                }
+                let [a, b, c] = v;
+                Some(match kind {
+                    Intrinsic::FRound(to) => float::round_to_integral(ty, to, a),
+                    Intrinsic::CopySign => float::copysign(ty, a, b),
+                    Intrinsic::FMinNum => float::min_max(ty, false, a, b),
+                    Intrinsic::FMaxNum => float::min_max(ty, true, a, b),
+                    Intrinsic::Fma => float::fma(ty, a, b, c),
+                    _ => match float::sqrt(ty, a) {
+                        Some(r) => r,
+                        None => {
+                            return Err(self.error(
+                                state,
+                                ErrorKind::Unsupported,
+                                "square root of an x87 long double",
+                            ))
+                        }
+                    },
+                })
             }
             Intrinsic::ObjectSize => {
                 let min = arg(1).as_concrete().unwrap_or(0) != 0;

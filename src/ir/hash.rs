@@ -12,7 +12,7 @@
 use super::base_name;
 use super::{
     AsmOp, Body, Callee, CastOp, Const, FBinOp, FCastOp, FloatPredicate, FloatTy, Function, Global,
-    Inst, IntPredicate, Intrinsic, Operand,
+    Inst, IntPredicate, Intrinsic, Operand, RoundTo,
 };
 
 /// A fixed-seed byte-stream hasher (64-bit FNV-1a plus a final mix).
@@ -729,6 +729,16 @@ fn intrinsic_code(k: Intrinsic) -> &'static str {
         I::StackSave => "stacksave",
         I::StackRestore => "stackrestore",
         I::FAbs => "fabs",
+        I::FRound(RoundTo::Down) => "floor",
+        I::FRound(RoundTo::Up) => "ceil",
+        I::FRound(RoundTo::Zero) => "trunc",
+        I::FRound(RoundTo::NearestTiesAway) => "round",
+        I::FRound(RoundTo::NearestTiesEven) => "roundeven",
+        I::FSqrt => "sqrt",
+        I::CopySign => "copysign",
+        I::FMinNum => "minnum",
+        I::FMaxNum => "maxnum",
+        I::Fma => "fma",
         I::ObjectSize => "objectsize",
         I::AddSat { signed: true } => "sadd.sat",
         I::AddSat { signed: false } => "uadd.sat",

@@ -251,6 +251,16 @@ pub enum FloatTy {
 }
 
 impl FloatTy {
+    /// The format whose values hold `width` bits.
+    pub fn of_width(width: u32) -> Option<FloatTy> {
+        match width {
+            32 => Some(FloatTy::F32),
+            64 => Some(FloatTy::F64),
+            80 => Some(FloatTy::F80),
+            _ => None,
+        }
+    }
+
     /// The bits a value of this format holds.
     pub fn width(self) -> u32 {
         match self {
@@ -361,6 +371,21 @@ pub enum Intrinsic {
     StackRestore,
     /// `llvm.fabs.*`
     FAbs,
+    /// `llvm.floor.*`, `ceil`, `trunc`, `round`, `roundeven`, `rint` and
+    /// `nearbyint` (clang's own for the C functions): a float rounded to an
+    /// integral value of its format.
+    FRound(RoundTo),
+    /// `llvm.sqrt.*`
+    FSqrt,
+    /// `llvm.copysign.*`: args magnitude, sign
+    CopySign,
+    /// `llvm.minnum.*` and `llvm.maxnum.*` (C's `fmin`, `fmax`): a NaN
+    /// operand gives way to the other; of two equal ones (`+0`, `-0`), the
+    /// first, as x86-64's code gives it.
+    FMinNum,
+    FMaxNum,
+    /// `llvm.fma.*`: `a * b + c` rounded once.
+    Fma,
     /// `llvm.objectsize.*`: mnemo answers "unknown" (-1 or 0 by the `min` flag).
     ObjectSize,
     /// `llvm.{s,u}add.sat.iN`: args a, b; the sum, held at the type's
@@ -372,6 +397,35 @@ pub enum Intrinsic {
     SubSat {
         signed: bool,
     },
+}
+
+/// Which integral value `Intrinsic::FRound` rounds to. `rint` and
+/// `nearbyint` round in the current mode, which the engine keeps at the
+/// default, to nearest with ties to even.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
+pub enum RoundTo {
+    Down,
+    Up,
+    Zero,
+    NearestTiesAway,
+    NearestTiesEven,
+}
+
+impl Intrinsic {
+    /// Whether it computes on floats (its operands and result are of one
+    /// float format).
+    pub fn is_float(self) -> bool {
+        matches!(
+            self,
+            Intrinsic::FAbs
+                | Intrinsic::FRound(_)
+                | Intrinsic::FSqrt
+                | Intrinsic::CopySign
+                | Intrinsic::FMinNum
+                | Intrinsic::FMaxNum
+                | Intrinsic::Fma
+        )
+    }
 }
 
 /// Bit offset of the overflow flag in the flattened result `{ iN, i1 }` of an

@@ -3,7 +3,7 @@
 
 use super::FnLower;
 use crate::ir::ffi::Val;
-use crate::ir::{CastOp, FBinOp, Inst, Intrinsic, Operand};
+use crate::ir::{CastOp, FBinOp, FloatTy, Inst, Intrinsic, Operand, RoundTo};
 
 /// What a call to a function named `llvm.*` becomes.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -91,6 +91,18 @@ pub(super) fn classify_intrinsic(name: &str) -> IntrinsicUse {
         ("llvm.fshl.", I::Fshl, 3),
         ("llvm.fshr.", I::Fshr, 3),
         ("llvm.fabs.", I::FAbs, 1),
+        ("llvm.floor.", I::FRound(RoundTo::Down), 1),
+        ("llvm.ceil.", I::FRound(RoundTo::Up), 1),
+        ("llvm.trunc.", I::FRound(RoundTo::Zero), 1),
+        ("llvm.round.", I::FRound(RoundTo::NearestTiesAway), 1),
+        ("llvm.roundeven.", I::FRound(RoundTo::NearestTiesEven), 1),
+        ("llvm.rint.", I::FRound(RoundTo::NearestTiesEven), 1),
+        ("llvm.nearbyint.", I::FRound(RoundTo::NearestTiesEven), 1),
+        ("llvm.sqrt.", I::FSqrt, 1),
+        ("llvm.copysign.", I::CopySign, 2),
+        ("llvm.minnum.", I::FMinNum, 2),
+        ("llvm.maxnum.", I::FMaxNum, 2),
+        ("llvm.fma.", I::Fma, 3),
         ("llvm.objectsize.", I::ObjectSize, 4),
     ];
     const EXEC_EXACT: &[(&str, Intrinsic, usize)] = &[
@@ -178,8 +190,13 @@ impl FnLower<'_> {
                 Ok(())
             }
             IntrinsicUse::Exec(kind, max_args) => {
-                if kind == Intrinsic::FAbs {
-                    self.float(inst)?;
+                if kind.is_float() {
+                    let ty = self.float(inst)?;
+                    // No square root of the x87's format is computed here
+                    // (clang calls `sqrtl` for C's).
+                    if kind == Intrinsic::FSqrt && ty == FloatTy::F80 {
+                        return Err(format!("intrinsic `{name}`"));
+                    }
                 }
                 let width = if void { 0 } else { self.width(inst)? };
                 let mut ops = Vec::with_capacity(max_args);
@@ -208,7 +225,8 @@ impl FnLower<'_> {
 #[cfg(test)]
 mod tests {
     use super::{classify_intrinsic, IntrinsicUse};
-    use crate::ir::Intrinsic;
+    use crate::ir::testutil::{body, load_ll, unsupported};
+    use crate::ir::{Inst, Intrinsic, RoundTo};
 
     #[test]
     fn intrinsic_names_are_classified() {
@@ -239,6 +257,61 @@ mod tests {
             classify_intrinsic("llvm.fmuladd.f64"),
             IntrinsicUse::FMulAdd
         );
-        assert_eq!(classify_intrinsic("llvm.sqrt.f64"), IntrinsicUse::Unknown);
+        assert_eq!(
+            classify_intrinsic("llvm.sqrt.f64"),
+            IntrinsicUse::Exec(Intrinsic::FSqrt, 1)
+        );
+        // `llvm.round.` is not a prefix of `llvm.roundeven.`.
+        assert_eq!(
+            classify_intrinsic("llvm.roundeven.f32"),
+            IntrinsicUse::Exec(Intrinsic::FRound(RoundTo::NearestTiesEven), 1)
+        );
+        assert_eq!(
+            classify_intrinsic("llvm.round.f80"),
+            IntrinsicUse::Exec(Intrinsic::FRound(RoundTo::NearestTiesAway), 1)
+        );
+        assert_eq!(classify_intrinsic("llvm.pow.f64"), IntrinsicUse::Unknown);
+    }
+
+    #[test]
+    fn float_intrinsics_keep_their_operands_and_refuse_an_x87_square_root() {
+        let m = load_ll(
+            r#"
+define x86_fp80 @f(double %x, float %y, x86_fp80 %z) {
+  %a = call double @llvm.floor.f64(double %x)
+  %b = call float @llvm.copysign.f32(float %y, float -1.0)
+  %c = call x86_fp80 @llvm.fma.f80(x86_fp80 %z, x86_fp80 %z, x86_fp80 %z)
+  %d = call x86_fp80 @llvm.sqrt.f80(x86_fp80 %c)
+  ret x86_fp80 %d
+}
+declare double @llvm.floor.f64(double)
+declare float @llvm.copysign.f32(float, float)
+declare x86_fp80 @llvm.fma.f80(x86_fp80, x86_fp80, x86_fp80)
+declare x86_fp80 @llvm.sqrt.f80(x86_fp80)
+"#,
+        );
+        let b = body(&m, "f");
+        let kinds: Vec<(Intrinsic, u32, usize)> = b
+            .insts
+            .iter()
+            .filter_map(|i| match i {
+                Inst::Intrinsic {
+                    kind, width, args, ..
+                } => Some((*kind, *width, args.len())),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            kinds,
+            [
+                (Intrinsic::FRound(RoundTo::Down), 64, 1),
+                (Intrinsic::CopySign, 32, 2),
+                (Intrinsic::Fma, 80, 3)
+            ]
+        );
+        assert_eq!(
+            unsupported(&b.insts),
+            ["unsupported intrinsic `llvm.sqrt.f80`"]
+        );
     }
 }

@@ -112,7 +112,7 @@ impl FnLower<'_> {
         let s = self.shape(inst.ty())?;
         match classify_intrinsic(name) {
             IntrinsicUse::Exec(kind, max_args) if lanewise(kind) => {
-                if kind == Intrinsic::FAbs && s.float.is_none() {
+                if kind.is_float() && s.float.is_none() {
                     return Err(refused());
                 }
                 let mut per_arg = Vec::new();
@@ -373,6 +373,12 @@ fn lanewise(kind: Intrinsic) -> bool {
             | Intrinsic::Fshl
             | Intrinsic::Fshr
             | Intrinsic::FAbs
+            | Intrinsic::FRound(_)
+            | Intrinsic::FSqrt
+            | Intrinsic::CopySign
+            | Intrinsic::FMinNum
+            | Intrinsic::FMaxNum
+            | Intrinsic::Fma
             | Intrinsic::AddSat { .. }
             | Intrinsic::SubSat { .. }
     )
