@@ -4,7 +4,9 @@
 # path, a checksum of every global printed at the end); mnemo runs it to
 # the end and `mnemo replay` runs it natively, comparing the outcome and
 # the printed checksum. A program that natively runs longer than the time
-# given is counted aside (Csmith's loops can run for minutes).
+# given is counted aside (Csmith's loops can run for minutes), and so is
+# one the optimizer (CSMITH_CC_ARGS) ended in `unreachable` whose build
+# without optimization runs past that time: an endless loop.
 #
 # With CSMITH_SYMBOLIC=K, the program's first K integer globals become
 # inputs once the CRC table is built, and each global is printed in full
@@ -69,6 +71,19 @@ static void mnemo_print(uint64_t v, char *name, int flag)\
 }|' -e "s|crc32_gentab();|&$calls|" -e 's|transparent_crc(|mnemo_print(|' "$1"
 }
 
+# endless DIR: whether DIR's program, built without optimization, runs
+# past the time given natively. Csmith's loops can be endless; one that
+# does nothing the optimizer must keep is undefined (C11 lets it assume
+# such a loop ends), and the optimizer may replace the path into it with
+# `unreachable`, which the engine rightly reports and the native program
+# runs past into whatever code follows.
+endless() {
+    clang-14 -w -I"$1" "$1/p.c" -o "$1/p-O0" > /dev/null 2>&1 || return 1
+    status=0
+    timeout "$limit" "$1/p-O0" > /dev/null 2>&1 || status=$?
+    [ "$status" -eq 124 ]
+}
+
 # What a seed's replay prints when every test that could be checked agreed:
 # the one path of a program without input; every predicted path of one with.
 agree='^1 tests: 1 match,'
@@ -98,6 +113,11 @@ for seed in $(seq "$1" "$2"); do
     stats=$dir/out/stats.json
     if grep -q '"max-time"' "$stats" 2>/dev/null &&
         { [ "$symbolic" -eq 0 ] || grep -q '"completed": *0\b' "$stats"; }; then
+        long=$((long + 1))
+        continue
+    fi
+    if [ -n "$cc_args" ] && ls "$dir"/out/*.unreachable.err > /dev/null 2>&1 &&
+        endless "$dir"; then
         long=$((long + 1))
         continue
     fi
