@@ -179,27 +179,20 @@ pub fn neg(ty: FloatTy, a: u128) -> Value {
 /// own format.
 pub fn round_to_integral(ty: FloatTy, to: RoundTo, bits: u128) -> Value {
     match ty {
-        FloatTy::F32 => {
-            let x = f32::from_bits(bits as u32);
-            let r = match to {
-                RoundTo::Down => x.floor(),
-                RoundTo::Up => x.ceil(),
-                RoundTo::Zero => x.trunc(),
-                RoundTo::NearestTiesAway => x.round(),
-                RoundTo::NearestTiesEven => x.round_ties_even(),
-            };
-            Value::concrete(r.to_bits().into(), 32)
-        }
-        FloatTy::F64 => {
-            let x = f64::from_bits(bits as u64);
-            let r = match to {
-                RoundTo::Down => x.floor(),
-                RoundTo::Up => x.ceil(),
-                RoundTo::Zero => x.trunc(),
-                RoundTo::NearestTiesAway => x.round(),
-                RoundTo::NearestTiesEven => x.round_ties_even(),
-            };
-            Value::concrete(r.to_bits().into(), 64)
+        // A float's integral neighbours are floats too: rounding it as a
+        // double is exact.
+        FloatTy::F32 | FloatTy::F64 => {
+            let x = get(ty, bits);
+            put(
+                ty,
+                match to {
+                    RoundTo::Down => x.floor(),
+                    RoundTo::Up => x.ceil(),
+                    RoundTo::Zero => x.trunc(),
+                    RoundTo::NearestTiesAway => x.round(),
+                    RoundTo::NearestTiesEven => x.round_ties_even(),
+                },
+            )
         }
         FloatTy::F80 => {
             let mode = match to {
@@ -574,6 +567,10 @@ mod tests {
             -(2f64.powi(-104))
         );
         let f = |x: f32| u128::from(x.to_bits());
+        let r32 = |to, x| round_to_integral(FloatTy::F32, to, f(x)).as_concrete();
+        assert_eq!(r32(RoundTo::NearestTiesEven, 2.5), Some(f(2.0)));
+        assert_eq!(r32(RoundTo::Down, -0.25), Some(f(-1.0)));
+        assert_eq!(r32(RoundTo::Up, 1e10), Some(f(1e10)));
         let got = fma(
             FloatTy::F32,
             f(1.0 + f32::EPSILON),

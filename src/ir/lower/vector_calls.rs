@@ -372,14 +372,7 @@ fn lanewise(kind: Intrinsic) -> bool {
             | Intrinsic::Cttz
             | Intrinsic::Fshl
             | Intrinsic::Fshr
-            | Intrinsic::FAbs
-            | Intrinsic::FRound(_)
-            | Intrinsic::FSqrt
-            | Intrinsic::CopySign
-            | Intrinsic::FMinNum
-            | Intrinsic::FMaxNum
-            | Intrinsic::Fma
             | Intrinsic::AddSat { .. }
             | Intrinsic::SubSat { .. }
-    )
+    ) || kind.is_float()
 }
