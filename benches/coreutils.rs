@@ -235,9 +235,15 @@ fn command_line(ktest: &Path) -> String {
 /// access, a sanitizer report), with their command lines.
 fn crashes_of(report: &ReplayReport, out: &Path) -> Vec<Value> {
     let mut crashes = Vec::new();
-    let signalled = mnemo::exec::EarlyReason::Signalled.as_str();
     for r in &report.results {
-        if matches!(&r.predicted, Outcome::Early { reason } if reason == signalled) {
+        // Killed by a signal it sent itself, as predicted.
+        if matches!(
+            &r.predicted,
+            Outcome::Early {
+                signal: Some(_),
+                ..
+            }
+        ) {
             continue;
         }
         match &r.native {

@@ -1,4 +1,4 @@
-/* Signals are never delivered, but what a program sets is kept, as the
+/* What a program sets of its signals is kept, as the
  * kernel keeps it: sigaction gives back the action set before (system()
  * saves SIGINT's and SIGQUIT's so, and a tool asks whether it inherited
  * SIG_IGN), sigprocmask the mask (SIGKILL never blocked). system(NULL)

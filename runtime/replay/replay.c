@@ -86,9 +86,10 @@ __attribute__((constructor(101))) static void take_own_variables(void) {
   ktest_fd = take_variable("MNEMO_KTEST_FD");
   posix_objects = take_variable("MNEMO_POSIX_OBJECTS");
   unsetenv("ASAN_OPTIONS");
-  /* The engine delivers no signals: a write to a pipe with no reader
-   * (stdout, once the replay has read as much as the engine lets a path
-   * write) fails with EPIPE there, and so it must here. */
+  /* The engine starts the program with SIGPIPE ignored: a write to a
+   * pipe with no reader (stdout, once the replay has read as much as the
+   * engine lets a path write) fails with EPIPE there, and so it must
+   * here. */
   signal(SIGPIPE, SIG_IGN);
   /* What mnemo's replay asks of the program, done here rather than
    * between its fork and the exec: with nothing to do there, the replay

@@ -120,13 +120,13 @@ pub enum EarlyReason {
     /// The run was asked to end by SIGTERM or SIGHUP (a scheduler,
     /// `timeout`, a closed terminal).
     Terminated,
-    /// The path waits for a signal (`pause`, `sigsuspend`), and the
-    /// engine delivers none: natively the program would wait until killed.
+    /// The path waits for a signal (`pause`, `sigsuspend`) no one sends:
+    /// natively the program would wait until killed.
     Blocked,
-    /// The path sent a signal to its own process (`kill(0, SIGTERM)`), and
-    /// the engine delivers none: natively its action (by default, the end
-    /// of the program) would follow.
-    Signalled,
+    /// The path sent its own process a signal (`raise(SIGTERM)`) whose
+    /// action is the default one, which ends the process: natively it is
+    /// killed by that signal, whose number this is.
+    Signalled(u8),
     /// A symbolic pointer may reach more objects or functions than the
     /// forks of one access list (`MAX_TARGET_FORKS`).
     MaxTargets,
@@ -158,7 +158,7 @@ impl EarlyReason {
             EarlyReason::Interrupted => "interrupted",
             EarlyReason::Terminated => "terminated",
             EarlyReason::Blocked => "blocked",
-            EarlyReason::Signalled => "signalled",
+            EarlyReason::Signalled(_) => "signalled",
             EarlyReason::MaxTargets => "max-targets",
             EarlyReason::MaxValues => "max-values",
             EarlyReason::WriteFailed => "write-failed",

@@ -105,7 +105,7 @@ const EPIPE: i64 = 32;
 /// closes it after this many bytes, natively (the replay) as in the engine.
 /// A program that writes for ever (`yes`) then fails with `EPIPE` and ends,
 /// in both, rather than running into the engine's memory limit and the
-/// replay's time limit; signals are not delivered, so neither sees SIGPIPE.
+/// replay's time limit; both start the program with SIGPIPE ignored.
 pub const STDOUT_LIMIT: usize = 1 << 20;
 
 /// The system calls the engine answers itself; the runtime's model of
@@ -149,17 +149,21 @@ impl Executor {
             // The engine allocates (malloc is native); musl's own heap is
             // not linked.
             nr::BRK => -ENOMEM,
-            // Signals are not delivered (the runtime keeps the handlers
-            // and the mask), so a path waiting for one waits for ever
-            // (`sleep inf`).
+            // Only the process sends signals, and the runtime delivers
+            // those (with the handlers and the mask it keeps), so a path
+            // waiting for another waits for ever (`sleep inf`).
             nr::PAUSE | nr::RT_SIGSUSPEND => {
                 return Err(Flow::End(PathEnd::Early(EarlyReason::Blocked)));
             }
             nr::GETPID | nr::GETTID | nr::SET_TID_ADDRESS => 1,
             nr::GETPPID => 0,
             nr::GETUID | nr::GETGID | nr::GETEUID | nr::GETEGID => i64::from(NOBODY),
-            // The signal a path sends itself is not delivered either.
-            nr::KILL => return Err(Flow::End(PathEnd::Early(EarlyReason::Signalled))),
+            // The runtime asks for this when a signal the process sent
+            // itself takes its default action: the process ends, killed.
+            nr::KILL => {
+                let signal = self.concretize(state, &arg(2))? as u8;
+                return Err(Flow::End(PathEnd::Early(EarlyReason::Signalled(signal))));
+            }
             nr::EXIT | nr::EXIT_GROUP => {
                 let status = arg(1);
                 return Err(Flow::End(PathEnd::Completed { status }));

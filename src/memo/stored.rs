@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-use crate::exec::{Executor, PathEnd};
+use crate::exec::{EarlyReason, Executor, PathEnd};
 use crate::search::FinishedPath;
 
 /// A test's symbolic inputs in creation order: each one's name and bytes.
@@ -227,6 +227,11 @@ pub enum StoredOutcome {
     Early {
         reason: String,
     },
+    /// Killed by a signal it sent itself (ended early, `signalled`).
+    /// Last, so that trie files written before it read as before.
+    Signalled {
+        signal: u8,
+    },
 }
 
 /// What a stored test of a failed path reports. Written as the fields of
@@ -267,6 +272,9 @@ impl StoredTest {
                         .map(|f| (f.function.clone(), module.describe_loc(f.loc)))
                         .collect(),
                 }))
+            }
+            PathEnd::Early(EarlyReason::Signalled(signal)) => {
+                StoredOutcome::Signalled { signal: *signal }
             }
             PathEnd::Early(reason) => StoredOutcome::Early {
                 reason: reason.as_str().to_string(),
@@ -312,6 +320,9 @@ mod tests {
         Early {
             reason: String,
         },
+        Signalled {
+            signal: u8,
+        },
     }
 
     impl From<&StoredOutcome> for PlainOutcome {
@@ -326,6 +337,7 @@ mod tests {
                     stack: e.stack,
                 },
                 StoredOutcome::Early { reason } => PlainOutcome::Early { reason },
+                StoredOutcome::Signalled { signal } => PlainOutcome::Signalled { signal },
             }
         }
     }
@@ -386,6 +398,11 @@ mod tests {
                     reason: "max-depth".into(),
                 },
                 stdout: None,
+            },
+            StoredTest {
+                inputs: Inputs::default(),
+                outcome: StoredOutcome::Signalled { signal: 15 },
+                stdout: Some(Vec::new()),
             },
             StoredTest {
                 inputs: [("x".into(), vec![0])].into_iter().collect(),

@@ -109,9 +109,13 @@ impl End {
     }
 
     /// Stopped by a limit of the run other than the depth bound: the path
-    /// a resumed run goes on with.
+    /// a resumed run goes on with. A path waiting for a signal none sends
+    /// (`blocked`) or ended by a signal's default action (`signalled`)
+    /// ended as the program does: run again, it ends so again.
     pub fn is_stopped(&self) -> bool {
-        matches!(self, End::Early { reason } if reason != End::MAX_DEPTH)
+        const PROGRAM_ENDS: [&str; 2] = ["blocked", "signalled"];
+        matches!(self, End::Early { reason }
+            if reason != End::MAX_DEPTH && !PROGRAM_ENDS.contains(&reason.as_str()))
     }
 
     pub fn describe(&self) -> String {

@@ -274,6 +274,10 @@ pub enum Verdict {
 /// Compares a prediction with a native outcome.
 pub fn verdict(predicted: &Outcome, native: &NativeOutcome) -> Verdict {
     let kind = match predicted {
+        Outcome::Early {
+            signal: Some(signal),
+            ..
+        } => return killed_by(*signal, native),
         Outcome::Early { .. } => return Verdict::NotPredicted,
         Outcome::Error { kind, .. } => {
             if NOT_PREDICTED_KINDS.contains(&kind.as_str())
@@ -294,6 +298,26 @@ pub fn verdict(predicted: &Outcome, native: &NativeOutcome) -> Verdict {
         (_, Some(k), NativeOutcome::WildAccess) => k == "ptr" || k == "readonly",
         (_, Some(k), NativeOutcome::DivideTrap) => k == "div-by-zero" || k == "overflow",
         (_, Some(k), NativeOutcome::Trap) => TRAP_KINDS.contains(&k),
+        _ => false,
+    };
+    if matched {
+        Verdict::Match
+    } else {
+        Verdict::Mismatch
+    }
+}
+
+/// Whether a native run ended as a process killed by `signal` (which it
+/// sent itself) ends: the classifier names some signals by the error
+/// they usually mean.
+fn killed_by(signal: u8, native: &NativeOutcome) -> Verdict {
+    let matched = match native {
+        NativeOutcome::ReplayFailed(msg) => return Verdict::ReplayFailed(msg.clone()),
+        NativeOutcome::Signal(n) => *n == i32::from(signal),
+        NativeOutcome::Error("abort" | "assert") => i32::from(signal) == SIGABRT,
+        NativeOutcome::DivideTrap => i32::from(signal) == SIGFPE,
+        NativeOutcome::Trap => i32::from(signal) == SIGILL,
+        NativeOutcome::WildAccess => i32::from(signal) == SIGSEGV,
         _ => false,
     };
     if matched {
@@ -574,10 +598,37 @@ SUMMARY: UndefinedBehaviorSanitizer: undefined-behavior nat.c:10:19 in \n"
         );
         let early = Outcome::Early {
             reason: "max-depth".into(),
+            signal: None,
         };
         assert_eq!(
             verdict(&early, &NativeOutcome::ReplayFailed("x".into())),
             Verdict::NotPredicted
+        );
+        // A process killed by a signal it sent itself: the signal's number
+        // is predicted, and the classifier's name for it counts.
+        let killed = |signal| Outcome::Early {
+            reason: "signalled".into(),
+            signal: Some(signal),
+        };
+        assert_eq!(
+            verdict(&killed(15), &NativeOutcome::Signal(15)),
+            Verdict::Match
+        );
+        assert_eq!(
+            verdict(&killed(15), &NativeOutcome::Signal(10)),
+            Verdict::Mismatch
+        );
+        assert_eq!(
+            verdict(&killed(15), &NativeOutcome::Exit(0)),
+            Verdict::Mismatch
+        );
+        assert_eq!(
+            verdict(&killed(6), &NativeOutcome::Error("abort")),
+            Verdict::Match
+        );
+        assert_eq!(
+            verdict(&killed(11), &NativeOutcome::WildAccess),
+            Verdict::Match
         );
         assert_eq!(
             verdict(

@@ -127,7 +127,11 @@ fn prediction(outcome: &Outcome) -> String {
             line,
             message,
         } => comment(&format!("error '{kind}' at {file}:{line}: {message}")),
-        Outcome::Early { reason } => {
+        Outcome::Early {
+            signal: Some(signal),
+            ..
+        } => format!("killed by signal {signal}"),
+        Outcome::Early { reason, .. } => {
             comment(&format!("none: the run stopped this path early ({reason})"))
         }
     }
@@ -257,8 +261,8 @@ pub fn script(
     // fails with EAGAIN as in the engine (root is not held to it): the
     // limit is set in a subshell that then becomes the program, as
     // the script's own shell could fork nothing more under it. bash names
-    // the limit -u, dash -p. The engine delivers no signals: SIGPIPE is
-    // ignored, and stays so through the exec.
+    // the limit -u, dash -p. The engine starts the program with SIGPIPE
+    // ignored: so is it here, and it stays so through the exec.
     command.extend_from_slice(
         format!(
             "(trap '' PIPE; ulimit -u 1 2>/dev/null || ulimit -p 1 2>/dev/null; \

@@ -48,8 +48,14 @@ pub enum Outcome {
         line: u32,
         message: String,
     },
-    /// The run stopped the path at a limit (`max-depth`, `max-time`, ...).
-    Early { reason: String },
+    /// The run stopped the path at a limit (`max-depth`, `max-time`, ...),
+    /// or (`signalled`, with the signal's number) a signal the program
+    /// sent itself ended it, as it ends the native process.
+    Early {
+        reason: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        signal: Option<u8>,
+    },
 }
 
 impl TestsJson {
@@ -114,7 +120,11 @@ impl fmt::Display for Outcome {
             Outcome::Error {
                 kind, file, line, ..
             } => write!(f, "{kind} at {file}:{line}"),
-            Outcome::Early { reason } => write!(f, "early ({reason})"),
+            Outcome::Early {
+                reason,
+                signal: Some(signal),
+            } => write!(f, "early ({reason}, signal {signal})"),
+            Outcome::Early { reason, .. } => write!(f, "early ({reason})"),
         }
     }
 }
@@ -149,6 +159,7 @@ mod tests {
                     ktest: "test000003.ktest".into(),
                     outcome: Outcome::Early {
                         reason: "max-depth".into(),
+                        signal: None,
                     },
                 },
             ],

@@ -68,9 +68,9 @@ pub(crate) struct NativeRun<'a> {
     /// finds only what the engine's model has there.
     pub(crate) root: Option<&'a Path>,
     /// Whether the program links the replay library, which holds it to the
-    /// engine's model before main when asked: SIGPIPE ignored (the engine
-    /// delivers no signals, so a write to a pipe with no reader, stdout
-    /// past [`STDOUT_LIMIT`], fails with `EPIPE` there), sleeps that take
+    /// engine's model before main when asked: SIGPIPE ignored (as the
+    /// engine starts the program, so a write to a pipe with no reader,
+    /// stdout past [`STDOUT_LIMIT`], fails with `EPIPE` there), sleeps that take
     /// no time and one process. One that does not is held so between its
     /// fork and exec, which costs the replay a copy of its own address
     /// space for each test.

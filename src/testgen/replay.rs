@@ -459,6 +459,7 @@ int main(int argc, char **argv) {
                 ktest(7, 1, &["prog.bc"]),
                 Outcome::Early {
                     reason: "max-time".into(),
+                    signal: None,
                 },
             ),
         ];

@@ -11,6 +11,7 @@ use anyhow::Context;
 
 use super::index::{write_index, Outcome, TestRecord, TESTS_JSON, TESTS_JSON_VERSION};
 use super::stage::{PathFiles, Role, StagedTest, Stager};
+use crate::exec::EarlyReason;
 use crate::memo::{StoredOutcome, StoredTest};
 use crate::stats::PathStats;
 
@@ -150,6 +151,15 @@ impl TestWriter {
                 *self.paths.early.entry(reason.clone()).or_default() += 1;
                 Outcome::Early {
                     reason: reason.clone(),
+                    signal: None,
+                }
+            }
+            StoredOutcome::Signalled { signal } => {
+                let reason = EarlyReason::Signalled(*signal).as_str();
+                *self.paths.early.entry(reason.to_string()).or_default() += 1;
+                Outcome::Early {
+                    reason: reason.to_string(),
+                    signal: Some(*signal),
                 }
             }
         }

@@ -185,6 +185,10 @@ long __mnemo_sigprocmask(long how, const unsigned long *set, unsigned long *old,
 long __mnemo_sigaltstack(const stack_t *ss, stack_t *old);
 /* Whether the kernel would discard `sig` sent to the process. */
 int __mnemo_discarded(long sig);
+/* The process sends itself `sig`; `code` is siginfo's si_code. */
+long __mnemo_signal_self(long sig, int code);
+long __mnemo_sigsuspend(const unsigned long *mask, unsigned long size);
+long __mnemo_sigpending(unsigned long *set, unsigned long size);
 long __mnemo_sys_uname(struct utsname *u);
 long __mnemo_sysinfo(struct sysinfo *s);
 long __mnemo_getaffinity(unsigned long len, unsigned char *mask);

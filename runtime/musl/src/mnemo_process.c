@@ -1,8 +1,9 @@
 /* What the process keeps of itself and sees of its machine, for mnemo's
  * system calls (mnemo_syscall.c): signal actions, the mask of blocked
- * signals and the alternate stack, kept and given back as the kernel
- * keeps them though no signal is delivered; and the machine's facts,
- * fixed so that runs are deterministic. */
+ * signals, the signals pending and the alternate stack, kept and given
+ * back as the kernel keeps them, and a signal the process sends itself
+ * delivered as the kernel delivers it; and the machine's facts, fixed so
+ * that runs are deterministic. */
 #include "mnemo_fs.h"
 #include "ksigaction.h"
 
@@ -11,15 +12,113 @@
 #include <string.h>
 #include <sys/statfs.h>
 #include <sys/sysinfo.h>
+#include <sys/syscall.h>
 #include <sys/utsname.h>
+#include <ucontext.h>
 
-/* Signals are not delivered, but what a program sets is kept and given
- * back: each signal's action and the mask of blocked signals, as the
- * kernel keeps them (a program asks for the handler it inherited, or
- * saves the mask to restore it). The kernel's sigset is 8 bytes. */
-static struct k_sigaction actions[_NSIG];
-static unsigned long blocked;
+/* Each signal's action, the mask of blocked signals and the signals sent
+ * while blocked, as the kernel keeps them (a program asks for the handler
+ * it inherited, or saves the mask to restore it). The kernel's sigset is
+ * 8 bytes. No other process exists, so only the process itself sends
+ * signals: with kill, raise or pthread_kill. */
+static struct k_sigaction actions[_NSIG] = {
+    /* As the replay starts the program (stdout is a pipe its reader
+     * closes after the bytes a path may write: a write then fails). */
+    [SIGPIPE] = {.handler = SIG_IGN},
+};
+static unsigned long blocked, pending;
+/* How each pending signal was sent (siginfo's si_code). */
+static int sent_by[_NSIG];
 #define UNBLOCKABLE (1UL << (SIGKILL - 1) | 1UL << (SIGSTOP - 1))
+#define BIT(sig) (1UL << ((sig) - 1))
+
+static void deliver_unblocked(void);
+
+/* Runs `sig`'s action now: a handler is called as the kernel calls it
+ * (with its action's mask and, unless SA_NODEFER, the signal itself
+ * blocked while it runs; reset to the default first with SA_RESETHAND;
+ * given a siginfo and a context with SA_SIGINFO), the default action
+ * ends the process, which the engine reports as a path ended early
+ * ("signalled"), unless it ignores the signal. */
+static long deliver(long sig, int code) {
+  struct k_sigaction a = actions[sig];
+  if (a.handler == SIG_IGN || (a.handler == SIG_DFL && __mnemo_discarded(sig)))
+    return 0;
+  if (a.handler == SIG_DFL)
+    return __mnemo_kernel(SYS_kill, 1, sig, 0, 0, 0, 0);
+  unsigned long saved = blocked;
+  blocked |= a.mask[0] | (unsigned long)a.mask[1] << 32;
+  if (!(a.flags & SA_NODEFER))
+    blocked |= BIT(sig);
+  blocked &= ~UNBLOCKABLE;
+  if (a.flags & SA_RESETHAND) {
+    actions[sig].handler = SIG_DFL;
+    actions[sig].flags &= ~SA_SIGINFO;
+  }
+  if (a.flags & SA_SIGINFO) {
+    siginfo_t info;
+    ucontext_t context;
+    memset(&info, 0, sizeof info);
+    memset(&context, 0, sizeof context);
+    info.si_signo = sig;
+    info.si_code = code;
+    info.si_pid = 1;
+    info.si_uid = 65534; /* nobody, whom the program runs as */
+    memcpy(&context.uc_sigmask, &saved, sizeof saved);
+    ((void (*)(int, siginfo_t *, void *))a.handler)(sig, &info, &context);
+  } else {
+    a.handler(sig);
+  }
+  blocked = saved;
+  deliver_unblocked();
+  return 0;
+}
+
+/* Delivers each pending signal the mask no longer blocks, the lowest
+ * first, as the kernel does on the way back to the program. */
+static void deliver_unblocked(void) {
+  while (pending & ~blocked) {
+    long sig = __builtin_ctzl(pending & ~blocked) + 1;
+    pending &= ~BIT(sig);
+    deliver(sig, sent_by[sig]);
+  }
+}
+
+/* The process sends itself `sig` (`code`: SI_USER from kill, SI_TKILL
+ * from tkill): discarded where its action ignores it, pending while
+ * blocked (once, as a standard signal is), else delivered now. */
+long __mnemo_signal_self(long sig, int code) {
+  if (__mnemo_discarded(sig))
+    return 0;
+  if (blocked & BIT(sig)) {
+    pending |= BIT(sig);
+    sent_by[sig] = code;
+    return 0;
+  }
+  return deliver(sig, code);
+}
+
+/* sigsuspend: with `mask` in place of the process's, a pending signal it
+ * lets through is delivered and the call fails with EINTR; with none, it
+ * waits for ever, as nothing else sends one. */
+long __mnemo_sigsuspend(const unsigned long *mask, unsigned long size) {
+  if (size != sizeof blocked)
+    return -EINVAL;
+  if (!(pending & ~(*mask & ~UNBLOCKABLE)))
+    return __mnemo_kernel(SYS_rt_sigsuspend, 0, 0, 0, 0, 0, 0);
+  unsigned long saved = blocked;
+  blocked = *mask & ~UNBLOCKABLE;
+  deliver_unblocked();
+  blocked = saved;
+  return -EINTR;
+}
+
+long __mnemo_sigpending(unsigned long *set, unsigned long size) {
+  if (size != sizeof blocked)
+    return -EINVAL;
+  *set = pending;
+  return 0;
+}
 
 long __mnemo_sigaction(long sig, const struct k_sigaction *act,
                        struct k_sigaction *old, unsigned long size) {
@@ -51,11 +150,13 @@ long __mnemo_sigprocmask(long how, const unsigned long *set, unsigned long *old,
   }
   if (old)
     *old = was;
+  deliver_unblocked();
   return 0;
 }
 
-/* Signals are not delivered, so no handler ever runs on the alternate
- * stack; the one set is kept and given back, as the kernel does. */
+/* No handler runs on the alternate stack (the engine's calls have no
+ * stack to switch); the one set is kept and given back, as the kernel
+ * does. */
 static stack_t alt_stack = {.ss_flags = SS_DISABLE};
 
 long __mnemo_sigaltstack(const stack_t *ss, stack_t *old) {

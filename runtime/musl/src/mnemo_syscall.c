@@ -106,15 +106,24 @@ static long sys_pread(long fd, char *buf, unsigned long n, long off) {
 
 /* A symbolic file grows as it is written past its end; /dev/null drops
  * every byte. */
+static long broken_pipe(void) {
+  long r = __mnemo_signal_self(SIGPIPE, SI_USER);
+  return r ? r : -EPIPE;
+}
+
 static long sys_write(long fd, const char *buf, unsigned long n) {
   struct mnemo_desc *d = desc_of(fd);
   if (!d || !writable(d))
     return -EBADF;
-  if (d->kind == MNEMO_OUTPUT)
-    return __mnemo_kernel(SYS_write, d->stream, (long)buf, n, 0, 0, 0);
-  /* With no read end, a write fails (and SIGPIPE, never delivered). */
+  /* With no read end (stdout's closes after the bytes a path may
+   * write), a write sends SIGPIPE, which the program starts ignoring,
+   * and fails. */
+  if (d->kind == MNEMO_OUTPUT) {
+    long r = __mnemo_kernel(SYS_write, d->stream, (long)buf, n, 0, 0, 0);
+    return r == -EPIPE ? broken_pipe() : r;
+  }
   if (d->kind == MNEMO_PIPE)
-    return d->file->readers ? __mnemo_write_at(d->file, buf, n, d->file->size) : -EPIPE;
+    return d->file->readers ? __mnemo_write_at(d->file, buf, n, d->file->size) : broken_pipe();
   if (d->kind != MNEMO_FILE)
     return -EBADF;
   if (d->flags & O_APPEND)
@@ -527,19 +536,18 @@ static long sys_inotify_rm_watch(long fd, long wd) {
 /* No process but this one (pid 1, alone in its group and session) exists.
  * kill(-1) reaches every process but the caller and, as Linux's does,
  * succeeds where any exists, whether or not it may be signalled: natively
- * one always does. A signal the process sends itself is not delivered: unless
- * the kernel would discard it, the engine ends the path early ("signalled")
- * rather than go on as if it had been ignored. */
-static long sys_kill(long pid, long sig) {
+ * one always does. A signal the process sends itself is delivered
+ * (mnemo_process.c). `code`: how it was sent, for a handler's siginfo. */
+static long sys_kill(long pid, long sig, int code) {
   if (sig < 0 || sig > 64)
     return -EINVAL;
   if (pid == -1)
     return 0;
   if (pid != 1 && pid != 0)
     return -ESRCH;
-  if (sig == 0 || __mnemo_discarded(sig))
+  if (sig == 0)
     return 0;
-  return __mnemo_kernel(SYS_kill, pid, sig, 0, 0, 0, 0);
+  return __mnemo_signal_self(sig, code);
 }
 
 long __mnemo_syscall(long n, long a, long b, long c, long d, long e, long f) {
@@ -690,10 +698,12 @@ long __mnemo_syscall(long n, long a, long b, long c, long d, long e, long f) {
   case SYS_vfork:
   case SYS_clone: return -EAGAIN;
   case SYS_wait4: return -ECHILD;
-  case SYS_kill: return sys_kill(a, b);
+  case SYS_kill: return sys_kill(a, b, SI_USER);
   /* raise() and pthread_kill: the one thread's id is 1 (getpid's too). */
-  case SYS_tkill: return a == 1 ? sys_kill(1, b) : -ESRCH;
-  case SYS_tgkill: return a == 1 && b == 1 ? sys_kill(1, c) : -ESRCH;
+  case SYS_tkill: return a == 1 ? sys_kill(1, b, SI_TKILL) : -ESRCH;
+  case SYS_tgkill: return a == 1 && b == 1 ? sys_kill(1, c, SI_TKILL) : -ESRCH;
+  case SYS_rt_sigsuspend: return __mnemo_sigsuspend((const unsigned long *)a, b);
+  case SYS_rt_sigpending: return __mnemo_sigpending((unsigned long *)a, b);
   case SYS_poll:
   case SYS_ppoll: return sys_poll((struct pollfd *)a, b);
   case SYS_copy_file_range: return sys_copy_range(a, (long *)b, c, (long *)d, e, f);
