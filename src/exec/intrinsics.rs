@@ -3,7 +3,7 @@
 use super::end::ErrorKind;
 use super::executor::{Exec, Executor};
 use super::float;
-use super::state::State;
+use super::state::{function_address, State, STACK_BASE};
 use super::value::{Byte, Value};
 use crate::expr::{self, ExprRef};
 use crate::ir::semantics::{self, mask, mul_fits, to_signed};
@@ -210,6 +210,27 @@ impl Executor {
             }
             Intrinsic::VaEnd | Intrinsic::StackRestore => None,
             Intrinsic::StackSave => Some(Value::concrete(0, 64)),
+            Intrinsic::ReturnAddress | Intrinsic::FrameAddress => {
+                // The frame `level` calls up, and the one that called it.
+                let level = self.concretize(state, &arg(0))?;
+                let depth = state.stack.len();
+                let frame = usize::try_from(level)
+                    .ok()
+                    .and_then(|l| l.checked_add(1))
+                    .and_then(|up| depth.checked_sub(up));
+                let addr = match (kind, frame) {
+                    // In its caller's code: not a function's start (a call
+                    // through it is an error) and no object (nor a read).
+                    (Intrinsic::ReturnAddress, Some(i)) if i > 0 => {
+                        function_address(state.stack[i - 1].func) + 1
+                    }
+                    // Below where the engine's stacks start, one slot a
+                    // frame, deeper frames lower, as a native stack grows.
+                    (Intrinsic::FrameAddress, Some(i)) => STACK_BASE - 16 * (i as u64 + 1),
+                    _ => 0,
+                };
+                Some(Value::concrete(u128::from(addr), width))
+            }
             Intrinsic::Trap => {
                 return Err(self.error(state, ErrorKind::Abort, "llvm.trap reached"))
             }

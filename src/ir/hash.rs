@@ -728,6 +728,8 @@ fn intrinsic_code(k: Intrinsic) -> &'static str {
         I::UbsanTrap => "ubsantrap",
         I::StackSave => "stacksave",
         I::StackRestore => "stackrestore",
+        I::ReturnAddress => "returnaddress",
+        I::FrameAddress => "frameaddress",
         I::FAbs => "fabs",
         I::FRound(RoundTo::Down) => "floor",
         I::FRound(RoundTo::Up) => "ceil",

@@ -369,6 +369,10 @@ pub enum Intrinsic {
     StackSave,
     /// `llvm.stackrestore`: a no-op for mnemo.
     StackRestore,
+    /// `llvm.returnaddress` (`__builtin_return_address`): args level.
+    ReturnAddress,
+    /// `llvm.frameaddress` (`__builtin_frame_address`): args level.
+    FrameAddress,
     /// `llvm.fabs.*`
     FAbs,
     /// `llvm.floor.*`, `ceil`, `trunc`, `round`, `roundeven`, `rint` and

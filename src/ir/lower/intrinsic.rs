@@ -103,6 +103,7 @@ pub(super) fn classify_intrinsic(name: &str) -> IntrinsicUse {
         ("llvm.minnum.", I::FMinNum, 2),
         ("llvm.maxnum.", I::FMaxNum, 2),
         ("llvm.fma.", I::Fma, 3),
+        ("llvm.frameaddress.", I::FrameAddress, 1),
         ("llvm.objectsize.", I::ObjectSize, 4),
     ];
     const EXEC_EXACT: &[(&str, Intrinsic, usize)] = &[
@@ -114,6 +115,7 @@ pub(super) fn classify_intrinsic(name: &str) -> IntrinsicUse {
         ("llvm.ubsantrap", I::UbsanTrap, 1),
         ("llvm.stacksave", I::StackSave, 0),
         ("llvm.stackrestore", I::StackRestore, 1),
+        ("llvm.returnaddress", I::ReturnAddress, 1),
     ];
     if DROP_EXACT.contains(&name) || DROP_PREFIX.iter().any(|p| name.starts_with(p)) {
         return Drop;
@@ -238,39 +240,41 @@ mod tests {
         assert_eq!(classify_intrinsic("llvm.assume"), IntrinsicUse::Drop);
         assert_eq!(classify_intrinsic("llvm.expect.i64"), IntrinsicUse::Copy);
         assert_eq!(
-            classify_intrinsic("llvm.memcpy.p0i8.p0i8.i64"),
-            IntrinsicUse::Exec(Intrinsic::Memcpy, 3)
-        );
-        assert_eq!(
-            classify_intrinsic("llvm.umul.with.overflow.i64"),
-            IntrinsicUse::Exec(Intrinsic::MulOverflow { signed: false }, 2)
-        );
-        assert_eq!(
-            classify_intrinsic("llvm.debugtrap"),
-            IntrinsicUse::Exec(Intrinsic::Trap, 0)
-        );
-        assert_eq!(
-            classify_intrinsic("llvm.ubsantrap"),
-            IntrinsicUse::Exec(Intrinsic::UbsanTrap, 1)
-        );
-        assert_eq!(
             classify_intrinsic("llvm.fmuladd.f64"),
             IntrinsicUse::FMulAdd
         );
-        assert_eq!(
-            classify_intrinsic("llvm.sqrt.f64"),
-            IntrinsicUse::Exec(Intrinsic::FSqrt, 1)
-        );
-        // `llvm.round.` is not a prefix of `llvm.roundeven.`.
-        assert_eq!(
-            classify_intrinsic("llvm.roundeven.f32"),
-            IntrinsicUse::Exec(Intrinsic::FRound(RoundTo::NearestTiesEven), 1)
-        );
-        assert_eq!(
-            classify_intrinsic("llvm.round.f80"),
-            IntrinsicUse::Exec(Intrinsic::FRound(RoundTo::NearestTiesAway), 1)
-        );
         assert_eq!(classify_intrinsic("llvm.pow.f64"), IntrinsicUse::Unknown);
+        let executed = [
+            ("llvm.memcpy.p0i8.p0i8.i64", Intrinsic::Memcpy, 3),
+            (
+                "llvm.umul.with.overflow.i64",
+                Intrinsic::MulOverflow { signed: false },
+                2,
+            ),
+            ("llvm.debugtrap", Intrinsic::Trap, 0),
+            ("llvm.ubsantrap", Intrinsic::UbsanTrap, 1),
+            ("llvm.sqrt.f64", Intrinsic::FSqrt, 1),
+            // `llvm.round.` is not a prefix of `llvm.roundeven.`.
+            (
+                "llvm.roundeven.f32",
+                Intrinsic::FRound(RoundTo::NearestTiesEven),
+                1,
+            ),
+            (
+                "llvm.round.f80",
+                Intrinsic::FRound(RoundTo::NearestTiesAway),
+                1,
+            ),
+            ("llvm.returnaddress", Intrinsic::ReturnAddress, 1),
+            ("llvm.frameaddress.p0i8", Intrinsic::FrameAddress, 1),
+        ];
+        for (name, kind, args) in executed {
+            assert_eq!(
+                classify_intrinsic(name),
+                IntrinsicUse::Exec(kind, args),
+                "{name}"
+            );
+        }
     }
 
     #[test]
