@@ -213,11 +213,9 @@ pub fn round_to_integral(ty: FloatTy, to: RoundTo, bits: u128) -> Value {
 /// lowering refuses.
 pub fn sqrt(ty: FloatTy, bits: u128) -> Option<Value> {
     match ty {
-        FloatTy::F32 => {
-            let r = f32::from_bits(bits as u32).sqrt();
-            Some(Value::concrete(r.to_bits().into(), 32))
-        }
-        FloatTy::F64 => Some(put(ty, get(ty, bits).sqrt())),
+        // A float's root taken as a double rounds to the float's own: a
+        // double has more than twice a float's 24 bits and two more.
+        FloatTy::F32 | FloatTy::F64 => Some(put(ty, get(ty, bits).sqrt())),
         FloatTy::F80 => None,
     }
 }
@@ -340,11 +338,9 @@ fn to_int_as_x86(float: FloatTy, bits: u128, signed: bool, width: u32) -> u128 {
         return convert(bits, at(width + 1));
     }
     // 2^63 in the float's own format: exact in each.
-    let two63 = match float {
-        FloatTy::F32 => u128::from(0x5f00_0000u32),
-        FloatTy::F64 => u128::from(0x43e0_0000_0000_0000u64),
-        FloatTy::F80 => 0x403e_8000_0000_0000_0000,
-    };
+    let two63 = from_int(float, false, 1 << 63, 64)
+        .as_concrete()
+        .unwrap_or_default();
     let less = binary(FBinOp::Sub, float, bits, two63)
         .as_concrete()
         .unwrap_or_default();

@@ -253,36 +253,30 @@ impl Executor {
             | Intrinsic::FMinNum
             | Intrinsic::FMaxNum
             | Intrinsic::Fma => {
-                let Some(ty) = FloatTy::of_width(width) else {
-                    return Err(self.error(
-                        state,
-                        ErrorKind::Unsupported,
-                        format!("float intrinsic of {width} bits"),
-                    ));
-                };
                 // Fixed to one value each, as every float operand is.
                 let mut v = [0u128; 3];
                 for (i, slot) in v.iter_mut().enumerate().take(args.len()) {
                     *slot = self.concretize(state, &arg(i))?;
                 }
                 let [a, b, c] = v;
-                Some(match kind {
-                    Intrinsic::FRound(to) => float::round_to_integral(ty, to, a),
-                    Intrinsic::CopySign => float::copysign(ty, a, b),
-                    Intrinsic::FMinNum => float::min_max(ty, false, a, b),
-                    Intrinsic::FMaxNum => float::min_max(ty, true, a, b),
-                    Intrinsic::Fma => float::fma(ty, a, b, c),
-                    _ => match float::sqrt(ty, a) {
-                        Some(r) => r,
-                        None => {
-                            return Err(self.error(
-                                state,
-                                ErrorKind::Unsupported,
-                                "square root of an x87 long double",
-                            ))
-                        }
-                    },
-                })
+                // None: a format the lowering refuses (no square root of
+                // the x87's).
+                let result = FloatTy::of_width(width).and_then(|ty| match kind {
+                    Intrinsic::FRound(to) => Some(float::round_to_integral(ty, to, a)),
+                    Intrinsic::CopySign => Some(float::copysign(ty, a, b)),
+                    Intrinsic::FMinNum => Some(float::min_max(ty, false, a, b)),
+                    Intrinsic::FMaxNum => Some(float::min_max(ty, true, a, b)),
+                    Intrinsic::Fma => Some(float::fma(ty, a, b, c)),
+                    _ => float::sqrt(ty, a),
+                });
+                let Some(r) = result else {
+                    return Err(self.error(
+                        state,
+                        ErrorKind::Unsupported,
+                        format!("{kind:?} of a {width}-bit float"),
+                    ));
+                };
+                Some(r)
             }
             Intrinsic::ObjectSize => {
                 let min = arg(1).as_concrete().unwrap_or(0) != 0;

@@ -308,19 +308,12 @@ pub fn verdict(predicted: &Outcome, native: &NativeOutcome) -> Verdict {
 }
 
 /// Whether a native run ended as a process killed by `signal` (which it
-/// sent itself) ends: the classifier names some signals by the error
-/// they usually mean.
+/// sent itself, printing no report) is classified.
 fn killed_by(signal: u8, native: &NativeOutcome) -> Verdict {
-    let matched = match native {
-        NativeOutcome::ReplayFailed(msg) => return Verdict::ReplayFailed(msg.clone()),
-        NativeOutcome::Signal(n) => *n == i32::from(signal),
-        NativeOutcome::Error("abort" | "assert") => i32::from(signal) == SIGABRT,
-        NativeOutcome::DivideTrap => i32::from(signal) == SIGFPE,
-        NativeOutcome::Trap => i32::from(signal) == SIGILL,
-        NativeOutcome::WildAccess => i32::from(signal) == SIGSEGV,
-        _ => false,
-    };
-    if matched {
+    if let NativeOutcome::ReplayFailed(msg) = native {
+        return Verdict::ReplayFailed(msg.clone());
+    }
+    if classify_native(Termination::Signaled(i32::from(signal)), "") == *native {
         Verdict::Match
     } else {
         Verdict::Mismatch
