@@ -115,6 +115,7 @@ impl Executor {
             ret_dst,
             call_site,
             varargs: vararg_area,
+            tls: state.stack.last().and_then(|f| f.tls.clone()),
         });
         Ok(())
     }
@@ -213,7 +214,10 @@ impl Executor {
             };
             let depth = state.stack.len();
             let copies = self.copy_by_value(state, &f.name, &args[..named], &mut values)?;
-            if let Some(c) = self.composer.clone().filter(|_| concrete_target) {
+            // A summary's globals are the main thread's: a thread with its
+            // own thread-local globals runs its callees itself.
+            let composable = concrete_target && state.frame().tls.is_none();
+            if let Some(c) = self.composer.clone().filter(|_| composable) {
                 if c.at_call(self, state, target, &values, dst, site)? {
                     Self::give_copies(state, depth, copies);
                     return Ok(());
@@ -245,6 +249,9 @@ impl Executor {
             fr.regs.set(d, v);
         }
         fr.pc = InstId(pc.0 + 1);
+        if Executor::thread_stopped(state) {
+            return self.switch_thread(state, dst);
+        }
         Ok(())
     }
 

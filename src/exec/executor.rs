@@ -80,6 +80,11 @@ pub struct Executor {
     pub(crate) config: ExecConfig,
     pub(crate) solver: Solver,
     pub(super) consts: Vec<Value>,
+    /// The thread-local globals, by index: each thread has its own copy.
+    pub(super) tls_globals: Vec<usize>,
+    /// Which constants hold a thread-local global's address (empty in a
+    /// module without any): their values differ from thread to thread.
+    pub(super) tls_consts: Vec<bool>,
     pub(super) global_addrs: Vec<u64>,
     pub(crate) natives: Vec<Option<Native>>,
     pub(super) covered: Vec<Vec<bool>>,
@@ -196,6 +201,8 @@ impl Executor {
             config,
             solver,
             consts: Vec::new(),
+            tls_globals: Vec::new(),
+            tls_consts: Vec::new(),
             global_addrs,
             natives,
             covered,
@@ -224,6 +231,12 @@ impl Executor {
         ex.consts = (0..ex.module.consts.len())
             .map(|i| ex.eval_const(ConstId(i as u32)))
             .collect();
+        ex.tls_globals = (ex.module.globals.iter().enumerate())
+            .filter_map(|(i, g)| g.thread_local.then_some(i))
+            .collect();
+        if !ex.tls_globals.is_empty() {
+            ex.tls_consts = super::threads::thread_local_constants(&ex.module);
+        }
         ex
     }
 
@@ -509,6 +522,7 @@ impl Executor {
             inputs: None,
             settled: Vec::new(),
             settled_taken: 0,
+            threads: None,
         }
     }
 

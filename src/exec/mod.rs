@@ -31,6 +31,7 @@ mod start;
 mod state;
 mod syscalls;
 mod tally;
+mod threads;
 mod trail;
 mod ubsan;
 mod value;

@@ -17,20 +17,29 @@ const PROGRAM_NAME_SLOT: u64 = 4096;
 impl Executor {
     /// The value of constant `id`, globals' addresses known.
     pub(super) fn eval_const(&self, id: ConstId) -> Value {
+        self.eval_const_in(id, None)
+    }
+
+    /// The value of constant `id` in a thread whose copies of the
+    /// thread-local globals are at `tls` (in `tls_globals`' order); `None`
+    /// in the main thread, whose copies are the globals themselves.
+    pub(super) fn eval_const_in(&self, id: ConstId, tls: Option<&[u64]>) -> Value {
         match self.module.constant(id) {
             Const::Int { width, bits } => Value::concrete(*bits, *width),
             Const::Undef { width } => Value::concrete(0, *width),
             Const::Null => Value::concrete(0, 64),
-            Const::GlobalAddr { global, offset } => Value::concrete(
-                self.global_addrs[global.index()].wrapping_add(*offset as u64) as u128,
-                64,
-            ),
+            Const::GlobalAddr { global, offset } => {
+                let i = global.index();
+                let own = tls.and_then(|t| Some(t[self.tls_globals.binary_search(&i).ok()?]));
+                let base = own.unwrap_or(self.global_addrs[i]);
+                Value::concrete(base.wrapping_add(*offset as u64) as u128, 64)
+            }
             Const::FuncAddr(f) => Value::concrete(function_address(*f) as u128, 64),
             Const::BlockAddr { func, block } => {
                 Value::concrete(block_address(*func, *block) as u128, 64)
             }
             Const::Cast { op, to, value } => {
-                let v = self.eval_const(*value);
+                let v = self.eval_const_in(*value, tls);
                 let from = v.width();
                 Value::concrete(
                     semantics::cast(*op, from, *to, v.as_concrete().unwrap_or(0)),
@@ -43,13 +52,13 @@ impl Executor {
                 lhs,
                 rhs,
             } => {
-                let a = self.eval_const(*lhs).as_concrete().unwrap_or(0);
-                let b = self.eval_const(*rhs).as_concrete().unwrap_or(0);
+                let a = self.eval_const_in(*lhs, tls).as_concrete().unwrap_or(0);
+                let b = self.eval_const_in(*rhs, tls).as_concrete().unwrap_or(0);
                 Value::concrete(semantics::binary(*op, *width, a, b), *width)
             }
             Const::ICmp { pred, lhs, rhs } => {
-                let a = self.eval_const(*lhs);
-                let b = self.eval_const(*rhs).as_concrete().unwrap_or(0);
+                let a = self.eval_const_in(*lhs, tls);
+                let b = self.eval_const_in(*rhs, tls).as_concrete().unwrap_or(0);
                 Value::bool(semantics::icmp(
                     *pred,
                     a.width(),
@@ -62,16 +71,16 @@ impl Executor {
                 then_val,
                 else_val,
             } => {
-                if self.eval_const(*cond).as_concrete().unwrap_or(0) != 0 {
-                    self.eval_const(*then_val)
+                if self.eval_const_in(*cond, tls).as_concrete().unwrap_or(0) != 0 {
+                    self.eval_const_in(*then_val, tls)
                 } else {
-                    self.eval_const(*else_val)
+                    self.eval_const_in(*else_val, tls)
                 }
             }
             Const::Aggregate { width, parts } => {
                 let mut bits = 0u128;
                 for (offset, part) in parts {
-                    let v = self.eval_const(*part);
+                    let v = self.eval_const_in(*part, tls);
                     if *offset < 128 {
                         bits |= v.as_concrete().unwrap_or(0) << offset;
                     }

@@ -75,6 +75,9 @@ pub struct Frame {
     pub call_site: Option<InstId>,
     /// Where the variadic arguments are, if any.
     pub varargs: Option<super::varargs::Varargs>,
+    /// The running thread's copies of the thread-local globals, in a
+    /// thread other than the main one (whose copies are the globals).
+    pub tls: Option<Arc<[u64]>>,
 }
 
 /// A frame's registers. The innermost frame owns its registers and writes
@@ -382,6 +385,9 @@ pub struct State {
     pub settled: Vec<(u64, Value)>,
     /// How many of `settled` this run of the instruction took back so far.
     pub settled_taken: usize,
+    /// The process's other threads, once it made one (`threads`); the
+    /// running thread's frames are `stack`.
+    pub threads: Option<Box<super::threads::Threads>>,
 }
 
 /// A cut choice point a state is to fork at when it runs again: the site,

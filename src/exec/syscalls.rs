@@ -114,8 +114,10 @@ pub const STDOUT_LIMIT: usize = 1 << 20;
 mod nr {
     pub const WRITE: i64 = 1;
     pub const BRK: i64 = 12;
+    pub const SCHED_YIELD: i64 = 24;
     pub const PAUSE: i64 = 34;
     pub const GETPID: i64 = 39;
+    pub const CLONE: i64 = 56;
     pub const EXIT: i64 = 60;
     pub const KILL: i64 = 62;
     pub const GETUID: i64 = 102;
@@ -125,6 +127,7 @@ mod nr {
     pub const GETPPID: i64 = 110;
     pub const RT_SIGSUSPEND: i64 = 130;
     pub const GETTID: i64 = 186;
+    pub const FUTEX: i64 = 202;
     pub const SET_TID_ADDRESS: i64 = 218;
     pub const EXIT_GROUP: i64 = 231;
 }
@@ -155,7 +158,25 @@ impl Executor {
             nr::PAUSE | nr::RT_SIGSUSPEND => {
                 return Err(Flow::End(PathEnd::Early(EarlyReason::Blocked)));
             }
-            nr::GETPID | nr::GETTID | nr::SET_TID_ADDRESS => 1,
+            nr::GETPID | nr::SET_TID_ADDRESS => 1,
+            nr::GETTID => i64::from(state.thread_id()),
+            nr::CLONE => {
+                let start = self.concretize(state, &arg(1))? as u64;
+                self.thread_create(state, start, arg(2))?
+            }
+            nr::FUTEX => {
+                let mut a = [0u64; 5];
+                for (i, slot) in a.iter_mut().enumerate() {
+                    *slot = self.concretize(state, &arg(i + 1))? as u64;
+                }
+                self.futex(state, a)?
+            }
+            nr::SCHED_YIELD => {
+                Executor::thread_yield(state);
+                0
+            }
+            // A thread's exit, not the process's, while another goes on.
+            nr::EXIT if Executor::thread_exit(state) => 0,
             nr::GETPPID => 0,
             nr::GETUID | nr::GETGID | nr::GETEUID | nr::GETEGID => i64::from(NOBODY),
             // The runtime asks for this when a signal the process sent

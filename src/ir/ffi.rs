@@ -353,6 +353,10 @@ impl Val {
         unsafe { c::LLVMIsGlobalConstant(self.0) != 0 }
     }
 
+    pub fn is_thread_local(self) -> bool {
+        unsafe { c::LLVMIsThreadLocal(self.0) != 0 }
+    }
+
     pub fn is_declaration(self) -> bool {
         unsafe { c::LLVMIsDeclaration(self.0) != 0 }
     }

@@ -346,6 +346,7 @@ fn lower_global(cx: &mut Cx, g: Val, index: usize) -> Result<Global, LoadError> 
         size,
         align,
         is_constant: g.is_global_constant(),
+        thread_local: g.is_thread_local(),
         init,
         loc,
     })

@@ -712,6 +712,8 @@ pub struct Global {
     pub size: u64,
     pub align: u32,
     pub is_constant: bool,
+    /// Declared `_Thread_local`: each thread of the process has its own.
+    pub thread_local: bool,
     /// `None` for an external declaration without initializer.
     pub init: Option<GlobalInit>,
     pub loc: Option<SourceLoc>,

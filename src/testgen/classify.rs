@@ -278,6 +278,13 @@ pub fn verdict(predicted: &Outcome, native: &NativeOutcome) -> Verdict {
             signal: Some(signal),
             ..
         } => return killed_by(*signal, native),
+        // A process whose every thread waits for ever hangs natively too
+        // (a deadlock the native schedule avoids says nothing either way).
+        Outcome::Early { reason, .. }
+            if reason == "blocked" && *native == NativeOutcome::Timeout =>
+        {
+            return Verdict::Match
+        }
         Outcome::Early { .. } => return Verdict::NotPredicted,
         Outcome::Error { kind, .. } => {
             if NOT_PREDICTED_KINDS.contains(&kind.as_str())
@@ -595,6 +602,20 @@ SUMMARY: UndefinedBehaviorSanitizer: undefined-behavior nat.c:10:19 in \n"
         };
         assert_eq!(
             verdict(&early, &NativeOutcome::ReplayFailed("x".into())),
+            Verdict::NotPredicted
+        );
+        // A path blocked for ever: a native run that hangs matches it.
+        let blocked = Outcome::Early {
+            reason: "blocked".into(),
+            signal: None,
+        };
+        assert_eq!(verdict(&blocked, &NativeOutcome::Timeout), Verdict::Match);
+        assert_eq!(
+            verdict(&blocked, &NativeOutcome::Exit(0)),
+            Verdict::NotPredicted
+        );
+        assert_eq!(
+            verdict(&early, &NativeOutcome::Timeout),
             Verdict::NotPredicted
         );
         // A process killed by a signal it sent itself: the signal's number

@@ -12,7 +12,7 @@
  * one end to the other, and copy_file_range and sendfile from a file to
  * another; the environment is empty but
  * there; and what a
- * run of one thread needs of threads and aligned allocation. Run by
+ * program asks of threads and aligned allocation. Run by
  * tests/syscall_model.rs with `--sym-files 1 4`; every assertion must
  * hold in the engine (a native run on a real file system differs). */
 #define _GNU_SOURCE
@@ -170,7 +170,9 @@ int main(void) {
   assert(pthread_mutex_init(&m, 0) == 0 && pthread_mutex_lock(&m) == 0);
   assert(pthread_mutex_unlock(&m) == 0 && pthread_mutex_destroy(&m) == 0);
   pthread_t t;
-  assert(pthread_create(&t, 0, work, 0) == EAGAIN);
+  void *given;
+  assert(pthread_create(&t, 0, work, &page) == 0 && pthread_join(t, &given) == 0);
+  assert(given == &page);
   sigset_t set;
   sigemptyset(&set);
   sigaddset(&set, SIGINT);

@@ -189,6 +189,10 @@ int __mnemo_discarded(long sig);
 long __mnemo_signal_self(long sig, int code);
 long __mnemo_sigsuspend(const unsigned long *mask, unsigned long size);
 long __mnemo_sigpending(unsigned long *set, unsigned long size);
+/* Threads (mnemo_thread.c): the system calls another thread may run in. */
+long __mnemo_futex(volatile int *addr, long op, long val, long timeout, long addr2, long val3);
+long __mnemo_yield(void);
+int __mnemo_thread_exists(long tid);
 long __mnemo_sys_uname(struct utsname *u);
 long __mnemo_sysinfo(struct sysinfo *s);
 long __mnemo_getaffinity(unsigned long len, unsigned char *mask);

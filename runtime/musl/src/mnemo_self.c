@@ -1,5 +1,6 @@
-/* The descriptor of the program's one thread, initialised statically as
- * musl's start-up code would set it (its own address, the C locale). */
+/* The descriptor of the program's main thread, initialised statically as
+ * musl's start-up code would set it (its own address, the C locale, an
+ * empty list of robust mutexes held). */
 #include "pthread_impl.h"
 
 struct pthread __mnemo_self = {
@@ -9,4 +10,5 @@ struct pthread __mnemo_self = {
     .locale = &libc.global_locale,
     .detach_state = DT_JOINABLE,
     .tid = 1,
+    .robust_list.head = &__mnemo_self.robust_list.head,
 };

@@ -699,9 +699,11 @@ long __mnemo_syscall(long n, long a, long b, long c, long d, long e, long f) {
   case SYS_clone: return -EAGAIN;
   case SYS_wait4: return -ECHILD;
   case SYS_kill: return sys_kill(a, b, SI_USER);
-  /* raise() and pthread_kill: the one thread's id is 1 (getpid's too). */
-  case SYS_tkill: return a == 1 ? sys_kill(1, b, SI_TKILL) : -ESRCH;
-  case SYS_tgkill: return a == 1 && b == 1 ? sys_kill(1, c, SI_TKILL) : -ESRCH;
+  /* raise() and pthread_kill: the signal goes to the process (the
+   * running thread takes it) if the thread is one of its own. */
+  case SYS_tkill: return __mnemo_thread_exists(a) ? sys_kill(1, b, SI_TKILL) : -ESRCH;
+  case SYS_tgkill:
+    return a == 1 && __mnemo_thread_exists(b) ? sys_kill(1, c, SI_TKILL) : -ESRCH;
   case SYS_rt_sigsuspend: return __mnemo_sigsuspend((const unsigned long *)a, b);
   case SYS_rt_sigpending: return __mnemo_sigpending((unsigned long *)a, b);
   case SYS_poll:
@@ -769,9 +771,12 @@ long __mnemo_syscall(long n, long a, long b, long c, long d, long e, long f) {
       ts->tv_sec = 0, ts->tv_nsec = 1;
     return 0;
   }
-  /* Time does not pass: a sleep ends at once. */
+  /* Time does not pass: a sleep ends at once, once the other threads
+   * that can run have. */
   case SYS_nanosleep:
-  case SYS_clock_nanosleep: return 0;
+  case SYS_clock_nanosleep: __mnemo_yield(); return 0;
+  case SYS_sched_yield: return __mnemo_yield();
+  case SYS_futex: return __mnemo_futex((volatile int *)a, b, c, d, e, f);
   case SYS_getrandom:
     mnemo_random((unsigned char *)a, b);
     return b;

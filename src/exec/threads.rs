@@ -1,0 +1,456 @@
+//! The threads of a path's process, as the kernel's part of them: each
+//! thread is a stack of frames over the one address space, and one runs at
+//! a time, until it waits on a futex, yields or exits (the runtime's
+//! pthreads make those system calls, `runtime/musl/src/mnemo_thread.c`).
+//! Then the next thread able to run does, in the order of their ids after
+//! the one that stopped: a schedule a real machine could give, the same
+//! each time the path runs, so a trie-guided re-run and a parallel worker
+//! meet the same threads at the same places. A thread that waits with a
+//! time limit is woken by its timeout only when no thread can run (time
+//! passes only then), and when none can run and none has a limit, the
+//! threads wait for ever: the path ends blocked.
+//!
+//! A state with one thread carries nothing of this (`State::threads` is
+//! `None` until the first `clone`).
+
+use std::mem;
+use std::sync::Arc;
+
+use super::end::{EarlyReason, ErrorKind, PathEnd};
+use super::executor::{Exec, Executor, Flow};
+use super::memory::AllocKind;
+use super::state::{function_at, Frame, State};
+use super::value::Value;
+use crate::ir::{Const, ConstId, Module, Reg};
+
+/// The id of the thread a process starts with (its process id too).
+pub const MAIN_THREAD: u32 = 1;
+
+/// What a `futex(2)` operation the runtime's pthreads use does:
+/// `FUTEX_PRIVATE_FLAG` and `FUTEX_CLOCK_REALTIME` change nothing of it
+/// (one process, no clock), and a bitset wait or wake is a plain one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum FutexOp {
+    Wait,
+    Wake,
+    /// `FUTEX_REQUEUE` and `FUTEX_CMP_REQUEUE` (the runtime compares).
+    Requeue,
+}
+
+impl FutexOp {
+    fn of(op: u64) -> Option<FutexOp> {
+        match op & !(128 | 256) {
+            0 | 9 => Some(FutexOp::Wait),
+            1 | 10 => Some(FutexOp::Wake),
+            3 | 4 => Some(FutexOp::Requeue),
+            _ => None,
+        }
+    }
+}
+
+const ETIMEDOUT: i64 = 110;
+const ENOSYS: i64 = 38;
+
+/// The threads of a process with more than one, but for the running
+/// thread's stack, which is the state's own (`State::stack`).
+#[derive(Clone, Debug)]
+pub struct Threads {
+    running: u32,
+    next_id: u32,
+    /// The threads not running, by id.
+    parked: Vec<Parked>,
+    /// Set by a system call that stops the running thread; the switch is
+    /// made once the call's result is in its frame (`Executor::switch_thread`).
+    pending: Option<Stop>,
+}
+
+/// A thread that is not running, with its stack.
+#[derive(Clone, Debug)]
+struct Parked {
+    id: u32,
+    stack: Vec<Frame>,
+    waits: Option<Wait>,
+}
+
+/// A futex wait: the address, whether it has a time limit, and the
+/// register that gets the wait's result (`-ETIMEDOUT` if the limit ends it).
+#[derive(Clone, Copy, Debug)]
+struct Wait {
+    key: u64,
+    timed: bool,
+    result: Option<Reg>,
+}
+
+/// Why the running thread stops.
+#[derive(Clone, Copy, Debug)]
+enum Stop {
+    Yield,
+    Wait(Wait),
+    Exit,
+}
+
+impl State {
+    /// The running thread's id (`gettid`).
+    pub fn thread_id(&self) -> u32 {
+        self.threads.as_ref().map_or(MAIN_THREAD, |t| t.running)
+    }
+}
+
+impl Threads {
+    /// Makes up to `n` threads waiting on `key` able to run, the
+    /// longest-parked first (lowest id); how many.
+    fn wake(&mut self, key: u64, n: u64) -> u64 {
+        let mut woken = 0;
+        for p in &mut self.parked {
+            if woken == n {
+                break;
+            }
+            if p.waits.is_some_and(|w| w.key == key) {
+                p.waits = None;
+                woken += 1;
+            }
+        }
+        woken
+    }
+
+    /// Moves up to `n` threads waiting on `from` to wait on `to`.
+    fn requeue(&mut self, from: u64, to: u64, n: u64) -> u64 {
+        let mut moved = 0;
+        for w in self.parked.iter_mut().filter_map(|p| p.waits.as_mut()) {
+            if moved == n {
+                break;
+            }
+            if w.key == from {
+                w.key = to;
+                moved += 1;
+            }
+        }
+        moved
+    }
+
+    /// The parked thread to run next: the first able to run after the
+    /// running thread in id order, else (time passing) the first whose
+    /// wait has a limit, which then gets `-ETIMEDOUT`; `None` if every
+    /// thread waits for ever.
+    fn next(&self) -> Option<(usize, bool)> {
+        let after = self.parked.partition_point(|p| p.id <= self.running);
+        let order = (after..self.parked.len()).chain(0..after);
+        let mut timed = None;
+        for i in order {
+            match self.parked[i].waits {
+                None => return Some((i, false)),
+                Some(w) if w.timed && timed.is_none() => timed = Some(i),
+                Some(_) => {}
+            }
+        }
+        timed.map(|i| (i, true))
+    }
+}
+
+impl Executor {
+    /// `clone(start, arg)`, as the runtime's `pthread_create` makes it: a
+    /// new thread that will call `start(arg)` (which never returns); its id.
+    pub(super) fn thread_create(&mut self, state: &mut State, start: u64, arg: Value) -> Exec<i64> {
+        if self.summarising {
+            return Err(self.error(
+                state,
+                ErrorKind::Unsupported,
+                "a thread made by a function summarised alone",
+            ));
+        }
+        let Some(func) = function_at(start, self.module.functions.len()) else {
+            return Err(self.error(
+                state,
+                ErrorKind::External,
+                format!("clone of {start:#x}, which is not a function"),
+            ));
+        };
+        let id = state
+            .threads
+            .as_ref()
+            .map_or(MAIN_THREAD + 1, |t| t.next_id);
+        let tls = self.thread_locals(state, id)?;
+        let own = mem::take(&mut state.stack);
+        let made = self.push_frame(state, func, vec![arg], &[], None, None);
+        let mut stack = mem::replace(&mut state.stack, own);
+        made?;
+        if let Some(bottom) = stack.first_mut() {
+            bottom.tls = tls;
+        }
+        let threads = state.threads.get_or_insert_with(|| {
+            Box::new(Threads {
+                running: MAIN_THREAD,
+                next_id: MAIN_THREAD + 1,
+                parked: Vec::new(),
+                pending: None,
+            })
+        });
+        threads.next_id += 1;
+        threads.parked.push(Parked {
+            id,
+            stack,
+            waits: None,
+        });
+        Ok(i64::from(id))
+    }
+
+    /// A new thread's copies of the thread-local globals, each as the
+    /// program starts it (its initializer): `None` where there are none.
+    fn thread_locals(&mut self, state: &mut State, id: u32) -> Exec<Option<Arc<[u64]>>> {
+        if self.tls_globals.is_empty() {
+            return Ok(None);
+        }
+        let mut copies = Vec::with_capacity(self.tls_globals.len());
+        for i in self.tls_globals.clone() {
+            let g = &self.module.globals[i];
+            let name: Arc<str> = format!("{} (thread {id})", g.name).into();
+            let addr = self.allocate(state, g.size, AllocKind::Global, name)?;
+            if let Some(object) = state.memory.state_mut(addr) {
+                *object = self.global_contents(i);
+            }
+            copies.push(addr);
+        }
+        Ok(Some(copies.into()))
+    }
+
+    /// `futex(addr, op, val, timeout or val2, addr2)`. The runtime compares
+    /// the word with `val` before a wait, so a wait here always waits.
+    pub(super) fn futex(&mut self, state: &mut State, args: [u64; 5]) -> Exec<i64> {
+        let [addr, op, val, timeout, addr2] = args;
+        let Some(threads) = state.threads.as_mut().filter(|t| !t.parked.is_empty()) else {
+            // No other thread can wake this one: a wait with a limit ends
+            // at once, one without waits for ever.
+            return match FutexOp::of(op) {
+                Some(FutexOp::Wait) if timeout != 0 => Ok(-ETIMEDOUT),
+                Some(FutexOp::Wait) => Err(Flow::End(PathEnd::Early(EarlyReason::Blocked))),
+                Some(FutexOp::Wake | FutexOp::Requeue) => Ok(0),
+                None => Ok(-ENOSYS),
+            };
+        };
+        Ok(match FutexOp::of(op) {
+            Some(FutexOp::Wait) => {
+                threads.pending = Some(Stop::Wait(Wait {
+                    key: addr,
+                    timed: timeout != 0,
+                    result: None,
+                }));
+                0
+            }
+            Some(FutexOp::Wake) => threads.wake(addr, val) as i64,
+            Some(FutexOp::Requeue) => {
+                let woken = threads.wake(addr, val);
+                (woken + threads.requeue(addr, addr2, timeout)) as i64
+            }
+            None => -ENOSYS,
+        })
+    }
+
+    /// `sched_yield`: the next thread able to run runs.
+    pub(super) fn thread_yield(state: &mut State) {
+        if let Some(t) = state.threads.as_mut().filter(|t| !t.parked.is_empty()) {
+            t.pending = Some(Stop::Yield);
+        }
+    }
+
+    /// `exit` (the thread's, not `exit_group`): whether another thread
+    /// goes on; the last thread's exit is the process's.
+    pub(super) fn thread_exit(state: &mut State) -> bool {
+        match state.threads.as_mut().filter(|t| !t.parked.is_empty()) {
+            Some(t) => {
+                t.pending = Some(Stop::Exit);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Whether a system call stopped the running thread.
+    pub(super) fn thread_stopped(state: &State) -> bool {
+        state.threads.as_ref().is_some_and(|t| t.pending.is_some())
+    }
+
+    /// Stops the running thread as its system call asked, `result` being
+    /// the register its call's result went to, and runs the next.
+    pub(super) fn switch_thread(&mut self, state: &mut State, result: Option<Reg>) -> Exec<()> {
+        let Some(threads) = state.threads.as_mut() else {
+            return Ok(());
+        };
+        let Some(stop) = threads.pending.take() else {
+            return Ok(());
+        };
+        let me = threads.running;
+        let at = threads.parked.partition_point(|p| p.id < me);
+        let waits = match stop {
+            Stop::Wait(w) => Some(Wait { result, ..w }),
+            Stop::Yield | Stop::Exit => None,
+        };
+        threads.parked.insert(
+            at,
+            Parked {
+                id: me,
+                stack: Vec::new(),
+                waits,
+            },
+        );
+        if matches!(stop, Stop::Exit) {
+            // The exiting thread waits for ever: it is only chosen when
+            // nothing else can run, and then nothing can.
+            threads.parked[at].waits = Some(Wait {
+                key: u64::MAX,
+                timed: false,
+                result: None,
+            });
+        }
+        let Some((next, timed_out)) = threads.next() else {
+            threads.parked.remove(at);
+            return Err(Flow::End(PathEnd::Early(EarlyReason::Blocked)));
+        };
+        let mut parked = threads.parked.remove(next);
+        threads.running = parked.id;
+        if let Stop::Exit = stop {
+            threads.parked.retain(|p| p.id != me);
+            let tls = state.stack.first().and_then(|f| f.tls.clone());
+            for frame in state.stack.drain(..) {
+                for a in &frame.allocas {
+                    state.memory.remove(*a);
+                }
+            }
+            for a in tls.iter().flat_map(|t| t.iter()) {
+                state.memory.remove(*a);
+            }
+        } else if parked.id != me {
+            let own = threads
+                .parked
+                .iter_mut()
+                .find(|p| p.id == me)
+                .expect("parked above");
+            own.stack = mem::take(&mut state.stack);
+        }
+        if parked.id != me {
+            state.stack = mem::take(&mut parked.stack);
+            // A replay of a callee's recorded paths follows one thread.
+            state.composing = None;
+        } else {
+            threads.parked.retain(|p| p.id != me);
+        }
+        if timed_out {
+            if let Some(w) = parked.waits.and_then(|w| w.result) {
+                let fr = state.frame_mut();
+                let width = fr.regs.get(w).width();
+                fr.regs
+                    .set(w, Value::concrete((-ETIMEDOUT) as u64 as u128, width));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// For each constant, whether its value holds the address of a
+/// thread-local global: such a value is the running thread's.
+pub(super) fn thread_local_constants(module: &Module) -> Vec<bool> {
+    fn holds(m: &Module, id: ConstId, memo: &mut [Option<bool>]) -> bool {
+        if let Some(known) = memo[id.index()] {
+            return known;
+        }
+        let mut any = |ids: &[ConstId]| ids.iter().any(|c| holds(m, *c, memo));
+        let found = match m.constant(id) {
+            Const::GlobalAddr { global, .. } => m.global(*global).thread_local,
+            Const::Cast { value, .. } => any(&[*value]),
+            Const::Binary { lhs, rhs, .. } | Const::ICmp { lhs, rhs, .. } => any(&[*lhs, *rhs]),
+            Const::Select {
+                cond,
+                then_val,
+                else_val,
+            } => any(&[*cond, *then_val, *else_val]),
+            Const::Aggregate { parts, .. } => {
+                let ids: Vec<ConstId> = parts.iter().map(|(_, c)| *c).collect();
+                any(&ids)
+            }
+            Const::Int { .. }
+            | Const::Undef { .. }
+            | Const::Null
+            | Const::FuncAddr(_)
+            | Const::BlockAddr { .. } => false,
+        };
+        memo[id.index()] = Some(found);
+        found
+    }
+    let mut memo = vec![None; module.consts.len()];
+    (0..module.consts.len())
+        .map(|i| holds(module, ConstId(i as u32), &mut memo))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parked(id: u32, waits: Option<(u64, bool)>) -> Parked {
+        Parked {
+            id,
+            stack: Vec::new(),
+            waits: waits.map(|(key, timed)| Wait {
+                key,
+                timed,
+                result: None,
+            }),
+        }
+    }
+
+    fn threads(running: u32, parked: Vec<Parked>) -> Threads {
+        Threads {
+            running,
+            next_id: 10,
+            parked,
+            pending: None,
+        }
+    }
+
+    #[test]
+    fn the_next_thread_is_the_first_able_to_run_after_the_running_one() {
+        let t = threads(
+            3,
+            vec![
+                parked(1, None),
+                parked(2, None),
+                parked(4, Some((8, false))),
+            ],
+        );
+        // 4 waits, so the order wraps round to 1.
+        assert_eq!(t.next(), Some((0, false)));
+        let t = threads(1, vec![parked(2, Some((8, false))), parked(3, None)]);
+        assert_eq!(t.next(), Some((1, false)));
+    }
+
+    #[test]
+    fn time_passes_only_when_no_thread_can_run() {
+        let t = threads(
+            1,
+            vec![parked(2, Some((8, false))), parked(3, Some((9, true)))],
+        );
+        assert_eq!(t.next(), Some((1, true)));
+        let t = threads(1, vec![parked(2, Some((8, false)))]);
+        assert_eq!(t.next(), None);
+    }
+
+    #[test]
+    fn a_wake_frees_the_waiters_on_its_word_in_id_order() {
+        let mut t = threads(
+            1,
+            vec![
+                parked(2, Some((8, false))),
+                parked(3, Some((9, false))),
+                parked(4, Some((8, true))),
+            ],
+        );
+        assert_eq!(t.wake(8, 1), 1);
+        assert!(t.parked[0].waits.is_none());
+        assert!(t.parked[2].waits.is_some());
+        assert_eq!(t.wake(8, 5), 1);
+        assert_eq!(t.wake(7, 5), 0);
+        // A requeue moves the waiters to the other word without waking them.
+        assert_eq!(t.requeue(9, 12, 1), 1);
+        assert_eq!(t.wake(9, 1), 0);
+        assert_eq!(t.wake(12, 1), 1);
+    }
+}
