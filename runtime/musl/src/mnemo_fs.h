@@ -189,6 +189,11 @@ int __mnemo_discarded(long sig);
 long __mnemo_signal_self(long sig, int code);
 long __mnemo_sigsuspend(const unsigned long *mask, unsigned long size);
 long __mnemo_sigpending(unsigned long *set, unsigned long size);
+struct itimerval;
+long __mnemo_setitimer(long which, const struct itimerval *new, struct itimerval *old);
+long __mnemo_getitimer(long which, struct itimerval *value);
+/* Waits for a signal (pause, a read nothing will feed). */
+long __mnemo_wait(int restartable);
 /* Threads (mnemo_thread.c): the system calls another thread may run in. */
 long __mnemo_futex(volatile int *addr, long op, long val, long timeout, long addr2, long val3);
 long __mnemo_yield(void);

@@ -88,7 +88,7 @@ long __mnemo_open(int dirfd, const char *path, int flags, unsigned mode) {
      * open that waits waits for ever. */
     if (flags & O_NONBLOCK)
       return (flags & 3) == O_RDONLY ? new_desc(MNEMO_EMPTY_IN, f, flags) : -ENXIO;
-    return __mnemo_kernel(34 /* SYS_pause */, 0, 0, 0, 0, 0, 0);
+    return __mnemo_wait(1);
   }
   if (type == S_IFREG && (flags & O_TRUNC) && f->own)
     __mnemo_resize(f, 0);

@@ -1,9 +1,10 @@
 /* What the process keeps of itself and sees of its machine, for mnemo's
  * system calls (mnemo_syscall.c): signal actions, the mask of blocked
  * signals, the signals pending and the alternate stack, kept and given
- * back as the kernel keeps them, and a signal the process sends itself
- * delivered as the kernel delivers it; and the machine's facts, fixed so
- * that runs are deterministic. */
+ * back as the kernel keeps them, a signal the process sends itself
+ * delivered as the kernel delivers it, and the interval timers, whose
+ * SIGALRM comes when the process would otherwise wait for ever; and the
+ * machine's facts, fixed so that runs are deterministic. */
 #include "mnemo_fs.h"
 #include "ksigaction.h"
 
@@ -13,6 +14,7 @@
 #include <sys/statfs.h>
 #include <sys/sysinfo.h>
 #include <sys/syscall.h>
+#include <sys/time.h>
 #include <sys/utsname.h>
 #include <ucontext.h>
 
@@ -20,7 +22,7 @@
  * while blocked, as the kernel keeps them (a program asks for the handler
  * it inherited, or saves the mask to restore it). The kernel's sigset is
  * 8 bytes. No other process exists, so only the process itself sends
- * signals: with kill, raise or pthread_kill. */
+ * signals: with kill, raise or pthread_kill, or its real timer. */
 static struct k_sigaction actions[_NSIG] = {
     /* As the replay starts the program (stdout is a pipe its reader
      * closes after the bytes a path may write: a write then fails). */
@@ -88,29 +90,91 @@ static void deliver_unblocked(void) {
  * from tkill): discarded where its action ignores it, pending while
  * blocked (once, as a standard signal is), else delivered now. */
 long __mnemo_signal_self(long sig, int code) {
-  if (__mnemo_discarded(sig))
-    return 0;
+  /* A blocked signal is kept even where its action ignores it now: the
+   * action may change before it is unblocked (delivery discards it if
+   * not). */
   if (blocked & BIT(sig)) {
     pending |= BIT(sig);
     sent_by[sig] = code;
     return 0;
   }
+  if (__mnemo_discarded(sig))
+    return 0;
   return deliver(sig, code);
+}
+
+/* The interval timers (setitimer, and alarm over it). The clock stands
+ * still and a sleep ends at once (as the replay makes sleeps), so time
+ * passes only where the process would otherwise wait for ever: the real
+ * timer expires then, and only then (`alarm_rings`). The other two count
+ * CPU time, which a run does not measure: they are kept, and never
+ * expire. */
+static struct itimerval timers[3];
+
+long __mnemo_setitimer(long which, const struct itimerval *new, struct itimerval *old) {
+  if ((unsigned long)which > ITIMER_PROF)
+    return -EINVAL;
+  if (new && ((unsigned long)new->it_value.tv_usec >= 1000000 ||
+              (unsigned long)new->it_interval.tv_usec >= 1000000))
+    return -EINVAL;
+  if (old)
+    *old = timers[which];
+  if (new)
+    timers[which] = timerisset(&new->it_value) ? *new : (struct itimerval){0};
+  return 0;
+}
+
+long __mnemo_getitimer(long which, struct itimerval *value) {
+  if ((unsigned long)which > ITIMER_PROF)
+    return -EINVAL;
+  *value = timers[which];
+  return 0;
+}
+
+/* Time passes to the real timer's expiry, if it is set: SIGALRM comes
+ * (from the kernel) and the timer starts again with its interval.
+ * Whether a handler ran: ignored or blocked, it leaves the process
+ * waiting, and the next expiry brings nothing more. */
+static int alarm_rings(void) {
+  struct itimerval *t = &timers[ITIMER_REAL];
+  if (!timerisset(&t->it_value))
+    return 0;
+  void (*handler)(int) = actions[SIGALRM].handler;
+  int caught = !(blocked & BIT(SIGALRM)) && handler != SIG_IGN && handler != SIG_DFL;
+  t->it_value = t->it_interval;
+  __mnemo_signal_self(SIGALRM, SI_KERNEL);
+  return caught;
+}
+
+/* The process waits for a signal, which only the real timer brings:
+ * -EINTR once a handler has run (where `restartable`, as a read is, one
+ * installed with SA_RESTART goes back to waiting instead); with none to
+ * come, it waits for ever, which the engine ends as `blocked`. */
+long __mnemo_wait(int restartable) {
+  for (;;) {
+    int restart = restartable && (actions[SIGALRM].flags & SA_RESTART);
+    if (!alarm_rings())
+      return __mnemo_kernel(SYS_pause, 0, 0, 0, 0, 0, 0);
+    if (!restart)
+      return -EINTR;
+  }
 }
 
 /* sigsuspend: with `mask` in place of the process's, a pending signal it
  * lets through is delivered and the call fails with EINTR; with none, it
- * waits for ever, as nothing else sends one. */
+ * waits for the real timer (`alarm_rings`), for ever without one. */
 long __mnemo_sigsuspend(const unsigned long *mask, unsigned long size) {
   if (size != sizeof blocked)
     return -EINVAL;
-  if (!(pending & ~(*mask & ~UNBLOCKABLE)))
-    return __mnemo_kernel(SYS_rt_sigsuspend, 0, 0, 0, 0, 0, 0);
   unsigned long saved = blocked;
   blocked = *mask & ~UNBLOCKABLE;
-  deliver_unblocked();
+  int woken = (pending & ~blocked) != 0;
+  if (woken)
+    deliver_unblocked();
+  else
+    woken = alarm_rings();
   blocked = saved;
-  return -EINTR;
+  return woken ? -EINTR : __mnemo_kernel(SYS_rt_sigsuspend, 0, 0, 0, 0, 0, 0);
 }
 
 long __mnemo_sigpending(unsigned long *set, unsigned long size) {
@@ -129,6 +193,9 @@ long __mnemo_sigaction(long sig, const struct k_sigaction *act,
   struct k_sigaction was = actions[sig];
   if (act)
     actions[sig] = *act;
+  /* A signal pending that the new action ignores is discarded. */
+  if (act && __mnemo_discarded(sig))
+    pending &= ~BIT(sig);
   if (old)
     *old = was;
   return 0;

@@ -72,13 +72,11 @@ static long sys_read(long fd, char *buf, unsigned long n) {
   /* No inotify event ever comes: a read waits for ever (`tail -f`),
    * which the engine ends as a path waiting for a signal. */
   if (d->kind == MNEMO_INOTIFY)
-    return (d->flags & O_NONBLOCK) ? -EAGAIN
-                                   : __mnemo_kernel(SYS_pause, 0, 0, 0, 0, 0, 0);
+    return (d->flags & O_NONBLOCK) ? -EAGAIN : __mnemo_wait(1);
   /* An empty pipe is at its end once no write end is open; before, a
    * read waits for ever, as only this process could write to it. */
   if (d->kind == MNEMO_PIPE && d->off >= d->file->size && d->file->writers)
-    return (d->flags & O_NONBLOCK) ? -EAGAIN
-                                   : __mnemo_kernel(SYS_pause, 0, 0, 0, 0, 0, 0);
+    return (d->flags & O_NONBLOCK) ? -EAGAIN : __mnemo_wait(1);
   long r = d->kind == MNEMO_PIPE ? __mnemo_read_at(d->file, buf, n, d->off)
                                  : do_read(d, buf, n, d->off);
   if (r > 0)
@@ -705,6 +703,10 @@ long __mnemo_syscall(long n, long a, long b, long c, long d, long e, long f) {
   case SYS_tgkill:
     return a == 1 && __mnemo_thread_exists(b) ? sys_kill(1, c, SI_TKILL) : -ESRCH;
   case SYS_rt_sigsuspend: return __mnemo_sigsuspend((const unsigned long *)a, b);
+  case SYS_pause: return __mnemo_wait(0);
+  case SYS_setitimer:
+    return __mnemo_setitimer(a, (const struct itimerval *)b, (struct itimerval *)c);
+  case SYS_getitimer: return __mnemo_getitimer(a, (struct itimerval *)b);
   case SYS_rt_sigpending: return __mnemo_sigpending((unsigned long *)a, b);
   case SYS_poll:
   case SYS_ppoll: return sys_poll((struct pollfd *)a, b);
