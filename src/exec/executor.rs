@@ -82,9 +82,15 @@ pub struct Executor {
     pub(super) consts: Vec<Value>,
     /// The thread-local globals, by index: each thread has its own copy.
     pub(super) tls_globals: Vec<usize>,
-    /// Which constants hold a thread-local global's address (empty in a
-    /// module without any): their values differ from thread to thread.
-    pub(super) tls_consts: Vec<bool>,
+    /// The constants that hold a thread-local global's address (none in
+    /// a module without one): their values differ from thread to thread.
+    pub(super) tls_consts: Vec<ConstId>,
+    /// Whose thread-local globals `consts` holds the addresses of now: the
+    /// copies of the thread these are (`Frame::tls`), `None` for the main
+    /// thread's, the globals themselves. Set as a state's step begins and
+    /// when its running thread changes, so that reading a constant costs
+    /// nothing more than it did before threads.
+    pub(super) tls_in_consts: Option<Arc<[u64]>>,
     pub(super) global_addrs: Vec<u64>,
     pub(crate) natives: Vec<Option<Native>>,
     pub(super) covered: Vec<Vec<bool>>,
@@ -203,6 +209,7 @@ impl Executor {
             consts: Vec::new(),
             tls_globals: Vec::new(),
             tls_consts: Vec::new(),
+            tls_in_consts: None,
             global_addrs,
             natives,
             covered,
@@ -365,6 +372,9 @@ impl Executor {
         let only_seed = self.config.only_seed;
         if only_seed && !state.is_seeded() {
             return Step::Ended(PathEnd::Early(EarlyReason::OnlySeed));
+        }
+        if !self.tls_consts.is_empty() {
+            self.use_thread_locals(state);
         }
         let module = self.module.clone();
         let limited = self.budget.is_limited();

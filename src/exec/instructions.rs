@@ -20,12 +20,7 @@ impl Executor {
     pub(super) fn operand(&self, frame: &Frame, op: Operand) -> Value {
         match op {
             Operand::Reg(r) => frame.regs.get(r).clone(),
-            Operand::Const(c) => match &frame.tls {
-                Some(tls) if self.tls_consts.get(c.index()).is_some_and(|t| *t) => {
-                    self.eval_const_in(c, Some(tls))
-                }
-                _ => self.consts[c.index()].clone(),
-            },
+            Operand::Const(c) => self.consts[c.index()].clone(),
         }
     }
 

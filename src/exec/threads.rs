@@ -64,11 +64,12 @@ pub struct Threads {
     pending: Option<Stop>,
 }
 
-/// A thread that is not running, with its stack.
+/// A thread that is not running, with its stack: shared by the paths a
+/// fork makes, as nothing changes it until the thread runs again.
 #[derive(Clone, Debug)]
 struct Parked {
     id: u32,
-    stack: Vec<Frame>,
+    stack: Arc<Vec<Frame>>,
     waits: Option<Wait>,
 }
 
@@ -188,7 +189,7 @@ impl Executor {
         threads.next_id += 1;
         threads.parked.push(Parked {
             id,
-            stack,
+            stack: Arc::new(stack),
             waits: None,
         });
         Ok(i64::from(id))
@@ -211,6 +212,24 @@ impl Executor {
             copies.push(addr);
         }
         Ok(Some(copies.into()))
+    }
+
+    /// Makes the constants that hold a thread-local global's address hold
+    /// the running thread's copy's (see `tls_in_consts`).
+    pub(super) fn use_thread_locals(&mut self, state: &State) {
+        let tls = state.stack.last().and_then(|f| f.tls.clone());
+        let same = match (&tls, &self.tls_in_consts) {
+            (Some(a), Some(b)) => Arc::ptr_eq(a, b),
+            (None, None) => true,
+            _ => false,
+        };
+        if same {
+            return;
+        }
+        for c in self.tls_consts.clone() {
+            self.consts[c.index()] = self.eval_const_in(c, tls.as_deref());
+        }
+        self.tls_in_consts = tls;
     }
 
     /// `futex(addr, op, val, timeout or val2, addr2)`. The runtime compares
@@ -288,7 +307,7 @@ impl Executor {
             at,
             Parked {
                 id: me,
-                stack: Vec::new(),
+                stack: Arc::default(),
                 waits,
             },
         );
@@ -324,14 +343,17 @@ impl Executor {
                 .iter_mut()
                 .find(|p| p.id == me)
                 .expect("parked above");
-            own.stack = mem::take(&mut state.stack);
+            own.stack = Arc::new(mem::take(&mut state.stack));
         }
         if parked.id != me {
-            state.stack = mem::take(&mut parked.stack);
+            state.stack = Arc::unwrap_or_clone(mem::take(&mut parked.stack));
             // A replay of a callee's recorded paths follows one thread.
             state.composing = None;
         } else {
             threads.parked.retain(|p| p.id != me);
+        }
+        if !self.tls_consts.is_empty() {
+            self.use_thread_locals(state);
         }
         if timed_out {
             if let Some(w) = parked.waits.and_then(|w| w.result) {
@@ -345,9 +367,9 @@ impl Executor {
     }
 }
 
-/// For each constant, whether its value holds the address of a
-/// thread-local global: such a value is the running thread's.
-pub(super) fn thread_local_constants(module: &Module) -> Vec<bool> {
+/// The constants whose values hold the address of a thread-local global:
+/// such a value is the running thread's.
+pub(super) fn thread_local_constants(module: &Module) -> Vec<ConstId> {
     fn holds(m: &Module, id: ConstId, memo: &mut [Option<bool>]) -> bool {
         if let Some(known) = memo[id.index()] {
             return known;
@@ -376,8 +398,9 @@ pub(super) fn thread_local_constants(module: &Module) -> Vec<bool> {
         found
     }
     let mut memo = vec![None; module.consts.len()];
-    (0..module.consts.len())
-        .map(|i| holds(module, ConstId(i as u32), &mut memo))
+    (0..module.consts.len() as u32)
+        .map(ConstId)
+        .filter(|c| holds(module, *c, &mut memo))
         .collect()
 }
 
@@ -388,7 +411,7 @@ mod tests {
     fn parked(id: u32, waits: Option<(u64, bool)>) -> Parked {
         Parked {
             id,
-            stack: Vec::new(),
+            stack: Arc::default(),
             waits: waits.map(|(key, timed)| Wait {
                 key,
                 timed,
