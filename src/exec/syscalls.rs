@@ -127,6 +127,7 @@ mod nr {
     pub const GETPPID: i64 = 110;
     pub const RT_SIGSUSPEND: i64 = 130;
     pub const GETTID: i64 = 186;
+    pub const TKILL: i64 = 200;
     pub const FUTEX: i64 = 202;
     pub const SET_TID_ADDRESS: i64 = 218;
     pub const EXIT_GROUP: i64 = 231;
@@ -170,6 +171,12 @@ impl Executor {
                     *slot = self.concretize(state, &arg(i + 1))? as u64;
                 }
                 self.futex(state, a)?
+            }
+            // The runtime's pthread_cancel: the other thread's wait ends.
+            nr::TKILL => {
+                let tid = self.concretize(state, &arg(1))? as u64;
+                Executor::thread_interrupt(state, tid);
+                0
             }
             nr::SCHED_YIELD => {
                 Executor::thread_yield(state);

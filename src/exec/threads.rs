@@ -48,6 +48,7 @@ impl FutexOp {
     }
 }
 
+const EINTR: i64 = 4;
 const ETIMEDOUT: i64 = 110;
 const ENOSYS: i64 = 38;
 
@@ -262,6 +263,27 @@ impl Executor {
             }
             None => -ENOSYS,
         })
+    }
+
+    /// Ends thread `tid`'s wait, if it waits: its futex call fails with
+    /// `EINTR` (a cancellation request, which its cancellation point then
+    /// acts on).
+    pub(super) fn thread_interrupt(state: &mut State, tid: u64) {
+        let Some(threads) = state.threads.as_mut() else {
+            return;
+        };
+        let Some(p) = threads.parked.iter_mut().find(|p| u64::from(p.id) == tid) else {
+            return;
+        };
+        let Some(w) = p.waits.take() else {
+            return;
+        };
+        let frames = Arc::make_mut(&mut p.stack);
+        if let (Some(r), Some(fr)) = (w.result, frames.last_mut()) {
+            let width = fr.regs.get(r).width();
+            fr.regs
+                .set(r, Value::concrete((-EINTR) as u64 as u128, width));
+        }
     }
 
     /// `sched_yield`: the next thread able to run runs.

@@ -1,7 +1,7 @@
 /* The system calls a thread may stop at (futex waits, yields, sleeps),
- * and the thread pointer, which every use of errno reads: apart from
- * mnemo_thread.c, so that a program that makes no thread links none of
- * pthread_create's machinery. */
+ * the cancellation points, and the thread pointer, which every use of
+ * errno reads: apart from mnemo_thread.c, so that a program that makes
+ * no thread links none of pthread_create's machinery. */
 #include "pthread_impl.h"
 #include "syscall.h"
 
@@ -52,4 +52,27 @@ int __mnemo_thread_exists(long tid) {
       return 1;
   while ((t = t->next) != self);
   return 0;
+}
+
+/* What acts on a cancellation request (mnemo_thread.c), set by the first
+ * pthread_cancel: until then no thread has a request to act on. */
+long (*__mnemo_cancel)(void);
+
+/* A system call that is a cancellation point (musl's __syscall_cp, whose
+ * own version interrupts the call with a signal): a request made before
+ * it, or one that ended its wait (EINTR), is acted on, unless the thread
+ * disabled cancellation (or masked it, for close). */
+long(__syscall_cp)(syscall_arg_t nr, syscall_arg_t u, syscall_arg_t v, syscall_arg_t w,
+                   syscall_arg_t x, syscall_arg_t y, syscall_arg_t z) {
+  struct pthread *self = __pthread_self();
+  int st = self->canceldisable;
+  if (!__mnemo_cancel || (st && (st == PTHREAD_CANCEL_DISABLE || nr == SYS_close)))
+    return __syscall(nr, u, v, w, x, y, z);
+  if (self->cancel)
+    return __mnemo_cancel();
+  long r = __syscall(nr, u, v, w, x, y, z);
+  if (r == -EINTR && nr != SYS_close && self->cancel &&
+      self->canceldisable != PTHREAD_CANCEL_DISABLE)
+    r = __mnemo_cancel();
+  return r;
 }

@@ -10,32 +10,41 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-extern struct pthread __mnemo_self;
+extern long (*__mnemo_cancel)(void);
 
 int __pthread_setcancelstate(int new, int *old) {
   if (new > 2U)
     return EINVAL;
+  struct pthread *self = __pthread_self();
   if (old)
-    *old = __mnemo_self.canceldisable;
-  __mnemo_self.canceldisable = new;
+    *old = self->canceldisable;
+  self->canceldisable = new;
   return 0;
 }
 weak_alias(__pthread_setcancelstate, pthread_setcancelstate);
 
-/* No thread can cancel this one (pthread_cancel is not linked), so a
- * cancellation point does nothing: system() begins with one. */
-void __pthread_testcancel(void) {}
+/* A cancellation point that makes no system call (system() begins with
+ * one): a request pending is acted on (mnemo_sched.c). */
+void __pthread_testcancel(void) {
+  struct pthread *self = __pthread_self();
+  if (self->cancel && !self->canceldisable && __mnemo_cancel)
+    __mnemo_cancel();
+}
 weak_alias(__pthread_testcancel, pthread_testcancel);
 
 /* pthread_cleanup_push and _pop (macros of musl's pthread.h, which
- * getspnam_r and the resolver use too): with no cancellation, a handler
- * runs only when its pop asks for it. */
+ * getspnam_r and the resolver use too): the handlers the thread's exit
+ * or cancellation runs, newest first, unless popped before. */
 void _pthread_cleanup_push(struct __ptcb *cb, void (*f)(void *), void *x) {
+  struct pthread *self = __pthread_self();
   cb->__f = f;
   cb->__x = x;
+  cb->__next = self->cancelbuf;
+  self->cancelbuf = cb;
 }
 
 void _pthread_cleanup_pop(struct __ptcb *cb, int run) {
+  __pthread_self()->cancelbuf = cb->__next;
   if (run)
     cb->__f(cb->__x);
 }

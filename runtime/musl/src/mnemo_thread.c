@@ -19,6 +19,7 @@ long __mnemo_kernel(long n, long a, long b, long c, long d, long e, long f);
 extern struct pthread __mnemo_self;
 extern struct pthread *__mnemo_tp;
 extern void *__pthread_tsd_main[];
+extern long (*__mnemo_cancel)(void);
 
 /* A thread made by pthread_create: its descriptor, what it is to run,
  * and its thread-specific data (the main thread's is musl's static one). */
@@ -145,3 +146,32 @@ int __pthread_timedjoin_np(pthread_t t, void **res, const struct timespec *at) {
   return join(t, res, at, 0);
 }
 weak_alias(__pthread_timedjoin_np, pthread_timedjoin_np);
+
+/* Acts on the running thread's cancellation request at a cancellation
+ * point: it exits (PTHREAD_CANCELED), or, where musl's own code masked
+ * cancellation (a condition's wait, to take its mutex back first), the
+ * point fails with ECANCELED and cancellation is disabled. */
+static long cancel(void) {
+  pthread_t self = __pthread_self();
+  if (self->canceldisable == PTHREAD_CANCEL_ENABLE || self->cancelasync)
+    __pthread_exit(PTHREAD_CANCELED);
+  self->canceldisable = PTHREAD_CANCEL_DISABLE;
+  return -ECANCELED;
+}
+
+/* Deferred cancellation (an asynchronous type is acted on at the same
+ * points: a thread is only ever stopped at one): the request is made,
+ * and a wait the thread is in ends with EINTR, which its cancellation
+ * point takes for the request. */
+int pthread_cancel(pthread_t t) {
+  __mnemo_cancel = cancel;
+  a_store(&t->cancel, 1);
+  if (t == __pthread_self()) {
+    if (t->canceldisable == PTHREAD_CANCEL_ENABLE && t->cancelasync)
+      __pthread_exit(PTHREAD_CANCELED);
+    return 0;
+  }
+  if (t->tid)
+    __mnemo_kernel(SYS_tkill, t->tid, SIGCANCEL, 0, 0, 0, 0);
+  return 0;
+}
