@@ -323,7 +323,14 @@ impl Executor {
         let at = threads.parked.partition_point(|p| p.id < me);
         let waits = match stop {
             Stop::Wait(w) => Some(Wait { result, ..w }),
-            Stop::Yield | Stop::Exit => None,
+            Stop::Yield => None,
+            // The exiting thread waits for ever: it is only chosen when
+            // nothing else can run, and then nothing can.
+            Stop::Exit => Some(Wait {
+                key: u64::MAX,
+                timed: false,
+                result: None,
+            }),
         };
         threads.parked.insert(
             at,
@@ -333,15 +340,6 @@ impl Executor {
                 waits,
             },
         );
-        if matches!(stop, Stop::Exit) {
-            // The exiting thread waits for ever: it is only chosen when
-            // nothing else can run, and then nothing can.
-            threads.parked[at].waits = Some(Wait {
-                key: u64::MAX,
-                timed: false,
-                result: None,
-            });
-        }
         let Some((next, timed_out)) = threads.next() else {
             threads.parked.remove(at);
             return Err(Flow::End(PathEnd::Early(EarlyReason::Blocked)));
