@@ -192,8 +192,11 @@ long __mnemo_sigpending(unsigned long *set, unsigned long size);
 struct itimerval;
 long __mnemo_setitimer(long which, const struct itimerval *new, struct itimerval *old);
 long __mnemo_getitimer(long which, struct itimerval *value);
-/* Waits for a signal (pause, a read nothing will feed). */
+/* Waits for another thread's event or the real timer (mnemo_process.c). */
 long __mnemo_wait(int restartable);
+long __mnemo_pause(void);
+/* Something a waiting thread may wait for happened. */
+void __mnemo_event(void);
 /* Threads (mnemo_thread.c): the system calls another thread may run in. */
 long __mnemo_futex(volatile int *addr, long op, long val, long timeout, long addr2, long val3);
 long __mnemo_yield(void);

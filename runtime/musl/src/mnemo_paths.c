@@ -88,7 +88,11 @@ long __mnemo_open(int dirfd, const char *path, int flags, unsigned mode) {
      * open that waits waits for ever. */
     if (flags & O_NONBLOCK)
       return (flags & 3) == O_RDONLY ? new_desc(MNEMO_EMPTY_IN, f, flags) : -ENXIO;
-    return __mnemo_wait(1);
+    for (;;) {
+      long r = __mnemo_wait(1);
+      if (r)
+        return r;
+    }
   }
   if (type == S_IFREG && (flags & O_TRUNC) && f->own)
     __mnemo_resize(f, 0);

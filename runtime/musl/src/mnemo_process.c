@@ -6,9 +6,11 @@
  * SIGALRM comes when the process would otherwise wait for ever; and the
  * machine's facts, fixed so that runs are deterministic. */
 #include "mnemo_fs.h"
+#include "futex.h"
 #include "ksigaction.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/statfs.h>
@@ -35,6 +37,16 @@ static int sent_by[_NSIG];
 #define BIT(sig) (1UL << ((sig) - 1))
 
 static void deliver_unblocked(void);
+
+/* Bumped at each thing a thread waiting for ever may wait for: a
+ * signal's handler run or a signal made pending, bytes written into a
+ * pipe, a pipe's write end closed. A waiting thread waits on it as on a
+ * futex, so another thread's event wakes it to look again; with no other
+ * thread, nothing can, and the engine ends the wait as a path waiting for
+ * ever. */
+static volatile int events;
+/* Handlers run so far: pause and sigsuspend return once one more has. */
+static int handled;
 
 /* Runs `sig`'s action now: a handler is called as the kernel calls it
  * (with its action's mask and, unless SA_NODEFER, the signal itself
@@ -72,6 +84,8 @@ static long deliver(long sig, int code) {
     a.handler(sig);
   }
   blocked = saved;
+  handled++;
+  __mnemo_event();
   deliver_unblocked();
   return 0;
 }
@@ -96,6 +110,7 @@ long __mnemo_signal_self(long sig, int code) {
   if (blocked & BIT(sig)) {
     pending |= BIT(sig);
     sent_by[sig] = code;
+    __mnemo_event();
     return 0;
   }
   if (__mnemo_discarded(sig))
@@ -146,35 +161,57 @@ static int alarm_rings(void) {
   return caught;
 }
 
-/* The process waits for a signal, which only the real timer brings:
- * -EINTR once a handler has run (where `restartable`, as a read is, one
- * installed with SA_RESTART goes back to waiting instead); with none to
- * come, it waits for ever, which the engine ends as `blocked`. */
-long __mnemo_wait(int restartable) {
-  for (;;) {
-    int restart = restartable && (actions[SIGALRM].flags & SA_RESTART);
-    if (!alarm_rings())
-      return __mnemo_kernel(SYS_pause, 0, 0, 0, 0, 0, 0);
-    if (!restart)
-      return -EINTR;
-  }
+void __mnemo_event(void) {
+  events++;
+  __mnemo_futex(&events, FUTEX_WAKE | FUTEX_PRIVATE, INT_MAX, 0, 0, 0);
 }
 
-/* sigsuspend: with `mask` in place of the process's, a pending signal it
- * lets through is delivered and the call fails with EINTR; with none, it
- * waits for the real timer (`alarm_rings`), for ever without one. */
+/* Waits until another thread makes an event (0: the caller looks again)
+ * or the real timer expires, which the engine lets happen only when no
+ * thread can run (time passes then): -EINTR once SIGALRM's handler ran
+ * (where `restartable`, as a read is, one installed with SA_RESTART
+ * gives 0 instead), else 0. Without either, it waits for ever. */
+long __mnemo_wait(int restartable) {
+  int seen = events;
+  struct timespec limit = {0, 0};
+  /* A timer whose signal would change nothing is no reason to wake. */
+  int timed = timerisset(&timers[ITIMER_REAL].it_value) && !__mnemo_discarded(SIGALRM) &&
+              !(blocked & pending & BIT(SIGALRM));
+  long r = __mnemo_futex(&events, FUTEX_WAIT | FUTEX_PRIVATE, seen, timed ? (long)&limit : 0, 0, 0);
+  if (r != -ETIMEDOUT)
+    return 0;
+  int restart = restartable && (actions[SIGALRM].flags & SA_RESTART);
+  return alarm_rings() && !restart ? -EINTR : 0;
+}
+
+/* pause: until a signal's handler has run. */
+long __mnemo_pause(void) {
+  int before = handled;
+  while (handled == before) {
+    long r = __mnemo_wait(0);
+    if (r)
+      return r;
+  }
+  return -EINTR;
+}
+
+/* sigsuspend: with `mask` in place of the process's, until a signal's
+ * handler has run (a pending one the mask lets through, the real timer's,
+ * another thread's), then EINTR. */
 long __mnemo_sigsuspend(const unsigned long *mask, unsigned long size) {
   if (size != sizeof blocked)
     return -EINVAL;
   unsigned long saved = blocked;
   blocked = *mask & ~UNBLOCKABLE;
-  int woken = (pending & ~blocked) != 0;
-  if (woken)
-    deliver_unblocked();
-  else
-    woken = alarm_rings();
+  int before = handled;
+  while (handled == before) {
+    if (pending & ~blocked)
+      deliver_unblocked();
+    else
+      __mnemo_wait(0);
+  }
   blocked = saved;
-  return woken ? -EINTR : __mnemo_kernel(SYS_rt_sigsuspend, 0, 0, 0, 0, 0, 0);
+  return -EINTR;
 }
 
 long __mnemo_sigpending(unsigned long *set, unsigned long size) {

@@ -71,12 +71,18 @@ static long sys_read(long fd, char *buf, unsigned long n) {
     return -EBADF;
   /* No inotify event ever comes: a read waits for ever (`tail -f`),
    * which the engine ends as a path waiting for a signal. */
-  if (d->kind == MNEMO_INOTIFY)
-    return (d->flags & O_NONBLOCK) ? -EAGAIN : __mnemo_wait(1);
+  while (d->kind == MNEMO_INOTIFY) {
+    long r = (d->flags & O_NONBLOCK) ? -EAGAIN : __mnemo_wait(1);
+    if (r)
+      return r;
+  }
   /* An empty pipe is at its end once no write end is open; before, a
-   * read waits for ever, as only this process could write to it. */
-  if (d->kind == MNEMO_PIPE && d->off >= d->file->size && d->file->writers)
-    return (d->flags & O_NONBLOCK) ? -EAGAIN : __mnemo_wait(1);
+   * read waits for another thread to write or close. */
+  while (d->kind == MNEMO_PIPE && d->off >= d->file->size && d->file->writers) {
+    long r = (d->flags & O_NONBLOCK) ? -EAGAIN : __mnemo_wait(1);
+    if (r)
+      return r;
+  }
   long r = d->kind == MNEMO_PIPE ? __mnemo_read_at(d->file, buf, n, d->off)
                                  : do_read(d, buf, n, d->off);
   if (r > 0)
@@ -120,8 +126,13 @@ static long sys_write(long fd, const char *buf, unsigned long n) {
     long r = __mnemo_kernel(SYS_write, d->stream, (long)buf, n, 0, 0, 0);
     return r == -EPIPE ? broken_pipe() : r;
   }
-  if (d->kind == MNEMO_PIPE)
-    return d->file->readers ? __mnemo_write_at(d->file, buf, n, d->file->size) : broken_pipe();
+  if (d->kind == MNEMO_PIPE) {
+    if (!d->file->readers)
+      return broken_pipe();
+    long r = __mnemo_write_at(d->file, buf, n, d->file->size);
+    __mnemo_event();
+    return r;
+  }
   if (d->kind != MNEMO_FILE)
     return -EBADF;
   if (d->flags & O_APPEND)
@@ -185,8 +196,8 @@ static void release(struct mnemo_desc *d) {
   if (d->kind == MNEMO_PIPE) {
     if ((d->flags & 3) == O_RDONLY)
       d->file->readers--;
-    else
-      d->file->writers--;
+    else if (!--d->file->writers)
+      __mnemo_event();
   }
   if (d->heap)
     free(d);
@@ -703,7 +714,7 @@ long __mnemo_syscall(long n, long a, long b, long c, long d, long e, long f) {
   case SYS_tgkill:
     return a == 1 && __mnemo_thread_exists(b) ? sys_kill(1, c, SI_TKILL) : -ESRCH;
   case SYS_rt_sigsuspend: return __mnemo_sigsuspend((const unsigned long *)a, b);
-  case SYS_pause: return __mnemo_wait(0);
+  case SYS_pause: return __mnemo_pause();
   case SYS_setitimer:
     return __mnemo_setitimer(a, (const struct itimerval *)b, (struct itimerval *)c);
   case SYS_getitimer: return __mnemo_getitimer(a, (struct itimerval *)b);
