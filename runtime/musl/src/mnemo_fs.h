@@ -189,6 +189,8 @@ int __mnemo_discarded(long sig);
 long __mnemo_signal_self(long sig, int code);
 long __mnemo_sigsuspend(const unsigned long *mask, unsigned long size);
 long __mnemo_sigpending(unsigned long *set, unsigned long size);
+long __mnemo_sigtimedwait(const unsigned long *set, siginfo_t *info, const struct timespec *limit,
+                          unsigned long size);
 struct itimerval;
 long __mnemo_setitimer(long which, const struct itimerval *new, struct itimerval *old);
 long __mnemo_getitimer(long which, struct itimerval *value);

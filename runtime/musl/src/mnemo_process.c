@@ -214,6 +214,50 @@ long __mnemo_sigsuspend(const unsigned long *mask, unsigned long size) {
   return -EINTR;
 }
 
+/* sigtimedwait (sigwait and sigwaitinfo too): a pending signal of the
+ * set is taken, the lowest, without its action running; until one is,
+ * the thread waits while others run, and then for the real timer if the
+ * set has SIGALRM and the time limit, if any, is not shorter (EAGAIN
+ * where it is, or where nothing can run before it). A handler run
+ * meanwhile ends the wait with EINTR. */
+long __mnemo_sigtimedwait(const unsigned long *set, siginfo_t *info, const struct timespec *limit,
+                          unsigned long size) {
+  if (size != sizeof blocked)
+    return -EINVAL;
+  if (limit && (unsigned long)limit->tv_nsec >= 1000000000)
+    return -EINVAL;
+  unsigned long want = *set & ~UNBLOCKABLE;
+  const struct itimerval *real = &timers[ITIMER_REAL];
+  int before = handled;
+  while (!(pending & want)) {
+    if (handled != before)
+      return -EINTR;
+    int timer_first = (want & BIT(SIGALRM)) && timerisset(&real->it_value) &&
+                      (!limit || limit->tv_sec > real->it_value.tv_sec ||
+                       (limit->tv_sec == real->it_value.tv_sec &&
+                        limit->tv_nsec >= real->it_value.tv_usec * 1000));
+    if (!limit || timer_first) {
+      __mnemo_wait(0);
+      continue;
+    }
+    int seen = events;
+    if (__mnemo_futex(&events, FUTEX_WAIT | FUTEX_PRIVATE, seen, (long)limit, 0, 0) == -ETIMEDOUT)
+      return -EAGAIN;
+  }
+  long sig = __builtin_ctzl(pending & want) + 1;
+  pending &= ~BIT(sig);
+  if (info) {
+    memset(info, 0, sizeof *info);
+    info->si_signo = sig;
+    info->si_code = sent_by[sig];
+    if (sent_by[sig] != SI_KERNEL) {
+      info->si_pid = 1;
+      info->si_uid = 65534;
+    }
+  }
+  return sig;
+}
+
 long __mnemo_sigpending(unsigned long *set, unsigned long size) {
   if (size != sizeof blocked)
     return -EINVAL;

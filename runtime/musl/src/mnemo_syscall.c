@@ -719,6 +719,9 @@ long __mnemo_syscall(long n, long a, long b, long c, long d, long e, long f) {
     return __mnemo_setitimer(a, (const struct itimerval *)b, (struct itimerval *)c);
   case SYS_getitimer: return __mnemo_getitimer(a, (struct itimerval *)b);
   case SYS_rt_sigpending: return __mnemo_sigpending((unsigned long *)a, b);
+  case SYS_rt_sigtimedwait:
+    return __mnemo_sigtimedwait((const unsigned long *)a, (siginfo_t *)b,
+                                (const struct timespec *)c, d);
   case SYS_poll:
   case SYS_ppoll: return sys_poll((struct pollfd *)a, b);
   case SYS_copy_file_range: return sys_copy_range(a, (long *)b, c, (long *)d, e, f);
