@@ -115,7 +115,6 @@ impl Executor {
             ret_dst,
             call_site,
             varargs: vararg_area,
-            tls: state.stack.last().and_then(|f| f.tls.clone()),
         });
         Ok(())
     }
@@ -216,7 +215,7 @@ impl Executor {
             let copies = self.copy_by_value(state, &f.name, &args[..named], &mut values)?;
             // A summary's globals are the main thread's: a thread with its
             // own thread-local globals runs its callees itself.
-            let composable = concrete_target && state.frame().tls.is_none();
+            let composable = concrete_target && state.thread_locals().is_none();
             if let Some(c) = self.composer.clone().filter(|_| composable) {
                 if c.at_call(self, state, target, &values, dst, site)? {
                     Self::give_copies(state, depth, copies);

@@ -120,8 +120,9 @@ pub enum EarlyReason {
     /// The run was asked to end by SIGTERM or SIGHUP (a scheduler,
     /// `timeout`, a closed terminal).
     Terminated,
-    /// The path waits for a signal (`pause`, `sigsuspend`) no one sends:
-    /// natively the program would wait until killed.
+    /// Every thread of the path's process waits for ever (`pause` or
+    /// `sigsuspend` for a signal no one sends, a deadlock): natively the
+    /// program would wait until killed.
     Blocked,
     /// The path sent its own process a signal (`raise(SIGTERM)`) whose
     /// action is the default one, which ends the process: natively it is

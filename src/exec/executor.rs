@@ -86,7 +86,7 @@ pub struct Executor {
     /// a module without one): their values differ from thread to thread.
     pub(super) tls_consts: Vec<ConstId>,
     /// Whose thread-local globals `consts` holds the addresses of now: the
-    /// copies of the thread these are (`Frame::tls`), `None` for the main
+    /// copies of the thread these are (`State::thread_locals`), `None` for the main
     /// thread's, the globals themselves. Set as a state's step begins and
     /// when its running thread changes, so that reading a constant costs
     /// nothing more than it did before threads.

@@ -75,9 +75,6 @@ pub struct Frame {
     pub call_site: Option<InstId>,
     /// Where the variadic arguments are, if any.
     pub varargs: Option<super::varargs::Varargs>,
-    /// The running thread's copies of the thread-local globals, in a
-    /// thread other than the main one (whose copies are the globals).
-    pub tls: Option<Arc<[u64]>>,
 }
 
 /// A frame's registers. The innermost frame owns its registers and writes

@@ -115,7 +115,6 @@ mod nr {
     pub const WRITE: i64 = 1;
     pub const BRK: i64 = 12;
     pub const SCHED_YIELD: i64 = 24;
-    pub const PAUSE: i64 = 34;
     pub const GETPID: i64 = 39;
     pub const CLONE: i64 = 56;
     pub const EXIT: i64 = 60;
@@ -125,7 +124,6 @@ mod nr {
     pub const GETEUID: i64 = 107;
     pub const GETEGID: i64 = 108;
     pub const GETPPID: i64 = 110;
-    pub const RT_SIGSUSPEND: i64 = 130;
     pub const GETTID: i64 = 186;
     pub const TKILL: i64 = 200;
     pub const FUTEX: i64 = 202;
@@ -153,12 +151,6 @@ impl Executor {
             // The engine allocates (malloc is native); musl's own heap is
             // not linked.
             nr::BRK => -ENOMEM,
-            // Only the process sends signals, and the runtime delivers
-            // those (with the handlers and the mask it keeps), so a path
-            // waiting for another waits for ever (`sleep inf`).
-            nr::PAUSE | nr::RT_SIGSUSPEND => {
-                return Err(Flow::End(PathEnd::Early(EarlyReason::Blocked)));
-            }
             nr::GETPID | nr::SET_TID_ADDRESS => 1,
             nr::GETTID => i64::from(state.thread_id()),
             nr::CLONE => {

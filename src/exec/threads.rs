@@ -60,6 +60,9 @@ pub struct Threads {
     next_id: u32,
     /// The threads not running, by id.
     parked: Vec<Parked>,
+    /// The running thread's copies of the thread-local globals, where it
+    /// is not the main thread (whose copies are the globals themselves).
+    tls: Option<Arc<[u64]>>,
     /// Set by a system call that stops the running thread; the switch is
     /// made once the call's result is in its frame (`Executor::switch_thread`).
     pending: Option<Stop>,
@@ -71,6 +74,7 @@ pub struct Threads {
 struct Parked {
     id: u32,
     stack: Arc<Vec<Frame>>,
+    tls: Option<Arc<[u64]>>,
     waits: Option<Wait>,
 }
 
@@ -95,6 +99,12 @@ impl State {
     /// The running thread's id (`gettid`).
     pub fn thread_id(&self) -> u32 {
         self.threads.as_ref().map_or(MAIN_THREAD, |t| t.running)
+    }
+
+    /// The running thread's copies of the thread-local globals; `None` in
+    /// the main thread, whose copies are the globals themselves.
+    pub fn thread_locals(&self) -> Option<&Arc<[u64]>> {
+        self.threads.as_ref().and_then(|t| t.tls.as_ref())
     }
 }
 
@@ -174,16 +184,14 @@ impl Executor {
         let tls = self.thread_locals(state, id)?;
         let own = mem::take(&mut state.stack);
         let made = self.push_frame(state, func, vec![arg], &[], None, None);
-        let mut stack = mem::replace(&mut state.stack, own);
+        let stack = mem::replace(&mut state.stack, own);
         made?;
-        if let Some(bottom) = stack.first_mut() {
-            bottom.tls = tls;
-        }
         let threads = state.threads.get_or_insert_with(|| {
             Box::new(Threads {
                 running: MAIN_THREAD,
                 next_id: MAIN_THREAD + 1,
                 parked: Vec::new(),
+                tls: None,
                 pending: None,
             })
         });
@@ -191,6 +199,7 @@ impl Executor {
         threads.parked.push(Parked {
             id,
             stack: Arc::new(stack),
+            tls,
             waits: None,
         });
         Ok(i64::from(id))
@@ -218,7 +227,7 @@ impl Executor {
     /// Makes the constants that hold a thread-local global's address hold
     /// the running thread's copy's (see `tls_in_consts`).
     pub(super) fn use_thread_locals(&mut self, state: &State) {
-        let tls = state.stack.last().and_then(|f| f.tls.clone());
+        let tls = state.thread_locals().cloned();
         let same = match (&tls, &self.tls_in_consts) {
             (Some(a), Some(b)) => Arc::ptr_eq(a, b),
             (None, None) => true,
@@ -337,6 +346,7 @@ impl Executor {
             Parked {
                 id: me,
                 stack: Arc::default(),
+                tls: None,
                 waits,
             },
         );
@@ -346,31 +356,29 @@ impl Executor {
         };
         let mut parked = threads.parked.remove(next);
         threads.running = parked.id;
-        if let Stop::Exit = stop {
-            threads.parked.retain(|p| p.id != me);
-            let tls = state.stack.first().and_then(|f| f.tls.clone());
-            for frame in state.stack.drain(..) {
-                for a in &frame.allocas {
+        // The next is this thread again only where it yielded or its wait
+        // timed out with no other able to run: its frames stay.
+        if parked.id != me {
+            let next_stack = Arc::unwrap_or_clone(mem::take(&mut parked.stack));
+            let own_stack = mem::replace(&mut state.stack, next_stack);
+            let own_tls = mem::replace(&mut threads.tls, parked.tls.take());
+            if let Stop::Exit = stop {
+                threads.parked.retain(|p| p.id != me);
+                let freed = own_stack.iter().flat_map(|f| f.allocas.iter());
+                for a in freed.chain(own_tls.iter().flat_map(|t| t.iter())) {
                     state.memory.remove(*a);
                 }
+            } else {
+                let own = threads
+                    .parked
+                    .iter_mut()
+                    .find(|p| p.id == me)
+                    .expect("parked above");
+                own.stack = Arc::new(own_stack);
+                own.tls = own_tls;
             }
-            for a in tls.iter().flat_map(|t| t.iter()) {
-                state.memory.remove(*a);
-            }
-        } else if parked.id != me {
-            let own = threads
-                .parked
-                .iter_mut()
-                .find(|p| p.id == me)
-                .expect("parked above");
-            own.stack = Arc::new(mem::take(&mut state.stack));
-        }
-        if parked.id != me {
-            state.stack = Arc::unwrap_or_clone(mem::take(&mut parked.stack));
             // A replay of a callee's recorded paths follows one thread.
             state.composing = None;
-        } else {
-            threads.parked.retain(|p| p.id != me);
         }
         if !self.tls_consts.is_empty() {
             self.use_thread_locals(state);
@@ -432,6 +440,7 @@ mod tests {
         Parked {
             id,
             stack: Arc::default(),
+            tls: None,
             waits: waits.map(|(key, timed)| Wait {
                 key,
                 timed,
@@ -445,6 +454,7 @@ mod tests {
             running,
             next_id: 10,
             parked,
+            tls: None,
             pending: None,
         }
     }

@@ -48,6 +48,18 @@ static volatile int events;
 /* Handlers run so far: pause and sigsuspend return once one more has. */
 static int handled;
 
+/* The siginfo of `sig` sent with `code`: by the process itself (pid 1,
+ * run by nobody) unless the kernel sent it (a timer). */
+static void describe(siginfo_t *info, long sig, int code) {
+  memset(info, 0, sizeof *info);
+  info->si_signo = sig;
+  info->si_code = code;
+  if (code != SI_KERNEL) {
+    info->si_pid = 1;
+    info->si_uid = 65534;
+  }
+}
+
 /* Runs `sig`'s action now: a handler is called as the kernel calls it
  * (with its action's mask and, unless SA_NODEFER, the signal itself
  * blocked while it runs; reset to the default first with SA_RESETHAND;
@@ -72,12 +84,8 @@ static long deliver(long sig, int code) {
   if (a.flags & SA_SIGINFO) {
     siginfo_t info;
     ucontext_t context;
-    memset(&info, 0, sizeof info);
+    describe(&info, sig, code);
     memset(&context, 0, sizeof context);
-    info.si_signo = sig;
-    info.si_code = code;
-    info.si_pid = 1;
-    info.si_uid = 65534; /* nobody, whom the program runs as */
     memcpy(&context.uc_sigmask, &saved, sizeof saved);
     ((void (*)(int, siginfo_t *, void *))a.handler)(sig, &info, &context);
   } else {
@@ -246,15 +254,8 @@ long __mnemo_sigtimedwait(const unsigned long *set, siginfo_t *info, const struc
   }
   long sig = __builtin_ctzl(pending & want) + 1;
   pending &= ~BIT(sig);
-  if (info) {
-    memset(info, 0, sizeof *info);
-    info->si_signo = sig;
-    info->si_code = sent_by[sig];
-    if (sent_by[sig] != SI_KERNEL) {
-      info->si_pid = 1;
-      info->si_uid = 65534;
-    }
-  }
+  if (info)
+    describe(info, sig, sent_by[sig]);
   return sig;
 }
 

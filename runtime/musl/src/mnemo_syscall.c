@@ -70,15 +70,11 @@ static long sys_read(long fd, char *buf, unsigned long n) {
   if (!d || !readable(d))
     return -EBADF;
   /* No inotify event ever comes: a read waits for ever (`tail -f`),
-   * which the engine ends as a path waiting for a signal. */
-  while (d->kind == MNEMO_INOTIFY) {
-    long r = (d->flags & O_NONBLOCK) ? -EAGAIN : __mnemo_wait(1);
-    if (r)
-      return r;
-  }
-  /* An empty pipe is at its end once no write end is open; before, a
-   * read waits for another thread to write or close. */
-  while (d->kind == MNEMO_PIPE && d->off >= d->file->size && d->file->writers) {
+   * which the engine ends as a path waiting for a signal. An empty pipe
+   * is at its end once no write end is open; before, a read waits for
+   * another thread to write or close. */
+  while (d->kind == MNEMO_INOTIFY ||
+         (d->kind == MNEMO_PIPE && d->off >= d->file->size && d->file->writers)) {
     long r = (d->flags & O_NONBLOCK) ? -EAGAIN : __mnemo_wait(1);
     if (r)
       return r;
