@@ -515,6 +515,24 @@ impl AddressSpace {
         Some(entry)
     }
 
+    /// Moves the running thread's stack objects into the map as it goes
+    /// off: the list stays one thread's, so a return removes at its end
+    /// (interleaved threads' frames made every return move the objects
+    /// of the threads that called after it).
+    pub fn park_stack(&mut self) {
+        for entry in Arc::unwrap_or_clone(std::mem::take(&mut self.stack)) {
+            self.objects.insert(entry.object.address, entry);
+        }
+    }
+
+    /// Takes the stack objects at `bases`, the thread going on's, back
+    /// from the map into the list.
+    pub fn unpark_stack(&mut self, bases: impl IntoIterator<Item = u64>) {
+        let stack = Arc::make_mut(&mut self.stack);
+        stack.extend(bases.into_iter().filter_map(|b| self.objects.remove(&b)));
+        stack.sort_unstable_by_key(|e| e.object.address);
+    }
+
     pub fn len(&self) -> usize {
         self.objects.len() + self.stack.len()
     }

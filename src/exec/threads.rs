@@ -360,6 +360,9 @@ impl Executor {
         // timed out with no other able to run: its frames stay.
         if parked.id != me {
             let next_stack = Arc::unwrap_or_clone(mem::take(&mut parked.stack));
+            state.memory.park_stack();
+            let allocas = next_stack.iter().flat_map(|f| f.allocas.iter().copied());
+            state.memory.unpark_stack(allocas);
             let own_stack = mem::replace(&mut state.stack, next_stack);
             let own_tls = mem::replace(&mut threads.tls, parked.tls.take());
             if let Stop::Exit = stop {

@@ -280,3 +280,34 @@ fn address_space_finds_objects_and_remembers_freed_ones() {
     assert_eq!(m.find_freed(0x2001).map(|o| o.address), Some(0x2000));
     assert_eq!(copy.len(), 2);
 }
+
+#[test]
+fn a_parked_threads_stack_objects_stay_live_and_come_back() {
+    let stack = |addr, size| MemoryObject {
+        kind: AllocKind::Stack,
+        ..object(addr, size)
+    };
+    let mut m = AddressSpace::default();
+    // Two threads' frames interleave: the first's at 0x1000 and 0x3000.
+    m.insert(stack(0x1000, 8), ObjectState::zeroed(8));
+    m.insert(stack(0x3000, 8), ObjectState::zeroed(8));
+    m.park_stack();
+    m.insert(stack(0x2000, 8), ObjectState::zeroed(8));
+    m.insert(stack(0x4000, 8), ObjectState::zeroed(8));
+    // The parked thread's objects are still found, written and listed.
+    assert_eq!(m.find(0x3004).map(|e| e.object.address), Some(0x3000));
+    m.state_mut(0x1000)
+        .expect("live")
+        .write(0, 4, &Value::concrete(9, 32));
+    let all: Vec<u64> = m.objects_from(0).map(|e| e.object.address).collect();
+    assert_eq!(all, [0x1000, 0x2000, 0x3000, 0x4000]);
+    m.park_stack();
+    m.unpark_stack([0x3000, 0x1000]);
+    assert_eq!(first_word(&m, 0x1000), Value::concrete(9, 32));
+    // A return removes its frame's objects; neither thread's are freed.
+    assert!(m.remove(0x3000).is_some());
+    assert!(m.remove(0x4000).is_some());
+    assert!(m.find_freed(0x4000).is_none());
+    let left: Vec<u64> = m.objects_from(0).map(|e| e.object.address).collect();
+    assert_eq!(left, [0x1000, 0x2000]);
+}
