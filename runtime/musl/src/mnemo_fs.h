@@ -185,8 +185,11 @@ long __mnemo_sigprocmask(long how, const unsigned long *set, unsigned long *old,
 long __mnemo_sigaltstack(const stack_t *ss, stack_t *old);
 /* Whether the kernel would discard `sig` sent to the process. */
 int __mnemo_discarded(long sig);
-/* The process sends itself `sig`; `code` is siginfo's si_code. */
+/* `sig` to the running thread, to the process, to the process's thread
+ * `tid`; `code` is siginfo's si_code. */
 long __mnemo_signal_self(long sig, int code);
+long __mnemo_signal_process(long sig, int code);
+long __mnemo_signal_tid(long tid, long sig);
 long __mnemo_sigsuspend(const unsigned long *mask, unsigned long size);
 long __mnemo_sigpending(unsigned long *set, unsigned long size);
 long __mnemo_sigtimedwait(const unsigned long *set, siginfo_t *info, const struct timespec *limit,
@@ -202,7 +205,6 @@ void __mnemo_event(void);
 /* Threads (mnemo_thread.c): the system calls another thread may run in. */
 long __mnemo_futex(volatile int *addr, long op, long val, long timeout, long addr2, long val3);
 long __mnemo_yield(void);
-int __mnemo_thread_exists(long tid);
 long __mnemo_sys_uname(struct utsname *u);
 long __mnemo_sysinfo(struct sysinfo *s);
 long __mnemo_getaffinity(unsigned long len, unsigned char *mask);

@@ -1,11 +1,13 @@
 /* What the process keeps of itself and sees of its machine, for mnemo's
- * system calls (mnemo_syscall.c): signal actions, the mask of blocked
- * signals, the signals pending and the alternate stack, kept and given
- * back as the kernel keeps them, a signal the process sends itself
- * delivered as the kernel delivers it, and the interval timers, whose
+ * system calls (mnemo_syscall.c): signal actions, each thread's mask of
+ * blocked signals, the signals pending and the alternate stack, kept and
+ * given back as the kernel keeps them, a signal the process sends itself
+ * delivered as the kernel delivers it, in the thread the kernel would
+ * choose, and the interval timers, whose
  * SIGALRM comes when the process would otherwise wait for ever; and the
  * machine's facts, fixed so that runs are deterministic. */
 #include "mnemo_fs.h"
+#include "mnemo_thread.h"
 #include "futex.h"
 #include "ksigaction.h"
 
@@ -20,21 +22,25 @@
 #include <sys/utsname.h>
 #include <ucontext.h>
 
-/* Each signal's action, the mask of blocked signals and the signals sent
- * while blocked, as the kernel keeps them (a program asks for the handler
- * it inherited, or saves the mask to restore it). The kernel's sigset is
- * 8 bytes. No other process exists, so only the process itself sends
- * signals: with kill, raise or pthread_kill, or its real timer. */
+/* Each signal's action, and the signals sent to the process as a whole
+ * (kill, the real timer) that no thread has taken yet, as the kernel
+ * keeps them (a program asks for the handler it inherited); each
+ * thread's mask and the signals sent to it alone are its own
+ * (mnemo_thread.h). The kernel's sigset is 8 bytes. No other process
+ * exists, so only the process itself sends signals: with kill, raise or
+ * pthread_kill, a write to a pipe no one reads, or its real timer. */
 static struct k_sigaction actions[_NSIG] = {
     /* As the replay starts the program (stdout is a pipe its reader
      * closes after the bytes a path may write: a write then fails). */
     [SIGPIPE] = {.handler = SIG_IGN},
 };
-static unsigned long blocked, pending;
-/* How each pending signal was sent (siginfo's si_code). */
-static int sent_by[_NSIG];
+static unsigned long shared;
+static int shared_by[_NSIG];
+struct mnemo_signals __mnemo_main_signals;
 #define UNBLOCKABLE (1UL << (SIGKILL - 1) | 1UL << (SIGSTOP - 1))
 #define BIT(sig) (1UL << ((sig) - 1))
+
+static struct mnemo_signals *me(void) { return mnemo_signals_of(__pthread_self()); }
 
 static void deliver_unblocked(void);
 
@@ -45,8 +51,6 @@ static void deliver_unblocked(void);
  * thread, nothing can, and the engine ends the wait as a path waiting for
  * ever. */
 static volatile int events;
-/* Handlers run so far: pause and sigsuspend return once one more has. */
-static int handled;
 
 /* The siginfo of `sig` sent with `code`: by the process itself (pid 1,
  * run by nobody) unless the kernel sent it (a timer). */
@@ -60,23 +64,24 @@ static void describe(siginfo_t *info, long sig, int code) {
   }
 }
 
-/* Runs `sig`'s action now: a handler is called as the kernel calls it
- * (with its action's mask and, unless SA_NODEFER, the signal itself
- * blocked while it runs; reset to the default first with SA_RESETHAND;
- * given a siginfo and a context with SA_SIGINFO), the default action
- * ends the process, which the engine reports as a path ended early
- * ("signalled"), unless it ignores the signal. */
+/* Runs `sig`'s action now, in the running thread: a handler is called as
+ * the kernel calls it (with its action's mask and, unless SA_NODEFER, the
+ * signal itself blocked while it runs; reset to the default first with
+ * SA_RESETHAND; given a siginfo and a context with SA_SIGINFO), the
+ * default action ends the process, which the engine reports as a path
+ * ended early ("signalled"), unless it ignores the signal. */
 static long deliver(long sig, int code) {
+  struct mnemo_signals *s = me();
   struct k_sigaction a = actions[sig];
   if (a.handler == SIG_IGN || (a.handler == SIG_DFL && __mnemo_discarded(sig)))
     return 0;
   if (a.handler == SIG_DFL)
     return __mnemo_kernel(SYS_kill, 1, sig, 0, 0, 0, 0);
-  unsigned long saved = blocked;
-  blocked |= a.mask[0] | (unsigned long)a.mask[1] << 32;
+  unsigned long saved = s->blocked;
+  s->blocked |= a.mask[0] | (unsigned long)a.mask[1] << 32;
   if (!(a.flags & SA_NODEFER))
-    blocked |= BIT(sig);
-  blocked &= ~UNBLOCKABLE;
+    s->blocked |= BIT(sig);
+  s->blocked &= ~UNBLOCKABLE;
   if (a.flags & SA_RESETHAND) {
     actions[sig].handler = SIG_DFL;
     actions[sig].flags &= ~SA_SIGINFO;
@@ -91,39 +96,96 @@ static long deliver(long sig, int code) {
   } else {
     a.handler(sig);
   }
-  blocked = saved;
-  handled++;
+  s->blocked = saved;
+  s->handled++;
+  s->restarts = (a.flags & SA_RESTART) != 0;
   __mnemo_event();
   deliver_unblocked();
   return 0;
 }
 
-/* Delivers each pending signal the mask no longer blocks, the lowest
- * first, as the kernel does on the way back to the program. */
+/* Delivers each pending signal the running thread's mask no longer
+ * blocks, as the kernel does on the way back to the program: those sent
+ * to the thread first, then the process's, the lowest first of each. */
 static void deliver_unblocked(void) {
-  while (pending & ~blocked) {
-    long sig = __builtin_ctzl(pending & ~blocked) + 1;
-    pending &= ~BIT(sig);
-    deliver(sig, sent_by[sig]);
+  struct mnemo_signals *s = me();
+  for (;;) {
+    unsigned long own = s->pending & ~s->blocked, process = shared & ~s->blocked;
+    if (own) {
+      long sig = __builtin_ctzl(own) + 1;
+      s->pending &= ~BIT(sig);
+      deliver(sig, s->sent_by[sig]);
+    } else if (process) {
+      long sig = __builtin_ctzl(process) + 1;
+      shared &= ~BIT(sig);
+      deliver(sig, shared_by[sig]);
+    } else {
+      return;
+    }
   }
 }
 
-/* The process sends itself `sig` (`code`: SI_USER from kill, SI_TKILL
- * from tkill): discarded where its action ignores it, pending while
- * blocked (once, as a standard signal is), else delivered now. */
-long __mnemo_signal_self(long sig, int code) {
-  /* A blocked signal is kept even where its action ignores it now: the
-   * action may change before it is unblocked (delivery discards it if
-   * not). */
-  if (blocked & BIT(sig)) {
-    pending |= BIT(sig);
-    sent_by[sig] = code;
-    __mnemo_event();
+void __mnemo_deliver_pending(void) { deliver_unblocked(); }
+
+/* Thread `t` is sent `sig` alone (`code`: SI_TKILL from tkill, SI_USER
+ * for a write's SIGPIPE): discarded where its action ignores it, pending
+ * while `t` blocks it (once, as a standard signal is), else delivered as
+ * soon as `t` runs: now if it is the running thread; another's wait ends
+ * (EINTR) so that it goes on and takes it. A blocked signal is kept even
+ * where its action ignores it now: the action may change before it is
+ * unblocked (delivery discards it if not). */
+static long signal_thread(struct pthread *t, long sig, int code) {
+  struct mnemo_signals *s = mnemo_signals_of(t);
+  int blocks = (s->blocked & BIT(sig)) != 0;
+  if (!blocks && __mnemo_discarded(sig))
+    return 0;
+  s->pending |= BIT(sig);
+  s->sent_by[sig] = code;
+  if (t == __pthread_self()) {
+    deliver_unblocked();
     return 0;
   }
-  if (__mnemo_discarded(sig))
+  /* It may wait for it in sigwait or sigsuspend. */
+  __mnemo_event();
+  if (!blocks)
+    __mnemo_kernel(SYS_tkill, t->tid, sig, 0, 0, 0, 0);
+  return 0;
+}
+
+long __mnemo_signal_self(long sig, int code) { return signal_thread(__pthread_self(), sig, code); }
+
+/* tkill and tgkill: `sig` to the process's thread `tid`. */
+long __mnemo_signal_tid(long tid, long sig) {
+  if (sig < 0 || sig > 64)
+    return -EINVAL;
+  struct pthread *self = __pthread_self(), *t = self;
+  while (t->tid != tid)
+    if ((t = t->next) == self)
+      return -ESRCH;
+  return sig ? signal_thread(t, sig, SI_TKILL) : 0;
+}
+
+/* The process is sent `sig` (`code`: SI_USER from kill, SI_KERNEL from
+ * its timer): discarded where its action ignores it and the main thread,
+ * which its pid names, does not block it; else pending for the process
+ * until a thread that does not block it takes it: the running one now,
+ * else the first other one, whose wait ends, as it goes on; or a thread's
+ * sigwait. */
+long __mnemo_signal_process(long sig, int code) {
+  if (!(__mnemo_main_signals.blocked & BIT(sig)) && __mnemo_discarded(sig))
     return 0;
-  return deliver(sig, code);
+  shared |= BIT(sig);
+  shared_by[sig] = code;
+  if (!(me()->blocked & BIT(sig))) {
+    deliver_unblocked();
+    return 0;
+  }
+  __mnemo_event();
+  struct pthread *self = __pthread_self(), *t = self;
+  while ((t = t->next) != self)
+    if (!(mnemo_signals_of(t)->blocked & BIT(sig)))
+      return __mnemo_kernel(SYS_tkill, t->tid, sig, 0, 0, 0, 0), 0;
+  return 0;
 }
 
 /* The interval timers (setitimer, and alarm over it). The clock stands
@@ -155,18 +217,14 @@ long __mnemo_getitimer(long which, struct itimerval *value) {
 }
 
 /* Time passes to the real timer's expiry, if it is set: SIGALRM comes
- * (from the kernel) and the timer starts again with its interval.
- * Whether a handler ran: ignored or blocked, it leaves the process
- * waiting, and the next expiry brings nothing more. */
-static int alarm_rings(void) {
+ * to the process (from the kernel) and the timer starts again with its
+ * interval. */
+static void alarm_rings(void) {
   struct itimerval *t = &timers[ITIMER_REAL];
   if (!timerisset(&t->it_value))
-    return 0;
-  void (*handler)(int) = actions[SIGALRM].handler;
-  int caught = !(blocked & BIT(SIGALRM)) && handler != SIG_IGN && handler != SIG_DFL;
+    return;
   t->it_value = t->it_interval;
-  __mnemo_signal_self(SIGALRM, SI_KERNEL);
-  return caught;
+  __mnemo_signal_process(SIGALRM, SI_KERNEL);
 }
 
 void __mnemo_event(void) {
@@ -176,26 +234,29 @@ void __mnemo_event(void) {
 
 /* Waits until another thread makes an event (0: the caller looks again)
  * or the real timer expires, which the engine lets happen only when no
- * thread can run (time passes then): -EINTR once SIGALRM's handler ran
- * (where `restartable`, as a read is, one installed with SA_RESTART
- * gives 0 instead), else 0. Without either, it waits for ever. */
+ * thread can run (time passes then): -EINTR once a handler ran in this
+ * thread meanwhile (where `restartable`, as a read is, one installed
+ * with SA_RESTART gives 0 instead), else 0. Without either, it waits for
+ * ever. */
 long __mnemo_wait(int restartable) {
-  int seen = events;
+  struct mnemo_signals *s = me();
+  int seen = events, before = s->handled;
   struct timespec limit = {0, 0};
   /* A timer whose signal would change nothing is no reason to wake. */
   int timed = timerisset(&timers[ITIMER_REAL].it_value) && !__mnemo_discarded(SIGALRM) &&
-              !(blocked & pending & BIT(SIGALRM));
+              !(shared & BIT(SIGALRM));
   long r = __mnemo_futex(&events, FUTEX_WAIT | FUTEX_PRIVATE, seen, timed ? (long)&limit : 0, 0, 0);
-  if (r != -ETIMEDOUT)
+  if (r == -ETIMEDOUT)
+    alarm_rings();
+  if (s->handled == before)
     return 0;
-  int restart = restartable && (actions[SIGALRM].flags & SA_RESTART);
-  return alarm_rings() && !restart ? -EINTR : 0;
+  return restartable && s->restarts ? 0 : -EINTR;
 }
 
-/* pause: until a signal's handler has run. */
+/* pause: until a signal's handler has run in this thread. */
 long __mnemo_pause(void) {
-  int before = handled;
-  while (handled == before) {
+  int before = me()->handled;
+  while (me()->handled == before) {
     long r = __mnemo_wait(0);
     if (r)
       return r;
@@ -203,42 +264,45 @@ long __mnemo_pause(void) {
   return -EINTR;
 }
 
-/* sigsuspend: with `mask` in place of the process's, until a signal's
- * handler has run (a pending one the mask lets through, the real timer's,
- * another thread's), then EINTR. */
+/* sigsuspend: with `mask` in place of the thread's, until a signal's
+ * handler has run in it (a pending one the mask lets through, the real
+ * timer's, one another thread sends), then EINTR. */
 long __mnemo_sigsuspend(const unsigned long *mask, unsigned long size) {
-  if (size != sizeof blocked)
+  if (size != sizeof shared)
     return -EINVAL;
-  unsigned long saved = blocked;
-  blocked = *mask & ~UNBLOCKABLE;
-  int before = handled;
-  while (handled == before) {
-    if (pending & ~blocked)
+  struct mnemo_signals *s = me();
+  unsigned long saved = s->blocked;
+  s->blocked = *mask & ~UNBLOCKABLE;
+  int before = s->handled;
+  while (s->handled == before) {
+    if ((s->pending | shared) & ~s->blocked)
       deliver_unblocked();
     else
       __mnemo_wait(0);
   }
-  blocked = saved;
+  s->blocked = saved;
   return -EINTR;
 }
 
 /* sigtimedwait (sigwait and sigwaitinfo too): a pending signal of the
- * set is taken, the lowest, without its action running; until one is,
- * the thread waits while others run, and then for the real timer if the
- * set has SIGALRM and the time limit, if any, is not shorter (EAGAIN
- * where it is, or where nothing can run before it). A handler run
- * meanwhile ends the wait with EINTR. */
+ * set is taken, the lowest, one sent to the thread before the process's,
+ * without its action running; until one is, the thread waits while
+ * others run, and then for the real timer if the set has SIGALRM and the
+ * time limit, if any, is not shorter (EAGAIN where it is, or where
+ * nothing can run before it). A handler run meanwhile ends the wait with
+ * EINTR. */
 long __mnemo_sigtimedwait(const unsigned long *set, siginfo_t *info, const struct timespec *limit,
                           unsigned long size) {
-  if (size != sizeof blocked)
+  if (size != sizeof shared)
     return -EINVAL;
   if (limit && (unsigned long)limit->tv_nsec >= 1000000000)
     return -EINVAL;
+  struct mnemo_signals *s = me();
   unsigned long want = *set & ~UNBLOCKABLE;
   const struct itimerval *real = &timers[ITIMER_REAL];
-  int before = handled;
-  while (!(pending & want)) {
-    if (handled != before)
+  int before = s->handled;
+  while (!((s->pending | shared) & want)) {
+    if (s->handled != before)
       return -EINTR;
     int timer_first = (want & BIT(SIGALRM)) && timerisset(&real->it_value) &&
                       (!limit || limit->tv_sec > real->it_value.tv_sec ||
@@ -252,50 +316,60 @@ long __mnemo_sigtimedwait(const unsigned long *set, siginfo_t *info, const struc
     if (__mnemo_futex(&events, FUTEX_WAIT | FUTEX_PRIVATE, seen, (long)limit, 0, 0) == -ETIMEDOUT)
       return -EAGAIN;
   }
-  long sig = __builtin_ctzl(pending & want) + 1;
-  pending &= ~BIT(sig);
+  unsigned long *from = s->pending & want ? &s->pending : &shared;
+  long sig = __builtin_ctzl(*from & want) + 1;
+  *from &= ~BIT(sig);
   if (info)
-    describe(info, sig, sent_by[sig]);
+    describe(info, sig, from == &shared ? shared_by[sig] : s->sent_by[sig]);
   return sig;
 }
 
+/* The blocked signals pending for the thread or the process. */
 long __mnemo_sigpending(unsigned long *set, unsigned long size) {
-  if (size != sizeof blocked)
+  if (size != sizeof shared)
     return -EINVAL;
-  *set = pending;
+  struct mnemo_signals *s = me();
+  *set = (s->pending | shared) & s->blocked;
   return 0;
 }
 
 long __mnemo_sigaction(long sig, const struct k_sigaction *act,
                        struct k_sigaction *old, unsigned long size) {
-  if (size != sizeof blocked || sig < 1 || sig >= _NSIG)
+  if (size != sizeof shared || sig < 1 || sig >= _NSIG)
     return -EINVAL;
   if (act && (sig == SIGKILL || sig == SIGSTOP))
     return -EINVAL;
   struct k_sigaction was = actions[sig];
   if (act)
     actions[sig] = *act;
-  /* A signal pending that the new action ignores is discarded. */
-  if (act && __mnemo_discarded(sig))
-    pending &= ~BIT(sig);
+  /* A signal pending that the new action ignores is discarded, the
+   * process's and every thread's. */
+  if (act && __mnemo_discarded(sig)) {
+    shared &= ~BIT(sig);
+    struct pthread *self = __pthread_self(), *t = self;
+    do
+      mnemo_signals_of(t)->pending &= ~BIT(sig);
+    while ((t = t->next) != self);
+  }
   if (old)
     *old = was;
   return 0;
 }
 
+/* The running thread's mask (sigprocmask is pthread_sigmask). */
 long __mnemo_sigprocmask(long how, const unsigned long *set, unsigned long *old,
                          unsigned long size) {
-  if (size != sizeof blocked)
+  if (size != sizeof shared)
     return -EINVAL;
-  unsigned long was = blocked;
+  unsigned long *blocked = &me()->blocked, was = *blocked;
   if (set) {
     switch (how) {
-    case SIG_BLOCK: blocked |= *set; break;
-    case SIG_UNBLOCK: blocked &= ~*set; break;
-    case SIG_SETMASK: blocked = *set; break;
+    case SIG_BLOCK: *blocked |= *set; break;
+    case SIG_UNBLOCK: *blocked &= ~*set; break;
+    case SIG_SETMASK: *blocked = *set; break;
     default: return -EINVAL;
     }
-    blocked &= ~UNBLOCKABLE;
+    *blocked &= ~UNBLOCKABLE;
   }
   if (old)
     *old = was;

@@ -2,14 +2,13 @@
  * the cancellation points, and the thread pointer, which every use of
  * errno reads: apart from mnemo_thread.c, so that a program that makes
  * no thread links none of pthread_create's machinery. */
-#include "pthread_impl.h"
+#include "mnemo_thread.h"
 #include "syscall.h"
 
 #include <errno.h>
 
 long __mnemo_kernel(long n, long a, long b, long c, long d, long e, long f);
 
-extern struct pthread __mnemo_self;
 
 /* What __get_tp gives (pthread_arch.h): the running thread's descriptor.
  * A thread sets it when it starts and again whenever the engine lets it
@@ -17,11 +16,13 @@ extern struct pthread __mnemo_self;
 struct pthread *__mnemo_tp = &__mnemo_self;
 
 /* A system call the engine may let another thread run in before it
- * returns: when this one goes on, it is the running thread again. */
+ * returns: when this one goes on, it is the running thread again, and
+ * takes the signals the others sent it meanwhile. */
 static long stop_point(long n, long a, long b, long c, long d, long e) {
   struct pthread *self = __mnemo_tp;
   long r = __mnemo_kernel(n, a, b, c, d, e, 0);
   __mnemo_tp = self;
+  __mnemo_deliver_pending();
   return r;
 }
 
@@ -43,16 +44,6 @@ long __mnemo_futex(volatile int *addr, long op, long val, long timeout, long add
 }
 
 long __mnemo_yield(void) { return stop_point(SYS_sched_yield, 0, 0, 0, 0, 0); }
-
-/* Whether `tid` is a thread of the process (tkill's target). */
-int __mnemo_thread_exists(long tid) {
-  pthread_t self = __pthread_self(), t = self;
-  do
-    if (t->tid == tid)
-      return 1;
-  while ((t = t->next) != self);
-  return 0;
-}
 
 /* What acts on a cancellation request (mnemo_thread.c), set by the first
  * pthread_cancel: until then no thread has a request to act on. */

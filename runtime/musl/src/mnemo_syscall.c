@@ -542,8 +542,8 @@ static long sys_inotify_rm_watch(long fd, long wd) {
  * kill(-1) reaches every process but the caller and, as Linux's does,
  * succeeds where any exists, whether or not it may be signalled: natively
  * one always does. A signal the process sends itself is delivered
- * (mnemo_process.c). `code`: how it was sent, for a handler's siginfo. */
-static long sys_kill(long pid, long sig, int code) {
+ * (mnemo_process.c). */
+static long sys_kill(long pid, long sig) {
   if (sig < 0 || sig > 64)
     return -EINVAL;
   if (pid == -1)
@@ -552,7 +552,7 @@ static long sys_kill(long pid, long sig, int code) {
     return -ESRCH;
   if (sig == 0)
     return 0;
-  return __mnemo_signal_self(sig, code);
+  return __mnemo_signal_process(sig, SI_USER);
 }
 
 long __mnemo_syscall(long n, long a, long b, long c, long d, long e, long f) {
@@ -703,12 +703,10 @@ long __mnemo_syscall(long n, long a, long b, long c, long d, long e, long f) {
   case SYS_vfork:
   case SYS_clone: return -EAGAIN;
   case SYS_wait4: return -ECHILD;
-  case SYS_kill: return sys_kill(a, b, SI_USER);
-  /* raise() and pthread_kill: the signal goes to the process (the
-   * running thread takes it) if the thread is one of its own. */
-  case SYS_tkill: return __mnemo_thread_exists(a) ? sys_kill(1, b, SI_TKILL) : -ESRCH;
-  case SYS_tgkill:
-    return a == 1 && __mnemo_thread_exists(b) ? sys_kill(1, c, SI_TKILL) : -ESRCH;
+  case SYS_kill: return sys_kill(a, b);
+  /* raise() and pthread_kill: the signal goes to the thread. */
+  case SYS_tkill: return __mnemo_signal_tid(a, b);
+  case SYS_tgkill: return a == 1 ? __mnemo_signal_tid(b, c) : -ESRCH;
   case SYS_rt_sigsuspend: return __mnemo_sigsuspend((const unsigned long *)a, b);
   case SYS_pause: return __mnemo_pause();
   case SYS_setitimer:

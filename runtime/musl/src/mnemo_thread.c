@@ -7,7 +7,7 @@
  * and semaphores work unchanged over the futex calls. A thread's stack is
  * the engine's (each frame's objects), so a stack size or address in the
  * attributes changes nothing. */
-#include "pthread_impl.h"
+#include "mnemo_thread.h"
 #include "syscall.h"
 
 #include <errno.h>
@@ -16,24 +16,14 @@
 
 long __mnemo_kernel(long n, long a, long b, long c, long d, long e, long f);
 
-extern struct pthread __mnemo_self;
 extern struct pthread *__mnemo_tp;
 extern void *__pthread_tsd_main[];
 extern long (*__mnemo_cancel)(void);
 
-/* A thread made by pthread_create: its descriptor, what it is to run,
- * and its thread-specific data (the main thread's is musl's static one). */
-struct thread {
-  struct pthread td;
-  void *(*func)(void *);
-  void *arg;
-  int c11;
-  void *tsd[PTHREAD_KEYS_MAX];
-};
-
 static void start(void *p) {
-  struct thread *t = p;
+  struct mnemo_thread *t = p;
   __mnemo_tp = &t->td;
+  __mnemo_deliver_pending();
   if (t->c11)
     __pthread_exit((void *)(intptr_t)((int (*)(void *))t->func)(t->arg));
   __pthread_exit(t->func(t->arg));
@@ -42,7 +32,7 @@ static void start(void *p) {
 int __pthread_create(pthread_t *restrict res, const pthread_attr_t *restrict attrp,
                      void *(*entry)(void *), void *restrict arg) {
   struct pthread *self = __pthread_self();
-  struct thread *t = calloc(1, sizeof *t);
+  struct mnemo_thread *t = calloc(1, sizeof *t);
   if (!t)
     return EAGAIN;
   if (!self->tsd)
@@ -59,6 +49,8 @@ int __pthread_create(pthread_t *restrict res, const pthread_attr_t *restrict att
     new->stack_size = attrp->_a_stacksize;
     new->guard_size = attrp->_a_guardsize;
   }
+  /* As the kernel's clone: the creator's mask, nothing pending. */
+  t->signals.blocked = mnemo_signals_of(self)->blocked;
   t->func = entry;
   t->arg = arg;
   t->c11 = c11;
