@@ -142,7 +142,7 @@ fn a_run_links_only_the_library_objects_its_program_uses() {
         assert!(!defined(name), "{name} is not linked");
     }
     let bodies = module.functions.iter().filter(|f| f.body.is_some()).count();
-    // The model of system calls is linked whole (about 250 functions
+    // The model of system calls is linked whole (about 275 functions
     // with stdio's); the runtime's musl defines thousands of symbols.
-    assert!(bodies < 260, "{bodies} functions linked");
+    assert!(bodies < 300, "{bodies} functions linked");
 }

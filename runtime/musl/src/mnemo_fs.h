@@ -194,9 +194,28 @@ long __mnemo_sigsuspend(const unsigned long *mask, unsigned long size);
 long __mnemo_sigpending(unsigned long *set, unsigned long size);
 long __mnemo_sigtimedwait(const unsigned long *set, siginfo_t *info, const struct timespec *limit,
                           unsigned long size);
+/* A POSIX timer's signal (0 where discarded), and whether a signal sent
+ * now would change anything; `tid` 0 is the process. */
+int __mnemo_signal_timer(long tid, long sig, int timer, union sigval value);
+int __mnemo_signal_matters(long tid, long sig);
+/* The timers (mnemo_timers.c): nanoseconds to the next expiry that would
+ * change anything (0: none), letting time pass to it (how far), letting
+ * `dt` pass, and a timer's signal taken (its overruns). */
+long long __mnemo_next_expiry(void);
+long long __mnemo_time_passes(void);
+void __mnemo_time_advance(long long dt);
+int __mnemo_timer_taken(int id);
 struct itimerval;
+struct itimerspec;
+struct ksigevent;
 long __mnemo_setitimer(long which, const struct itimerval *new, struct itimerval *old);
 long __mnemo_getitimer(long which, struct itimerval *value);
+long __mnemo_timer_create(long clock, const struct ksigevent *ev, int *id);
+long __mnemo_timer_settime(long id, long flags, const struct itimerspec *new,
+                           struct itimerspec *old);
+long __mnemo_timer_gettime(long id, struct itimerspec *cur);
+long __mnemo_timer_getoverrun(long id);
+long __mnemo_timer_delete(long id);
 /* Waits for another thread's event or the real timer (mnemo_process.c). */
 long __mnemo_wait(int restartable);
 long __mnemo_pause(void);

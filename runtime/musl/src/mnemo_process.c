@@ -3,9 +3,9 @@
  * blocked signals, the signals pending and the alternate stack, kept and
  * given back as the kernel keeps them, a signal the process sends itself
  * delivered as the kernel delivers it, in the thread the kernel would
- * choose, and the interval timers, whose
- * SIGALRM comes when the process would otherwise wait for ever; and the
- * machine's facts, fixed so that runs are deterministic. */
+ * choose (the timers, mnemo_timers.c, send theirs here), and waits that
+ * another thread, a signal or a timer ends; and the machine's facts,
+ * fixed so that runs are deterministic. */
 #include "mnemo_fs.h"
 #include "mnemo_thread.h"
 #include "futex.h"
@@ -35,7 +35,7 @@ static struct k_sigaction actions[_NSIG] = {
     [SIGPIPE] = {.handler = SIG_IGN},
 };
 static unsigned long shared;
-static int shared_by[_NSIG];
+static struct mnemo_sent shared_sent[_NSIG];
 struct mnemo_signals __mnemo_main_signals;
 #define UNBLOCKABLE (1UL << (SIGKILL - 1) | 1UL << (SIGSTOP - 1))
 #define BIT(sig) (1UL << ((sig) - 1))
@@ -52,13 +52,18 @@ static void deliver_unblocked(void);
  * ever. */
 static volatile int events;
 
-/* The siginfo of `sig` sent with `code`: by the process itself (pid 1,
- * run by nobody) unless the kernel sent it (a timer). */
-static void describe(siginfo_t *info, long sig, int code) {
+/* The siginfo of `sig` sent as `by` says: by the process itself (pid 1,
+ * run by nobody), unless the kernel sent it (an interval timer) or a
+ * POSIX timer did, whose signal is taken now. */
+static void describe(siginfo_t *info, long sig, struct mnemo_sent by) {
   memset(info, 0, sizeof *info);
   info->si_signo = sig;
-  info->si_code = code;
-  if (code != SI_KERNEL) {
+  info->si_code = by.code;
+  if (by.code == SI_TIMER) {
+    info->si_timerid = by.timer;
+    info->si_overrun = __mnemo_timer_taken(by.timer);
+    info->si_value = by.value;
+  } else if (by.code != SI_KERNEL) {
     info->si_pid = 1;
     info->si_uid = 65534;
   }
@@ -70,9 +75,12 @@ static void describe(siginfo_t *info, long sig, int code) {
  * SA_RESETHAND; given a siginfo and a context with SA_SIGINFO), the
  * default action ends the process, which the engine reports as a path
  * ended early ("signalled"), unless it ignores the signal. */
-static long deliver(long sig, int code) {
+static long deliver(long sig, struct mnemo_sent by) {
   struct mnemo_signals *s = me();
   struct k_sigaction a = actions[sig];
+  siginfo_t info;
+  /* Taken: a timer's overruns are counted until now. */
+  describe(&info, sig, by);
   if (a.handler == SIG_IGN || (a.handler == SIG_DFL && __mnemo_discarded(sig)))
     return 0;
   if (a.handler == SIG_DFL)
@@ -87,9 +95,7 @@ static long deliver(long sig, int code) {
     actions[sig].flags &= ~SA_SIGINFO;
   }
   if (a.flags & SA_SIGINFO) {
-    siginfo_t info;
     ucontext_t context;
-    describe(&info, sig, code);
     memset(&context, 0, sizeof context);
     memcpy(&context.uc_sigmask, &saved, sizeof saved);
     ((void (*)(int, siginfo_t *, void *))a.handler)(sig, &info, &context);
@@ -114,11 +120,11 @@ static void deliver_unblocked(void) {
     if (own) {
       long sig = __builtin_ctzl(own) + 1;
       s->pending &= ~BIT(sig);
-      deliver(sig, s->sent_by[sig]);
+      deliver(sig, s->sent[sig]);
     } else if (process) {
       long sig = __builtin_ctzl(process) + 1;
       shared &= ~BIT(sig);
-      deliver(sig, shared_by[sig]);
+      deliver(sig, shared_sent[sig]);
     } else {
       return;
     }
@@ -127,42 +133,56 @@ static void deliver_unblocked(void) {
 
 void __mnemo_deliver_pending(void) { deliver_unblocked(); }
 
-/* Thread `t` is sent `sig` alone (`code`: SI_TKILL from tkill, SI_USER
- * for a write's SIGPIPE): discarded where its action ignores it, pending
+/* Thread `t` is sent `sig` alone (SI_TKILL from tkill, SI_USER for a
+ * write's SIGPIPE, SI_TIMER from a timer): discarded where its action
+ * ignores it (0), else (1) pending
  * while `t` blocks it (once, as a standard signal is), else delivered as
  * soon as `t` runs: now if it is the running thread; another's wait ends
  * (EINTR) so that it goes on and takes it. A blocked signal is kept even
  * where its action ignores it now: the action may change before it is
  * unblocked (delivery discards it if not). */
-static long signal_thread(struct pthread *t, long sig, int code) {
+static int signal_thread(struct pthread *t, long sig, struct mnemo_sent by) {
   struct mnemo_signals *s = mnemo_signals_of(t);
   int blocks = (s->blocked & BIT(sig)) != 0;
   if (!blocks && __mnemo_discarded(sig))
     return 0;
   s->pending |= BIT(sig);
-  s->sent_by[sig] = code;
+  s->sent[sig] = by;
   if (t == __pthread_self()) {
     deliver_unblocked();
-    return 0;
+    return 1;
   }
   /* It may wait for it in sigwait or sigsuspend. */
   __mnemo_event();
   if (!blocks)
     __mnemo_kernel(SYS_tkill, t->tid, sig, 0, 0, 0, 0);
+  return 1;
+}
+
+long __mnemo_signal_self(long sig, int code) {
+  signal_thread(__pthread_self(), sig, (struct mnemo_sent){.code = code});
   return 0;
 }
 
-long __mnemo_signal_self(long sig, int code) { return signal_thread(__pthread_self(), sig, code); }
+/* The process's thread `tid`, if there is one. */
+static struct pthread *thread_of(long tid) {
+  struct pthread *self = __pthread_self(), *t = self;
+  while (t->tid != tid)
+    if ((t = t->next) == self)
+      return 0;
+  return t;
+}
 
 /* tkill and tgkill: `sig` to the process's thread `tid`. */
 long __mnemo_signal_tid(long tid, long sig) {
   if (sig < 0 || sig > 64)
     return -EINVAL;
-  struct pthread *self = __pthread_self(), *t = self;
-  while (t->tid != tid)
-    if ((t = t->next) == self)
-      return -ESRCH;
-  return sig ? signal_thread(t, sig, SI_TKILL) : 0;
+  struct pthread *t = thread_of(tid);
+  if (!t)
+    return -ESRCH;
+  if (sig)
+    signal_thread(t, sig, (struct mnemo_sent){.code = SI_TKILL});
+  return 0;
 }
 
 /* The process is sent `sig` (`code`: SI_USER from kill, SI_KERNEL from
@@ -171,60 +191,53 @@ long __mnemo_signal_tid(long tid, long sig) {
  * until a thread that does not block it takes it: the running one now,
  * else the first other one, whose wait ends, as it goes on; or a thread's
  * sigwait. */
-long __mnemo_signal_process(long sig, int code) {
+static int signal_process(long sig, struct mnemo_sent by) {
   if (!(__mnemo_main_signals.blocked & BIT(sig)) && __mnemo_discarded(sig))
     return 0;
   shared |= BIT(sig);
-  shared_by[sig] = code;
+  shared_sent[sig] = by;
   if (!(me()->blocked & BIT(sig))) {
     deliver_unblocked();
-    return 0;
+    return 1;
   }
   __mnemo_event();
   struct pthread *self = __pthread_self(), *t = self;
   while ((t = t->next) != self)
-    if (!(mnemo_signals_of(t)->blocked & BIT(sig)))
-      return __mnemo_kernel(SYS_tkill, t->tid, sig, 0, 0, 0, 0), 0;
+    if (!(mnemo_signals_of(t)->blocked & BIT(sig))) {
+      __mnemo_kernel(SYS_tkill, t->tid, sig, 0, 0, 0, 0);
+      break;
+    }
+  return 1;
+}
+
+long __mnemo_signal_process(long sig, int code) {
+  signal_process(sig, (struct mnemo_sent){.code = code});
   return 0;
 }
 
-/* The interval timers (setitimer, and alarm over it). The clock stands
- * still and a sleep ends at once (as the replay makes sleeps), so time
- * passes only where the process would otherwise wait for ever: the real
- * timer expires then, and only then (`alarm_rings`). The other two count
- * CPU time, which a run does not measure: they are kept, and never
- * expire. */
-static struct itimerval timers[3];
-
-long __mnemo_setitimer(long which, const struct itimerval *new, struct itimerval *old) {
-  if ((unsigned long)which > ITIMER_PROF)
-    return -EINVAL;
-  if (new && ((unsigned long)new->it_value.tv_usec >= 1000000 ||
-              (unsigned long)new->it_interval.tv_usec >= 1000000))
-    return -EINVAL;
-  if (old)
-    *old = timers[which];
-  if (new)
-    timers[which] = timerisset(&new->it_value) ? *new : (struct itimerval){0};
-  return 0;
+/* A POSIX timer's expiry: `sig` to thread `tid`, or to the process where
+ * `tid` is 0. Whether it was not discarded. */
+int __mnemo_signal_timer(long tid, long sig, int timer, union sigval value) {
+  struct mnemo_sent by = {.code = SI_TIMER, .timer = timer, .value = value};
+  if (!tid)
+    return signal_process(sig, by);
+  struct pthread *t = thread_of(tid);
+  return t && signal_thread(t, sig, by);
 }
 
-long __mnemo_getitimer(long which, struct itimerval *value) {
-  if ((unsigned long)which > ITIMER_PROF)
-    return -EINVAL;
-  *value = timers[which];
-  return 0;
-}
-
-/* Time passes to the real timer's expiry, if it is set: SIGALRM comes
- * to the process (from the kernel) and the timer starts again with its
- * interval. */
-static void alarm_rings(void) {
-  struct itimerval *t = &timers[ITIMER_REAL];
-  if (!timerisset(&t->it_value))
-    return;
-  t->it_value = t->it_interval;
-  __mnemo_signal_process(SIGALRM, SI_KERNEL);
+/* Whether `sig` sent now to thread `tid` (the process where `tid` is 0)
+ * would change anything: the thread exists, and the signal is neither
+ * discarded nor pending already. With `sig` 0: whether the thread
+ * exists. */
+int __mnemo_signal_matters(long tid, long sig) {
+  struct pthread *t = tid ? thread_of(tid) : &__mnemo_self;
+  if (!t)
+    return 0;
+  if (!sig)
+    return 1;
+  struct mnemo_signals *s = mnemo_signals_of(t);
+  unsigned long pending = tid ? s->pending : shared;
+  return !(pending & BIT(sig)) && ((s->blocked & BIT(sig)) || !__mnemo_discarded(sig));
 }
 
 void __mnemo_event(void) {
@@ -233,21 +246,15 @@ void __mnemo_event(void) {
 }
 
 /* Waits until another thread makes an event (0: the caller looks again)
- * or the real timer expires, which the engine lets happen only when no
- * thread can run (time passes then): -EINTR once a handler ran in this
+ * or a timer expires, which happens only where no thread can run (time
+ * passes then, in the futex wait): -EINTR once a handler ran in this
  * thread meanwhile (where `restartable`, as a read is, one installed
  * with SA_RESTART gives 0 instead), else 0. Without either, it waits for
  * ever. */
 long __mnemo_wait(int restartable) {
   struct mnemo_signals *s = me();
   int seen = events, before = s->handled;
-  struct timespec limit = {0, 0};
-  /* A timer whose signal would change nothing is no reason to wake. */
-  int timed = timerisset(&timers[ITIMER_REAL].it_value) && !__mnemo_discarded(SIGALRM) &&
-              !(shared & BIT(SIGALRM));
-  long r = __mnemo_futex(&events, FUTEX_WAIT | FUTEX_PRIVATE, seen, timed ? (long)&limit : 0, 0, 0);
-  if (r == -ETIMEDOUT)
-    alarm_rings();
+  __mnemo_futex(&events, FUTEX_WAIT | FUTEX_PRIVATE, seen, 0, 0, 0);
   if (s->handled == before)
     return 0;
   return restartable && s->restarts ? 0 : -EINTR;
@@ -287,10 +294,9 @@ long __mnemo_sigsuspend(const unsigned long *mask, unsigned long size) {
 /* sigtimedwait (sigwait and sigwaitinfo too): a pending signal of the
  * set is taken, the lowest, one sent to the thread before the process's,
  * without its action running; until one is, the thread waits while
- * others run, and then for the real timer if the set has SIGALRM and the
- * time limit, if any, is not shorter (EAGAIN where it is, or where
- * nothing can run before it). A handler run meanwhile ends the wait with
- * EINTR. */
+ * others run, and then for the timers that expire within the time limit,
+ * if any (EAGAIN once it passes with none of the set pending). A handler
+ * run meanwhile ends the wait with EINTR. */
 long __mnemo_sigtimedwait(const unsigned long *set, siginfo_t *info, const struct timespec *limit,
                           unsigned long size) {
   if (size != sizeof shared)
@@ -299,28 +305,37 @@ long __mnemo_sigtimedwait(const unsigned long *set, siginfo_t *info, const struc
     return -EINVAL;
   struct mnemo_signals *s = me();
   unsigned long want = *set & ~UNBLOCKABLE;
-  const struct itimerval *real = &timers[ITIMER_REAL];
+  const long long ns = 1000000000;
+  long long left = limit ? limit->tv_sec * ns + limit->tv_nsec : -1;
   int before = s->handled;
   while (!((s->pending | shared) & want)) {
     if (s->handled != before)
       return -EINTR;
-    int timer_first = (want & BIT(SIGALRM)) && timerisset(&real->it_value) &&
-                      (!limit || limit->tv_sec > real->it_value.tv_sec ||
-                       (limit->tv_sec == real->it_value.tv_sec &&
-                        limit->tv_nsec >= real->it_value.tv_usec * 1000));
-    if (!limit || timer_first) {
-      __mnemo_wait(0);
+    int seen = events;
+    if (left < 0) {
+      /* Time passes in it to the timers' expiries, where nothing runs. */
+      __mnemo_futex(&events, FUTEX_WAIT | FUTEX_PRIVATE, seen, 0, 0, 0);
       continue;
     }
-    int seen = events;
-    if (__mnemo_futex(&events, FUTEX_WAIT | FUTEX_PRIVATE, seen, (long)limit, 0, 0) == -ETIMEDOUT)
+    /* The limit is a time to wait, which passes natively: the timers
+     * that expire within it do, and then it runs out (EAGAIN). */
+    long long next = __mnemo_next_expiry();
+    int timer_first = next && next <= left;
+    struct timespec wait = {timer_first ? 0 : left / ns, timer_first ? 0 : left % ns};
+    if (__mnemo_futex(&events, FUTEX_WAIT | FUTEX_PRIVATE, seen, (long)&wait, 0, 0) !=
+        -ETIMEDOUT)
+      continue;
+    if (!timer_first) {
+      __mnemo_time_advance(left);
       return -EAGAIN;
+    }
+    left -= __mnemo_time_passes();
   }
   unsigned long *from = s->pending & want ? &s->pending : &shared;
   long sig = __builtin_ctzl(*from & want) + 1;
   *from &= ~BIT(sig);
-  if (info)
-    describe(info, sig, from == &shared ? shared_by[sig] : s->sent_by[sig]);
+  siginfo_t taken;
+  describe(info ? info : &taken, sig, from == &shared ? shared_sent[sig] : s->sent[sig]);
   return sig;
 }
 

@@ -2,6 +2,7 @@
  * the cancellation points, and the thread pointer, which every use of
  * errno reads: apart from mnemo_thread.c, so that a program that makes
  * no thread links none of pthread_create's machinery. */
+#include "mnemo_fs.h"
 #include "mnemo_thread.h"
 #include "syscall.h"
 
@@ -26,6 +27,31 @@ static long stop_point(long n, long a, long b, long c, long d, long e) {
   return r;
 }
 
+/* A futex wait without a limit, through which time passes: the engine
+ * ends a wait with a limit (ETIMEDOUT) only where no thread can run, so
+ * where a timer would expire the wait has one, and on timing out lets
+ * time pass to that expiry (the timers' signals come) and waits on,
+ * unless a handler ran meanwhile: EINTR, or 0 where its action restarts
+ * calls (as a spurious wake: callers look again). A wait with a limit
+ * lets no time pass: its limit is on the model's clock, which stands
+ * still, and so natively passes at once. */
+static long wait_for_ever(volatile int *addr, long op, long val, long addr2) {
+  struct mnemo_signals *s = mnemo_signals_of(__mnemo_tp);
+  int before = s->handled;
+  for (;;) {
+    struct timespec now = {0, 0};
+    long timed = __mnemo_next_expiry() ? (long)&now : 0;
+    long r = stop_point(SYS_futex, (long)addr, op, val, timed, addr2);
+    if (r != -ETIMEDOUT)
+      return r;
+    __mnemo_time_passes();
+    if (s->handled != before)
+      return s->restarts ? 0 : -EINTR;
+    if (*addr != (int)val)
+      return 0;
+  }
+}
+
 long __mnemo_futex(volatile int *addr, long op, long val, long timeout, long addr2, long val3) {
   switch (op & 127) {
   case FUTEX_WAIT:
@@ -34,6 +60,8 @@ long __mnemo_futex(volatile int *addr, long op, long val, long timeout, long add
      * here either. */
     if (*addr != (int)val)
       return -EAGAIN;
+    if (!timeout)
+      return wait_for_ever(addr, op, val, addr2);
     break;
   case 4 /* FUTEX_CMP_REQUEUE */:
     if (*addr != (int)val3)

@@ -1,10 +1,14 @@
 /* The descriptor of the program's main thread, initialised statically as
  * musl's start-up code would set it (its own address, the C locale, an
- * empty list of robust mutexes held). */
+ * empty list of robust mutexes held, a vector of thread-local modules
+ * that counts none: the engine keeps thread-locals itself). */
 #include "pthread_impl.h"
+
+static uintptr_t no_modules[1];
 
 struct pthread __mnemo_self = {
     .self = &__mnemo_self,
+    .dtv = no_modules,
     .prev = &__mnemo_self,
     .next = &__mnemo_self,
     .locale = &libc.global_locale,

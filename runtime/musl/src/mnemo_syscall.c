@@ -712,6 +712,12 @@ long __mnemo_syscall(long n, long a, long b, long c, long d, long e, long f) {
   case SYS_setitimer:
     return __mnemo_setitimer(a, (const struct itimerval *)b, (struct itimerval *)c);
   case SYS_getitimer: return __mnemo_getitimer(a, (struct itimerval *)b);
+  case SYS_timer_create: return __mnemo_timer_create(a, (const struct ksigevent *)b, (int *)c);
+  case SYS_timer_settime:
+    return __mnemo_timer_settime(a, b, (const struct itimerspec *)c, (struct itimerspec *)d);
+  case SYS_timer_gettime: return __mnemo_timer_gettime(a, (struct itimerspec *)b);
+  case SYS_timer_getoverrun: return __mnemo_timer_getoverrun(a);
+  case SYS_timer_delete: return __mnemo_timer_delete(a);
   case SYS_rt_sigpending: return __mnemo_sigpending((unsigned long *)a, b);
   case SYS_rt_sigtimedwait:
     return __mnemo_sigtimedwait((const unsigned long *)a, (siginfo_t *)b,

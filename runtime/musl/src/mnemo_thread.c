@@ -40,6 +40,7 @@ int __pthread_create(pthread_t *restrict res, const pthread_attr_t *restrict att
   struct pthread *new = &t->td;
   int c11 = attrp == __ATTRP_C11_THREAD;
   new->self = new;
+  new->dtv = __mnemo_self.dtv;
   new->tsd = t->tsd;
   new->locale = &libc.global_locale;
   new->detach_state = !c11 && attrp && attrp->_a_detach ? DT_DETACHED : DT_JOINABLE;

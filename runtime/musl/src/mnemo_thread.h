@@ -10,15 +10,22 @@
 
 #include <signal.h>
 
+/* How a pending signal was sent, for its siginfo: si_code, and for a
+ * timer's (SI_TIMER) the timer and its value. */
+struct mnemo_sent {
+  int code, timer;
+  union sigval value;
+};
+
 /* A thread's mask of blocked signals, the signals sent to it alone
  * (pthread_kill, raise, a write's SIGPIPE) while it blocked them or while
- * another ran, how each was sent (siginfo's si_code), how many handlers
- * have run in it (pause and sigsuspend wait for one more) and whether the
- * last one's action restarts the call it interrupted (SA_RESTART). */
+ * another ran, how each was sent, how many handlers have run in it (pause
+ * and sigsuspend wait for one more) and whether the last one's action
+ * restarts the call it interrupted (SA_RESTART). */
 struct mnemo_signals {
   unsigned long blocked, pending;
   int handled, restarts;
-  int sent_by[_NSIG];
+  struct mnemo_sent sent[_NSIG];
 };
 
 /* A thread made by pthread_create: its descriptor, its signals, what it
