@@ -209,15 +209,54 @@ pub fn round_to_integral(ty: FloatTy, to: RoundTo, bits: u128) -> Value {
     }
 }
 
-/// `llvm.sqrt`, correctly rounded; `None` for the x87's format, which the
-/// lowering refuses.
-pub fn sqrt(ty: FloatTy, bits: u128) -> Option<Value> {
+/// `llvm.sqrt`, correctly rounded.
+pub fn sqrt(ty: FloatTy, bits: u128) -> Value {
     match ty {
         // A float's root taken as a double rounds to the float's own: a
         // double has more than twice a float's 24 bits and two more.
-        FloatTy::F32 | FloatTy::F64 => Some(put(ty, get(ty, bits).sqrt())),
-        FloatTy::F80 => None,
+        FloatTy::F32 | FloatTy::F64 => put(ty, get(ty, bits).sqrt()),
+        FloatTy::F80 => Value::concrete(sqrt_x87(bits & mask(80)), 80),
     }
+}
+
+/// The x87's `fsqrt` (APFloat has no square root): the root's 64 bits of
+/// mantissa are the integer square root of the operand's mantissa scaled
+/// to 127 or 128 bits (so that the exponent left halves exactly), rounded
+/// up where the remainder passes the root. A root is never halfway
+/// between two 64-bit mantissas: that would make the scaled mantissa the
+/// square of an odd number over four.
+fn sqrt_x87(bits: u128) -> u128 {
+    let bits = extended(FloatTy::F80, bits).to_bits();
+    let (exp, mantissa) = parts(bits);
+    let negative = bits >> 79 == 1;
+    if is_nan(bits) {
+        return x87_result(bits, 0, Extended::ZERO);
+    }
+    if mantissa == 0 || (exp == 0x7fff && !negative) {
+        // Zeros keep their sign; the root of infinity is itself.
+        return bits;
+    }
+    if negative {
+        return INDEFINITE;
+    }
+    // The value is m * 2^e with m's top bit set (a denormal normalised).
+    let shift = mantissa.leading_zeros();
+    let m = mantissa << shift;
+    let e = exp.max(1) as i32 - 16383 - 63 - shift as i32;
+    let scale = if (e - 64).rem_euclid(2) == 0 { 64 } else { 63 };
+    let scaled = u128::from(m) << scale;
+    let mut root = scaled.isqrt();
+    if scaled - root * root > root {
+        root += 1;
+    }
+    let mut half = (e - scale) / 2;
+    if root >> 64 != 0 {
+        root >>= 1;
+        half += 1;
+    }
+    // A root's exponent is about half its operand's: always a normal.
+    let biased = (half + 63 + 16383) as u128;
+    biased << 64 | root
 }
 
 /// `llvm.copysign`: the magnitude of `a` with the sign of `b`.
@@ -587,8 +626,33 @@ mod tests {
             )),
             -(2f64.powi(-104))
         );
-        assert_eq!(back(sqrt(FloatTy::F64, d(2.0)).unwrap()), 2f64.sqrt());
-        assert!(sqrt(FloatTy::F80, ONE).is_none());
+        assert_eq!(back(sqrt(FloatTy::F64, d(2.0))), 2f64.sqrt());
+    }
+
+    #[test]
+    fn x87_square_roots_are_the_native_fsqrt_s() {
+        // Operands and the roots glibc's `sqrtl` (`fsqrt`) gave natively:
+        // normals, denormals, the largest, a root rounded down and one
+        // rounded up to the next exponent, zeros, a negative, the
+        // infinity and a NaN.
+        for (x, root) in [
+            (0x4000_8000_0000_0000_0000, 0x3fff_b504_f333_f9de_6484),
+            (0x4000_c000_0000_0000_0000, 0x3fff_ddb3_d742_c265_539e),
+            (0x3ffe_8000_0000_0000_0000, 0x3ffe_b504_f333_f9de_6484),
+            (0x4002_a000_0000_0000_0000, 0x4000_ca62_c1d6_d2da_9490),
+            (0x0000_0000_0006_6327_8e62, 0x1ff1_e4bf_1839_e031_b768),
+            (0x0000_0000_0000_0000_0001, 0x1fe0_b504_f333_f9de_6484),
+            (0x7ffe_fde7_f18a_6806_7525, 0x5ffe_fef3_6be1_f9bb_4d45),
+            (0x3fff_8000_0000_0000_0001, 0x3fff_8000_0000_0000_0000),
+            (0x4000_ffff_ffff_ffff_fffe, 0x3fff_ffff_ffff_ffff_ffff),
+            (0x4019_eb79_a2a0_0000_0000, 0x400c_ad9c_71b9_dbb7_f1e1),
+            (0x8000_0000_0000_0000_0000, 0x8000_0000_0000_0000_0000),
+            (0xbfff_8000_0000_0000_0000, INDEFINITE),
+            (0x7fff_8000_0000_0000_0000, 0x7fff_8000_0000_0000_0000),
+            (0x7fff_c000_0000_0000_0000, 0x7fff_c000_0000_0000_0000),
+        ] {
+            assert_eq!(f80(sqrt(FloatTy::F80, x)), root, "sqrt of {x:#x}");
+        }
     }
 
     /// x87 bit patterns: sign, 15-bit exponent biased by 16383, then a

@@ -259,14 +259,13 @@ impl Executor {
                     *slot = self.concretize(state, &arg(i))?;
                 }
                 let [a, b, c] = v;
-                // None: a format the lowering refuses (no square root of
-                // the x87's).
-                let result = FloatTy::of_width(width).and_then(|ty| match kind {
-                    Intrinsic::FRound(to) => Some(float::round_to_integral(ty, to, a)),
-                    Intrinsic::CopySign => Some(float::copysign(ty, a, b)),
-                    Intrinsic::FMinNum => Some(float::min_max(ty, false, a, b)),
-                    Intrinsic::FMaxNum => Some(float::min_max(ty, true, a, b)),
-                    Intrinsic::Fma => Some(float::fma(ty, a, b, c)),
+                // None: not a float's width.
+                let result = FloatTy::of_width(width).map(|ty| match kind {
+                    Intrinsic::FRound(to) => float::round_to_integral(ty, to, a),
+                    Intrinsic::CopySign => float::copysign(ty, a, b),
+                    Intrinsic::FMinNum => float::min_max(ty, false, a, b),
+                    Intrinsic::FMaxNum => float::min_max(ty, true, a, b),
+                    Intrinsic::Fma => float::fma(ty, a, b, c),
                     _ => float::sqrt(ty, a),
                 });
                 let Some(r) = result else {

@@ -3,7 +3,7 @@
 
 use super::FnLower;
 use crate::ir::ffi::Val;
-use crate::ir::{CastOp, FBinOp, FloatTy, Inst, Intrinsic, Operand, RoundTo};
+use crate::ir::{CastOp, FBinOp, Inst, Intrinsic, Operand, RoundTo};
 
 /// What a call to a function named `llvm.*` becomes.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -193,12 +193,7 @@ impl FnLower<'_> {
             }
             IntrinsicUse::Exec(kind, max_args) => {
                 if kind.is_float() {
-                    let ty = self.float(inst)?;
-                    // No square root of the x87's format is computed here
-                    // (clang calls `sqrtl` for C's).
-                    if kind == Intrinsic::FSqrt && ty == FloatTy::F80 {
-                        return Err(format!("intrinsic `{name}`"));
-                    }
+                    self.float(inst)?;
                 }
                 let width = if void { 0 } else { self.width(inst)? };
                 let mut ops = Vec::with_capacity(max_args);
@@ -278,7 +273,7 @@ mod tests {
     }
 
     #[test]
-    fn float_intrinsics_keep_their_operands_and_refuse_an_x87_square_root() {
+    fn float_intrinsics_keep_their_operands() {
         let m = load_ll(
             r#"
 define x86_fp80 @f(double %x, float %y, x86_fp80 %z) {
@@ -310,12 +305,10 @@ declare x86_fp80 @llvm.sqrt.f80(x86_fp80)
             [
                 (Intrinsic::FRound(RoundTo::Down), 64, 1),
                 (Intrinsic::CopySign, 32, 2),
-                (Intrinsic::Fma, 80, 3)
+                (Intrinsic::Fma, 80, 3),
+                (Intrinsic::FSqrt, 80, 1)
             ]
         );
-        assert_eq!(
-            unsupported(&b.insts),
-            ["unsupported intrinsic `llvm.sqrt.f80`"]
-        );
+        assert!(unsupported(&b.insts).is_empty());
     }
 }
