@@ -71,6 +71,7 @@ pub(super) struct Hashing<'a> {
     globals: &'a [Global],
     /// Whether a global is identified by its contents rather than its name.
     by_contents: &'a [bool],
+    consts: &'a [Const],
     const_hashes: Vec<u64>,
 }
 
@@ -79,12 +80,13 @@ impl<'a> Hashing<'a> {
         functions: &'a [Function],
         globals: &'a [Global],
         by_contents: &'a [bool],
-        consts: &[Const],
+        consts: &'a [Const],
     ) -> Self {
         let mut h = Hashing {
             functions,
             globals,
             by_contents,
+            consts,
             const_hashes: Vec::with_capacity(consts.len()),
         };
         // The pool interns operands before the constants using them, so each
@@ -124,6 +126,92 @@ impl<'a> Hashing<'a> {
             s.u8(2);
             s.str(base_name(&global.name));
             s.u64(global.size);
+        }
+    }
+
+    /// A hash of the module's initial data that no function's hash holds:
+    /// each global identified by its name (a function's hash names it, so
+    /// a new initial value changes none), with its initializer, and each
+    /// global identified by its contents that an initializer points to,
+    /// through any chain of them. A change to it may change any path.
+    pub fn data(&self) -> u64 {
+        let mut named = Vec::new();
+        let mut reached = Vec::new();
+        let mut seen = vec![false; self.globals.len()];
+        let mut stack = Vec::new();
+        for (i, g) in self.globals.iter().enumerate() {
+            if !self.by_contents.get(i).copied().unwrap_or(false) {
+                named.push((base_name(&g.name), self.initial(g)));
+                stack.push(i);
+            }
+        }
+        let mut targets = Vec::new();
+        while let Some(i) = stack.pop() {
+            let Some(init) = &self.globals[i].init else {
+                continue;
+            };
+            for (_, c) in &init.relocs {
+                self.globals_in(*c, &mut targets);
+            }
+            for t in targets.drain(..) {
+                if self.by_contents.get(t).copied().unwrap_or(false) && !seen[t] {
+                    seen[t] = true;
+                    reached.push(self.initial(&self.globals[t]));
+                    stack.push(t);
+                }
+            }
+        }
+        named.sort_unstable();
+        reached.sort_unstable();
+        let mut s = StableHasher::new();
+        for (name, h) in named {
+            s.str(name);
+            s.u64(h);
+        }
+        for h in reached {
+            s.u64(h);
+        }
+        s.finish()
+    }
+
+    /// A global's size, constness and initializer, the addresses in it by
+    /// what they point to.
+    fn initial(&self, g: &Global) -> u64 {
+        let mut s = StableHasher::new();
+        s.u64(g.size);
+        s.bool(g.is_constant);
+        match &g.init {
+            Some(init) => {
+                s.u8(1);
+                s.bytes(&init.bytes);
+                for (off, c) in &init.relocs {
+                    s.u64(*off);
+                    s.u64(self.child(*c));
+                }
+            }
+            None => s.u8(0),
+        }
+        s.finish()
+    }
+
+    /// The globals whose addresses constant `id` is made of.
+    fn globals_in(&self, id: super::ConstId, out: &mut Vec<usize>) {
+        let mut stack = vec![id];
+        while let Some(id) = stack.pop() {
+            match self.consts.get(id.index()) {
+                Some(Const::GlobalAddr { global, .. }) => out.push(global.index()),
+                Some(Const::Cast { value, .. }) => stack.push(*value),
+                Some(Const::Binary { lhs, rhs, .. } | Const::ICmp { lhs, rhs, .. }) => {
+                    stack.extend([*lhs, *rhs]);
+                }
+                Some(Const::Select {
+                    cond,
+                    then_val,
+                    else_val,
+                }) => stack.extend([*cond, *then_val, *else_val]),
+                Some(Const::Aggregate { parts, .. }) => stack.extend(parts.iter().map(|(_, c)| *c)),
+                _ => {}
+            }
         }
     }
 
@@ -766,6 +854,48 @@ mod tests {
             base_name("llvm.memcpy.p0i8.p0i8.i64"),
             "llvm.memcpy.p0i8.p0i8.i64"
         );
+    }
+
+    /// A named global's initial value is in the module's data hash, not in
+    /// the hash of a function that reads it; a private string's is in the
+    /// hash of a function that uses it, and in the data hash where a named
+    /// global points to it.
+    #[test]
+    fn initial_values_change_the_data_hash_or_a_function_s() {
+        let version = |limit: u32, table: &str, message: &str| {
+            crate::ir::testutil::load_ll(&format!(
+                r#"
+@limit = global i32 {limit}
+@.str = private unnamed_addr constant [2 x i8] c"{table}\00"
+@.str.1 = private unnamed_addr constant [2 x i8] c"{message}\00"
+@names = global [1 x i8*] [i8* getelementptr ([2 x i8], [2 x i8]* @.str, i64 0, i64 0)]
+define i32 @over(i32 %x) {{
+  %l = load i32, i32* @limit
+  %c = icmp sgt i32 %x, %l
+  %r = zext i1 %c to i32
+  ret i32 %r
+}}
+define i8* @say() {{
+  ret i8* getelementptr ([2 x i8], [2 x i8]* @.str.1, i64 0, i64 0)
+}}
+"#
+            ))
+        };
+        let hashes = |m: &crate::ir::Module| {
+            let f = |n| crate::ir::testutil::func(m, n).hash;
+            (m.data_hash, f("over"), f("say"))
+        };
+        let base = hashes(&version(10, "a", "m"));
+        assert_eq!(base, hashes(&version(10, "a", "m")));
+        let limit = hashes(&version(20, "a", "m"));
+        assert_ne!(limit.0, base.0);
+        assert_eq!((limit.1, limit.2), (base.1, base.2));
+        let table = hashes(&version(10, "b", "m"));
+        assert_ne!(table.0, base.0);
+        assert_eq!((table.1, table.2), (base.1, base.2));
+        let message = hashes(&version(10, "a", "n"));
+        assert_eq!(message.0, base.0);
+        assert_ne!(message.2, base.2);
     }
 
     #[test]

@@ -278,9 +278,9 @@ fn lower_module(
         }
     }
 
-    let hashes: Vec<(u64, Vec<u64>)> = {
+    let (hashes, data_hash): (Vec<(u64, Vec<u64>)>, u64) = {
         let h = Hashing::new(&functions, &out_globals, &by_contents, &cx.consts);
-        functions
+        let hashes = functions
             .iter()
             .map(|f| {
                 (
@@ -288,7 +288,8 @@ fn lower_module(
                     f.body.as_ref().map_or(Vec::new(), |b| h.blocks(b)),
                 )
             })
-            .collect()
+            .collect();
+        (hashes, h.data())
     };
     for (f, (h, blocks)) in functions.iter_mut().zip(hashes) {
         f.hash = h;
@@ -303,6 +304,7 @@ fn lower_module(
         files: std::mem::take(&mut cx.files),
         func_index,
         global_index,
+        data_hash,
     })
 }
 
