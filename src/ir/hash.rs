@@ -73,6 +73,10 @@ pub(super) struct Hashing<'a> {
     by_contents: &'a [bool],
     consts: &'a [Const],
     const_hashes: Vec<u64>,
+    /// Per global, a hash of its initial data and of every global's its
+    /// initializer reaches through the addresses it holds; empty while
+    /// the constants are first hashed without it.
+    reached_data: Vec<u64>,
 }
 
 impl<'a> Hashing<'a> {
@@ -88,12 +92,22 @@ impl<'a> Hashing<'a> {
             by_contents,
             consts,
             const_hashes: Vec::with_capacity(consts.len()),
+            reached_data: Vec::new(),
         };
         // The pool interns operands before the constants using them, so each
-        // entry only refers to entries already hashed.
-        for c in consts {
-            let x = h.const_hash(c);
-            h.const_hashes.push(x);
+        // entry only refers to entries already hashed. A first round names
+        // each global as before; the initial data reached from each, which
+        // that round's hashes of its initializers describe, then joins its
+        // name in the second.
+        for _ in 0..2 {
+            h.const_hashes.clear();
+            for c in consts {
+                let x = h.const_hash(c);
+                h.const_hashes.push(x);
+            }
+            if h.reached_data.is_empty() {
+                h.reached_data = (0..globals.len()).map(|g| h.reached(g)).collect();
+            }
         }
         h
     }
@@ -102,11 +116,18 @@ impl<'a> Hashing<'a> {
         self.const_hashes.get(id.index()).copied().unwrap_or(0)
     }
 
+    /// A global as a function's hash sees it: by its contents (a private
+    /// constant, whose name a new version renumbers) or by its name, and,
+    /// once known, by the initial data it reaches, so that a new initial
+    /// value changes the blocks that take the address it is read through.
     fn global_identity(&self, s: &mut StableHasher, g: super::GlobalId) {
         let Some(global) = self.globals.get(g.index()) else {
             s.u8(0);
             return;
         };
+        if let Some(data) = self.reached_data.get(g.index()) {
+            s.u64(*data);
+        }
         if self.by_contents.get(g.index()).copied().unwrap_or(false) {
             s.u8(1);
             s.u64(global.size);
@@ -129,47 +150,28 @@ impl<'a> Hashing<'a> {
         }
     }
 
-    /// A hash of the module's initial data that no function's hash holds:
-    /// each global identified by its name (a function's hash names it, so
-    /// a new initial value changes none), with its initializer, and each
-    /// global identified by its contents that an initializer points to,
-    /// through any chain of them. A change to it may change any path.
-    pub fn data(&self) -> u64 {
-        let mut named = Vec::new();
-        let mut reached = Vec::new();
-        let mut seen = vec![false; self.globals.len()];
-        let mut stack = Vec::new();
-        for (i, g) in self.globals.iter().enumerate() {
-            if !self.by_contents.get(i).copied().unwrap_or(false) {
-                named.push((base_name(&g.name), self.initial(g)));
-                stack.push(i);
-            }
-        }
+    /// The initial data of global `g` and of every global it reaches
+    /// through the addresses its initializer holds, in the order a
+    /// breadth-first walk from it meets them.
+    fn reached(&self, g: usize) -> u64 {
+        let mut s = StableHasher::new();
+        let mut order = vec![g];
+        let mut seen = rustc_hash::FxHashSet::default();
+        seen.insert(g);
         let mut targets = Vec::new();
-        while let Some(i) = stack.pop() {
-            let Some(init) = &self.globals[i].init else {
-                continue;
-            };
-            for (_, c) in &init.relocs {
+        let mut next = 0;
+        while let Some(&i) = order.get(next) {
+            next += 1;
+            let global = &self.globals[i];
+            s.u64(self.initial(global));
+            for (_, c) in global.init.iter().flat_map(|init| &init.relocs) {
                 self.globals_in(*c, &mut targets);
             }
             for t in targets.drain(..) {
-                if self.by_contents.get(t).copied().unwrap_or(false) && !seen[t] {
-                    seen[t] = true;
-                    reached.push(self.initial(&self.globals[t]));
-                    stack.push(t);
+                if t < self.globals.len() && seen.insert(t) {
+                    order.push(t);
                 }
             }
-        }
-        named.sort_unstable();
-        reached.sort_unstable();
-        let mut s = StableHasher::new();
-        for (name, h) in named {
-            s.str(name);
-            s.u64(h);
-        }
-        for h in reached {
-            s.u64(h);
         }
         s.finish()
     }
@@ -856,12 +858,10 @@ mod tests {
         );
     }
 
-    /// A named global's initial value is in the module's data hash, not in
-    /// the hash of a function that reads it; a private string's is in the
-    /// hash of a function that uses it, and in the data hash where a named
-    /// global points to it.
+    /// A global's initial value, or one its initializer points to, is in
+    /// the hash of a function that names the global, and of no other.
     #[test]
-    fn initial_values_change_the_data_hash_or_a_function_s() {
+    fn initial_values_change_the_functions_that_name_them() {
         let version = |limit: u32, table: &str, message: &str| {
             crate::ir::testutil::load_ll(&format!(
                 r#"
@@ -869,6 +869,7 @@ mod tests {
 @.str = private unnamed_addr constant [2 x i8] c"{table}\00"
 @.str.1 = private unnamed_addr constant [2 x i8] c"{message}\00"
 @names = global [1 x i8*] [i8* getelementptr ([2 x i8], [2 x i8]* @.str, i64 0, i64 0)]
+@__const.list = private unnamed_addr constant [1 x i8**] [i8** getelementptr ([1 x i8*], [1 x i8*]* @names, i64 0, i64 0)]
 define i32 @over(i32 %x) {{
   %l = load i32, i32* @limit
   %c = icmp sgt i32 %x, %l
@@ -878,24 +879,39 @@ define i32 @over(i32 %x) {{
 define i8* @say() {{
   ret i8* getelementptr ([2 x i8], [2 x i8]* @.str.1, i64 0, i64 0)
 }}
+define i8* @first() {{
+  %p = load i8*, i8** getelementptr ([1 x i8*], [1 x i8*]* @names, i64 0, i64 0)
+  ret i8* %p
+}}
+define i8** @listed() {{
+  %p = load i8**, i8*** getelementptr ([1 x i8**], [1 x i8**]* @__const.list, i64 0, i64 0)
+  ret i8** %p
+}}
 "#
             ))
         };
         let hashes = |m: &crate::ir::Module| {
             let f = |n| crate::ir::testutil::func(m, n).hash;
-            (m.data_hash, f("over"), f("say"))
+            [f("over"), f("say"), f("first"), f("listed")]
         };
         let base = hashes(&version(10, "a", "m"));
         assert_eq!(base, hashes(&version(10, "a", "m")));
-        let limit = hashes(&version(20, "a", "m"));
-        assert_ne!(limit.0, base.0);
-        assert_eq!((limit.1, limit.2), (base.1, base.2));
-        let table = hashes(&version(10, "b", "m"));
-        assert_ne!(table.0, base.0);
-        assert_eq!((table.1, table.2), (base.1, base.2));
-        let message = hashes(&version(10, "a", "n"));
-        assert_eq!(message.0, base.0);
-        assert_ne!(message.2, base.2);
+        let changed = |other: [u64; 4]| -> Vec<bool> {
+            base.iter().zip(other).map(|(a, b)| *a != b).collect()
+        };
+        assert_eq!(
+            changed(hashes(&version(20, "a", "m"))),
+            [true, false, false, false]
+        );
+        assert_eq!(
+            changed(hashes(&version(10, "a", "n"))),
+            [false, true, false, false]
+        );
+        // Through a named table, and through a private one pointing to it.
+        assert_eq!(
+            changed(hashes(&version(10, "b", "m"))),
+            [false, false, true, true]
+        );
     }
 
     #[test]

@@ -278,9 +278,9 @@ fn lower_module(
         }
     }
 
-    let (hashes, data_hash): (Vec<(u64, Vec<u64>)>, u64) = {
+    let hashes: Vec<(u64, Vec<u64>)> = {
         let h = Hashing::new(&functions, &out_globals, &by_contents, &cx.consts);
-        let hashes = functions
+        functions
             .iter()
             .map(|f| {
                 (
@@ -288,8 +288,7 @@ fn lower_module(
                     f.body.as_ref().map_or(Vec::new(), |b| h.blocks(b)),
                 )
             })
-            .collect();
-        (hashes, h.data())
+            .collect()
     };
     for (f, (h, blocks)) in functions.iter_mut().zip(hashes) {
         f.hash = h;
@@ -304,7 +303,6 @@ fn lower_module(
         files: std::mem::take(&mut cx.files),
         func_index,
         global_index,
-        data_hash,
     })
 }
 

@@ -756,10 +756,6 @@ pub struct Module {
     pub files: Vec<String>,
     pub func_index: FxHashMap<String, FuncId>,
     pub global_index: FxHashMap<String, GlobalId>,
-    /// The initial data no function's hash holds (named globals'
-    /// initializers): a regression run re-explores everything where it
-    /// changed.
-    pub data_hash: u64,
 }
 
 impl Module {

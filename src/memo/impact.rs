@@ -34,8 +34,6 @@ pub struct Diff {
     /// Whether globals or functions were added, removed or moved, so that
     /// addresses recorded in the trie may name other things now.
     pub layout_changed: bool,
-    /// Whether a global's initial value changed: any path may read it.
-    pub data_changed: bool,
     /// Old functions whose new version has another name: the number
     /// llvm-link gives a static function that several files define
     /// (`__get_tp.115` now `__get_tp.117`).
@@ -166,7 +164,6 @@ impl Diff {
             changed_functions,
             blocks,
             layout_changed,
-            data_changed: old.data_hash != new.data_hash,
             renamed,
         }
     }
@@ -188,12 +185,8 @@ impl Diff {
     }
 
     /// Whether the stretch leading to `id` ran a changed block, or its point
-    /// forks on addresses the new layout may give to other objects; every
-    /// node, from the root, where a global's initial value changed.
+    /// forks on addresses the new layout may give to other objects.
     fn impacts(&self, trie: &Trie, id: NodeId) -> bool {
-        if self.data_changed {
-            return true;
-        }
         let n = trie.node(id);
         let changed_block = n.stretch.iter().any(|(f, b)| {
             let name = trie.funcs.get(*f as usize).map_or("", |s| s.as_str());
