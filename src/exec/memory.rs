@@ -364,7 +364,9 @@ pub struct ObjectEntry {
 /// after a fork copied the tree's nodes from the root (2.3 KB each), which
 /// made up most of what a pending path held on a loop that prints. The
 /// live stack objects are few, so copying their list is cheap, and as the
-/// stack only grows upwards they are inserted and removed at its end.
+/// stack only grows upwards they are inserted and removed at its end. The
+/// list holds the running thread's alone: a parked thread's wait in the
+/// map ([`AddressSpace::park_stack`]).
 ///
 /// The maps' nodes are small (`imbl`'s `small-chunks`): the first write to
 /// a global after a fork copies the nodes on the way to it, four entries

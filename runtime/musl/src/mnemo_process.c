@@ -23,7 +23,7 @@
 #include <ucontext.h>
 
 /* Each signal's action, and the signals sent to the process as a whole
- * (kill, the real timer) that no thread has taken yet, as the kernel
+ * (kill, a timer) that no thread has taken yet, as the kernel
  * keeps them (a program asks for the handler it inherited); each
  * thread's mask and the signals sent to it alone are its own
  * (mnemo_thread.h). The kernel's sigset is 8 bytes. No other process
@@ -135,12 +135,12 @@ void __mnemo_deliver_pending(void) { deliver_unblocked(); }
 
 /* Thread `t` is sent `sig` alone (SI_TKILL from tkill, SI_USER for a
  * write's SIGPIPE, SI_TIMER from a timer): discarded where its action
- * ignores it (0), else (1) pending
- * while `t` blocks it (once, as a standard signal is), else delivered as
- * soon as `t` runs: now if it is the running thread; another's wait ends
- * (EINTR) so that it goes on and takes it. A blocked signal is kept even
- * where its action ignores it now: the action may change before it is
- * unblocked (delivery discards it if not). */
+ * ignores it (0), else (1) pending while `t` blocks it (once, as a
+ * standard signal is), else delivered as soon as `t` runs: now if it is
+ * the running thread; another's wait ends (EINTR) so that it goes on and
+ * takes it. A blocked signal is kept even where its action ignores it
+ * now: the action may change before it is unblocked (delivery discards
+ * it if not). */
 static int signal_thread(struct pthread *t, long sig, struct mnemo_sent by) {
   struct mnemo_signals *s = mnemo_signals_of(t);
   int blocks = (s->blocked & BIT(sig)) != 0;
@@ -185,12 +185,12 @@ long __mnemo_signal_tid(long tid, long sig) {
   return 0;
 }
 
-/* The process is sent `sig` (`code`: SI_USER from kill, SI_KERNEL from
- * its timer): discarded where its action ignores it and the main thread,
- * which its pid names, does not block it; else pending for the process
- * until a thread that does not block it takes it: the running one now,
- * else the first other one, whose wait ends, as it goes on; or a thread's
- * sigwait. */
+/* The process is sent `sig` (SI_USER from kill, SI_KERNEL from the real
+ * interval timer, SI_TIMER from a POSIX timer): discarded where its
+ * action ignores it and the main thread, which its pid names, does not
+ * block it (0); else (1) pending for the process until a thread that
+ * does not block it takes it: the running one now, else the first other
+ * one, whose wait ends, as it goes on; or a thread's sigwait. */
 static int signal_process(long sig, struct mnemo_sent by) {
   if (!(__mnemo_main_signals.blocked & BIT(sig)) && __mnemo_discarded(sig))
     return 0;
