@@ -97,22 +97,23 @@ impl<'a> Hashing<'a> {
             const_hashes: Vec::with_capacity(consts.len()),
             reached_data: Vec::new(),
         };
-        // The pool interns operands before the constants using them, so each
-        // entry only refers to entries already hashed. A first round names
-        // each global as before; the initial data reached from each, which
-        // that round's hashes of its initializers describe, then joins its
-        // name in the second.
-        for _ in 0..2 {
-            h.const_hashes.clear();
-            for c in consts {
-                let x = h.const_hash(c);
-                h.const_hashes.push(x);
-            }
-            if h.reached_data.is_empty() {
-                h.reached_data = (0..globals.len()).map(|g| h.reached(g)).collect();
-            }
-        }
+        // A first round names each global without its data; the initial
+        // data reached from each, which that round's hashes of the
+        // initializers describe, then joins its name in the second.
+        h.hash_consts();
+        h.reached_data = (0..globals.len()).map(|g| h.reached(g)).collect();
+        h.hash_consts();
         h
+    }
+
+    /// The pool interns operands before the constants using them, so each
+    /// entry only refers to entries already hashed.
+    fn hash_consts(&mut self) {
+        self.const_hashes.clear();
+        for c in self.consts {
+            let x = self.const_hash(c);
+            self.const_hashes.push(x);
+        }
     }
 
     fn child(&self, id: super::ConstId) -> u64 {
@@ -133,19 +134,7 @@ impl<'a> Hashing<'a> {
         }
         if self.by_contents.get(g.index()).copied().unwrap_or(false) {
             s.u8(1);
-            s.u64(global.size);
-            s.bool(global.is_constant);
-            match &global.init {
-                Some(init) => {
-                    s.u8(1);
-                    s.bytes(&init.bytes);
-                    s.u64(init.relocs.len() as u64);
-                    for (off, _) in &init.relocs {
-                        s.u64(*off);
-                    }
-                }
-                None => s.u8(0),
-            }
+            self.contents(s, global, false);
         } else {
             s.u8(2);
             s.str(base_name(&global.name));
@@ -183,20 +172,28 @@ impl<'a> Hashing<'a> {
     /// what they point to.
     fn initial(&self, g: &Global) -> u64 {
         let mut s = StableHasher::new();
+        self.contents(&mut s, g, true);
+        s.finish()
+    }
+
+    /// A global's size, constness and initializer: its bytes and where
+    /// addresses go in them, and with `targets` what they point to.
+    fn contents(&self, s: &mut StableHasher, g: &Global, targets: bool) {
         s.u64(g.size);
         s.bool(g.is_constant);
-        match &g.init {
-            Some(init) => {
-                s.u8(1);
-                s.bytes(&init.bytes);
-                for (off, c) in &init.relocs {
-                    s.u64(*off);
-                    s.u64(self.child(*c));
-                }
+        let Some(init) = &g.init else {
+            s.u8(0);
+            return;
+        };
+        s.u8(1);
+        s.bytes(&init.bytes);
+        s.u64(init.relocs.len() as u64);
+        for (off, c) in &init.relocs {
+            s.u64(*off);
+            if targets {
+                s.u64(self.child(*c));
             }
-            None => s.u8(0),
         }
-        s.finish()
     }
 
     /// The globals whose addresses constant `id` is made of.

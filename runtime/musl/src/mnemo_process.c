@@ -42,8 +42,6 @@ struct mnemo_signals __mnemo_main_signals;
 
 static struct mnemo_signals *me(void) { return mnemo_signals_of(__pthread_self()); }
 
-static void deliver_unblocked(void);
-
 /* Bumped at each thing a thread waiting for ever may wait for: a
  * signal's handler run or a signal made pending, bytes written into a
  * pipe, a pipe's write end closed. A waiting thread waits on it as on a
@@ -106,14 +104,14 @@ static long deliver(long sig, struct mnemo_sent by) {
   s->handled++;
   s->restarts = (a.flags & SA_RESTART) != 0;
   __mnemo_event();
-  deliver_unblocked();
+  __mnemo_deliver_pending();
   return 0;
 }
 
 /* Delivers each pending signal the running thread's mask no longer
  * blocks, as the kernel does on the way back to the program: those sent
  * to the thread first, then the process's, the lowest first of each. */
-static void deliver_unblocked(void) {
+void __mnemo_deliver_pending(void) {
   struct mnemo_signals *s = me();
   for (;;) {
     unsigned long own = s->pending & ~s->blocked, process = shared & ~s->blocked;
@@ -131,8 +129,6 @@ static void deliver_unblocked(void) {
   }
 }
 
-void __mnemo_deliver_pending(void) { deliver_unblocked(); }
-
 /* Thread `t` is sent `sig` alone (SI_TKILL from tkill, SI_USER for a
  * write's SIGPIPE, SI_TIMER from a timer): discarded where its action
  * ignores it (0), else (1) pending while `t` blocks it (once, as a
@@ -141,6 +137,10 @@ void __mnemo_deliver_pending(void) { deliver_unblocked(); }
  * takes it. A blocked signal is kept even where its action ignores it
  * now: the action may change before it is unblocked (delivery discards
  * it if not). */
+/* Ends thread `t`'s futex wait, if it waits (EINTR), so that it goes on
+ * and takes what was sent to it. */
+static void interrupt(struct pthread *t) { __mnemo_kernel(SYS_tkill, t->tid, 0, 0, 0, 0, 0); }
+
 static int signal_thread(struct pthread *t, long sig, struct mnemo_sent by) {
   struct mnemo_signals *s = mnemo_signals_of(t);
   int blocks = (s->blocked & BIT(sig)) != 0;
@@ -149,13 +149,13 @@ static int signal_thread(struct pthread *t, long sig, struct mnemo_sent by) {
   s->pending |= BIT(sig);
   s->sent[sig] = by;
   if (t == __pthread_self()) {
-    deliver_unblocked();
+    __mnemo_deliver_pending();
     return 1;
   }
   /* It may wait for it in sigwait or sigsuspend. */
   __mnemo_event();
   if (!blocks)
-    __mnemo_kernel(SYS_tkill, t->tid, sig, 0, 0, 0, 0);
+    interrupt(t);
   return 1;
 }
 
@@ -197,14 +197,14 @@ static int signal_process(long sig, struct mnemo_sent by) {
   shared |= BIT(sig);
   shared_sent[sig] = by;
   if (!(me()->blocked & BIT(sig))) {
-    deliver_unblocked();
+    __mnemo_deliver_pending();
     return 1;
   }
   __mnemo_event();
   struct pthread *self = __pthread_self(), *t = self;
   while ((t = t->next) != self)
     if (!(mnemo_signals_of(t)->blocked & BIT(sig))) {
-      __mnemo_kernel(SYS_tkill, t->tid, sig, 0, 0, 0, 0);
+      interrupt(t);
       break;
     }
   return 1;
@@ -272,8 +272,8 @@ long __mnemo_pause(void) {
 }
 
 /* sigsuspend: with `mask` in place of the thread's, until a signal's
- * handler has run in it (a pending one the mask lets through, the real
- * timer's, one another thread sends), then EINTR. */
+ * handler has run in it (a pending one the mask lets through, a timer's,
+ * one another thread sends), then EINTR. */
 long __mnemo_sigsuspend(const unsigned long *mask, unsigned long size) {
   if (size != sizeof shared)
     return -EINVAL;
@@ -283,7 +283,7 @@ long __mnemo_sigsuspend(const unsigned long *mask, unsigned long size) {
   int before = s->handled;
   while (s->handled == before) {
     if ((s->pending | shared) & ~s->blocked)
-      deliver_unblocked();
+      __mnemo_deliver_pending();
     else
       __mnemo_wait(0);
   }
@@ -311,12 +311,11 @@ long __mnemo_sigtimedwait(const unsigned long *set, siginfo_t *info, const struc
   while (!((s->pending | shared) & want)) {
     if (s->handled != before)
       return -EINTR;
-    int seen = events;
     if (left < 0) {
-      /* Time passes in it to the timers' expiries, where nothing runs. */
-      __mnemo_futex(&events, FUTEX_WAIT | FUTEX_PRIVATE, seen, 0, 0, 0);
+      __mnemo_wait(0);
       continue;
     }
+    int seen = events;
     /* The limit is a time to wait, which passes natively: the timers
      * that expire within it do, and then it runs out (EAGAIN). */
     long long next = __mnemo_next_expiry();
@@ -388,7 +387,7 @@ long __mnemo_sigprocmask(long how, const unsigned long *set, unsigned long *old,
   }
   if (old)
     *old = was;
-  deliver_unblocked();
+  __mnemo_deliver_pending();
   return 0;
 }
 

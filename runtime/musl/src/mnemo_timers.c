@@ -51,6 +51,9 @@ static struct timer *posix_timer(long id) {
   return id >= 0 && id < made ? posix[id] : 0;
 }
 
+/* Whom the timer's signal goes to: its thread, or the process (0). */
+static long target(const struct timer *t) { return t->notify & SIGEV_THREAD_ID ? t->tid : 0; }
+
 /* The timer's expiry signal, `n` expiries at once: a POSIX timer whose
  * signal is still pending counts them as overruns instead. */
 static void expire(struct timer *t, long long n) {
@@ -66,12 +69,12 @@ static void expire(struct timer *t, long long n) {
   }
   t->overrun = n - 1 > INT_MAX ? INT_MAX : n - 1;
   t->queued = 1;
-  long tid = t->notify & SIGEV_THREAD_ID ? t->tid : 0;
-  if (!__mnemo_signal_timer(tid, t->signo, t->id, t->value))
+  if (!__mnemo_signal_timer(target(t), t->signo, t->id, t->value))
     t->queued = 0;
 }
 
-/* `dt` nanoseconds pass for timer `t`: how many times it expires. */
+/* `dt` nanoseconds pass for timer `t`, which counts the times it
+ * expires in `due`. */
 static void advance(struct timer *t, long long dt) {
   t->due = 0;
   if (!t->left || !t->moves)
@@ -92,21 +95,19 @@ static void advance(struct timer *t, long long dt) {
 
 /* Nanoseconds to the next expiry of a timer whose signal would change
  * something (one not discarded and not pending already), 0 for none. */
-static long long next_expiry(void) {
+long long __mnemo_next_expiry(void) {
   long long next = 0;
   for (int i = -3; i < made; i++) {
     struct timer *t = i < 0 ? &itimers[i + 3] : posix[i];
     if (!t || !t->left || !t->moves || t->notify == SIGEV_NONE)
       continue;
-    if (!__mnemo_signal_matters(t->notify & SIGEV_THREAD_ID ? t->tid : 0, t->signo))
+    if (!__mnemo_signal_matters(target(t), t->signo))
       continue;
     if (!next || t->left < next)
       next = t->left;
   }
   return next;
 }
-
-long long __mnemo_next_expiry(void) { return next_expiry(); }
 
 /* `dt` nanoseconds pass: every timer that moves advances, and then those
  * that expired send their signals (whose handlers may set timers), the
@@ -127,7 +128,7 @@ void __mnemo_time_advance(long long dt) {
 
 /* Time passes to the next expiry that would change something; how far. */
 long long __mnemo_time_passes(void) {
-  long long dt = next_expiry();
+  long long dt = __mnemo_next_expiry();
   if (dt)
     __mnemo_time_advance(dt);
   return dt;

@@ -202,6 +202,13 @@ fn every_instance_counts_the_bytes_it_holds() {
     assert_eq!(eval(&o.read(3, 1, 8).to_expr(), &Assignment::new()), 0);
 }
 
+fn stack_object(addr: u64, size: u64) -> MemoryObject {
+    MemoryObject {
+        kind: AllocKind::Stack,
+        ..object(addr, size)
+    }
+}
+
 /// The first four bytes of the live object at `base`.
 fn first_word(m: &AddressSpace, base: u64) -> Value {
     m.get(base).expect("live").state.read(0, 4, 32)
@@ -209,17 +216,13 @@ fn first_word(m: &AddressSpace, base: u64) -> Value {
 
 #[test]
 fn stack_objects_and_the_others_answer_as_one_address_space() {
-    let stack = |addr, size| MemoryObject {
-        kind: AllocKind::Stack,
-        ..object(addr, size)
-    };
     let mut m = AddressSpace::default();
     // Interleaved by address, inserted out of order.
-    m.insert(stack(0x3000, 8), ObjectState::zeroed(8));
+    m.insert(stack_object(0x3000, 8), ObjectState::zeroed(8));
     m.insert(object(0x1000, 16), ObjectState::zeroed(16));
-    m.insert(stack(0x2000, 4), ObjectState::zeroed(4));
+    m.insert(stack_object(0x2000, 4), ObjectState::zeroed(4));
     m.insert(object(0x4000, 4), ObjectState::zeroed(4));
-    m.insert(stack(0x5000, 2), ObjectState::zeroed(2));
+    m.insert(stack_object(0x5000, 2), ObjectState::zeroed(2));
     assert_eq!(m.len(), 5);
     fn bases(m: &AddressSpace, from: u64) -> Vec<u64> {
         m.objects_from(from).map(|e| e.object.address).collect()
@@ -283,17 +286,13 @@ fn address_space_finds_objects_and_remembers_freed_ones() {
 
 #[test]
 fn a_parked_threads_stack_objects_stay_live_and_come_back() {
-    let stack = |addr, size| MemoryObject {
-        kind: AllocKind::Stack,
-        ..object(addr, size)
-    };
     let mut m = AddressSpace::default();
     // Two threads' frames interleave: the first's at 0x1000 and 0x3000.
-    m.insert(stack(0x1000, 8), ObjectState::zeroed(8));
-    m.insert(stack(0x3000, 8), ObjectState::zeroed(8));
+    m.insert(stack_object(0x1000, 8), ObjectState::zeroed(8));
+    m.insert(stack_object(0x3000, 8), ObjectState::zeroed(8));
     m.park_stack();
-    m.insert(stack(0x2000, 8), ObjectState::zeroed(8));
-    m.insert(stack(0x4000, 8), ObjectState::zeroed(8));
+    m.insert(stack_object(0x2000, 8), ObjectState::zeroed(8));
+    m.insert(stack_object(0x4000, 8), ObjectState::zeroed(8));
     // The parked thread's objects are still found, written and listed.
     assert_eq!(m.find(0x3004).map(|e| e.object.address), Some(0x3000));
     m.state_mut(0x1000)
