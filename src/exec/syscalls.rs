@@ -9,6 +9,7 @@ use std::io::Write;
 use super::end::{EarlyReason, ErrorKind, PathEnd};
 use super::executor::{Exec, Executor, Flow};
 use super::state::State;
+use super::threads::{MAIN_THREAD, PARENT_PROCESS};
 use super::value::{Byte, Value};
 
 /// Linux x86-64 system-call numbers (`SYS_*`), 0 to 334, space-separated in
@@ -151,7 +152,8 @@ impl Executor {
             // The engine allocates (malloc is native); musl's own heap is
             // not linked.
             nr::BRK => -ENOMEM,
-            nr::GETPID | nr::SET_TID_ADDRESS => 1,
+            nr::GETPID => i64::from(MAIN_THREAD),
+            nr::SET_TID_ADDRESS => i64::from(state.thread_id()),
             nr::GETTID => i64::from(state.thread_id()),
             nr::CLONE => {
                 let start = self.concretize(state, &arg(1))? as u64;
@@ -176,7 +178,7 @@ impl Executor {
             }
             // A thread's exit, not the process's, while another goes on.
             nr::EXIT if Executor::thread_exit(state) => 0,
-            nr::GETPPID => 0,
+            nr::GETPPID => i64::from(PARENT_PROCESS),
             nr::GETUID | nr::GETGID | nr::GETEUID | nr::GETEGID => i64::from(NOBODY),
             // The runtime asks for this when a signal the process sent
             // itself takes its default action: the process ends, killed.

@@ -23,8 +23,17 @@ use super::state::{function_at, Frame, State};
 use super::value::Value;
 use crate::ir::{Const, ConstId, Module, Reg};
 
-/// The id of the thread a process starts with (its process id too).
-pub const MAIN_THREAD: u32 = 1;
+/// The id of the thread a process starts with (its process id too): not
+/// 1, which natively is always init's, a process the program may name
+/// (`kill 1`) but not signal. The runtime's `MNEMO_PID`
+/// (`runtime/include/mnemo/model.h`) is the same.
+pub const MAIN_THREAD: u32 = 1000;
+
+/// The process id of the program's parent (`MNEMO_PARENT_PID`): a process
+/// of another user, as the replay's is (run by root, it runs each test as
+/// nobody); neither init nor 0, which a program may take for being
+/// orphaned or the kernel's child.
+pub const PARENT_PROCESS: u32 = 999;
 
 /// What a `futex(2)` operation the runtime's pthreads use does:
 /// `FUTEX_PRIVATE_FLAG` and `FUTEX_CLOCK_REALTIME` change nothing of it

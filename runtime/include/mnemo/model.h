@@ -13,6 +13,13 @@
  * (2024-01-01 UTC; testgen::posix::MODEL_TIME on the Rust side). */
 #define MNEMO_TIME 1704067200L
 
+/* The process's id (its main thread's too) and its parent's, which
+ * getpid and getppid give (exec::threads::MAIN_THREAD and PARENT_PROCESS
+ * on the Rust side). Not init's 1: a program may name init, natively
+ * always there, and may not signal it. */
+#define MNEMO_PID 1000
+#define MNEMO_PARENT_PID 999
+
 /* The inode numbers of the model's files, on device 0 but for /dev/null:
  * its fixed tree (musl/src/mnemo_names.c), the symbolic files A, B, ...
  * from MNEMO_INO_SYM_FILES on, and what the model makes (the directories

@@ -50,8 +50,8 @@ static struct mnemo_signals *me(void) { return mnemo_signals_of(__pthread_self()
  * ever. */
 static volatile int events;
 
-/* The siginfo of `sig` sent as `by` says: by the process itself (pid 1,
- * run by nobody), unless the kernel sent it (an interval timer) or a
+/* The siginfo of `sig` sent as `by` says: by the process itself (run
+ * by nobody), unless the kernel sent it (an interval timer) or a
  * POSIX timer did, whose signal is taken now. */
 static void describe(siginfo_t *info, long sig, struct mnemo_sent by) {
   memset(info, 0, sizeof *info);
@@ -62,7 +62,7 @@ static void describe(siginfo_t *info, long sig, struct mnemo_sent by) {
     info->si_overrun = __mnemo_timer_taken(by.timer);
     info->si_value = by.value;
   } else if (by.code != SI_KERNEL) {
-    info->si_pid = 1;
+    info->si_pid = MNEMO_PID;
     info->si_uid = 65534;
   }
 }
@@ -82,7 +82,7 @@ static long deliver(long sig, struct mnemo_sent by) {
   if (a.handler == SIG_IGN || (a.handler == SIG_DFL && __mnemo_discarded(sig)))
     return 0;
   if (a.handler == SIG_DFL)
-    return __mnemo_kernel(SYS_kill, 1, sig, 0, 0, 0, 0);
+    return __mnemo_kernel(SYS_kill, MNEMO_PID, sig, 0, 0, 0, 0);
   unsigned long saved = s->blocked;
   s->blocked |= a.mask[0] | (unsigned long)a.mask[1] << 32;
   if (!(a.flags & SA_NODEFER))

@@ -538,21 +538,33 @@ static long sys_inotify_rm_watch(long fd, long wd) {
   return d->kind == MNEMO_INOTIFY && wd > 0 && (unsigned long)wd <= d->off ? 0 : -EINVAL;
 }
 
-/* No process but this one (pid 1, alone in its group and session) exists.
- * kill(-1) reaches every process but the caller and, as Linux's does,
- * succeeds where any exists, whether or not it may be signalled: natively
- * one always does. A signal the process sends itself is delivered
- * (mnemo_process.c). */
+/* The process is alone in its group and session. The only others it can
+ * name are init (pid 1) and its parent, which exist natively too and
+ * belong to other users (the replay runs each test as nobody), so may
+ * not be signalled; no other pid exists. kill(-1) reaches every process
+ * but the caller and, as Linux's does, succeeds where any exists, whether
+ * or not it may be signalled: natively one always does. A signal the
+ * process sends itself is delivered (mnemo_process.c). */
 static long sys_kill(long pid, long sig) {
   if (sig < 0 || sig > 64)
     return -EINVAL;
   if (pid == -1)
     return 0;
-  if (pid != 1 && pid != 0)
+  if (pid == 1 || pid == MNEMO_PARENT_PID)
+    return -EPERM;
+  if (pid != MNEMO_PID && pid != -MNEMO_PID && pid != 0)
     return -ESRCH;
   if (sig == 0)
     return 0;
   return __mnemo_signal_process(sig, SI_USER);
+}
+
+/* getpgid and getsid: each of the three processes leads its own group
+ * and session. */
+static long sys_group_of(long pid) {
+  if (pid == 0)
+    return MNEMO_PID;
+  return pid == 1 || pid == MNEMO_PID || pid == MNEMO_PARENT_PID ? pid : -ESRCH;
 }
 
 long __mnemo_syscall(long n, long a, long b, long c, long d, long e, long f) {
@@ -706,7 +718,7 @@ long __mnemo_syscall(long n, long a, long b, long c, long d, long e, long f) {
   case SYS_kill: return sys_kill(a, b);
   /* raise() and pthread_kill: the signal goes to the thread. */
   case SYS_tkill: return __mnemo_signal_tid(a, b);
-  case SYS_tgkill: return a == 1 ? __mnemo_signal_tid(b, c) : -ESRCH;
+  case SYS_tgkill: return a == MNEMO_PID ? __mnemo_signal_tid(b, c) : -ESRCH;
   case SYS_rt_sigsuspend: return __mnemo_sigsuspend((const unsigned long *)a, b);
   case SYS_pause: return __mnemo_pause();
   case SYS_setitimer:
@@ -762,9 +774,9 @@ long __mnemo_syscall(long n, long a, long b, long c, long d, long e, long f) {
   case SYS_socket: return -EAFNOSUPPORT;
   case SYS_getpriority: return 20; /* the kernel's 20 - nice, nice 0 */
   case SYS_getgroups: return 0;
+  case SYS_getpgrp: return MNEMO_PID;
   case SYS_getpgid:
-  case SYS_getpgrp:
-  case SYS_getsid: return 1;
+  case SYS_getsid: return sys_group_of(a);
   case SYS_uname: return __mnemo_sys_uname((struct utsname *)a);
   case SYS_sysinfo: return __mnemo_sysinfo((struct sysinfo *)a);
   case SYS_sched_getaffinity: return __mnemo_getaffinity(b, (unsigned char *)c);
