@@ -10,6 +10,7 @@
 #include "mnemo_thread.h"
 #include "futex.h"
 #include "ksigaction.h"
+#include "syscall.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -67,6 +68,14 @@ static void describe(siginfo_t *info, long sig, struct mnemo_sent by) {
   }
 }
 
+/* The thread's alternate stack as sigaltstack and a handler's context
+ * give it. */
+static stack_t alt_stack_of(const struct mnemo_signals *s) {
+  if (s->alt_set)
+    return s->alt;
+  return (stack_t){.ss_flags = SS_DISABLE | s->alt.ss_flags};
+}
+
 /* Runs `sig`'s action now, in the running thread: a handler is called as
  * the kernel calls it (with its action's mask and, unless SA_NODEFER, the
  * signal itself blocked while it runs; reset to the default first with
@@ -92,14 +101,24 @@ static long deliver(long sig, struct mnemo_sent by) {
     actions[sig].handler = SIG_DFL;
     actions[sig].flags &= ~SA_SIGINFO;
   }
+  /* The context gives the alternate stack as it was when the signal
+   * came; one with SS_AUTODISARM is disarmed until the handler returns,
+   * whether or not the handler runs on it (as Linux does). */
+  stack_t alt = s->alt, given = alt_stack_of(s);
+  int alt_set = s->alt_set, disarmed = (alt.ss_flags & SS_AUTODISARM) != 0;
+  if (disarmed)
+    s->alt = (stack_t){0}, s->alt_set = 0;
   if (a.flags & SA_SIGINFO) {
     ucontext_t context;
     memset(&context, 0, sizeof context);
     memcpy(&context.uc_sigmask, &saved, sizeof saved);
+    context.uc_stack = given;
     ((void (*)(int, siginfo_t *, void *))a.handler)(sig, &info, &context);
   } else {
     a.handler(sig);
   }
+  if (disarmed)
+    s->alt = alt, s->alt_set = alt_set;
   s->blocked = saved;
   s->handled++;
   s->restarts = (a.flags & SA_RESTART) != 0;
@@ -391,26 +410,38 @@ long __mnemo_sigprocmask(long how, const unsigned long *set, unsigned long *old,
   return 0;
 }
 
-/* No handler runs on the alternate stack (the engine's calls have no
- * stack to switch); the one set is kept and given back, as the kernel
- * does. */
-static stack_t alt_stack = {.ss_flags = SS_DISABLE};
-
+/* sigaltstack: each thread's own, as the kernel keeps it. A handler is
+ * never found running on it: the engine's calls have no stack to switch,
+ * so its frames are not in the stack's bytes (natively, sigaltstack would
+ * say SS_ONSTACK there and refuse a change). */
 long __mnemo_sigaltstack(const stack_t *ss, stack_t *old) {
-  stack_t was = alt_stack;
+  struct mnemo_signals *s = me();
+  stack_t was = alt_stack_of(s);
   if (ss) {
-    if (ss->ss_flags & ~(SS_DISABLE | SS_FLAG_BITS))
+    int mode = ss->ss_flags & ~SS_FLAG_BITS;
+    /* SS_ONSTACK as a mode is an old way of saying 0, which Linux takes. */
+    if (mode != 0 && mode != SS_ONSTACK && mode != SS_DISABLE)
       return -EINVAL;
-    if (ss->ss_flags & SS_DISABLE)
-      alt_stack = (stack_t){.ss_flags = SS_DISABLE};
+    /* Linux keeps the flags beyond the mode (SS_AUTODISARM) and gives
+     * them back with the stack, or with SS_DISABLE. */
+    if (mode == SS_DISABLE)
+      s->alt = (stack_t){0}, s->alt_set = 0;
     else if (ss->ss_size < MINSIGSTKSZ)
       return -ENOMEM;
     else
-      alt_stack = *ss;
+      s->alt = *ss, s->alt_set = 1;
+    s->alt.ss_flags = ss->ss_flags & SS_FLAG_BITS;
   }
   if (old)
     *old = was;
   return 0;
+}
+
+/* sigaltstack as glibc, which the replay runs against, has it: the
+ * kernel's checks alone (musl's own refuse SS_ONSTACK, which Linux takes
+ * for 0, and look at the size before the flags). */
+int sigaltstack(const stack_t *restrict ss, stack_t *restrict old) {
+  return __syscall_ret(__syscall(SYS_sigaltstack, ss, old));
 }
 
 /* The machine a run sees: fixed, so runs are deterministic. */

@@ -21,11 +21,14 @@ struct mnemo_sent {
  * (pthread_kill, raise, a write's SIGPIPE) while it blocked them or while
  * another ran, how each was sent, how many handlers have run in it (pause
  * and sigsuspend wait for one more) and whether the last one's action
- * restarts the call it interrupted (SA_RESTART). */
+ * restarts the call it interrupted (SA_RESTART); its alternate signal
+ * stack (`alt_set` 0: none, as a new thread starts). */
 struct mnemo_signals {
   unsigned long blocked, pending;
   int handled, restarts;
   struct mnemo_sent sent[_NSIG];
+  stack_t alt;
+  int alt_set;
 };
 
 /* A thread made by pthread_create: its descriptor, its signals, what it
