@@ -22,6 +22,7 @@ use super::guide::{Guide, GuideCounters};
 use super::natives::Native;
 use super::output::Output;
 use super::state::{State, Stretch, GLOBAL_BASE, HEAP_BASE, RED_ZONE, STACK_BASE};
+use super::threads::Preemption;
 use super::value::Value;
 use crate::expr::{self, Assignment};
 use crate::ir::{BlockId, ConstId, FuncId, InstId, Module, SourceLoc};
@@ -121,6 +122,8 @@ pub struct Executor {
     /// Whether each source file of the module is the runtime's own C code
     /// (under `ExecConfig::runtime_dir`), by file index.
     runtime_files: Vec<bool>,
+    /// Where a thread that runs too long without stopping may be stopped.
+    pub(super) preemption: Preemption,
     /// Instructions the user asked to reach (`--target`).
     pub(super) targets: FxHashSet<(FuncId, InstId)>,
     /// Solver queries made when a target was first executed.
@@ -187,7 +190,7 @@ impl Executor {
             config.max_forks,
             config.shared.clone(),
         );
-        let runtime_files = module
+        let runtime_files: Vec<bool> = module
             .files
             .iter()
             .map(|f| {
@@ -197,6 +200,7 @@ impl Executor {
                     .is_some_and(|dir| f.starts_with(dir.as_str()))
             })
             .collect();
+        let preemption = Preemption::new(&module, &runtime_files, &global_addrs);
         let alloca_names = module
             .functions
             .iter()
@@ -226,6 +230,7 @@ impl Executor {
             guided: GuideCounters::default(),
             block_base,
             runtime_files,
+            preemption,
             targets: FxHashSet::default(),
             target_hit_queries: None,
             budget: Budget::default(),

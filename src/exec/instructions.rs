@@ -50,6 +50,9 @@ impl Executor {
             .as_ref()
             .expect("frames run defined functions");
         let inst = &body.insts[pc.index()];
+        if state.threads.is_some() && inst.is_branch() && self.preempted(state)? {
+            return Ok(());
+        }
         self.instructions += 1;
         state.instructions += 1;
         state.since_new_cover += 1;

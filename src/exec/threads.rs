@@ -10,6 +10,13 @@
 //! passes only then), and when none can run and none has a limit, the
 //! threads wait for ever: the path ends blocked.
 //!
+//! A thread that takes [`PREEMPT_AFTER`] branches without stopping is
+//! stopped at its next branch as if it yielded (a spin on a flag another
+//! thread sets, a spin lock another holds, would otherwise never end), but
+//! never inside the runtime's own code, whose model of the kernel relies
+//! on running uninterrupted up to a stop point. The count is the path's,
+//! so every run of the path stops the thread at the same branch.
+//!
 //! A state with one thread carries nothing of this (`State::threads` is
 //! `None` until the first `clone`).
 
@@ -75,6 +82,53 @@ pub struct Threads {
     /// Set by a system call that stops the running thread; the switch is
     /// made once the call's result is in its frame (`Executor::switch_thread`).
     pending: Option<Stop>,
+    /// Branches the running thread has taken since it last stopped.
+    branches: u32,
+}
+
+/// Branches a thread takes without stopping before it is preempted.
+pub const PREEMPT_AFTER: u32 = 1 << 14;
+
+/// What preemption needs of the module: where the runtime keeps the
+/// running thread's descriptor (`__mnemo_tp`, which a thread sets itself
+/// only as it comes back from a stop point, so a preempted one gets it
+/// back from the engine), and which functions are the runtime's model of
+/// the kernel (its `mnemo_*.c` files), where no thread is preempted.
+#[derive(Debug, Default)]
+pub(super) struct Preemption {
+    thread_pointer: Option<u64>,
+    kernel: Vec<bool>,
+}
+
+impl Preemption {
+    /// `runtime_files` says which of the module's files are the runtime's
+    /// (musl's and its own); `global_addrs` where each global lies.
+    pub(super) fn new(module: &Module, runtime_files: &[bool], global_addrs: &[u64]) -> Self {
+        let kernel_file: Vec<bool> = module
+            .files
+            .iter()
+            .zip(runtime_files)
+            .map(|(name, runtime)| {
+                *runtime
+                    && name
+                        .rsplit('/')
+                        .next()
+                        .is_some_and(|f| f.starts_with("mnemo_"))
+            })
+            .collect();
+        Preemption {
+            thread_pointer: module
+                .globals
+                .iter()
+                .position(|g| g.name == "__mnemo_tp")
+                .map(|i| global_addrs[i]),
+            kernel: module
+                .functions
+                .iter()
+                .map(|f| f.loc.is_some_and(|l| kernel_file[l.file.index()]))
+                .collect(),
+        }
+    }
 }
 
 /// A thread that is not running, with its stack: shared by the paths a
@@ -85,6 +139,9 @@ struct Parked {
     stack: Arc<Vec<Frame>>,
     tls: Option<Arc<[u64]>>,
     waits: Option<Wait>,
+    /// The runtime's thread pointer to give back as the thread goes on,
+    /// where it was preempted rather than stopped at a system call.
+    thread_pointer: Option<u64>,
 }
 
 /// A futex wait: the address, whether it has a time limit, and the
@@ -102,6 +159,8 @@ enum Stop {
     Yield,
     Wait(Wait),
     Exit,
+    /// Preempted at a branch, with the runtime's thread pointer then.
+    Preempt(Option<u64>),
 }
 
 impl State {
@@ -202,6 +261,7 @@ impl Executor {
                 parked: Vec::new(),
                 tls: None,
                 pending: None,
+                branches: 0,
             })
         });
         threads.next_id += 1;
@@ -210,6 +270,7 @@ impl Executor {
             stack: Arc::new(stack),
             tls,
             waits: None,
+            thread_pointer: None,
         });
         Ok(i64::from(id))
     }
@@ -338,10 +399,11 @@ impl Executor {
             return Ok(());
         };
         let me = threads.running;
+        threads.branches = 0;
         let at = threads.parked.partition_point(|p| p.id < me);
         let waits = match stop {
             Stop::Wait(w) => Some(Wait { result, ..w }),
-            Stop::Yield => None,
+            Stop::Yield | Stop::Preempt(_) => None,
             // The exiting thread waits for ever: it is only chosen when
             // nothing else can run, and then nothing can.
             Stop::Exit => Some(Wait {
@@ -357,6 +419,10 @@ impl Executor {
                 stack: Arc::default(),
                 tls: None,
                 waits,
+                thread_pointer: match stop {
+                    Stop::Preempt(tp) => tp,
+                    _ => None,
+                },
             },
         );
         let Some((next, timed_out)) = threads.next() else {
@@ -395,6 +461,9 @@ impl Executor {
         if !self.tls_consts.is_empty() {
             self.use_thread_locals(state);
         }
+        if let Some(tp) = parked.thread_pointer {
+            self.set_thread_pointer(state, tp);
+        }
         if timed_out {
             if let Some(w) = parked.waits.and_then(|w| w.result) {
                 let fr = state.frame_mut();
@@ -404,6 +473,55 @@ impl Executor {
             }
         }
         Ok(())
+    }
+}
+
+impl Executor {
+    /// Counts a branch the running thread is about to take; past
+    /// [`PREEMPT_AFTER`] since it last stopped, and outside the runtime's
+    /// kernel, the thread is preempted before it (the branch runs when it
+    /// goes on): whether it was.
+    pub(super) fn preempted(&mut self, state: &mut State) -> Exec<bool> {
+        let Some(threads) = state.threads.as_mut().filter(|t| !t.parked.is_empty()) else {
+            return Ok(false);
+        };
+        threads.branches += 1;
+        if threads.branches < PREEMPT_AFTER {
+            return Ok(false);
+        }
+        let kernel = &self.preemption.kernel;
+        if state.stack.iter().any(|f| kernel[f.func.index()]) {
+            return Ok(false);
+        }
+        let tp = self.thread_pointer(state);
+        if let Some(threads) = state.threads.as_mut() {
+            threads.pending = Some(Stop::Preempt(tp));
+        }
+        self.switch_thread(state, None)?;
+        Ok(true)
+    }
+
+    /// The runtime's thread pointer (`__mnemo_tp`): the running thread's
+    /// descriptor.
+    fn thread_pointer(&self, state: &State) -> Option<u64> {
+        let at = self.preemption.thread_pointer?;
+        let entry = state.memory.find(at)?;
+        match entry.state.read(at - entry.object.address, 8, 64) {
+            Value::Concrete { bits, .. } => Some(bits.get() as u64),
+            Value::Symbolic(_) => None,
+        }
+    }
+
+    fn set_thread_pointer(&self, state: &mut State, tp: u64) {
+        let Some(at) = self.preemption.thread_pointer else {
+            return;
+        };
+        let Some(base) = state.memory.find(at).map(|e| e.object.address) else {
+            return;
+        };
+        if let Some(object) = state.memory.state_mut(base) {
+            object.write(at - base, 8, &Value::concrete(u128::from(tp), 64));
+        }
     }
 }
 
@@ -453,6 +571,7 @@ mod tests {
             id,
             stack: Arc::default(),
             tls: None,
+            thread_pointer: None,
             waits: waits.map(|(key, timed)| Wait {
                 key,
                 timed,
@@ -468,6 +587,7 @@ mod tests {
             parked,
             tls: None,
             pending: None,
+            branches: 0,
         }
     }
 

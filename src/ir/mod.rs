@@ -562,6 +562,15 @@ impl Inst {
         }
     }
 
+    /// Whether this instruction goes to another block of its function.
+    #[inline]
+    pub fn is_branch(&self) -> bool {
+        matches!(
+            self,
+            Inst::Br { .. } | Inst::CondBr { .. } | Inst::Switch { .. } | Inst::IndirectBr { .. }
+        )
+    }
+
     /// The blocks control may go to after this instruction (terminators only).
     pub fn successors(&self) -> Vec<BlockId> {
         match self {

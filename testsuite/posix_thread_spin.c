@@ -1,0 +1,45 @@
+/* Threads that spin: the main thread spins on a flag a thread it made
+ * sets, and on a spin lock that thread holds across a sleep. Neither
+ * spin makes a system call, so the spinning thread is preempted for the
+ * other to go on, as a kernel would; without it the path never ends. The
+ * input decides the value passed through the flag, and so the last line.
+ * expect-completed: 2
+ * expect-tests: 2
+ */
+#include <klee/klee.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <unistd.h>
+
+static atomic_int ready, value;
+static pthread_spinlock_t lock;
+static int in_lock;
+
+static void *producer(void *arg) {
+  atomic_store(&value, *(int *)arg);
+  atomic_store(&ready, 1);
+  pthread_spin_lock(&lock);
+  atomic_store(&ready, 2);
+  usleep(1000);
+  in_lock = 7;
+  pthread_spin_unlock(&lock);
+  return 0;
+}
+
+int main(void) {
+  int input;
+  klee_make_symbolic(&input, sizeof input, "input");
+  int v = input > 10 ? 11 : 3;
+  pthread_t t;
+  pthread_spin_init(&lock, PTHREAD_PROCESS_PRIVATE);
+  pthread_create(&t, 0, producer, &v);
+  while (atomic_load(&ready) != 2)
+    ;
+  pthread_spin_lock(&lock);
+  printf("in lock %d\n", in_lock);
+  pthread_spin_unlock(&lock);
+  pthread_join(t, 0);
+  printf("value %d\n", atomic_load(&value));
+  return atomic_load(&value) > 10;
+}
