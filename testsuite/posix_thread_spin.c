@@ -1,8 +1,10 @@
 /* Threads that spin: the main thread spins on a flag a thread it made
  * sets, and on a spin lock that thread holds across a sleep. Neither
  * spin makes a system call, so the spinning thread is preempted for the
- * other to go on, as a kernel would; without it the path never ends. The
- * input decides the value passed through the flag, and so the last line.
+ * other to go on, as a kernel would; without it the path never ends. A
+ * thread whose cancellation is asynchronous, spinning for ever, is
+ * cancelled. The input decides the value passed through the flag, and so
+ * the last line.
  * expect-completed: 2
  * expect-tests: 2
  */
@@ -27,6 +29,15 @@ static void *producer(void *arg) {
   return 0;
 }
 
+static void *spinner(void *arg) {
+  (void)arg;
+  pthread_setcanceltype(PTHREAD_CANCEL_ASYNCHRONOUS, 0);
+  atomic_store(&ready, 3);
+  for (;;)
+    ;
+  return 0;
+}
+
 int main(void) {
   int input;
   klee_make_symbolic(&input, sizeof input, "input");
@@ -40,6 +51,13 @@ int main(void) {
   printf("in lock %d\n", in_lock);
   pthread_spin_unlock(&lock);
   pthread_join(t, 0);
+  void *result;
+  pthread_create(&t, 0, spinner, 0);
+  while (atomic_load(&ready) != 3)
+    ;
+  pthread_cancel(t);
+  pthread_join(t, &result);
+  printf("spinner cancelled %d\n", result == PTHREAD_CANCELED);
   printf("value %d\n", atomic_load(&value));
   return atomic_load(&value) > 10;
 }

@@ -13,8 +13,10 @@
 //! A thread that takes [`PREEMPT_AFTER`] branches without stopping is
 //! stopped at its next branch as if it yielded (a spin on a flag another
 //! thread sets, a spin lock another holds, would otherwise never end), but
-//! never inside the runtime's own code, whose model of the kernel relies
-//! on running uninterrupted up to a stop point. The count is the path's,
+//! never inside the runtime's own code (or a C library function it
+//! called), whose model of the kernel relies on running uninterrupted up
+//! to a stop point; the program's code it calls (a thread's function,
+//! `main`, a signal handler) is preemptible. The count is the path's,
 //! so every run of the path stops the thread at the same branch.
 //!
 //! A state with one thread carries nothing of this (`State::threads` is
@@ -28,7 +30,7 @@ use super::executor::{Exec, Executor, Flow};
 use super::memory::AllocKind;
 use super::state::{function_at, Frame, State};
 use super::value::Value;
-use crate::ir::{Const, ConstId, Module, Reg};
+use crate::ir::{Const, ConstId, FuncId, Module, Reg};
 
 /// The id of the thread a process starts with (its process id too): not
 /// 1, which natively is always init's, a process the program may name
@@ -91,29 +93,41 @@ pub const PREEMPT_AFTER: u32 = 1 << 14;
 
 /// What preemption needs of the module: where the runtime keeps the
 /// running thread's descriptor (`__mnemo_tp`, which a thread sets itself
-/// only as it comes back from a stop point, so a preempted one gets it
-/// back from the engine), and which functions are the runtime's model of
-/// the kernel (its `mnemo_*.c` files), where no thread is preempted.
+/// as it comes back from a stop point), the runtime's function a
+/// preempted thread goes on through instead (`__mnemo_resume`, which sets
+/// it back, delivers the signals sent meanwhile and acts on an
+/// asynchronous cancellation), and whose code each function is.
 #[derive(Debug, Default)]
 pub(super) struct Preemption {
     thread_pointer: Option<u64>,
-    kernel: Vec<bool>,
+    resume: Option<FuncId>,
+    code: Vec<Code>,
+}
+
+/// Whose code a function is, for preemption.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Code {
+    /// The program's: preemptible.
+    Program,
+    /// The C library's (musl): preemptible where the program called it,
+    /// not where the runtime's kernel did.
+    Library,
+    /// The runtime's model of the kernel (its `mnemo_*.c` files).
+    Kernel,
 }
 
 impl Preemption {
     /// `runtime_files` says which of the module's files are the runtime's
     /// (musl's and its own); `global_addrs` where each global lies.
     pub(super) fn new(module: &Module, runtime_files: &[bool], global_addrs: &[u64]) -> Self {
-        let kernel_file: Vec<bool> = module
+        let file_code: Vec<Code> = module
             .files
             .iter()
             .zip(runtime_files)
-            .map(|(name, runtime)| {
-                *runtime
-                    && name
-                        .rsplit('/')
-                        .next()
-                        .is_some_and(|f| f.starts_with("mnemo_"))
+            .map(|(name, runtime)| match name.rsplit('/').next() {
+                _ if !*runtime => Code::Program,
+                Some(file) if file.starts_with("mnemo_") => Code::Kernel,
+                _ => Code::Library,
             })
             .collect();
         Preemption {
@@ -122,12 +136,27 @@ impl Preemption {
                 .iter()
                 .position(|g| g.name == "__mnemo_tp")
                 .map(|i| global_addrs[i]),
-            kernel: module
+            resume: module
+                .func_by_name("__mnemo_resume")
+                .filter(|f| module.func(*f).body.is_some()),
+            code: module
                 .functions
                 .iter()
-                .map(|f| f.loc.is_some_and(|l| kernel_file[l.file.index()]))
+                .map(|f| f.loc.map_or(Code::Program, |l| file_code[l.file.index()]))
                 .collect(),
         }
+    }
+
+    /// Whether a thread with these frames may be preempted: the innermost
+    /// frame that is not the C library's is the program's (the kernel's
+    /// below it, if any, called the program and waits for it to return).
+    fn allows(&self, stack: &[Frame]) -> bool {
+        stack
+            .iter()
+            .rev()
+            .map(|f| self.code[f.func.index()])
+            .find(|c| *c != Code::Library)
+            != Some(Code::Kernel)
     }
 }
 
@@ -160,7 +189,7 @@ enum Stop {
     Wait(Wait),
     Exit,
     /// Preempted at a branch, with the runtime's thread pointer then.
-    Preempt(Option<u64>),
+    Preempt(u64),
 }
 
 impl State {
@@ -420,7 +449,7 @@ impl Executor {
                 tls: None,
                 waits,
                 thread_pointer: match stop {
-                    Stop::Preempt(tp) => tp,
+                    Stop::Preempt(tp) => Some(tp),
                     _ => None,
                 },
             },
@@ -461,8 +490,9 @@ impl Executor {
         if !self.tls_consts.is_empty() {
             self.use_thread_locals(state);
         }
-        if let Some(tp) = parked.thread_pointer {
-            self.set_thread_pointer(state, tp);
+        if let (Some(tp), Some(resume)) = (parked.thread_pointer, self.preemption.resume) {
+            let tp = Value::concrete(u128::from(tp), 64);
+            self.push_frame(state, resume, vec![tp], &[], None, None)?;
         }
         if timed_out {
             if let Some(w) = parked.waits.and_then(|w| w.result) {
@@ -486,14 +516,13 @@ impl Executor {
             return Ok(false);
         };
         threads.branches += 1;
-        if threads.branches < PREEMPT_AFTER {
+        if threads.branches < PREEMPT_AFTER || !self.preemption.allows(&state.stack) {
             return Ok(false);
         }
-        let kernel = &self.preemption.kernel;
-        if state.stack.iter().any(|f| kernel[f.func.index()]) {
+        // Only where the runtime can take the thread back.
+        let (Some(_), Some(tp)) = (self.preemption.resume, self.thread_pointer(state)) else {
             return Ok(false);
-        }
-        let tp = self.thread_pointer(state);
+        };
         if let Some(threads) = state.threads.as_mut() {
             threads.pending = Some(Stop::Preempt(tp));
         }
@@ -509,18 +538,6 @@ impl Executor {
         match entry.state.read(at - entry.object.address, 8, 64) {
             Value::Concrete { bits, .. } => Some(bits.get() as u64),
             Value::Symbolic(_) => None,
-        }
-    }
-
-    fn set_thread_pointer(&self, state: &mut State, tp: u64) {
-        let Some(at) = self.preemption.thread_pointer else {
-            return;
-        };
-        let Some(base) = state.memory.find(at).map(|e| e.object.address) else {
-            return;
-        };
-        if let Some(object) = state.memory.state_mut(base) {
-            object.write(at - base, 8, &Value::concrete(u128::from(tp), 64));
         }
     }
 }
@@ -589,6 +606,42 @@ mod tests {
             pending: None,
             branches: 0,
         }
+    }
+
+    fn frames(funcs: &[u32]) -> Vec<Frame> {
+        funcs
+            .iter()
+            .map(|f| Frame {
+                func: FuncId(*f),
+                regs: crate::exec::state::Registers::new(Vec::new()),
+                pc: crate::ir::InstId(0),
+                entered_by: None,
+                allocas: Vec::new(),
+                ret_dst: None,
+                call_site: None,
+                varargs: None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_thread_is_preempted_in_the_program_not_in_the_kernel_it_called() {
+        // Functions 0..3: the kernel's thread start, the program's thread
+        // function, a C library function, a kernel system call.
+        let p = Preemption {
+            thread_pointer: None,
+            resume: None,
+            code: vec![Code::Kernel, Code::Program, Code::Library, Code::Kernel],
+        };
+        // The program, called by the kernel's thread start.
+        assert!(p.allows(&frames(&[0, 1])));
+        // A library function the program called (a spin lock).
+        assert!(p.allows(&frames(&[0, 1, 2])));
+        // In a system call, or a library function it called (a copy).
+        assert!(!p.allows(&frames(&[0, 1, 3])));
+        assert!(!p.allows(&frames(&[0, 1, 3, 2])));
+        // The program again, called back from the kernel (a handler).
+        assert!(p.allows(&frames(&[0, 1, 3, 2, 1])));
     }
 
     #[test]

@@ -16,16 +16,35 @@ long __mnemo_kernel(long n, long a, long b, long c, long d, long e, long f);
  * go on after another ran. */
 struct pthread *__mnemo_tp = &__mnemo_self;
 
+/* What acts on a cancellation request (mnemo_thread.c), set by the first
+ * pthread_cancel: until then no thread has a request to act on. */
+long (*__mnemo_cancel)(void);
+
+/* A thread goes on after others ran: it is the running thread again,
+ * takes the signals they sent it meanwhile and, if its cancellation is
+ * asynchronous, acts on a request they made (wherever it stopped, as a
+ * kernel's signal would reach it there). */
+static void goes_on(struct pthread *self) {
+  __mnemo_tp = self;
+  __mnemo_deliver_pending();
+  if (self->cancel && self->cancelasync && self->canceldisable == PTHREAD_CANCEL_ENABLE &&
+      __mnemo_cancel)
+    __mnemo_cancel();
+}
+
 /* A system call the engine may let another thread run in before it
- * returns: when this one goes on, it is the running thread again, and
- * takes the signals the others sent it meanwhile. */
+ * returns. */
 static long stop_point(long n, long a, long b, long c, long d, long e) {
   struct pthread *self = __mnemo_tp;
   long r = __mnemo_kernel(n, a, b, c, d, e, 0);
-  __mnemo_tp = self;
-  __mnemo_deliver_pending();
+  goes_on(self);
   return r;
 }
+
+/* Where a thread the engine preempted (many branches taken without a
+ * stop point) goes on: the engine calls it before the branch the thread
+ * was stopped at, with the descriptor that was the thread pointer then. */
+void __mnemo_resume(struct pthread *self) { goes_on(self); }
 
 /* A futex wait without a limit, through which time passes: the engine
  * ends a wait with a limit (ETIMEDOUT) only where no thread can run, so
@@ -72,10 +91,6 @@ long __mnemo_futex(volatile int *addr, long op, long val, long timeout, long add
 }
 
 long __mnemo_yield(void) { return stop_point(SYS_sched_yield, 0, 0, 0, 0, 0); }
-
-/* What acts on a cancellation request (mnemo_thread.c), set by the first
- * pthread_cancel: until then no thread has a request to act on. */
-long (*__mnemo_cancel)(void);
 
 /* A system call that is a cancellation point (musl's __syscall_cp, whose
  * own version interrupts the call with a signal): a request made before

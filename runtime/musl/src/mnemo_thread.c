@@ -152,10 +152,10 @@ static long cancel(void) {
   return -ECANCELED;
 }
 
-/* Deferred cancellation (an asynchronous type is acted on at the same
- * points: a thread is only ever stopped at one): the request is made,
- * and a wait the thread is in ends with EINTR, which its cancellation
- * point takes for the request. */
+/* The request is made, and a wait the thread is in ends with EINTR,
+ * which its cancellation point takes for the request; a thread whose
+ * cancellation is asynchronous acts on it as soon as it goes on, wherever
+ * it stopped (mnemo_sched.c). */
 int pthread_cancel(pthread_t t) {
   __mnemo_cancel = cancel;
   a_store(&t->cancel, 1);
