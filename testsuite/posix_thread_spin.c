@@ -3,15 +3,18 @@
  * spin makes a system call, so the spinning thread is preempted for the
  * other to go on, as a kernel would; without it the path never ends. A
  * thread whose cancellation is asynchronous, spinning for ever, is
- * cancelled. The input decides the value passed through the flag, and so
+ * cancelled. A thread waiting with a time limit times out while another
+ * spins for it (time passes). The input decides the value passed through the flag, and so
  * the last line.
  * expect-completed: 2
  * expect-tests: 2
  */
+#include <errno.h>
 #include <klee/klee.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
+#include <time.h>
 #include <unistd.h>
 
 static atomic_int ready, value;
@@ -38,6 +41,21 @@ static void *spinner(void *arg) {
   return 0;
 }
 
+static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t never = PTHREAD_COND_INITIALIZER;
+
+static void *waiter(void *arg) {
+  (void)arg;
+  struct timespec until;
+  clock_gettime(CLOCK_REALTIME, &until);
+  until.tv_sec += 5;
+  pthread_mutex_lock(&mu);
+  int r = pthread_cond_timedwait(&never, &mu, &until);
+  pthread_mutex_unlock(&mu);
+  atomic_store(&ready, r == ETIMEDOUT ? 4 : 5);
+  return 0;
+}
+
 int main(void) {
   int input;
   klee_make_symbolic(&input, sizeof input, "input");
@@ -58,6 +76,11 @@ int main(void) {
   pthread_cancel(t);
   pthread_join(t, &result);
   printf("spinner cancelled %d\n", result == PTHREAD_CANCELED);
+  pthread_create(&t, 0, waiter, 0);
+  while (atomic_load(&ready) == 3)
+    ;
+  pthread_join(t, 0);
+  printf("timed out %d\n", atomic_load(&ready) == 4);
   printf("value %d\n", atomic_load(&value));
   return atomic_load(&value) > 10;
 }

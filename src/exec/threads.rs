@@ -240,19 +240,21 @@ impl Threads {
     /// The parked thread to run next: the first able to run after the
     /// running thread in id order, else (time passing) the first whose
     /// wait has a limit, which then gets `-ETIMEDOUT`; `None` if every
-    /// thread waits for ever.
-    fn next(&self) -> Option<(usize, bool)> {
+    /// thread waits for ever. A thread `preempted` (parked already) goes
+    /// on only after that: time passes while it spins.
+    fn next(&self, preempted: bool) -> Option<(usize, bool)> {
         let after = self.parked.partition_point(|p| p.id <= self.running);
         let order = (after..self.parked.len()).chain(0..after);
-        let mut timed = None;
+        let (mut timed, mut spinning) = (None, None);
         for i in order {
             match self.parked[i].waits {
+                None if preempted && self.parked[i].id == self.running => spinning = Some(i),
                 None => return Some((i, false)),
                 Some(w) if w.timed && timed.is_none() => timed = Some(i),
                 Some(_) => {}
             }
         }
-        timed.map(|i| (i, true))
+        timed.map(|i| (i, true)).or(spinning.map(|i| (i, false)))
     }
 }
 
@@ -454,7 +456,7 @@ impl Executor {
                 },
             },
         );
-        let Some((next, timed_out)) = threads.next() else {
+        let Some((next, timed_out)) = threads.next(matches!(stop, Stop::Preempt(_))) else {
             threads.parked.remove(at);
             return Err(Flow::End(PathEnd::Early(EarlyReason::Blocked)));
         };
@@ -655,9 +657,23 @@ mod tests {
             ],
         );
         // 4 waits, so the order wraps round to 1.
-        assert_eq!(t.next(), Some((0, false)));
+        assert_eq!(t.next(false), Some((0, false)));
         let t = threads(1, vec![parked(2, Some((8, false))), parked(3, None)]);
-        assert_eq!(t.next(), Some((1, false)));
+        assert_eq!(t.next(false), Some((1, false)));
+    }
+
+    #[test]
+    fn a_preempted_thread_lets_time_pass_for_a_timed_wait() {
+        // Thread 1, preempted (parked with the others), and 2 waiting
+        // with a limit: 1 would go on, but spinning it lets time pass.
+        let t = threads(1, vec![parked(1, None), parked(2, Some((8, true)))]);
+        assert_eq!(t.next(false), Some((0, false)));
+        assert_eq!(t.next(true), Some((1, true)));
+        // Another able to run goes first either way; with none, 1 goes on.
+        let t = threads(1, vec![parked(1, None), parked(3, None)]);
+        assert_eq!(t.next(true), Some((1, false)));
+        let t = threads(1, vec![parked(1, None), parked(2, Some((8, false)))]);
+        assert_eq!(t.next(true), Some((0, false)));
     }
 
     #[test]
@@ -666,9 +682,9 @@ mod tests {
             1,
             vec![parked(2, Some((8, false))), parked(3, Some((9, true)))],
         );
-        assert_eq!(t.next(), Some((1, true)));
+        assert_eq!(t.next(false), Some((1, true)));
         let t = threads(1, vec![parked(2, Some((8, false)))]);
-        assert_eq!(t.next(), None);
+        assert_eq!(t.next(false), None);
     }
 
     #[test]
