@@ -6,9 +6,9 @@
 //! the one that stopped: a schedule a real machine could give, the same
 //! each time the path runs, so a trie-guided re-run and a parallel worker
 //! meet the same threads at the same places. A thread that waits with a
-//! time limit is woken by its timeout only when no thread can run (time
-//! passes only then), and when none can run and none has a limit, the
-//! threads wait for ever: the path ends blocked.
+//! time limit is woken by its timeout only when no thread can run or the
+//! only one that can spins (time passes only then), and when none can run
+//! and none has a limit, the threads wait for ever: the path ends blocked.
 //!
 //! A thread that takes [`PREEMPT_AFTER`] branches without stopping is
 //! stopped at its next branch as if it yielded (a spin on a flag another
