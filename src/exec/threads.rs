@@ -89,7 +89,7 @@ pub struct Threads {
 }
 
 /// Branches a thread takes without stopping before it is preempted.
-pub const PREEMPT_AFTER: u32 = 1 << 14;
+const PREEMPT_AFTER: u32 = 1 << 14;
 
 /// What preemption needs of the module: where the runtime keeps the
 /// running thread's descriptor (`__mnemo_tp`, which a thread sets itself
@@ -97,7 +97,7 @@ pub const PREEMPT_AFTER: u32 = 1 << 14;
 /// preempted thread goes on through instead (`__mnemo_resume`, which sets
 /// it back, delivers the signals sent meanwhile and acts on an
 /// asynchronous cancellation), and whose code each function is.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub(super) struct Preemption {
     thread_pointer: Option<u64>,
     resume: Option<FuncId>,

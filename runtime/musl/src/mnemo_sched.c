@@ -27,9 +27,8 @@ long (*__mnemo_cancel)(void);
 static void goes_on(struct pthread *self) {
   __mnemo_tp = self;
   __mnemo_deliver_pending();
-  if (self->cancel && self->cancelasync && self->canceldisable == PTHREAD_CANCEL_ENABLE &&
-      __mnemo_cancel)
-    __mnemo_cancel();
+  if (self->cancelasync)
+    pthread_testcancel();
 }
 
 /* A system call the engine may let another thread run in before it
