@@ -238,7 +238,7 @@ impl Executor {
             ));
         };
         match native {
-            Native::SetJmp => return self.set_jump(state, &values, dst, pc),
+            Native::SetJmp { sig } => return self.set_jump(state, &values, dst, pc, sig),
             Native::LongJmp => return self.long_jump(state, &values),
             _ => {}
         }

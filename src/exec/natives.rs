@@ -53,8 +53,11 @@ pub enum Native {
     Syscall,
     /// `__mnemo_host_file`: a host file `--file` names, for the model of files.
     HostFile,
-    /// `setjmp`, `_setjmp`, `sigsetjmp` (`jumps`).
-    SetJmp,
+    /// `setjmp`, `_setjmp`, `sigsetjmp` (`jumps`); `sig` where a second
+    /// argument says whether to keep the signal mask.
+    SetJmp {
+        sig: bool,
+    },
     /// `longjmp`, `_longjmp`, `siglongjmp` (`jumps`).
     LongJmp,
     /// The rest of klee.h, which only harnesses call (`klee_api`).
@@ -89,7 +92,8 @@ impl Native {
             "reach_error" | "__VERIFIER_error" => Native::ReachError,
             "__mnemo_kernel" => Native::Syscall,
             "__mnemo_host_file" => Native::HostFile,
-            "setjmp" | "_setjmp" | "sigsetjmp" | "__sigsetjmp" => Native::SetJmp,
+            "setjmp" | "_setjmp" => Native::SetJmp { sig: false },
+            "sigsetjmp" | "__sigsetjmp" => Native::SetJmp { sig: true },
             "longjmp" | "_longjmp" | "siglongjmp" => Native::LongJmp,
             n if n.starts_with("__VERIFIER_nondet_") => Native::Nondet {
                 boolean: n.ends_with("bool") || n.ends_with("_Bool"),
@@ -323,7 +327,7 @@ impl Executor {
             Native::Syscall => self.system_call(state, args),
             Native::HostFile => self.host_file(state, args),
             // They move the program counter, so `call` runs them itself.
-            Native::SetJmp | Native::LongJmp => Err(self.error(
+            Native::SetJmp { .. } | Native::LongJmp => Err(self.error(
                 state,
                 ErrorKind::External,
                 format!("{name} is not called as a function here"),

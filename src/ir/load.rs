@@ -27,6 +27,14 @@ use std::path::{Path, PathBuf};
 /// calls when the program's arguments hold them.
 const ALWAYS_LINKED: &[&str] = &["exit", "__mnemo_posix_start"];
 
+/// What is linked from an archive where the program names a function the
+/// engine runs itself: `sigsetjmp` keeps the signal mask, and a jump back
+/// restores it, through the runtime's functions (`exec::jumps`).
+const LINKED_WITH: &[(&str, &str)] = &[
+    ("sigsetjmp", "__mnemo_sigjmp_save"),
+    ("__sigsetjmp", "__mnemo_sigjmp_save"),
+];
+
 /// A library linked into the program: a bitcode file, linked whole, or an
 /// archive directory, of which only what the program needs is linked.
 enum Lib {
@@ -155,7 +163,16 @@ fn load(path: &Path, main: &[u8], runtime: &[Lib], optimize: bool) -> Result<Mod
             Lib::Bitcode(lib_path, bytes) => link(lib_path, bytes)?,
             Lib::Archive(archive) => {
                 let (mut undefined, defined) = symbols(module.as_mut_ptr());
-                undefined.extend(ALWAYS_LINKED.iter().map(|s| s.to_string()));
+                let with = LINKED_WITH
+                    .iter()
+                    .filter(|(named, _)| undefined.iter().any(|u| u == named))
+                    .map(|(_, linked)| linked);
+                let extra: Vec<String> = ALWAYS_LINKED
+                    .iter()
+                    .chain(with)
+                    .map(|s| s.to_string())
+                    .collect();
+                undefined.extend(extra);
                 for object in archive.resolve(&undefined, &defined) {
                     link(&object, &read(&object)?)?;
                 }
