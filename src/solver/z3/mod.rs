@@ -13,6 +13,7 @@
 //!   general way in this query, both forms are linked.
 
 mod smtlib;
+mod table;
 mod watch;
 pub use smtlib::path_condition;
 pub(crate) use watch::WatchedSolver;
@@ -476,10 +477,22 @@ impl Translator {
                 .collect(),
             None => span.take(CASE_SPLIT_LIMIT + 1).collect(),
         };
-        if root_cases.len() > CASE_SPLIT_LIMIT {
+        // A constant root with too many cases is read as a tree on the
+        // index's bits where its reachable entries are few enough (past
+        // its end, it reads 0 whatever the index's range).
+        let tree = match &root.init {
+            Some(init) if root_cases.len() > CASE_SPLIT_LIMIT && table::fits(init, lo, hi) => {
+                Some(init)
+            }
+            _ => None,
+        };
+        if root_cases.len() > CASE_SPLIT_LIMIT && tree.is_none() {
             return Ok(None);
         }
-        let room = CASE_SPLIT_LIMIT - root_cases.len();
+        let room = match tree {
+            Some(_) => CASE_SPLIT_LIMIT,
+            None => CASE_SPLIT_LIMIT - root_cases.len(),
+        };
         let writes: Vec<&crate::expr::UpdateNode> = updates
             .iter()
             .filter(|n| n.index.as_const().is_none_or(|k| lo <= k && k <= hi))
@@ -492,6 +505,7 @@ impl Translator {
         let const_index = index.as_const();
         let zero = BV::from_u64(0, 8);
         let mut value = match (&root.init, const_index) {
+            (Some(init), None) if tree.is_some() => table::read(&idx, init, lo, hi),
             (Some(_), Some(i)) => BV::from_u64(root.init_byte(i).unwrap_or(0) as u64, 8),
             (None, Some(i)) if i >= root.size as u128 => zero,
             (None, Some(i)) => self.byte_var(root, i as u32),

@@ -134,6 +134,68 @@ fn a_table_read_at_a_byte_is_split_on_the_bytes_values_only() {
 }
 
 #[test]
+fn a_large_constant_table_is_read_as_a_tree_on_the_index_bits() {
+    // A 3,000-byte table in runs of equal bytes, none of them 0xab, read
+    // at base + a 12-bit index: more entries than cases, so a tree, which
+    // reaches past the table's end (reading 0 there).
+    let (size, base) = (3000usize, 1500u128);
+    let mut seed = 0x9e37_79b9_u32;
+    let mut table = Vec::with_capacity(size);
+    while table.len() < size {
+        seed = seed.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+        let (byte, run) = ((seed >> 24) as u8, 1 + (seed >> 8) as usize % 5);
+        let byte = if byte == 0xab { 1 } else { byte.max(1) };
+        table.extend(std::iter::repeat_n(byte, run.min(size - table.len())));
+    }
+    let word = Array::symbolic("tree_i", 2);
+    let byte = |k: u128| expr::read(&UpdateList::new(word.clone()), &constant(k, 64));
+    let i = expr::concat(&byte(1), &byte(0));
+    let low = expr::and(&expr::zext(&i, 64), &constant(0xfff, 64));
+    let at = expr::add(&low, &constant(base, 64));
+    let t_array = Array::constant("tree_t", table.clone());
+    let read = |updates: &UpdateList| expr::read(updates, &at);
+    let plain = UpdateList::new(t_array.clone());
+    let is = |v: u8| expr::eq(&read(&plain), &constant(v.into(), 8));
+    let mut t = Translator::default();
+    t.translate(&is(7)).unwrap();
+    assert!(!t.uses_arrays(), "a tree is plain bit-vectors");
+    let reachable = |k: usize| table.get(k).copied().unwrap_or(0);
+    let arrays = [word.clone()];
+    for v in [table[1500], table[2999], table[1777], 0, 0xab] {
+        let expected = (1500..1500 + 4096).any(|k| reachable(k) == v);
+        let q = Query::new(&[], is(v)).with_model(&arrays);
+        match solve(&q, Limit::time(30_000), false).unwrap().0 {
+            Answer::Sat(Some(m)) => {
+                assert!(expected, "{v:#x} is not in the table's reach");
+                let bytes = m.get(&word).unwrap();
+                let k = (usize::from(bytes[0]) | usize::from(bytes[1]) << 8) & 0xfff;
+                assert_eq!(reachable(1500 + k), v, "the model's entry");
+            }
+            Answer::Unsat => assert!(!expected, "{v:#x} is in the table's reach"),
+            other => panic!("{v:#x}: {other:?}"),
+        }
+    }
+    // At each index, the entry there and no other.
+    for k in [0u128, 1, 2, 511, 512, 1499, 1500, 2047, 4095] {
+        let here = expr::eq(&at, &constant(base + k, 64));
+        let entry = constant(reachable((base + k) as usize).into(), 8);
+        assert!(!is_sat(&[here], &expr::not(&expr::eq(&read(&plain), &entry))));
+    }
+    // Past the end the read is 0, and only there.
+    let past = expr::ule(&constant(size as u128, 64), &at);
+    assert!(!is_sat(std::slice::from_ref(&past), &expr::not(&is(0))));
+    assert!(!is_sat(&[expr::not(&past)], &is(0)));
+    // A write at a symbolic place on top of the tree.
+    let w = Array::symbolic("tree_w", 1);
+    let x = expr::zext(&expr::read(&UpdateList::new(w), &constant(0, 64)), 64);
+    let x = expr::add(&x, &constant(base, 64));
+    let written = plain.write(x.clone(), constant(0xab, 8));
+    let ab = expr::eq(&read(&written), &constant(0xab, 8));
+    assert!(is_sat(&[], &ab));
+    assert!(!is_sat(&[expr::not(&expr::eq(&x, &at))], &ab));
+}
+
+#[test]
 fn a_core_leaves_out_what_the_conflict_does_not_need() {
     let x = expr::read(
         &UpdateList::new(Array::symbolic("core_x", 1)),
