@@ -7,7 +7,7 @@ DEMO_OUT   := mnemo-out-demo
 APT_PKGS   := clang-14 llvm-14-dev libz3-dev libclang-rt-14-dev redis-server musl-tools
 SUDO       := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all setup build runtime test demo bench bench-klee bench-coreutils coreutils coreutils-old corpus fuzz csmith clean
+.PHONY: all setup build runtime test demo bench bench-klee bench-coreutils coreutils coreutils-old corpus fuzz csmith projects clean
 
 all: build runtime
 
@@ -145,6 +145,14 @@ csmith: build runtime
 	@dpkg -s csmith libcsmith-dev >/dev/null 2>&1 || { echo "csmith: installing csmith"; \
 	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq csmith libcsmith-dev; }
 	CSMITH_SEEDS="$(CSMITH_SEEDS)" CSMITH_CC_ARGS="$(CSMITH_CC_ARGS)" CSMITH_SYMBOLIC=$(CSMITH_SYMBOLIC) fuzz/csmith.sh
+
+# Differential testing on real programs beyond coreutils (fuzz/projects.sh):
+# sed, grep, gzip, cmp, diff, bc and dc from Debian's source packages, each
+# explored for PROJECT_TIME seconds and every test replayed natively.
+PROJECTS ?= sed grep gzip diffutils bc
+PROJECT_TIME ?= 60
+projects: build runtime
+	PROJECTS="$(PROJECTS)" PROJECT_TIME=$(PROJECT_TIME) fuzz/projects.sh
 
 clean:
 	$(CARGO) clean

@@ -1,0 +1,129 @@
+#!/bin/sh
+# `make projects`: differential testing on real programs beyond coreutils.
+# Each project is Debian's source package (bookworm), configured and built
+# once with `mnemo cc-project` as the compiler, so that each program is a
+# native program that carries its bitcode (linked with the runtime's model
+# of the clock and the machine); `mnemo extract` links that bitcode, mnemo
+# explores it under KLEE's coreutils arguments for the time given, and
+# `mnemo replay` runs every test on the same build's native program (as
+# the model's user in a root laid out as the engine's file system, where
+# run as root): its outcome and what it printed must be what the engine
+# predicted.
+#
+# Prints a line per program (paths ended, the engine's line coverage,
+# the replay's counts, any path that ended in an error of the engine) and
+# exits 1 when a test disagreed with its native run, a replay failed, or a
+# path ended on an unsupported call or system call.
+#
+# Environment (the Makefile passes its variables of the same names):
+#   PROJECTS       which projects (default: every one below)
+#   PROJECT_TIME   seconds mnemo explores each program (default 60)
+#   PROJECT_ARGS   mnemo's arguments after the bitcode (default KLEE's
+#                  coreutils arguments)
+#   PROJECT_OUT    where sources, builds and outputs are kept (default
+#                  build/projects)
+#   MNEMO          the mnemo binary (default target/release/mnemo)
+set -eu
+
+here=$(cd "$(dirname "$0")/.." && pwd)
+mnemo=${MNEMO:-$here/target/release/mnemo}
+projects=${PROJECTS:-sed grep gzip diffutils bc}
+limit=${PROJECT_TIME:-60}
+args=${PROJECT_ARGS:---sym-args 0 1 10 --sym-args 0 2 2 --sym-files 1 8 --sym-stdin 8}
+out=${PROJECT_OUT:-$here/build/projects}
+rawmemchr=$here/runtime/include/mnemo/rawmemchr.h
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+
+# The programs of a project, as paths in its built tree.
+programs() {
+    case $1 in
+    sed) echo sed/sed ;;
+    grep) echo src/grep ;;
+    gzip) echo gzip ;;
+    diffutils) echo src/cmp src/diff ;;
+    bc) echo bc/bc dc/dc ;;
+    *) return 1 ;;
+    esac
+}
+
+# apt-get with the project's own list of sources and its own state, so
+# that the system's lists are not touched.
+apt_own() {
+    dl=$out/download
+    mkdir -p "$dl/lists/partial" "$dl/cache/archives/partial"
+    apt-get -qq -o Dir::Etc::SourceList="$here/fuzz/sources.list" \
+        -o Dir::Etc::SourceParts=/dev/null -o Dir::State::Lists="$dl/lists" \
+        -o Dir::Cache="$dl/cache" -o APT::Sandbox::User=root "$@"
+}
+
+# fetch PROJECT: the path of its source package's tarball, fetched once.
+fetch() {
+    dl=$out/download
+    if ! ls "$dl/$1"_*.orig.tar.* > /dev/null 2>&1; then
+        apt_own update
+        (cd "$dl" && apt_own source --download-only "$1/bookworm") > /dev/null
+    fi
+    ls "$dl/$1"_*.orig.tar.* | grep -v '[.]asc$' | head -n 1
+}
+
+# build PROJECT: configured and built once; a program the tree's own make
+# did not build (bc's manual needs makeinfo) is reported by the caller.
+build() {
+    tree=$out/$1/src
+    [ -f "$tree/.built" ] && return 0
+    tarball=$(fetch "$1")
+    rm -rf "$tree" && mkdir -p "$tree"
+    tar xf "$tarball" -C "$tree" --strip-components=1
+    (
+        cd "$tree"
+        CC="$mnemo cc-project" CFLAGS="-g -O0" ac_cv_func_rawmemchr=yes \
+            FORCE_UNSAFE_CONFIGURE=1 ./configure -q --disable-nls > ../configure.log 2>&1
+        make -k -j"$(nproc)" CFLAGS="-g -O0 -include $rawmemchr" > ../make.log 2>&1 || true
+    )
+    touch "$tree/.built"
+}
+
+model_root=""
+[ "$(id -u)" = 0 ] && model_root=--model-root
+bad=0
+for project in $projects; do
+    if ! list=$(programs "$project"); then
+        echo "$project: no such project (known: sed grep gzip diffutils bc)" >&2
+        exit 2
+    fi
+    if ! build "$project"; then
+        echo "$project: the build failed (see $out/$project)"
+        bad=$((bad + 1))
+        continue
+    fi
+    for p in $list; do
+        name=$(basename "$p")
+        native=$out/$project/src/$p
+        dir=$out/$project/$name
+        if [ ! -x "$native" ]; then
+            echo "$project/$name: not built (see $out/$project/make.log)"
+            bad=$((bad + 1))
+            continue
+        fi
+        rm -rf "$dir" && mkdir -p "$dir"
+        "$mnemo" extract "$native" -o "$dir/$name.bc" > "$dir/extract.log" 2>&1
+        # shellcheck disable=SC2086 # the arguments are words
+        "$mnemo" run -q --max-time "$limit" --max-site-fork-share 0.1 \
+            --output-dir "$dir/out" "$dir/$name.bc" $args > "$dir/run.log" 2>&1 || true
+        "$mnemo" replay $model_root "$native" "$dir/out" > "$dir/replay.log" 2>&1 || true
+        ended=$(sed -n 's/^mnemo: done: \([0-9]*\) paths completed, \([0-9]*\) with errors.*/\1 completed, \2 with errors/p' "$dir/run.log")
+        lines=$(sed -n 's/.*coverage: .*, \([0-9.]*%\) lines/\1/p' "$dir/run.log")
+        replay=$(tail -n 1 "$dir/replay.log")
+        errors=$(cat "$dir"/out/*.err 2> /dev/null | sed -n 's/^Kind: //p' | sort | uniq -c |
+            awk '{printf "%s%s %s", sep, $1, $2; sep=", "}')
+        echo "$project/$name: ${ended:-no summary}; ${lines:-?} of lines; $replay${errors:+; errors: $errors}"
+        if ! echo "$replay" | grep -q '^[0-9]* tests: [0-9]* match, 0 mismatch, [0-9]* not predicted, 0 replay failed'; then
+            bad=$((bad + 1))
+        elif echo "$errors" | grep -q 'unsupported\|external'; then
+            bad=$((bad + 1))
+        fi
+    done
+done
+echo "projects: $bad program(s) with a disagreement, a failed replay or an unsupported call (outputs in $out)"
+[ "$bad" -eq 0 ]
