@@ -425,6 +425,9 @@ impl Translator {
         if let Some(value) = self.read_as_cases(updates, index)? {
             return Ok(value);
         }
+        if let Some(value) = self.read_as_tree(updates, index)? {
+            return Ok(value);
+        }
         let idx = self.bv(index)?;
         let arr = self.array_term(updates)?;
         let value = arr
@@ -477,22 +480,10 @@ impl Translator {
                 .collect(),
             None => span.take(CASE_SPLIT_LIMIT + 1).collect(),
         };
-        // A constant root with too many cases is read as a tree on the
-        // index's bits where its reachable entries are few enough (past
-        // its end, it reads 0 whatever the index's range).
-        let tree = match &root.init {
-            Some(init) if root_cases.len() > CASE_SPLIT_LIMIT && table::fits(init, lo, hi) => {
-                Some(init)
-            }
-            _ => None,
-        };
-        if root_cases.len() > CASE_SPLIT_LIMIT && tree.is_none() {
+        if root_cases.len() > CASE_SPLIT_LIMIT {
             return Ok(None);
         }
-        let room = match tree {
-            Some(_) => CASE_SPLIT_LIMIT,
-            None => CASE_SPLIT_LIMIT - root_cases.len(),
-        };
+        let room = CASE_SPLIT_LIMIT - root_cases.len();
         let writes: Vec<&crate::expr::UpdateNode> = updates
             .iter()
             .filter(|n| n.index.as_const().is_none_or(|k| lo <= k && k <= hi))
@@ -505,7 +496,6 @@ impl Translator {
         let const_index = index.as_const();
         let zero = BV::from_u64(0, 8);
         let mut value = match (&root.init, const_index) {
-            (Some(init), None) if tree.is_some() => table::read(&idx, init, lo, hi),
             (Some(_), Some(i)) => BV::from_u64(root.init_byte(i).unwrap_or(0) as u64, 8),
             (None, Some(i)) if i >= root.size as u128 => zero,
             (None, Some(i)) => self.byte_var(root, i as u32),

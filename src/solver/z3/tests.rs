@@ -179,7 +179,10 @@ fn a_large_constant_table_is_read_as_a_tree_on_the_index_bits() {
     for k in [0u128, 1, 2, 511, 512, 1499, 1500, 2047, 4095] {
         let here = expr::eq(&at, &constant(base + k, 64));
         let entry = constant(reachable((base + k) as usize).into(), 8);
-        assert!(!is_sat(&[here], &expr::not(&expr::eq(&read(&plain), &entry))));
+        assert!(!is_sat(
+            &[here],
+            &expr::not(&expr::eq(&read(&plain), &entry))
+        ));
     }
     // Past the end the read is 0, and only there.
     let past = expr::ule(&constant(size as u128, 64), &at);
@@ -193,6 +196,42 @@ fn a_large_constant_table_is_read_as_a_tree_on_the_index_bits() {
     let ab = expr::eq(&read(&written), &constant(0xab, 8));
     assert!(is_sat(&[], &ab));
     assert!(!is_sat(&[expr::not(&expr::eq(&x, &at))], &ab));
+}
+
+#[test]
+fn symbolic_bytes_written_into_a_zeroed_object_are_read_as_a_tree() {
+    // klee_make_symbolic into a 1,024-byte local: each byte written into
+    // the zeroed contents, then a write at a symbolic place on top.
+    let input = Array::symbolic("tw_big", 1024);
+    let bytes = UpdateList::new(input.clone());
+    let mut object = UpdateList::new(Array::constant("tw_mem", vec![0u8; 1024]));
+    for k in 0..1024u128 {
+        object = object.write(constant(k, 64), expr::read(&bytes, &constant(k, 64)));
+    }
+    let (i_array, k_array) = (Array::symbolic("tw_i", 2), Array::symbolic("tw_k", 1));
+    let byte = |a: &ArrayRef, n: u128| expr::read(&UpdateList::new(a.clone()), &constant(n, 64));
+    let i = expr::and(
+        &expr::zext(&expr::concat(&byte(&i_array, 1), &byte(&i_array, 0)), 64),
+        &constant(1023, 64),
+    );
+    let five = expr::eq(&expr::read(&object, &i), &constant(5, 8));
+    let mut t = Translator::default();
+    t.translate(&five).unwrap();
+    assert!(!t.uses_arrays(), "folded into a tree");
+    let arrays = [input.clone(), i_array.clone()];
+    let q = Query::new(&[], five.clone()).with_model(&arrays);
+    let Answer::Sat(Some(m)) = solve(&q, Limit::time(30_000), false).unwrap().0 else {
+        panic!("satisfiable")
+    };
+    let at = m.get(&i_array).unwrap();
+    let at = (usize::from(at[0]) | usize::from(at[1]) << 8) & 1023;
+    assert_eq!(m.get(&input).unwrap()[at], 5, "the model's byte at {at}");
+    // Through a write of 7 at k, the byte at k is 7 whatever the input.
+    let k = expr::zext(&byte(&k_array, 0), 64);
+    let written = object.write(k.clone(), constant(7, 8));
+    let seven = expr::eq(&expr::read(&written, &i), &constant(7, 8));
+    assert!(!is_sat(&[expr::eq(&i, &k)], &expr::not(&seven)));
+    assert!(is_sat(&[expr::not(&expr::eq(&i, &k))], &seven));
 }
 
 #[test]
