@@ -50,7 +50,10 @@ impl Translator {
         let root = &updates.root;
         let (lo, hi) = unsigned_range(index);
         let size = u128::from(root.size);
-        if root.init.is_none() || lo >= size || hi.min(size - 1) - lo >= TREE_LIMIT {
+        // The writes are walked whole for each read (a select walks a list
+        // once): a list past twice the entries goes to the array theory.
+        let too_long = updates.len() as u128 > 2 * TREE_LIMIT;
+        if root.init.is_none() || too_long || lo >= size || hi.min(size - 1) - lo >= TREE_LIMIT {
             return Ok(None);
         }
         let last = hi.min(size - 1);
