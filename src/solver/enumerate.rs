@@ -24,12 +24,15 @@
 //! and three where the conjuncts chain divisions or table lookups on the
 //! input (see [`chain_in`]): chained ones for a while before Z3, which
 //! bit-blasts them slowly, and any of them once Z3 has run out of time on
-//! the query, rather than leave it undecided.
+//! the query, rather than leave it undecided. Where the chain is a few
+//! lookups deep, Z3 is often the faster after all: a search that has run
+//! a few milliseconds on it gives Z3 a short try first (see [`backoff`]).
 
 use std::sync::Arc;
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
+use self::backoff::Backoff;
 use self::compiled::Compiled;
 use self::search::{OverBudget, Plan, Search};
 use super::interval::{atom_of, ValueSet};
@@ -81,6 +84,20 @@ const BUDGET_BEFORE_Z3: u64 = 1 << 22;
 /// the search 0.7 s (30 s of bc's queries: 26 s -> 11 s).
 const BUDGET_BEFORE_Z3_LOOKUPS: u64 = 1 << 25;
 
+/// The node evaluations a search where the conjuncts chain lookups a few
+/// deep ([`MAX_TRIED_DEPTH`]) makes before it gives Z3 a short try
+/// ([`TRY_MS`]), when tries have been answering (see [`backoff`]): a few
+/// milliseconds. Chained divisions get none: Z3 builds a divider's
+/// circuit for each, and on Euclid's remainders every try ran out of its
+/// time (the search decided each in 10 ms or less), doubling the solver's
+/// time on the hard subjects' signed Euclid.
+const BUDGET_BEFORE_TRY: u64 = 1 << 17;
+
+/// The work, in milliseconds, Z3's short try of a query that a search ran
+/// long on is given. On the grep queries of [`backoff`]'s comment, Z3 took
+/// 83 ms at most and 11 ms on average.
+const TRY_MS: u64 = 50;
+
 /// The node evaluations a search may make once Z3 has run out of time on
 /// its query: a second or so.
 const BUDGET_AFTER_TIMEOUT: u64 = 1 << 25;
@@ -98,6 +115,7 @@ const MEMO_LIMIT: usize = 1 << 18;
 #[derive(Default)]
 pub struct EnumerateLayer {
     known: Conjuncts,
+    backoff: Backoff,
 }
 
 /// What each conjunct met is to the enumeration, worked out on its first
@@ -334,22 +352,39 @@ fn classify(c: &ExprRef) -> Conjunct {
 enum Chained {
     /// A division by the input of a quotient or remainder by it.
     Divisions,
-    /// A lookup at an index that a lookup at the input gives.
-    Lookups,
+    /// A lookup at an index that a lookup at the input gives: the most
+    /// lookups nested in one another (2 or more).
+    Lookups(u8),
 }
 
-/// How `e` chains operations on the input, if it does: whether it
+/// The deepest chain of lookups that Z3 is given a short try of before a
+/// long search ([`BUDGET_BEFORE_TRY`]). Of the tries made on grep's and
+/// bc's queries over 20 million instructions each, Z3 answered all 155
+/// where the chain was 2 or 3 deep (grep's hash of pattern bytes looked
+/// up in a bucket table), and 3 of 20 where it was 5 to 8 deep (bc's
+/// scanner), each of the others costing 140 to 430 ms.
+const MAX_TRIED_DEPTH: u8 = 3;
+
+impl Chained {
+    /// Whether a query whose conjuncts chain so is worth a short try of
+    /// Z3 once its search has run a few milliseconds.
+    fn worth_a_try(self) -> bool {
+        matches!(self, Chained::Lookups(depth) if depth <= MAX_TRIED_DEPTH)
+    }
+}
+
+/// How `e` chains operations on the input, if it does: whether it looks
+/// up a table at an index that is itself a lookup at an index that depends
+/// on the input, as a scanner's DFA tables do (and how deep), or else
 /// divides by the input a value that is itself a quotient or remainder by
-/// the input (or divides by one), as Euclid's algorithm does, or looks up
-/// a table at an index that is itself a lookup at an index that depends
-/// on the input, as a scanner's DFA tables do. Z3 bit-blasts each
-/// division whole, and on a recursive Euclid's remainder chain on two
-/// bytes took 0.1 to 0.3 s a query, and gave up on some after a second
-/// and more, where trying every pair of values took 60 ms at most. On a
-/// division or two side by side it takes a few milliseconds, less than
-/// trying the pairs. bc's scanner (flex) indexes one table by another's
-/// entry for the input byte, several deep: Z3 ran out of its 10 s on 9 of
-/// 456 such queries and took 280 s over all of them.
+/// the input (or divides by one), as Euclid's algorithm does. Z3
+/// bit-blasts each division whole, and on a recursive Euclid's remainder
+/// chain on two bytes took 0.1 to 0.3 s a query, and gave up on some after
+/// a second and more, where trying every pair of values took 60 ms at
+/// most. On a division or two side by side it takes a few milliseconds,
+/// less than trying the pairs. bc's scanner (flex) indexes one table by
+/// another's entry for the input byte, several deep: Z3 ran out of its
+/// 10 s on 9 of 456 such queries and took 280 s over all of them.
 fn chain_in(e: &ExprRef) -> Option<Chained> {
     let divides = |e: &ExprRef| {
         matches!(e.kind(), ExprKind::Binary { op, rhs, .. }
@@ -371,27 +406,24 @@ fn chain_in(e: &ExprRef) -> Option<Chained> {
             node.for_each_child(|c| stack.push((c, false)));
             continue;
         }
-        let (mut divisions, mut lookups) = (0, 0);
+        let (mut divisions, mut lookups) = (0u8, 0u8);
         node.for_each_child(|c| {
             let (d, l) = depth.get(&c.as_ptr()).copied().unwrap_or((0, 0));
             divisions = divisions.max(d);
             lookups = lookups.max(l);
         });
-        if divides(node) {
-            if divisions > 0 {
-                return Some(Chained::Divisions);
-            }
-            divisions = 1;
-        }
-        if looks_up(node) {
-            if lookups > 0 {
-                return Some(Chained::Lookups);
-            }
-            lookups = 1;
-        }
+        divisions = divisions.saturating_add(u8::from(divides(node)));
+        lookups = lookups.saturating_add(u8::from(looks_up(node)));
         depth.insert(node.as_ptr(), (divisions, lookups));
     }
-    None
+    let (divisions, lookups) = depth.get(&e.as_ptr()).copied().unwrap_or((0, 0));
+    if lookups >= 2 {
+        Some(Chained::Lookups(lookups))
+    } else if divisions >= 2 {
+        Some(Chained::Divisions)
+    } else {
+        None
+    }
 }
 
 /// Which of `words` are free: their bytes are distinct and read by no
@@ -645,7 +677,7 @@ impl Layer for EnumerateLayer {
         }
         let budget = if combinations <= MAX_COMBINATIONS {
             u64::MAX
-        } else if chain == Some(Chained::Lookups) {
+        } else if matches!(chain, Some(Chained::Lookups(_))) {
             BUDGET_BEFORE_Z3_LOOKUPS
         } else if chain.is_some() {
             BUDGET_BEFORE_Z3
@@ -653,9 +685,27 @@ impl Layer for EnumerateLayer {
             0
         };
         let mut search = Search::new(&plan, &domains, &mut found);
-        let first = match budget {
-            0 => Err(OverBudget),
-            _ => search.run(budget),
+        let first = if budget == 0 {
+            Err(OverBudget)
+        } else if !chain.is_some_and(Chained::worth_a_try) || budget <= BUDGET_BEFORE_TRY {
+            search.run(budget)
+        } else {
+            match search.run(BUDGET_BEFORE_TRY) {
+                Err(OverBudget) if self.backoff.try_now() => match next.check_capped(q, TRY_MS) {
+                    Err(SolverError::Timeout) if !next.at_deadline() => {
+                        self.backoff.timed_out();
+                        search.run(budget)
+                    }
+                    answer => {
+                        if answer.is_ok() {
+                            self.backoff.answered();
+                        }
+                        return answer;
+                    }
+                },
+                Err(OverBudget) => search.run(budget),
+                decided => decided,
+            }
         };
         let holds = match first {
             Ok(holds) => holds,
@@ -678,6 +728,7 @@ impl Layer for EnumerateLayer {
     }
 }
 
+mod backoff;
 pub(super) mod compiled;
 mod interface;
 mod search;

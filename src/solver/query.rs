@@ -234,6 +234,18 @@ impl<'a> Chain<'a> {
         }
     }
 
+    /// Passes `query` on as [`Self::check`] does, giving each Z3 call at
+    /// most `cap_ms` milliseconds' work (less where the chain's own cap is
+    /// less): a short try, whose timeout a layer takes as a cue to decide
+    /// the query another way.
+    pub fn check_capped(&mut self, query: &Query<'_>, cap_ms: u64) -> Result<Answer, SolverError> {
+        let cap = self.cap_ms.map_or(cap_ms, |c| c.min(cap_ms));
+        let before = self.cap_ms.replace(cap);
+        let answer = self.check(query);
+        self.cap_ms = before;
+        answer
+    }
+
     /// Passes `query` on as [`Self::check`] does, asking for an unsat core:
     /// with an unsat answer, the constraints (or condition) the layers
     /// below found unsatisfiable together, when a Z3 layer could say.

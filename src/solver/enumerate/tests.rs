@@ -412,15 +412,49 @@ fn assert_model_satisfies(
     assert!(path.iter().chain([goal]).all(|c| e.eval(c) == 1));
 }
 
-/// The layer before a Z3 that times out on every query, and the count of
-/// the queries that reached it.
-fn enumerate_before_stuck_z3() -> (Solver, std::rc::Rc<std::cell::Cell<u32>>) {
-    let asked = std::rc::Rc::new(std::cell::Cell::new(0));
+/// The layer before a Z3 that times out on every query, and what it was
+/// asked.
+fn enumerate_before_stuck_z3() -> (Solver, Asked) {
+    let caps = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
     let layers: Vec<Box<dyn crate::solver::Layer>> = vec![
         Box::new(super::EnumerateLayer::default()),
-        Box::new(crate::solver::tests::Stuck(asked.clone())),
+        Box::new(Capped(caps.clone())),
     ];
-    (Solver::with_layers(SolverConfig::default(), layers), asked)
+    (
+        Solver::with_layers(SolverConfig::default(), layers),
+        Asked(caps),
+    )
+}
+
+/// The caps of the queries a [`Capped`] layer was asked.
+struct Asked(std::rc::Rc<std::cell::RefCell<Vec<Option<u64>>>>);
+
+impl Asked {
+    /// The queries Z3 was asked with its whole time, not as a long
+    /// search's short try.
+    fn full(&self) -> usize {
+        let caps = self.0.borrow();
+        caps.iter().filter(|&&c| c != Some(super::TRY_MS)).count()
+    }
+}
+
+/// A layer below the enumeration that records the cap each query it is
+/// asked comes with, and times out on every one.
+struct Capped(std::rc::Rc<std::cell::RefCell<Vec<Option<u64>>>>);
+
+impl crate::solver::Layer for Capped {
+    fn name(&self) -> &'static str {
+        "capped"
+    }
+
+    fn check(
+        &mut self,
+        _q: &crate::solver::Query<'_>,
+        next: &mut crate::solver::Chain<'_>,
+    ) -> Result<crate::solver::Answer, crate::solver::SolverError> {
+        self.0.borrow_mut().push(next.cap_ms());
+        Err(crate::solver::SolverError::Timeout)
+    }
 }
 
 /// Two bytes' worth of combinations are too many to try before Z3 but for
@@ -443,30 +477,30 @@ fn queries_over_two_bytes_are_searched_whole_before_or_after_z3() {
     // One remainder: Z3 is asked first, and runs out of time.
     assert_eq!(super::chain_in(&ugt(&r, &b)), None);
     assert_eq!(s.may_be_true(&path, &ugt(&r, &b)), Ok(false));
-    assert_eq!(asked.get(), 1);
+    assert_eq!(asked.full(), 1);
     // A remainder by a remainder, sat (a = 10, b = 7): searched first.
     let chained = expr::eq(&urem(&b, &r), &k(3));
     assert_eq!(super::chain_in(&chained), Some(super::Chained::Divisions));
     assert_eq!(s.may_be_true(&path, &chained), Ok(true));
     assert_model_satisfies(&mut s, &path, &chained, &x);
-    assert_eq!(asked.get(), 1);
+    assert_eq!(asked.full(), 1);
     // A third byte in the chain: searched too.
     let wide = expr::eq(&urem(&urem(&b, &r), &c), &k(5));
     assert_eq!(s.may_be_true(&path, &wide), Ok(true));
-    assert_eq!(asked.get(), 1);
+    assert_eq!(asked.full(), 1);
     // A fourth and a fifth: searched too, the bytes before each read only
     // through the remainder they leave.
     let wider = expr::eq(&urem(&urem(&urem(&urem(&b, &r), &c), &d), &e), &k(5));
     assert_eq!(s.may_be_true(&path, &wider), Ok(true));
     assert_model_satisfies(&mut s, &path, &wider, &x);
-    assert_eq!(asked.get(), 1);
+    assert_eq!(asked.full(), 1);
     // A sixth: too many combinations to search.
     let widest = expr::eq(
         &urem(&urem(&urem(&urem(&urem(&b, &r), &c), &d), &e), &f),
         &k(5),
     );
     assert_eq!(s.may_be_true(&path, &widest), Err(SolverError::Timeout));
-    assert_eq!(asked.get(), 2);
+    assert_eq!(asked.full(), 2);
 }
 
 /// A lookup in a constant table of 256 entries named `name`, entry `b`
@@ -478,8 +512,8 @@ fn table(name: &str, entry: fn(u8) -> u8) -> impl Fn(&expr::ExprRef) -> expr::Ex
 
 /// A table looked up at an entry of another table for an input byte, as a
 /// scanner's DFA tables are, over three bytes: searched before Z3, which
-/// is never asked, with a model that satisfies the query; one lookup alone
-/// is Z3's.
+/// is never asked with its whole time, with a model that satisfies the
+/// query; one lookup alone is Z3's.
 #[test]
 fn chained_table_lookups_are_searched_before_z3() {
     use crate::expr::{add, ult};
@@ -491,11 +525,11 @@ fn chained_table_lookups_are_searched_before_z3() {
     let s3 = lookup(&add(&s2, &byte(&x, 2)));
     assert_eq!(super::chain_in(&ult(&s1, &constant(9, 8))), None);
     let goal = expr::eq(&s3, &constant(200, 8));
-    assert_eq!(super::chain_in(&goal), Some(super::Chained::Lookups));
+    assert_eq!(super::chain_in(&goal), Some(super::Chained::Lookups(3)));
     let (mut s, asked) = enumerate_before_stuck_z3();
     let path = vec![ult(&s1, &constant(100, 8)), ult(&s2, &constant(50, 8))];
     assert_model_satisfies(&mut s, &path, &goal, &x);
-    assert_eq!(asked.get(), 0);
+    assert_eq!(asked.full(), 0);
 }
 
 /// A copy of `x`'s first four bytes in an 8-byte buffer named `name`, as
@@ -514,8 +548,8 @@ fn pattern_copy(x: &ArrayRef, name: &str) -> impl Fn(u128) -> expr::ExprRef {
 /// `1 + (byte 1 == '-')`: the read gives one of bytes 1 and 2, never the
 /// writes of bytes 0 and 3 (or the buffer's own bytes at those offsets).
 /// A hash of the byte read that no value makes zero is then decided over
-/// those two bytes, without Z3; reading all four, the search had 2^24
-/// combinations to exhaust and gave up.
+/// those two bytes by the search (Z3 given a short try at most); reading
+/// all four, the search had 2^24 combinations to exhaust and gave up.
 #[test]
 fn writes_the_index_cannot_reach_are_not_searched() {
     use crate::expr::{eq, ne, zext};
@@ -541,13 +575,13 @@ fn writes_the_index_cannot_reach_are_not_searched() {
     for (zero_at, sat) in [(None, false), (Some(200), true)] {
         let hashed = read(&UpdateList::new(table(zero_at)), &zext(&at(1), 64));
         let goal = eq(&hashed, &constant(0, 8));
-        assert_eq!(super::chain_in(&goal), Some(super::Chained::Lookups));
+        assert_eq!(super::chain_in(&goal), Some(super::Chained::Lookups(2)));
         let (mut s, asked) = enumerate_before_stuck_z3();
         assert_eq!(s.may_be_true(&path, &goal), Ok(sat));
         if sat {
             assert_model_satisfies(&mut s, &path, &goal, &x);
         }
-        assert_eq!(asked.get(), 0);
+        assert_eq!(asked.full(), 0);
     }
 }
 
@@ -640,14 +674,14 @@ fn conjuncts_that_skip_a_byte_are_checked_once_for_its_values() {
     );
     let (mut s, asked) = enumerate_before_stuck_z3();
     assert_eq!(s.may_be_true(&path, &goal), Ok(false));
-    assert_eq!(asked.get(), 0);
+    assert_eq!(asked.full(), 0);
 }
 
 /// A scanner over five bytes with sixteen states: 2^40 combinations, far
 /// too many to try, but the checks from each byte on read the bytes
 /// before it only through the state they lead to, so the search goes on
-/// from each state once at each byte. Decided without Z3, unsat and sat,
-/// with a model that satisfies the query.
+/// from each state once at each byte. Decided by the search, unsat and
+/// sat (Z3 given a short try at most), with a model that satisfies the query.
 #[test]
 fn combinations_that_lead_to_a_state_already_tried_are_not_searched_again() {
     use crate::expr::{add, ne};
@@ -665,5 +699,64 @@ fn combinations_that_lead_to_a_state_already_tried_are_not_searched_again() {
     assert_eq!(s.may_be_true(&path, &unreachable), Ok(false));
     let goal = expr::eq(&states[4], &constant(9, 8));
     assert_model_satisfies(&mut s, &path, &goal, &x);
-    assert_eq!(asked.get(), 0);
+    assert_eq!(asked.full(), 0);
+}
+
+/// A scanner's state after `x`'s bytes, over tables of 256 states (for
+/// three bytes 2^24 combinations, the search going on from each state
+/// once a byte: some 2^19 evaluations), asked to be odd and 200 at once,
+/// which no input makes it, with `k` added to the last byte so that each
+/// query is new.
+fn odd_and_200(x: &ArrayRef, k: u128) -> (Vec<expr::ExprRef>, expr::ExprRef) {
+    use crate::expr::add;
+    let lookup = table("next256", |b| b.wrapping_mul(73) ^ 0x5a);
+    let mut state = lookup(&byte(x, 0));
+    for i in 1..u128::from(x.size) {
+        let input = if i + 1 == u128::from(x.size) {
+            add(&byte(x, i), &constant(k, 8))
+        } else {
+            byte(x, i)
+        };
+        state = lookup(&add(&state, &input));
+    }
+    let odd = expr::eq(&expr::and(&state, &constant(1, 8)), &constant(1, 8));
+    (vec![odd], expr::eq(&state, &constant(200, 8)))
+}
+
+/// A chained search that runs past its first few milliseconds gives Z3 a
+/// short try (capped), and decides the query itself when the try times
+/// out; tries that time out are made ever more rarely. Where Z3 answers
+/// them, every such search hands its query over. A chain deeper than
+/// [`super::MAX_TRIED_DEPTH`] gives no try.
+#[test]
+fn a_long_chained_search_gives_z3_a_short_try_while_tries_answer() {
+    let x = Array::symbolic("scanned3", 3);
+    let (mut s, asked) = enumerate_before_stuck_z3();
+    for k in 0..6 {
+        let (path, goal) = odd_and_200(&x, k);
+        assert_eq!(super::chain_in(&goal), Some(super::Chained::Lookups(3)));
+        assert_eq!(s.may_be_true(&path, &goal), Ok(false), "query {k}");
+    }
+    // Queries 0, 2 and 5 tried Z3, each capped; the search decided all.
+    assert_eq!(*asked.0.borrow(), vec![Some(super::TRY_MS); 3]);
+    // A small search decides its query before any try.
+    let (path, _) = odd_and_200(&x, 0);
+    let two = expr::eq(&byte(&x, 0), &constant(7, 8));
+    assert_eq!(s.may_be_true(&path, &two), Ok(true));
+    assert_eq!(asked.0.borrow().len(), 3);
+    // With Z3 below, which answers these in its try: each is Z3's.
+    let mut s = solver("enumerate,z3-auto");
+    for k in 0..3 {
+        let (path, goal) = odd_and_200(&x, k);
+        assert_eq!(s.may_be_true(&path, &goal), Ok(false));
+    }
+    assert_eq!(s.stats().z3_calls, 3);
+    assert_eq!(s.stats().hits.get("enumerate"), None);
+    // Four deep: the search alone, however long it runs.
+    let x = Array::symbolic("scanned4", 4);
+    let (mut s, asked) = enumerate_before_stuck_z3();
+    let (path, goal) = odd_and_200(&x, 0);
+    assert_eq!(super::chain_in(&goal), Some(super::Chained::Lookups(4)));
+    assert_eq!(s.may_be_true(&path, &goal), Ok(false));
+    assert!(asked.0.borrow().is_empty());
 }
