@@ -691,18 +691,19 @@ impl Layer for EnumerateLayer {
             search.run(budget)
         } else {
             match search.run(BUDGET_BEFORE_TRY) {
-                Err(OverBudget) if self.backoff.try_now() => match next.check_capped(q, TRY_MS) {
-                    Err(SolverError::Timeout) if !next.at_deadline() => {
-                        self.backoff.timed_out();
-                        search.run(budget)
-                    }
-                    answer => {
-                        if answer.is_ok() {
+                // At the run's deadline Z3 answers nothing: the search does.
+                Err(OverBudget) if !next.at_deadline() && self.backoff.try_now() => {
+                    match next.check_capped(q, TRY_MS) {
+                        Ok(answer) => {
                             self.backoff.answered();
+                            return Ok(answer);
                         }
-                        return answer;
+                        Err(_) => {
+                            self.backoff.timed_out();
+                            search.run(budget)
+                        }
                     }
-                },
+                }
                 Err(OverBudget) => search.run(budget),
                 decided => decided,
             }

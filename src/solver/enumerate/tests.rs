@@ -726,8 +726,9 @@ fn odd_and_200(x: &ArrayRef, k: u128) -> (Vec<expr::ExprRef>, expr::ExprRef) {
 /// A chained search that runs past its first few milliseconds gives Z3 a
 /// short try (capped), and decides the query itself when the try times
 /// out; tries that time out are made ever more rarely. Where Z3 answers
-/// them, every such search hands its query over. A chain deeper than
-/// [`super::MAX_TRIED_DEPTH`] gives no try.
+/// them, every such search hands its query over. At the run's deadline,
+/// and where the chain is deeper than [`super::MAX_TRIED_DEPTH`], no
+/// search gives a try.
 #[test]
 fn a_long_chained_search_gives_z3_a_short_try_while_tries_answer() {
     let x = Array::symbolic("scanned3", 3);
@@ -752,6 +753,12 @@ fn a_long_chained_search_gives_z3_a_short_try_while_tries_answer() {
     }
     assert_eq!(s.stats().z3_calls, 3);
     assert_eq!(s.stats().hits.get("enumerate"), None);
+    // At the run's deadline, where Z3 answers nothing: the search alone.
+    let (mut s, asked) = enumerate_before_stuck_z3();
+    s.set_deadline(Some(std::time::Instant::now()));
+    let (path, goal) = odd_and_200(&x, 0);
+    assert_eq!(s.may_be_true(&path, &goal), Ok(false));
+    assert!(asked.0.borrow().is_empty());
     // Four deep: the search alone, however long it runs.
     let x = Array::symbolic("scanned4", 4);
     let (mut s, asked) = enumerate_before_stuck_z3();
