@@ -4,14 +4,17 @@
  * other to go on, as a kernel would; without it the path never ends. A
  * thread whose cancellation is asynchronous, spinning for ever, is
  * cancelled. A thread waiting with a time limit times out while another
- * spins for it (time passes). The input decides the value passed through the flag, and so
- * the last line.
+ * spins for it (time passes), and while another calls sched_yield in a
+ * loop for it (no other thread can run, so each yield goes on at once:
+ * a spin too, which without that never ended). The input decides the
+ * value passed through the flag, and so the last line.
  * expect-completed: 2
  * expect-tests: 2
  */
 #include <errno.h>
 #include <klee/klee.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <time.h>
@@ -81,6 +84,13 @@ int main(void) {
     ;
   pthread_join(t, 0);
   printf("timed out %d\n", atomic_load(&ready) == 4);
+  // Yields that find no other thread able to run are a spin too.
+  atomic_store(&ready, 3);
+  pthread_create(&t, 0, waiter, 0);
+  while (atomic_load(&ready) == 3)
+    sched_yield();
+  pthread_join(t, 0);
+  printf("timed out while yielding %d\n", atomic_load(&ready) == 4);
   printf("value %d\n", atomic_load(&value));
   return atomic_load(&value) > 10;
 }

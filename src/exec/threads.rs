@@ -7,7 +7,8 @@
 //! each time the path runs, so a trie-guided re-run and a parallel worker
 //! meet the same threads at the same places. A thread that waits with a
 //! time limit is woken by its timeout only when no thread can run or the
-//! only one that can spins (time passes only then), and when none can run
+//! only one that can spins, yields in a loop included (time passes only
+//! then), and when none can run
 //! and none has a limit, the threads wait for ever: the path ends blocked.
 //!
 //! A thread that takes [`PREEMPT_AFTER`] branches without stopping is
@@ -430,7 +431,7 @@ impl Executor {
             return Ok(());
         };
         let me = threads.running;
-        threads.branches = 0;
+        let branches = mem::take(&mut threads.branches);
         let at = threads.parked.partition_point(|p| p.id < me);
         let waits = match stop {
             Stop::Wait(w) => Some(Wait { result, ..w }),
@@ -462,6 +463,13 @@ impl Executor {
         };
         let mut parked = threads.parked.remove(next);
         threads.running = parked.id;
+        // A thread that yields with no other able to run goes on as if it
+        // had not stopped: a loop of yields waiting for a thread whose
+        // wait has a time limit is a spin, preempted in time for that
+        // wait to time out, as natively the limit passes while it yields.
+        if matches!(stop, Stop::Yield) && parked.id == me {
+            threads.branches = branches;
+        }
         // The next is this thread again only where it yielded or its wait
         // timed out with no other able to run: its frames stay.
         if parked.id != me {
