@@ -422,10 +422,12 @@ impl Translator {
                 return Ok(self.byte_var(root, i as u32));
             }
         }
-        if let Some(value) = self.read_as_cases(updates, index)? {
+        // The index's range bounds both readings' entries: worked out once.
+        let range = unsigned_range(index);
+        if let Some(value) = self.read_as_cases(updates, index, range)? {
             return Ok(value);
         }
-        if let Some(value) = self.read_as_tree(updates, index)? {
+        if let Some(value) = self.read_as_tree(updates, index, range)? {
             return Ok(value);
         }
         let idx = self.bv(index)?;
@@ -460,14 +462,15 @@ impl Translator {
     /// on: `tr` reads its 256-byte translation table (bytes 1 to 255
     /// non-zero, a few written at symbolic places) at a zero-extended
     /// byte, and as arrays each such query took a second or timed out.
-    /// Reading past the end gives 0, as in `expr::eval`.
+    /// Reading past the end gives 0, as in `expr::eval`. `(lo, hi)` is the
+    /// index's unsigned range.
     fn read_as_cases(
         &mut self,
         updates: &UpdateList,
         index: &ExprRef,
+        (lo, hi): (u128, u128),
     ) -> Result<Option<BV>, SolverError> {
         let root = &updates.root;
-        let (lo, hi) = unsigned_range(index);
         // The root's cases: its non-zero bytes (a constant root) or all its
         // bytes (a symbolic one), at the indices in range; then the writes
         // the index can reach. Counting stops past the limit, so that a

@@ -19,7 +19,7 @@ use rustc_hash::FxHashMap;
 use z3::ast::{Bool, BV};
 
 use super::{Translator, CASE_SPLIT_LIMIT};
-use crate::expr::{unsigned_range, ExprRef, UpdateList, UpdateNode};
+use crate::expr::{ExprRef, UpdateList, UpdateNode};
 use crate::solver::SolverError;
 
 /// The most entries (from the lowest to the highest index a read can
@@ -35,7 +35,8 @@ impl Translator {
     /// else the root's byte; the newer writes, and those past the root's
     /// end, are case splits on top. `None` where the entries or the writes
     /// on top are too many, or the root is symbolic (the theory of arrays
-    /// reads a symbolic root through a few writes at once).
+    /// reads a symbolic root through a few writes at once). `(lo, hi)` is
+    /// the index's unsigned range.
     ///
     /// A `klee_make_symbolic` into a 1,024-byte local array is its 1,024
     /// bytes written into the object's zeroed contents: as a select from
@@ -46,9 +47,9 @@ impl Translator {
         &mut self,
         updates: &UpdateList,
         index: &ExprRef,
+        (lo, hi): (u128, u128),
     ) -> Result<Option<BV>, SolverError> {
         let root = &updates.root;
-        let (lo, hi) = unsigned_range(index);
         let size = u128::from(root.size);
         // The writes are walked whole for each read (a select walks a list
         // once): a list past twice the entries goes to the array theory.
