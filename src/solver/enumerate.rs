@@ -177,6 +177,9 @@ struct Related {
     expr: ExprRef,
     /// The bytes it reads, in the order it reads them.
     bytes: Vec<Byte>,
+    /// For each of `bytes`, the bits of it the conjunct depends on (see
+    /// [`demanded`]).
+    demanded: Vec<u8>,
     /// The chain of divisions or lookups by the input it makes, if any
     /// (see [`chain_in`]).
     chain: Option<Chained>,
@@ -339,6 +342,7 @@ fn classify(c: &ExprRef) -> Conjunct {
             });
             Conjunct::Bytes(Arc::new(Related {
                 expr: c.clone(),
+                demanded: demanded::demanded_bits(c, &bytes),
                 bytes,
                 chain: chain_in(c),
                 bound,
@@ -632,6 +636,8 @@ impl Layer for EnumerateLayer {
             .filter(|(_, &f)| f)
             .map(|((t, _, _), _)| t.as_ptr())
             .collect();
+        // The bits of each byte the conjuncts searched depend on.
+        let mut demanded = vec![0u8; bytes.len()];
         for r in &related {
             if r.bound
                 .as_ref()
@@ -641,12 +647,18 @@ impl Layer for EnumerateLayer {
             }
             chain = chain.max(r.chain);
             let read: Vec<usize> = r.bytes.iter().map(|b| slots.of(b, &mut bytes)).collect();
-            for &i in &read {
-                if !std::mem::replace(&mut counted[i], true) {
-                    combinations = combinations.saturating_mul(count(&bytes[i].1));
-                }
+            for (&i, bits) in read.iter().zip(&r.demanded) {
+                counted[i] = true;
+                demanded[i] |= bits;
             }
             searched.push((&r.expr, read));
+        }
+        // Values of a byte that agree on those bits make every conjunct
+        // searched come out the same (its own conjuncts made its set): one
+        // of each is tried.
+        for (i, _) in counted.iter().enumerate().filter(|(_, &c)| c) {
+            bytes[i].1 = demanded::representatives(&bytes[i].1, demanded[i]);
+            combinations = combinations.saturating_mul(count(&bytes[i].1));
         }
         let searchable = match chain {
             Some(_) => MAX_SEARCHED_CHAINED,
@@ -731,6 +743,7 @@ impl Layer for EnumerateLayer {
 
 mod backoff;
 pub(super) mod compiled;
+mod demanded;
 mod interface;
 mod search;
 #[cfg(test)]

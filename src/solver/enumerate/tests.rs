@@ -3,7 +3,7 @@
 use crate::expr::{self, constant, read, Array, ArrayRef, Evaluator, UpdateList};
 use crate::solver::{Solver, SolverConfig};
 
-fn byte(a: &ArrayRef, i: u128) -> expr::ExprRef {
+pub(super) fn byte(a: &ArrayRef, i: u128) -> expr::ExprRef {
     read(&UpdateList::new(a.clone()), &constant(i, 64))
 }
 
@@ -398,7 +398,7 @@ fn random_expressions_over_bounded_bytes_are_answered_as_z3_answers_them() {
 
 /// Asks `s` for a model of `x` under `path` and `goal`, and checks that it
 /// satisfies them.
-fn assert_model_satisfies(
+pub(super) fn assert_model_satisfies(
     s: &mut Solver,
     path: &[expr::ExprRef],
     goal: &expr::ExprRef,
@@ -414,7 +414,7 @@ fn assert_model_satisfies(
 
 /// The layer before a Z3 that times out on every query, and what it was
 /// asked.
-fn enumerate_before_stuck_z3() -> (Solver, Asked) {
+pub(super) fn enumerate_before_stuck_z3() -> (Solver, Asked) {
     let caps = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
     let layers: Vec<Box<dyn crate::solver::Layer>> = vec![
         Box::new(super::EnumerateLayer::default()),
@@ -427,12 +427,12 @@ fn enumerate_before_stuck_z3() -> (Solver, Asked) {
 }
 
 /// The caps of the queries a [`Capped`] layer was asked.
-struct Asked(std::rc::Rc<std::cell::RefCell<Vec<Option<u64>>>>);
+pub(super) struct Asked(std::rc::Rc<std::cell::RefCell<Vec<Option<u64>>>>);
 
 impl Asked {
     /// The queries Z3 was asked with its whole time, not as a long
     /// search's short try.
-    fn full(&self) -> usize {
+    pub(super) fn full(&self) -> usize {
         let caps = self.0.borrow();
         caps.iter().filter(|&&c| c != Some(super::TRY_MS)).count()
     }
