@@ -84,6 +84,17 @@ const BUDGET_BEFORE_Z3: u64 = 1 << 22;
 /// the search 0.7 s (30 s of bc's queries: 26 s -> 11 s).
 const BUDGET_BEFORE_Z3_LOOKUPS: u64 = 1 << 25;
 
+/// The node evaluations a search over more than [`MAX_COMBINATIONS`] may
+/// make before the query goes on to Z3 where its conjuncts chain lookups
+/// through a write at a symbolic index: a millisecond or so. The search
+/// tries each combination over reads that walk the writes, where Z3
+/// splits cases once: on a histogram of six bytes' low bits, Z3 took 13 ms
+/// a query, the search 150 ms, and a minute of it completed 608 paths with
+/// 2^17 evaluations before Z3 (6 ms there), 947 with none. grep's queries
+/// of the kind that the search decides within 2^13 evaluations all take
+/// it more than 2^11.
+const BUDGET_BEFORE_Z3_WRITES: u64 = 1 << 13;
+
 /// The node evaluations a search where the conjuncts chain lookups a few
 /// deep ([`MAX_TRIED_DEPTH`]) makes before it gives Z3 a short try
 /// ([`TRY_MS`]), when tries have been answering (see [`backoff`]): a few
@@ -359,6 +370,10 @@ enum Chained {
     /// A lookup at an index that a lookup at the input gives: the most
     /// lookups nested in one another (2 or more).
     Lookups(u8),
+    /// Lookups nested so, one of them through a write at an index that
+    /// depends on the input: a histogram's counts, a permutation's swaps
+    /// (see [`BUDGET_BEFORE_Z3_WRITES`]).
+    Writes,
 }
 
 /// The deepest chain of lookups that Z3 is given a short try of before a
@@ -397,6 +412,7 @@ fn chain_in(e: &ExprRef) -> Option<Chained> {
     };
     let looks_up =
         |e: &ExprRef| matches!(e.kind(), ExprKind::Read { index, .. } if !index.is_const());
+    let mut through_writes = false;
     // Divisions by the input and lookups at indices that depend on it,
     // nested in each node, children first.
     let mut depth: FxHashMap<*const ExprNode, (u8, u8)> = FxHashMap::default();
@@ -418,10 +434,14 @@ fn chain_in(e: &ExprRef) -> Option<Chained> {
         });
         divisions = divisions.saturating_add(u8::from(divides(node)));
         lookups = lookups.saturating_add(u8::from(looks_up(node)));
+        through_writes |= matches!(node.kind(), ExprKind::Read { updates, .. }
+            if updates.iter().any(|w| !w.index.is_const()));
         depth.insert(node.as_ptr(), (divisions, lookups));
     }
     let (divisions, lookups) = depth.get(&e.as_ptr()).copied().unwrap_or((0, 0));
-    if lookups >= 2 {
+    if lookups >= 2 && through_writes {
+        Some(Chained::Writes)
+    } else if lookups >= 2 {
         Some(Chained::Lookups(lookups))
     } else if divisions >= 2 {
         Some(Chained::Divisions)
@@ -689,6 +709,8 @@ impl Layer for EnumerateLayer {
         }
         let budget = if combinations <= MAX_COMBINATIONS {
             u64::MAX
+        } else if chain == Some(Chained::Writes) {
+            BUDGET_BEFORE_Z3_WRITES
         } else if matches!(chain, Some(Chained::Lookups(_))) {
             BUDGET_BEFORE_Z3_LOOKUPS
         } else if chain.is_some() {

@@ -200,7 +200,7 @@ pub(super) fn representatives(values: &Values, mask: u8) -> Values {
 mod tests {
     use super::*;
     use crate::expr::proptests::{build, Env, Gen, ARRAY_SIZE};
-    use crate::expr::{self, constant, read, Array, Evaluator, UpdateList};
+    use crate::expr::{self, constant, read, Array, ArrayRef, Evaluator, UpdateList};
     use crate::solver::enumerate::input_bytes;
     use crate::solver::enumerate::tests::byte;
     use rand::rngs::SmallRng;
@@ -276,6 +276,42 @@ mod tests {
             Ok(false)
         );
         assert_model_satisfies(&mut s, &path, &expr::eq(&sum, &constant(13, 8)), &x);
+        assert_eq!(asked.full(), 0);
+    }
+
+    /// Counts of `n` bytes' low two bits, kept in a four-entry table
+    /// incremented at the bytes' values: a chain of lookups through
+    /// writes at symbolic indices.
+    fn histogram(x: &ArrayRef, n: u128) -> impl Fn(u128) -> ExprRef {
+        let mut counts = UpdateList::new(Array::constant("counts", vec![0u8; 4]));
+        for i in 0..n {
+            let at = expr::zext(&expr::and(&byte(x, i), &constant(3, 8)), 64);
+            let bumped = expr::add(&read(&counts, &at), &constant(1, 8));
+            counts = counts.write(at, bumped);
+        }
+        move |k| read(&counts, &constant(k, 64))
+    }
+
+    /// Such a chain goes to Z3 after a short search, which decides it when
+    /// the combinations are few, and again (a long one) when Z3 times out.
+    #[test]
+    fn lookups_through_symbolic_writes_go_to_z3_after_a_short_search() {
+        use super::super::tests::enumerate_before_stuck_z3;
+        use super::super::{chain_in, Chained};
+        let x = Array::symbolic("histogram6", 6);
+        let count = histogram(&x, 6);
+        // Two counts of six bytes cannot make seven.
+        let seven = expr::eq(&expr::add(&count(1), &count(2)), &constant(7, 8));
+        assert_eq!(chain_in(&seven), Some(Chained::Writes));
+        let (mut s, asked) = enumerate_before_stuck_z3();
+        assert_eq!(s.may_be_true(&[], &seven), Ok(false));
+        assert_eq!(asked.full(), 1);
+        // Three bytes: 64 combinations, searched whole.
+        let x = Array::symbolic("histogram3", 3);
+        let count = histogram(&x, 3);
+        let three = expr::eq(&count(1), &constant(3, 8));
+        let (mut s, asked) = enumerate_before_stuck_z3();
+        assert_eq!(s.may_be_true(&[], &three), Ok(true));
         assert_eq!(asked.full(), 0);
     }
 }
