@@ -4,8 +4,8 @@
 //! index masked to a table's size (`b & 7`, `b % 16`), flags tested one
 //! at a time, a field shifted out. Two values of such a byte that agree
 //! on those bits make every conjunct that reads it come out the same, so
-//! a search need try one value of each class: a histogram of six bytes'
-//! low three bits is 8^6 combinations where the bytes alone are 2^48.
+//! a search need try one value of each class: six bytes read through
+//! `& 7` are 8^6 combinations where the bytes alone are 2^48.
 //!
 //! The analysis walks the conjunct from its root down, giving each node
 //! the bits of it that can change the root (the bits its parents
