@@ -295,6 +295,12 @@ impl UpdateList {
         self.head.is_none()
     }
 
+    /// Whether a write is at an index that is not a constant: a read
+    /// through the list is then a case split on conditions the input sets.
+    pub fn has_symbolic_write(&self) -> bool {
+        self.iter().any(|w| !w.index.is_const())
+    }
+
     /// The writes, newest first.
     pub fn iter(&self) -> UpdateIter<'_> {
         UpdateIter {

@@ -434,8 +434,8 @@ fn chain_in(e: &ExprRef) -> Option<Chained> {
         });
         divisions = divisions.saturating_add(u8::from(divides(node)));
         lookups = lookups.saturating_add(u8::from(looks_up(node)));
-        through_writes |= matches!(node.kind(), ExprKind::Read { updates, .. }
-            if updates.iter().any(|w| !w.index.is_const()));
+        through_writes = through_writes
+            || matches!(node.kind(), ExprKind::Read { updates, .. } if updates.has_symbolic_write());
         depth.insert(node.as_ptr(), (divisions, lookups));
     }
     let (divisions, lookups) = depth.get(&e.as_ptr()).copied().unwrap_or((0, 0));

@@ -253,9 +253,7 @@ fn own_hardness(e: &ExprRef) -> Hardness {
         // A read through a write at a symbolic index is a case split whose
         // conditions are unknown; reading a table at a symbolic index
         // through known writes is not, and the stack decides it faster.
-        ExprKind::Read { updates, .. } if updates.iter().any(|n| !n.index.is_const()) => {
-            Hardness::SymbolicWrites
-        }
+        ExprKind::Read { updates, .. } if updates.has_symbolic_write() => Hardness::SymbolicWrites,
         _ => Hardness::Linear,
     }
 }
