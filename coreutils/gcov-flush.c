@@ -82,11 +82,13 @@ static void stop_flushing(void) {
  * held would stop its exit. */
 static void forked(void) { pthread_mutex_init(&writing, NULL); }
 
-/* A replay that runs as another user is held to one process of its own
- * (RLIMIT_NPROC), so that a fork fails as it does in the engine, and a
- * thread counts as one: the replay's hard limit leaves room for this
- * thread, the soft limit is raised for its start and put back after, and
- * a fork still fails. */
+/* A replay holds the program to one process, so that a fork fails as
+ * it does in the engine: with a seccomp filter that lets threads be made,
+ * or, where the machine allows none, for a user other than root with a
+ * limit of one process of its own (RLIMIT_NPROC), where a thread counts
+ * as one: the replay's hard limit leaves room for this thread, the soft
+ * limit is raised for its start and put back after, and a fork still
+ * fails. */
 static void start_thread(void) {
   pthread_t thread;
   struct rlimit limit;

@@ -209,6 +209,9 @@ fn a_fork_fails_natively_as_it_does_in_the_engine() {
     let (report, _) = replayed(&src, &out, NOBODY);
     assert_eq!(report.results.len(), 1);
     assert!(report.all_match(), "{report}");
+    // Root is held to one process too.
+    let (report, _) = replayed(&src, &out, None);
+    assert!(report.all_match(), "{report}");
     // Its script holds the program to one process too: run by nobody, with
     // dash (`ulimit -p`) and with bash (`ulimit -u`), the fork fails.
     let toolchain = mnemo::testgen::Toolchain::find().unwrap();
@@ -231,6 +234,42 @@ fn a_fork_fails_natively_as_it_does_in_the_engine() {
             "{shell}: {}",
             String::from_utf8_lossy(&o.stderr)
         );
+    }
+}
+
+#[test]
+fn threads_are_made_natively_where_processes_are_not() {
+    if !root("only root can run a replay as another user") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    // A thread is made and joined, and a fork then fails: natively, held
+    // to one process, the same whoever replays and however the program
+    // was built (a limit of one process would refuse the thread too).
+    let (src, out) = explored(
+        dir.path(),
+        "both",
+        "#include <errno.h>\n#include <pthread.h>\n#include <stdio.h>\n#include <unistd.h>\n\
+         static void *bump(void *n) { ++*(int *)n; return n; }\n\
+         int main(int argc, char **argv) { int n = 1; pthread_t t;\n\
+           if (argc > 1 && argv[1][0] == 'q') return 2;\n\
+           if (pthread_create(&t, 0, bump, &n) || pthread_join(t, 0)) return 3;\n\
+           pid_t child = fork();\n\
+           if (child == 0) _exit(9);\n\
+           printf(\"%d %d\\n\", n, child < 0 && errno == EAGAIN);\n\
+           return child < 0 ? 4 : 5; }\n",
+        &[],
+        &["--sym-args", "0", "1", "1"],
+    );
+    let predicted = std::fs::read_to_string(out.join("tests.json")).unwrap();
+    assert!(predicted.contains("\"exit_code\": 4"), "{predicted}");
+    let plain = built_elsewhere(&src, &["-pthread"]);
+    for program in [&src, &plain] {
+        for run_as in [None, NOBODY] {
+            let (report, natives) = replayed(program, &out, run_as);
+            assert!(report.all_match(), "{program:?} {run_as:?}: {report}");
+            assert!(natives.iter().any(|n| n == "exit 4"), "{natives:?}");
+        }
     }
 }
 

@@ -1,8 +1,10 @@
 /* What a program sets of its signals is kept, as the
  * kernel keeps it: sigaction gives back the action set before (system()
  * saves SIGINT's and SIGQUIT's so, and a tool asks whether it inherited
- * SIG_IGN), sigprocmask the mask (SIGKILL never blocked). system(NULL)
- * says a shell exists, and pthread_cleanup_pop(1) runs its handler once.
+ * SIG_IGN), sigprocmask the mask (SIGKILL never blocked). No process
+ * can be made (a fork fails with EAGAIN, natively too): system(NULL)
+ * says no shell exists and system("exit 3") gives a shell's exit 127,
+ * as glibc's, and pthread_cleanup_pop(1) runs its handler once.
  * Each answer that is not the kernel's exits with its own status.
  * expect-completed: 1
  * expect-tests: 1
@@ -43,8 +45,10 @@ int main(void) {
   if (sigprocmask(SIG_BLOCK, 0, &set) != 0 || sigismember(&set, SIGUSR1))
     return 7;
 
-  if (system(NULL) == 0)
+  if (system(NULL) != 0)
     return 8;
+  if (system("exit 3") != 127 << 8)
+    return 10;
   pthread_cleanup_push(clean, &cleaned);
   pthread_cleanup_pop(1);
   pthread_cleanup_push(clean, &cleaned);

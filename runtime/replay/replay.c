@@ -22,6 +22,7 @@
 #include <inttypes.h>
 #include <linux/audit.h>
 #include <linux/filter.h>
+#include <linux/sched.h>
 #include <linux/seccomp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -36,6 +37,13 @@
 #include <unistd.h>
 
 #define REPLAY_FAILED 77
+
+/* clone3's number, which older headers lack. */
+#ifdef SYS_clone3
+#define SYS_CLONE3 SYS_clone3
+#else
+#define SYS_CLONE3 435
+#endif
 
 static struct ktest test;
 static int test_loaded;
@@ -56,6 +64,22 @@ static const char *take_variable(const char *name) {
   return copy;
 }
 
+/* A seccomp filter's first instructions: a call of an architecture other
+ * than 64-bit x86 skips `to_allow` instructions (to one that allows it),
+ * and the call's number is loaded. */
+#define X86_64_CALL(to_allow)                                                                      \
+  BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),                         \
+      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 0, to_allow),                         \
+      BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr))
+
+/* Installs `filter` on this process and the programs it runs (filters
+ * stack: a call any of them refuses is refused); whether it could. */
+static int install_filter(struct sock_filter *filter, unsigned short len) {
+  struct sock_fprog program = {len, filter};
+  return prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0 &&
+         prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &program) == 0;
+}
+
 /* Makes nanosleep and clock_nanosleep return 0 at once, as the model's
  * do (its clock does not move): a seccomp filter answers them without
  * making them. Where the machine allows no filter, sleeps take their time.
@@ -63,18 +87,44 @@ static const char *take_variable(const char *name) {
  * without this library. */
 static void sleeps_take_no_time(void) {
   struct sock_filter filter[] = {
-      BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
-      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 0, 3),
-      BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+      X86_64_CALL(3),
       BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_nanosleep, 2, 0),
       BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_clock_nanosleep, 1, 0),
       BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
       /* An errno of 0: the call returns 0. */
       BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO),
   };
-  struct sock_fprog program = {sizeof filter / sizeof filter[0], filter};
-  if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0)
-    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &program);
+  install_filter(filter, sizeof filter / sizeof filter[0]);
+}
+
+/* Holds the program to one process, as the engine's is: a fork, vfork
+ * or clone of a process fails with EAGAIN, while a thread (CLONE_THREAD)
+ * is made; clone3, whose flags the filter cannot read, fails with ENOSYS,
+ * on which the C library makes the same call with clone. A seccomp
+ * filter does it, for root too; where the machine allows none, a user
+ * other than root is held to one process of its own (RLIMIT_NPROC),
+ * which refuses its threads too. mnemo's replay does the same itself in
+ * a program built without this library. */
+static void no_other_process(void) {
+  struct sock_filter filter[] = {
+      X86_64_CALL(7),
+      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_fork, 6, 0),
+      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_vfork, 5, 0),
+      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_CLONE3, 5, 0),
+      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_clone, 0, 2),
+      /* The flags' low word. */
+      BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[0])),
+      BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, CLONE_THREAD, 0, 1),
+      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EAGAIN),
+      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS),
+  };
+  if (!install_filter(filter, sizeof filter / sizeof filter[0]) && getuid() != 0) {
+    /* The hard limit leaves room for one thread more, which a build's
+     * own instrumentation may raise its soft limit to start. */
+    struct rlimit one = {1, 2};
+    setrlimit(RLIMIT_NPROC, &one);
+  }
 }
 
 /* Before the program's own constructors, which may sleep or fork too. */
@@ -97,12 +147,8 @@ __attribute__((constructor(101))) static void take_own_variables(void) {
    * of a replay's time. */
   if (no_sleep != NULL)
     sleeps_take_no_time();
-  if (one_process != NULL) {
-    /* A fork fails with EAGAIN, as in the engine (root is not held to
-     * it, and mnemo asks this only of a program not run as root). */
-    struct rlimit one = {1, 2};
-    setrlimit(RLIMIT_NPROC, &one);
-  }
+  if (one_process != NULL)
+    no_other_process();
   /* A replay that fails system calls (`--max-fail`) counts the program's
    * reads and closes from main on, as the engine's model does, and the
    * model reads no test: it is read now. So is a test given as a

@@ -24,7 +24,7 @@ use std::path::{Path, PathBuf};
 use super::index::{Outcome, TestRecord, TestsJson, TESTS_JSON};
 use super::ktest::KTest;
 use super::posix::{PosixEnv, StreamType};
-use super::replay::{io_err, ReplayError, NO_SLEEP_ENV, POSIX_OBJECTS_ENV};
+use super::replay::{io_err, ReplayError, NO_SLEEP_ENV, ONE_PROCESS_ENV, POSIX_OBJECTS_ENV};
 use super::toolchain::{is_native_program, Toolchain};
 use crate::exec::STDOUT_LIMIT;
 use crate::files::write_atomic;
@@ -254,25 +254,32 @@ pub fn script(
         command.extend_from_slice(b" | ");
     }
     // The environment is the test's `--env` variables, as in the engine,
-    // and the replay library's own; for the program compiled with it, one
-    // more asks it to answer sleeps at once, as the model does (a build
-    // from elsewhere would see it in its environment, with nothing to
-    // take it out). The program is held to one process, so a fork
-    // fails with EAGAIN as in the engine (root is not held to it): the
-    // limit is set in a subshell that then becomes the program, as
-    // the script's own shell could fork nothing more under it. bash names
-    // the limit -u, dash -p. The engine starts the program with SIGPIPE
-    // ignored: so is it here, and it stays so through the exec.
+    // and the replay library's own; for the program compiled with it, two
+    // more ask it to answer sleeps at once and to make no process, as the
+    // model does (a build from elsewhere would see them in its
+    // environment, with nothing to take them out). A build from elsewhere
+    // is held to one process by a limit instead, so that a fork fails
+    // with EAGAIN as in the engine (root is not held to it, and neither
+    // are the program's threads, which the limit refuses too): it is set
+    // in a subshell that then becomes the program, as the script's own
+    // shell could fork nothing more under it. bash names the limit -u,
+    // dash -p. The engine starts the program with SIGPIPE ignored: so is
+    // it here, and it stays so through the exec.
+    let limit = if built_elsewhere {
+        "ulimit -u 1 2>/dev/null || ulimit -p 1 2>/dev/null; "
+    } else {
+        ""
+    };
     command.extend_from_slice(
         format!(
-            "(trap '' PIPE; ulimit -u 1 2>/dev/null || ulimit -p 1 2>/dev/null; \
+            "(trap '' PIPE; {limit}\
              exec env -i KTEST_FILE=\"$KTEST_FILE\" {POSIX_OBJECTS_ENV}=\"${POSIX_OBJECTS_ENV}\" \
              ASAN_OPTIONS=\"$ASAN_OPTIONS\""
         )
         .as_bytes(),
     );
     if !built_elsewhere {
-        command.extend_from_slice(format!(" {NO_SLEEP_ENV}=1").as_bytes());
+        command.extend_from_slice(format!(" {NO_SLEEP_ENV}=1 {ONE_PROCESS_ENV}=1").as_bytes());
     }
     for (name, value) in &env.vars {
         command.push(b' ');

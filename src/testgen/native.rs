@@ -198,12 +198,13 @@ pub(crate) fn run_one(run: NativeRun<'_>, timeout: Duration) -> std::io::Result<
             }
         }
     }
-    // The engine's fork fails with EAGAIN, as it does natively for a user
-    // at a limit of one process: set after the user is changed (std
-    // changes it before the hooks), so that the change itself is not
-    // refused. Root is not held to it, so a program that runs as root
-    // gets no hook: without one, std spawns it without first copying
-    // mnemo's address space (a sixth of a replay's time).
+    // The engine's fork fails with EAGAIN, and so must the program's
+    // ([`no_other_process`]): held so after the user is changed (std
+    // changes it before the hooks), so that where it comes to a limit of
+    // one process the change itself is not refused. A program linked with
+    // the replay library holds itself, with no hook: without one, std
+    // spawns it without first copying mnemo's address space (a sixth of
+    // a replay's time).
     // SAFETY: getuid cannot fail.
     let as_root = run
         .run_as
@@ -230,19 +231,15 @@ pub(crate) fn run_one(run: NativeRun<'_>, timeout: Duration) -> std::io::Result<
     let mut held = Vec::new();
     if run.links_replay_library {
         held.push(NO_SLEEP_ENV);
-        if !as_root {
-            held.push(ONE_PROCESS_ENV);
-        }
+        held.push(ONE_PROCESS_ENV);
         if run.traced.is_some() {
             held.push(EARLY_TEST_ENV);
         }
     } else {
-        if !as_root {
-            // SAFETY: the hook only makes a system call, as is allowed
-            // between fork and exec.
-            unsafe {
-                command.pre_exec(no_other_process);
-            }
+        // SAFETY: the hook only makes system calls on data of its own, as
+        // is allowed between fork and exec.
+        unsafe {
+            command.pre_exec(move || no_other_process(as_root));
         }
         // SAFETY: the hooks only make system calls on data of their own,
         // as is allowed between fork and exec.
@@ -550,12 +547,39 @@ fn enter(root: &CString, cwd: &CString, run_as: Option<(u32, u32)>) -> std::io::
     Ok(())
 }
 
-/// Holds the program to one process of its user: a fork it makes fails
-/// with EAGAIN unless it runs as root. The hard limit leaves room for one
-/// thread more, which a build's own instrumentation may raise its soft
-/// limit to start (the coreutils bench's coverage flush, `gcov-flush.c`)
-/// before it puts the limit back.
-fn no_other_process() -> std::io::Result<()> {
+/// Holds the program to one process, as the engine's is: a `fork`,
+/// `vfork`, or `clone` of a process fails with EAGAIN, while a thread
+/// (`CLONE_THREAD`) is made. A seccomp filter does it, for root too, and
+/// `clone3`, whose flags are behind a pointer the filter cannot follow,
+/// fails with ENOSYS, on which the C library makes the same call with
+/// `clone`. Where the machine allows no filter, a user other than root is
+/// held to one process of its own (`RLIMIT_NPROC`), which also refuses its
+/// threads; the hard limit leaves room for one thread more, which a
+/// build's own instrumentation may raise its soft limit to start (the
+/// coreutils bench's coverage flush, `gcov-flush.c`).
+fn no_other_process(as_root: bool) -> std::io::Result<()> {
+    let clone_thread = libc::CLONE_THREAD as u32;
+    let filter = [
+        jump_if(libc::SYS_fork as u32, 6, 0),
+        jump_if(libc::SYS_vfork as u32, 5, 0),
+        jump_if(libc::SYS_clone3 as u32, 5, 0),
+        jump_if(libc::SYS_clone as u32, 0, 2),
+        // The flags' low word (`struct seccomp_data`: the call's number,
+        // the architecture, the instruction pointer, then the arguments).
+        load(16),
+        bpf(
+            libc::BPF_JMP | libc::BPF_JSET | libc::BPF_K,
+            clone_thread,
+            0,
+            1,
+        ),
+        ret(libc::SECCOMP_RET_ALLOW),
+        ret(libc::SECCOMP_RET_ERRNO | libc::EAGAIN as u32),
+        ret(libc::SECCOMP_RET_ERRNO | libc::ENOSYS as u32),
+    ];
+    if install_filter(&filter) || as_root {
+        return Ok(());
+    }
     set_limit(libc::RLIMIT_NPROC, 1, 2)
 }
 
@@ -578,46 +602,84 @@ const AUDIT_ARCH_X86_64: u32 = 0xc000_003e;
 /// A seccomp filter answers the two calls without making them; where the
 /// machine allows no filter, sleeps take their time.
 fn sleeps_take_no_time() -> std::io::Result<()> {
-    let statement = |code: u32, k: u32| libc::sock_filter {
+    install_filter(&[
+        jump_if(libc::SYS_nanosleep as u32, 2, 0),
+        jump_if(libc::SYS_clock_nanosleep as u32, 1, 0),
+        ret(libc::SECCOMP_RET_ALLOW),
+        // An errno of 0: the call returns 0.
+        ret(libc::SECCOMP_RET_ERRNO),
+    ]);
+    Ok(())
+}
+
+/// A classic BPF instruction.
+fn bpf(code: u32, k: u32, jt: u8, jf: u8) -> libc::sock_filter {
+    libc::sock_filter {
         code: code as u16,
-        jt: 0,
-        jf: 0,
-        k,
-    };
-    let jump_if = |k: u32, jt: u8, jf: u8| libc::sock_filter {
-        code: (libc::BPF_JMP | libc::BPF_JEQ | libc::BPF_K) as u16,
         jt,
         jf,
         k,
+    }
+}
+
+/// Loads the word at `offset` in the system call's `struct seccomp_data`.
+fn load(offset: u32) -> libc::sock_filter {
+    bpf(libc::BPF_LD | libc::BPF_W | libc::BPF_ABS, offset, 0, 0)
+}
+
+/// Skips `jt` instructions if the word loaded is `k`, else `jf`.
+fn jump_if(k: u32, jt: u8, jf: u8) -> libc::sock_filter {
+    bpf(libc::BPF_JMP | libc::BPF_JEQ | libc::BPF_K, k, jt, jf)
+}
+
+/// Gives the system call the action `k`.
+fn ret(k: u32) -> libc::sock_filter {
+    bpf(libc::BPF_RET | libc::BPF_K, k, 0, 0)
+}
+
+/// The most instructions a filter has.
+const MAX_FILTER: usize = 16;
+
+/// Installs a seccomp filter on this process and those it execs (filters
+/// stack: a call any of them refuses is refused): `checks` on each call of
+/// 64-bit x86, whose number they find loaded; calls of other
+/// architectures go to the first of them that allows. Whether it could.
+/// No allocation: this runs between fork and exec.
+fn install_filter(checks: &[libc::sock_filter]) -> bool {
+    let allow = ret(libc::SECCOMP_RET_ALLOW);
+    let Some(to_allow) = checks
+        .iter()
+        .position(|i| (i.code, i.k) == (allow.code, allow.k))
+    else {
+        return false;
     };
-    let load = |offset: u32| statement(libc::BPF_LD | libc::BPF_W | libc::BPF_ABS, offset);
+    let mut filter = [allow; MAX_FILTER];
     // `struct seccomp_data`: the call's number, then the architecture.
-    let mut filter = [
+    let start = [
         load(4),
-        jump_if(AUDIT_ARCH_X86_64, 0, 3),
+        jump_if(AUDIT_ARCH_X86_64, 0, to_allow as u8 + 1),
         load(0),
-        jump_if(libc::SYS_nanosleep as u32, 2, 0),
-        jump_if(libc::SYS_clock_nanosleep as u32, 1, 0),
-        statement(libc::BPF_RET | libc::BPF_K, libc::SECCOMP_RET_ALLOW),
-        // An errno of 0: the call returns 0.
-        statement(libc::BPF_RET | libc::BPF_K, libc::SECCOMP_RET_ERRNO),
     ];
+    let len = start.len() + checks.len();
+    if len > MAX_FILTER {
+        return false;
+    }
+    filter[..start.len()].copy_from_slice(&start);
+    filter[start.len()..len].copy_from_slice(checks);
     let program = libc::sock_fprog {
-        len: filter.len() as u16,
+        len: len as u16,
         filter: filter.as_mut_ptr(),
     };
     // SAFETY: prctl with plain integers, and a filter program that outlives
     // the call (the kernel copies it).
     unsafe {
-        if libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0 {
-            libc::prctl(
+        libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0
+            && libc::prctl(
                 libc::PR_SET_SECCOMP,
                 libc::SECCOMP_MODE_FILTER,
                 &program as *const libc::sock_fprog,
-            );
-        }
+            ) == 0
     }
-    Ok(())
 }
 
 /// Sets the soft and hard limits of `resource` (a system call only, as is

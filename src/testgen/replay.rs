@@ -39,9 +39,9 @@ pub const POSIX_OBJECTS_ENV: &str = "MNEMO_POSIX_OBJECTS";
 /// take no time, as the model's do, before main.
 pub const NO_SLEEP_ENV: &str = "MNEMO_REPLAY_NO_SLEEP";
 
-/// Set for a program that links the replay library and does not run as
-/// root: it holds itself to one process before main, so that a fork
-/// fails with EAGAIN as in the engine.
+/// Set for a program that links the replay library: it holds itself to
+/// one process before main, so that a fork fails with EAGAIN as in the
+/// engine, root or not, while its threads are made.
 pub const ONE_PROCESS_ENV: &str = "MNEMO_REPLAY_ONE_PROCESS";
 
 /// Set for a program that links the replay library when the replay traces
