@@ -25,6 +25,8 @@ use super::replay::{
 };
 use crate::exec::{MAX_OBJECT, STDOUT_LIMIT};
 
+mod seccomp;
+
 /// Room for a program's own mappings beside one object as large as the
 /// engine models: the address-space limit of a replay in the model's root.
 const ADDRESS_SPACE_HEADROOM: u64 = 1 << 30;
@@ -558,26 +560,7 @@ fn enter(root: &CString, cwd: &CString, run_as: Option<(u32, u32)>) -> std::io::
 /// build's own instrumentation may raise its soft limit to start (the
 /// coreutils bench's coverage flush, `gcov-flush.c`).
 fn no_other_process(as_root: bool) -> std::io::Result<()> {
-    let clone_thread = libc::CLONE_THREAD as u32;
-    let filter = [
-        jump_if(libc::SYS_fork as u32, 6, 0),
-        jump_if(libc::SYS_vfork as u32, 5, 0),
-        jump_if(libc::SYS_clone3 as u32, 5, 0),
-        jump_if(libc::SYS_clone as u32, 0, 2),
-        // The flags' low word (`struct seccomp_data`: the call's number,
-        // the architecture, the instruction pointer, then the arguments).
-        load(16),
-        bpf(
-            libc::BPF_JMP | libc::BPF_JSET | libc::BPF_K,
-            clone_thread,
-            0,
-            1,
-        ),
-        ret(libc::SECCOMP_RET_ALLOW),
-        ret(libc::SECCOMP_RET_ERRNO | libc::EAGAIN as u32),
-        ret(libc::SECCOMP_RET_ERRNO | libc::ENOSYS as u32),
-    ];
-    if install_filter(&filter) || as_root {
+    if seccomp::install(&seccomp::NO_PROCESS) || as_root {
         return Ok(());
     }
     set_limit(libc::RLIMIT_NPROC, 1, 2)
@@ -592,94 +575,14 @@ fn ignore_sigpipe() -> std::io::Result<()> {
     Ok(())
 }
 
-/// `AUDIT_ARCH_X86_64`: the architecture seccomp reports for a 64-bit
-/// x86 system call.
-const AUDIT_ARCH_X86_64: u32 = 0xc000_003e;
-
 /// Makes `nanosleep` and `clock_nanosleep` return 0 at once, as the model's
 /// do (its clock does not move): a test of `sleep 1000000` exits 0 natively
 /// as the engine said, rather than running into the replay's time limit.
 /// A seccomp filter answers the two calls without making them; where the
 /// machine allows no filter, sleeps take their time.
 fn sleeps_take_no_time() -> std::io::Result<()> {
-    install_filter(&[
-        jump_if(libc::SYS_nanosleep as u32, 2, 0),
-        jump_if(libc::SYS_clock_nanosleep as u32, 1, 0),
-        ret(libc::SECCOMP_RET_ALLOW),
-        // An errno of 0: the call returns 0.
-        ret(libc::SECCOMP_RET_ERRNO),
-    ]);
+    seccomp::install(&seccomp::NO_SLEEP);
     Ok(())
-}
-
-/// A classic BPF instruction.
-fn bpf(code: u32, k: u32, jt: u8, jf: u8) -> libc::sock_filter {
-    libc::sock_filter {
-        code: code as u16,
-        jt,
-        jf,
-        k,
-    }
-}
-
-/// Loads the word at `offset` in the system call's `struct seccomp_data`.
-fn load(offset: u32) -> libc::sock_filter {
-    bpf(libc::BPF_LD | libc::BPF_W | libc::BPF_ABS, offset, 0, 0)
-}
-
-/// Skips `jt` instructions if the word loaded is `k`, else `jf`.
-fn jump_if(k: u32, jt: u8, jf: u8) -> libc::sock_filter {
-    bpf(libc::BPF_JMP | libc::BPF_JEQ | libc::BPF_K, k, jt, jf)
-}
-
-/// Gives the system call the action `k`.
-fn ret(k: u32) -> libc::sock_filter {
-    bpf(libc::BPF_RET | libc::BPF_K, k, 0, 0)
-}
-
-/// The most instructions a filter has.
-const MAX_FILTER: usize = 16;
-
-/// Installs a seccomp filter on this process and those it execs (filters
-/// stack: a call any of them refuses is refused): `checks` on each call of
-/// 64-bit x86, whose number they find loaded; calls of other
-/// architectures go to the first of them that allows. Whether it could.
-/// No allocation: this runs between fork and exec.
-fn install_filter(checks: &[libc::sock_filter]) -> bool {
-    let allow = ret(libc::SECCOMP_RET_ALLOW);
-    let Some(to_allow) = checks
-        .iter()
-        .position(|i| (i.code, i.k) == (allow.code, allow.k))
-    else {
-        return false;
-    };
-    let mut filter = [allow; MAX_FILTER];
-    // `struct seccomp_data`: the call's number, then the architecture.
-    let start = [
-        load(4),
-        jump_if(AUDIT_ARCH_X86_64, 0, to_allow as u8 + 1),
-        load(0),
-    ];
-    let len = start.len() + checks.len();
-    if len > MAX_FILTER {
-        return false;
-    }
-    filter[..start.len()].copy_from_slice(&start);
-    filter[start.len()..len].copy_from_slice(checks);
-    let program = libc::sock_fprog {
-        len: len as u16,
-        filter: filter.as_mut_ptr(),
-    };
-    // SAFETY: prctl with plain integers, and a filter program that outlives
-    // the call (the kernel copies it).
-    unsafe {
-        libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0
-            && libc::prctl(
-                libc::PR_SET_SECCOMP,
-                libc::SECCOMP_MODE_FILTER,
-                &program as *const libc::sock_fprog,
-            ) == 0
-    }
 }
 
 /// Sets the soft and hard limits of `resource` (a system call only, as is
