@@ -377,7 +377,10 @@ fn scripts_give_the_predicted_outcome() {
     );
     assert!(
         script.contains("printf 'x\\ny\\n' | (trap '' PIPE; exec env -i KTEST_FILE=")
-            && script.contains(" MNEMO_REPLAY_NO_SLEEP=1 MNEMO_REPLAY_ONE_PROCESS=1 ")
+            && script.contains(
+                " MNEMO_REPLAY_NO_SLEEP=1 MNEMO_REPLAY_ONE_PROCESS=1 \
+                 ${model_user:+MNEMO_REPLAY_USER=$model_user} "
+            )
             && script.contains(" \"$PROG\" ab A) 3>&- 4>&-;"),
         "{script}"
     );

@@ -273,6 +273,185 @@ fn threads_are_made_natively_where_processes_are_not() {
     }
 }
 
+/// A process of `run_as` (`None`: the caller's) in the test's own group,
+/// which marks `dir/hit` when sent SIGWINCH: what a replayed program must
+/// not reach.
+struct Bystander {
+    child: std::process::Child,
+    hit: std::path::PathBuf,
+}
+
+impl Bystander {
+    fn start(dir: &std::path::Path, run_as: Option<(u32, u32)>) -> Bystander {
+        use std::os::unix::{fs::PermissionsExt, process::CommandExt};
+        let uid = run_as.map_or(-1, |(uid, _)| i64::from(uid));
+        let dir = dir.join(format!("bystander-{uid}"));
+        std::fs::create_dir(&dir).unwrap();
+        std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o777)).unwrap();
+        let (hit, ready) = (dir.join("hit"), dir.join("ready"));
+        let mut command = Command::new("sh");
+        command.arg("-c").arg(format!(
+            "trap 'echo > {}' WINCH; echo > {}; while :; do sleep 0.05; done",
+            hit.display(),
+            ready.display()
+        ));
+        if let Some((uid, gid)) = run_as {
+            command.uid(uid).gid(gid);
+        }
+        let mut child = command.spawn().unwrap();
+        while !ready.exists() {
+            assert!(child.try_wait().unwrap().is_none(), "the bystander ended");
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        Bystander { child, hit }
+    }
+
+    /// Whether it was sent SIGWINCH, once its trap has had time to run.
+    fn hit(&self) -> bool {
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        self.hit.exists()
+    }
+}
+
+impl Drop for Bystander {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn a_replayed_program_signals_no_process_but_its_own() {
+    let dir = tempfile::tempdir().unwrap();
+    // In the model the program is its user's one process: kill(-1) reaches
+    // no one, kill(0) the program alone. Natively, without the replay's
+    // filter and group, the first reaches every process of the user
+    // (root's: the machine's) and the second the replay's group.
+    let (src, out) = explored(
+        dir.path(),
+        "reach",
+        "#include <signal.h>\n#include <stdio.h>\n\
+         static volatile int handled;\n\
+         static void on(int s) { (void)s; handled++; }\n\
+         int main(int argc, char **argv) { signal(SIGWINCH, on);\n\
+           int r = argc > 1 && argv[1][0] == 'g' ? kill(0, SIGWINCH) : kill(-1, SIGWINCH);\n\
+           printf(\"%d %d\\n\", r, handled); return 0; }\n",
+        &[],
+        &["--sym-args", "0", "1", "1"],
+    );
+    let plain = built_elsewhere(&src, &[]);
+    // SAFETY: getuid has no preconditions.
+    let users = match unsafe { libc::getuid() } {
+        0 => vec![None, NOBODY],
+        _ => vec![None],
+    };
+    for run_as in users {
+        for program in [&src, &plain] {
+            let bystander = Bystander::start(dir.path(), run_as);
+            let (report, natives) = replayed(program, &out, run_as);
+            assert!(report.all_match(), "{program:?} {run_as:?}: {report}");
+            assert!(natives.len() >= 2, "{natives:?}");
+            assert!(
+                !bystander.hit(),
+                "{program:?} {run_as:?} reached a bystander"
+            );
+            // It would have seen the signal.
+            // SAFETY: kill with plain integers, to a child of this test.
+            unsafe { libc::kill(bystander.child.id() as i32, libc::SIGWINCH) };
+            assert!(bystander.hit());
+            std::fs::remove_dir_all(bystander.hit.parent().unwrap()).unwrap();
+        }
+    }
+}
+
+#[test]
+fn replayed_by_root_the_program_runs_as_the_models_user() {
+    if !root("only root can run a replay as another user") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    // A file of mode 0 may not be read by the model's user (nobody), while
+    // root may read it.
+    let (src, out) = explored(
+        dir.path(),
+        "closed",
+        "#include <fcntl.h>\n#include <stdio.h>\n#include <unistd.h>\n\
+         int main(int argc, char **argv) {\n\
+           int fd = open(\"f\", O_CREAT | O_WRONLY, 0); if (fd < 0) return 9; close(fd);\n\
+           int read = open(\"f\", O_RDONLY) >= 0;\n\
+           printf(\"%d %d\\n\", argc > 1 ? (int)getuid() : 0, read); return read; }\n",
+        &[],
+        &["--sym-args", "0", "1", "1"],
+    );
+    // Where neither the program nor its tests may be read by nobody: given
+    // to it by descriptor.
+    let private = dir.path().join("private");
+    std::fs::create_dir(&private).unwrap();
+    let plain = built_elsewhere(&src, &[]);
+    for file in [&src, &plain] {
+        std::fs::copy(file, private.join(file.file_name().unwrap())).unwrap();
+    }
+    let copied = private.join("out");
+    std::fs::create_dir(&copied).unwrap();
+    for entry in std::fs::read_dir(&out).unwrap() {
+        let entry = entry.unwrap().path();
+        std::fs::copy(&entry, copied.join(entry.file_name().unwrap())).unwrap();
+    }
+    std::fs::set_permissions(
+        &private,
+        std::os::unix::fs::PermissionsExt::from_mode(0o700),
+    )
+    .unwrap();
+    for program in [&src, &plain] {
+        let program = private.join(program.file_name().unwrap());
+        let replay = |extra: &[&str]| {
+            let o = mnemo()
+                .arg("replay")
+                .args(extra)
+                .arg(&program)
+                .arg(&copied)
+                .output()
+                .unwrap();
+            (
+                o.status.code(),
+                String::from_utf8_lossy(&o.stdout).into_owned(),
+            )
+        };
+        let (code, report) = replay(&[]);
+        assert_eq!(code, Some(0), "{program:?}: {report}");
+        assert!(report.contains("2 tests: 2 match"), "{report}");
+        // As the caller, root, it reads the file: not what the engine said.
+        let (code, report) = replay(&["--as-caller"]);
+        assert_eq!(code, Some(1), "{program:?}: {report}");
+        assert!(report.contains("0 match, 2 mismatch"), "{report}");
+    }
+    // Its scripts, run by root, run it as nobody too: the replay library
+    // becomes nobody itself, wherever the program lies; a program built
+    // elsewhere is run by setpriv where nobody may run it, else as root.
+    let toolchain = mnemo::testgen::Toolchain::find().unwrap();
+    let searchable = |mode| {
+        let mode = std::os::unix::fs::PermissionsExt::from_mode(mode);
+        std::fs::set_permissions(dir.path(), mode).unwrap()
+    };
+    for (program, out_of_reach) in [(&src, 0), (&plain, 1)] {
+        searchable(0o755);
+        let written = mnemo::testgen::write_commands(&toolchain, program, &out, &[]).unwrap();
+        assert_eq!(written.scripts.len(), 2, "{:?}", written.skipped);
+        for (mode, status) in [(0o755, 0), (0o700, out_of_reach)] {
+            searchable(mode);
+            for script in &written.scripts {
+                let o = Command::new("sh").arg(script).output().unwrap();
+                assert_eq!(
+                    o.status.code(),
+                    Some(status),
+                    "{script:?} {mode:o}: {}",
+                    stderr(&o)
+                );
+            }
+        }
+    }
+}
+
 #[test]
 fn a_replay_in_the_model_root_finds_the_file_system_the_engine_modelled() {
     if !root("only root can chroot a replay") {

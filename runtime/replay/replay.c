@@ -33,6 +33,7 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <grp.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -56,6 +57,7 @@ static uint32_t next_object;
 static const char *ktest_file, *ktest_fd, *posix_objects;
 
 static void load_test(void);
+static void fail(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
 
 static const char *take_variable(const char *name) {
   const char *value = getenv(name);
@@ -97,27 +99,39 @@ static void sleeps_take_no_time(void) {
   install_filter(filter, sizeof filter / sizeof filter[0]);
 }
 
-/* Holds the program to one process, as the engine's is: a fork, vfork
- * or clone of a process fails with EAGAIN, while a thread (CLONE_THREAD)
- * is made; clone3, whose flags the filter cannot read, fails with ENOSYS,
- * on which the C library makes the same call with clone. A seccomp
- * filter does it, for root too; where the machine allows none, a user
- * other than root is held to one process of its own (RLIMIT_NPROC),
- * which refuses its threads too. mnemo's replay does the same itself in
- * a program built without this library. */
+/* Holds the program to itself, as the engine's is: a fork, vfork or
+ * clone of a process fails with EAGAIN, while a thread (CLONE_THREAD) is
+ * made; clone3, whose flags the filter cannot read, fails with ENOSYS, on
+ * which the C library makes the same call with clone. And it signals no
+ * other process: in the model it is its user's only one, so kill(-1)
+ * reaches no one and returns 0 (natively, as root, it would reach every
+ * process of the machine), and init and the parent may not be signalled.
+ * A seccomp filter does it, for root too; where the machine allows none,
+ * a user other than root is held to one process of its own
+ * (RLIMIT_NPROC), which refuses its threads too. mnemo's replay does the
+ * same itself in a program built without this library. */
 static void no_other_process(void) {
   struct sock_filter filter[] = {
-      X86_64_CALL(7),
-      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_fork, 6, 0),
-      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_vfork, 5, 0),
-      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_CLONE3, 5, 0),
-      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_clone, 0, 2),
+      X86_64_CALL(12),
+      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_fork, 11, 0),
+      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_vfork, 10, 0),
+      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_CLONE3, 10, 0),
+      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_kill, 3, 0),
+      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_clone, 0, 6),
       /* The flags' low word. */
       BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[0])),
-      BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, CLONE_THREAD, 0, 1),
+      BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, CLONE_THREAD, 4, 5),
+      /* kill: the pid, an int, in the low word. */
+      BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[0])),
+      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (unsigned)-1, 6, 0),
+      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 1, 4, 0),
+      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (unsigned)getppid(), 3, 0),
       BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
       BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EAGAIN),
       BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS),
+      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
+      /* An errno of 0: the call returns 0. */
+      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO),
   };
   if (!install_filter(filter, sizeof filter / sizeof filter[0]) && getuid() != 0) {
     /* The hard limit leaves room for one thread more, which a build's
@@ -127,11 +141,36 @@ static void no_other_process(void) {
   }
 }
 
+/* Becomes the user mnemo's replay names, "UID:GID" (the model's,
+ * nobody), with no supplementary groups. Started as root, the program
+ * changes user itself, once it has read its test (which may lie where
+ * that user has no way): the replay then spawns it without first copying
+ * its own address space. */
+static void become(const char *user) {
+  char *end;
+  unsigned long uid = strtoul(user, &end, 10), gid = 0;
+  int ok = end != user && *end == ':';
+  if (ok) {
+    const char *at = end + 1;
+    gid = strtoul(at, &end, 10);
+    ok = end != at && *end == '\0' && uid <= 0xffffffffUL && gid <= 0xffffffffUL;
+  }
+  if (!ok)
+    fail("MNEMO_REPLAY_USER=%s is not UID:GID", user);
+  if (setgroups(0, NULL) != 0 || setgid((gid_t)gid) != 0 || setuid((uid_t)uid) != 0)
+    fail("cannot become user %s: %s", user, strerror(errno));
+  /* The change leaves the process undumpable, its /proc/self files
+   * root's: as an exec by that user would, it may read them again
+   * (AddressSanitizer's report reads its maps, `ls /proc/self/fd`). */
+  prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
+}
+
 /* Before the program's own constructors, which may sleep or fork too. */
 __attribute__((constructor(101))) static void take_own_variables(void) {
   const char *no_sleep = take_variable("MNEMO_REPLAY_NO_SLEEP");
   const char *one_process = take_variable("MNEMO_REPLAY_ONE_PROCESS");
   const char *early_test = take_variable("MNEMO_REPLAY_EARLY_TEST");
+  const char *user = take_variable("MNEMO_REPLAY_USER");
   ktest_file = take_variable("KTEST_FILE");
   ktest_fd = take_variable("MNEMO_KTEST_FD");
   posix_objects = take_variable("MNEMO_POSIX_OBJECTS");
@@ -141,24 +180,32 @@ __attribute__((constructor(101))) static void take_own_variables(void) {
    * engine lets a path write) fails with EPIPE there, and so it must
    * here. */
   signal(SIGPIPE, SIG_IGN);
+  /* A replay that fails system calls (`--max-fail`) counts the program's
+   * reads and closes from main on, as the engine's model does, and the
+   * model reads no test: it is read now. So is a test given as a
+   * descriptor, which is closed before main, as the engine's program has
+   * no such descriptor open, and one the program reads before it changes
+   * user, where there is one (a program with no inputs of its own runs
+   * without). */
+  if (early_test != NULL || ktest_fd != NULL ||
+      (user != NULL && ktest_file != NULL && access(ktest_file, F_OK) == 0))
+    load_test();
+  /* Before the parent-death signal below, which a change of user forgets. */
+  if (user != NULL)
+    become(user);
   /* What mnemo's replay asks of the program, done here rather than
    * between its fork and the exec: with nothing to do there, the replay
    * spawns the program without copying its own address space, a quarter
    * of a replay's time. */
   if (no_sleep != NULL)
     sleeps_take_no_time();
-  if (one_process != NULL)
+  if (one_process != NULL) {
     no_other_process();
-  /* A replay that fails system calls (`--max-fail`) counts the program's
-   * reads and closes from main on, as the engine's model does, and the
-   * model reads no test: it is read now. So is a test given as a
-   * descriptor, which is closed before main, as the engine's program has
-   * no such descriptor open. */
-  if (early_test != NULL || ktest_fd != NULL)
-    load_test();
+    /* In a group of its own, the program is out of reach of the
+     * terminal's ^C that ends the replay: it ends with the replay. */
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+  }
 }
-
-static void fail(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
 
 static void fail(const char *fmt, ...) {
   va_list ap;

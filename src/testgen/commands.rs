@@ -24,9 +24,11 @@ use std::path::{Path, PathBuf};
 use super::index::{Outcome, TestRecord, TestsJson, TESTS_JSON};
 use super::ktest::KTest;
 use super::posix::{PosixEnv, StreamType};
-use super::replay::{io_err, ReplayError, NO_SLEEP_ENV, ONE_PROCESS_ENV, POSIX_OBJECTS_ENV};
+use super::replay::{
+    io_err, ReplayError, NO_SLEEP_ENV, ONE_PROCESS_ENV, POSIX_OBJECTS_ENV, USER_ENV,
+};
 use super::toolchain::{is_native_program, Toolchain};
-use crate::exec::STDOUT_LIMIT;
+use crate::exec::{NOBODY, STDOUT_LIMIT};
 use crate::files::write_atomic;
 
 /// What `--as-commands` wrote.
@@ -225,6 +227,31 @@ pub fn script(
         }
         _ => line(&[b"trap 'rm -rf \"$scratch\"' EXIT"]),
     }
+    // Root runs the program as the model's user, as `mnemo replay` does,
+    // with the scratch directory given to it: the replay library changes
+    // user itself, once it has read its test (which the user may have no
+    // way to); a build from elsewhere is run by setpriv.
+    if built_elsewhere {
+        line(&[format!(
+            "# Run by root, the program runs as the model's user, nobody, as in the engine\n\
+             # (where a setpriv can make it so and that user may run the program).\n\
+             model_user= as_model_user=\n\
+             if [ \"$(id -u)\" = 0 ] && setpriv=$(command -v setpriv); then\n\
+             \x20   as_model_user=\"$setpriv --reuid={NOBODY} --regid={NOBODY} --clear-groups\"\n\
+             \x20   if $as_model_user test -x \"$PROG\"; then model_user={NOBODY}:{NOBODY}; \
+             else as_model_user=; fi\n\
+             fi"
+        )
+        .as_bytes()]);
+    } else {
+        line(&[format!(
+            "# Run by root, the program runs as the model's user, nobody, as in the engine:\n\
+             # it becomes that user itself once it has read its test.\n\
+             model_user=\n\
+             [ \"$(id -u)\" != 0 ] || model_user={NOBODY}:{NOBODY}"
+        )
+        .as_bytes()]);
+    }
     line(&[b"cd \"$scratch\" || exit 1"]);
     for f in &env.files {
         let file = shell_word(f.name.as_bytes());
@@ -235,16 +262,17 @@ pub fn script(
         }
         line(&[format!("chmod {:o} ", f.mode).as_bytes(), &file]);
     }
+    line(&[b"[ -z \"$model_user\" ] || chown -R \"$model_user\" \"$scratch\" || exit 1"]);
     if env.stdin_type == StreamType::Terminal {
         line(&[
-            b"# The test's stdin was a terminal; replay types these bytes into one,
-                 # but the pipe below is not one.",
+            b"# The test's stdin was a terminal; replay types these bytes into one,\n\
+              # but the pipe below is not one.",
         ]);
     }
     if env.stdout_type == StreamType::Terminal {
         line(&[
-            b"# The test's stdout was a terminal; replay writes it to one, but the pipe
-                 # into head below is not one.",
+            b"# The test's stdout was a terminal; replay writes it to one, but the pipe\n\
+              # into head below is not one.",
         ]);
     }
     let mut command: Vec<u8> = Vec::new();
@@ -259,27 +287,35 @@ pub fn script(
     // model does (a build from elsewhere would see them in its
     // environment, with nothing to take them out). A build from elsewhere
     // is held to one process by a limit instead, so that a fork fails
-    // with EAGAIN as in the engine (root is not held to it, and neither
-    // are the program's threads, which the limit refuses too): it is set
-    // in a subshell that then becomes the program, as the script's own
-    // shell could fork nothing more under it. bash names the limit -u,
-    // dash -p. The engine starts the program with SIGPIPE ignored: so is
+    // with EAGAIN as in the engine (its threads are refused too): it is
+    // set in a subshell that then becomes the program, as the script's
+    // own shell could fork nothing more under it. bash names the limit
+    // -u, dash -p. Run by root, as the model's user, it is not held: under
+    // a limit of one process, the change of user would leave the exec
+    // refused. The engine starts the program with SIGPIPE ignored: so is
     // it here, and it stays so through the exec.
-    let limit = if built_elsewhere {
-        "ulimit -u 1 2>/dev/null || ulimit -p 1 2>/dev/null; "
+    let (held, user) = if built_elsewhere {
+        (
+            "[ -n \"$model_user\" ] || ulimit -u 1 2>/dev/null || ulimit -p 1 2>/dev/null; ",
+            "$as_model_user ",
+        )
     } else {
-        ""
+        ("", "")
     };
     command.extend_from_slice(
         format!(
-            "(trap '' PIPE; {limit}\
-             exec env -i KTEST_FILE=\"$KTEST_FILE\" {POSIX_OBJECTS_ENV}=\"${POSIX_OBJECTS_ENV}\" \
-             ASAN_OPTIONS=\"$ASAN_OPTIONS\""
+            "(trap '' PIPE; {held}exec {user}env -i KTEST_FILE=\"$KTEST_FILE\" \
+             {POSIX_OBJECTS_ENV}=\"${POSIX_OBJECTS_ENV}\" ASAN_OPTIONS=\"$ASAN_OPTIONS\""
         )
         .as_bytes(),
     );
     if !built_elsewhere {
-        command.extend_from_slice(format!(" {NO_SLEEP_ENV}=1 {ONE_PROCESS_ENV}=1").as_bytes());
+        command.extend_from_slice(
+            format!(
+                " {NO_SLEEP_ENV}=1 {ONE_PROCESS_ENV}=1 ${{model_user:+{USER_ENV}=$model_user}}"
+            )
+            .as_bytes(),
+        );
     }
     for (name, value) in &env.vars {
         command.push(b' ');

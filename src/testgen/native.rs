@@ -21,7 +21,7 @@ use super::classify::Termination;
 use super::inject::{self, Traced};
 use super::posix::StreamType;
 use super::replay::{
-    EARLY_TEST_ENV, KTEST_FD_ENV, NO_SLEEP_ENV, ONE_PROCESS_ENV, POSIX_OBJECTS_ENV,
+    EARLY_TEST_ENV, KTEST_FD_ENV, NO_SLEEP_ENV, ONE_PROCESS_ENV, POSIX_OBJECTS_ENV, USER_ENV,
 };
 use crate::exec::{MAX_OBJECT, STDOUT_LIMIT};
 
@@ -175,13 +175,16 @@ pub(crate) fn run_one(run: NativeRun<'_>, timeout: Duration) -> std::io::Result<
         StreamType::Pipe | StreamType::File => (Stdio::piped(), None),
     };
     let mut command = Command::new(run.binary);
-    if run.run_as.is_some() {
-        // A group of its own keeps `kill 0` to the program.
-        command.process_group(0);
-    }
+    // A group of its own keeps `kill(0, sig)` to the program, as the
+    // model's reaches no other process: in the replay's group it would
+    // reach the replay and whatever started it.
+    command.process_group(0);
+    // A program linked with the replay library changes user itself, once
+    // it has read its test: std then spawns it as it is, with no hook.
+    let becomes_user = run.links_replay_library && run.root.is_none();
     match run.root {
         None => {
-            if let Some((uid, gid)) = run.run_as {
+            if let (Some((uid, gid)), false) = (run.run_as, becomes_user) {
                 // Run as root, std also drops the supplementary groups.
                 command.uid(uid).gid(gid);
             }
@@ -215,14 +218,20 @@ pub(crate) fn run_one(run: NativeRun<'_>, timeout: Duration) -> std::io::Result<
     // them: the engine's program sees none of them.
     let mut test_vars: Vec<(&str, OsString)> = Vec::new();
     let mut ktest_file = None;
+    // Another user may have no way to the test or the program: where it
+    // does not read its test before it changes user, both are opened here
+    // and given to it.
+    let given = run.root.is_some() || (run.run_as.is_some() && !becomes_user);
+    if let (Some((uid, gid)), true) = (run.run_as, becomes_user) {
+        test_vars.push((USER_ENV, format!("{uid}:{gid}").into()));
+    }
     if let Some(ktest) = run.ktest {
-        match run.root {
-            Some(_) => {
-                let file = File::open(ktest)?;
-                test_vars.push((KTEST_FD_ENV, file.as_raw_fd().to_string().into()));
-                ktest_file = Some(file);
-            }
-            None => test_vars.push(("KTEST_FILE", ktest.into())),
+        if given {
+            let file = File::open(ktest)?;
+            test_vars.push((KTEST_FD_ENV, file.as_raw_fd().to_string().into()));
+            ktest_file = Some(file);
+        } else {
+            test_vars.push(("KTEST_FILE", ktest.into()));
         }
         test_vars.push((POSIX_OBJECTS_ENV, run.posix_objects.to_string().into()));
     }
@@ -248,6 +257,7 @@ pub(crate) fn run_one(run: NativeRun<'_>, timeout: Duration) -> std::io::Result<
         unsafe {
             command.pre_exec(ignore_sigpipe);
             command.pre_exec(sleeps_take_no_time);
+            command.pre_exec(die_with_the_replay);
         }
     }
     if run.traced.is_some() {
@@ -271,7 +281,7 @@ pub(crate) fn run_one(run: NativeRun<'_>, timeout: Duration) -> std::io::Result<
         .stdin(stdin)
         .stdout(stdout_to)
         .stderr(Stdio::piped());
-    if run.root.is_some() {
+    if given {
         let exec = ExecOutside::new(run.binary, &run.arg0, &command, ktest_file)?;
         // Last, after the chroot and every other hook.
         // SAFETY: the hook only makes system calls, on data made before
@@ -397,9 +407,10 @@ fn wait_for(child: &mut Child, timeout: Duration) -> std::io::Result<Termination
     })
 }
 
-/// A program and its test, open outside the model's root, with the
-/// arguments and environment its command gives: the last hook before exec
-/// executes the program from its descriptor, once the child is chrooted,
+/// A program and its test, open outside the model's root (or by the
+/// replay's user, where the program runs as another), with the arguments
+/// and environment its command gives: the last hook before exec executes
+/// the program from its descriptor, once the child is chrooted,
 /// and leaves the test's descriptor open across the exec.
 struct ExecOutside {
     program: File,
@@ -549,9 +560,10 @@ fn enter(root: &CString, cwd: &CString, run_as: Option<(u32, u32)>) -> std::io::
     Ok(())
 }
 
-/// Holds the program to one process, as the engine's is: a `fork`,
-/// `vfork`, or `clone` of a process fails with EAGAIN, while a thread
-/// (`CLONE_THREAD`) is made. A seccomp filter does it, for root too, and
+/// Holds the program to itself, as the engine's is: a `fork`, `vfork`, or
+/// `clone` of a process fails with EAGAIN, while a thread
+/// (`CLONE_THREAD`) is made, and `kill` reaches no other process (see
+/// [`seccomp::no_process`]). A seccomp filter does it, for root too, and
 /// `clone3`, whose flags are behind a pointer the filter cannot follow,
 /// fails with ENOSYS, on which the C library makes the same call with
 /// `clone`. Where the machine allows no filter, a user other than root is
@@ -560,10 +572,24 @@ fn enter(root: &CString, cwd: &CString, run_as: Option<(u32, u32)>) -> std::io::
 /// build's own instrumentation may raise its soft limit to start (the
 /// coreutils bench's coverage flush, `gcov-flush.c`).
 fn no_other_process(as_root: bool) -> std::io::Result<()> {
-    if seccomp::install(&seccomp::NO_PROCESS) || as_root {
+    // SAFETY: getppid cannot fail.
+    let parent = unsafe { libc::getppid() } as u32;
+    if seccomp::install(&seccomp::no_process(parent)) || as_root {
         return Ok(());
     }
     set_limit(libc::RLIMIT_NPROC, 1, 2)
+}
+
+/// Has the kernel kill the child when the replay's thread that started it
+/// ends first: in a group of its own, the program is out of reach of the
+/// terminal's ^C that ended the replay, and a test that loops would run
+/// on. Set after the user is changed, which clears it.
+fn die_with_the_replay() -> std::io::Result<()> {
+    // SAFETY: prctl with plain integers.
+    if unsafe { libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) } != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(())
 }
 
 /// Ignores SIGPIPE in the child; an ignored signal stays so through exec.

@@ -50,6 +50,11 @@ pub const ONE_PROCESS_ENV: &str = "MNEMO_REPLAY_ONE_PROCESS";
 /// counted, rather than at the first input.
 pub const EARLY_TEST_ENV: &str = "MNEMO_REPLAY_EARLY_TEST";
 
+/// Set for a program that links the replay library, started by root, to
+/// run as another user (`UID:GID`, the model's): it reads its test, then
+/// becomes that user with no supplementary groups, before main.
+pub const USER_ENV: &str = "MNEMO_REPLAY_USER";
+
 /// In place of `KTEST_FILE` for a program chrooted into the model's file
 /// system: the descriptor the test is open on, which the replay library
 /// reads and closes before main. The test stays outside the root, where no
@@ -96,18 +101,19 @@ pub struct ReplayOptions {
     pub env: Vec<(OsString, OsString)>,
     /// A user and group to run the program as, with no supplementary
     /// groups, the files of its scratch directory (not the directory)
-    /// given to them: a test of a tool that changes files or sends signals
-    /// (`chmod -R 0 /`, `kill -9 -1`) must not be able to harm the machine
-    /// when the replay runs as root.
+    /// given to them. The model's user is nobody ([`crate::exec::NOBODY`]):
+    /// run so by root, the program meets the permissions the engine's did
+    /// (a file of mode 0 may not be read), and a test of a tool that
+    /// changes files (`chmod -R 0 /`) cannot harm the machine.
     pub run_as: Option<(u32, u32)>,
     /// Each test chrooted into a directory laid out as the engine's model
     /// of the file system, rather than run in a scratch directory of the
     /// machine's (root only, for a statically linked program).
     pub model_root: Option<ModelRoot>,
-    /// How many tests replay at once (each in its own scratch directory).
-    /// A replay in the model's root runs one at a time (the root is one
-    /// directory, laid out again for each test), and so does one as
-    /// another user (a test's `kill -9 -1` would reach the others).
+    /// How many tests replay at once (each in its own scratch directory,
+    /// its own process group, and signalling no other process). A replay
+    /// in the model's root runs one at a time: the root is one directory,
+    /// laid out again for each test.
     pub jobs: usize,
     /// Flags for clang's native build of a C source, after its own (the
     /// bitcode's `-O2`, so that the native program is the one the engine
@@ -125,6 +131,20 @@ impl Default for ReplayOptions {
             jobs: crate::parallel::default_jobs(),
             clang_args: Vec::new(),
         }
+    }
+}
+
+impl ReplayOptions {
+    /// The model's user, as a [`ReplayOptions::run_as`].
+    pub const MODEL_USER: (u32, u32) = (crate::exec::NOBODY, crate::exec::NOBODY);
+
+    /// Whom a replay runs the program as unless asked otherwise: the
+    /// model's user where the replay runs as root, whose permissions the
+    /// engine's program did not have; the caller where it cannot be
+    /// another.
+    pub fn default_user() -> Option<(u32, u32)> {
+        // SAFETY: geteuid has no preconditions.
+        (unsafe { libc::geteuid() } == 0).then_some(Self::MODEL_USER)
     }
 }
 
@@ -320,7 +340,7 @@ pub fn replay_dir_with(
             stderr: result.stderr,
         })
     };
-    let jobs = if root.is_some() || options.run_as.is_some() {
+    let jobs = if root.is_some() {
         1
     } else {
         options.jobs.max(1)

@@ -155,8 +155,15 @@ pub(crate) enum Command {
         /// a time, so that `du /` or `chmod -R 0 /` see what the engine's
         /// program saw and cannot touch the machine. SOURCE must be a
         /// statically linked program.
-        #[arg(long, conflicts_with = "as_commands")]
+        #[arg(long, conflicts_with_all = ["as_commands", "as_caller"])]
         model_root: bool,
+        /// Run the program as the user running the replay. By default root
+        /// runs each test as the model's user (nobody), whose permissions
+        /// the engine's program met: as root, a file of mode 0 could be
+        /// read, and `chmod -R 0 /` would reach the machine. For instance
+        /// for a gcov build, whose counters are written beside its objects.
+        #[arg(long, conflicts_with = "as_commands")]
+        as_caller: bool,
         /// A host file the run was given with `--file` (an absolute path),
         /// copied to its path in the model's root.
         #[arg(long = "file", value_name = "PATH", requires = "model_root")]

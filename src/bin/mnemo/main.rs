@@ -353,6 +353,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<u8> {
             as_commands: false,
             jobs,
             model_root,
+            as_caller,
             host_files,
             clang_args,
         } => {
@@ -369,7 +370,11 @@ fn dispatch(cli: Cli) -> anyhow::Result<u8> {
                 .context("a directory for the model's root")?;
             let options = ReplayOptions {
                 jobs: jobs.unwrap_or(defaults.jobs),
-                run_as: model_root.then_some((mnemo::exec::NOBODY, mnemo::exec::NOBODY)),
+                run_as: match (model_root, as_caller) {
+                    (true, _) => Some(ReplayOptions::MODEL_USER),
+                    (false, true) => None,
+                    (false, false) => ReplayOptions::default_user(),
+                },
                 model_root: root_dir.as_ref().map(|d| ModelRoot {
                     dir: d.path().join("root"),
                     host_files,

@@ -6,26 +6,45 @@
 /// x86 system call.
 const AUDIT_ARCH_X86_64: u32 = 0xc000_003e;
 
-/// The checks of the filter that holds a program to one process, as the
-/// engine's is (see `no_other_process`).
-pub(super) const NO_PROCESS: [libc::sock_filter; 9] = [
-    jump_if(libc::SYS_fork as u32, 6, 0),
-    jump_if(libc::SYS_vfork as u32, 5, 0),
-    jump_if(libc::SYS_clone3 as u32, 5, 0),
-    jump_if(libc::SYS_clone as u32, 0, 2),
-    // The flags' low word (`struct seccomp_data`: the call's number, the
-    // architecture, the instruction pointer, then the arguments).
-    load(16),
-    bpf(
-        libc::BPF_JMP | libc::BPF_JSET | libc::BPF_K,
-        libc::CLONE_THREAD as u32,
-        0,
-        1,
-    ),
-    ret(libc::SECCOMP_RET_ALLOW),
-    ret(libc::SECCOMP_RET_ERRNO | libc::EAGAIN as u32),
-    ret(libc::SECCOMP_RET_ERRNO | libc::ENOSYS as u32),
-];
+/// The checks of the filter that holds a program to itself, as the
+/// engine's is (see `no_other_process`): it makes no other process, and
+/// signals none. `parent` is the process that starts it.
+///
+/// In the engine's model the program is the machine's one process of its
+/// user: `kill(-1, sig)` reaches no one and returns 0, `kill(1, sig)` and
+/// a signal to the parent are refused with EPERM. Natively, as root, the
+/// first would reach every process of the machine, the replay among them.
+pub(super) const fn no_process(parent: u32) -> [libc::sock_filter; 16] {
+    // The first argument's low word (`struct seccomp_data`: the call's
+    // number, the architecture, the instruction pointer, then the
+    // arguments): clone's flags, kill's pid (an int).
+    const ARG0: u32 = 16;
+    [
+        jump_if(libc::SYS_fork as u32, 11, 0),
+        jump_if(libc::SYS_vfork as u32, 10, 0),
+        jump_if(libc::SYS_clone3 as u32, 10, 0),
+        jump_if(libc::SYS_kill as u32, 3, 0),
+        jump_if(libc::SYS_clone as u32, 0, 6),
+        load(ARG0),
+        bpf(
+            libc::BPF_JMP | libc::BPF_JSET | libc::BPF_K,
+            libc::CLONE_THREAD as u32,
+            4,
+            5,
+        ),
+        // kill
+        load(ARG0),
+        jump_if(-1i32 as u32, 6, 0),
+        jump_if(1, 4, 0),
+        jump_if(parent, 3, 0),
+        ret(libc::SECCOMP_RET_ALLOW),
+        ret(libc::SECCOMP_RET_ERRNO | libc::EAGAIN as u32),
+        ret(libc::SECCOMP_RET_ERRNO | libc::ENOSYS as u32),
+        ret(libc::SECCOMP_RET_ERRNO | libc::EPERM as u32),
+        // An errno of 0: the call returns 0.
+        ret(libc::SECCOMP_RET_ERRNO),
+    ]
+}
 
 /// The checks of the filter that answers a program's sleeps at once, as
 /// the model's clock does not move (see `sleeps_take_no_time`).
@@ -63,7 +82,7 @@ const fn ret(k: u32) -> libc::sock_filter {
 }
 
 /// The most instructions a filter has.
-const MAX_FILTER: usize = 16;
+const MAX_FILTER: usize = 24;
 
 /// A seccomp filter of `checks` on each call of 64-bit x86, whose number
 /// they find loaded; calls of other architectures go to the first of them
@@ -152,7 +171,8 @@ mod tests {
 
     #[test]
     fn the_filters_refuse_processes_and_answer_sleeps_and_let_the_rest_be() {
-        let (no_process, len) = filter(&NO_PROCESS).unwrap();
+        let parent = 4242;
+        let (no_process, len) = filter(&no_process(parent)).unwrap();
         let no_process = &no_process[..len];
         let allow = libc::SECCOMP_RET_ALLOW;
         let refused = |errno: i32| libc::SECCOMP_RET_ERRNO | errno as u32;
@@ -174,6 +194,21 @@ mod tests {
         assert_eq!(x86_64(libc::SYS_clone, thread as u64 | 1 << 40), allow);
         assert_eq!(x86_64(libc::SYS_read, 0), allow);
         assert_eq!(x86_64(libc::SYS_nanosleep, 0), allow);
+        // kill: every other process (-1) is reached by no one, and neither
+        // init nor the parent may be signalled; the program itself, its
+        // group (0) and any other pid are the kernel's to answer.
+        let pid = |p: i32| u64::from(p as u32);
+        assert_eq!(x86_64(libc::SYS_kill, pid(-1)), libc::SECCOMP_RET_ERRNO);
+        assert_eq!(x86_64(libc::SYS_kill, pid(1)), refused(libc::EPERM));
+        assert_eq!(x86_64(libc::SYS_kill, pid(4242)), refused(libc::EPERM));
+        for other in [0, 4243, -4243, -2, 2] {
+            assert_eq!(x86_64(libc::SYS_kill, pid(other)), allow, "{other}");
+        }
+        // A pid is an int: the high word is not read.
+        assert_eq!(
+            x86_64(libc::SYS_kill, pid(-1) | 1 << 40),
+            libc::SECCOMP_RET_ERRNO
+        );
         // Another architecture's call of the same number is another call.
         assert_eq!(
             action(no_process, AUDIT_ARCH_I386, libc::SYS_fork, 0),
