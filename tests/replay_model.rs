@@ -453,6 +453,39 @@ fn replayed_by_root_the_program_runs_as_the_models_user() {
 }
 
 #[test]
+fn where_the_model_user_does_not_exist_root_replays_as_itself_and_says_so() {
+    // Root of a user namespace that maps root alone, as a rootless
+    // container's may: there is no nobody to become.
+    let unshare = |command: &mut Command| {
+        let mut u = Command::new("unshare");
+        u.args(["--user", "--map-root-user"])
+            .arg(command.get_program())
+            .args(command.get_args());
+        u.output()
+    };
+    if !unshare(&mut Command::new("true")).is_ok_and(|o| o.status.success()) {
+        eprintln!("skipped: no user namespace can be made here");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let (src, out) = explored(
+        dir.path(),
+        "plain",
+        "int main(int argc, char **argv) { return argc > 1 && argv[1][0] == 'x' ? 3 : 0; }\n",
+        &[],
+        &["--sym-args", "0", "1", "1"],
+    );
+    let o = unshare(mnemo().arg("replay").arg(&src).arg(&out)).unwrap();
+    let report = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(0), "{report}{}", stderr(&o));
+    assert!(
+        report.contains(" match, 0 mismatch, 0 not predicted, 0 replay failed"),
+        "{report}"
+    );
+    assert!(stderr(&o).contains("has no user 65534"), "{}", stderr(&o));
+}
+
+#[test]
 fn a_replay_in_the_model_root_finds_the_file_system_the_engine_modelled() {
     if !root("only root can chroot a replay") {
         return;

@@ -141,11 +141,36 @@ impl ReplayOptions {
     /// Whom a replay runs the program as unless asked otherwise: the
     /// model's user where the replay runs as root, whose permissions the
     /// engine's program did not have; the caller where it cannot be
-    /// another.
+    /// another (not root, or root of a user namespace that has no such
+    /// user: a rootless container's may map root alone).
     pub fn default_user() -> Option<(u32, u32)> {
-        // SAFETY: geteuid has no preconditions.
-        (unsafe { libc::geteuid() } == 0).then_some(Self::MODEL_USER)
+        let (uid, gid) = Self::MODEL_USER;
+        let mapped = |map: &str, id| fs::read_to_string(map).map_or(true, |m| maps(&m, id));
+        (Self::caller_is_root()
+            && mapped("/proc/self/uid_map", uid)
+            && mapped("/proc/self/gid_map", gid))
+        .then_some(Self::MODEL_USER)
     }
+
+    /// Whether the replay runs as root, who could run the program as
+    /// another user.
+    pub fn caller_is_root() -> bool {
+        // SAFETY: geteuid has no preconditions.
+        let euid = unsafe { libc::geteuid() };
+        euid == 0
+    }
+}
+
+/// Whether a user namespace's map of ids (`/proc/self/uid_map`: lines of
+/// the first id inside, the first outside, and how many) has `id` inside.
+fn maps(map: &str, id: u32) -> bool {
+    map.lines().any(|line| {
+        let fields: Vec<u64> = line
+            .split_whitespace()
+            .filter_map(|f| f.parse().ok())
+            .collect();
+        matches!(fields[..], [inside, _, count] if (inside..inside + count).contains(&u64::from(id)))
+    })
 }
 
 /// Replays every test listed in `out_dir/tests.json` on `src` compiled
@@ -450,6 +475,18 @@ int main(int argc, char **argv) {
                 },
             ],
         }
+    }
+
+    #[test]
+    fn a_user_namespace_maps_the_model_user_or_not() {
+        let whole = "         0          0 4294967295\n";
+        assert!(maps(whole, 65534));
+        // A rootless container's: root alone, or root and a range of
+        // subordinate ids that stops short of nobody.
+        assert!(!maps("0 1000 1\n", 65534));
+        assert!(!maps("0 1000 1\n1 100000 65533\n", 65534));
+        assert!(maps("0 1000 1\n1 100000 65534\n", 65534));
+        assert!(!maps("", 65534));
     }
 
     #[test]

@@ -373,7 +373,17 @@ fn dispatch(cli: Cli) -> anyhow::Result<u8> {
                 run_as: match (model_root, as_caller) {
                     (true, _) => Some(ReplayOptions::MODEL_USER),
                     (false, true) => None,
-                    (false, false) => ReplayOptions::default_user(),
+                    (false, false) => {
+                        let user = ReplayOptions::default_user();
+                        if user.is_none() && ReplayOptions::caller_is_root() {
+                            eprintln!(
+                                "mnemo: this user namespace has no user {}: the tests run as \
+                                 root, not as the model's user",
+                                mnemo::exec::NOBODY
+                            );
+                        }
+                        user
+                    }
                 },
                 model_root: root_dir.as_ref().map(|d| ModelRoot {
                     dir: d.path().join("root"),
