@@ -212,28 +212,37 @@ fn a_fork_fails_natively_as_it_does_in_the_engine() {
     // Root is held to one process too.
     let (report, _) = replayed(&src, &out, None);
     assert!(report.all_match(), "{report}");
-    // Its script holds the program to one process too: run by nobody, with
-    // dash (`ulimit -p`) and with bash (`ulimit -u`), the fork fails.
+    // Its scripts hold the program to one process too, whoever runs them:
+    // the replay library itself, a build from elsewhere by a limit (dash's
+    // `ulimit -p`, bash's `ulimit -u`), set as nobody where root runs the
+    // script, after setpriv makes it nobody.
     let toolchain = mnemo::testgen::Toolchain::find().unwrap();
-    let written = mnemo::testgen::write_commands(&toolchain, &src, &out, &[]).unwrap();
-    assert_eq!(written.scripts.len(), 1, "{:?}", written.skipped);
-    let script = out.join("test000001.sh");
     for d in [dir.path(), out.as_path()] {
         std::fs::set_permissions(d, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
     }
-    for shell in ["dash", "bash"] {
-        let o = std::process::Command::new("setpriv")
-            .args(["--reuid=65534", "--regid=65534", "--clear-groups", shell])
-            .arg(&script)
-            .current_dir("/tmp")
-            .output()
-            .unwrap();
-        assert_eq!(
-            o.status.code(),
-            Some(125),
-            "{shell}: {}",
-            String::from_utf8_lossy(&o.stderr)
-        );
+    let plain = built_elsewhere(&src, &[]);
+    for program in [&src, &plain] {
+        let written = mnemo::testgen::write_commands(&toolchain, program, &out, &[]).unwrap();
+        assert_eq!(written.scripts.len(), 1, "{:?}", written.skipped);
+        for (shell, nobody) in [("dash", true), ("bash", true), ("dash", false)] {
+            let o = Command::new("setpriv")
+                .args(if nobody {
+                    &["--reuid=65534", "--regid=65534", "--clear-groups"][..]
+                } else {
+                    &[]
+                })
+                .arg(shell)
+                .arg(&written.scripts[0])
+                .current_dir("/tmp")
+                .output()
+                .unwrap();
+            assert_eq!(
+                o.status.code(),
+                Some(125),
+                "{program:?} {shell} {nobody}: {}",
+                String::from_utf8_lossy(&o.stderr)
+            );
+        }
     }
 }
 

@@ -287,24 +287,21 @@ pub fn script(
     // model does (a build from elsewhere would see them in its
     // environment, with nothing to take them out). A build from elsewhere
     // is held to one process by a limit instead, so that a fork fails
-    // with EAGAIN as in the engine (its threads are refused too): it is
-    // set in a subshell that then becomes the program, as the script's
-    // own shell could fork nothing more under it. bash names the limit
-    // -u, dash -p. Run by root, as the model's user, it is not held: under
-    // a limit of one process, the change of user would leave the exec
-    // refused. The engine starts the program with SIGPIPE ignored: so is
-    // it here, and it stays so through the exec.
-    let (held, user) = if built_elsewhere {
-        (
-            "[ -n \"$model_user\" ] || ulimit -u 1 2>/dev/null || ulimit -p 1 2>/dev/null; ",
-            "$as_model_user ",
-        )
+    // with EAGAIN as in the engine (its threads are refused too, and root
+    // is not held): set by a shell that then becomes the program, as the
+    // script's own shell could fork nothing more under it, and after
+    // setpriv's change of user, whose exec it would otherwise refuse. bash
+    // names the limit -u, dash -p. The engine starts the program with
+    // SIGPIPE ignored: so is it here, and it stays so through the execs.
+    let held = if built_elsewhere {
+        "$as_model_user sh -c 'ulimit -u 1 2>/dev/null || ulimit -p 1 2>/dev/null; \
+         exec \"$@\"' sh "
     } else {
-        ("", "")
+        ""
     };
     command.extend_from_slice(
         format!(
-            "(trap '' PIPE; {held}exec {user}env -i KTEST_FILE=\"$KTEST_FILE\" \
+            "(trap '' PIPE; exec {held}env -i KTEST_FILE=\"$KTEST_FILE\" \
              {POSIX_OBJECTS_ENV}=\"${POSIX_OBJECTS_ENV}\" ASAN_OPTIONS=\"$ASAN_OPTIONS\""
         )
         .as_bytes(),
