@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 
 use super::native::c_path;
 use super::posix::{set_file_times, MODEL_TIME};
-use super::replay::{io_err, ReplayError};
+use super::replay::{io_err, ReplayError, ReplayOptions};
 use crate::exec::posix::HOST_FILE_MODE_MASK;
 
 /// Where the model has the working directory's parent and the working
@@ -125,8 +125,7 @@ impl ModelRoot {
 
     /// Lays the root out for `binary`, which runs from outside it.
     pub(crate) fn lay_out(&self, binary: &Path) -> Result<LaidOut, ReplayError> {
-        // SAFETY: geteuid has no preconditions.
-        if unsafe { libc::geteuid() } != 0 {
+        if !ReplayOptions::caller_is_root() {
             return Err(ReplayError::Io {
                 path: self.dir.clone(),
                 error: std::io::Error::other("a replay in the model's file system needs root"),

@@ -21,7 +21,8 @@ use super::classify::Termination;
 use super::inject::{self, Traced};
 use super::posix::StreamType;
 use super::replay::{
-    EARLY_TEST_ENV, KTEST_FD_ENV, NO_SLEEP_ENV, ONE_PROCESS_ENV, POSIX_OBJECTS_ENV, USER_ENV,
+    ReplayOptions, EARLY_TEST_ENV, KTEST_FD_ENV, NO_SLEEP_ENV, ONE_PROCESS_ENV, POSIX_OBJECTS_ENV,
+    USER_ENV,
 };
 use crate::exec::{MAX_OBJECT, STDOUT_LIMIT};
 
@@ -210,10 +211,9 @@ pub(crate) fn run_one(run: NativeRun<'_>, timeout: Duration) -> std::io::Result<
     // the replay library holds itself, with no hook: without one, std
     // spawns it without first copying mnemo's address space (a sixth of
     // a replay's time).
-    // SAFETY: getuid cannot fail.
     let as_root = run
         .run_as
-        .map_or_else(|| unsafe { libc::getuid() } == 0, |(uid, _)| uid == 0);
+        .map_or_else(ReplayOptions::caller_is_root, |(uid, _)| uid == 0);
     // The replay's variables for the program, given only where it reads
     // them: the engine's program sees none of them.
     let mut test_vars: Vec<(&str, OsString)> = Vec::new();
