@@ -180,12 +180,17 @@ pub(crate) fn run_one(run: NativeRun<'_>, timeout: Duration) -> std::io::Result<
     // model's reaches no other process: in the replay's group it would
     // reach the replay and whatever started it.
     command.process_group(0);
-    // A program linked with the replay library changes user itself, once
-    // it has read its test: std then spawns it as it is, with no hook.
-    let becomes_user = run.links_replay_library && run.root.is_none();
+    // Who changes the user: a program linked with the replay library does
+    // it itself, once it has read its test, so that std spawns it as it
+    // is, with no hook; otherwise the child does it before its exec (std,
+    // or `enter` in the model's root).
+    let (user_by_library, user_by_child) = match run.run_as {
+        Some(user) if run.links_replay_library && run.root.is_none() => (Some(user), None),
+        user => (None, user),
+    };
     match run.root {
         None => {
-            if let (Some((uid, gid)), false) = (run.run_as, becomes_user) {
+            if let Some((uid, gid)) = user_by_child {
                 // Run as root, std also drops the supplementary groups.
                 command.uid(uid).gid(gid);
             }
@@ -196,7 +201,7 @@ pub(crate) fn run_one(run: NativeRun<'_>, timeout: Duration) -> std::io::Result<
             // chroot needs root: this hook does all three, in order.
             let root = c_path(root)?;
             let cwd = c_path(run.cwd)?;
-            let run_as = run.run_as;
+            let run_as = user_by_child;
             // SAFETY: the hook only makes system calls (no allocation, no
             // locks), as is allowed between fork and exec.
             unsafe {
@@ -218,11 +223,10 @@ pub(crate) fn run_one(run: NativeRun<'_>, timeout: Duration) -> std::io::Result<
     // them: the engine's program sees none of them.
     let mut test_vars: Vec<(&str, OsString)> = Vec::new();
     let mut ktest_file = None;
-    // Another user may have no way to the test or the program: where it
-    // does not read its test before it changes user, both are opened here
-    // and given to it.
-    let given = run.root.is_some() || (run.run_as.is_some() && !becomes_user);
-    if let (Some((uid, gid)), true) = (run.run_as, becomes_user) {
+    // Another user may have no way to the test or the program: where the
+    // child changes user, both are opened here and given to it.
+    let given = run.root.is_some() || user_by_child.is_some();
+    if let Some((uid, gid)) = user_by_library {
         test_vars.push((USER_ENV, format!("{uid}:{gid}").into()));
     }
     if let Some(ktest) = run.ktest {
