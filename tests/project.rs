@@ -415,3 +415,44 @@ fn a_project_s_program_lists_and_dates_as_the_engine_predicted() {
     let (report, _) = replayed(&program, &out, None);
     assert_eq!(report.counts(), (3, 0, 0, 0), "{report}");
 }
+
+/// A program that fails an `assert` on one input byte, with a line on
+/// stderr before it; given an argument, it first gives stderr a buffer,
+/// as patch does.
+const ASSERTS: &str = r#"
+#include <assert.h>
+#include <stdio.h>
+#include <unistd.h>
+static char buffer[BUFSIZ];
+int main(int argc, char **argv) {
+  char c = 0;
+  if (argc > 1)
+    setbuf(stderr, buffer);
+  if (read(0, &c, 1) != 1)
+    return 1;
+  fputs("read\n", stderr);
+  assert(c != 'x');
+  return 0;
+}
+"#;
+
+#[test]
+fn a_project_s_failed_assert_replays_as_the_assertion() {
+    for args in [&["--sym-stdin", "1"][..], &["buffered", "--sym-stdin", "1"]] {
+        let dir = tempfile::tempdir().unwrap();
+        let (program, out) = project_program(dir.path(), "asserts", ASSERTS, &["-g"], args);
+        let tests = json(&out.join("tests.json"));
+        let mut kinds: Vec<_> = tests["tests"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["kind"].as_str().unwrap_or("exit"))
+            .collect();
+        kinds.sort_unstable();
+        assert_eq!(kinds, ["assert", "exit"], "{args:?}: {tests}");
+        // musl's report, which a buffered stderr would otherwise keep.
+        let (report, natives) = replayed(&program, &out, None);
+        assert_eq!(report.counts(), (2, 0, 0, 0), "{args:?}: {report}");
+        assert!(natives.contains(&"assert".to_string()), "{natives:?}");
+    }
+}

@@ -170,6 +170,23 @@ fn classify_ubsan(message: &str) -> NativeOutcome {
     }
 }
 
+/// Whether `line` is the report of a failed `assert`, as the C library the
+/// program was linked with prints it: glibc's (a program `mnemo replay`
+/// compiles) "PROG: FILE:LINE: FUNC: Assertion `EXPR' failed.", or musl's
+/// (a project's program, built with `mnemo cc-project`) "Assertion failed:
+/// EXPR (FILE: FUNC: LINE)". Either may follow what the program had left
+/// on the line.
+fn assertion_failed(line: &str) -> bool {
+    let line = line.trim_end();
+    let glibc = line.contains(": Assertion `") && line.ends_with("' failed.");
+    let musl = line.contains("Assertion failed: ")
+        && line.strip_suffix(')').is_some_and(|l| {
+            let digits = l.trim_end_matches(|c: char| c.is_ascii_digit());
+            digits.len() < l.len() && digits.ends_with(": ")
+        });
+    glibc || musl
+}
+
 /// Classifies a native run from how it ended and what it wrote on stderr,
 /// following CONTRACT.md. Reports only count when the process failed, so a
 /// program that merely prints such text and exits 0 is an exit.
@@ -208,9 +225,7 @@ pub fn classify_native(termination: Termination, stderr: &str) -> NativeOutcome 
     }
     match termination {
         Termination::Signaled(SIGABRT) => {
-            let asserted = stderr
-                .lines()
-                .any(|l| l.contains(": Assertion `") && l.trim_end().ends_with("' failed."));
+            let asserted = stderr.lines().any(assertion_failed);
             NativeOutcome::Error(if asserted { "assert" } else { "abort" })
         }
         Termination::Signaled(SIGFPE) => NativeOutcome::DivideTrap,
@@ -381,6 +396,7 @@ READ of size 4 at 0x7ffe7e003d14 thread T0\n";
 ==5509==ERROR: AddressSanitizer: FPE on unknown address 0x55ef8f60581c (pc 0x55ef8f60581c bp 0x7ffd2af3f710 sp 0x7ffd2af3f520 T0)\n\
 SUMMARY: AddressSanitizer: FPE /home/dev/ub.c:23:76 in main\n";
     const GLIBC_ASSERT: &str = "ub: ub.c:19: int main(int, char **): Assertion `k == 3' failed.\n";
+    const MUSL_ASSERT: &str = "read 1\nAssertion failed: c != 'x' (a.c: main: 10)\n";
 
     #[test]
     fn classifies_sanitizer_reports() {
@@ -470,6 +486,20 @@ SUMMARY: UndefinedBehaviorSanitizer: undefined-behavior nat.c:10:19 in \n"
         assert_eq!(
             classify_native(abrt, GLIBC_ASSERT),
             NativeOutcome::Error("assert")
+        );
+        assert_eq!(
+            classify_native(abrt, MUSL_ASSERT),
+            NativeOutcome::Error("assert")
+        );
+        // After what the program left on the line.
+        assert_eq!(
+            classify_native(abrt, "partAssertion failed: x (a.c: f: 3)"),
+            NativeOutcome::Error("assert")
+        );
+        // Printed by the program, not by musl: no line at the end.
+        assert_eq!(
+            classify_native(abrt, "Assertion failed: see the log (above)\n"),
+            NativeOutcome::Error("abort")
         );
         assert_eq!(classify_native(abrt, ""), NativeOutcome::Error("abort"));
         assert_eq!(
