@@ -27,7 +27,7 @@ set -eu
 
 here=$(cd "$(dirname "$0")/.." && pwd)
 mnemo=${MNEMO:-$here/target/release/mnemo}
-projects=${PROJECTS:-sed grep gzip diffutils bc}
+projects=${PROJECTS:-sed grep gzip diffutils bc m4 patch gawk}
 limit=${PROJECT_TIME:-60}
 args=${PROJECT_ARGS:---sym-args 0 1 10 --sym-args 0 2 2 --sym-files 1 8 --sym-stdin 8}
 out=${PROJECT_OUT:-$here/build/projects}
@@ -43,6 +43,9 @@ programs() {
     gzip) echo gzip ;;
     diffutils) echo src/cmp src/diff ;;
     bc) echo bc/bc dc/dc ;;
+    m4) echo src/m4 ;;
+    patch) echo src/patch ;;
+    gawk) echo gawk ;;
     *) return 1 ;;
     esac
 }
@@ -89,7 +92,7 @@ model_root=""
 bad=0
 for project in $projects; do
     if ! list=$(programs "$project"); then
-        echo "$project: no such project (known: sed grep gzip diffutils bc)" >&2
+        echo "$project: no such project (known: sed grep gzip diffutils bc m4 patch gawk)" >&2
         exit 2
     fi
     if ! build "$project"; then
