@@ -13,6 +13,12 @@
 //! subexpressions once: on MurmurHash3's finalizer it was 2 to 5 times
 //! faster than the plain stack, while on a Collatz loop (products by 3) it
 //! was 10 times slower, so small factors stay on the plain stack.
+//! A quotient or remainder by a constant that is not a power of two (a
+//! hash table's `hash % 65537`) is a divider circuit, on which the stack
+//! was slow as well: m4 looks each name up in a table of 65,537 buckets,
+//! and its 11,240 recorded queries of a minute's run took Z3 34 s on the
+//! stack and 4 s on fresh solvers. Products by hash multipliers still
+//! decide where both are there (the hash taken modulo a small prime).
 //! The choice is made on the query's content; a query that times out under
 //! the chosen solver is asked of the other before the path is given up.
 //!
@@ -109,6 +115,9 @@ impl Strategy {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 enum Hardness {
     Linear,
+    /// A quotient or remainder by a constant that is not a power of two:
+    /// a divider circuit, as a hash table's `hash % size` makes.
+    Dividing,
     /// A product by a large constant, as hash functions and pseudo-random
     /// generators multiply (FNV, MurmurHash, linear congruences).
     Mixing,
@@ -152,8 +161,10 @@ impl Z3AutoLayer {
     /// condition is a large circuit; fresh when one
     /// multiplies, divides or takes the remainder of two
     /// non-constant terms; fresh under assumptions when one reads an array
-    /// through a write at a symbolic index (and none is nonlinear); else
-    /// the stack.
+    /// through a write at a symbolic index (and none is nonlinear); the
+    /// stack that names shared subexpressions for a product by a hash
+    /// multiplier; fresh for a quotient or remainder by a constant that is
+    /// not a power of two; else the stack.
     pub fn strategy(&mut self, q: &Query<'_>) -> Strategy {
         if self.hard.len() > MEMO_LIMIT {
             self.hard.clear();
@@ -190,6 +201,7 @@ impl Z3AutoLayer {
             .unwrap_or(Hardness::Linear);
         match hardness {
             Hardness::Linear => Strategy::Stack,
+            Hardness::Dividing => Strategy::Fresh,
             Hardness::Mixing => Strategy::Shared,
             Hardness::SymbolicWrites => Strategy::Assumed,
             Hardness::Nonlinear => Strategy::Fresh,
@@ -245,6 +257,11 @@ impl Z3AutoLayer {
 fn own_hardness(e: &ExprRef) -> Hardness {
     match e.kind() {
         ExprKind::Binary { .. } if is_nonlinear(e) => Hardness::Nonlinear,
+        ExprKind::Binary {
+            op: BinOp::UDiv | BinOp::SDiv | BinOp::URem | BinOp::SRem,
+            rhs,
+            ..
+        } if rhs.as_const().is_some_and(|c| !c.is_power_of_two()) => Hardness::Dividing,
         ExprKind::Binary {
             op: BinOp::Mul,
             lhs,
@@ -421,6 +438,24 @@ mod tests {
         assert_eq!(strategy(&mut layer, &[], &tripled), Strategy::Stack);
         let shifted = expr::eq(&expr::mul(&wide, &constant(1 << 20, 32)), &constant(0, 32));
         assert_eq!(strategy(&mut layer, &[], &shifted), Strategy::Stack);
+        // A quotient or remainder by a constant that is not a power of two
+        // is a divider circuit; by a power of two, a shift or a mask.
+        let other = expr::zext(&y, 32);
+        let by = |op, c| expr::eq(&expr::binary(op, &wide, &constant(c, 32)), &other);
+        let bucket = by(BinOp::URem, 1021);
+        assert_eq!(strategy(&mut layer, &[], &bucket), Strategy::Fresh);
+        assert_eq!(
+            strategy(&mut layer, &[], &by(BinOp::SDiv, 10)),
+            Strategy::Fresh
+        );
+        assert_eq!(
+            strategy(&mut layer, &[], &by(BinOp::UDiv, 8)),
+            Strategy::Stack
+        );
+        // Hash mixing decides over a divider (a hash taken modulo 7).
+        let mixed = expr::binary(BinOp::URem, &hashed, &constant(7, 32));
+        let mixed_bucket = expr::eq(&mixed, &constant(3, 32));
+        assert_eq!(strategy(&mut layer, &[], &mixed_bucket), Strategy::Shared);
         // Nonlinear arithmetic decides when both are there.
         assert_eq!(
             strategy(&mut layer, std::slice::from_ref(&indexed), &product),
