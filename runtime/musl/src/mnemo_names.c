@@ -205,14 +205,20 @@ int __mnemo_concrete(const char *p) {
 
 /* `path` fixed to one value it may have on this path (at most PATH_MAX
  * bytes), or 0 if it is longer. The bytes are asked of the solver eight
- * at a time, up to the object's end, and fixed up to the terminator. */
+ * at a time, up to the object's end, and fixed up to the terminator.
+ * Through a symbolic pointer (gawk's getopt finds `--pro=FILE`'s FILE
+ * at an offset that adds whether the second byte is a dash), whose
+ * object's end is not known, they are asked one at a time, as strlen
+ * reads them: a word would reach past the terminator and past the
+ * object's end, an error the program does not make. */
 char *__mnemo_fix(const char *path) {
   char c[PATH_MAX];
   unsigned long n = mnemo_bytes_left(path);
+  unsigned long step = n ? 8 : 1;
   if (!n || n > PATH_MAX)
     n = PATH_MAX;
-  for (unsigned long i = 0; i < n; i += 8) {
-    unsigned long k = n - i < 8 ? n - i : 8;
+  for (unsigned long i = 0; i < n; i += step) {
+    unsigned long k = n - i < step ? n - i : step;
     unsigned long word = 0;
     for (unsigned long j = 0; j < k; j++)
       word |= (unsigned long)(unsigned char)path[i + j] << (8 * j);
@@ -235,9 +241,13 @@ char *__mnemo_fix(const char *path) {
 
 /* Whether a symbolic path has a slash before its end, as one condition
  * of its bytes up to its object's end: asking it forks the path once, not
- * once for each length the path may have. */
+ * once for each length the path may have. Through a symbolic pointer,
+ * whose object's end is not known, it may (the path is then fixed and
+ * walked). */
 static int may_have_slash(const char *p) {
   unsigned long n = mnemo_bytes_left(p);
+  if (!n)
+    return 1;
   int alive = 1, slash = 0;
   for (unsigned long i = 0; i < n && i < PATH_MAX; i++) {
     char c = p[i];
