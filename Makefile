@@ -147,10 +147,10 @@ csmith: build runtime
 	CSMITH_SEEDS="$(CSMITH_SEEDS)" CSMITH_CC_ARGS="$(CSMITH_CC_ARGS)" CSMITH_SYMBOLIC=$(CSMITH_SYMBOLIC) fuzz/csmith.sh
 
 # Differential testing on real programs beyond coreutils (fuzz/projects.sh):
-# sed, grep, gzip, cmp, diff, bc, dc, m4, patch and gawk from Debian's
-# source packages, each explored for PROJECT_TIME seconds and every test
-# replayed natively.
-PROJECTS ?= sed grep gzip diffutils bc m4 patch gawk
+# sed, grep, gzip, cmp, diff, bc, dc, m4, patch, gawk and find from
+# Debian's source packages, each explored for PROJECT_TIME seconds and
+# every test replayed natively.
+PROJECTS ?= sed grep gzip diffutils bc m4 patch gawk findutils
 PROJECT_TIME ?= 60
 projects: build runtime
 	PROJECTS="$(PROJECTS)" PROJECT_TIME=$(PROJECT_TIME) fuzz/projects.sh

@@ -27,7 +27,7 @@ set -eu
 
 here=$(cd "$(dirname "$0")/.." && pwd)
 mnemo=${MNEMO:-$here/target/release/mnemo}
-projects=${PROJECTS:-sed grep gzip diffutils bc m4 patch gawk}
+projects=${PROJECTS:-sed grep gzip diffutils bc m4 patch gawk findutils}
 limit=${PROJECT_TIME:-60}
 args=${PROJECT_ARGS:---sym-args 0 1 10 --sym-args 0 2 2 --sym-files 1 8 --sym-stdin 8}
 out=${PROJECT_OUT:-$here/build/projects}
@@ -46,6 +46,7 @@ programs() {
     m4) echo src/m4 ;;
     patch) echo src/patch ;;
     gawk) echo gawk ;;
+    findutils) echo find/find ;;
     *) return 1 ;;
     esac
 }
@@ -92,7 +93,7 @@ model_root=""
 bad=0
 for project in $projects; do
     if ! list=$(programs "$project"); then
-        echo "$project: no such project (known: sed grep gzip diffutils bc m4 patch gawk)" >&2
+        echo "$project: no such project (known: sed grep gzip diffutils bc m4 patch gawk findutils)" >&2
         exit 2
     fi
     if ! build "$project"; then
