@@ -456,3 +456,43 @@ fn a_project_s_failed_assert_replays_as_the_assertion() {
         assert!(natives.contains(&"assert".to_string()), "{natives:?}");
     }
 }
+
+/// A program that asks system() whether a shell exists and has it run a
+/// command, printing what it answered.
+const RUNS_A_SHELL: &str = r#"
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+int main(void) {
+  int shell = system(NULL);
+  int status = system("exit 3");
+  printf("shell %d, status %d", shell, status);
+  if (status != -1 && WIFEXITED(status))
+    printf(", exited %d", WEXITSTATUS(status));
+  putchar('\n');
+  return status == -1;
+}
+"#;
+
+#[test]
+fn a_project_s_system_answers_as_the_engine_predicted() {
+    let dir = tempfile::tempdir().unwrap();
+    let (program, out) = project_program(dir.path(), "shell", RUNS_A_SHELL, &["-g"], &[]);
+    let tests = json(&out.join("tests.json"));
+    let ran = &tests["tests"][0];
+    assert_eq!(ran["exit_code"], 0, "{tests}");
+    let predicted = std::fs::read(
+        out.join(ran["ktest"].as_str().unwrap())
+            .with_extension("stdout"),
+    )
+    .unwrap();
+    // No process can be made: no shell, and the status of one that
+    // could not run the command (POSIX's 127), as glibc answers.
+    assert_eq!(
+        String::from_utf8_lossy(&predicted),
+        "shell 0, status 32512, exited 127\n"
+    );
+    // musl's own system() would say a shell exists and give -1.
+    let (report, _) = replayed(&program, &out, None);
+    assert_eq!(report.counts(), (1, 0, 0, 0), "{report}");
+}
