@@ -308,7 +308,11 @@ static long sys_ioctl(long fd, long request, long arg) {
   }
 }
 
-/* Mappings: anonymous memory, or a private copy of a file's bytes. */
+/* Mappings: anonymous memory, or a private copy of a file's bytes. A
+ * mapping is whole pages, as the machine's are: what lies past `len` in
+ * its last page is readable, the file's bytes up to its end and zeros
+ * after them. libopts reads an option file it maps as a string, relying
+ * on the zeros past the end of a file whose size is no whole page. */
 struct mapping {
   char *addr;
   unsigned long len;
@@ -321,22 +325,25 @@ static long sys_mmap(long addr, unsigned long len, long prot, long flags,
   (void)addr, (void)prot;
   if (len == 0 || (flags & MAP_FIXED))
     return -EINVAL;
+  if (len > -(unsigned long)PAGE_SIZE)
+    return -ENOMEM;
+  unsigned long size = (len + PAGE_SIZE - 1) & -(unsigned long)PAGE_SIZE;
   struct mnemo_desc *d = 0;
   if (!(flags & MAP_ANONYMOUS)) {
     d = desc_of(fd);
     if (!d || d->kind != MNEMO_FILE || !readable(d))
       return -EBADF;
-    if (off < 0)
+    if (off < 0 || off % PAGE_SIZE)
       return -EINVAL;
   }
   struct mapping *m = malloc(sizeof *m);
-  char *p = calloc(1, len);
+  char *p = calloc(1, size);
   if (!m || !p)
     return -ENOMEM;
   if (d)
-    do_read(d, p, len, off);
+    do_read(d, p, size, off);
   m->addr = p;
-  m->len = len;
+  m->len = size;
   m->next = mappings;
   mappings = m;
   return (long)p;
