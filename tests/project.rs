@@ -496,3 +496,36 @@ fn a_project_s_system_answers_as_the_engine_predicted() {
     let (report, _) = replayed(&program, &out, None);
     assert_eq!(report.counts(), (1, 0, 0, 0), "{report}");
 }
+
+/// A program that opens "." until it cannot and prints how many it
+/// opened, and why it stopped.
+const OPENS_UNTIL_FULL: &str = r#"
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+int main(void) {
+  int opened = 0;
+  while (open(".", O_RDONLY) >= 0)
+    opened++;
+  printf("opened %d, %s\n", opened, errno == EMFILE ? "EMFILE" : "other");
+  return 0;
+}
+"#;
+
+#[test]
+fn a_project_s_program_has_the_model_s_descriptors() {
+    let dir = tempfile::tempdir().unwrap();
+    let (program, out) = project_program(dir.path(), "opener", OPENS_UNTIL_FULL, &["-g"], &[]);
+    let tests = json(&out.join("tests.json"));
+    let ran = &tests["tests"][0];
+    let predicted = std::fs::read(
+        out.join(ran["ktest"].as_str().unwrap())
+            .with_extension("stdout"),
+    )
+    .unwrap();
+    // The model's 64, less stdin, stdout and stderr.
+    assert_eq!(String::from_utf8_lossy(&predicted), "opened 61, EMFILE\n");
+    // Natively the machine's limit would let it open a thousand or more.
+    let (report, _) = replayed(&program, &out, None);
+    assert_eq!(report.counts(), (1, 0, 0, 0), "{report}");
+}

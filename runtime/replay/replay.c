@@ -14,8 +14,12 @@
  * mnemo's replay recreates it outside the program and tells this library
  * how many such objects to pass over with $MNEMO_POSIX_OBJECTS.
  */
+/* The model's answers (mnemo/model.h) name utsname's domainname, glibc's
+ * under _GNU_SOURCE. */
+#define _GNU_SOURCE
 #include "klee/klee.h"
 #include "ktest_reader.h"
+#include "mnemo/model.h"
 #include "mnemo/verifier.h"
 
 #include <errno.h>
@@ -201,6 +205,9 @@ __attribute__((constructor(101))) static void take_own_variables(void) {
     sleeps_take_no_time();
   if (one_process != NULL) {
     no_other_process();
+    /* As many descriptors as the model has. */
+    struct rlimit descriptors = {MNEMO_FDS, MNEMO_FDS};
+    setrlimit(RLIMIT_NOFILE, &descriptors);
     /* In a group of its own, the program is out of reach of the
      * terminal's ^C that ends the replay: it ends with the replay. */
     prctl(PR_SET_PDEATHSIG, SIGKILL);

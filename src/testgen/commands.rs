@@ -23,6 +23,7 @@ use std::path::{Path, PathBuf};
 
 use super::index::{Outcome, TestRecord, TestsJson, TESTS_JSON};
 use super::ktest::KTest;
+use super::native::MODEL_DESCRIPTORS;
 use super::posix::{PosixEnv, StreamType};
 use super::replay::{
     io_err, ReplayError, NO_SLEEP_ENV, ONE_PROCESS_ENV, POSIX_OBJECTS_ENV, USER_ENV,
@@ -291,13 +292,16 @@ pub fn script(
     // is not held): set by a shell that then becomes the program, as the
     // script's own shell could fork nothing more under it, and after
     // setpriv's change of user, whose exec it would otherwise refuse. bash
-    // names the limit -u, dash -p. The engine starts the program with
+    // names the limit -u, dash -p; the descriptors are the model's
+    // number. The engine starts the program with
     // SIGPIPE ignored: so is it here, and it stays so through the execs.
     let held = if built_elsewhere {
-        "$as_model_user sh -c 'ulimit -u 1 2>/dev/null || ulimit -p 1 2>/dev/null; \
-         exec \"$@\"' sh "
+        format!(
+            "$as_model_user sh -c 'ulimit -u 1 2>/dev/null || ulimit -p 1 2>/dev/null; \
+             ulimit -n {MODEL_DESCRIPTORS}; exec \"$@\"' sh "
+        )
     } else {
-        ""
+        String::new()
     };
     command.extend_from_slice(
         format!(

@@ -32,6 +32,14 @@ mod seccomp;
 /// engine models: the address-space limit of a replay in the model's root.
 const ADDRESS_SPACE_HEADROOM: u64 = 1 << 30;
 
+/// The descriptors a program has: the model's table holds 64
+/// (`MNEMO_FDS` in the runtime's `mnemo/model.h`), and a replay holds the
+/// program to as many, so that one that keeps opening files runs out
+/// where the engine's did. sharutils' option file that loads itself
+/// ended in EMFILE in the engine and overflowed the stack natively, at
+/// 1,024 descriptors.
+pub(crate) const MODEL_DESCRIPTORS: u64 = 64;
+
 /// ASan's options for a replay: no leak reports (the engine has no notion
 /// of leaks), and null from malloc for a request past the machine's memory
 /// or past the largest object the engine models, as the engine gives,
@@ -148,6 +156,8 @@ fn keep_end(kept: &mut Vec<u8>, chunk: &[u8]) {
 
 /// Runs the replay binary once and waits for it, up to `timeout`.
 pub(crate) fn run_one(run: NativeRun<'_>, timeout: Duration) -> std::io::Result<NativeResult> {
+    static INHERITED: std::sync::Once = std::sync::Once::new();
+    INHERITED.call_once(keep_inherited_descriptors);
     let (stdin, feed, terminal) = match run.stdin {
         Stdin::Empty => (Stdio::null(), None, None),
         Stdin::Pipe(bytes) => (Stdio::piped(), Some(bytes), None),
@@ -259,6 +269,8 @@ pub(crate) fn run_one(run: NativeRun<'_>, timeout: Duration) -> std::io::Result<
         // SAFETY: the hooks only make system calls on data of their own,
         // as is allowed between fork and exec.
         unsafe {
+            command
+                .pre_exec(|| set_limit(libc::RLIMIT_NOFILE, MODEL_DESCRIPTORS, MODEL_DESCRIPTORS));
             command.pre_exec(ignore_sigpipe);
             command.pre_exec(sleeps_take_no_time);
             command.pre_exec(die_with_the_replay);
@@ -613,6 +625,31 @@ fn ignore_sigpipe() -> std::io::Result<()> {
 fn sleeps_take_no_time() -> std::io::Result<()> {
     seccomp::install(&seccomp::NO_SLEEP);
     Ok(())
+}
+
+/// Marks the descriptors past stderr that mnemo inherited (a shell's or a
+/// build tool's) close-on-exec: the engine's program has none of them,
+/// and one of the descriptors the model has would be taken natively
+/// (the model's 64 counted one fewer under a shell that kept descriptor
+/// 10 open). Where /proc is not there they stay.
+fn keep_inherited_descriptors() {
+    let Ok(dir) = std::fs::read_dir("/proc/self/fd") else {
+        return;
+    };
+    let fds: Vec<i32> = dir
+        .filter_map(|e| e.ok()?.file_name().to_str()?.parse().ok())
+        .filter(|&fd| fd > 2)
+        .collect();
+    for fd in fds {
+        // SAFETY: fcntl on a descriptor number changes only its flags (the
+        // directory's own, gone by now, fails harmlessly).
+        unsafe {
+            let flags = libc::fcntl(fd, libc::F_GETFD);
+            if flags >= 0 {
+                libc::fcntl(fd, libc::F_SETFD, flags | libc::FD_CLOEXEC);
+            }
+        }
+    }
 }
 
 /// Sets the soft and hard limits of `resource` (a system call only, as is

@@ -20,6 +20,12 @@
 #define MNEMO_PID 1000
 #define MNEMO_PARENT_PID 999
 
+/* Descriptors 0 to MNEMO_FDS - 1, getrlimit's RLIMIT_NOFILE: a replay
+ * holds the program to as many (testgen::native::MODEL_DESCRIPTORS on the
+ * Rust side), so that one that keeps opening files runs out of them where
+ * the engine's did. */
+#define MNEMO_FDS 64
+
 /* The inode numbers of the model's files, on device 0 but for /dev/null:
  * its fixed tree (musl/src/mnemo_names.c), the symbolic files A, B, ...
  * from MNEMO_INO_SYM_FILES on, and what the model makes (the directories

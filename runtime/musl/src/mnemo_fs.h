@@ -21,9 +21,6 @@
  * run by root runs the tests. */
 #define MNEMO_USER 65534
 
-/* Descriptors 0 to MNEMO_FDS - 1. */
-#define MNEMO_FDS 64
-
 /* A file of the model (an inode): a symbolic one (A, B, ..., stdin,
  * stdout) made by the environment's set-up, a host file named with
  * `mnemo run --file`, read only, /dev/null, a directory, or one the

@@ -792,11 +792,14 @@ long __mnemo_syscall(long n, long a, long b, long c, long d, long e, long f) {
     return r ? r : __mnemo_statfs((struct statfs *)b);
   }
   case SYS_fstatfs: return any_desc_of(a) ? __mnemo_statfs((struct statfs *)b) : -EBADF;
+  /* No limit but on descriptors: the model has MNEMO_FDS of them, and a
+   * replay holds the program to as many. */
   case SYS_getrlimit:
   case SYS_prlimit64: {
     struct rlimit *old = (struct rlimit *)(n == SYS_getrlimit ? b : d);
+    long resource = n == SYS_getrlimit ? a : b;
     if (old)
-      old->rlim_cur = old->rlim_max = RLIM_INFINITY;
+      old->rlim_cur = old->rlim_max = resource == RLIMIT_NOFILE ? MNEMO_FDS : RLIM_INFINITY;
     return 0;
   }
   case SYS_setrlimit: return 0;
