@@ -139,7 +139,9 @@ int main(void) {
   cpu_set_t cpus;
   assert(sched_getaffinity(0, sizeof cpus, &cpus) == 0 && CPU_COUNT(&cpus) == 1);
   struct rlimit r;
-  assert(getrlimit(RLIMIT_NOFILE, &r) == 0 && r.rlim_cur == RLIM_INFINITY);
+  /* The model's descriptors, and no other limit. */
+  assert(getrlimit(RLIMIT_NOFILE, &r) == 0 && r.rlim_cur == 64 && r.rlim_max == 64);
+  assert(getrlimit(RLIMIT_STACK, &r) == 0 && r.rlim_cur == RLIM_INFINITY);
   struct statfs sf;
   assert(statfs("A", &sf) == 0 && sf.f_bsize == 4096);
   assert(statfs("none", &sf) == -1 && errno == ENOENT);
