@@ -288,6 +288,12 @@ int main(void) {
 /// `source` built as the program `name` of a project (`mnemo cc-project`
 /// with `flags`), its bitcode extracted and explored with `run_args`: the
 /// native program and the run's output directory.
+/// What the engine predicted `test` (an entry of tests.json) prints.
+fn predicted_stdout(out: &Path, test: &serde_json::Value) -> String {
+    let ktest = out.join(test["ktest"].as_str().unwrap());
+    String::from_utf8_lossy(&std::fs::read(ktest.with_extension("stdout")).unwrap()).into_owned()
+}
+
 fn project_program(
     dir: &Path,
     name: &str,
@@ -399,15 +405,11 @@ fn a_project_s_program_lists_and_dates_as_the_engine_predicted() {
         .iter()
         .find(|t| t["exit_code"] == 0)
         .expect("a path lists the directory");
-    let predicted = std::fs::read(
-        out.join(listed["ktest"].as_str().unwrap())
-            .with_extension("stdout"),
-    )
-    .unwrap();
+    let predicted = predicted_stdout(&out, listed);
     // The model lists names in the order of their bytes, and its clock
     // reads 2024-01-01.
     assert_eq!(
-        String::from_utf8_lossy(&predicted),
+        predicted,
         ".\n..\napple\ncherry\ndate\nfig\nkiwi\nlime\npear\nplum\nmnemo 1704067200\n"
     );
     // Natively the file system's order and the machine's clock and name
@@ -481,17 +483,10 @@ fn a_project_s_system_answers_as_the_engine_predicted() {
     let tests = json(&out.join("tests.json"));
     let ran = &tests["tests"][0];
     assert_eq!(ran["exit_code"], 0, "{tests}");
-    let predicted = std::fs::read(
-        out.join(ran["ktest"].as_str().unwrap())
-            .with_extension("stdout"),
-    )
-    .unwrap();
+    let predicted = predicted_stdout(&out, ran);
     // No process can be made: no shell, and the status of one that
     // could not run the command (POSIX's 127), as glibc answers.
-    assert_eq!(
-        String::from_utf8_lossy(&predicted),
-        "shell 0, status 32512, exited 127\n"
-    );
+    assert_eq!(predicted, "shell 0, status 32512, exited 127\n");
     // musl's own system() would say a shell exists and give -1.
     let (report, _) = replayed(&program, &out, None);
     assert_eq!(report.counts(), (1, 0, 0, 0), "{report}");
@@ -518,13 +513,9 @@ fn a_project_s_program_has_the_model_s_descriptors() {
     let (program, out) = project_program(dir.path(), "opener", OPENS_UNTIL_FULL, &["-g"], &[]);
     let tests = json(&out.join("tests.json"));
     let ran = &tests["tests"][0];
-    let predicted = std::fs::read(
-        out.join(ran["ktest"].as_str().unwrap())
-            .with_extension("stdout"),
-    )
-    .unwrap();
+    let predicted = predicted_stdout(&out, ran);
     // The model's 64, less stdin, stdout and stderr.
-    assert_eq!(String::from_utf8_lossy(&predicted), "opened 61, EMFILE\n");
+    assert_eq!(predicted, "opened 61, EMFILE\n");
     // Natively the machine's limit would let it open a thousand or more.
     let (report, _) = replayed(&program, &out, None);
     assert_eq!(report.counts(), (1, 0, 0, 0), "{report}");
