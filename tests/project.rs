@@ -288,12 +288,6 @@ int main(void) {
 /// `source` built as the program `name` of a project (`mnemo cc-project`
 /// with `flags`), its bitcode extracted and explored with `run_args`: the
 /// native program and the run's output directory.
-/// What the engine predicted `test` (an entry of tests.json) prints.
-fn predicted_stdout(out: &Path, test: &serde_json::Value) -> String {
-    let ktest = out.join(test["ktest"].as_str().unwrap());
-    String::from_utf8_lossy(&std::fs::read(ktest.with_extension("stdout")).unwrap()).into_owned()
-}
-
 fn project_program(
     dir: &Path,
     name: &str,
@@ -338,6 +332,28 @@ fn project_program(
         "mnemo run",
     );
     (program, out)
+}
+
+/// What the engine predicted `test` (an entry of tests.json) prints.
+fn predicted_stdout(out: &Path, test: &serde_json::Value) -> String {
+    let ktest = out.join(test["ktest"].as_str().unwrap());
+    String::from_utf8_lossy(&std::fs::read(ktest.with_extension("stdout")).unwrap()).into_owned()
+}
+
+/// `source`, a program of one path, built as a project's, explored and
+/// replayed: its test's entry in tests.json, what the engine predicted it
+/// prints, and the replay's report.
+fn one_path_replayed(
+    dir: &Path,
+    name: &str,
+    source: &str,
+) -> (serde_json::Value, String, mnemo::testgen::ReplayReport) {
+    let (program, out) = project_program(dir, name, source, &["-g"], &[]);
+    let tests = json(&out.join("tests.json"));
+    let ran = tests["tests"][0].clone();
+    let predicted = predicted_stdout(&out, &ran);
+    let (report, _) = replayed(&program, &out, None);
+    (ran, predicted, report)
 }
 
 #[test]
@@ -479,16 +495,12 @@ int main(void) {
 #[test]
 fn a_project_s_system_answers_as_the_engine_predicted() {
     let dir = tempfile::tempdir().unwrap();
-    let (program, out) = project_program(dir.path(), "shell", RUNS_A_SHELL, &["-g"], &[]);
-    let tests = json(&out.join("tests.json"));
-    let ran = &tests["tests"][0];
-    assert_eq!(ran["exit_code"], 0, "{tests}");
-    let predicted = predicted_stdout(&out, ran);
+    let (ran, predicted, report) = one_path_replayed(dir.path(), "shell", RUNS_A_SHELL);
+    assert_eq!(ran["exit_code"], 0, "{ran}");
     // No process can be made: no shell, and the status of one that
     // could not run the command (POSIX's 127), as glibc answers.
     assert_eq!(predicted, "shell 0, status 32512, exited 127\n");
     // musl's own system() would say a shell exists and give -1.
-    let (report, _) = replayed(&program, &out, None);
     assert_eq!(report.counts(), (1, 0, 0, 0), "{report}");
 }
 
@@ -510,13 +522,33 @@ int main(void) {
 #[test]
 fn a_project_s_program_has_the_model_s_descriptors() {
     let dir = tempfile::tempdir().unwrap();
-    let (program, out) = project_program(dir.path(), "opener", OPENS_UNTIL_FULL, &["-g"], &[]);
-    let tests = json(&out.join("tests.json"));
-    let ran = &tests["tests"][0];
-    let predicted = predicted_stdout(&out, ran);
+    let (_, predicted, report) = one_path_replayed(dir.path(), "opener", OPENS_UNTIL_FULL);
     // The model's 64, less stdin, stdout and stderr.
     assert_eq!(predicted, "opened 61, EMFILE\n");
     // Natively the machine's limit would let it open a thousand or more.
-    let (report, _) = replayed(&program, &out, None);
+    assert_eq!(report.counts(), (1, 0, 0, 0), "{report}");
+}
+
+/// A name lookup, as tar makes for an archive named `host:file`.
+const LOOKS_UP_A_NAME: &str = r#"
+#include <netdb.h>
+#include <stdio.h>
+int main(void) {
+  struct addrinfo *found;
+  int rc = getaddrinfo("mnemo-no-such-host", "80", 0, &found);
+  printf("getaddrinfo: %d, %s\n", rc, rc ? gai_strerror(rc) : "found");
+  return rc != 0;
+}
+"#;
+
+#[test]
+fn a_project_s_name_lookup_fails_at_once_as_in_the_model() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_, predicted, report) = one_path_replayed(dir.path(), "lookup", LOOKS_UP_A_NAME);
+    // The model's socket() fails, so musl's resolver cannot ask.
+    assert_eq!(predicted, "getaddrinfo: -11, System error\n");
+    // Natively the machine's resolver would answer that no such name is
+    // known, or, with none to reach, the lookup would wait ten seconds and
+    // fail otherwise.
     assert_eq!(report.counts(), (1, 0, 0, 0), "{report}");
 }

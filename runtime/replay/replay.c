@@ -110,13 +110,18 @@ static void sleeps_take_no_time(void) {
  * other process: in the model it is its user's only one, so kill(-1)
  * reaches no one and returns 0 (natively, as root, it would reach every
  * process of the machine), and init and the parent may not be signalled.
+ * Nor does it reach another machine: the model has no network, and its
+ * socket() fails with EAFNOSUPPORT whatever the family (a name lookup
+ * then ends at once, where natively it would ask the machine's resolver).
  * A seccomp filter does it, for root too; where the machine allows none,
  * a user other than root is held to one process of its own
- * (RLIMIT_NPROC), which refuses its threads too. mnemo's replay does the
- * same itself in a program built without this library. */
+ * (RLIMIT_NPROC), which refuses its threads too, and sockets are made.
+ * mnemo's replay does the same itself in a program built without this
+ * library. */
 static void no_other_process(void) {
   struct sock_filter filter[] = {
-      X86_64_CALL(12),
+      X86_64_CALL(13),
+      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_socket, 16, 0),
       BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_fork, 11, 0),
       BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_vfork, 10, 0),
       BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_CLONE3, 10, 0),
@@ -136,6 +141,7 @@ static void no_other_process(void) {
       BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
       /* An errno of 0: the call returns 0. */
       BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO),
+      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EAFNOSUPPORT),
   };
   if (!install_filter(filter, sizeof filter / sizeof filter[0]) && getuid() != 0) {
     /* The hard limit leaves room for one thread more, which a build's

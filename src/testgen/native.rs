@@ -578,7 +578,8 @@ fn enter(root: &CString, cwd: &CString, run_as: Option<(u32, u32)>) -> std::io::
 
 /// Holds the program to itself, as the engine's is: a `fork`, `vfork`, or
 /// `clone` of a process fails with EAGAIN, while a thread
-/// (`CLONE_THREAD`) is made, and `kill` reaches no other process (see
+/// (`CLONE_THREAD`) is made, `kill` reaches no other process, and
+/// `socket` fails, as the model's machine has no network (see
 /// [`seccomp::no_process`]). A seccomp filter does it, for root too, and
 /// `clone3`, whose flags are behind a pointer the filter cannot follow,
 /// fails with ENOSYS, on which the C library makes the same call with
@@ -586,7 +587,8 @@ fn enter(root: &CString, cwd: &CString, run_as: Option<(u32, u32)>) -> std::io::
 /// held to one process of its own (`RLIMIT_NPROC`), which also refuses its
 /// threads; the hard limit leaves room for one thread more, which a
 /// build's own instrumentation may raise its soft limit to start (the
-/// coreutils bench's coverage flush, `gcov-flush.c`).
+/// coreutils bench's coverage flush, `gcov-flush.c`). Its sockets are
+/// then made.
 fn no_other_process(as_root: bool) -> std::io::Result<()> {
     // SAFETY: getppid cannot fail.
     let parent = unsafe { libc::getppid() } as u32;

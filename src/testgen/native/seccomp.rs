@@ -7,19 +7,26 @@
 const AUDIT_ARCH_X86_64: u32 = 0xc000_003e;
 
 /// The checks of the filter that holds a program to itself, as the
-/// engine's is (see `no_other_process`): it makes no other process, and
-/// signals none. `parent` is the process that starts it.
+/// engine's is (see `no_other_process`): it makes no other process,
+/// signals none, and opens no socket. `parent` is the process that starts
+/// it.
 ///
 /// In the engine's model the program is the machine's one process of its
 /// user: `kill(-1, sig)` reaches no one and returns 0, `kill(1, sig)` and
 /// a signal to the parent are refused with EPERM. Natively, as root, the
 /// first would reach every process of the machine, the replay among them.
-pub(super) const fn no_process(parent: u32) -> [libc::sock_filter; 16] {
+/// The model's machine has no network either: `socket` of any family
+/// fails with EAFNOSUPPORT (`runtime/musl/src/mnemo_syscall.c`), where
+/// natively a name lookup would ask the machine's resolver, or, in the
+/// model's root, which has no `/etc/resolv.conf`, wait ten seconds for
+/// one on the loopback.
+pub(super) const fn no_process(parent: u32) -> [libc::sock_filter; 18] {
     // The first argument's low word (`struct seccomp_data`: the call's
     // number, the architecture, the instruction pointer, then the
     // arguments): clone's flags, kill's pid (an int).
     const ARG0: u32 = 16;
     [
+        jump_if(libc::SYS_socket as u32, 16, 0),
         jump_if(libc::SYS_fork as u32, 11, 0),
         jump_if(libc::SYS_vfork as u32, 10, 0),
         jump_if(libc::SYS_clone3 as u32, 10, 0),
@@ -43,6 +50,7 @@ pub(super) const fn no_process(parent: u32) -> [libc::sock_filter; 16] {
         ret(libc::SECCOMP_RET_ERRNO | libc::EPERM as u32),
         // An errno of 0: the call returns 0.
         ret(libc::SECCOMP_RET_ERRNO),
+        ret(libc::SECCOMP_RET_ERRNO | libc::EAFNOSUPPORT as u32),
     ]
 }
 
@@ -170,7 +178,7 @@ mod tests {
     }
 
     #[test]
-    fn the_filters_refuse_processes_and_answer_sleeps_and_let_the_rest_be() {
+    fn the_filters_refuse_processes_and_sockets_answer_sleeps_and_let_the_rest_be() {
         let parent = 4242;
         let (no_process, len) = filter(&no_process(parent)).unwrap();
         let no_process = &no_process[..len];
@@ -193,6 +201,10 @@ mod tests {
         // The flags' high word is not read: a thread's are in the low.
         assert_eq!(x86_64(libc::SYS_clone, thread as u64 | 1 << 40), allow);
         assert_eq!(x86_64(libc::SYS_read, 0), allow);
+        for family in [libc::AF_UNIX, libc::AF_INET, libc::AF_INET6] {
+            let socket = x86_64(libc::SYS_socket, family as u64);
+            assert_eq!(socket, refused(libc::EAFNOSUPPORT), "{family}");
+        }
         assert_eq!(x86_64(libc::SYS_nanosleep, 0), allow);
         // kill: every other process (-1) is reached by no one, and neither
         // init nor the parent may be signalled; the program itself, its
