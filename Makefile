@@ -150,7 +150,7 @@ csmith: build runtime
 # sed, grep, gzip, cmp, diff, bc, dc, m4, patch, gawk and find from
 # Debian's source packages, each explored for PROJECT_TIME seconds and
 # every test replayed natively.
-PROJECTS ?= sed grep gzip diffutils bc m4 patch gawk findutils ed indent cpio
+PROJECTS ?= sed grep gzip diffutils bc m4 patch gawk findutils ed indent cpio tar xz-utils
 PROJECT_TIME ?= 60
 projects: build runtime
 	PROJECTS="$(PROJECTS)" PROJECT_TIME=$(PROJECT_TIME) fuzz/projects.sh

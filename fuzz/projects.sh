@@ -27,7 +27,7 @@ set -eu
 
 here=$(cd "$(dirname "$0")/.." && pwd)
 mnemo=${MNEMO:-$here/target/release/mnemo}
-projects=${PROJECTS:-sed grep gzip diffutils bc m4 patch gawk findutils ed indent cpio}
+projects=${PROJECTS:-sed grep gzip diffutils bc m4 patch gawk findutils ed indent cpio tar xz-utils}
 limit=${PROJECT_TIME:-60}
 args=${PROJECT_ARGS:---sym-args 0 1 10 --sym-args 0 2 2 --sym-files 1 8 --sym-stdin 8}
 out=${PROJECT_OUT:-$here/build/projects}
@@ -51,15 +51,19 @@ programs() {
     indent) echo src/indent ;;
     sharutils) echo src/uuencode src/uudecode ;;
     cpio) echo src/cpio ;;
+    tar) echo src/tar ;;
+    xz-utils) echo src/xz/xz ;;
     *) return 1 ;;
     esac
 }
 
 # configure's options for a project: ed's own configure takes no -q and
-# has no NLS to disable.
+# has no NLS to disable; xz would link liblzma as a shared library, from
+# which no bitcode is extracted.
 configure_options() {
     case $1 in
     ed) ;;
+    xz-utils) echo -q --disable-nls --disable-shared ;;
     *) echo -q --disable-nls ;;
     esac
 }
@@ -147,7 +151,7 @@ model_root=""
 bad=0
 for project in $projects; do
     if ! list=$(programs "$project"); then
-        echo "$project: no such project (known: sed grep gzip diffutils bc m4 patch gawk findutils ed indent sharutils cpio)" >&2
+        echo "$project: no such project (known: sed grep gzip diffutils bc m4 patch gawk findutils ed indent sharutils cpio tar xz-utils)" >&2
         exit 2
     fi
     if ! build "$project"; then
