@@ -169,6 +169,11 @@ long __mnemo_find(int dirfd, const char *path, int nofollow, struct mnemo_file *
 int __mnemo_is_dev_null(const struct mnemo_file *f);
 int __mnemo_is_work_dir(const struct mnemo_file *f);
 
+/* Mappings (mnemo_memory.c). */
+long __mnemo_mmap(unsigned long len, long flags, struct mnemo_desc *file, long off);
+long __mnemo_munmap(long addr);
+long __mnemo_mincore(long addr, unsigned long len, unsigned char *vec);
+
 /* The process's own state and its machine (mnemo_process.c); each call
  * returns what the kernel would. */
 struct k_sigaction;

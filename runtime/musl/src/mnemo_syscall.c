@@ -308,78 +308,6 @@ static long sys_ioctl(long fd, long request, long arg) {
   }
 }
 
-/* Mappings: anonymous memory, or a private copy of a file's bytes. A
- * mapping is whole pages, as the machine's are: what lies past `len` in
- * its last page is readable, the file's bytes up to its end and zeros
- * after them. libopts reads an option file it maps as a string, relying
- * on the zeros past the end of a file whose size is no whole page. */
-struct mapping {
-  char *addr;
-  unsigned long len;
-  struct mapping *next;
-};
-static struct mapping *mappings;
-
-static long sys_mmap(long addr, unsigned long len, long prot, long flags,
-                     long fd, long off) {
-  (void)addr, (void)prot;
-  if (len == 0 || (flags & MAP_FIXED))
-    return -EINVAL;
-  if (len > -(unsigned long)PAGE_SIZE)
-    return -ENOMEM;
-  unsigned long size = (len + PAGE_SIZE - 1) & -(unsigned long)PAGE_SIZE;
-  struct mnemo_desc *d = 0;
-  if (!(flags & MAP_ANONYMOUS)) {
-    d = desc_of(fd);
-    if (!d || d->kind != MNEMO_FILE || !readable(d))
-      return -EBADF;
-    if (off < 0 || off % PAGE_SIZE)
-      return -EINVAL;
-  }
-  struct mapping *m = malloc(sizeof *m);
-  char *p = calloc(1, size);
-  if (!m || !p)
-    return -ENOMEM;
-  if (d)
-    do_read(d, p, size, off);
-  m->addr = p;
-  m->len = size;
-  m->next = mappings;
-  mappings = m;
-  return (long)p;
-}
-
-/* Only whole mappings are unmapped (a part of one: EINVAL). */
-static long sys_munmap(long addr) {
-  for (struct mapping **m = &mappings; *m; m = &(*m)->next) {
-    if ((long)(*m)->addr == addr) {
-      struct mapping *gone = *m;
-      *m = gone->next;
-      free(gone->addr);
-      free(gone);
-      return 0;
-    }
-  }
-  return -EINVAL;
-}
-
-/* The model keeps no page tables: the bytes of its own mappings are
- * resident, as their pages would be once touched, and every other address
- * is unmapped (ENOMEM). gnulib's stack-overflow handler, which probes the
- * stack this way where /proc/self/maps cannot be read, finds no stack and
- * is not installed. */
-static long sys_mincore(long addr, unsigned long len, unsigned char *vec) {
-  for (struct mapping *m = mappings; m; m = m->next) {
-    unsigned long start = (unsigned long)m->addr;
-    if ((unsigned long)addr >= start && len <= m->len &&
-        (unsigned long)addr - start <= m->len - len) {
-      memset(vec, 1, (len + 4095) / 4096);
-      return 0;
-    }
-  }
-  return -ENOMEM;
-}
-
 /* Operations on a descriptor that touch no data the model keeps
  * (advice, syncing) succeed on an open one. */
 static long on_open(long fd) { return desc_of(fd) ? 0 : -EBADF; }
@@ -638,9 +566,9 @@ long __mnemo_syscall(long n, long a, long b, long c, long d, long e, long f) {
     if (a)
       *(long *)a = MNEMO_TIME;
     return MNEMO_TIME;
-  case SYS_mmap: return sys_mmap(a, b, c, d, e, f);
-  case SYS_munmap: return sys_munmap(a);
-  case SYS_mincore: return sys_mincore(a, b, (unsigned char *)c);
+  case SYS_mmap: return __mnemo_mmap(b, d, d & MAP_ANONYMOUS ? 0 : desc_of(e), f);
+  case SYS_munmap: return __mnemo_munmap(a);
+  case SYS_mincore: return __mnemo_mincore(a, b, (unsigned char *)c);
   case SYS_sigaltstack: return __mnemo_sigaltstack((const stack_t *)a, (stack_t *)b);
   case SYS_rt_sigaction:
     return __mnemo_sigaction(a, (const struct k_sigaction *)b, (struct k_sigaction *)c, d);

@@ -1,0 +1,81 @@
+/* The model's mappings: anonymous memory, or a private copy of a file's
+ * bytes, in the program's memory. A mapping is whole pages, as the
+ * machine's are: what lies past `len` in its last page is readable, the
+ * file's bytes up to its end and zeros after them. libopts reads an
+ * option file it maps as a string, relying on the zeros past the end of
+ * a file whose size is no whole page. */
+#include "mnemo_fs.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+struct mapping {
+  char *addr;
+  unsigned long len;
+  struct mapping *next;
+};
+static struct mapping *mappings;
+
+/* `file` is the descriptor the mapping is of, none for an anonymous one
+ * (or a descriptor that does not read its file, EBADF). Where it goes is
+ * the model's to choose (MAP_FIXED: EINVAL), and what it may be used for
+ * is not kept. */
+long __mnemo_mmap(unsigned long len, long flags, struct mnemo_desc *file, long off) {
+  if (len == 0 || (flags & MAP_FIXED))
+    return -EINVAL;
+  if (len > -(unsigned long)PAGE_SIZE)
+    return -ENOMEM;
+  unsigned long size = (len + PAGE_SIZE - 1) & -(unsigned long)PAGE_SIZE;
+  if (!(flags & MAP_ANONYMOUS)) {
+    if (!file || file->kind != MNEMO_FILE || (file->flags & 3) == O_WRONLY)
+      return -EBADF;
+    if (off < 0 || off % PAGE_SIZE)
+      return -EINVAL;
+  }
+  struct mapping *m = malloc(sizeof *m);
+  char *p = calloc(1, size);
+  if (!m || !p)
+    return -ENOMEM;
+  if (!(flags & MAP_ANONYMOUS))
+    __mnemo_read_at(file->file, p, size, off);
+  m->addr = p;
+  m->len = size;
+  m->next = mappings;
+  mappings = m;
+  return (long)p;
+}
+
+/* Only whole mappings are unmapped (a part of one: EINVAL). */
+long __mnemo_munmap(long addr) {
+  for (struct mapping **m = &mappings; *m; m = &(*m)->next) {
+    if ((long)(*m)->addr == addr) {
+      struct mapping *gone = *m;
+      *m = gone->next;
+      free(gone->addr);
+      free(gone);
+      return 0;
+    }
+  }
+  return -EINVAL;
+}
+
+/* The model keeps no page tables: the bytes of its own mappings are
+ * resident, as their pages would be once touched, and every other address
+ * is unmapped (ENOMEM). gnulib's stack-overflow handler, which probes the
+ * stack this way where /proc/self/maps cannot be read, finds no stack and
+ * is not installed. */
+long __mnemo_mincore(long addr, unsigned long len, unsigned char *vec) {
+  for (struct mapping *m = mappings; m; m = m->next) {
+    unsigned long start = (unsigned long)m->addr;
+    if ((unsigned long)addr >= start && len <= m->len &&
+        (unsigned long)addr - start <= m->len - len) {
+      memset(vec, 1, (len + PAGE_SIZE - 1) / PAGE_SIZE);
+      return 0;
+    }
+  }
+  return -ENOMEM;
+}
