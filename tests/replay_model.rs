@@ -586,9 +586,11 @@ int main(void) {
         );
     }
     let replay = |model_root| {
+        // The two tests at once: each in a root of its own.
         let options = mnemo::testgen::ReplayOptions {
             run_as: NOBODY,
             model_root,
+            jobs: 2,
             ..Default::default()
         };
         mnemo::testgen::replay_dir_with(&toolchain, &native, &out, &options)
@@ -612,7 +614,10 @@ int main(void) {
         .collect();
     left.sort();
     assert_eq!(left, ["large\n", "small\n"]);
-    assert!(!dir.path().join("root/tmp/.mnemo-replay").exists());
+    for root in ["root", "root.1"] {
+        assert!(dir.path().join(root).join("dev/null").exists(), "{root}");
+        assert!(!dir.path().join(root).join("tmp/.mnemo-replay").exists());
+    }
     // The replay has the model's host names where the machine allows a
     // namespace of them; elsewhere only that line differs.
     let names_of_its_own = Command::new("unshare")

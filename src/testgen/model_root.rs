@@ -35,7 +35,9 @@ const EXIT_DIR: &str = ModelRoot::EXIT_DIR.split_at(1).1;
 /// into.
 #[derive(Clone, Debug)]
 pub struct ModelRoot {
-    /// The directory; made if missing.
+    /// The directory; made if missing. Tests replayed at once each have a
+    /// root of their own: the first this one, the others beside it, named
+    /// as it is with `.1`, `.2`, ... appended.
     pub dir: PathBuf,
     /// The host files the run was given with `--file`, copied to the same
     /// paths inside.
@@ -123,8 +125,9 @@ impl ModelRoot {
     /// test it goes to [`ModelRoot::kept`].
     pub const EXIT_DIR: &'static str = "/tmp/.mnemo-replay";
 
-    /// Lays the root out for `binary`, which runs from outside it.
-    pub(crate) fn lay_out(&self, binary: &Path) -> Result<LaidOut, ReplayError> {
+    /// Lays out `count` roots for `binary`, which runs from outside them:
+    /// one for each test replayed at once (see [`ModelRoot::dir`]).
+    pub(crate) fn lay_out(&self, binary: &Path, count: usize) -> Result<Vec<LaidOut>, ReplayError> {
         if !ReplayOptions::caller_is_root() {
             return Err(ReplayError::Io {
                 path: self.dir.clone(),
@@ -136,9 +139,22 @@ impl ModelRoot {
                 "linked dynamically: a replay in the model's file system runs a statically linked program",
             )));
         }
-        make_dir(&self.dir, 0o755)?;
-        make_dir(&self.dir.join("dev"), 0o755)?;
-        let null = self.dir.join("dev/null");
+        (0..count.max(1))
+            .map(|k| {
+                let mut dir = self.dir.clone().into_os_string();
+                if k > 0 {
+                    dir.push(format!(".{k}"));
+                }
+                self.lay_out_at(PathBuf::from(dir))
+            })
+            .collect()
+    }
+
+    /// Lays out one root at `dir`.
+    fn lay_out_at(&self, dir: PathBuf) -> Result<LaidOut, ReplayError> {
+        make_dir(&dir, 0o755)?;
+        make_dir(&dir.join("dev"), 0o755)?;
+        let null = dir.join("dev/null");
         if !null.exists() {
             let c = c_path(&null).map_err(io_err(&null))?;
             // SAFETY: `c` is a NUL-terminated path; mknod reads nothing else.
@@ -151,7 +167,7 @@ impl ModelRoot {
         fs::set_permissions(&null, fs::Permissions::from_mode(0o666)).map_err(io_err(&null))?;
         // A program that reads /proc/uptime (uptime) finds the model's
         // uptime there, which its sysinfo agrees with, not this machine's.
-        let proc = self.dir.join("proc");
+        let proc = dir.join("proc");
         make_dir(&proc, 0o555)?;
         let uptime = proc.join("uptime");
         fs::write(&uptime, PROC_UPTIME).map_err(io_err(&uptime))?;
@@ -159,17 +175,17 @@ impl ModelRoot {
         // The directories the model makes for the host files (`/etc`), and
         // its `/dev` and `/proc`, get the model's times once the files are
         // in them.
-        let mut model_made = vec![self.dir.join("dev"), null, proc, uptime];
+        let mut model_made = vec![dir.join("dev"), null, proc, uptime];
         for host in &self.host_files {
             let Ok(relative) = host.strip_prefix("/") else {
                 return Err(io_err(host)(std::io::Error::other(
                     "a host file is named by its absolute path",
                 )));
             };
-            let inside = self.dir.join(relative);
+            let inside = dir.join(relative);
             if let Some(parent) = inside.parent() {
                 make_dir(parent, 0o755)?;
-                let made = parent.ancestors().take_while(|d| *d != self.dir);
+                let made = parent.ancestors().take_while(|d| *d != dir);
                 model_made.extend(made.map(Path::to_path_buf));
             }
             fs::copy(host, &inside).map_err(io_err(host))?;
@@ -189,7 +205,7 @@ impl ModelRoot {
             set_file_times(path, MODEL_TIME).map_err(io_err(path))?;
         }
         Ok(LaidOut {
-            dir: self.dir.clone(),
+            dir,
             kept: self.kept.clone(),
         })
     }

@@ -111,9 +111,8 @@ pub struct ReplayOptions {
     /// machine's (root only, for a statically linked program).
     pub model_root: Option<ModelRoot>,
     /// How many tests replay at once (each in its own scratch directory,
-    /// its own process group, and signalling no other process). A replay
-    /// in the model's root runs one at a time: the root is one directory,
-    /// laid out again for each test.
+    /// or its own model root, its own process group, and signalling no
+    /// other process).
     pub jobs: usize,
     /// Flags for clang's native build of a C source, after its own (the
     /// bitcode's `-O2`, so that the native program is the one the engine
@@ -332,16 +331,18 @@ pub fn replay_dir_with(
         std::path::absolute(src).map_err(io_err(src))?
     };
     let out_abs = std::path::absolute(out_dir).map_err(io_err(out_dir))?;
-    let root = match &options.model_root {
-        Some(root) => Some(root.lay_out(&binary)?),
-        None => None,
+    let jobs = options.jobs.max(1).min(index.tests.len().max(1));
+    let roots = match &options.model_root {
+        Some(root) => root.lay_out(&binary, jobs)?,
+        None => Vec::new(),
     };
 
     let program = Program::new(binary, links_replay_library);
-    let check = |record: &TestRecord| -> Result<ReplayResult, ReplayError> {
+    let check = |worker: usize, record: &TestRecord| -> Result<ReplayResult, ReplayError> {
         let ktest_path = out_abs.join(&record.ktest);
-        let (native, result) = replay_one(&program, &ktest_path, options, root.as_ref())?;
-        if let Some(root) = &root {
+        let root = roots.get(worker);
+        let (native, result) = replay_one(&program, &ktest_path, options, root)?;
+        if let Some(root) = root {
             root.keep(record.id)?;
         }
         let mut verdict = verdict(&record.outcome, &native);
@@ -365,31 +366,29 @@ pub fn replay_dir_with(
             stderr: result.stderr,
         })
     };
-    let jobs = if root.is_some() {
-        1
-    } else {
-        options.jobs.max(1)
-    };
     let results = in_parallel(&index.tests, jobs, check)?;
     Ok(ReplayReport { results })
 }
 
 /// `f` of every item, on up to `jobs` threads, in the items' order; the
 /// first error (in that order) if any. A thread takes the next item as it
-/// finishes one, so one slow test holds up only its own thread.
+/// finishes one, so one slow test holds up only its own thread. `f` is
+/// told which thread it runs on (from 0), whose items are done one at a
+/// time.
 fn in_parallel<T: Sync, R: Send, E: Send>(
     items: &[T],
     jobs: usize,
-    f: impl Fn(&T) -> Result<R, E> + Sync,
+    f: impl Fn(usize, &T) -> Result<R, E> + Sync,
 ) -> Result<Vec<R>, E> {
     let next = AtomicUsize::new(0);
     let done: Mutex<Vec<Option<Result<R, E>>>> = Mutex::new(items.iter().map(|_| None).collect());
     thread::scope(|scope| {
-        for _ in 0..jobs.min(items.len()) {
-            scope.spawn(|| loop {
+        let (f, next, done) = (&f, &next, &done);
+        for worker in 0..jobs.min(items.len()) {
+            scope.spawn(move || loop {
                 let i = next.fetch_add(1, Ordering::Relaxed);
                 let Some(item) = items.get(i) else { break };
-                let r = f(item);
+                let r = f(worker, item);
                 let failed = r.is_err();
                 done.lock().unwrap_or_else(PoisonError::into_inner)[i] = Some(r);
                 if failed {
@@ -723,18 +722,30 @@ int main(void) {
     fn tests_replayed_at_once_report_in_their_order_and_stop_at_an_error() {
         let items: Vec<u32> = (0..50).collect();
         for jobs in [1, 3, 64] {
-            let slow_first = |&i: &u32| -> Result<u32, String> {
+            let slow_first = |_, &i: &u32| -> Result<u32, String> {
                 // Early items finish last, so order is not finishing order.
                 std::thread::sleep(Duration::from_micros(u64::from(50 - i) * 20));
                 Ok(i * 2)
             };
             let got = in_parallel(&items, jobs, slow_first).unwrap();
             assert_eq!(got, items.iter().map(|i| i * 2).collect::<Vec<_>>());
-            let failing = |&i: &u32| if i % 20 == 7 { Err(i) } else { Ok(i) };
+            // Each thread does its items one at a time: a model root is
+            // one thread's.
+            let busy: Vec<AtomicUsize> = (0..jobs).map(|_| AtomicUsize::new(0)).collect();
+            let alone = |worker: usize, &i: &u32| -> Result<u32, String> {
+                if busy[worker].fetch_add(1, Ordering::SeqCst) != 0 {
+                    return Err(format!("thread {worker} took item {i} while busy"));
+                }
+                std::thread::sleep(Duration::from_micros(50));
+                busy[worker].fetch_sub(1, Ordering::SeqCst);
+                Ok(i)
+            };
+            assert_eq!(in_parallel(&items, jobs, alone), Ok(items.clone()));
+            let failing = |_, &i: &u32| if i % 20 == 7 { Err(i) } else { Ok(i) };
             assert_eq!(in_parallel(&items, jobs, failing), Err(7), "{jobs} jobs");
         }
         assert_eq!(
-            in_parallel(&[] as &[u32], 4, |&i| Ok::<_, ()>(i)),
+            in_parallel(&[] as &[u32], 4, |_, &i| Ok::<_, ()>(i)),
             Ok(vec![])
         );
     }

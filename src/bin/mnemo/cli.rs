@@ -151,10 +151,10 @@ pub(crate) enum Command {
         /// Run as root: each test as the model's user (nobody), chrooted
         /// into a directory laid out as the engine's model of the file
         /// system (`/dev/null`, `/proc/uptime`, `/tmp` and the working
-        /// directory, and the host files given with `--file`), one test at
-        /// a time, so that `du /` or `chmod -R 0 /` see what the engine's
-        /// program saw and cannot touch the machine. SOURCE must be a
-        /// statically linked program.
+        /// directory, and the host files given with `--file`), one such
+        /// directory for each test replayed at once, so that `du /` or
+        /// `chmod -R 0 /` see what the engine's program saw and cannot
+        /// touch the machine. SOURCE must be a statically linked program.
         #[arg(long, conflicts_with_all = ["as_commands", "as_caller"])]
         model_root: bool,
         /// Run the program as the user running the replay. By default root
