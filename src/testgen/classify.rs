@@ -35,7 +35,8 @@ pub enum NativeOutcome {
     Exit(u8),
     /// An error of one of the contract's kinds (`assert`, `null`, ...).
     Error(&'static str),
-    /// A SEGV at an address of 4096 or more: `ptr` or `readonly`.
+    /// A SEGV at an address of 4096 or more, or a SIGBUS (a touch of a
+    /// mapping's page past its file's end): `ptr` or `readonly`.
     WildAccess,
     /// The processor's divide error (SIGFPE): a division by zero, or the
     /// least signed value divided by -1 (`div-by-zero` or `overflow`).
@@ -60,7 +61,7 @@ impl fmt::Display for NativeOutcome {
         match self {
             NativeOutcome::Exit(code) => write!(f, "exit {code}"),
             NativeOutcome::Error(kind) => write!(f, "{kind}"),
-            NativeOutcome::WildAccess => write!(f, "ptr or readonly (SEGV)"),
+            NativeOutcome::WildAccess => write!(f, "ptr or readonly (SEGV or BUS)"),
             NativeOutcome::DivideTrap => write!(f, "div-by-zero or overflow (SIGFPE)"),
             NativeOutcome::Trap => write!(f, "abort or a sanitizer check's kind (SIGILL)"),
             NativeOutcome::Signal(sig) => write!(f, "signal {sig}"),
@@ -77,6 +78,7 @@ pub(crate) const MARKER: &str = "MNEMO-REPLAY: ";
 const REPLAY_FAILED_STATUS: i32 = 77;
 const SIGILL: i32 = 4;
 const SIGABRT: i32 = 6;
+const SIGBUS: i32 = 7;
 const SIGFPE: i32 = 8;
 const SIGSEGV: i32 = 11;
 /// Faults below this address are null dereferences (null plus an offset).
@@ -90,6 +92,9 @@ fn classify_asan(headline: &str) -> NativeOutcome {
     }
     if headline.starts_with("ILL on unknown address") {
         return NativeOutcome::Trap;
+    }
+    if headline.starts_with("BUS on unknown address") {
+        return NativeOutcome::WildAccess;
     }
     if let Some(rest) = headline.strip_prefix("SEGV on unknown address") {
         // "SEGV on unknown address 0x00000000000c (pc ...)"; a fault on a
@@ -230,7 +235,7 @@ pub fn classify_native(termination: Termination, stderr: &str) -> NativeOutcome 
         }
         Termination::Signaled(SIGFPE) => NativeOutcome::DivideTrap,
         Termination::Signaled(SIGILL) => NativeOutcome::Trap,
-        Termination::Signaled(SIGSEGV) => NativeOutcome::WildAccess,
+        Termination::Signaled(SIGSEGV | SIGBUS) => NativeOutcome::WildAccess,
         Termination::Signaled(sig) => NativeOutcome::Signal(sig),
         // Only the low 8 bits of a status reach the parent.
         Termination::Exited(code) => NativeOutcome::Exit((code & 0xff) as u8),
@@ -375,6 +380,13 @@ SUMMARY: AddressSanitizer: SEGV /home/dev/ub.c:12:25 in main\n\
     #0 0x5612f229441b in main /home/dev/ub.c:16:16\n\
 SUMMARY: AddressSanitizer: SEGV /home/dev/ub.c:16:16 in main\n\
 ==5478==ABORTING\n";
+    /// A read of a mapping's page past its file's end: no address.
+    const ASAN_BUS: &str = "AddressSanitizer:DEADLYSIGNAL\n\
+=================================================================\n\
+==7310==ERROR: AddressSanitizer: BUS on unknown address (pc 0x0000004dd194 bp 0x7ffcd23cf890 sp 0x7ffcd23cf830 T0)\n\
+    #0 0x4dd194 in main /home/dev/bus.c:21:28\n\
+SUMMARY: AddressSanitizer: BUS /home/dev/bus.c:21:28 in main\n\
+==7310==ABORTING\n";
     const ASAN_UAF: &str = "=================================================================\n\
 ==5463==ERROR: AddressSanitizer: heap-use-after-free on address 0x602000000010 at pc 0x55837bdc9359 bp 0x7ffef837c3d0 sp 0x7ffef837c3c8\n\
 READ of size 4 at 0x602000000010 thread T0\n\
@@ -422,6 +434,7 @@ SUMMARY: AddressSanitizer: FPE /home/dev/ub.c:23:76 in main\n";
             classify_native(e1, ASAN_WILD_WRITE),
             NativeOutcome::WildAccess
         );
+        assert_eq!(classify_native(e1, ASAN_BUS), NativeOutcome::WildAccess);
         assert_eq!(
             classify_native(e1, ASAN_UAF),
             NativeOutcome::Error("use-after-free")
@@ -510,10 +523,13 @@ SUMMARY: UndefinedBehaviorSanitizer: undefined-behavior nat.c:10:19 in \n"
             classify_native(Termination::Signaled(SIGILL), ""),
             NativeOutcome::Trap
         );
-        assert_eq!(
-            classify_native(Termination::Signaled(SIGSEGV), ""),
-            NativeOutcome::WildAccess
-        );
+        // A touch of a mapping's page past its file's end.
+        for sig in [SIGSEGV, SIGBUS] {
+            assert_eq!(
+                classify_native(Termination::Signaled(sig), ""),
+                NativeOutcome::WildAccess
+            );
+        }
         assert_eq!(
             classify_native(Termination::Signaled(9), ""),
             NativeOutcome::Signal(9)

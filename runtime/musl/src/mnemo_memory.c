@@ -3,7 +3,10 @@
  * machine's are: what lies past `len` in its last page is readable, the
  * file's bytes up to its end and zeros after them. libopts reads an
  * option file it maps as a string, relying on the zeros past the end of
- * a file whose size is no whole page. */
+ * a file whose size is no whole page. A page of a file's mapping that
+ * lies wholly past the file's end is not there: natively a touch of it is
+ * SIGBUS, and in the engine a pointer error, as the object in memory ends
+ * with the file's last page. */
 #include "mnemo_fs.h"
 
 #include <errno.h>
@@ -36,12 +39,22 @@ long __mnemo_mmap(unsigned long len, long flags, struct mnemo_desc *file, long o
     if (off < 0 || off % PAGE_SIZE)
       return -EINVAL;
   }
+  /* The pages in memory: all of an anonymous mapping's; those of a
+   * file's that hold some of its bytes. */
+  unsigned long backed = size;
+  if (!(flags & MAP_ANONYMOUS)) {
+    unsigned long left = file->file->size > (unsigned long)off ? file->file->size - off : 0;
+    if (left < backed)
+      backed = (left + PAGE_SIZE - 1) & -(unsigned long)PAGE_SIZE;
+  }
   struct mapping *m = malloc(sizeof *m);
-  char *p = calloc(1, size);
+  /* None for an empty file: the engine's allocator gives even an object
+   * of no bytes an address of its own. */
+  char *p = calloc(1, backed);
   if (!m || !p)
     return -ENOMEM;
   if (!(flags & MAP_ANONYMOUS))
-    __mnemo_read_at(file->file, p, size, off);
+    __mnemo_read_at(file->file, p, backed, off);
   m->addr = p;
   m->len = size;
   m->next = mappings;
