@@ -83,9 +83,11 @@ cflags() {
 # option library, asked to save its options (-R) with HOME unset, prints
 # a warning through a format that reads an argument it was not passed,
 # which crashes natively and which the engine reads as zero. It does so
-# for other failures to save too (libopts/save.c), whatever HOME is: its
-# replay disagrees on those paths, and it is not among the projects run
-# by default.
+# for other failures to save too (libopts/save.c), whatever HOME is; and
+# an option file that loads itself is truncated while libopts has it
+# mapped, SIGBUS natively where the model's mapping is a copy. Its replay
+# disagrees on those paths, and it is not among the projects run by
+# default.
 run_options() {
     case $1 in
     sharutils) echo --env HOME=/tmp ;;
