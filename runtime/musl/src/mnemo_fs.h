@@ -6,6 +6,7 @@
 #define MNEMO_FS_H
 
 #define _GNU_SOURCE
+#include <fcntl.h>
 #include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -91,6 +92,10 @@ struct mnemo_desc {
   /* Made by malloc (the three standard ones are static). */
   int heap;
 };
+
+/* Whether a descriptor was opened to read its file, to write it. */
+static inline int __mnemo_readable(const struct mnemo_desc *d) { return (d->flags & 3) != O_WRONLY; }
+static inline int __mnemo_writable(const struct mnemo_desc *d) { return (d->flags & 3) != O_RDONLY; }
 
 struct mnemo_fd {
   struct mnemo_desc *desc;

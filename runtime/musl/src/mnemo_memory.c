@@ -23,29 +23,33 @@ struct mapping {
 };
 static struct mapping *mappings;
 
-/* `file` is the descriptor the mapping is of, none for an anonymous one
- * (or a descriptor that does not read its file, EBADF). Where it goes is
- * the model's to choose (MAP_FIXED: EINVAL), and what it may be used for
- * is not kept. */
+/* `n` bytes rounded up to whole pages. */
+static unsigned long whole_pages(unsigned long n) {
+  return (n + PAGE_SIZE - 1) & -(unsigned long)PAGE_SIZE;
+}
+
+/* `file` is the descriptor `fd` names, if any: an anonymous mapping takes
+ * none. Where the mapping goes is the model's to choose (MAP_FIXED:
+ * EINVAL), and what it may be used for is not kept. */
 long __mnemo_mmap(unsigned long len, long flags, struct mnemo_desc *file, long off) {
   if (len == 0 || (flags & MAP_FIXED))
     return -EINVAL;
   if (len > -(unsigned long)PAGE_SIZE)
     return -ENOMEM;
-  unsigned long size = (len + PAGE_SIZE - 1) & -(unsigned long)PAGE_SIZE;
-  if (!(flags & MAP_ANONYMOUS)) {
-    if (!file || file->kind != MNEMO_FILE || (file->flags & 3) == O_WRONLY)
-      return -EBADF;
-    if (off < 0 || off % PAGE_SIZE)
-      return -EINVAL;
-  }
+  unsigned long size = whole_pages(len);
   /* The pages in memory: all of an anonymous mapping's; those of a
    * file's that hold some of its bytes. */
   unsigned long backed = size;
-  if (!(flags & MAP_ANONYMOUS)) {
+  if (flags & MAP_ANONYMOUS) {
+    file = 0;
+  } else {
+    if (!file || file->kind != MNEMO_FILE || !__mnemo_readable(file))
+      return -EBADF;
+    if (off < 0 || off % PAGE_SIZE)
+      return -EINVAL;
     unsigned long left = file->file->size > (unsigned long)off ? file->file->size - off : 0;
     if (left < backed)
-      backed = (left + PAGE_SIZE - 1) & -(unsigned long)PAGE_SIZE;
+      backed = whole_pages(left);
   }
   struct mapping *m = malloc(sizeof *m);
   /* None for an empty file: the engine's allocator gives even an object
@@ -53,7 +57,7 @@ long __mnemo_mmap(unsigned long len, long flags, struct mnemo_desc *file, long o
   char *p = calloc(1, backed);
   if (!m || !p)
     return -ENOMEM;
-  if (!(flags & MAP_ANONYMOUS))
+  if (file)
     __mnemo_read_at(file->file, p, backed, off);
   m->addr = p;
   m->len = size;
@@ -86,7 +90,7 @@ long __mnemo_mincore(long addr, unsigned long len, unsigned char *vec) {
     unsigned long start = (unsigned long)m->addr;
     if ((unsigned long)addr >= start && len <= m->len &&
         (unsigned long)addr - start <= m->len - len) {
-      memset(vec, 1, (len + PAGE_SIZE - 1) / PAGE_SIZE);
+      memset(vec, 1, whole_pages(len) / PAGE_SIZE);
       return 0;
     }
   }

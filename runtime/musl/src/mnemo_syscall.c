@@ -51,8 +51,6 @@ static struct mnemo_desc *desc_of(long fd) {
   return d && !(d->flags & O_PATH) ? d : 0;
 }
 
-static int readable(struct mnemo_desc *d) { return (d->flags & 3) != O_WRONLY; }
-static int writable(struct mnemo_desc *d) { return (d->flags & 3) != O_RDONLY; }
 
 static long do_read(struct mnemo_desc *d, char *buf, unsigned long n,
                     unsigned long off) {
@@ -67,7 +65,7 @@ static long do_read(struct mnemo_desc *d, char *buf, unsigned long n,
 
 static long sys_read(long fd, char *buf, unsigned long n) {
   struct mnemo_desc *d = desc_of(fd);
-  if (!d || !readable(d))
+  if (!d || !__mnemo_readable(d))
     return -EBADF;
   /* No inotify event ever comes: a read waits for ever (`tail -f`),
    * which the engine ends as a path waiting for a signal. An empty pipe
@@ -95,7 +93,7 @@ static int is_stream(const struct mnemo_desc *d) {
 
 static long sys_pread(long fd, char *buf, unsigned long n, long off) {
   struct mnemo_desc *d = desc_of(fd);
-  if (!d || !readable(d))
+  if (!d || !__mnemo_readable(d))
     return -EBADF;
   if (d->kind != MNEMO_FILE || is_stream(d))
     return d->kind == MNEMO_DIR ? -EISDIR : -ESPIPE;
@@ -113,7 +111,7 @@ static long broken_pipe(void) {
 
 static long sys_write(long fd, const char *buf, unsigned long n) {
   struct mnemo_desc *d = desc_of(fd);
-  if (!d || !writable(d))
+  if (!d || !__mnemo_writable(d))
     return -EBADF;
   /* With no read end (stdout's closes after the bytes a path may
    * write), a write sends SIGPIPE, which the program starts ignoring,
@@ -140,7 +138,7 @@ static long sys_write(long fd, const char *buf, unsigned long n) {
 
 static long sys_pwrite(long fd, const char *buf, unsigned long n, long off) {
   struct mnemo_desc *d = desc_of(fd);
-  if (!d || !writable(d))
+  if (!d || !__mnemo_writable(d))
     return -EBADF;
   if (d->kind != MNEMO_FILE)
     return d->kind == MNEMO_OUTPUT ? -ESPIPE : -EBADF;
@@ -330,7 +328,7 @@ static long sys_ftruncate(long fd, long size) {
   struct mnemo_desc *d = desc_of(fd);
   if (!d)
     return -EBADF;
-  if (d->kind != MNEMO_FILE || !writable(d) || !d->file || !d->file->own)
+  if (d->kind != MNEMO_FILE || !__mnemo_writable(d) || !d->file || !d->file->own)
     return -EINVAL;
   return __mnemo_resize(d->file, size);
 }
@@ -343,7 +341,7 @@ static long sys_fallocate(long fd, long mode, long off, long len) {
     return -EBADF;
   if (off < 0 || len <= 0)
     return -EINVAL;
-  if (!writable(d))
+  if (!__mnemo_writable(d))
     return -EBADF;
   if (d->kind != MNEMO_FILE || !S_ISREG(d->file->st->st_mode))
     return S_ISDIR(d->file ? d->file->st->st_mode : 0) ? -EISDIR : -ENODEV;
@@ -393,7 +391,7 @@ static long sys_poll(struct pollfd *fds, unsigned long n) {
 static long sys_copy_range(long in, long *off_in, long out, long *off_out,
                            unsigned long len, long flags) {
   struct mnemo_desc *r = desc_of(in), *w = desc_of(out);
-  if (!r || !w || !readable(r) || !writable(w) || (w->flags & O_APPEND))
+  if (!r || !w || !__mnemo_readable(r) || !__mnemo_writable(w) || (w->flags & O_APPEND))
     return -EBADF;
   if (flags)
     return -EINVAL;
@@ -566,7 +564,7 @@ long __mnemo_syscall(long n, long a, long b, long c, long d, long e, long f) {
     if (a)
       *(long *)a = MNEMO_TIME;
     return MNEMO_TIME;
-  case SYS_mmap: return __mnemo_mmap(b, d, d & MAP_ANONYMOUS ? 0 : desc_of(e), f);
+  case SYS_mmap: return __mnemo_mmap(b, d, desc_of(e), f);
   case SYS_munmap: return __mnemo_munmap(a);
   case SYS_mincore: return __mnemo_mincore(a, b, (unsigned char *)c);
   case SYS_sigaltstack: return __mnemo_sigaltstack((const stack_t *)a, (stack_t *)b);
@@ -674,12 +672,12 @@ long __mnemo_syscall(long n, long a, long b, long c, long d, long e, long f) {
   case SYS_copy_file_range: return sys_copy_range(a, (long *)b, c, (long *)d, e, f);
   case SYS_sendfile: {
     struct mnemo_desc *w = desc_of(a);
-    if (!w || !writable(w))
+    if (!w || !__mnemo_writable(w))
       return -EBADF;
     /* To an output (stdout, stderr), the bytes are written as write does. */
     if (w->kind == MNEMO_OUTPUT) {
       struct mnemo_desc *r = desc_of(b);
-      if (!r || !readable(r))
+      if (!r || !__mnemo_readable(r))
         return -EBADF;
       if (r->kind != MNEMO_FILE)
         return -EINVAL;
